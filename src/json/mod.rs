@@ -1,0 +1,1 @@
+//! `toolgate::json` — see DESIGN.md. (stub: being written)

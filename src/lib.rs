@@ -1,0 +1,37 @@
+//! toolgate: a vetted core for MCP tool servers.
+//!
+//! Layers (see `DESIGN.md`), arrows point down only:
+//!
+//! * [`json`]: payload bound, strict JSON parse (UTF-8, depth, duplicate keys).
+//! * [`rpc`]: JSON-RPC 2.0 envelope, `tools/call` parsing, error responses.
+//! * [`net`]: URL / IP classifier refusing non-public destinations (SSRF).
+//! * `pdf` (feature `pdf`): lopdf-based text and metadata extractor with resource limits.
+//! * `mcp` (feature `mcp`): the MCP stdio server.
+//!
+//! `toolgate = { default-features = false }` is the bare core (`json`, `rpc`, `net`).
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod json;
+pub mod net;
+pub mod rpc;
+
+#[cfg(feature = "pdf")]
+pub mod pdf;
+
+#[cfg(feature = "mcp")]
+pub mod mcp;
+
+/// Invariant-checking harnesses: one per fuzz target, shared by `fuzz/`,
+/// the corpus replay test and the property suites. Not a stable API.
+#[cfg(any(fuzzing, feature = "harness"))]
+#[doc(hidden)]
+pub mod harness;

@@ -1,0 +1,1 @@
+//! `toolgate::mcp` — see DESIGN.md. (stub: being written)

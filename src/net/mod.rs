@@ -1,0 +1,1 @@
+//! `toolgate::net` — see DESIGN.md. (stub: being written)

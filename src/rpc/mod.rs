@@ -1,0 +1,1 @@
+//! `toolgate::rpc` — see DESIGN.md. (stub: being written)
