@@ -53,9 +53,13 @@ impl Doc {
         let size = self.objects.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1;
         let xref = out.len();
         write!(out, "xref\n0 {size}\n0000000000 65535 f \n").unwrap();
+        let mut by_num = vec![None; size as usize];
+        for (n, off) in &offsets {
+            by_num[*n as usize] = Some(*off);
+        }
         for n in 1..size {
-            match offsets.iter().find(|(m, _)| *m == n) {
-                Some((_, off)) => write!(out, "{:010} 00000 n \n", lie(n, *off)).unwrap(),
+            match by_num[n as usize] {
+                Some(off) => write!(out, "{:010} 00000 n \n", lie(n, off)).unwrap(),
                 None => write!(out, "0000000000 65535 f \n").unwrap(),
             }
         }
