@@ -2,8 +2,8 @@
 //! a small trait so the in-memory fuzz harness can run sessions without
 //! spawning extractor processes.
 //!
-//! TEMPORARY ADAPTERS: `LopdfPdf` and `classify_url` are stand-ins until
-//! `toolgate::pdf` and `toolgate::net::classify_url` land on main.
+//! TEMPORARY ADAPTER: `DefaultPdf` calls lopdf directly until `toolgate::pdf`
+//! lands on main.
 
 use serde_json::{json, Map, Value};
 
@@ -138,50 +138,19 @@ fn load(pdf: &[u8], password: Option<&str>) -> Result<lopdf::Document, ToolFailu
     Ok(doc)
 }
 
-/// A URL refused (or not fetched): the stable code and the reason.
-pub fn classify_url(input: &str) -> ToolFailure {
-    let refused = |code: &str, reason: &str| ToolFailure::new(code, reason);
-    let Ok(url) = url::Url::parse(input) else {
-        return refused("url.malformed", "the URL could not be parsed");
-    };
-    if !matches!(url.scheme(), "http" | "https") {
-        return refused("url.scheme", "only http and https URLs are considered");
+/// The tool failure for a URL `path`: URLs are never fetched. One refused
+/// by [`crate::net::classify_url`] fails with its denial code (`ssrf.*`,
+/// `url.*`); any other fails with `remote_disabled`. No DNS lookup and no
+/// connection happen either way.
+pub fn refuse_url(input: &str) -> ToolFailure {
+    match crate::net::classify_url(input) {
+        Err(denial) => ToolFailure::new(denial.code(), denial.reason()),
+        Ok(dest) => ToolFailure::new(
+            "remote_disabled",
+            format!(
+                "{} is not fetched: remote URLs are disabled in this server; pass a local file path",
+                dest.url()
+            ),
+        ),
     }
-    if !url.username().is_empty() || url.password().is_some() {
-        return refused("url.userinfo", "URLs with credentials are refused");
-    }
-    let ip: Option<std::net::IpAddr> = match url.host() {
-        Some(url::Host::Ipv4(a)) => Some(a.into()),
-        Some(url::Host::Ipv6(a)) => Some(a.to_ipv4_mapped().map_or(a.into(), Into::into)),
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            if d == "localhost" || d.ends_with(".localhost") {
-                return refused("ssrf.loopback", "localhost is a loopback name");
-            }
-            if d == "metadata.google.internal" {
-                return refused("ssrf.cloud_metadata", "a cloud metadata service name");
-            }
-            None
-        }
-        None => return refused("url.malformed", "the URL has no host"),
-    };
-    if let Some(ip) = ip {
-        let code = match ip {
-            std::net::IpAddr::V4(a) if a.octets() == [169, 254, 169, 254] => "ssrf.cloud_metadata",
-            std::net::IpAddr::V4(a) if a.is_loopback() => "ssrf.loopback",
-            std::net::IpAddr::V4(a) if a.is_private() => "ssrf.private_use",
-            std::net::IpAddr::V4(a) if a.is_link_local() => "ssrf.link_local",
-            std::net::IpAddr::V4(a) if a.is_unspecified() => "ssrf.unspecified",
-            std::net::IpAddr::V6(a) if a.is_loopback() => "ssrf.loopback",
-            std::net::IpAddr::V6(a) if a.is_unspecified() => "ssrf.unspecified",
-            _ => "",
-        };
-        if !code.is_empty() {
-            return refused(code, "the destination is not a public address");
-        }
-    }
-    ToolFailure::new(
-        "remote_disabled",
-        "fetching remote URLs is disabled in this server; pass a local file path",
-    )
 }

@@ -12,7 +12,7 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::{json, Map, Value};
 
-use super::backend::{classify_url, PdfBackend, ToolFailure};
+use super::backend::{refuse_url, PdfBackend, ToolFailure};
 use super::confine::{self, ConfineError, Root};
 use super::framing::{Frame, LineReader};
 use super::revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
@@ -411,7 +411,7 @@ impl<B: PdfBackend> Server<B> {
     /// verified handle.
     fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
         if looks_like_url(path) {
-            return Err(classify_url(path.trim_matches(|c: char| c <= ' ')));
+            return Err(refuse_url(path));
         }
         let max = self.config.max_pdf_bytes;
         let read = match &self.root {
@@ -419,10 +419,12 @@ impl<B: PdfBackend> Server<B> {
             None => confine::read_unconfined(path, max),
         };
         read.map_err(|e| match e {
-            ConfineError::OutsideRoot => ToolFailure::new(
-                "path.outside_root",
-                format!("{path:?} resolves outside the server's root directory"),
-            ),
+            ConfineError::OutsideRoot => {
+                let d = crate::net::Denial::outside_root(format!(
+                    "{path:?} resolves outside the server's root directory"
+                ));
+                ToolFailure::new(d.code(), d.reason())
+            }
             ConfineError::NotFound => {
                 ToolFailure::new("not_found", format!("no such file: {path:?}"))
             }
