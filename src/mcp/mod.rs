@@ -23,7 +23,7 @@
 //! # fn main() -> std::io::Result<()> {
 //! use toolgate::mcp::{Config, DefaultPdf, Server};
 //! let config = Config { root: Some("corpus/pdf".into()), ..Config::default() };
-//! let mut server = Server::new(config, DefaultPdf)?;
+//! let mut server = Server::new(config, DefaultPdf::current_exe().map_err(std::io::Error::other)?)?;
 //! server.serve(std::io::stdin().lock(), std::io::stdout().lock())
 //! # }
 //! ```
