@@ -191,7 +191,7 @@ impl<B: PdfBackend> Server<B> {
                 wire::result_response(&id, result)
             }
             Err(response) => {
-                tracing::debug!(method = %env.method, error = %response["error"], "request failed");
+                tracing::debug!(method = %env.method, error = ?response.get("error"), "request failed");
                 response
             }
         })
