@@ -1,14 +1,94 @@
-//! `toolgate classify`.
+//! `toolgate classify INPUT...`: one JSON line per input,
+//! `{"input":…, "verdict":"allow"|"deny"|"needs_dns", "code":…, "reason":…}`.
+//!
+//! How an input is read:
+//! 1. a strict IP literal (`10.0.0.1`, `::ffff:1.2.3.4`; what `std` parses) is
+//!    an address: `classify_ip`;
+//! 2. text with `://`, or `scheme:` followed by something other than a port
+//!    number (`javascript:…`, `mailto:…`), is a URL: `classify_url`;
+//! 3. anything else is a host, optionally with `:port` (`localhost`,
+//!    `0x7f.1`, `[::1]:8080`): `classify_host`, i.e. as inside `http://HOST/`.
+//!
+//! `code` is the denial code for `deny`, `public` for `allow` and
+//! `dns_required` for `needs_dns`. Exit 0 when every input was classified,
+//! whatever the verdicts; 2 on usage errors (clap).
+use serde_json::json;
+use std::io::Write;
+use std::net::IpAddr;
 use std::process::ExitCode;
+use toolgate::net::{classify_host, classify_ip, classify_url, Denial, Destination};
 
 /// Arguments of `toolgate classify`.
 #[derive(Debug, clap::Args)]
 pub struct ClassifyArgs {
-    /// URLs or IP addresses.
+    /// URLs, hosts or IP addresses.
     #[arg(required = true)]
     pub inputs: Vec<String>,
 }
 
-pub fn run(_a: ClassifyArgs) -> ExitCode {
-    ExitCode::from(1)
+pub fn run(a: ClassifyArgs) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    for input in &a.inputs {
+        let (verdict, code, reason) = classify_one(input);
+        // Keys in DESIGN.md order (a `json!` object would sort them).
+        let line = format!(
+            "{{\"input\":{},\"verdict\":{},\"code\":{},\"reason\":{}}}",
+            json!(input),
+            json!(verdict),
+            json!(code),
+            json!(reason)
+        );
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn classify_one(input: &str) -> (&'static str, &'static str, String) {
+    if let Ok(ip) = input.parse::<IpAddr>() {
+        let reach = classify_ip(ip);
+        return match reach.denial(ip) {
+            Some(d) => ("deny", d.code(), d.reason().to_owned()),
+            None => ("allow", "public", reach.describe(ip)),
+        };
+    }
+    let result = if looks_like_url(input) {
+        classify_url(input)
+    } else {
+        classify_host(input)
+    };
+    verdict(result)
+}
+
+fn verdict(r: Result<Destination, Denial>) -> (&'static str, &'static str, String) {
+    match r {
+        Err(d) => ("deny", d.code(), d.reason().to_owned()),
+        Ok(dest) => match dest.domain() {
+            Some(name) => (
+                "needs_dns",
+                "dns_required",
+                format!("`{name}` is a domain name: resolve it once and vet every address"),
+            ),
+            None => (
+                "allow",
+                "public",
+                format!("{} is a global unicast address", dest.url()),
+            ),
+        },
+    }
+}
+
+/// `scheme:` then not a port number (`localhost:8080` is a host with a port).
+fn looks_like_url(input: &str) -> bool {
+    if input.contains("://") {
+        return true;
+    }
+    let Some((scheme, rest)) = input.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    let scheme_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    scheme_ok && !rest.chars().next().is_some_and(|c| c.is_ascii_digit())
 }

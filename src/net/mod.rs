@@ -1,32 +1,32 @@
-//! `toolgate::net` — URL / IP classifier (SSRF). See DESIGN.md. (being written)
+//! `toolgate::net` — the SSRF classifier: URL / IP text in, a
+//! [`Destination`] or a [`Denial`] with a stable code out.
 //!
-//! INTERFACE CONTRACT used by `rpc::denial_error` and the MCP server:
-//! `Denial::code()` (stable machine-readable code such as `ssrf.loopback`)
-//! and `Denial::reason()` (human-readable sentence).
+//! * [`classify_ip`]: which IANA special-purpose block (RFC 6890, RFC 8190
+//!   registries) an address is in, looking through every IPv6 form that
+//!   embeds an IPv4 address ([`Reach`]).
+//! * [`classify_url`]: WHATWG parsing (the `url` crate) plus a conservative
+//!   policy: only `http(s)://`, no userinfo, no ambiguous text, no
+//!   non-canonical IPv4, no special-purpose IP literal, no `localhost` or
+//!   cloud metadata names; other names need DNS.
+//! * [`vet_resolved`]: every address of a DNS answer must be global.
+//! * [`Denial`] carries `code()` (stable, see [`DenialCode`] and the README table)
+//!   and `reason()` (a human sentence).
+//!
+//! The tables ([`IPV4_BLOCKS`], [`IPV6_BLOCKS`], [`METADATA_ENDPOINTS`],
+//! [`LOCALHOST_NAMES`], [`METADATA_NAMES`], [`SPECIAL_USE_SUFFIXES`]) are
+//! public so they can be audited.
 
-/// A refused destination (or path): a stable code and a human reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Denial {
-    code: &'static str,
-    reason: String,
-}
+mod code;
+mod dest;
+mod ip;
+mod names;
+mod registry;
 
-impl Denial {
-    /// Builds a denial from a stable code and a reason.
-    pub fn new(code: &'static str, reason: impl Into<String>) -> Self {
-        Self {
-            code,
-            reason: reason.into(),
-        }
-    }
-
-    /// The stable machine-readable code, e.g. `ssrf.loopback`.
-    pub fn code(&self) -> &'static str {
-        self.code
-    }
-
-    /// A human-readable sentence saying why.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-}
+pub use code::{Denial, DenialCode};
+pub use dest::{
+    classify_host, classify_url, refuse_ambiguous_text, vet_resolved, Destination, Target,
+    MAX_URL_BYTES,
+};
+pub use ip::{classify_ip, classify_ipv4, classify_ipv6, embedded_ipv4, Embedding, Reach};
+pub use names::{refused_name, LOCALHOST_NAMES, METADATA_NAMES, SPECIAL_USE_SUFFIXES};
+pub use registry::{Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS};

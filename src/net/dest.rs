@@ -1,0 +1,350 @@
+//! `classify_url`, `classify_host` and `vet_resolved`: from untrusted URL
+//! text to a [`Destination`] or a [`Denial`].
+
+use super::code::{Denial, DenialCode};
+use super::ip::classify_ip;
+use super::names::refused_name;
+use std::net::{IpAddr, Ipv6Addr};
+use url::{Host, Url};
+
+/// Longest URL accepted, in bytes (UTF-8). Longer input is refused
+/// (`url.too_long`) before any parsing.
+pub const MAX_URL_BYTES: usize = 8192;
+
+/// The host a vetted URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// An IP literal already classified as global: connect to it directly.
+    Ip(IpAddr),
+    /// A domain name (canonical: lower-case ASCII, IDNA-encoded) that needs a
+    /// DNS lookup, whose answer must then pass [`vet_resolved`].
+    Domain(String),
+}
+
+/// A URL that passed [`classify_url`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Destination {
+    url: Url,
+    target: Target,
+}
+
+impl Destination {
+    /// The parsed URL (WHATWG-serialised). Use this, not the original text,
+    /// for the request: it is what was vetted.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The vetted host.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The IP literal, when the host is one (always global here).
+    pub fn ip(&self) -> Option<IpAddr> {
+        match self.target {
+            Target::Ip(a) => Some(a),
+            Target::Domain(_) => None,
+        }
+    }
+
+    /// The domain name, when the host is one.
+    pub fn domain(&self) -> Option<&str> {
+        match &self.target {
+            Target::Ip(_) => None,
+            Target::Domain(d) => Some(d),
+        }
+    }
+
+    /// `true` when the host is a domain name: resolve it once, pass every
+    /// address to [`vet_resolved`], then connect to a vetted address.
+    pub fn needs_dns(&self) -> bool {
+        matches!(self.target, Target::Domain(_))
+    }
+
+    /// The port to connect to (explicit, or the scheme's default: 80, 443).
+    pub fn port(&self) -> u16 {
+        self.url.port_or_known_default().unwrap_or(80)
+    }
+}
+
+/// Refuses text that different URL parsers read differently, before any
+/// parsing: over [`MAX_URL_BYTES`]; ASCII or Unicode control characters,
+/// any whitespace (tab, CR, LF, space, NBSP, ...), invisible format
+/// characters (soft hyphen, zero-width, bidi controls, BOM), and backslashes.
+///
+/// # Errors
+/// `url.too_long`, or `url.ambiguous` naming the byte offset of the first
+/// offending character.
+pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
+    if input.len() > MAX_URL_BYTES {
+        return Err(Denial::of(
+            DenialCode::TooLong,
+            format!(
+                "input is {} bytes, over the {MAX_URL_BYTES}-byte bound",
+                input.len()
+            ),
+        ));
+    }
+    for (offset, c) in input.char_indices() {
+        let what = if c == '\\' {
+            "a backslash"
+        } else if c.is_control() {
+            "a control character"
+        } else if c.is_whitespace() {
+            "whitespace"
+        } else if is_invisible(c) {
+            "an invisible format character"
+        } else {
+            continue;
+        };
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!(
+                "{what} (U+{:04X}) at byte {offset}: URL parsers strip or rewrite it differently",
+                c as u32
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Default-ignorable and bidi format characters that IDNA or browsers drop.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}' | '\u{E0000}'..='\u{E0FFF}'
+        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}')
+}
+
+/// Classifies an untrusted URL as an SSRF destination.
+///
+/// Policy, in order (the first failing step names the denial):
+/// 1. [`refuse_ambiguous_text`]: length bound, controls, whitespace, backslashes.
+/// 2. One parse with the WHATWG parser (`url` crate); failure is `url.malformed`,
+///    never a DNS lookup.
+/// 3. Scheme `http` or `https` only (`url.scheme`), written with `//`
+///    (`http:x` and `http:/x` are `url.ambiguous`).
+/// 4. No userinfo at all, not even an empty `@` (`url.userinfo`).
+/// 5. The host text must be what the parser understood: an IPv4 host written
+///    any way but canonical dotted-decimal (hex, octal, leading zeros, short
+///    or single-number forms, trailing dot, percent-encoded or full-width
+///    digits) is `url.ambiguous`, even when public; so is a percent-encoded
+///    domain, a domain with an empty label, or one made only of numbers.
+/// 6. IP hosts go through [`classify_ip`](super::classify_ip); every refused
+///    block is denied with its code.
+/// 7. Domain names: `localhost` and its aliases, cloud metadata names and
+///    special-use names are denied by name; any other name yields a
+///    [`Destination`] that [`needs_dns`](Destination::needs_dns): never
+///    "allowed" before its addresses pass [`vet_resolved`].
+///
+/// Sources: WHATWG URL Standard; RFC 6890 registries; RFC 6761.
+///
+/// # Errors
+/// A [`Denial`] with one of the codes of [`DenialCode`] (`url.*` or `ssrf.*`).
+pub fn classify_url(input: &str) -> Result<Destination, Denial> {
+    refuse_ambiguous_text(input)?;
+    let url = Url::parse(input)
+        .map_err(|e| Denial::of(DenialCode::Malformed, format!("not a valid URL: {e}")))?;
+    let scheme = url.scheme();
+    if scheme != "http" && scheme != "https" {
+        return Err(Denial::of(
+            DenialCode::Scheme,
+            format!("scheme `{scheme}` is refused: only http and https"),
+        ));
+    }
+    let authority = raw_authority(input, scheme.len())?;
+    if authority.contains('@') || !url.username().is_empty() || url.password().is_some() {
+        return Err(Denial::of(
+            DenialCode::Userinfo,
+            "the URL carries userinfo (`user@` or `user:pass@`): refused, it hides the real host",
+        ));
+    }
+    let raw_host = raw_host(authority);
+    let target = match url.host() {
+        None => {
+            return Err(Denial::of(DenialCode::Malformed, "the URL has no host"));
+        }
+        Some(Host::Ipv4(a)) => {
+            if raw_host != a.to_string() {
+                let reach = classify_ip(IpAddr::V4(a));
+                return Err(Denial::of(
+                    DenialCode::Ambiguous,
+                    format!(
+                        "host `{raw_host}` is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
+                         single-number form, trailing dot, encoded digits) of {a}; {}",
+                        reach.describe(IpAddr::V4(a))
+                    ),
+                ));
+            }
+            IpAddr::V4(a)
+        }
+        Some(Host::Ipv6(a)) => {
+            let inner = raw_host
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(raw_host);
+            if inner.parse::<Ipv6Addr>() != Ok(a) {
+                return Err(Denial::of(
+                    DenialCode::Ambiguous,
+                    format!("IPv6 host `{raw_host}` does not read as {a} with a strict parser"),
+                ));
+            }
+            IpAddr::V6(a)
+        }
+        Some(Host::Domain(d)) => {
+            check_domain(raw_host, d)?;
+            if let Some(code) = refused_name(d) {
+                return Err(Denial::of(code, name_reason(code, d)));
+            }
+            return Ok(Destination {
+                target: Target::Domain(d.to_owned()),
+                url,
+            });
+        }
+    };
+    let reach = classify_ip(target);
+    match reach.denial(target) {
+        Some(d) => Err(d),
+        None => Ok(Destination {
+            url,
+            target: Target::Ip(target),
+        }),
+    }
+}
+
+/// Classifies a bare host (`example.com`, `10.0.0.1`, `0x7f.1`, `[::1]`,
+/// optionally with `:port`) as [`classify_url`] would inside `http://HOST/`.
+///
+/// # Errors
+/// As [`classify_url`]; a host containing `/`, `?` or `#` is `url.malformed`.
+pub fn classify_host(host: &str) -> Result<Destination, Denial> {
+    refuse_ambiguous_text(host)?;
+    if let Some(c) = host.chars().find(|c| matches!(c, '/' | '?' | '#')) {
+        return Err(Denial::of(
+            DenialCode::Malformed,
+            format!("`{c}` cannot appear in a host"),
+        ));
+    }
+    classify_url(&format!("http://{host}/"))
+}
+
+/// Vets every address a DNS lookup returned for a [`Destination`] that
+/// [`needs_dns`](Destination::needs_dns). Refuses the whole answer if *any*
+/// address is refused: a mixed answer is a DNS-rebinding attempt.
+///
+/// Callers must then connect to one of these vetted addresses (never resolve
+/// the name again: the second answer may differ), and must run every
+/// redirect target through [`classify_url`] and this function again.
+///
+/// # Errors
+/// `dns.no_address` for an empty answer; otherwise the first refused
+/// address's [`Denial`] (see [`classify_ip`](super::classify_ip)).
+pub fn vet_resolved(addrs: &[IpAddr]) -> Result<(), Denial> {
+    if addrs.is_empty() {
+        return Err(Denial::of(
+            DenialCode::NoAddress,
+            "the DNS answer holds no address",
+        ));
+    }
+    for &a in addrs {
+        if let Some(d) = classify_ip(a).denial(a) {
+            return Err(Denial::new(
+                d.code(),
+                format!(
+                    "resolved address {}; one refused address refuses the whole answer (DNS rebinding)",
+                    d.reason()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The raw authority text of an http(s) URL the WHATWG parser accepted,
+/// requiring the `scheme://` form.
+fn raw_authority(input: &str, scheme_len: usize) -> Result<&str, Denial> {
+    let rest = input
+        .get(scheme_len..)
+        .and_then(|r| r.strip_prefix("://"))
+        .ok_or_else(|| {
+            Denial::of(
+                DenialCode::Ambiguous,
+                "an http(s) URL must be written `scheme://host`: other slash counts are read differently by other parsers",
+            )
+        })?;
+    if rest.starts_with('/') {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            "more than two slashes after the scheme are read differently by other parsers",
+        ));
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Ok(rest.get(..end).unwrap_or(rest))
+}
+
+/// The host part of a raw authority without userinfo (callers refuse `@`
+/// first): `[v6]` kept bracketed, the `:port` dropped.
+fn raw_host(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        match authority.find(']') {
+            Some(i) => authority.get(..=i).unwrap_or(authority),
+            None => authority,
+        }
+    } else {
+        match authority.find(':') {
+            Some(i) => authority.get(..i).unwrap_or(authority),
+            None => authority,
+        }
+    }
+}
+
+/// Refuses a domain whose text is not plainly what the parser understood.
+fn check_domain(raw: &str, canonical: &str) -> Result<(), Denial> {
+    let ambiguous = |why: String| Err(Denial::of(DenialCode::Ambiguous, why));
+    if raw.contains('%') {
+        return ambiguous(format!(
+            "host `{raw}` is percent-encoded (decodes to `{canonical}`)"
+        ));
+    }
+    if raw.is_ascii() && !raw.eq_ignore_ascii_case(canonical) {
+        return ambiguous(format!(
+            "host `{raw}` was rewritten to `{canonical}` by the parser"
+        ));
+    }
+    let trimmed = canonical.strip_suffix('.').unwrap_or(canonical);
+    if trimmed.is_empty() || trimmed.split('.').any(str::is_empty) {
+        return ambiguous(format!("host `{canonical}` has an empty label"));
+    }
+    if trimmed.split('.').all(is_numeric_label) {
+        return ambiguous(format!(
+            "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
+        ));
+    }
+    Ok(())
+}
+
+/// A label `inet_aton` would read as a number: decimal, octal or `0x` hex.
+fn is_numeric_label(label: &str) -> bool {
+    let l = label.to_ascii_lowercase();
+    match l.strip_prefix("0x") {
+        Some(hex) => hex.chars().all(|c| c.is_ascii_hexdigit()),
+        None => !l.is_empty() && l.chars().all(|c| c.is_ascii_digit()),
+    }
+}
+
+fn name_reason(code: DenialCode, name: &str) -> String {
+    match code {
+        DenialCode::LocalhostName => {
+            format!("`{name}` is a localhost name: it resolves to loopback (RFC 6761 §6.3)")
+        }
+        DenialCode::MetadataName => {
+            format!("`{name}` is a cloud metadata host name")
+        }
+        _ => format!(
+            "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
+        ),
+    }
+}

@@ -1,0 +1,74 @@
+//! Host names refused without DNS: `localhost` and its aliases, cloud
+//! metadata names, special-use names that never resolve publicly.
+
+use super::code::DenialCode;
+
+/// Names (and, for `localhost`, every subdomain) that resolve to loopback
+/// without asking DNS: RFC 6761 §6.3, plus the aliases common `/etc/hosts`
+/// files ship.
+pub const LOCALHOST_NAMES: &[&str] = &[
+    "localhost",
+    "localhost.localdomain",
+    "localhost4",
+    "localhost4.localdomain4",
+    "localhost6",
+    "localhost6.localdomain6",
+    "ip6-localhost",
+    "ip6-loopback",
+];
+
+/// Cloud metadata host names, as the providers document them. Bare labels
+/// (`metadata`, `instance-data`) are listed because the instances' DNS search
+/// domains resolve them.
+pub const METADATA_NAMES: &[&str] = &[
+    // Google Cloud: metadata server.
+    "metadata.google.internal",
+    "metadata.goog",
+    "metadata",
+    // AWS: legacy IMDS names.
+    "instance-data",
+    "instance-data.ec2.internal",
+    // Tencent Cloud.
+    "metadata.tencentyun.com",
+    // Equinix Metal (formerly Packet): per-instance metadata by source address.
+    "metadata.platformequinix.com",
+    "metadata.packet.net",
+];
+
+/// Special-use top-level names that never resolve in the public DNS, so a
+/// hit can only come from a local resolver (RFC 6761 §6.2-6.4, RFC 6762,
+/// RFC 7686, RFC 8375, RFC 9476, ICANN's 2024 `.internal` reservation).
+pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
+    "local",
+    "internal",
+    "home.arpa",
+    "localdomain",
+    "onion",
+    "invalid",
+    "test",
+    "alt",
+];
+
+/// `true` when `name` is `suffix` or ends with `.suffix`.
+fn is_or_under(name: &str, suffix: &str) -> bool {
+    name == suffix
+        || name
+            .strip_suffix(suffix)
+            .is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// The code refusing a canonical (lower-case, ASCII) domain name by name
+/// alone, or `None` when it needs DNS. One trailing dot is ignored.
+pub fn refused_name(domain: &str) -> Option<DenialCode> {
+    let name = domain.strip_suffix('.').unwrap_or(domain);
+    if is_or_under(name, "localhost") || LOCALHOST_NAMES.contains(&name) {
+        return Some(DenialCode::LocalhostName);
+    }
+    if METADATA_NAMES.contains(&name) || is_or_under(name, "metadata.google.internal") {
+        return Some(DenialCode::MetadataName);
+    }
+    if SPECIAL_USE_SUFFIXES.iter().any(|s| is_or_under(name, s)) {
+        return Some(DenialCode::SpecialUseName);
+    }
+    None
+}

@@ -1,0 +1,308 @@
+//! The address tables, one row per block, each with its source, so they can
+//! be audited line by line against the IANA IPv4 and IPv6 Special-Purpose
+//! Address Registries (RFC 6890, RFC 8190; registries as of 2025-10) and the
+//! cloud providers' documentation.
+//!
+//! Rows are ordered so that a more specific block comes before any block that
+//! contains it: the first matching row is the most specific one (a unit test
+//! checks this ordering).
+
+use super::code::DenialCode::{self, *};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// One special-purpose address block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    /// The first address of the block.
+    pub prefix: IpAddr,
+    /// The prefix length in bits.
+    pub len: u8,
+    /// The registry's name for the block.
+    pub name: &'static str,
+    /// The RFC (and section) that defines it.
+    pub rfc: &'static str,
+    /// The denial code for addresses in it.
+    pub code: DenialCode,
+    bits: u128,
+    mask: u128,
+}
+
+impl Block {
+    const fn v4(
+        a: Ipv4Addr,
+        len: u8,
+        name: &'static str,
+        rfc: &'static str,
+        code: DenialCode,
+    ) -> Self {
+        let mask = if len == 0 {
+            0
+        } else {
+            (u32::MAX << (32 - len)) as u128
+        };
+        Block {
+            prefix: IpAddr::V4(a),
+            len,
+            name,
+            rfc,
+            code,
+            bits: a.to_bits() as u128,
+            mask,
+        }
+    }
+
+    const fn v6(
+        a: Ipv6Addr,
+        len: u8,
+        name: &'static str,
+        rfc: &'static str,
+        code: DenialCode,
+    ) -> Self {
+        let mask = if len == 0 {
+            0
+        } else {
+            u128::MAX << (128 - len)
+        };
+        Block {
+            prefix: IpAddr::V6(a),
+            len,
+            name,
+            rfc,
+            code,
+            bits: a.to_bits(),
+            mask,
+        }
+    }
+
+    /// Whether the IPv4 address (as bits) is inside this (IPv4) block.
+    #[inline]
+    pub(crate) fn contains4(&self, a: u32) -> bool {
+        (a as u128) & self.mask == self.bits
+    }
+
+    /// Whether the IPv6 address (as bits) is inside this (IPv6) block.
+    #[inline]
+    pub(crate) fn contains6(&self, a: u128) -> bool {
+        a & self.mask == self.bits
+    }
+
+    /// The block as `prefix/len` text, e.g. `10.0.0.0/8`.
+    pub fn cidr(&self) -> String {
+        format!("{}/{}", self.prefix, self.len)
+    }
+}
+
+const fn a4(a: u8, b: u8, c: u8, d: u8) -> Ipv4Addr {
+    Ipv4Addr::new(a, b, c, d)
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn a6(a: u16, b: u16, c: u16, d: u16, e: u16, f: u16, g: u16, h: u16) -> Ipv6Addr {
+    Ipv6Addr::new(a, b, c, d, e, f, g, h)
+}
+
+/// IANA IPv4 Special-Purpose Address Registry, plus multicast (IPv4 Address
+/// Space registry, RFC 5771). Every row is refused, whatever its "Globally
+/// Reachable" flag.
+#[rustfmt::skip]
+pub static IPV4_BLOCKS: &[Block] = &[
+    Block::v4(a4(0, 0, 0, 0), 32, "\"This host on this network\"", "RFC 1122 §3.2.1.3", Unspecified),
+    Block::v4(a4(0, 0, 0, 0), 8, "\"This network\"", "RFC 791 §3.2", ThisNetwork),
+    Block::v4(a4(10, 0, 0, 0), 8, "Private-Use", "RFC 1918", PrivateUse),
+    Block::v4(a4(100, 64, 0, 0), 10, "Shared Address Space (CGNAT)", "RFC 6598", SharedAddressSpace),
+    Block::v4(a4(127, 0, 0, 0), 8, "Loopback", "RFC 1122 §3.2.1.3", Loopback),
+    Block::v4(a4(169, 254, 0, 0), 16, "Link Local", "RFC 3927", LinkLocal),
+    Block::v4(a4(172, 16, 0, 0), 12, "Private-Use", "RFC 1918", PrivateUse),
+    Block::v4(a4(192, 0, 0, 0), 29, "IPv4 Service Continuity Prefix", "RFC 7335", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 8), 32, "IPv4 dummy address", "RFC 7600", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 9), 32, "Port Control Protocol Anycast", "RFC 7723", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 10), 32, "Traversal Using Relays around NAT Anycast", "RFC 8155", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 170), 32, "NAT64/DNS64 Discovery", "RFC 8880; RFC 7050 §2.2", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 171), 32, "NAT64/DNS64 Discovery", "RFC 8880; RFC 7050 §2.2", IetfProtocol),
+    Block::v4(a4(192, 0, 0, 0), 24, "IETF Protocol Assignments", "RFC 6890 §2.1", IetfProtocol),
+    Block::v4(a4(192, 0, 2, 0), 24, "Documentation (TEST-NET-1)", "RFC 5737", Documentation),
+    Block::v4(a4(192, 31, 196, 0), 24, "AS112-v4", "RFC 7535", As112),
+    Block::v4(a4(192, 52, 193, 0), 24, "AMT", "RFC 7450", Amt),
+    Block::v4(a4(192, 88, 99, 0), 24, "Deprecated (6to4 Relay Anycast)", "RFC 7526", SixToFourRelayAnycast),
+    Block::v4(a4(192, 168, 0, 0), 16, "Private-Use", "RFC 1918", PrivateUse),
+    Block::v4(a4(192, 175, 48, 0), 24, "Direct Delegation AS112 Service", "RFC 7534", As112),
+    Block::v4(a4(198, 18, 0, 0), 15, "Benchmarking", "RFC 2544", Benchmarking),
+    Block::v4(a4(198, 51, 100, 0), 24, "Documentation (TEST-NET-2)", "RFC 5737", Documentation),
+    Block::v4(a4(203, 0, 113, 0), 24, "Documentation (TEST-NET-3)", "RFC 5737", Documentation),
+    Block::v4(a4(224, 0, 0, 0), 4, "Multicast", "RFC 5771", Multicast),
+    Block::v4(a4(255, 255, 255, 255), 32, "Limited Broadcast", "RFC 8190; RFC 919 §7", LimitedBroadcast),
+    Block::v4(a4(240, 0, 0, 0), 4, "Reserved", "RFC 1112 §4", Reserved),
+];
+
+/// IANA IPv6 Special-Purpose Address Registry, plus the deprecated
+/// IPv4-compatible and site-local blocks, multicast, and everything outside
+/// `2000::/3` (IANA IPv6 Address Space: "Reserved by IETF").
+#[rustfmt::skip]
+pub static IPV6_BLOCKS: &[Block] = &[
+    Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 0), 128, "Unspecified Address", "RFC 4291 §2.5.2", Unspecified),
+    Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 1), 128, "Loopback Address", "RFC 4291 §2.5.3", Loopback),
+    Block::v6(a6(0, 0, 0, 0, 0, 0xffff, 0, 0), 96, "IPv4-mapped Address", "RFC 4291 §2.5.5.2", Ipv4Mapped),
+    Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 0), 96, "IPv4-compatible Address (deprecated)", "RFC 4291 §2.5.5.1", Ipv4Compatible),
+    Block::v6(a6(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96, "IPv4-IPv6 Translat. (well-known NAT64)", "RFC 6052", Nat64),
+    Block::v6(a6(0x64, 0xff9b, 1, 0, 0, 0, 0, 0), 48, "IPv4-IPv6 Translat. (local-use NAT64)", "RFC 8215", Nat64),
+    Block::v6(a6(0x100, 0, 0, 0, 0, 0, 0, 0), 64, "Discard-Only Address Block", "RFC 6666", DiscardOnly),
+    Block::v6(a6(0x100, 0, 0, 1, 0, 0, 0, 0), 64, "Dummy IPv6 Prefix", "RFC 9780", DummyPrefix),
+    Block::v6(a6(0x2001, 1, 0, 0, 0, 0, 0, 1), 128, "Port Control Protocol Anycast", "RFC 7723", IetfProtocol),
+    Block::v6(a6(0x2001, 1, 0, 0, 0, 0, 0, 2), 128, "Traversal Using Relays around NAT Anycast", "RFC 8155", IetfProtocol),
+    Block::v6(a6(0x2001, 1, 0, 0, 0, 0, 0, 3), 128, "DNS-SD Service Registration Protocol Anycast", "RFC 9665", IetfProtocol),
+    Block::v6(a6(0x2001, 2, 0, 0, 0, 0, 0, 0), 48, "Benchmarking", "RFC 5180", Benchmarking),
+    Block::v6(a6(0x2001, 3, 0, 0, 0, 0, 0, 0), 32, "AMT", "RFC 7450", Amt),
+    Block::v6(a6(0x2001, 4, 0x112, 0, 0, 0, 0, 0), 48, "AS112-v6", "RFC 7535", As112),
+    Block::v6(a6(0x2001, 0x10, 0, 0, 0, 0, 0, 0), 28, "Deprecated (previously ORCHID)", "RFC 4843", Orchid),
+    Block::v6(a6(0x2001, 0x20, 0, 0, 0, 0, 0, 0), 28, "ORCHIDv2", "RFC 7343", Orchid),
+    Block::v6(a6(0x2001, 0x30, 0, 0, 0, 0, 0, 0), 28, "Drone Remote ID Protocol Entity Tags (DETs) Prefix", "RFC 9374", DroneRemoteId),
+    Block::v6(a6(0x2001, 0, 0, 0, 0, 0, 0, 0), 32, "TEREDO", "RFC 4380; RFC 8190", Teredo),
+    Block::v6(a6(0x2001, 0, 0, 0, 0, 0, 0, 0), 23, "IETF Protocol Assignments", "RFC 2928", IetfProtocol),
+    Block::v6(a6(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, "Documentation", "RFC 3849", Documentation),
+    Block::v6(a6(0x2002, 0, 0, 0, 0, 0, 0, 0), 16, "6to4", "RFC 3056", SixToFour),
+    Block::v6(a6(0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0), 48, "Direct Delegation AS112 Service", "RFC 7534", As112),
+    Block::v6(a6(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, "Documentation", "RFC 9637", Documentation),
+    Block::v6(a6(0x5f00, 0, 0, 0, 0, 0, 0, 0), 16, "Segment Routing (SRv6) SIDs", "RFC 9602", SegmentRouting),
+    Block::v6(a6(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, "Unique-Local", "RFC 4193; RFC 8190", UniqueLocal),
+    Block::v6(a6(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, "Link-Local Unicast", "RFC 4291 §2.5.6", LinkLocal),
+    Block::v6(a6(0xfec0, 0, 0, 0, 0, 0, 0, 0), 10, "Site-Local Unicast (deprecated)", "RFC 3879", SiteLocal),
+    Block::v6(a6(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, "Multicast", "RFC 4291 §2.7", Multicast),
+    Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 0), 3, "Reserved by IETF (outside 2000::/3)", "RFC 4291 §2.4", Reserved),
+    Block::v6(a6(0x4000, 0, 0, 0, 0, 0, 0, 0), 2, "Reserved by IETF (outside 2000::/3)", "RFC 4291 §2.4", Reserved),
+    Block::v6(a6(0x8000, 0, 0, 0, 0, 0, 0, 0), 1, "Reserved by IETF (outside 2000::/3)", "RFC 4291 §2.4", Reserved),
+];
+
+/// A documented cloud metadata or instance-local service address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataEndpoint {
+    /// The address.
+    pub addr: IpAddr,
+    /// Who documents it, and what it serves.
+    pub service: &'static str,
+}
+
+const fn m4(a: Ipv4Addr, service: &'static str) -> MetadataEndpoint {
+    MetadataEndpoint {
+        addr: IpAddr::V4(a),
+        service,
+    }
+}
+
+const fn m6(a: Ipv6Addr, service: &'static str) -> MetadataEndpoint {
+    MetadataEndpoint {
+        addr: IpAddr::V6(a),
+        service,
+    }
+}
+
+/// Cloud metadata and instance-local service addresses: refused with
+/// `ssrf.cloud_metadata` even where a special-purpose block already covers
+/// them (168.63.129.16 is inside Microsoft's public space and only this
+/// row catches it).
+#[rustfmt::skip]
+pub static METADATA_ENDPOINTS: &[MetadataEndpoint] = &[
+    m4(a4(169, 254, 169, 254), "instance metadata (AWS IMDS, GCP, Azure IMDS, Oracle OCI, DigitalOcean, OpenStack, Hetzner, Linode, Vultr, Huawei, IBM)"),
+    m4(a4(169, 254, 169, 253), "AWS Amazon DNS (Route 53 Resolver)"),
+    m4(a4(169, 254, 169, 123), "AWS Time Sync Service"),
+    m4(a4(169, 254, 170, 2), "AWS ECS task metadata / credentials"),
+    m4(a4(169, 254, 170, 23), "AWS EKS Pod Identity agent"),
+    m4(a4(169, 254, 0, 23), "Tencent Cloud metadata"),
+    m4(a4(169, 254, 42, 42), "Scaleway instance metadata"),
+    m4(a4(100, 100, 100, 200), "Alibaba Cloud ECS metadata"),
+    m4(a4(168, 63, 129, 16), "Azure WireServer / platform DNS"),
+    m4(a4(192, 0, 0, 192), "Oracle Cloud (classic, Cloud@Customer) metadata"),
+    m6(a6(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254), "AWS IMDS (IPv6)"),
+    m6(a6(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x253), "AWS Amazon DNS (IPv6)"),
+    m6(a6(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x123), "AWS Time Sync Service (IPv6)"),
+    m6(a6(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x23), "AWS EKS Pod Identity agent (IPv6)"),
+    m6(a6(0xfd20, 0xce, 0, 0, 0, 0, 0, 0x254), "GCP metadata server (IPv6)"),
+    m6(a6(0xfd00, 0xc1, 0, 0, 0, 0, 0xa9fe, 0xa9fe), "Oracle OCI IMDS (IPv6)"),
+    m6(a6(0xfd00, 0x42, 0, 0, 0, 0, 0, 0x42), "Scaleway instance metadata (IPv6)"),
+    m6(a6(0xfe80, 0, 0, 0, 0, 0, 0xa9fe, 0xa9fe), "OpenStack metadata (IPv6 link-local)"),
+];
+
+/// Bit `o` set when some IPv4 row or metadata address may contain an address
+/// whose first octet is `o`: an address whose first octet is clear is global
+/// without scanning the table.
+pub(crate) static V4_FIRST_OCTET: [u64; 4] = v4_first_octets();
+
+// Const evaluation: an out-of-bounds index is a compile error, not a panic.
+#[allow(clippy::indexing_slicing)]
+const fn v4_first_octets() -> [u64; 4] {
+    let mut map = [0u64; 4];
+    let mut i = 0;
+    while i < IPV4_BLOCKS.len() {
+        let b = &IPV4_BLOCKS[i];
+        let first = (b.bits >> 24) as usize;
+        // A block shorter than /8 spans 2^(8-len) first octets.
+        let span = if b.len >= 8 { 1 } else { 1usize << (8 - b.len) };
+        let mut o = first;
+        while o < first + span {
+            map[o / 64] |= 1u64 << (o % 64);
+            o += 1;
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < METADATA_ENDPOINTS.len() {
+        if let IpAddr::V4(a) = METADATA_ENDPOINTS[j].addr {
+            let o = (a.to_bits() >> 24) as usize;
+            map[o / 64] |= 1u64 << (o % 64);
+        }
+        j += 1;
+    }
+    map
+}
+
+/// Top 16 bits of every IPv6 row inside `2000::/3` (all such rows are /16 or
+/// longer, checked at compile time); any other address in `2000::/3` whose
+/// top 16 bits are not listed is global without scanning the table.
+pub(crate) static V6_GLOBAL_HOT16: [u16; 8] = v6_hot16();
+
+#[allow(clippy::indexing_slicing)]
+const fn v6_hot16() -> [u16; 8] {
+    let mut out = [0u16; 8];
+    let mut n = 0;
+    let mut i = 0;
+    while i < IPV6_BLOCKS.len() {
+        let b = &IPV6_BLOCKS[i];
+        if b.len >= 3 && (b.bits >> 125) == 1 {
+            assert!(
+                b.len >= 16,
+                "a 2000::/3 row shorter than /16 breaks the fast path"
+            );
+            let top = (b.bits >> 112) as u16;
+            let mut seen = false;
+            let mut k = 0;
+            while k < n {
+                if out[k] == top {
+                    seen = true;
+                }
+                k += 1;
+            }
+            if !seen {
+                assert!(n < 8, "grow V6_GLOBAL_HOT16");
+                out[n] = top;
+                n += 1;
+            }
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < METADATA_ENDPOINTS.len() {
+        if let IpAddr::V6(a) = METADATA_ENDPOINTS[j].addr {
+            assert!(
+                (a.to_bits() >> 125) != 1,
+                "a global metadata v6 address needs the hot list"
+            );
+        }
+        j += 1;
+    }
+    // Unused slots repeat a listed value so they never widen the set.
+    let mut k = n;
+    while k < 8 {
+        out[k] = out[0];
+        k += 1;
+    }
+    out
+}
