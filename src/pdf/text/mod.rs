@@ -20,6 +20,7 @@ pub mod encoding;
 mod font;
 mod interp;
 pub mod layout;
+mod std14;
 
 pub use cmap::{MAX_BFRANGE_SPAN, MAX_CMAP_ENTRIES, MAX_CODESPACE_RANGES};
 pub use font::{MAX_SIMPLE_WIDTHS, MAX_W_ENTRIES};
