@@ -1,6 +1,9 @@
 //! `toolgate mcp`.
+use std::io::{self, BufReader, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use toolgate::mcp::{Config, DefaultPdf, Server};
 
 /// Arguments of `toolgate mcp`.
 #[derive(Debug, clap::Args)]
@@ -8,12 +11,65 @@ pub struct McpArgs {
     /// Confine every file path to this directory.
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Log level for stderr (overrides RUST_LOG).
+    /// Log level for stderr (overrides RUST_LOG), e.g. `info`, `debug`, `toolgate=trace`.
     #[arg(long)]
     pub log_level: Option<String>,
+    /// Tools per tools/list page (testing pagination).
+    #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
+    pub page_size: usize,
 }
 
-pub fn run(_args: McpArgs) -> ExitCode {
-    eprintln!("toolgate mcp: not yet implemented");
-    ExitCode::from(1)
+pub fn run(args: McpArgs) -> ExitCode {
+    init_logging(args.log_level.as_deref());
+    let config = Config {
+        root: args.root,
+        tools_page_size: args.page_size,
+        ..Config::default()
+    };
+    let backend = match DefaultPdf::current_exe() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("toolgate mcp: {}", e.message);
+            return ExitCode::from(1);
+        }
+    };
+    let mut server = match Server::new(config.clone(), backend) {
+        Ok(s) => s,
+        Err(e) => {
+            let root = config.root.as_deref().unwrap_or_else(|| "".as_ref());
+            eprintln!("toolgate mcp: --root {}: {e}", root.display());
+            return ExitCode::from(2);
+        }
+    };
+    tracing::info!(root = ?config.root, "serving MCP on stdio");
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let result = server.serve(
+        BufReader::with_capacity(64 * 1024, stdin.lock()),
+        BufWriter::new(stdout.lock()),
+    );
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The client went away while we were answering: a normal end.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolgate mcp: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Logs go to stderr only: stdout carries protocol messages.
+fn init_logging(level: Option<&str>) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match level {
+        Some(l) => EnvFilter::try_new(l),
+        None => EnvFilter::try_from_default_env().or_else(|_| EnvFilter::try_new("warn")),
+    }
+    .unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(false)
+        .try_init();
 }

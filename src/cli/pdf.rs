@@ -1,15 +1,21 @@
 //! `toolgate extract`, `toolgate metadata` and the hidden worker.
+//!
+//! Exit codes: 0 success; 1 the file could not be read (the error kind first
+//! on stderr: `error: <kind>: <message>`); 2 usage errors (clap).
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use toolgate::pdf::{self, Isolation, Options, PageRange, PdfError, Source};
 
 /// Arguments of `toolgate extract`.
 #[derive(Debug, clap::Args)]
 pub struct ExtractArgs {
     /// The PDF file.
     pub file: PathBuf,
-    /// 1-based page range, `N` or `N-M`.
+    /// 1-based page range, `N`, `N-M` or `N-`.
     #[arg(long)]
-    pub pages: Option<String>,
+    pub pages: Option<PageRange>,
     /// Print JSON instead of plain text.
     #[arg(long)]
     pub json: bool,
@@ -28,18 +34,88 @@ pub struct MetadataArgs {
     pub password: Option<String>,
 }
 
-/// Arguments of the hidden worker subcommand.
+/// Arguments of the hidden worker subcommand (set by the parent process).
 #[derive(Debug, clap::Args)]
-pub struct WorkerArgs {}
+pub struct WorkerArgs {
+    /// Address-space limit, bytes.
+    #[arg(long)]
+    pub memory_bytes: u64,
+    /// CPU-time limit, seconds.
+    #[arg(long)]
+    pub cpu_seconds: u64,
+}
 
-pub fn run_extract(_a: ExtractArgs) -> ExitCode {
+fn fail(e: &PdfError) -> ExitCode {
+    eprintln!("error: {e}");
     ExitCode::from(1)
 }
 
-pub fn run_metadata(_a: MetadataArgs) -> ExitCode {
-    ExitCode::from(1)
+fn isolation() -> Result<Isolation, PdfError> {
+    Isolation::current_exe()
 }
 
-pub fn run_worker(_a: WorkerArgs) -> ExitCode {
-    ExitCode::from(1)
+fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::other)
+        .and_then(|()| writeln!(out))
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: io: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn run_extract(a: ExtractArgs) -> ExitCode {
+    let options = Options {
+        password: a.password,
+        ..Options::default()
+    };
+    let result = isolation()
+        .and_then(|iso| pdf::extract_isolated(Source::Path(&a.file), a.pages, &options, &iso));
+    let extraction = match result {
+        Ok(x) => x,
+        Err(e) => return fail(&e),
+    };
+    for w in &extraction.warnings {
+        match w.page {
+            Some(p) => eprintln!("warning: page {p}: {}", w.message),
+            None => eprintln!("warning: {}", w.message),
+        }
+    }
+    if a.json {
+        return print_json(&extraction);
+    }
+    let mut out = std::io::stdout().lock();
+    // Pages end with a form feed, as pdftotext's do.
+    let written = extraction
+        .pages
+        .iter()
+        .try_for_each(|p| write!(out, "{}\n\x0c", p.text.trim_end_matches('\n')))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: io: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn run_metadata(a: MetadataArgs) -> ExitCode {
+    let options = Options {
+        password: a.password,
+        ..Options::default()
+    };
+    match isolation().and_then(|iso| pdf::metadata_isolated(Source::Path(&a.file), &options, &iso))
+    {
+        Ok(m) => print_json(&m),
+        Err(e) => fail(&e),
+    }
+}
+
+pub fn run_worker(a: WorkerArgs) -> ExitCode {
+    ExitCode::from(toolgate::pdf::worker::serve(a.memory_bytes, a.cpu_seconds))
 }

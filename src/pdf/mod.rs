@@ -1,10 +1,232 @@
-//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See DESIGN.md.
+//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See DESIGN.md
+//! and README section `pdf`.
+//!
+//! Two entry points, each in two flavours:
+//! * [`extract_isolated`] / [`metadata_isolated`]: what servers and the CLI
+//!   use. The work runs in a worker subprocess (`toolgate pdf-worker`) that
+//!   limits its own address space and CPU time; a crash, abort, timeout or
+//!   memory overrun becomes [`PdfError::WorkerFailed`] and the caller carries on.
+//! * [`extract_in_process`] / [`metadata_in_process`]: the same work in the
+//!   calling process (fuzzing, embedding where a subprocess is impossible).
+//!   Bounded by [`Limits`], but an abort inside lopdf would take the caller down.
 //!
 //! Module map (each file has one job):
-//! * `stream` — bounded stream decoding (decompression caps).
-//! * `text` — content-stream interpreter: fonts, encodings, CMaps, text placement.
-//! * the rest (document loading, page tree walk, metadata, worker isolation) is
-//!   being written.
+//! * [`error`] — [`PdfError`] and its stable kinds.
+//! * [`limits`] — the named caps and [`Limits`].
+//! * [`source`] — reading the input under the size cap.
+//! * [`stream`] — bounded stream decoding (per stream and per call).
+//! * [`load`] — lopdf loading, encryption, error mapping.
+//! * [`pagetree`] — our bounded page-tree walk.
+//! * [`metadata`] — [`Metadata`].
+//! * [`extract`] — [`Extraction`].
+//! * [`text`] — content-stream interpreter: fonts, encodings, CMaps, text placement.
+//! * [`textstring`] — PDF text strings (PDFDocEncoding, UTF-16BE).
+//! * [`worker`] — the isolated worker process and its parent side.
 
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+pub mod error;
+pub mod extract;
+pub mod limits;
+pub mod load;
+pub mod metadata;
+pub mod pagetree;
+pub mod source;
 pub mod stream;
 pub mod text;
+pub mod textstring;
+pub mod worker;
+
+pub use error::PdfError;
+pub use extract::{Extraction, Page};
+pub use limits::{Limit, Limits};
+pub use load::Encryption;
+pub use metadata::Metadata;
+pub use source::Source;
+pub use worker::{extract_isolated, metadata_isolated, Isolation, WorkerStats};
+
+/// Something that could not be read, beside a (partial) result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The 1-based page it concerns; `None` for the whole document.
+    pub page: Option<u32>,
+    /// The limit that was reached, when that is the reason.
+    pub limit: Option<Limit>,
+    /// For humans.
+    pub message: String,
+}
+
+impl Warning {
+    pub(crate) fn doc(message: impl Into<String>) -> Self {
+        Self {
+            page: None,
+            limit: None,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn limit(limit: Limit, message: impl Into<String>) -> Self {
+        Self {
+            page: None,
+            limit: Some(limit),
+            message: message.into(),
+        }
+    }
+}
+
+/// A 1-based, inclusive page range: `N`, `N-M` or `N-` (to the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRange {
+    /// First page, ≥ 1.
+    pub first: u32,
+    /// Last page, ≥ `first`; `None` for the last page of the document. A last
+    /// page past the end is clamped to it.
+    pub last: Option<u32>,
+}
+
+/// Why a page range did not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRangeError(String);
+
+impl fmt::Display for PageRangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid page range {:?}: expected N, N-M or N- with 1 <= N <= M",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for PageRangeError {}
+
+impl PageRange {
+    /// Pages `first..=last`.
+    ///
+    /// # Errors
+    /// When `first` is 0 or `last < first`.
+    pub fn new(first: u32, last: Option<u32>) -> Result<Self, PageRangeError> {
+        if first == 0 || last.is_some_and(|l| l < first) {
+            return Err(PageRangeError(format!(
+                "{first}-{}",
+                last.map_or(String::new(), |l| l.to_string())
+            )));
+        }
+        Ok(Self { first, last })
+    }
+}
+
+impl FromStr for PageRange {
+    type Err = PageRangeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || PageRangeError(s.to_owned());
+        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| bad());
+        let range = match s.split_once('-') {
+            None => {
+                let n = num(s)?;
+                PageRange::new(n, Some(n))
+            }
+            Some((a, b)) if b.trim().is_empty() => PageRange::new(num(a)?, None),
+            Some((a, b)) => PageRange::new(num(a)?, Some(num(b)?)),
+        };
+        range.map_err(|_| bad())
+    }
+}
+
+impl fmt::Display for PageRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.last {
+            Some(l) if l == self.first => write!(f, "{l}"),
+            Some(l) => write!(f, "{}-{l}", self.first),
+            None => write!(f, "{}-", self.first),
+        }
+    }
+}
+
+/// Per-call options: a password and the caps.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Options {
+    /// User (or owner) password for encrypted files; the empty user password
+    /// is always tried first.
+    pub password: Option<String>,
+    /// The caps of this call.
+    pub limits: Limits,
+}
+
+/// Extracts the text of `pages` (all when `None`) in the calling process.
+///
+/// # Errors
+/// `empty_input`, `not_pdf`, `truncated`, `malformed_xref`,
+/// `malformed_structure`, `page_tree_cycle`, `reference_cycle`,
+/// `nesting_too_deep`, `limit_exceeded`, `unsupported_encryption`,
+/// `password_required`, `io`, `page_out_of_range`. Limits reached while
+/// extracting text are warnings beside a truncated result.
+pub fn extract_in_process(
+    source: Source<'_>,
+    pages: Option<PageRange>,
+    options: &Options,
+) -> Result<Extraction, PdfError> {
+    let data = source::read_bounded(source, options.limits.max_input_bytes)?;
+    extract::extract_from_bytes(&data, pages, options.password.as_deref(), &options.limits)
+}
+
+/// Reads the metadata in the calling process.
+///
+/// # Errors
+/// As [`extract_in_process`], without `page_out_of_range`.
+pub fn metadata_in_process(source: Source<'_>, options: &Options) -> Result<Metadata, PdfError> {
+    let data = source::read_bounded(source, options.limits.max_input_bytes)?;
+    metadata::metadata_from_bytes(&data, options.password.as_deref(), &options.limits)
+}
+
+/// [`extract_in_process`] with default options (no password, default limits).
+///
+/// # Errors
+/// As [`extract_in_process`].
+pub fn extract(source: Source<'_>, pages: Option<PageRange>) -> Result<Extraction, PdfError> {
+    extract_in_process(source, pages, &Options::default())
+}
+
+/// [`metadata_in_process`] with default options.
+///
+/// # Errors
+/// As [`metadata_in_process`].
+pub fn metadata(source: Source<'_>) -> Result<Metadata, PdfError> {
+    metadata_in_process(source, &Options::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PageRange;
+
+    #[test]
+    fn page_ranges() {
+        assert_eq!(
+            "3".parse(),
+            Ok(PageRange {
+                first: 3,
+                last: Some(3)
+            })
+        );
+        assert_eq!(
+            "2-5".parse(),
+            Ok(PageRange {
+                first: 2,
+                last: Some(5)
+            })
+        );
+        assert_eq!(
+            "2-".parse(),
+            Ok(PageRange {
+                first: 2,
+                last: None
+            })
+        );
+        for bad in ["0", "5-2", "", "-", "a", "1-b", "-3"] {
+            assert!(bad.parse::<PageRange>().is_err(), "{bad}");
+        }
+    }
+}

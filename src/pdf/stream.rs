@@ -3,8 +3,22 @@
 //! INTERFACE CONTRACT (shared by the loader and the text interpreter):
 //! `decode_stream(stream, max_out)` returns the stream's decoded bytes, or an
 //! error when decoding fails or would produce more than `max_out` bytes.
-//! The current body is a placeholder; it will be replaced by a streaming,
-//! bounded decoder (no allocation past `max_out`).
+//!
+//! Each filter layer is decoded as a stream (lopdf 0.47 reads a decoder
+//! through `Read::take(max + 1)`, a `Write` sink capped the same way for LZW),
+//! so a flate bomb allocates at most `max_out + 1` bytes per layer before it is
+//! refused; at most [`lopdf::Stream::MAX_FILTERS`] layers are decoded.
+//!
+//! On top of the per-stream cap, a per-call budget (see [`DecodeBudget`])
+//! bounds the total decoded over a whole extraction, so a file with thousands
+//! of small bombs is refused too.
+
+use std::cell::Cell;
+
+thread_local! {
+    /// Bytes the current call may still decode; `None` outside a budget scope.
+    static REMAINING: Cell<Option<usize>> = const { Cell::new(None) };
+}
 
 /// Why a stream could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +26,11 @@ pub enum StreamError {
     /// Decoding would produce more than the allowed number of bytes.
     TooLarge {
         /// The cap that was hit, in bytes.
+        limit: usize,
+    },
+    /// The call's total decoding budget is used up.
+    BudgetExhausted {
+        /// The total budget of the call, in bytes.
         limit: usize,
     },
     /// The filter chain is unsupported or the data is corrupt.
@@ -22,6 +41,9 @@ impl std::fmt::Display for StreamError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StreamError::TooLarge { limit } => write!(f, "stream decodes past {limit} bytes"),
+            StreamError::BudgetExhausted { limit } => {
+                write!(f, "total decoded bytes of this call past {limit}")
+            }
             StreamError::Decode(m) => write!(f, "stream decode failed: {m}"),
         }
     }
@@ -29,22 +51,123 @@ impl std::fmt::Display for StreamError {
 
 impl std::error::Error for StreamError {}
 
+/// A per-call budget of decoded bytes, active on this thread while the guard
+/// lives. Scopes do not nest: a new one replaces the old until dropped.
+#[derive(Debug)]
+pub struct DecodeBudget {
+    total: usize,
+    previous: Option<usize>,
+    previous_total: Option<usize>,
+}
+
+thread_local! {
+    static TOTAL: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+impl DecodeBudget {
+    /// Starts a budget of `total` decoded bytes for this thread.
+    pub fn start(total: usize) -> Self {
+        let previous = REMAINING.with(|r| r.replace(Some(total)));
+        let previous_total = TOTAL.with(|t| t.replace(Some(total)));
+        Self {
+            total,
+            previous,
+            previous_total,
+        }
+    }
+
+    /// Bytes still available.
+    pub fn remaining(&self) -> usize {
+        REMAINING.with(|r| r.get()).unwrap_or(self.total)
+    }
+}
+
+impl Drop for DecodeBudget {
+    fn drop(&mut self) {
+        REMAINING.with(|r| r.set(self.previous));
+        TOTAL.with(|t| t.set(self.previous_total));
+    }
+}
+
 /// Decodes `stream`'s data through its `/Filter` chain, producing at most
-/// `max_out` bytes.
+/// `max_out` bytes (and at most what is left of the thread's
+/// [`DecodeBudget`], when one is active).
 ///
 /// # Errors
-/// [`StreamError::TooLarge`] past `max_out`; [`StreamError::Decode`] on a
-/// corrupt or unsupported filter chain.
+/// [`StreamError::TooLarge`] past `max_out`; [`StreamError::BudgetExhausted`]
+/// past the call's budget; [`StreamError::Decode`] on a corrupt or
+/// unsupported filter chain.
 pub fn decode_stream(stream: &lopdf::Stream, max_out: usize) -> Result<Vec<u8>, StreamError> {
-    let data = if stream.dict.get(b"Filter").is_ok() {
-        stream
-            .decompressed_content()
-            .map_err(|e| StreamError::Decode(e.to_string()))?
-    } else {
-        stream.content.clone()
+    let remaining = REMAINING.with(|r| r.get());
+    let total = TOTAL.with(|t| t.get()).unwrap_or(usize::MAX);
+    let cap = match remaining {
+        Some(left) => max_out.min(left),
+        None => max_out,
     };
-    if data.len() > max_out {
-        return Err(StreamError::TooLarge { limit: max_out });
+    let over = |cap: usize| {
+        if remaining.is_some_and(|left| cap == left && left < max_out) {
+            StreamError::BudgetExhausted { limit: total }
+        } else {
+            StreamError::TooLarge { limit: max_out }
+        }
+    };
+    let data = match stream.decompressed_content_with_limit(cap) {
+        Ok(d) => d,
+        Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
+            return Err(over(cap))
+        }
+        Err(e) => return Err(StreamError::Decode(e.to_string())),
+    };
+    if data.len() > cap {
+        return Err(over(cap));
+    }
+    if let Some(left) = remaining {
+        REMAINING.with(|r| r.set(Some(left.saturating_sub(data.len()))));
     }
     Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lopdf::{dictionary, Stream};
+    use std::io::Write;
+
+    fn flate(data: &[u8]) -> Stream {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).unwrap();
+        Stream::new(dictionary! {"Filter" => "FlateDecode"}, e.finish().unwrap())
+    }
+
+    #[test]
+    fn bomb_is_refused_at_the_cap() {
+        let s = flate(&vec![0u8; 4 << 20]);
+        assert_eq!(
+            decode_stream(&s, 1 << 20),
+            Err(StreamError::TooLarge { limit: 1 << 20 })
+        );
+        assert_eq!(decode_stream(&s, 4 << 20).unwrap().len(), 4 << 20);
+    }
+
+    #[test]
+    fn budget_bounds_the_total() {
+        let s = flate(&vec![b'a'; 1000]);
+        let _b = DecodeBudget::start(2500);
+        assert!(decode_stream(&s, 10_000).is_ok());
+        assert!(decode_stream(&s, 10_000).is_ok());
+        assert_eq!(
+            decode_stream(&s, 10_000),
+            Err(StreamError::BudgetExhausted { limit: 2500 })
+        );
+    }
+
+    #[test]
+    fn unfiltered_stream_is_capped_too() {
+        let s = Stream::new(lopdf::Dictionary::new(), vec![1; 100]);
+        assert_eq!(
+            decode_stream(&s, 99),
+            Err(StreamError::TooLarge { limit: 99 })
+        );
+        assert_eq!(decode_stream(&s, 100).unwrap().len(), 100);
+    }
 }

@@ -1,0 +1,633 @@
+//! The session: lifecycle state for both protocol eras and method dispatch.
+//!
+//! Era selection follows the reference SDK's dual-era stdio server: the
+//! first request decides, once. `initialize` opens a handshake-era session
+//! (2024-11-05 .. 2025-11-25); a request carrying the 2026-07-28 `_meta`
+//! envelope (`io.modelcontextprotocol/protocolVersion`) opens a stateless
+//! one. Afterwards a claim from the other era is refused: `initialize` on a
+//! stateless session gets -32022 naming the stateless versions, an enveloped
+//! request on a handshake session gets -32600.
+
+use std::io::{self, BufRead, Write};
+
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::json::Limits;
+use crate::rpc::{Incoming, Message};
+
+use super::backend::{refuse_url, PdfBackend, ToolFailure};
+use super::confine::{self, ConfineError, Root};
+use super::framing::{Frame, LineReader};
+use super::revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
+use super::tools::{self, ToolCall};
+use super::wire::{self, code, Envelope, Id, ProtocolError};
+use super::Config;
+
+/// `_meta` key carrying a stateless request's protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key carrying a stateless request's client capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key carrying the server identity on stateless results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+const INSTRUCTIONS: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\"); `get_metadata` returns version, page count, encryption and document info. Paths are relative to the server's root directory; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    /// No request decided the era yet.
+    Fresh,
+    /// `initialize` answered with `rev`.
+    Handshake { rev: Revision, initialized: bool },
+    /// 2026-07-28: every request carries its own version.
+    Stateless,
+}
+
+/// One MCP session over one connection.
+pub struct Server<B> {
+    config: Config,
+    root: Option<Root>,
+    era: Era,
+    backend: B,
+}
+
+impl<B: PdfBackend> Server<B> {
+    /// A session with `config`, serving the tools through `backend`.
+    ///
+    /// # Errors
+    /// When `config.root` is given but cannot be canonicalized to a directory.
+    pub fn new(config: Config, backend: B) -> io::Result<Self> {
+        let root = match &config.root {
+            Some(dir) => Some(Root::new(dir)?),
+            None => None,
+        };
+        Ok(Self {
+            config,
+            root,
+            era: Era::Fresh,
+            backend,
+        })
+    }
+
+    /// Serves newline-delimited JSON-RPC from `input` to `output` until
+    /// `input` ends. Each response is one line, flushed at once.
+    ///
+    /// # Errors
+    /// I/O errors of `input` or `output` (a closed `output` ends the session).
+    pub fn serve<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> io::Result<()> {
+        let mut lines = LineReader::new(input, self.config.max_line_bytes);
+        loop {
+            let frame = lines.next_frame()?;
+            if frame == Frame::Eof {
+                tracing::info!("input closed, stopping");
+                return output.flush();
+            }
+            if let Some(response) = self.handle_frame(&frame) {
+                serde_json::to_writer(&mut output, &response)?;
+                output.write_all(b"\n")?;
+                output.flush()?;
+            }
+        }
+    }
+
+    /// The response (if any) to one frame. `Frame::Eof` gets none.
+    pub fn handle_frame(&mut self, frame: &Frame) -> Option<Value> {
+        match frame {
+            Frame::Eof => None,
+            Frame::Oversized { len } => {
+                tracing::warn!(len, "discarded an oversized line");
+                Some(wire::oversized(*len, self.config.max_line_bytes))
+            }
+            Frame::Line(bytes) => self.handle_line(bytes),
+        }
+    }
+
+    /// The response (if any) to one line of bytes (no terminator).
+    pub fn handle_line(&mut self, bytes: &[u8]) -> Option<Value> {
+        match wire::parse_line(bytes, &self.limits()) {
+            Ok(Incoming::Single(message)) => self.handle_message(message, bytes),
+            Ok(Incoming::Batch(items)) => self.handle_batch(&items),
+            Err(response) => response,
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_payload_bytes: self.config.max_line_bytes,
+            ..Limits::default()
+        }
+    }
+
+    fn handle_batch(&mut self, items: &[Box<RawValue>]) -> Option<Value> {
+        let rev = match self.era {
+            Era::Handshake { rev, .. } if rev.allows_batches() => rev,
+            Era::Handshake { rev, .. } => {
+                return Some(refuse_batch(format!(
+                    "protocol revision {} does not allow JSON-RPC batches (only 2025-03-26 does)",
+                    rev.as_str()
+                )))
+            }
+            Era::Stateless => {
+                return Some(refuse_batch(
+                    "protocol revision 2026-07-28 does not allow JSON-RPC batches".into(),
+                ))
+            }
+            Era::Fresh => {
+                return Some(refuse_batch(
+                    "JSON-RPC batches are refused before initialize (and initialize must not be batched)".into(),
+                ))
+            }
+        };
+        tracing::debug!(len = items.len(), rev = rev.as_str(), "batch");
+        let limits = self.limits();
+        let responses: Vec<Value> = items
+            .iter()
+            .filter_map(|item| {
+                let bytes = item.get().as_bytes();
+                let message = match wire::parse_element(bytes, &limits) {
+                    Ok(m) => m,
+                    Err(response) => return response,
+                };
+                if let Message::Request(r) = &message {
+                    if r.method == "initialize" {
+                        return Some(
+                            ProtocolError::new(
+                                code::INVALID_REQUEST,
+                                "initialize must not be part of a JSON-RPC batch",
+                                Some(r.id.clone()),
+                            )
+                            .to_response(),
+                        );
+                    }
+                }
+                self.handle_message(message, bytes)
+            })
+            .collect();
+        if responses.is_empty() {
+            None
+        } else {
+            Some(Value::Array(responses))
+        }
+    }
+
+    fn handle_message(&mut self, message: Message, raw: &[u8]) -> Option<Value> {
+        let env = match wire::envelope(message) {
+            Ok(env) => env,
+            Err(response) => return response,
+        };
+        let Some(id) = env.id.clone() else {
+            self.handle_notification(&env);
+            return None;
+        };
+        let rev = self.current_revision();
+        Some(match self.dispatch(&id, &env, raw) {
+            Ok(mut result) => {
+                let stateless = self.era == Era::Stateless;
+                if stateless || rev.is_some_and(Revision::has_result_type) {
+                    if let Value::Object(m) = &mut result {
+                        m.insert("resultType".into(), Value::from("complete"));
+                    }
+                }
+                wire::result_response(&id, result)
+            }
+            Err(response) => {
+                tracing::debug!(method = %env.method, error = ?response.get("error"), "request failed");
+                response
+            }
+        })
+    }
+
+    fn current_revision(&self) -> Option<Revision> {
+        match self.era {
+            Era::Fresh => None,
+            Era::Handshake { rev, .. } => Some(rev),
+            Era::Stateless => Some(Revision::V2026_07_28),
+        }
+    }
+
+    fn handle_notification(&mut self, env: &Envelope) {
+        match (env.method.as_str(), &mut self.era) {
+            ("notifications/initialized", Era::Handshake { initialized, .. }) => {
+                *initialized = true;
+                tracing::info!("client initialized");
+            }
+            (method, _) => tracing::debug!(method, "notification ignored"),
+        }
+    }
+
+    /// A result, or the complete error response.
+    fn dispatch(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
+        let method = env.method.as_str();
+        let err = |code: i64, msg: String| {
+            Err(ProtocolError::new(code, msg, Some(id.clone())).to_response())
+        };
+        if method.starts_with("notifications/") {
+            return err(
+                code::INVALID_REQUEST,
+                format!("{method} is a notification: it must not carry an id"),
+            );
+        }
+        let enveloped = has_stateless_envelope(env.params.as_ref());
+        match self.era {
+            Era::Fresh if method == "initialize" => self.initialize(id, env).map_err(|e| e.to_response()),
+            Era::Fresh if enveloped => {
+                self.era = Era::Stateless;
+                tracing::info!("stateless session (2026-07-28)");
+                self.dispatch_stateless(id, env, raw)
+            }
+            Era::Fresh => match method {
+                "ping" => Ok(json!({})),
+                "tools/list" | "tools/call" => err(
+                    code::INVALID_REQUEST,
+                    format!("{method} received before initialize: send initialize first, or carry the 2026-07-28 _meta envelope in every request"),
+                ),
+                "server/discover" => stateless_envelope(id, env.params.as_ref())
+                    .map(|_| discover_result())
+                    .map_err(|e| e.to_response()),
+                _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
+            },
+            Era::Handshake { rev, .. } => {
+                if method == "initialize" {
+                    return err(
+                        code::INVALID_REQUEST,
+                        format!("already initialized (protocol revision {}): initialize may be sent once per session", rev.as_str()),
+                    );
+                }
+                if enveloped {
+                    return err(
+                        code::INVALID_REQUEST,
+                        "this session uses the initialize handshake; requests carrying the 2026-07-28 _meta envelope are not accepted on it".into(),
+                    );
+                }
+                match method {
+                    "ping" => Ok(json!({})),
+                    "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+                    "tools/call" => self.tools_call(id, raw, rev),
+                    _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
+                }
+            }
+            Era::Stateless => self.dispatch_stateless(id, env, raw),
+        }
+    }
+
+    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
+        let method = env.method.as_str();
+        if method == "initialize" {
+            let requested = env
+                .params
+                .as_ref()
+                .and_then(|p| p.get("protocolVersion"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            return Err(ProtocolError::new(
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                "this session serves the stateless 2026-07-28 protocol; the initialize handshake is not accepted on it",
+                Some(id.clone()),
+            )
+            .with_data(json!({"supported": stateless_versions(), "requested": requested}))
+            .to_response());
+        }
+        let rev = stateless_envelope(id, env.params.as_ref()).map_err(|e| e.to_response())?;
+        match method {
+            "server/discover" => Ok(discover_result()),
+            "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+            "tools/call" => self.tools_call(id, raw, rev),
+            _ => Err(ProtocolError::new(
+                code::METHOD_NOT_FOUND,
+                format!("method not found: {method} (not a 2026-07-28 method)"),
+                Some(id.clone()),
+            )
+            .to_response()),
+        }
+    }
+
+    fn initialize(&mut self, id: &Id, env: &Envelope) -> Result<Value, ProtocolError> {
+        let offered = match env.params.as_ref().and_then(|p| p.get("protocolVersion")) {
+            Some(Value::String(v)) => v.clone(),
+            Some(_) => {
+                return Err(invalid_params(
+                    id,
+                    "/params/protocolVersion must be a string",
+                ))
+            }
+            None => {
+                return Err(invalid_params(
+                    id,
+                    "initialize requires /params/protocolVersion",
+                ))
+            }
+        };
+        let rev = Revision::parse(&offered)
+            .filter(|r| r.is_handshake())
+            .unwrap_or(LATEST_HANDSHAKE);
+        tracing::info!(offered = %offered, answered = rev.as_str(), "initialize");
+        self.era = Era::Handshake {
+            rev,
+            initialized: false,
+        };
+        Ok(json!({
+            "protocolVersion": rev.as_str(),
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS,
+        }))
+    }
+
+    fn tools_list(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, ProtocolError> {
+        let defs = tools::definitions(rev);
+        let page = self.config.tools_page_size.max(1);
+        let start = match env.params.as_ref().and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => decode_cursor(c, page, defs.len())
+                .ok_or_else(|| invalid_params(id, &format!("invalid cursor {c:?}: pass a nextCursor value from a previous tools/list result")))?,
+            Some(_) => return Err(invalid_params(id, "/params/cursor must be a string")),
+        };
+        let end = start.saturating_add(page).min(defs.len());
+        let mut result = Map::new();
+        result.insert(
+            "tools".into(),
+            Value::Array(defs.get(start..end).unwrap_or_default().to_vec()),
+        );
+        if end < defs.len() {
+            result.insert("nextCursor".into(), Value::from(encode_cursor(end)));
+        }
+        if rev.has_result_type() {
+            result.insert("ttlMs".into(), Value::from(0));
+            result.insert("cacheScope".into(), Value::from("private"));
+        }
+        Ok(Value::Object(result))
+    }
+
+    /// `tools/call`: the envelope and `params` shape are vetted again by
+    /// the core's [`crate::rpc::parse_tool_call_with`] on the raw bytes.
+    fn tools_call(&self, id: &Id, raw: &[u8], rev: Revision) -> Result<Value, Value> {
+        let request = crate::rpc::parse_tool_call_with(raw, &self.limits()).map_err(|e| {
+            let detected = crate::rpc::detectable_error_id(raw, &e).unwrap_or_else(|| id.clone());
+            crate::rpc::protocol_error(&e, Some(&detected))
+        })?;
+        let name = request.name.as_str();
+        if !tools::is_tool(name) {
+            return Err(invalid_params(
+                id,
+                &format!(
+                    "unknown tool {name:?}; tools: {}",
+                    tools::TOOL_NAMES.join(", ")
+                ),
+            )
+            .to_response());
+        }
+        let arguments = request.arguments();
+        let outcome = tools::validate(name, &arguments).and_then(|call| self.run(&call));
+        Ok(match outcome {
+            Ok(structured) => tools::success(structured, rev),
+            Err(f) => {
+                tracing::info!(tool = name, kind = %f.kind, "tool error");
+                tools::failure(&f)
+            }
+        })
+    }
+
+    fn run(&self, call: &ToolCall) -> Result<Value, ToolFailure> {
+        let bytes = self.read_input(call.path())?;
+        match call {
+            ToolCall::Extract {
+                pages, password, ..
+            } => self.backend.extract(&bytes, *pages, password.as_deref()),
+            ToolCall::GetMetadata { password, .. } => {
+                self.backend.metadata(&bytes, password.as_deref())
+            }
+        }
+    }
+
+    /// The bytes behind a tool's `path`: a URL is classified and never
+    /// fetched; a file path is confined to the root and read through the
+    /// verified handle.
+    fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
+        if looks_like_url(path) {
+            return Err(refuse_url(path));
+        }
+        let max = self.config.max_pdf_bytes;
+        let read = match &self.root {
+            Some(root) => root.read(path, max),
+            None => confine::read_unconfined(path, max),
+        };
+        read.map_err(|e| match e {
+            ConfineError::OutsideRoot => {
+                let d = crate::net::Denial::outside_root(format!(
+                    "{path:?} resolves outside the server's root directory"
+                ));
+                ToolFailure::new(d.code(), d.reason())
+            }
+            ConfineError::NotFound => {
+                ToolFailure::new("not_found", format!("no such file: {path:?}"))
+            }
+            ConfineError::NotAFile => {
+                ToolFailure::new("not_a_file", format!("{path:?} is not a regular file"))
+            }
+            ConfineError::TooLarge { limit } => ToolFailure::new(
+                "too_large",
+                format!("{path:?} is larger than the {limit}-byte file bound"),
+            ),
+            ConfineError::Io(err) => {
+                ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
+            }
+        })
+    }
+}
+
+fn refuse_batch(message: String) -> Value {
+    ProtocolError::new(code::INVALID_REQUEST, message, None).to_response()
+}
+
+fn invalid_params(id: &Id, message: &str) -> ProtocolError {
+    ProtocolError::new(
+        code::INVALID_PARAMS,
+        format!("invalid params: {message}"),
+        Some(id.clone()),
+    )
+}
+
+fn server_info() -> Value {
+    json!({"name": "toolgate", "version": env!("CARGO_PKG_VERSION")})
+}
+
+fn stateless_versions() -> Vec<&'static str> {
+    STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect()
+}
+
+/// Every revision this server speaks, handshake ones first.
+pub fn supported_versions() -> Vec<&'static str> {
+    HANDSHAKE_REVISIONS
+        .iter()
+        .chain(STATELESS_REVISIONS)
+        .map(|r| r.as_str())
+        .collect()
+}
+
+fn discover_result() -> Value {
+    let mut meta = Map::new();
+    meta.insert(META_SERVER_INFO.into(), server_info());
+    json!({
+        "supportedVersions": stateless_versions(),
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS,
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "_meta": meta,
+    })
+}
+
+fn has_stateless_envelope(params: Option<&Map<String, Value>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
+/// The stateless validation ladder (2026-07-28 "Per-request protocol
+/// fields"): `_meta` must carry a string protocol version and an object of
+/// client capabilities, and the version must be one we serve.
+fn stateless_envelope(
+    id: &Id,
+    params: Option<&Map<String, Value>>,
+) -> Result<Revision, ProtocolError> {
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            invalid_params(
+                id,
+                &format!("/params/_meta must be an object carrying {META_PROTOCOL_VERSION:?} and {META_CLIENT_CAPABILITIES:?}"),
+            )
+        })?;
+    let version = match meta.get(META_PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v,
+        Some(_) => {
+            return Err(invalid_params(
+                id,
+                &format!("/params/_meta/{META_PROTOCOL_VERSION} must be a string"),
+            ))
+        }
+        None => {
+            return Err(invalid_params(
+                id,
+                &format!("/params/_meta is missing {META_PROTOCOL_VERSION:?}"),
+            ))
+        }
+    };
+    match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(invalid_params(
+                id,
+                &format!("/params/_meta/{META_CLIENT_CAPABILITIES} must be an object"),
+            ))
+        }
+        None => {
+            return Err(invalid_params(
+                id,
+                &format!("/params/_meta is missing {META_CLIENT_CAPABILITIES:?}"),
+            ))
+        }
+    }
+    match Revision::parse(version).filter(|r| STATELESS_REVISIONS.contains(r)) {
+        Some(rev) => Ok(rev),
+        None => Err(ProtocolError::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported protocol version {version:?}"),
+            Some(id.clone()),
+        )
+        .with_data(json!({"supported": stateless_versions(), "requested": version}))),
+    }
+}
+
+const CURSOR_PREFIX: &str = "tools:";
+
+fn encode_cursor(offset: usize) -> String {
+    format!("{CURSOR_PREFIX}{offset}")
+}
+
+/// Only cursors this server hands out are valid: a page boundary strictly
+/// inside the list.
+fn decode_cursor(cursor: &str, page: usize, len: usize) -> Option<usize> {
+    let digits = cursor.strip_prefix(CURSOR_PREFIX)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 9 {
+        return None;
+    }
+    let offset: usize = digits.parse().ok()?;
+    (offset > 0 && offset < len && offset.is_multiple_of(page)).then_some(offset)
+}
+
+/// Whether a tool `path` is a URL rather than a file path: a scheme of two or
+/// more characters (so `C:` stays a path) followed by `:` and then `/` or `\`,
+/// or a scheme that is always a URL (`http:`, `file:`, `data:`, ...) whatever
+/// follows. Leading C0 controls and spaces are skipped as the WHATWG URL
+/// parser skips them.
+pub fn looks_like_url(path: &str) -> bool {
+    let s = path.trim_start_matches(|c: char| c <= ' ');
+    let Some(colon) = s.find(':') else {
+        return false;
+    };
+    let (scheme, rest) = s.split_at(colon);
+    let rest = rest.get(1..).unwrap_or_default();
+    let valid_scheme = scheme.len() >= 2
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return false;
+    }
+    const ALWAYS: &[&str] = &[
+        "http", "https", "ftp", "ws", "wss", "file", "data", "gopher", "dict", "ldap", "jar",
+        "netdoc", "sftp", "tftp", "smb",
+    ];
+    rest.starts_with(['/', '\\']) || ALWAYS.contains(&scheme.to_ascii_lowercase().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_detection() {
+        for u in [
+            "http://169.254.169.254/latest/meta-data/",
+            "HTTP://x",
+            " http://127.0.0.1/",
+            "http:\\\\127.0.0.1\\x",
+            "file:/etc/passwd",
+            "gopher://x",
+            "s3://bucket/key",
+        ] {
+            assert!(looks_like_url(u), "{u}");
+        }
+        for p in [
+            "report.pdf",
+            "a b/ü.pdf",
+            "C:\\x.pdf",
+            "report.pdf:1",
+            "../x.pdf",
+            "/abs/x.pdf",
+        ] {
+            assert!(!looks_like_url(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn cursors() {
+        assert_eq!(decode_cursor(&encode_cursor(1), 1, 2), Some(1));
+        for bad in [
+            "",
+            "tools:",
+            "tools:0",
+            "tools:2",
+            "tools:-1",
+            "x",
+            "tools:01x",
+        ] {
+            assert_eq!(decode_cursor(bad, 1, 2), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! The server's only entry to message bytes: every line goes through the
+//! core here ([`crate::rpc::parse_incoming`]: payload bound, strict JSON,
+//! JSON-RPC 2.0 envelope), and every protocol-level error response is built
+//! here, with the request id whenever it is detectable
+//! ([`crate::rpc::detectable_error_id`]).
+
+use serde_json::{json, Map, Value};
+
+use crate::json::Limits;
+use crate::rpc::{self, Incoming, Message, RpcError};
+
+pub use crate::rpc::Id;
+
+/// JSON-RPC 2.0 §5.1 codes, plus MCP's.
+pub mod code {
+    pub use crate::rpc::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+    /// MCP 2026-07-28: the request's protocol version is not served
+    /// (`data: {"supported": [...], "requested": ...}`).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A vetted request or notification whose `params`, when present, is an
+/// object (MCP params are by-name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// `None` for a notification.
+    pub id: Option<Id>,
+    /// The method name.
+    pub method: String,
+    /// `params` when present.
+    pub params: Option<Map<String, Value>>,
+}
+
+/// An MCP-level protocol error raised after the envelope parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolError {
+    /// JSON-RPC error code.
+    pub code: i64,
+    /// What was wrong, and where (a JSON Pointer into the message).
+    pub message: String,
+    /// Optional structured `error.data`.
+    pub data: Option<Value>,
+    /// The request id (`null` in the response when `None`).
+    pub id: Option<Id>,
+}
+
+impl ProtocolError {
+    /// An error with no `data`.
+    pub fn new(code: i64, message: impl Into<String>, id: Option<Id>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+            id,
+        }
+    }
+
+    /// Adds `error.data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The JSON-RPC 2.0 error response.
+    pub fn to_response(&self) -> Value {
+        let mut error = Map::new();
+        error.insert("code".into(), Value::from(self.code));
+        error.insert("message".into(), Value::from(self.message.clone()));
+        if let Some(d) = &self.data {
+            error.insert("data".into(), d.clone());
+        }
+        json!({
+            "jsonrpc": "2.0",
+            "id": self.id.as_ref().map_or(Value::Null, Id::to_value),
+            "error": Value::Object(error),
+        })
+    }
+}
+
+/// A success response.
+pub fn result_response(id: &Id, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// The answer to a line over the payload bound (discarded unread): the
+/// core's `TooLarge` error, id `null`.
+pub fn oversized(len: u64, limit: usize) -> Value {
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    rpc::protocol_error(&RpcError::TooLarge { len, limit }, None)
+}
+
+/// The answer for a core error on `bytes`: `None` (stay silent) when the
+/// message is a notification (no `id` member) whose only defect is its
+/// `params`; otherwise the core's error response with the detectable id.
+fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> {
+    if let RpcError::ParamsNotStructured { .. } = error {
+        let no_id = crate::json::parse_strict(bytes, limits)
+            .ok()
+            .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
+            .unwrap_or(false);
+        if no_id {
+            tracing::debug!(%error, "dropped a notification with malformed params");
+            return None;
+        }
+    }
+    let id = rpc::detectable_error_id(bytes, error);
+    Some(rpc::protocol_error(error, id.as_ref()))
+}
+
+/// Parses one line: a message or a batch.
+///
+/// # Errors
+/// The error response to send, or `None` when nothing may be sent.
+pub fn parse_line(bytes: &[u8], limits: &Limits) -> Result<Incoming, Option<Value>> {
+    rpc::parse_incoming(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
+}
+
+/// Parses one element of a batch.
+///
+/// # Errors
+/// As [`parse_line`].
+pub fn parse_element(bytes: &[u8], limits: &Limits) -> Result<Message, Option<Value>> {
+    rpc::parse_message(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
+}
+
+/// Checks MCP's by-name `params` rule on a vetted message.
+///
+/// # Errors
+/// -32602 for a request whose `params` is an array; `None` (silence) for
+/// such a notification.
+pub fn envelope(message: Message) -> Result<Envelope, Option<Value>> {
+    let (id, method, params) = match message {
+        Message::Request(r) => (Some(r.id), r.method, r.params),
+        Message::Notification(n) => (None, n.method, n.params),
+    };
+    let params = match params {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => {
+            return Err(id.map(|id| {
+                ProtocolError::new(
+                    code::INVALID_PARAMS,
+                    "invalid params: /params must be an object (MCP parameters are by name)",
+                    Some(id),
+                )
+                .to_response()
+            }))
+        }
+    };
+    Ok(Envelope { id, method, params })
+}

@@ -1,0 +1,136 @@
+//! `extract`: the text of a range of pages, bounded per call.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::PdfError;
+use super::limits::{Limit, Limits};
+use super::load::load;
+use super::metadata::load_warnings;
+use super::pagetree::walk;
+use super::stream::DecodeBudget;
+use super::text::{page_text, TextLimits};
+use super::{PageRange, Warning};
+
+/// The text of one page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page {
+    /// 1-based page number.
+    pub number: u32,
+    /// Text in reading order, lines separated by `\n`.
+    pub text: String,
+}
+
+/// The result of `extract`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extraction {
+    /// Pages in the document (page-tree walk, never `/Count`).
+    pub page_count: u32,
+    /// The pages extracted, in order.
+    pub pages: Vec<Page>,
+    /// True when a limit (pages per call, output characters, per-page
+    /// operator or stream caps) cut the result short; the warnings say which.
+    pub truncated: bool,
+    /// What could not be read, per page or for the whole document.
+    pub warnings: Vec<Warning>,
+}
+
+/// Extracts the text of `range` (all pages when `None`) from PDF bytes.
+///
+/// # Errors
+/// Every load and page-tree error; `page_out_of_range` when the range starts
+/// past the last page. Limits reached while extracting are warnings beside a
+/// truncated result, not errors.
+pub fn extract_from_bytes(
+    data: &[u8],
+    range: Option<PageRange>,
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<Extraction, PdfError> {
+    let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
+    let loaded = load(data, password, limits)?;
+    let tree = walk(&loaded.doc, limits)?;
+    let mut warnings = load_warnings(&loaded, &tree);
+    let count = tree.pages.len();
+    let page_count = u32::try_from(count).unwrap_or(u32::MAX);
+    let range = range.unwrap_or(PageRange {
+        first: 1,
+        last: None,
+    });
+    let first = usize::try_from(range.first).unwrap_or(usize::MAX).max(1);
+    if count == 0 {
+        warnings.push(Warning::doc("the document has no pages"));
+    } else if first > count {
+        return Err(PdfError::PageOutOfRange {
+            first: range.first,
+            page_count,
+        });
+    }
+    let last = range.last.map_or(count, |l| {
+        usize::try_from(l).unwrap_or(usize::MAX).min(count)
+    });
+    let mut truncated = false;
+    let mut selected = last.saturating_sub(first.saturating_sub(1));
+    if selected > limits.max_pages_per_call {
+        selected = limits.max_pages_per_call;
+        truncated = true;
+        warnings.push(Warning::limit(
+            Limit::PagesPerCall,
+            format!(
+                "only pages {first}-{} of {first}-{last} were extracted; ask for the rest with a page range",
+                first.saturating_add(selected).saturating_sub(1)
+            ),
+        ));
+    }
+    let mut pages = Vec::with_capacity(selected);
+    let mut chars_left = limits.max_output_chars;
+    let ids = tree
+        .pages
+        .iter()
+        .enumerate()
+        .skip(first.saturating_sub(1))
+        .take(selected);
+    for (index, &id) in ids {
+        let number = u32::try_from(index.saturating_add(1)).unwrap_or(u32::MAX);
+        if chars_left == 0 {
+            truncated = true;
+            warnings.push(Warning::limit(
+                Limit::OutputChars,
+                format!(
+                    "output stopped before page {number}: {} characters returned",
+                    limits.max_output_chars
+                ),
+            ));
+            break;
+        }
+        let text_limits = TextLimits {
+            max_chars: chars_left,
+            max_form_depth: limits.max_form_depth,
+            max_operations: limits.max_operations_per_page,
+            max_stream_bytes: limits.max_stream_bytes,
+        };
+        let pt = page_text(&loaded.doc, id, &text_limits);
+        let mut text = pt.text;
+        let mut n = text.chars().count();
+        if n > chars_left {
+            // Defensive: the interpreter overshot its cap.
+            text = text.chars().take(chars_left).collect();
+            n = chars_left;
+        }
+        chars_left = chars_left.saturating_sub(n);
+        if pt.truncated {
+            truncated = true;
+        }
+        warnings.extend(pt.warnings.into_iter().map(|message| Warning {
+            page: Some(number),
+            limit: None,
+            message,
+        }));
+        pages.push(Page { number, text });
+    }
+    Ok(Extraction {
+        page_count,
+        pages,
+        truncated,
+        warnings,
+    })
+}

@@ -1,0 +1,261 @@
+//! Loading a document with lopdf under our caps, and mapping lopdf's errors
+//! and encryption states onto [`PdfError`] kinds.
+
+use lopdf::{Document, LoadOptions, Object};
+use serde::{Deserialize, Serialize};
+
+use super::error::PdfError;
+use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+
+/// How the document is encrypted (ISO 32000-1 §7.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encryption {
+    /// The security handler (`/Filter`), e.g. `Standard`.
+    pub handler: String,
+    /// `/V`, the algorithm version.
+    pub version: i64,
+    /// `/R`, the Standard handler's revision.
+    pub revision: i64,
+    /// `RC4`, `AES` (128-bit), `AES-256`: poppler's names, when known.
+    pub algorithm: Option<String>,
+    /// Key length in bits, when the document could be decrypted.
+    pub key_bits: Option<u32>,
+}
+
+/// A loaded document and what loading learned about it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The decrypted document.
+    pub doc: Document,
+    /// Encryption parameters when the trailer named `/Encrypt`.
+    pub encryption: Option<Encryption>,
+    /// lopdf had to correct or rebuild the cross-reference data.
+    pub xref_repaired: bool,
+    /// The file does not end with `%%EOF` (possibly cut off).
+    pub missing_eof: bool,
+}
+
+/// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
+pub const LOPDF_MAX_NESTING: u64 = 100;
+
+/// Finds the `%PDF-` header within the first [`HEADER_SEARCH_BYTES`] bytes.
+///
+/// # Errors
+/// `empty_input`, `not_pdf`.
+pub fn check_header(data: &[u8]) -> Result<(), PdfError> {
+    if data.is_empty() {
+        return Err(PdfError::EmptyInput);
+    }
+    let head = data.get(..HEADER_SEARCH_BYTES).unwrap_or(data);
+    if head.windows(5).any(|w| w == b"%PDF-") {
+        return Ok(());
+    }
+    let shown: String = String::from_utf8_lossy(data.get(..16).unwrap_or(data))
+        .chars()
+        .map(|c| if c.is_control() { '.' } else { c })
+        .collect();
+    Err(PdfError::NotPdf {
+        detail: format!(
+            "no %PDF- header in the first {HEADER_SEARCH_BYTES} bytes; starts with {shown:?}"
+        ),
+    })
+}
+
+/// True when `%%EOF` appears in the last 1 KiB (incremental updates and
+/// trailing junk allowed).
+fn has_eof_marker(data: &[u8]) -> bool {
+    let tail = data.get(data.len().saturating_sub(1024)..).unwrap_or(data);
+    tail.windows(5).any(|w| w == b"%%EOF")
+}
+
+/// Parses `data` (bounded: header check, lopdf's per-stream cap set to
+/// `limits.max_stream_bytes`) and decrypts it with the empty user password or
+/// `password`.
+///
+/// # Errors
+/// `empty_input`, `not_pdf`, `truncated`, `malformed_xref`,
+/// `malformed_structure`, `reference_cycle`, `nesting_too_deep`,
+/// `limit_exceeded` (`stream_bytes`, `stream_filters`),
+/// `unsupported_encryption`, `password_required`.
+pub fn load(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
+    check_header(data)?;
+    let missing_eof = !has_eof_marker(data);
+    let options = |password: Option<&str>| LoadOptions {
+        password: password.map(str::to_owned),
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        ..LoadOptions::default()
+    };
+    let doc = match Document::load_mem_with_options(data, options(password)) {
+        Ok(doc) => doc,
+        Err(lopdf::Error::InvalidPassword) if password.is_some() => {
+            // Tell a wrong password apart from a handler we cannot use.
+            let doc = Document::load_mem_with_options(data, options(None))
+                .map_err(|e| map_error(e, limits, missing_eof))?;
+            return Err(undecryptable(&doc, true));
+        }
+        Err(e) => return Err(map_error(e, limits, missing_eof)),
+    };
+    let still_encrypted = doc.trailer.has(b"Encrypt");
+    if still_encrypted {
+        return Err(undecryptable(&doc, password.is_some()));
+    }
+    let encryption = doc.encryption_state.as_ref().map(describe_state);
+    let xref_repaired = doc.xref_recovery.is_some();
+    Ok(Loaded {
+        doc,
+        encryption,
+        xref_repaired,
+        missing_eof,
+    })
+}
+
+/// The error for a document lopdf left encrypted.
+fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
+    let dict = doc.get_encrypted().ok();
+    let filter = dict
+        .and_then(|d| d.get(b"Filter").ok())
+        .and_then(|o| o.as_name().ok())
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .unwrap_or_else(|| "(none)".into());
+    let num = |key: &[u8]| {
+        dict.and_then(|d| d.get(key).ok())
+            .and_then(|o| o.as_i64().ok())
+    };
+    let handler = format!(
+        "/{filter} V{} R{}",
+        num(b"V").map_or("?".into(), |v| v.to_string()),
+        num(b"R").map_or("?".into(), |v| v.to_string())
+    );
+    if filter != "Standard" {
+        return PdfError::UnsupportedEncryption { handler };
+    }
+    match doc.authenticate_password("") {
+        Err(lopdf::Error::UnsupportedSecurityHandler(_))
+        | Err(lopdf::Error::Decryption(
+            lopdf::encryption::DecryptionError::UnsupportedEncryption
+            | lopdf::encryption::DecryptionError::UnsupportedVersion
+            | lopdf::encryption::DecryptionError::UnsupportedRevision
+            | lopdf::encryption::DecryptionError::InvalidVersion
+            | lopdf::encryption::DecryptionError::InvalidRevision,
+        )) => PdfError::UnsupportedEncryption { handler },
+        _ => PdfError::PasswordRequired {
+            incorrect: password_given,
+        },
+    }
+}
+
+/// Describes a decrypted document's encryption from lopdf's state (lopdf
+/// removes `/Encrypt` from the trailer once it has decrypted).
+fn describe_state(state: &lopdf::EncryptionState) -> Encryption {
+    let v = state.version();
+    let method = state
+        .crypt_filters()
+        .get(state.default_stream_filter())
+        .map(|f| f.method().to_vec());
+    let algorithm = match (v, method.as_deref()) {
+        (5, _) | (_, Some(b"AESV3")) => Some("AES-256"),
+        (_, Some(b"AESV2")) => Some("AES"),
+        (1..=4, _) => Some("RC4"),
+        _ => None,
+    };
+    Encryption {
+        handler: "Standard".into(),
+        version: v,
+        revision: state.revision(),
+        algorithm: algorithm.map(str::to_owned),
+        key_bits: u32::try_from(state.file_encryption_key().len())
+            .ok()
+            .and_then(|n| n.checked_mul(8))
+            .filter(|&n| n > 0),
+    }
+}
+
+/// Maps a lopdf load error onto our kinds.
+fn map_error(e: lopdf::Error, limits: &Limits, missing_eof: bool) -> PdfError {
+    use lopdf::{DecompressError as D, Error as E, ParseError as P};
+    let detail = e.to_string();
+    let xref_like = matches!(
+        e,
+        E::Parse(P::InvalidXref | P::InvalidTrailer | P::EndOfInput)
+            | E::Xref(_)
+            | E::MissingXrefEntry
+            | E::InvalidOffset(_)
+            | E::IndirectObject { .. }
+            | E::ObjectNotFound(_)
+    );
+    match e {
+        _ if xref_like && missing_eof => PdfError::Truncated {
+            detail: format!("no %%EOF at the end; {detail}"),
+        },
+        E::Parse(P::InvalidFileHeader) => PdfError::NotPdf { detail },
+        E::Parse(P::EndOfInput) => PdfError::Truncated { detail },
+        E::Parse(P::InvalidXref | P::InvalidTrailer) | E::Xref(_) | E::MissingXrefEntry => {
+            PdfError::MalformedXref { detail }
+        }
+        E::InvalidOffset(_) => PdfError::MalformedXref { detail },
+        E::Decompress(D::MemoryLimitExceeded { .. }) => {
+            PdfError::limit(Limit::StreamBytes, limits.max_stream_bytes)
+        }
+        E::Decompress(D::TooManyFilters { limit, .. }) => {
+            PdfError::limit(Limit::StreamFilters, limit)
+        }
+        E::ReferenceCycle(id) => PdfError::ReferenceCycle { object: id.0 },
+        E::ReferenceLimit => PdfError::ReferenceCycle { object: 0 },
+        E::RecursionLimit => PdfError::NestingTooDeep {
+            limit: Limit::ObjectNesting,
+            max: LOPDF_MAX_NESTING,
+        },
+        E::InvalidPassword => PdfError::PasswordRequired { incorrect: true },
+        E::UnsupportedSecurityHandler(h) => PdfError::UnsupportedEncryption {
+            handler: String::from_utf8_lossy(&h).into_owned(),
+        },
+        E::Decryption(
+            lopdf::encryption::DecryptionError::UnsupportedEncryption
+            | lopdf::encryption::DecryptionError::UnsupportedVersion
+            | lopdf::encryption::DecryptionError::UnsupportedRevision,
+        ) => PdfError::UnsupportedEncryption { handler: detail },
+        E::IO(io) => PdfError::Io {
+            detail: io.to_string(),
+        },
+        _ => PdfError::MalformedStructure { detail },
+    }
+}
+
+/// Follows indirect references from `obj` (at most
+/// [`super::limits::MAX_REFERENCE_CHAIN`] of them).
+///
+/// # Errors
+/// `reference_cycle` when the chain is longer; `malformed_structure` when a
+/// referenced object is missing.
+pub fn resolve<'d>(doc: &'d Document, mut obj: &'d Object) -> Result<&'d Object, PdfError> {
+    for _ in 0..super::limits::MAX_REFERENCE_CHAIN {
+        match obj {
+            Object::Reference(id) => {
+                obj = doc.objects.get(id).ok_or_else(|| {
+                    PdfError::structure(format!("object {} {} R is missing", id.0, id.1))
+                })?;
+            }
+            other => return Ok(other),
+        }
+    }
+    Err(PdfError::ReferenceCycle {
+        object: match obj {
+            Object::Reference(id) => id.0,
+            _ => 0,
+        },
+    })
+}
+
+/// The catalog (`/Root`) dictionary.
+///
+/// # Errors
+/// `malformed_structure` when the trailer has no usable `/Root`.
+pub fn catalog(doc: &Document) -> Result<&lopdf::Dictionary, PdfError> {
+    let root = doc
+        .trailer
+        .get(b"Root")
+        .map_err(|_| PdfError::structure("the trailer has no /Root (catalog)"))?;
+    resolve(doc, root)?
+        .as_dict()
+        .map_err(|_| PdfError::structure("the catalog (/Root) is not a dictionary"))
+}

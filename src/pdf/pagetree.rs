@@ -1,0 +1,109 @@
+//! Our own bounded walk of the page tree (ISO 32000-1 §7.7.3). `/Count` is
+//! never trusted: pages are counted by visiting the leaves, each node at most
+//! once, under a depth cap, a node cap and a leaf cap.
+
+use std::collections::HashSet;
+
+use lopdf::{Document, Object, ObjectId};
+
+use super::error::PdfError;
+use super::limits::{Limit, Limits};
+use super::load::{catalog, resolve};
+
+/// The pages found, in document order, and what was skipped on the way.
+#[derive(Debug, Default, Clone)]
+pub struct PageTree {
+    /// Page objects, in order; page `n` (1-based) is `pages[n - 1]`.
+    pub pages: Vec<ObjectId>,
+    /// `/Kids` entries skipped because they pointed at a node already
+    /// visited (a loop, or a page listed twice; poppler skips them too).
+    pub repeated: usize,
+    /// `/Kids` entries skipped because they were not usable page-tree nodes.
+    pub invalid: usize,
+}
+
+/// Walks the page tree from the catalog's `/Pages`.
+///
+/// # Errors
+/// `malformed_structure` without a catalog or `/Pages`; `page_tree_cycle`
+/// when loops leave no page at all; `nesting_too_deep` (`page_tree_depth`);
+/// `limit_exceeded` (`page_tree_nodes`, `pages`).
+pub fn walk(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
+    let root = catalog(doc)?
+        .get(b"Pages")
+        .map_err(|_| PdfError::structure("the catalog has no /Pages"))?;
+    let mut tree = PageTree::default();
+    let mut visited: HashSet<ObjectId> = HashSet::new();
+    let mut first_repeat: Option<u32> = None;
+    // Stack of (node, depth); children pushed in reverse to pop in order.
+    let mut stack: Vec<(&Object, usize)> = vec![(root, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > limits.max_page_tree_depth {
+            return Err(PdfError::NestingTooDeep {
+                limit: Limit::PageTreeDepth,
+                max: u64::try_from(limits.max_page_tree_depth).unwrap_or(u64::MAX),
+            });
+        }
+        let id = match node {
+            Object::Reference(id) => Some(*id),
+            _ => None,
+        };
+        if let Some(id) = id {
+            if !visited.insert(id) {
+                tree.repeated += 1;
+                first_repeat.get_or_insert(id.0);
+                continue;
+            }
+        }
+        if visited.len() > limits.max_page_tree_nodes {
+            return Err(PdfError::limit(
+                Limit::PageTreeNodes,
+                limits.max_page_tree_nodes,
+            ));
+        }
+        let Ok(dict) = resolve(doc, node).and_then(|o| {
+            o.as_dict()
+                .map_err(|_| PdfError::structure("page tree node is not a dictionary"))
+        }) else {
+            tree.invalid += 1;
+            continue;
+        };
+        let kids = dict.get(b"Kids").ok().map(|k| resolve(doc, k));
+        let is_pages =
+            dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"Pages".as_slice());
+        match kids {
+            Some(Ok(Object::Array(kids))) if !is_leaf(dict) => {
+                if stack.len().saturating_add(kids.len()) > limits.max_page_tree_nodes {
+                    return Err(PdfError::limit(
+                        Limit::PageTreeNodes,
+                        limits.max_page_tree_nodes,
+                    ));
+                }
+                let next = depth.saturating_add(1);
+                stack.extend(kids.iter().rev().map(|k| (k, next)));
+            }
+            _ if is_pages => tree.invalid += 1,
+            _ => match id {
+                Some(id) => {
+                    if tree.pages.len() >= limits.max_pages {
+                        return Err(PdfError::limit(Limit::Pages, limits.max_pages));
+                    }
+                    tree.pages.push(id);
+                }
+                // A page must be an indirect object (§7.7.3.3).
+                None => tree.invalid += 1,
+            },
+        }
+    }
+    if tree.pages.is_empty() {
+        if let Some(object) = first_repeat {
+            return Err(PdfError::PageTreeCycle { object });
+        }
+    }
+    Ok(tree)
+}
+
+/// A node typed `/Page` is a leaf even if it carries a stray `/Kids`.
+fn is_leaf(dict: &lopdf::Dictionary) -> bool {
+    dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"Page".as_slice())
+}
