@@ -38,7 +38,8 @@ fn spawn() -> Child {
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
 
 fn session(request: &str, n: usize) -> Vec<u8> {
-    let mut s = format!("{INIT}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n");
+    let mut s =
+        format!("{INIT}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n");
     for i in 1..=n {
         s.push_str(&request.replacen("\"id\":1,", &format!("\"id\":{i},"), 1));
         s.push('\n');
@@ -65,8 +66,16 @@ fn pipelined(c: &mut Criterion) {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"get_metadata","arguments":{{"path":"{ONE_PAGE}"}}}}}}"#
     );
     let cases = [
-        ("ping", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_owned(), 2000),
-        ("tools_list", r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(), 2000),
+        (
+            "ping",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_owned(),
+            2000,
+        ),
+        (
+            "tools_list",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(),
+            2000,
+        ),
         ("get_metadata_1page", get_metadata, 50),
     ];
     for (name, request, n) in cases {
@@ -122,8 +131,13 @@ fn extract_latency(c: &mut Criterion) {
     g.bench_function("extract_isolated_direct", |b| {
         b.iter(|| {
             let bytes = std::fs::read(&file).unwrap();
-            pdf::extract_isolated(pdf::Source::Bytes(&bytes), None, &pdf::Options::default(), &iso)
-                .unwrap()
+            pdf::extract_isolated(
+                pdf::Source::Bytes(&bytes),
+                None,
+                &pdf::Options::default(),
+                &iso,
+            )
+            .unwrap()
         })
     });
     g.bench_function("extract_in_process", |b| {
