@@ -155,3 +155,18 @@ fn cli_usage_error_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+#[cfg(all(feature = "cli", unix))]
+#[test]
+fn cli_refuses_non_utf8_input_without_a_usage_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("classify")
+        .arg(std::ffi::OsStr::from_bytes(b"http://ex\xffample.com/"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "deny");
+    assert_eq!(v["code"], "url.malformed");
+}

@@ -13,6 +13,7 @@
 //! `dns_required` for `needs_dns`. Exit 0 when every input was classified,
 //! whatever the verdicts; 2 on usage errors (clap).
 use serde_json::json;
+use std::ffi::OsString;
 use std::io::Write;
 use std::net::IpAddr;
 use std::process::ExitCode;
@@ -23,17 +24,26 @@ use toolgate::net::{classify_host, classify_ip, classify_url, Denial, Destinatio
 pub struct ClassifyArgs {
     /// URLs, hosts or IP addresses.
     #[arg(required = true)]
-    pub inputs: Vec<String>,
+    pub inputs: Vec<OsString>,
 }
 
 pub fn run(a: ClassifyArgs) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    for input in &a.inputs {
-        let (verdict, code, reason) = classify_one(input);
+    for raw in &a.inputs {
+        let input = raw.to_string_lossy();
+        let (verdict, code, reason) = match raw.to_str() {
+            Some(s) => classify_one(s),
+            // Not an error of usage: the input was given, and it is refused.
+            None => (
+                "deny",
+                toolgate::net::DenialCode::Malformed.as_str(),
+                "the input is not valid UTF-8".to_owned(),
+            ),
+        };
         // Keys in DESIGN.md order (a `json!` object would sort them).
         let line = format!(
             "{{\"input\":{},\"verdict\":{},\"code\":{},\"reason\":{}}}",
-            json!(input),
+            json!(input.as_ref()),
             json!(verdict),
             json!(code),
             json!(reason)

@@ -26,7 +26,14 @@ pub fn run(args: McpArgs) -> ExitCode {
         tools_page_size: args.page_size,
         ..Config::default()
     };
-    let mut server = match Server::new(config.clone(), DefaultPdf) {
+    let backend = match DefaultPdf::current_exe() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("toolgate mcp: {}", e.message);
+            return ExitCode::from(1);
+        }
+    };
+    let mut server = match Server::new(config.clone(), backend) {
         Ok(s) => s,
         Err(e) => {
             let root = config.root.as_deref().unwrap_or_else(|| "".as_ref());

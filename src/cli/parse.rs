@@ -1,11 +1,106 @@
-//! `toolgate parse` and `toolgate json-check`.
+//! `toolgate parse` and `toolgate json-check`: the core's parsers from a shell.
+//!
+//! Input is read with the payload bound in force: at most
+//! `MAX_PAYLOAD_BYTES + 1` bytes are kept, the rest of an oversized input is
+//! only counted, so the reported length is exact and memory stays bounded.
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run_parse(_file: Option<&Path>) -> ExitCode {
-    ExitCode::from(1)
+use toolgate::json::{self, Limits};
+use toolgate::rpc;
+
+/// Size of the buffer used to count (not keep) the bytes past the bound.
+const DRAIN_CHUNK: usize = 64 * 1024;
+
+/// The input, truncated to `limit + 1` bytes, and its full length.
+fn read_bounded(file: Option<&Path>, limit: usize) -> std::io::Result<(Vec<u8>, usize)> {
+    let mut reader: Box<dyn Read> = match file {
+        Some(p) => Box::new(std::fs::File::open(p)?),
+        None => Box::new(std::io::stdin().lock()),
+    };
+    let keep = limit.saturating_add(1);
+    let mut data = Vec::new();
+    (&mut reader)
+        .take(u64::try_from(keep).unwrap_or(u64::MAX))
+        .read_to_end(&mut data)?;
+    let mut total = data.len();
+    if data.len() >= keep {
+        let mut buf = vec![0u8; DRAIN_CHUNK];
+        loop {
+            let n = reader.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            total = total.saturating_add(n);
+        }
+    }
+    Ok((data, total))
 }
 
-pub fn run_json_check(_file: Option<&Path>) -> ExitCode {
-    ExitCode::from(1)
+fn read_or_report(file: Option<&Path>, cmd: &str) -> Result<(Vec<u8>, usize), ExitCode> {
+    read_bounded(file, json::MAX_PAYLOAD_BYTES).map_err(|e| {
+        let what = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
+        eprintln!("toolgate {cmd}: cannot read {what}: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn print_line(v: &serde_json::Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{v}");
+}
+
+/// `toolgate parse [FILE]`: 0 and the request, or 1 and the exact JSON-RPC
+/// error response a server would send; 2 when the input cannot be read.
+pub fn run_parse(file: Option<&Path>) -> ExitCode {
+    let (data, total) = match read_or_report(file, "parse") {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let limits = Limits::default();
+    let result = if total > limits.max_payload_bytes {
+        Err(rpc::RpcError::TooLarge {
+            len: total,
+            limit: limits.max_payload_bytes,
+        })
+    } else {
+        rpc::parse_tool_call_with(&data, &limits)
+    };
+    match result {
+        Ok(req) => {
+            print_line(&req.to_value());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let id = rpc::detectable_error_id(&data, &e);
+            print_line(&rpc::protocol_error(&e, id.as_ref()));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `toolgate json-check [FILE]`: 0 when the strict JSON layer accepts the
+/// input, 1 with the typed error on stderr, 2 when it cannot be read.
+pub fn run_json_check(file: Option<&Path>) -> ExitCode {
+    let (data, total) = match read_or_report(file, "json-check") {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let limits = Limits::default();
+    let result = if total > limits.max_payload_bytes {
+        Err(json::JsonError::TooLarge {
+            len: total,
+            limit: limits.max_payload_bytes,
+        })
+    } else {
+        json::parse_strict(&data, &limits).map(|_| ())
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolgate json-check: {}: {e}", e.code());
+            ExitCode::from(1)
+        }
+    }
 }

@@ -18,7 +18,9 @@ impl PdfBackend for StubPdf {
             return Err(ToolFailure::new("not_a_pdf", "no %PDF- header"));
         }
         let first = pages.map_or(1, |p| p.first);
-        Ok(json!({"pageCount": 1, "pages": [{"page": first, "text": ""}]}))
+        Ok(
+            json!({"pageCount": 1, "pages": [{"page": first, "text": ""}], "truncated": false, "warnings": []}),
+        )
     }
 
     fn metadata(&self, _pdf: &[u8], _password: Option<&str>) -> Result<Value, ToolFailure> {

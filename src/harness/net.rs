@@ -30,16 +30,16 @@ fn check_destination(input: &str, dest: &Destination) {
     assert!(url.username().is_empty() && url.password().is_none());
     match (dest.target(), url.host()) {
         (Target::Ip(a), Some(Host::Ipv4(h))) => {
-            assert_eq!(*a, IpAddr::V4(h));
+            assert_eq!(a, IpAddr::V4(h));
             assert!(
-                net::classify_ip(*a).is_global(),
+                net::classify_ip(a).is_global(),
                 "{input:?} allowed non-global {a}"
             );
         }
         (Target::Ip(a), Some(Host::Ipv6(h))) => {
-            assert_eq!(*a, IpAddr::V6(h));
+            assert_eq!(a, IpAddr::V6(h));
             assert!(
-                net::classify_ip(*a).is_global(),
+                net::classify_ip(a).is_global(),
                 "{input:?} allowed non-global {a}"
             );
         }
@@ -143,7 +143,7 @@ fn check_ip(a: IpAddr) {
 }
 
 /// Every IPv6 form of `v4` is refused, and names `v4`'s own block when it has one.
-pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 6] {
+pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 7] {
     let x = u128::from(v4.to_bits());
     let [o0, o1, o2, o3] = v4.octets();
     let local_use = (0x0064_ff9b_0001u128 << 80)
@@ -154,6 +154,7 @@ pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 6] {
         Ipv6Addr::from_bits(x),
         Ipv6Addr::from_bits((0x0064_ff9bu128 << 96) | x),
         Ipv6Addr::from_bits(local_use),
+        Ipv6Addr::from_bits((0x0064_ff9b_0001u128 << 80) | x),
         Ipv6Addr::from_bits((0x2002u128 << 112) | (x << 80) | 1),
         // Teredo: server 203.0.113.1 (documentation), client obfuscated.
         Ipv6Addr::from_bits((0x2001_0000u128 << 96) | (0xcb00_7101u128 << 64) | (!x & 0xffff_ffff)),

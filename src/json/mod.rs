@@ -1,1 +1,464 @@
-//! `toolgate::json` — see DESIGN.md. (stub: being written)
+//! `toolgate::json`: the strict JSON layer every other part of toolgate uses.
+//!
+//! Untrusted bytes go through, in order: the payload bound, a UTF-8 check
+//! (a byte order mark is refused, RFC 8259 §8.1), and one iterative scan that
+//! checks the RFC 8259 grammar, the nesting depth and duplicate keys. Only
+//! then does `serde_json` build a [`Value`].
+//!
+//! `serde_json` alone is not strict enough: it keeps the last of two equal
+//! keys silently (RFC 8259 §4 and §8.3 leave the behaviour undefined;
+//! RFC 7493 §2.3 (I-JSON) forbids duplicates), and never looks inside a
+//! `RawValue`. The strictness here is ours.
+//!
+//! # Depth
+//!
+//! Arrays and objects both count: a top-level scalar has depth 0, `[]` and
+//! `{}` have depth 1, `{"a":[1]}` has depth 2. A document whose depth is
+//! exactly [`Limits::max_depth`] is accepted; one level more is refused.
+//!
+//! ```
+//! use toolgate::json::{parse_strict, JsonError, Limits};
+//!
+//! let v = parse_strict(br#"{"a": [1, 2]}"#, &Limits::default()).unwrap();
+//! assert_eq!(v["a"][1], 2);
+//!
+//! let err = parse_strict(br#"{"a": 1, "\u0061": 2}"#, &Limits::default()).unwrap_err();
+//! assert!(matches!(err, JsonError::DuplicateKey(ref d) if d.pointer == "/a" && d.offset == 9));
+//! ```
+use std::fmt;
+
+use serde_json::Value;
+
+mod scan;
+
+pub(crate) use scan::{scan, Capture, Fail, Kind, Member, Options, Span};
+
+/// Default bound on a payload (one JSON text, one JSON-RPC message), in bytes: 4 MiB.
+///
+/// Checked before any parsing, so an oversized input costs nothing but its length.
+pub const MAX_PAYLOAD_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default bound on nesting depth (arrays and objects both count; a
+/// top-level scalar has depth 0). Kept well below `serde_json`'s own
+/// recursion limit (128) so that limit can never be what fires first.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// The largest depth [`Limits::max_depth`] may be set to: `serde_json`
+/// refuses the 128th nested level itself. Larger settings are clamped.
+pub const MAX_SUPPORTED_DEPTH: usize = 127;
+
+/// Bounds applied by [`parse_strict`] and by everything in `toolgate::rpc`.
+///
+/// `Default` is built from [`MAX_PAYLOAD_BYTES`] and [`MAX_JSON_DEPTH`];
+/// a server can tighten or loosen either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted input, in bytes (inclusive).
+    pub max_payload_bytes: usize,
+    /// Deepest accepted nesting (inclusive), clamped to [`MAX_SUPPORTED_DEPTH`].
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_payload_bytes: MAX_PAYLOAD_BYTES,
+            max_depth: MAX_JSON_DEPTH,
+        }
+    }
+}
+
+impl Limits {
+    /// The depth bound actually enforced (`max_depth` clamped to [`MAX_SUPPORTED_DEPTH`]).
+    pub fn effective_max_depth(&self) -> usize {
+        self.max_depth.min(MAX_SUPPORTED_DEPTH)
+    }
+}
+
+/// Two members of one object with the same key, after unescaping
+/// (`"a"` and `"\u0061"` are the same key; RFC 8259 §8.3, RFC 7493 §2.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key, unescaped (invalid UTF-8 replaced by U+FFFD).
+    pub key: String,
+    /// RFC 6901 JSON Pointer to the duplicated member, e.g. `/params/arguments/a`.
+    pub pointer: String,
+    /// Byte offset of the second occurrence's opening quote.
+    pub offset: usize,
+}
+
+impl fmt::Display for DuplicateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "duplicate key {:?} at {} (byte {})",
+            self.key, self.pointer, self.offset
+        )
+    }
+}
+
+impl std::error::Error for DuplicateKey {}
+
+/// What was wrong in a malformed JSON text (RFC 8259 grammar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyntaxKind {
+    /// The input ended inside a value.
+    UnexpectedEnd,
+    /// A value was expected (e.g. a stray `,`, `]`, or a bare word).
+    ExpectedValue,
+    /// `/`: comments are not JSON.
+    Comment,
+    /// A misspelled `true`, `false` or `null`.
+    InvalidLiteral,
+    /// A number not matching RFC 8259 §6 (leading zero, missing digits, ...).
+    InvalidNumber,
+    /// A number outside the finite `f64` range.
+    NumberOutOfRange,
+    /// A raw control character (U+0000..U+001F) inside a string.
+    ControlCharacterInString,
+    /// A backslash escape other than those of RFC 8259 §7.
+    InvalidEscape,
+    /// A `\uD800`..`\uDFFF` escape not part of a surrogate pair.
+    LoneSurrogate,
+    /// An object member name (a string) was expected.
+    ExpectedKey,
+    /// `:` was expected after an object key.
+    ExpectedColon,
+    /// `,` or `}` was expected inside an object.
+    ExpectedCommaOrBrace,
+    /// `,` or `]` was expected inside an array.
+    ExpectedCommaOrBracket,
+    /// Something other than whitespace after the top-level value.
+    TrailingCharacters,
+    /// `serde_json` refused a text this scanner accepted (should not happen;
+    /// kept so every path stays total).
+    Rejected,
+}
+
+impl SyntaxKind {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SyntaxKind::UnexpectedEnd => "unexpected end of input",
+            SyntaxKind::ExpectedValue => "expected a value",
+            SyntaxKind::Comment => "comments are not allowed",
+            SyntaxKind::InvalidLiteral => "invalid literal (expected true, false or null)",
+            SyntaxKind::InvalidNumber => "invalid number",
+            SyntaxKind::NumberOutOfRange => "number out of range",
+            SyntaxKind::ControlCharacterInString => "control character in string",
+            SyntaxKind::InvalidEscape => "invalid escape",
+            SyntaxKind::LoneSurrogate => "lone surrogate escape",
+            SyntaxKind::ExpectedKey => "expected an object key (a string)",
+            SyntaxKind::ExpectedColon => "expected ':'",
+            SyntaxKind::ExpectedCommaOrBrace => "expected ',' or '}'",
+            SyntaxKind::ExpectedCommaOrBracket => "expected ',' or ']'",
+            SyntaxKind::TrailingCharacters => "trailing characters after the value",
+            SyntaxKind::Rejected => "rejected by serde_json",
+        }
+    }
+
+    /// A stable machine-readable name, e.g. `lone_surrogate`.
+    pub fn code(self) -> &'static str {
+        match self {
+            SyntaxKind::UnexpectedEnd => "unexpected_end",
+            SyntaxKind::ExpectedValue => "expected_value",
+            SyntaxKind::Comment => "comment",
+            SyntaxKind::InvalidLiteral => "invalid_literal",
+            SyntaxKind::InvalidNumber => "invalid_number",
+            SyntaxKind::NumberOutOfRange => "number_out_of_range",
+            SyntaxKind::ControlCharacterInString => "control_character_in_string",
+            SyntaxKind::InvalidEscape => "invalid_escape",
+            SyntaxKind::LoneSurrogate => "lone_surrogate",
+            SyntaxKind::ExpectedKey => "expected_key",
+            SyntaxKind::ExpectedColon => "expected_colon",
+            SyntaxKind::ExpectedCommaOrBrace => "expected_comma_or_brace",
+            SyntaxKind::ExpectedCommaOrBracket => "expected_comma_or_bracket",
+            SyntaxKind::TrailingCharacters => "trailing_characters",
+            SyntaxKind::Rejected => "rejected",
+        }
+    }
+}
+
+/// Why the strict layer refused an input. Every variant says where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// The input is larger than [`Limits::max_payload_bytes`] (checked before parsing).
+    TooLarge {
+        /// Input length in bytes.
+        len: usize,
+        /// The bound in force.
+        limit: usize,
+    },
+    /// Zero bytes.
+    Empty,
+    /// Only whitespace (`len` bytes of it).
+    WhitespaceOnly {
+        /// Input length in bytes.
+        len: usize,
+    },
+    /// A UTF-8 byte order mark at offset 0 (RFC 8259 §8.1: must not be added).
+    ByteOrderMark,
+    /// Not UTF-8 (RFC 8259 §8.1); `offset` is the first invalid byte.
+    InvalidUtf8 {
+        /// Byte offset of the first byte that is not valid UTF-8.
+        offset: usize,
+    },
+    /// Not JSON: `kind` says what, `offset` where.
+    Syntax {
+        /// What was wrong.
+        kind: SyntaxKind,
+        /// Byte offset where the scanner stopped.
+        offset: usize,
+    },
+    /// Nesting deeper than [`Limits::max_depth`].
+    TooDeep {
+        /// The depth bound in force.
+        limit: usize,
+        /// Byte offset of the `[` or `{` one level too deep.
+        offset: usize,
+        /// RFC 6901 pointer to that container.
+        pointer: String,
+    },
+    /// Two members of one object share a key.
+    DuplicateKey(DuplicateKey),
+}
+
+impl JsonError {
+    /// A stable machine-readable name of the variant, e.g. `duplicate_key`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            JsonError::TooLarge { .. } => "too_large",
+            JsonError::Empty => "empty",
+            JsonError::WhitespaceOnly { .. } => "whitespace_only",
+            JsonError::ByteOrderMark => "byte_order_mark",
+            JsonError::InvalidUtf8 { .. } => "invalid_utf8",
+            JsonError::Syntax { .. } => "syntax",
+            JsonError::TooDeep { .. } => "too_deep",
+            JsonError::DuplicateKey(_) => "duplicate_key",
+        }
+    }
+
+    /// Byte offset the error refers to, when there is one.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            JsonError::TooLarge { limit, .. } => Some(*limit),
+            JsonError::Empty => Some(0),
+            JsonError::WhitespaceOnly { len } => Some(*len),
+            JsonError::ByteOrderMark => Some(0),
+            JsonError::InvalidUtf8 { offset }
+            | JsonError::Syntax { offset, .. }
+            | JsonError::TooDeep { offset, .. } => Some(*offset),
+            JsonError::DuplicateKey(d) => Some(d.offset),
+        }
+    }
+
+    /// RFC 6901 pointer the error refers to, when there is one.
+    pub fn pointer(&self) -> Option<&str> {
+        match self {
+            JsonError::TooDeep { pointer, .. } => Some(pointer),
+            JsonError::DuplicateKey(d) => Some(&d.pointer),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonError::TooLarge { len, limit } => {
+                write!(f, "payload of {len} bytes exceeds the {limit}-byte bound")
+            }
+            JsonError::Empty => write!(f, "empty input (byte 0)"),
+            JsonError::WhitespaceOnly { len } => {
+                write!(f, "input is only whitespace (no value before byte {len})")
+            }
+            JsonError::ByteOrderMark => write!(f, "UTF-8 byte order mark at byte 0"),
+            JsonError::InvalidUtf8 { offset } => write!(f, "invalid UTF-8 at byte {offset}"),
+            JsonError::Syntax { kind, offset } => {
+                write!(f, "invalid JSON: {} at byte {offset}", kind.describe())
+            }
+            JsonError::TooDeep {
+                limit,
+                offset,
+                pointer,
+            } => write!(
+                f,
+                "nesting deeper than {limit} levels at {} (byte {offset})",
+                if pointer.is_empty() {
+                    "the root"
+                } else {
+                    pointer
+                }
+            ),
+            JsonError::DuplicateKey(d) => d.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+impl From<DuplicateKey> for JsonError {
+    fn from(d: DuplicateKey) -> Self {
+        JsonError::DuplicateKey(d)
+    }
+}
+
+/// Checks what can be checked without parsing: the bound, emptiness, a byte
+/// order mark and UTF-8. Returns the text.
+pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, JsonError> {
+    if bytes.len() > limits.max_payload_bytes {
+        return Err(JsonError::TooLarge {
+            len: bytes.len(),
+            limit: limits.max_payload_bytes,
+        });
+    }
+    if bytes.is_empty() {
+        return Err(JsonError::Empty);
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(JsonError::ByteOrderMark);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| JsonError::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    if text
+        .bytes()
+        .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        return Err(JsonError::WhitespaceOnly { len: bytes.len() });
+    }
+    Ok(text)
+}
+
+/// Runs the strict scan (grammar, depth, duplicate keys) over a prechecked text.
+pub(crate) fn scan_strict(
+    text: &str,
+    limits: &Limits,
+    capture: bool,
+    max_elements: usize,
+) -> Result<Capture, JsonError> {
+    let limit = limits.effective_max_depth();
+    scan(
+        text.as_bytes(),
+        Options {
+            max_depth: limit,
+            capture,
+            max_elements,
+        },
+    )
+    .map_err(|f| match f {
+        Fail::Syntax(kind, offset) => JsonError::Syntax { kind, offset },
+        Fail::TooDeep { offset, pointer } => JsonError::TooDeep {
+            limit,
+            offset,
+            pointer,
+        },
+        Fail::Duplicate(d) => JsonError::DuplicateKey(d),
+    })
+}
+
+/// Parses untrusted bytes as one strict JSON text.
+///
+/// Checks, in order: the payload bound (before reading anything), empty or
+/// whitespace-only input, a byte order mark, UTF-8 (RFC 8259 §8.1), then in
+/// one iterative pass the RFC 8259 grammar, the nesting depth and duplicate
+/// keys (RFC 8259 §8.3, RFC 7493 §2.3; compared after unescaping). The value
+/// is then built by `serde_json`, so an accepted document parses to exactly
+/// what `serde_json::from_slice::<Value>` gives.
+///
+/// Memory: the value itself plus, during the scan, the keys of the open
+/// objects (at most the input length) and one frame per nesting level
+/// (at most [`Limits::max_depth`]).
+///
+/// # Errors
+///
+/// * [`JsonError::TooLarge`]: more than `limits.max_payload_bytes` bytes.
+/// * [`JsonError::Empty`], [`JsonError::WhitespaceOnly`]: no value at all.
+/// * [`JsonError::ByteOrderMark`]: the input starts with `EF BB BF`.
+/// * [`JsonError::InvalidUtf8`]: with the offset of the first bad byte.
+/// * [`JsonError::Syntax`]: anything RFC 8259 (as `serde_json` reads it) refuses,
+///   including comments, trailing characters, lone surrogate escapes and
+///   numbers outside the `f64` range.
+/// * [`JsonError::TooDeep`]: nesting beyond `limits.max_depth` (see the module docs).
+/// * [`JsonError::DuplicateKey`]: two equal keys in one object, at any depth.
+pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
+    let text = precheck(bytes, limits)?;
+    scan_strict(text, limits, false, 0)?;
+    from_vetted(text)
+}
+
+/// Deserializes a text the scanner accepted. `serde_json` cannot refuse it
+/// (same grammar, depth below its recursion limit), but stays total anyway.
+pub(crate) fn from_vetted<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsonError> {
+    serde_json::from_str(text).map_err(|e| JsonError::Syntax {
+        kind: SyntaxKind::Rejected,
+        offset: offset_of(text, e.line(), e.column()),
+    })
+}
+
+/// Converts `serde_json`'s 1-based line / column into a byte offset.
+pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut start = 0usize;
+    for _ in 1..line {
+        match text.get(start..).and_then(|t| t.find('\n')) {
+            Some(i) => start = start + i + 1,
+            None => break,
+        }
+    }
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+/// Reports the first pair of equal keys in one object (RFC 8259 §8.3,
+/// RFC 7493 §2.3), comparing keys after unescaping.
+///
+/// Works on arbitrary bytes: it reports duplicates found before the first
+/// syntax error and returns `Ok(())` on malformed input or on nesting deeper
+/// than [`MAX_SUPPORTED_DEPTH`] (use [`parse_strict`] to validate a document;
+/// it refuses both). Invalid UTF-8 inside keys is compared byte for byte.
+/// Iterative; memory is bounded by the input length.
+///
+/// # Errors
+///
+/// [`DuplicateKey`] with the key, its RFC 6901 pointer and the byte offset
+/// of the second occurrence.
+pub fn refuse_duplicate_json_keys(bytes: &[u8]) -> Result<(), DuplicateKey> {
+    match scan(
+        bytes,
+        Options {
+            max_depth: MAX_SUPPORTED_DEPTH,
+            capture: false,
+            max_elements: 0,
+        },
+    ) {
+        Err(Fail::Duplicate(d)) => Err(d),
+        _ => Ok(()),
+    }
+}
+
+/// Nesting depth of a value: a scalar is 0, `[]` and `{}` are 1, and each
+/// enclosing array or object adds 1 (the same count [`Limits::max_depth`] bounds).
+///
+/// Iterative (an explicit stack on the heap), so it cannot overflow the
+/// call stack whatever the value; time and memory are linear in its size.
+pub fn depth_of(value: &Value) -> usize {
+    let mut max = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                let d = d + 1;
+                max = max.max(d);
+                stack.extend(items.iter().map(|c| (c, d)));
+            }
+            Value::Object(map) => {
+                let d = d + 1;
+                max = max.max(d);
+                stack.extend(map.values().map(|c| (c, d)));
+            }
+            _ => max = max.max(d),
+        }
+    }
+    max
+}

@@ -2,10 +2,10 @@
 //! a small trait so the in-memory fuzz harness can run sessions without
 //! spawning extractor processes.
 //!
-//! TEMPORARY ADAPTERS: `LopdfPdf` and `classify_url` are stand-ins until
-//! `toolgate::pdf` and `toolgate::net::classify_url` land on main.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+
+use crate::pdf;
 
 /// An inclusive 1-based page range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +36,14 @@ impl ToolFailure {
     }
 }
 
+impl std::fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)
+    }
+}
+
+impl std::error::Error for ToolFailure {}
+
 /// The PDF operations the tools need. Results are already in the tools'
 /// `outputSchema` shapes.
 pub trait PdfBackend {
@@ -58,130 +66,112 @@ pub trait PdfBackend {
     fn metadata(&self, pdf: &[u8], password: Option<&str>) -> Result<Value, ToolFailure>;
 }
 
-/// The production backend.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct DefaultPdf;
+/// The production backend: [`crate::pdf`] in an isolated worker process
+/// (a crash, timeout or memory overrun in a hostile file becomes a
+/// `worker_failed` tool error and the session carries on).
+#[derive(Debug, Clone)]
+pub struct DefaultPdf {
+    isolation: pdf::Isolation,
+}
+
+impl DefaultPdf {
+    /// Runs workers through `isolation` (the `toolgate` binary and its limits).
+    pub fn new(isolation: pdf::Isolation) -> Self {
+        Self { isolation }
+    }
+
+    /// Runs workers through the running executable, which must be `toolgate`.
+    ///
+    /// # Errors
+    /// When the running executable's path cannot be found.
+    pub fn current_exe() -> Result<Self, ToolFailure> {
+        pdf::Isolation::current_exe()
+            .map(Self::new)
+            .map_err(|e| pdf_failure(&e))
+    }
+}
+
+fn pdf_failure(e: &pdf::PdfError) -> ToolFailure {
+    ToolFailure::new(e.kind(), e.to_string())
+}
+
+fn warnings(ws: &[pdf::Warning]) -> Value {
+    Value::Array(
+        ws.iter()
+            .map(|w| json!({"page": w.page, "message": w.message}))
+            .collect(),
+    )
+}
+
+fn options(password: Option<&str>) -> pdf::Options {
+    pdf::Options {
+        password: password.map(str::to_owned),
+        ..pdf::Options::default()
+    }
+}
 
 impl PdfBackend for DefaultPdf {
     fn extract(
         &self,
-        pdf: &[u8],
+        data: &[u8],
         pages: Option<PageRange>,
         password: Option<&str>,
     ) -> Result<Value, ToolFailure> {
-        let doc = load(pdf, password)?;
-        let all = doc.get_pages();
-        let count = u32::try_from(all.len()).unwrap_or(u32::MAX);
-        let range = pages.unwrap_or(PageRange {
-            first: 1,
-            last: count.max(1),
+        let range = pages.map(|r| pdf::PageRange {
+            first: r.first,
+            last: Some(r.last),
         });
-        if count == 0 {
-            return Ok(json!({"pageCount": 0, "pages": []}));
-        }
-        if range.first > count {
-            return Err(ToolFailure::new(
-                "page_out_of_range",
-                format!(
-                    "page {} requested, the document has {count} pages",
-                    range.first
-                ),
-            ));
-        }
-        let last = range.last.min(count);
-        let mut out = Vec::new();
-        for p in range.first..=last {
-            let text = doc.extract_text(&[p]).unwrap_or_default();
-            out.push(json!({"page": p, "text": text}));
-        }
-        Ok(json!({"pageCount": count, "pages": out}))
+        let x = pdf::extract_isolated(
+            pdf::Source::Bytes(data),
+            range,
+            &options(password),
+            &self.isolation,
+        )
+        .map_err(|e| pdf_failure(&e))?;
+        let pages: Vec<Value> = x
+            .pages
+            .iter()
+            .map(|p| json!({"page": p.number, "text": p.text}))
+            .collect();
+        Ok(json!({
+            "pageCount": x.page_count,
+            "pages": pages,
+            "truncated": x.truncated,
+            "warnings": warnings(&x.warnings),
+        }))
     }
 
-    fn metadata(&self, pdf: &[u8], password: Option<&str>) -> Result<Value, ToolFailure> {
-        let doc = load(pdf, password)?;
-        let mut info = Map::new();
-        if let Ok(lopdf::Object::Reference(r)) = doc.trailer.get(b"Info") {
-            if let Ok(dict) = doc.get_dictionary(*r) {
-                for (k, v) in dict.iter() {
-                    if let Ok(s) = v.as_str() {
-                        info.insert(
-                            String::from_utf8_lossy(k).into_owned(),
-                            Value::from(String::from_utf8_lossy(s).into_owned()),
-                        );
-                    }
-                }
-            }
-        }
+    fn metadata(&self, data: &[u8], password: Option<&str>) -> Result<Value, ToolFailure> {
+        let m = pdf::metadata_isolated(
+            pdf::Source::Bytes(data),
+            &options(password),
+            &self.isolation,
+        )
+        .map_err(|e| pdf_failure(&e))?;
         Ok(json!({
-            "pdfVersion": doc.version,
-            "pageCount": doc.get_pages().len(),
-            "encrypted": doc.is_encrypted(),
-            "info": info,
-            "xmp": Value::Null,
+            "pdfVersion": m.pdf_version,
+            "pageCount": m.page_count,
+            "encrypted": m.encrypted,
+            "info": m.info,
+            "xmp": m.xmp,
+            "warnings": warnings(&m.warnings),
         }))
     }
 }
 
-fn load(pdf: &[u8], password: Option<&str>) -> Result<lopdf::Document, ToolFailure> {
-    if !pdf.starts_with(b"%PDF-") && !pdf.windows(5).take(1024).any(|w| w == b"%PDF-") {
-        return Err(ToolFailure::new(
-            "not_a_pdf",
-            "the file does not start with a %PDF- header",
-        ));
+/// The tool failure for a URL `path`: URLs are never fetched. One refused
+/// by [`crate::net::classify_url`] fails with its denial code (`ssrf.*`,
+/// `url.*`); any other fails with `remote_disabled`. No DNS lookup and no
+/// connection happen either way.
+pub fn refuse_url(input: &str) -> ToolFailure {
+    match crate::net::classify_url(input) {
+        Err(denial) => ToolFailure::new(denial.code(), denial.reason()),
+        Ok(dest) => ToolFailure::new(
+            "remote_disabled",
+            format!(
+                "{} is not fetched: remote URLs are disabled in this server; pass a local file path",
+                dest.url()
+            ),
+        ),
     }
-    let mut doc = lopdf::Document::load_mem(pdf)
-        .map_err(|e| ToolFailure::new("malformed", format!("the PDF could not be parsed: {e}")))?;
-    if doc.is_encrypted() {
-        doc.decrypt(password.unwrap_or(""))
-            .map_err(|_| ToolFailure::new("encrypted", "wrong or missing password"))?;
-    }
-    Ok(doc)
-}
-
-/// A URL refused (or not fetched): the stable code and the reason.
-pub fn classify_url(input: &str) -> ToolFailure {
-    let refused = |code: &str, reason: &str| ToolFailure::new(code, reason);
-    let Ok(url) = url::Url::parse(input) else {
-        return refused("url.malformed", "the URL could not be parsed");
-    };
-    if !matches!(url.scheme(), "http" | "https") {
-        return refused("url.scheme", "only http and https URLs are considered");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return refused("url.userinfo", "URLs with credentials are refused");
-    }
-    let ip: Option<std::net::IpAddr> = match url.host() {
-        Some(url::Host::Ipv4(a)) => Some(a.into()),
-        Some(url::Host::Ipv6(a)) => Some(a.to_ipv4_mapped().map_or(a.into(), Into::into)),
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            if d == "localhost" || d.ends_with(".localhost") {
-                return refused("ssrf.loopback", "localhost is a loopback name");
-            }
-            if d == "metadata.google.internal" {
-                return refused("ssrf.cloud_metadata", "a cloud metadata service name");
-            }
-            None
-        }
-        None => return refused("url.malformed", "the URL has no host"),
-    };
-    if let Some(ip) = ip {
-        let code = match ip {
-            std::net::IpAddr::V4(a) if a.octets() == [169, 254, 169, 254] => "ssrf.cloud_metadata",
-            std::net::IpAddr::V4(a) if a.is_loopback() => "ssrf.loopback",
-            std::net::IpAddr::V4(a) if a.is_private() => "ssrf.private_use",
-            std::net::IpAddr::V4(a) if a.is_link_local() => "ssrf.link_local",
-            std::net::IpAddr::V4(a) if a.is_unspecified() => "ssrf.unspecified",
-            std::net::IpAddr::V6(a) if a.is_loopback() => "ssrf.loopback",
-            std::net::IpAddr::V6(a) if a.is_unspecified() => "ssrf.unspecified",
-            _ => "",
-        };
-        if !code.is_empty() {
-            return refused(code, "the destination is not a public address");
-        }
-    }
-    ToolFailure::new(
-        "remote_disabled",
-        "fetching remote URLs is disabled in this server; pass a local file path",
-    )
 }

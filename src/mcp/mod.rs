@@ -10,7 +10,7 @@
 //! | revision   | era       | entry                          | batches |
 //! |------------|-----------|--------------------------------|---------|
 //! | 2024-11-05 | handshake | `initialize`                   | no      |
-//! | 2025-03-26 | handshake | `initialize`                   | yes     |
+//! | 2025-03-26 | handshake | `initialize`                   | yes (at most [`crate::rpc::MAX_BATCH_LEN`]) |
 //! | 2025-06-18 | handshake | `initialize`                   | no      |
 //! | 2025-11-25 | handshake | `initialize`                   | no      |
 //! | 2026-07-28 | stateless | `server/discover`, `_meta` per request | no |
@@ -23,7 +23,7 @@
 //! # fn main() -> std::io::Result<()> {
 //! use toolgate::mcp::{Config, DefaultPdf, Server};
 //! let config = Config { root: Some("corpus/pdf".into()), ..Config::default() };
-//! let mut server = Server::new(config, DefaultPdf)?;
+//! let mut server = Server::new(config, DefaultPdf::current_exe().map_err(std::io::Error::other)?)?;
 //! server.serve(std::io::stdin().lock(), std::io::stdout().lock())
 //! # }
 //! ```
@@ -47,17 +47,15 @@ pub use tools::{parse_pages, MAX_PAGE_NUMBER, TOOL_NAMES};
 pub use wire::code;
 
 /// Default bound on one line (one JSON-RPC message), in bytes, terminator
-/// excluded. Longer lines are discarded unread and answered with -32600.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// excluded: the core's payload bound. Longer lines are discarded as they
+/// stream in and answered with the core's `too_large` error (-32700, id null).
+pub const MAX_LINE_BYTES: usize = crate::json::MAX_PAYLOAD_BYTES;
 
 /// Default bound on a PDF file read for a tool call, in bytes.
 pub const MAX_PDF_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Default number of tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 50;
-
-/// Bound on the number of messages in one JSON-RPC batch (2025-03-26 only).
-pub const MAX_BATCH_LEN: usize = 100;
 
 /// Server settings.
 #[derive(Debug, Clone)]
@@ -71,8 +69,6 @@ pub struct Config {
     pub max_pdf_bytes: u64,
     /// Tools per `tools/list` page ([`TOOLS_PAGE_SIZE`]; at least 1).
     pub tools_page_size: usize,
-    /// Bound on a batch's length ([`MAX_BATCH_LEN`]).
-    pub max_batch_len: usize,
 }
 
 impl Default for Config {
@@ -82,7 +78,6 @@ impl Default for Config {
             max_line_bytes: MAX_LINE_BYTES,
             max_pdf_bytes: MAX_PDF_BYTES,
             tools_page_size: TOOLS_PAGE_SIZE,
-            max_batch_len: MAX_BATCH_LEN,
         }
     }
 }

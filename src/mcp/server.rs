@@ -10,9 +10,13 @@
 
 use std::io::{self, BufRead, Write};
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use super::backend::{classify_url, PdfBackend, ToolFailure};
+use crate::json::Limits;
+use crate::rpc::{Incoming, Message};
+
+use super::backend::{refuse_url, PdfBackend, ToolFailure};
 use super::confine::{self, ConfineError, Root};
 use super::framing::{Frame, LineReader};
 use super::revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
@@ -92,7 +96,7 @@ impl<B: PdfBackend> Server<B> {
             Frame::Eof => None,
             Frame::Oversized { len } => {
                 tracing::warn!(len, "discarded an oversized line");
-                Some(wire::oversized(*len, self.config.max_line_bytes).to_response())
+                Some(wire::oversized(*len, self.config.max_line_bytes))
             }
             Frame::Line(bytes) => self.handle_line(bytes),
         }
@@ -100,20 +104,21 @@ impl<B: PdfBackend> Server<B> {
 
     /// The response (if any) to one line of bytes (no terminator).
     pub fn handle_line(&mut self, bytes: &[u8]) -> Option<Value> {
-        let doc = match wire::parse_document(bytes, self.config.max_line_bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::debug!(error = %e.message, "unparseable line");
-                return Some(e.to_response());
-            }
-        };
-        match doc {
-            Value::Array(items) => self.handle_batch(items),
-            other => self.handle_message(&other),
+        match wire::parse_line(bytes, &self.limits()) {
+            Ok(Incoming::Single(message)) => self.handle_message(message, bytes),
+            Ok(Incoming::Batch(items)) => self.handle_batch(&items),
+            Err(response) => response,
         }
     }
 
-    fn handle_batch(&mut self, items: Vec<Value>) -> Option<Value> {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_payload_bytes: self.config.max_line_bytes,
+            ..Limits::default()
+        }
+    }
+
+    fn handle_batch(&mut self, items: &[Box<RawValue>]) -> Option<Value> {
         let rev = match self.era {
             Era::Handshake { rev, .. } if rev.allows_batches() => rev,
             Era::Handshake { rev, .. } => {
@@ -133,38 +138,29 @@ impl<B: PdfBackend> Server<B> {
                 ))
             }
         };
-        if items.is_empty() {
-            return Some(refuse_batch("an empty batch is an invalid request".into()));
-        }
-        if items.len() > self.config.max_batch_len {
-            return Some(refuse_batch(format!(
-                "batch of {} messages exceeds the {}-message bound",
-                items.len(),
-                self.config.max_batch_len
-            )));
-        }
         tracing::debug!(len = items.len(), rev = rev.as_str(), "batch");
+        let limits = self.limits();
         let responses: Vec<Value> = items
             .iter()
             .filter_map(|item| {
-                if let Value::Array(_) = item {
-                    return Some(refuse_batch("a batch must not contain a batch".into()));
-                }
-                if item.get("method") == Some(&Value::from("initialize")) {
-                    if let Ok(env) = wire::parse_envelope(item) {
-                        if let Some(id) = env.id {
-                            return Some(
-                                ProtocolError::new(
-                                    code::INVALID_REQUEST,
-                                    "initialize must not be part of a JSON-RPC batch",
-                                    Some(id),
-                                )
-                                .to_response(),
-                            );
-                        }
+                let bytes = item.get().as_bytes();
+                let message = match wire::parse_element(bytes, &limits) {
+                    Ok(m) => m,
+                    Err(response) => return response,
+                };
+                if let Message::Request(r) = &message {
+                    if r.method == "initialize" {
+                        return Some(
+                            ProtocolError::new(
+                                code::INVALID_REQUEST,
+                                "initialize must not be part of a JSON-RPC batch",
+                                Some(r.id.clone()),
+                            )
+                            .to_response(),
+                        );
                     }
                 }
-                self.handle_message(item)
+                self.handle_message(message, bytes)
             })
             .collect();
         if responses.is_empty() {
@@ -174,21 +170,17 @@ impl<B: PdfBackend> Server<B> {
         }
     }
 
-    fn handle_message(&mut self, value: &Value) -> Option<Value> {
-        let env = match wire::parse_envelope(value) {
+    fn handle_message(&mut self, message: Message, raw: &[u8]) -> Option<Value> {
+        let env = match wire::envelope(message) {
             Ok(env) => env,
-            Err(e) if e.notification => {
-                tracing::debug!(error = %e.message, "dropped a malformed notification");
-                return None;
-            }
-            Err(e) => return Some(e.to_response()),
+            Err(response) => return response,
         };
         let Some(id) = env.id.clone() else {
             self.handle_notification(&env);
             return None;
         };
         let rev = self.current_revision();
-        Some(match self.dispatch(&id, &env) {
+        Some(match self.dispatch(&id, &env, raw) {
             Ok(mut result) => {
                 let stateless = self.era == Era::Stateless;
                 if stateless || rev.is_some_and(Revision::has_result_type) {
@@ -198,9 +190,9 @@ impl<B: PdfBackend> Server<B> {
                 }
                 wire::result_response(&id, result)
             }
-            Err(e) => {
-                tracing::debug!(method = %env.method, code = e.code, error = %e.message, "request failed");
-                e.to_response()
+            Err(response) => {
+                tracing::debug!(method = %env.method, error = ?response.get("error"), "request failed");
+                response
             }
         })
     }
@@ -223,9 +215,12 @@ impl<B: PdfBackend> Server<B> {
         }
     }
 
-    fn dispatch(&mut self, id: &Id, env: &Envelope) -> Result<Value, ProtocolError> {
+    /// A result, or the complete error response.
+    fn dispatch(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
         let method = env.method.as_str();
-        let err = |code: i64, msg: String| Err(ProtocolError::new(code, msg, Some(id.clone())));
+        let err = |code: i64, msg: String| {
+            Err(ProtocolError::new(code, msg, Some(id.clone())).to_response())
+        };
         if method.starts_with("notifications/") {
             return err(
                 code::INVALID_REQUEST,
@@ -234,11 +229,11 @@ impl<B: PdfBackend> Server<B> {
         }
         let enveloped = has_stateless_envelope(env.params.as_ref());
         match self.era {
-            Era::Fresh if method == "initialize" => self.initialize(id, env),
+            Era::Fresh if method == "initialize" => self.initialize(id, env).map_err(|e| e.to_response()),
             Era::Fresh if enveloped => {
                 self.era = Era::Stateless;
                 tracing::info!("stateless session (2026-07-28)");
-                self.dispatch_stateless(id, env)
+                self.dispatch_stateless(id, env, raw)
             }
             Era::Fresh => match method {
                 "ping" => Ok(json!({})),
@@ -246,7 +241,9 @@ impl<B: PdfBackend> Server<B> {
                     code::INVALID_REQUEST,
                     format!("{method} received before initialize: send initialize first, or carry the 2026-07-28 _meta envelope in every request"),
                 ),
-                "server/discover" => stateless_envelope(id, env.params.as_ref()).map(|_| Value::Null),
+                "server/discover" => stateless_envelope(id, env.params.as_ref())
+                    .map(|_| discover_result())
+                    .map_err(|e| e.to_response()),
                 _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
             },
             Era::Handshake { rev, .. } => {
@@ -264,16 +261,16 @@ impl<B: PdfBackend> Server<B> {
                 }
                 match method {
                     "ping" => Ok(json!({})),
-                    "tools/list" => self.tools_list(id, env, rev),
-                    "tools/call" => self.tools_call(id, env, rev),
+                    "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+                    "tools/call" => self.tools_call(id, raw, rev),
                     _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
                 }
             }
-            Era::Stateless => self.dispatch_stateless(id, env),
+            Era::Stateless => self.dispatch_stateless(id, env, raw),
         }
     }
 
-    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope) -> Result<Value, ProtocolError> {
+    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
         let method = env.method.as_str();
         if method == "initialize" {
             let requested = env
@@ -287,18 +284,20 @@ impl<B: PdfBackend> Server<B> {
                 "this session serves the stateless 2026-07-28 protocol; the initialize handshake is not accepted on it",
                 Some(id.clone()),
             )
-            .with_data(json!({"supported": stateless_versions(), "requested": requested})));
+            .with_data(json!({"supported": stateless_versions(), "requested": requested}))
+            .to_response());
         }
-        let rev = stateless_envelope(id, env.params.as_ref())?;
+        let rev = stateless_envelope(id, env.params.as_ref()).map_err(|e| e.to_response())?;
         match method {
             "server/discover" => Ok(discover_result()),
-            "tools/list" => self.tools_list(id, env, rev),
-            "tools/call" => self.tools_call(id, env, rev),
+            "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+            "tools/call" => self.tools_call(id, raw, rev),
             _ => Err(ProtocolError::new(
                 code::METHOD_NOT_FOUND,
                 format!("method not found: {method} (not a 2026-07-28 method)"),
                 Some(id.clone()),
-            )),
+            )
+            .to_response()),
         }
     }
 
@@ -359,16 +358,14 @@ impl<B: PdfBackend> Server<B> {
         Ok(Value::Object(result))
     }
 
-    fn tools_call(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, ProtocolError> {
-        let params = env
-            .params
-            .as_ref()
-            .ok_or_else(|| invalid_params(id, "tools/call requires params {name, arguments}"))?;
-        let name = match params.get("name") {
-            Some(Value::String(n)) => n.as_str(),
-            Some(_) => return Err(invalid_params(id, "/params/name must be a string")),
-            None => return Err(invalid_params(id, "tools/call requires /params/name")),
-        };
+    /// `tools/call`: the envelope and `params` shape are vetted again by
+    /// the core's [`crate::rpc::parse_tool_call_with`] on the raw bytes.
+    fn tools_call(&self, id: &Id, raw: &[u8], rev: Revision) -> Result<Value, Value> {
+        let request = crate::rpc::parse_tool_call_with(raw, &self.limits()).map_err(|e| {
+            let detected = crate::rpc::detectable_error_id(raw, &e).unwrap_or_else(|| id.clone());
+            crate::rpc::protocol_error(&e, Some(&detected))
+        })?;
+        let name = request.name.as_str();
         if !tools::is_tool(name) {
             return Err(invalid_params(
                 id,
@@ -376,15 +373,11 @@ impl<B: PdfBackend> Server<B> {
                     "unknown tool {name:?}; tools: {}",
                     tools::TOOL_NAMES.join(", ")
                 ),
-            ));
+            )
+            .to_response());
         }
-        let empty = Map::new();
-        let arguments = match params.get("arguments") {
-            None | Some(Value::Null) => &empty,
-            Some(Value::Object(a)) => a,
-            Some(_) => return Err(invalid_params(id, "/params/arguments must be an object")),
-        };
-        let outcome = tools::validate(name, arguments).and_then(|call| self.run(&call));
+        let arguments = request.arguments();
+        let outcome = tools::validate(name, &arguments).and_then(|call| self.run(&call));
         Ok(match outcome {
             Ok(structured) => tools::success(structured, rev),
             Err(f) => {
@@ -411,7 +404,7 @@ impl<B: PdfBackend> Server<B> {
     /// verified handle.
     fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
         if looks_like_url(path) {
-            return Err(classify_url(path.trim_matches(|c: char| c <= ' ')));
+            return Err(refuse_url(path));
         }
         let max = self.config.max_pdf_bytes;
         let read = match &self.root {
@@ -419,10 +412,12 @@ impl<B: PdfBackend> Server<B> {
             None => confine::read_unconfined(path, max),
         };
         read.map_err(|e| match e {
-            ConfineError::OutsideRoot => ToolFailure::new(
-                "path.outside_root",
-                format!("{path:?} resolves outside the server's root directory"),
-            ),
+            ConfineError::OutsideRoot => {
+                let d = crate::net::Denial::outside_root(format!(
+                    "{path:?} resolves outside the server's root directory"
+                ));
+                ToolFailure::new(d.code(), d.reason())
+            }
             ConfineError::NotFound => {
                 ToolFailure::new("not_found", format!("no such file: {path:?}"))
             }

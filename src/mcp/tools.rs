@@ -148,6 +148,21 @@ const PATH_DESCRIPTION: &str = "The PDF file: a path relative to the server's ro
 const PASSWORD_DESCRIPTION: &str =
     "Password for an encrypted PDF (user or owner password). Omit for unencrypted files.";
 
+fn warnings_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "What could not be read: per page (1-based) or for the whole document (page null).",
+        "items": {
+            "type": "object",
+            "properties": {
+                "page": {"type": ["integer", "null"]},
+                "message": {"type": "string"}
+            },
+            "required": ["page", "message"]
+        }
+    })
+}
+
 fn annotations(title: &str) -> Value {
     json!({
         "title": title,
@@ -209,9 +224,11 @@ fn extract_definition(rev: Revision) -> Value {
                         },
                         "required": ["page", "text"]
                     }
-                }
+                },
+                "truncated": {"type": "boolean", "description": "A per-call limit (pages, output size, per-page work) cut the result short; warnings say which."},
+                "warnings": warnings_schema()
             },
-            "required": ["pageCount", "pages"]
+            "required": ["pageCount", "pages", "truncated", "warnings"]
         }),
     )
 }
@@ -247,9 +264,10 @@ fn metadata_definition(rev: Revision) -> Value {
                     "description": "Document Info dictionary entries, as text.",
                     "additionalProperties": {"type": "string"}
                 },
-                "xmp": {"type": ["string", "null"], "description": "The XMP metadata packet (XML), or null."}
+                "xmp": {"type": ["string", "null"], "description": "The XMP metadata packet (XML), or null."},
+                "warnings": warnings_schema()
             },
-            "required": ["pdfVersion", "pageCount", "encrypted", "info", "xmp"]
+            "required": ["pdfVersion", "pageCount", "encrypted", "info", "xmp", "warnings"]
         }),
     )
 }

@@ -1,69 +1,57 @@
 //! The server's only entry to message bytes: every line goes through the
-//! core here (strict JSON parse, then the JSON-RPC 2.0 envelope), and every
-//! protocol-level error response is built here.
-//!
-//! TEMPORARY ADAPTER: until `toolgate::json::parse_strict` and
-//! `toolgate::rpc::parse_message` land on main, this module carries a thin
-//! serde_json stand-in with the same decisions. Swap the bodies of
-//! [`parse_document`] and [`parse_envelope`], nothing else.
+//! core here ([`crate::rpc::parse_incoming`]: payload bound, strict JSON,
+//! JSON-RPC 2.0 envelope), and every protocol-level error response is built
+//! here, with the request id whenever it is detectable
+//! ([`crate::rpc::detectable_error_id`]).
 
 use serde_json::{json, Map, Value};
 
+use crate::json::Limits;
+use crate::rpc::{self, Incoming, Message, RpcError};
+
+pub use crate::rpc::Id;
+
 /// JSON-RPC 2.0 §5.1 codes, plus MCP's.
 pub mod code {
-    /// Invalid JSON was received.
-    pub const PARSE_ERROR: i64 = -32700;
-    /// The JSON sent is not a valid Request object.
-    pub const INVALID_REQUEST: i64 = -32600;
-    /// The method does not exist / is not available.
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// Invalid method parameter(s).
-    pub const INVALID_PARAMS: i64 = -32602;
-    /// Internal JSON-RPC error.
-    pub const INTERNAL_ERROR: i64 = -32603;
-    /// MCP 2026-07-28: the request's protocol version is not served.
+    pub use crate::rpc::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+    /// MCP 2026-07-28: the request's protocol version is not served
+    /// (`data: {"supported": [...], "requested": ...}`).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
-/// A JSON-RPC id: a string or an integer (MCP forbids `null` in requests).
-pub type Id = Value;
-
-/// A well-formed JSON-RPC 2.0 request or notification.
+/// A vetted request or notification whose `params`, when present, is an
+/// object (MCP params are by-name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
     /// `None` for a notification.
     pub id: Option<Id>,
     /// The method name.
     pub method: String,
-    /// `params` when present (always an object: MCP params are by-name).
+    /// `params` when present.
     pub params: Option<Map<String, Value>>,
 }
 
-/// A protocol-level failure: the JSON-RPC error response is fully decided.
+/// An MCP-level protocol error raised after the envelope parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProtocolError {
     /// JSON-RPC error code.
     pub code: i64,
-    /// Human-readable message saying what was wrong and where.
+    /// What was wrong, and where (a JSON Pointer into the message).
     pub message: String,
     /// Optional structured `error.data`.
     pub data: Option<Value>,
-    /// The request id, when it was detectable; `null` otherwise.
+    /// The request id (`null` in the response when `None`).
     pub id: Option<Id>,
-    /// The message was a notification (no `id`, a valid `jsonrpc` and
-    /// `method`) with a defect elsewhere: JSON-RPC 2.0 §4.1 forbids replying.
-    pub notification: bool,
 }
 
 impl ProtocolError {
-    /// A protocol error with no `data`.
+    /// An error with no `data`.
     pub fn new(code: i64, message: impl Into<String>, id: Option<Id>) -> Self {
         Self {
             code,
             message: message.into(),
             data: None,
             id,
-            notification: false,
         }
     }
 
@@ -73,7 +61,7 @@ impl ProtocolError {
         self
     }
 
-    /// The JSON-RPC 2.0 error response object.
+    /// The JSON-RPC 2.0 error response.
     pub fn to_response(&self) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), Value::from(self.code));
@@ -83,7 +71,7 @@ impl ProtocolError {
         }
         json!({
             "jsonrpc": "2.0",
-            "id": self.id.clone().unwrap_or(Value::Null),
+            "id": self.id.as_ref().map_or(Value::Null, Id::to_value),
             "error": Value::Object(error),
         })
     }
@@ -91,99 +79,72 @@ impl ProtocolError {
 
 /// A success response.
 pub fn result_response(id: &Id, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
 }
 
-/// The answer for a line over the payload bound (never parsed).
-pub fn oversized(len: u64, limit: usize) -> ProtocolError {
-    ProtocolError::new(
-        code::INVALID_REQUEST,
-        format!("message too large: {len} bytes exceeds the {limit}-byte payload bound"),
-        None,
-    )
+/// The answer to a line over the payload bound (discarded unread): the
+/// core's `TooLarge` error, id `null`.
+pub fn oversized(len: u64, limit: usize) -> Value {
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    rpc::protocol_error(&RpcError::TooLarge { len, limit }, None)
 }
 
-/// Strict JSON parse of one message (UTF-8, depth, duplicate keys).
+/// The answer for a core error on `bytes`: `None` (stay silent) when the
+/// message is a notification (no `id` member) whose only defect is its
+/// `params`; otherwise the core's error response with the detectable id.
+fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> {
+    if let RpcError::ParamsNotStructured { .. } = error {
+        let no_id = crate::json::parse_strict(bytes, limits)
+            .ok()
+            .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
+            .unwrap_or(false);
+        if no_id {
+            tracing::debug!(%error, "dropped a notification with malformed params");
+            return None;
+        }
+    }
+    let id = rpc::detectable_error_id(bytes, error);
+    Some(rpc::protocol_error(error, id.as_ref()))
+}
+
+/// Parses one line: a message or a batch.
 ///
 /// # Errors
-/// A parse error (`-32700`, id `null`) saying what was wrong and where.
-pub fn parse_document(bytes: &[u8], max_bytes: usize) -> Result<Value, ProtocolError> {
-    if bytes.len() > max_bytes {
-        return Err(oversized(bytes.len() as u64, max_bytes));
-    }
-    serde_json::from_slice::<Value>(bytes).map_err(|e| {
-        ProtocolError::new(
-            code::PARSE_ERROR,
-            format!(
-                "parse error: {e} (line {}, column {})",
-                e.line(),
-                e.column()
-            ),
-            None,
-        )
-    })
+/// The error response to send, or `None` when nothing may be sent.
+pub fn parse_line(bytes: &[u8], limits: &Limits) -> Result<Incoming, Option<Value>> {
+    rpc::parse_incoming(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
 }
 
-/// Validates one JSON-RPC 2.0 request or notification object.
+/// Parses one element of a batch.
 ///
 /// # Errors
-/// `-32600` for a malformed envelope (id echoed when it is itself valid),
-/// `-32602` for non-object `params`.
-pub fn parse_envelope(value: &Value) -> Result<Envelope, ProtocolError> {
-    let Value::Object(obj) = value else {
-        return Err(ProtocolError::new(
-            code::INVALID_REQUEST,
-            "invalid request: a message must be a JSON object",
-            None,
-        ));
+/// As [`parse_line`].
+pub fn parse_element(bytes: &[u8], limits: &Limits) -> Result<Message, Option<Value>> {
+    rpc::parse_message(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
+}
+
+/// Checks MCP's by-name `params` rule on a vetted message.
+///
+/// # Errors
+/// -32602 for a request whose `params` is an array; `None` (silence) for
+/// such a notification.
+pub fn envelope(message: Message) -> Result<Envelope, Option<Value>> {
+    let (id, method, params) = match message {
+        Message::Request(r) => (Some(r.id), r.method, r.params),
+        Message::Notification(n) => (None, n.method, n.params),
     };
-    let id = match obj.get("id") {
+    let params = match params {
         None => None,
-        Some(v @ Value::String(_)) => Some(v.clone()),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n.clone())),
-        Some(Value::Null) => {
-            return Err(ProtocolError::new(
-                code::INVALID_REQUEST,
-                "invalid request: /id must be a string or an integer, not null",
-                None,
-            ))
-        }
+        Some(Value::Object(m)) => Some(m),
         Some(_) => {
-            return Err(ProtocolError::new(
-                code::INVALID_REQUEST,
-                "invalid request: /id must be a string or an integer",
-                None,
-            ))
-        }
-    };
-    if obj.get("jsonrpc") != Some(&Value::from("2.0")) {
-        return Err(ProtocolError::new(
-            code::INVALID_REQUEST,
-            "invalid request: /jsonrpc must be \"2.0\"",
-            None,
-        ));
-    }
-    let method = match obj.get("method") {
-        Some(Value::String(m)) => m.clone(),
-        _ => {
-            return Err(ProtocolError::new(
-                code::INVALID_REQUEST,
-                "invalid request: /method must be a string",
-                id,
-            ))
-        }
-    };
-    let params = match obj.get("params") {
-        None => None,
-        Some(Value::Object(p)) => Some(p.clone()),
-        Some(_) => {
-            let mut e = ProtocolError::new(
-                code::INVALID_PARAMS,
-                "invalid params: /params must be an object",
-                id.clone(),
-            );
-            e.notification = id.is_none();
-            return Err(e);
+            return Err(id.map(|id| {
+                ProtocolError::new(
+                    code::INVALID_PARAMS,
+                    "invalid params: /params must be an object (MCP parameters are by name)",
+                    Some(id),
+                )
+                .to_response()
+            }))
         }
     };
     Ok(Envelope { id, method, params })

@@ -4,7 +4,7 @@
 use super::code::{Denial, DenialCode};
 use super::ip::classify_ip;
 use super::names::refused_name;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use url::{Host, Url};
 
 /// Longest URL accepted, in bytes (UTF-8). Longer input is refused
@@ -12,20 +12,21 @@ use url::{Host, Url};
 pub const MAX_URL_BYTES: usize = 8192;
 
 /// The host a vetted URL names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
     /// An IP literal already classified as global: connect to it directly.
     Ip(IpAddr),
     /// A domain name (canonical: lower-case ASCII, IDNA-encoded) that needs a
     /// DNS lookup, whose answer must then pass [`vet_resolved`].
-    Domain(String),
+    Domain(&'a str),
 }
 
 /// A URL that passed [`classify_url`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Destination {
     url: Url,
-    target: Target,
+    /// `Some` for an IP literal host; `None` for a domain (read from `url`).
+    ip: Option<IpAddr>,
 }
 
 impl Destination {
@@ -36,21 +37,21 @@ impl Destination {
     }
 
     /// The vetted host.
-    pub fn target(&self) -> &Target {
-        &self.target
+    pub fn target(&self) -> Target<'_> {
+        match self.ip {
+            Some(a) => Target::Ip(a),
+            None => Target::Domain(self.url.host_str().unwrap_or_default()),
+        }
     }
 
     /// The IP literal, when the host is one (always global here).
     pub fn ip(&self) -> Option<IpAddr> {
-        match self.target {
-            Target::Ip(a) => Some(a),
-            Target::Domain(_) => None,
-        }
+        self.ip
     }
 
     /// The domain name, when the host is one.
     pub fn domain(&self) -> Option<&str> {
-        match &self.target {
+        match self.target() {
             Target::Ip(_) => None,
             Target::Domain(d) => Some(d),
         }
@@ -59,7 +60,7 @@ impl Destination {
     /// `true` when the host is a domain name: resolve it once, pass every
     /// address to [`vet_resolved`], then connect to a vetted address.
     pub fn needs_dns(&self) -> bool {
-        matches!(self.target, Target::Domain(_))
+        self.ip.is_none()
     }
 
     /// The port to connect to (explicit, or the scheme's default: 80, 443).
@@ -85,6 +86,14 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
                 input.len()
             ),
         ));
+    }
+    // Fast path: a branch-free pass (vectorises) over plain printable ASCII;
+    // only text with a byte outside it gets the character-level look below.
+    let suspicious = input.bytes().fold(false, |acc, b| {
+        acc | (b <= b' ') | (b >= 0x7f) | (b == b'\\')
+    });
+    if !suspicious {
+        return Ok(());
     }
     for (offset, c) in input.char_indices() {
         let what = if c == '\\' {
@@ -156,7 +165,10 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
         ));
     }
     let authority = raw_authority(input, scheme.len())?;
-    if authority.contains('@') || !url.username().is_empty() || url.password().is_some() {
+    if authority.bytes().any(|b| b == b'@')
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
         return Err(Denial::of(
             DenialCode::Userinfo,
             "the URL carries userinfo (`user@` or `user:pass@`): refused, it hides the real host",
@@ -168,14 +180,16 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
             return Err(Denial::of(DenialCode::Malformed, "the URL has no host"));
         }
         Some(Host::Ipv4(a)) => {
-            if raw_host != a.to_string() {
+            // std's parser takes canonical dotted-decimal only (four decimal
+            // parts, no leading zeros, no trailing dot).
+            if raw_host.parse::<Ipv4Addr>() != Ok(a) {
                 let reach = classify_ip(IpAddr::V4(a));
                 return Err(Denial::of(
                     DenialCode::Ambiguous,
                     format!(
                         "host `{raw_host}` is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
                          single-number form, trailing dot, encoded digits) of {a}; {}",
-                        reach.describe(IpAddr::V4(a))
+                        reach.display(IpAddr::V4(a))
                     ),
                 ));
             }
@@ -199,10 +213,7 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
             if let Some(code) = refused_name(d) {
                 return Err(Denial::of(code, name_reason(code, d)));
             }
-            return Ok(Destination {
-                target: Target::Domain(d.to_owned()),
-                url,
-            });
+            return Ok(Destination { url, ip: None });
         }
     };
     let reach = classify_ip(target);
@@ -210,7 +221,7 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
         Some(d) => Err(d),
         None => Ok(Destination {
             url,
-            target: Target::Ip(target),
+            ip: Some(target),
         }),
     }
 }
@@ -281,44 +292,62 @@ fn raw_authority(input: &str, scheme_len: usize) -> Result<&str, Denial> {
             "more than two slashes after the scheme are read differently by other parsers",
         ));
     }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    // `http://evil.com?@127.0.0.1/` and `http://evil.com#@127.0.0.1`: a parser
+    // that does not end the authority at `?` or `#` sees the host after `@`.
+    let tail = rest.get(end..).unwrap_or("");
+    if tail.bytes().take_while(|b| *b != b'/').any(|b| b == b'@') {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            "`@` after `?` or `#` right behind the host: parsers that do not end the authority there read another host",
+        ));
+    }
     Ok(rest.get(..end).unwrap_or(rest))
 }
 
 /// The host part of a raw authority without userinfo (callers refuse `@`
 /// first): `[v6]` kept bracketed, the `:port` dropped.
 fn raw_host(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        match authority.find(']') {
-            Some(i) => authority.get(..=i).unwrap_or(authority),
-            None => authority,
-        }
+    let end = if authority.starts_with('[') {
+        authority.bytes().position(|b| b == b']').map(|i| i + 1)
     } else {
-        match authority.find(':') {
-            Some(i) => authority.get(..i).unwrap_or(authority),
-            None => authority,
-        }
-    }
+        authority.bytes().position(|b| b == b':')
+    };
+    end.and_then(|i| authority.get(..i)).unwrap_or(authority)
 }
 
 /// Refuses a domain whose text is not plainly what the parser understood.
 fn check_domain(raw: &str, canonical: &str) -> Result<(), Denial> {
     let ambiguous = |why: String| Err(Denial::of(DenialCode::Ambiguous, why));
-    if raw.contains('%') {
-        return ambiguous(format!(
-            "host `{raw}` is percent-encoded (decodes to `{canonical}`)"
-        ));
-    }
-    if raw.is_ascii() && !raw.eq_ignore_ascii_case(canonical) {
-        return ambiguous(format!(
-            "host `{raw}` was rewritten to `{canonical}` by the parser"
-        ));
+    // The parser never leaves `%` in a domain, so an identical raw text
+    // (the common case) needs no further look.
+    if raw != canonical {
+        if raw.bytes().any(|b| b == b'%') {
+            return ambiguous(format!(
+                "host `{raw}` is percent-encoded (decodes to `{canonical}`)"
+            ));
+        }
+        if raw.is_ascii() && !raw.eq_ignore_ascii_case(canonical) {
+            return ambiguous(format!(
+                "host `{raw}` was rewritten to `{canonical}` by the parser"
+            ));
+        }
     }
     let trimmed = canonical.strip_suffix('.').unwrap_or(canonical);
-    if trimmed.is_empty() || trimmed.split('.').any(str::is_empty) {
+    let mut empty_label = trimmed.is_empty();
+    let mut all_numeric = true;
+    // Byte-level split: hosts are short, and `str::split` costs a searcher per label.
+    for label in trimmed.as_bytes().split(|b| *b == b'.') {
+        empty_label |= label.is_empty();
+        all_numeric = all_numeric && is_numeric_label(label);
+    }
+    if empty_label {
         return ambiguous(format!("host `{canonical}` has an empty label"));
     }
-    if trimmed.split('.').all(is_numeric_label) {
+    if all_numeric {
         return ambiguous(format!(
             "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
         ));
@@ -327,11 +356,13 @@ fn check_domain(raw: &str, canonical: &str) -> Result<(), Denial> {
 }
 
 /// A label `inet_aton` would read as a number: decimal, octal or `0x` hex.
-fn is_numeric_label(label: &str) -> bool {
-    let l = label.to_ascii_lowercase();
-    match l.strip_prefix("0x") {
-        Some(hex) => hex.chars().all(|c| c.is_ascii_hexdigit()),
-        None => !l.is_empty() && l.chars().all(|c| c.is_ascii_digit()),
+fn is_numeric_label(label: &[u8]) -> bool {
+    match label
+        .strip_prefix(b"0x")
+        .or_else(|| label.strip_prefix(b"0X"))
+    {
+        Some(hex) => hex.iter().all(u8::is_ascii_hexdigit),
+        None => !label.is_empty() && label.iter().all(u8::is_ascii_digit),
     }
 }
 

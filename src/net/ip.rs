@@ -4,8 +4,9 @@
 use super::code::{Denial, DenialCode};
 use super::registry::{
     Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS, V4_FIRST_OCTET,
-    V6_GLOBAL_HOT16,
+    V4_MATCH, V4_METADATA, V6_GLOBAL_HOT16, V6_MATCH, V6_METADATA,
 };
+use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// How an IPv6 address carries an IPv4 address.
@@ -17,7 +18,8 @@ pub enum Embedding {
     Compatible,
     /// `64:ff9b::a.b.c.d` (RFC 6052 §2.1).
     Nat64,
-    /// `64:ff9b:1::/48` with the IPv4 address at bits 48..64 and 72..88 (RFC 8215, RFC 6052 §2.2).
+    /// `64:ff9b:1::/48` (RFC 8215): `64:ff9b:1::a.b.c.d` when bits 48..96 are
+    /// zero, else the /48 layout, bits 48..64 and 72..88 (RFC 6052 §2.2).
     Nat64LocalUse,
     /// `2002:AABB:CCDD::/48` (RFC 3056 §2).
     SixToFour,
@@ -99,23 +101,12 @@ impl Reach {
 
     /// A human sentence for `addr` classified as `self`.
     pub fn describe(&self, addr: IpAddr) -> String {
-        match self {
-            Reach::Global => format!("{addr} is a global unicast address"),
-            Reach::Special(b) => {
-                format!("{addr} is in {} ({}, {})", b.cidr(), b.name, b.rfc)
-            }
-            Reach::CloudMetadata(m) => {
-                format!("{addr} is a cloud metadata address: {}", m.service)
-            }
-            Reach::Embedded { form, v4 } => {
-                let mut s = format!("{addr} is {} embedding {}", form.describe(), summary(*v4));
-                if let Embedding::Teredo { server } = form {
-                    s.push_str(&format!(" (client), server {}", summary(*server)));
-                }
-                s.push_str("; every IPv4-embedding IPv6 form is refused");
-                s
-            }
-        }
+        self.display(addr).to_string()
+    }
+
+    /// [`Reach::describe`] without allocating, for use inside larger messages.
+    pub fn display(&self, addr: IpAddr) -> impl fmt::Display + '_ {
+        Described { reach: *self, addr }
     }
 
     /// The refusal for `addr`, or `None` when global.
@@ -124,13 +115,43 @@ impl Reach {
     }
 }
 
+struct Described {
+    reach: Reach,
+    addr: IpAddr,
+}
+
+impl fmt::Display for Described {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let addr = self.addr;
+        match self.reach {
+            Reach::Global => write!(f, "{addr} is a global unicast address"),
+            Reach::Special(b) => write!(f, "{addr} is in {b} ({}, {})", b.name, b.rfc),
+            Reach::CloudMetadata(m) => {
+                write!(f, "{addr} is a cloud metadata address: {}", m.service)
+            }
+            Reach::Embedded { form, v4 } => {
+                write!(f, "{addr} is {} embedding {}", form.describe(), Summary(v4))?;
+                if let Embedding::Teredo { server } = form {
+                    write!(f, " (client), server {}", Summary(server))?;
+                }
+                f.write_str("; every IPv4-embedding IPv6 form is refused")
+            }
+        }
+    }
+}
+
 /// `a.b.c.d (what it is)` for an embedded IPv4 address.
-fn summary(v4: Ipv4Addr) -> String {
-    match classify_ipv4(v4) {
-        Reach::Global => format!("{v4} (global unicast)"),
-        Reach::Special(b) => format!("{v4} ({} {}, {})", b.cidr(), b.name, b.rfc),
-        Reach::CloudMetadata(m) => format!("{v4} (cloud metadata: {})", m.service),
-        Reach::Embedded { .. } => v4.to_string(),
+struct Summary(Ipv4Addr);
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v4 = self.0;
+        match classify_ipv4(v4) {
+            Reach::Global => write!(f, "{v4} (global unicast)"),
+            Reach::Special(b) => write!(f, "{v4} ({b} {}, {})", b.name, b.rfc),
+            Reach::CloudMetadata(m) => write!(f, "{v4} (cloud metadata: {})", m.service),
+            Reach::Embedded { .. } => write!(f, "{v4}"),
+        }
     }
 }
 
@@ -157,10 +178,18 @@ pub fn classify_ipv4(a: Ipv4Addr) -> Reach {
     if word & (1u64 << (first % 64)) == 0 {
         return Reach::Global;
     }
-    if let Some(m) = METADATA_ENDPOINTS.iter().find(|m| m.addr == IpAddr::V4(a)) {
+    if let Some(m) = V4_METADATA
+        .iter()
+        .find(|(m, _)| *m == bits)
+        .and_then(|(_, i)| METADATA_ENDPOINTS.get(*i))
+    {
         return Reach::CloudMetadata(m);
     }
-    match IPV4_BLOCKS.iter().find(|b| b.contains4(bits)) {
+    match V4_MATCH
+        .iter()
+        .position(|(net, mask)| bits & mask == *net)
+        .and_then(|i| IPV4_BLOCKS.get(i))
+    {
         Some(b) => Reach::Special(b),
         None => Reach::Global,
     }
@@ -182,8 +211,13 @@ pub fn embedded_ipv4(a: Ipv6Addr) -> Option<(Embedding, Ipv4Addr)> {
         return Some((Embedding::Nat64, low32));
     }
     if b >> 80 == 0x0064_ff9b_0001 {
-        // RFC 6052 §2.2, /48 prefix: bits 48..64 hold the first 16 bits,
+        // RFC 8215 lets operators use any RFC 6052 prefix length inside the
+        // /48. `64:ff9b:1::a.b.c.d` (bits 48..96 zero) is the /96 layout;
+        // otherwise read the /48 layout: bits 48..64 hold the first 16 bits,
         // bits 64..72 are the zero "u" octet, bits 72..88 the last 16.
+        if (b >> 32) & 0xffff_ffff_ffff == 0 {
+            return Some((Embedding::Nat64LocalUse, low32));
+        }
         let hi = ((b >> 64) & 0xffff) as u32;
         let lo = ((b >> 40) & 0xffff) as u32;
         return Some((Embedding::Nat64LocalUse, Ipv4Addr::from_bits(hi << 16 | lo)));
@@ -209,10 +243,18 @@ pub fn classify_ipv6(a: Ipv6Addr) -> Reach {
     if let Some((form, v4)) = embedded_ipv4(a) {
         return Reach::Embedded { form, v4 };
     }
-    if let Some(m) = METADATA_ENDPOINTS.iter().find(|m| m.addr == IpAddr::V6(a)) {
+    if let Some(m) = V6_METADATA
+        .iter()
+        .find(|(m, _)| *m == bits)
+        .and_then(|(_, i)| METADATA_ENDPOINTS.get(*i))
+    {
         return Reach::CloudMetadata(m);
     }
-    match IPV6_BLOCKS.iter().find(|b| b.contains6(bits)) {
+    match V6_MATCH
+        .iter()
+        .position(|(net, mask)| bits & mask == *net)
+        .and_then(|i| IPV6_BLOCKS.get(i))
+    {
         Some(b) => Reach::Special(b),
         None => Reach::Global,
     }

@@ -74,21 +74,15 @@ impl Block {
         }
     }
 
-    /// Whether the IPv4 address (as bits) is inside this (IPv4) block.
-    #[inline]
-    pub(crate) fn contains4(&self, a: u32) -> bool {
-        (a as u128) & self.mask == self.bits
-    }
-
-    /// Whether the IPv6 address (as bits) is inside this (IPv6) block.
-    #[inline]
-    pub(crate) fn contains6(&self, a: u128) -> bool {
-        a & self.mask == self.bits
-    }
-
-    /// The block as `prefix/len` text, e.g. `10.0.0.0/8`.
+    /// The block as `prefix/len` text, e.g. `10.0.0.0/8` (also its `Display`).
     pub fn cidr(&self) -> String {
-        format!("{}/{}", self.prefix, self.len)
+        self.to_string()
+    }
+}
+
+impl std::fmt::Display for Block {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.prefix, self.len)
     }
 }
 
@@ -104,8 +98,10 @@ const fn a6(a: u16, b: u16, c: u16, d: u16, e: u16, f: u16, g: u16, h: u16) -> I
 /// IANA IPv4 Special-Purpose Address Registry, plus multicast (IPv4 Address
 /// Space registry, RFC 5771). Every row is refused, whatever its "Globally
 /// Reachable" flag.
+pub static IPV4_BLOCKS: &[Block] = V4_ROWS;
+
 #[rustfmt::skip]
-pub static IPV4_BLOCKS: &[Block] = &[
+const V4_ROWS: &[Block] = &[
     Block::v4(a4(0, 0, 0, 0), 32, "\"This host on this network\"", "RFC 1122 §3.2.1.3", Unspecified),
     Block::v4(a4(0, 0, 0, 0), 8, "\"This network\"", "RFC 791 §3.2", ThisNetwork),
     Block::v4(a4(10, 0, 0, 0), 8, "Private-Use", "RFC 1918", PrivateUse),
@@ -137,8 +133,10 @@ pub static IPV4_BLOCKS: &[Block] = &[
 /// IANA IPv6 Special-Purpose Address Registry, plus the deprecated
 /// IPv4-compatible and site-local blocks, multicast, and everything outside
 /// `2000::/3` (IANA IPv6 Address Space: "Reserved by IETF").
+pub static IPV6_BLOCKS: &[Block] = V6_ROWS;
+
 #[rustfmt::skip]
-pub static IPV6_BLOCKS: &[Block] = &[
+const V6_ROWS: &[Block] = &[
     Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 0), 128, "Unspecified Address", "RFC 4291 §2.5.2", Unspecified),
     Block::v6(a6(0, 0, 0, 0, 0, 0, 0, 1), 128, "Loopback Address", "RFC 4291 §2.5.3", Loopback),
     Block::v6(a6(0, 0, 0, 0, 0, 0xffff, 0, 0), 96, "IPv4-mapped Address", "RFC 4291 §2.5.5.2", Ipv4Mapped),
@@ -199,8 +197,10 @@ const fn m6(a: Ipv6Addr, service: &'static str) -> MetadataEndpoint {
 /// `ssrf.cloud_metadata` even where a special-purpose block already covers
 /// them (168.63.129.16 is inside Microsoft's public space and only this
 /// row catches it).
+pub static METADATA_ENDPOINTS: &[MetadataEndpoint] = METADATA_ROWS;
+
 #[rustfmt::skip]
-pub static METADATA_ENDPOINTS: &[MetadataEndpoint] = &[
+const METADATA_ROWS: &[MetadataEndpoint] = &[
     m4(a4(169, 254, 169, 254), "instance metadata (AWS IMDS, GCP, Azure IMDS, Oracle OCI, DigitalOcean, OpenStack, Hetzner, Linode, Vultr, Huawei, IBM)"),
     m4(a4(169, 254, 169, 253), "AWS Amazon DNS (Route 53 Resolver)"),
     m4(a4(169, 254, 169, 123), "AWS Time Sync Service"),
@@ -231,8 +231,8 @@ pub(crate) static V4_FIRST_OCTET: [u64; 4] = v4_first_octets();
 const fn v4_first_octets() -> [u64; 4] {
     let mut map = [0u64; 4];
     let mut i = 0;
-    while i < IPV4_BLOCKS.len() {
-        let b = &IPV4_BLOCKS[i];
+    while i < V4_ROWS.len() {
+        let b = &V4_ROWS[i];
         let first = (b.bits >> 24) as usize;
         // A block shorter than /8 spans 2^(8-len) first octets.
         let span = if b.len >= 8 { 1 } else { 1usize << (8 - b.len) };
@@ -244,8 +244,8 @@ const fn v4_first_octets() -> [u64; 4] {
         i += 1;
     }
     let mut j = 0;
-    while j < METADATA_ENDPOINTS.len() {
-        if let IpAddr::V4(a) = METADATA_ENDPOINTS[j].addr {
+    while j < METADATA_ROWS.len() {
+        if let IpAddr::V4(a) = METADATA_ROWS[j].addr {
             let o = (a.to_bits() >> 24) as usize;
             map[o / 64] |= 1u64 << (o % 64);
         }
@@ -264,8 +264,8 @@ const fn v6_hot16() -> [u16; 8] {
     let mut out = [0u16; 8];
     let mut n = 0;
     let mut i = 0;
-    while i < IPV6_BLOCKS.len() {
-        let b = &IPV6_BLOCKS[i];
+    while i < V6_ROWS.len() {
+        let b = &V6_ROWS[i];
         if b.len >= 3 && (b.bits >> 125) == 1 {
             assert!(
                 b.len >= 16,
@@ -289,8 +289,8 @@ const fn v6_hot16() -> [u16; 8] {
         i += 1;
     }
     let mut j = 0;
-    while j < METADATA_ENDPOINTS.len() {
-        if let IpAddr::V6(a) = METADATA_ENDPOINTS[j].addr {
+    while j < METADATA_ROWS.len() {
+        if let IpAddr::V6(a) = METADATA_ROWS[j].addr {
             assert!(
                 (a.to_bits() >> 125) != 1,
                 "a global metadata v6 address needs the hot list"
@@ -303,6 +303,82 @@ const fn v6_hot16() -> [u16; 8] {
     while k < 8 {
         out[k] = out[0];
         k += 1;
+    }
+    out
+}
+
+/// `(network bits, mask)` of every IPv4 row, same order as [`IPV4_BLOCKS`]:
+/// a dense copy for the scan (a `Block` is ~100 bytes, this is 8).
+pub(crate) static V4_MATCH: [(u32, u32); V4_ROWS.len()] = v4_match();
+
+/// `(network bits, mask)` of every IPv6 row, same order as [`IPV6_BLOCKS`].
+pub(crate) static V6_MATCH: [(u128, u128); V6_ROWS.len()] = v6_match();
+
+#[allow(clippy::indexing_slicing)]
+const fn v4_match() -> [(u32, u32); V4_ROWS.len()] {
+    let mut out = [(0u32, 0u32); V4_ROWS.len()];
+    let mut i = 0;
+    while i < V4_ROWS.len() {
+        out[i] = (V4_ROWS[i].bits as u32, V4_ROWS[i].mask as u32);
+        i += 1;
+    }
+    out
+}
+
+#[allow(clippy::indexing_slicing)]
+const fn v6_match() -> [(u128, u128); V6_ROWS.len()] {
+    let mut out = [(0u128, 0u128); V6_ROWS.len()];
+    let mut i = 0;
+    while i < V6_ROWS.len() {
+        out[i] = (V6_ROWS[i].bits, V6_ROWS[i].mask);
+        i += 1;
+    }
+    out
+}
+
+#[allow(clippy::indexing_slicing)]
+const fn count_metadata(v4: bool) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < METADATA_ROWS.len() {
+        if matches!(METADATA_ROWS[i].addr, IpAddr::V4(_)) == v4 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// `(address bits, index into METADATA_ENDPOINTS)` of the IPv4 metadata addresses.
+pub(crate) static V4_METADATA: [(u32, usize); count_metadata(true)] = v4_metadata();
+
+/// `(address bits, index into METADATA_ENDPOINTS)` of the IPv6 metadata addresses.
+pub(crate) static V6_METADATA: [(u128, usize); count_metadata(false)] = v6_metadata();
+
+#[allow(clippy::indexing_slicing)]
+const fn v4_metadata() -> [(u32, usize); count_metadata(true)] {
+    let mut out = [(0u32, 0usize); count_metadata(true)];
+    let (mut i, mut n) = (0, 0);
+    while i < METADATA_ROWS.len() {
+        if let IpAddr::V4(a) = METADATA_ROWS[i].addr {
+            out[n] = (a.to_bits(), i);
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[allow(clippy::indexing_slicing)]
+const fn v6_metadata() -> [(u128, usize); count_metadata(false)] {
+    let mut out = [(0u128, 0usize); count_metadata(false)];
+    let (mut i, mut n) = (0, 0);
+    while i < METADATA_ROWS.len() {
+        if let IpAddr::V6(a) = METADATA_ROWS[i].addr {
+            out[n] = (a.to_bits(), i);
+            n += 1;
+        }
+        i += 1;
     }
     out
 }

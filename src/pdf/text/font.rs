@@ -1,0 +1,790 @@
+//! Fonts as the text interpreter needs them: how a string splits into codes,
+//! each code's Unicode text and its advance width.
+//!
+//! Sources for the text of a code, first match wins (the order pdftotext uses):
+//! the `/ToUnicode` CMap; for simple fonts the encoding (`/Encoding`, its
+//! `/Differences`, else the embedded font program's built-in encoding) through
+//! glyph names; for composite fonts a predefined legacy CMap decoded by its
+//! charset (Shift-JIS, GBK, Big5, EUC-KR, UTF-16) or the embedded TrueType cmap.
+//! PDF 32000-1:2008 §9.6 (simple fonts), §9.7 (composite fonts), §9.10 (text extraction).
+
+use std::collections::HashMap;
+
+use lopdf::{Dictionary, Document, Object};
+
+use super::cmap::CMap;
+use super::embedded;
+use super::encoding::{self, Base};
+use super::TextLimits;
+
+/// Most entries read from a `/W` (CID widths) array.
+pub const MAX_W_ENTRIES: usize = 65_536;
+/// Most entries read from a simple font's `/Widths` array.
+pub const MAX_SIMPLE_WIDTHS: usize = 256;
+
+/// A decoded code: its text goes to the output, its width advances the pen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Code {
+    /// The code value.
+    pub code: u32,
+    /// Its length in bytes.
+    pub len: u8,
+}
+
+/// Legacy multi-byte charsets behind predefined CJK CMaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Legacy {
+    /// Shift-JIS (`*-RKSJ-*`).
+    ShiftJis,
+    /// EUC-JP (`EUC-H`, `EUC-V`).
+    EucJp,
+    /// GBK / GB 2312 EUC (`GBK-EUC-*`, `GB-EUC-*`, `GBpc-EUC-*`, `GBK2K-*`).
+    Gbk,
+    /// Big5 (`B5pc-*`, `ETen-B5-*`, `HKscs-B5-*`, `B5-*`).
+    Big5,
+    /// EUC-KR / UHC (`KSC-EUC-*`, `KSCms-UHC-*`, `KSCpc-EUC-*`).
+    EucKr,
+    /// UTF-16BE (`Uni*-UCS2-*`, `Uni*-UTF16-*`).
+    Utf16,
+}
+
+impl Legacy {
+    fn from_cmap_name(name: &str) -> Option<Legacy> {
+        Some(if name.contains("RKSJ") {
+            Legacy::ShiftJis
+        } else if name.starts_with("GB") {
+            Legacy::Gbk
+        } else if name.starts_with("B5") || name.starts_with("ETen") || name.starts_with("HKscs") {
+            Legacy::Big5
+        } else if name.starts_with("KSC") {
+            Legacy::EucKr
+        } else if name == "EUC-H" || name == "EUC-V" {
+            Legacy::EucJp
+        } else if name.starts_with("Uni") && (name.contains("UCS2") || name.contains("UTF16")) {
+            Legacy::Utf16
+        } else {
+            return None;
+        })
+    }
+
+    fn code_len(self, bytes: &[u8]) -> usize {
+        let Some(&b) = bytes.first() else { return 1 };
+        let n = match self {
+            Legacy::ShiftJis => {
+                if (0x81..=0x9F).contains(&b) || (0xE0..=0xFC).contains(&b) {
+                    2
+                } else {
+                    1
+                }
+            }
+            Legacy::EucJp => match b {
+                0x8E | 0xA1..=0xFE => 2,
+                0x8F => 3,
+                _ => 1,
+            },
+            Legacy::Gbk | Legacy::Big5 | Legacy::EucKr => {
+                if (0x81..=0xFE).contains(&b) {
+                    2
+                } else {
+                    1
+                }
+            }
+            Legacy::Utf16 => {
+                if (0xD8..=0xDB).contains(&b) {
+                    4
+                } else {
+                    2
+                }
+            }
+        };
+        n.min(bytes.len()).max(1)
+    }
+
+    fn decode(self, bytes: &[u8], out: &mut String) {
+        let enc = match self {
+            Legacy::ShiftJis => encoding_rs::SHIFT_JIS,
+            Legacy::EucJp => encoding_rs::EUC_JP,
+            Legacy::Gbk => encoding_rs::GBK,
+            Legacy::Big5 => encoding_rs::BIG5,
+            Legacy::EucKr => encoding_rs::EUC_KR,
+            Legacy::Utf16 => encoding_rs::UTF_16BE,
+        };
+        let (text, _) = enc.decode_without_bom_handling(bytes);
+        out.push_str(&text);
+    }
+}
+
+/// An Adobe character collection, for CIDs with no other Unicode source.
+/// Only the ranges that are plain sequences are known here (Adobe Technical
+/// Notes #5078 Japan1, #5079 GB1, #5080 CNS1, #5093 Korea1): CIDs 1–95 are
+/// ASCII in all four, and Japan1 has the kana in Unicode order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collection {
+    /// Adobe-Japan1.
+    Japan1,
+    /// Adobe-GB1, Adobe-CNS1, Adobe-Korea1.
+    OtherCjk,
+}
+
+impl Collection {
+    fn from_ordering(o: &[u8]) -> Option<Collection> {
+        match o {
+            b"Japan1" => Some(Collection::Japan1),
+            b"GB1" | b"CNS1" | b"Korea1" => Some(Collection::OtherCjk),
+            _ => None,
+        }
+    }
+
+    fn cid_to_unicode(self, cid: u32) -> Option<char> {
+        let u = match (self, cid) {
+            (_, 1..=95) => 0x20 + cid - 1,
+            (Collection::Japan1, 842..=924) => 0x3041 + cid - 842,
+            (Collection::Japan1, 925..=1010) => 0x30A1 + cid - 925,
+            _ => return None,
+        };
+        char::from_u32(u)
+    }
+}
+
+/// How a composite font's strings split into codes and CIDs.
+#[derive(Debug, Clone)]
+enum CidEncoding {
+    /// Identity-H / Identity-V: 2-byte codes, CID = code.
+    Identity,
+    /// A predefined legacy CMap: codes decoded by charset, CIDs unknown.
+    Legacy(Legacy),
+    /// An embedded CMap stream.
+    Embedded(Box<CMap>, Option<Legacy>),
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Simple {
+        text: Box<[Option<Box<str>>; 256]>,
+        widths: Box<[f64; 256]>,
+    },
+    Composite {
+        encoding: CidEncoding,
+        widths: HashMap<u32, f64>,
+        default_width: f64,
+        /// CID → text from the embedded font program (TrueType cmap).
+        cid_text: HashMap<u32, char>,
+        /// The character collection (`/CIDSystemInfo` `/Ordering`).
+        collection: Option<Collection>,
+    },
+}
+
+/// A loaded font.
+#[derive(Debug, Clone)]
+pub struct Font {
+    kind: Kind,
+    to_unicode: Option<CMap>,
+    /// Vertical writing mode (`-V` CMaps).
+    pub vertical: bool,
+    /// Glyph space → text space scale (1/1000 except Type 3's `/FontMatrix`).
+    pub scale: f64,
+    /// Glyph height as a fraction of the font size (Type 3 fonts differ).
+    pub height: f64,
+    /// Why parts of the font could not be read.
+    pub warnings: Vec<String>,
+}
+
+fn num(obj: &Object) -> Option<f64> {
+    match obj {
+        Object::Integer(i) => Some(*i as f64),
+        Object::Real(r) => Some(f64::from(*r)),
+        _ => None,
+    }
+}
+
+fn deref<'a>(doc: &'a Document, obj: &'a Object) -> &'a Object {
+    doc.dereference(obj).map(|(_, o)| o).unwrap_or(obj)
+}
+
+fn get<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
+    dict.get(key).ok().map(|o| deref(doc, o))
+}
+
+fn get_dict<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
+    match get(doc, dict, key)? {
+        Object::Dictionary(d) => Some(d),
+        Object::Stream(s) => Some(&s.dict),
+        _ => None,
+    }
+}
+
+fn get_name<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a [u8]> {
+    match get(doc, dict, key)? {
+        Object::Name(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn get_array<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a [Object]> {
+    match get(doc, dict, key)? {
+        Object::Array(a) => Some(a),
+        _ => None,
+    }
+}
+
+fn stream_bytes(
+    doc: &Document,
+    dict: &Dictionary,
+    key: &[u8],
+    limits: &TextLimits,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<u8>> {
+    let Object::Stream(s) = get(doc, dict, key)? else {
+        return None;
+    };
+    match crate::pdf::stream::decode_stream(s, limits.max_stream_bytes) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            warnings.push(format!(
+                "{}: {e}",
+                String::from_utf8_lossy(key).into_owned()
+            ));
+            None
+        }
+    }
+}
+
+/// Strips a subset tag (`ABCDEF+Name`).
+fn base_font_name(name: &[u8]) -> String {
+    let s = String::from_utf8_lossy(name);
+    match s.split_once('+') {
+        Some((tag, rest)) if tag.len() == 6 => rest.to_string(),
+        _ => s.into_owned(),
+    }
+}
+
+impl Font {
+    /// A stand-in for a font that could not be loaded: single-byte codes,
+    /// Latin-1 text, half-em widths.
+    pub fn fallback(warning: String) -> Font {
+        let text: Box<[Option<Box<str>>; 256]> = Box::new(std::array::from_fn(|i| {
+            let c = char::from(i as u8);
+            (!c.is_control()).then(|| c.to_string().into_boxed_str())
+        }));
+        Font {
+            kind: Kind::Simple {
+                text,
+                widths: Box::new([0.5; 256]),
+            },
+            to_unicode: None,
+            vertical: false,
+            scale: 0.001,
+            height: 1.0,
+            warnings: vec![warning],
+        }
+    }
+
+    /// Loads the font dictionary `dict`. Never fails: unreadable parts become
+    /// warnings and fallbacks.
+    pub fn load(doc: &Document, dict: &Dictionary, limits: &TextLimits) -> Font {
+        let mut warnings = Vec::new();
+        let subtype = get_name(doc, dict, b"Subtype").unwrap_or(b"Type1");
+        let to_unicode = stream_bytes(doc, dict, b"ToUnicode", limits, &mut warnings)
+            .map(|b| CMap::parse(&b))
+            .filter(CMap::has_text_mappings);
+        if to_unicode.as_ref().is_some_and(|c| c.clipped) {
+            warnings.push("ToUnicode CMap clipped at a bound".into());
+        }
+        let mut font = if subtype == b"Type0" {
+            load_composite(doc, dict, limits, &mut warnings)
+        } else {
+            load_simple(doc, dict, subtype, limits, &mut warnings)
+        };
+        font.to_unicode = to_unicode;
+        font.warnings.extend(warnings);
+        font
+    }
+
+    /// Whether codes are single bytes (Tw applies to code 32 only for these).
+    pub fn is_simple(&self) -> bool {
+        matches!(self.kind, Kind::Simple { .. })
+    }
+
+    /// Splits the next code off `bytes` (non-empty). Returns the code and its length.
+    pub fn next_code(&self, bytes: &[u8]) -> Code {
+        let len = match &self.kind {
+            Kind::Simple { .. } => 1,
+            Kind::Composite { encoding, .. } => match encoding {
+                CidEncoding::Identity => 2,
+                CidEncoding::Legacy(l) => l.code_len(bytes),
+                CidEncoding::Embedded(c, legacy) => c
+                    .code_len(bytes)
+                    .or_else(|| legacy.map(|l| l.code_len(bytes)))
+                    .unwrap_or(2),
+            },
+        };
+        let len = len.clamp(1, 4).min(bytes.len().max(1));
+        let code = bytes
+            .iter()
+            .take(len)
+            .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+        Code {
+            code,
+            len: len as u8,
+        }
+    }
+
+    fn cid(&self, code: &Code) -> Option<u32> {
+        match &self.kind {
+            Kind::Simple { .. } => None,
+            Kind::Composite { encoding, .. } => match encoding {
+                CidEncoding::Identity => Some(code.code),
+                CidEncoding::Legacy(_) => None,
+                CidEncoding::Embedded(c, _) => c.lookup_cid(code.len, code.code),
+            },
+        }
+    }
+
+    /// Appends the Unicode text of `code` (whose bytes are `bytes`) to `out`.
+    pub fn push_text(&self, code: &Code, bytes: &[u8], out: &mut String) {
+        if let Some(tu) = &self.to_unicode {
+            if let Some(t) = tu.lookup_text(code.len, code.code) {
+                out.push_str(&t);
+                return;
+            }
+            // A one-byte ToUnicode applied to two-byte codes (and vice versa) happens.
+            if let Some(t) = tu
+                .mapped_lengths()
+                .first()
+                .filter(|l| **l != code.len && **l == 2 && code.len == 1)
+                .and_then(|l| tu.lookup_text(*l, code.code))
+            {
+                out.push_str(&t);
+                return;
+            }
+        }
+        match &self.kind {
+            Kind::Simple { text, .. } => {
+                if let Some(Some(t)) = text.get(code.code as usize) {
+                    out.push_str(t);
+                }
+            }
+            Kind::Composite {
+                encoding,
+                cid_text,
+                collection,
+                ..
+            } => {
+                let legacy = match encoding {
+                    CidEncoding::Legacy(l) => Some(*l),
+                    CidEncoding::Embedded(_, l) => *l,
+                    CidEncoding::Identity => None,
+                };
+                if let Some(cid) = self.cid(code) {
+                    if let Some(c) = cid_text.get(&cid) {
+                        out.push(*c);
+                        return;
+                    }
+                    if let Some(c) = collection.and_then(|o| o.cid_to_unicode(cid)) {
+                        out.push(c);
+                        return;
+                    }
+                }
+                if let Some(l) = legacy {
+                    l.decode(bytes, out);
+                }
+            }
+        }
+    }
+
+    /// The advance of `code` in text space units (before font size).
+    pub fn width(&self, code: &Code) -> f64 {
+        match &self.kind {
+            Kind::Simple { widths, .. } => widths.get(code.code as usize).copied().unwrap_or(0.0),
+            Kind::Composite {
+                widths,
+                default_width,
+                encoding,
+                ..
+            } => match self.cid(code) {
+                Some(cid) => widths.get(&cid).copied().unwrap_or(*default_width) * self.scale,
+                None => {
+                    let half = matches!(encoding, CidEncoding::Legacy(l) | CidEncoding::Embedded(_, Some(l)) if *l != Legacy::Utf16)
+                        && code.len == 1;
+                    if half {
+                        0.5
+                    } else {
+                        *default_width * self.scale
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn load_simple(
+    doc: &Document,
+    dict: &Dictionary,
+    subtype: &[u8],
+    limits: &TextLimits,
+    warnings: &mut Vec<String>,
+) -> Font {
+    let type3 = subtype == b"Type3";
+    let base_name = get_name(doc, dict, b"BaseFont")
+        .map(base_font_name)
+        .unwrap_or_default();
+    let descriptor = get_dict(doc, dict, b"FontDescriptor");
+    let (scale, height) = if type3 {
+        let m: Vec<f64> = get_array(doc, dict, b"FontMatrix")
+            .unwrap_or_default()
+            .iter()
+            .filter_map(num)
+            .collect();
+        match m.as_slice() {
+            [a, _, _, d, ..] if a.is_finite() && d.is_finite() && *a != 0.0 => {
+                (*a, (d.abs() * 1000.0).clamp(0.01, 100.0))
+            }
+            _ => (0.001, 1.0),
+        }
+    } else {
+        (0.001, 1.0)
+    };
+
+    // Glyph names per code: the base encoding, else the font program's built-in one.
+    let mut names: [Option<String>; 256] = std::array::from_fn(|_| None);
+    let enc_obj = get(doc, dict, b"Encoding");
+    let (base, diffs) = match enc_obj {
+        Some(Object::Name(n)) => (Base::from_name(n), None),
+        Some(Object::Dictionary(d)) => (
+            get_name(doc, d, b"BaseEncoding").and_then(Base::from_name),
+            get_array(doc, d, b"Differences"),
+        ),
+        _ => (None, None),
+    };
+    let symbolic_name = if base_name.starts_with("Symbol") {
+        Some(Base::Symbol)
+    } else if base_name.starts_with("ZapfDingbats") || base_name.starts_with("Dingbats") {
+        Some(Base::ZapfDingbats)
+    } else {
+        None
+    };
+    let program = descriptor.and_then(|d| embedded::Program::load(doc, d, limits, warnings));
+    let builtin = program
+        .as_ref()
+        .map(|p| p.builtin_names())
+        .unwrap_or_default();
+    let mut text: Box<[Option<Box<str>>; 256]> = Box::new(std::array::from_fn(|_| None));
+    let fill_base = |b: Base, text: &mut [Option<Box<str>>; 256]| {
+        for (i, slot) in text.iter_mut().enumerate() {
+            *slot = b.decode(i as u8).map(|c| c.to_string().into_boxed_str());
+        }
+    };
+    if let Some(b) = base {
+        fill_base(b, &mut text);
+    } else if let Some(b) = symbolic_name {
+        fill_base(b, &mut text);
+    } else if !builtin.is_empty() {
+        for (code, name) in builtin {
+            if let Some(slot) = names.get_mut(usize::from(code)) {
+                *slot = Some(name);
+            }
+        }
+    } else if !type3 {
+        let symbolic = descriptor
+            .and_then(|d| get(doc, d, b"Flags"))
+            .and_then(num)
+            .is_some_and(|f| (f as i64) & 4 != 0);
+        if !(symbolic && subtype == b"TrueType") {
+            fill_base(
+                if subtype == b"TrueType" {
+                    Base::WinAnsi
+                } else {
+                    Base::Standard
+                },
+                &mut text,
+            );
+        }
+    }
+    if let Some(d) = diffs {
+        encoding::apply_differences(doc, d, &mut names);
+    }
+    for (i, name) in names.iter().enumerate() {
+        let Some(name) = name else { continue };
+        // Unknown names: a number in the name, else the code itself read as
+        // Latin-1 (what pdftotext does for Type 3 and private glyph names).
+        let decoded = encoding::glyph_name_to_unicode(name)
+            .or_else(|| program.as_ref().and_then(|p| p.text_for_name(name)))
+            .or_else(|| {
+                encoding::numeric_glyph_name(name)
+                    .and_then(|(n, _)| char::from_u32(n))
+                    .filter(|c| !c.is_control())
+                    .map(String::from)
+            })
+            .or_else(|| {
+                let c = char::from(i as u8);
+                (!c.is_control()).then(|| c.to_string())
+            });
+        if let (Some(slot), Some(t)) = (text.get_mut(i), decoded) {
+            *slot = Some(t.into_boxed_str());
+        }
+    }
+    if type3 {
+        for (i, slot) in text.iter_mut().enumerate() {
+            let c = char::from(i as u8);
+            if slot.is_none() && !c.is_control() {
+                *slot = Some(c.to_string().into_boxed_str());
+            }
+        }
+    }
+    // Codes still without text: the embedded font's own cmap (symbolic TrueType).
+    if let Some(p) = &program {
+        for (i, slot) in text.iter_mut().enumerate() {
+            if slot.is_none() {
+                *slot = p
+                    .text_for_code(i as u8)
+                    .map(|c| c.to_string().into_boxed_str());
+            }
+        }
+    }
+
+    let mut widths = Box::new([0.0f64; 256]);
+    let missing = descriptor
+        .and_then(|d| get(doc, d, b"MissingWidth"))
+        .and_then(num)
+        .unwrap_or(0.0);
+    match get_array(doc, dict, b"Widths") {
+        Some(ws) => {
+            let first = get(doc, dict, b"FirstChar")
+                .and_then(num)
+                .unwrap_or(0.0)
+                .clamp(0.0, 255.0) as usize;
+            for w in widths.iter_mut() {
+                *w = missing * scale;
+            }
+            for (slot, w) in widths
+                .iter_mut()
+                .skip(first)
+                .zip(ws.iter().take(MAX_SIMPLE_WIDTHS))
+            {
+                *slot = num(deref(doc, w)).unwrap_or(missing) * scale;
+            }
+        }
+        None => {
+            let table = std14_table(&base_name);
+            for (i, w) in widths.iter_mut().enumerate() {
+                let t = text.get(i).and_then(|t| t.as_deref());
+                *w = match table {
+                    Std14::Mono => 0.6,
+                    Std14::Table(tab) => t
+                        .and_then(|t| t.chars().next())
+                        .and_then(|c| tab.binary_search_by_key(&c, |(k, _)| *k).ok())
+                        .and_then(|i| tab.get(i))
+                        .map(|(_, w)| f64::from(*w) / 1000.0)
+                        .unwrap_or_else(|| standard_width_guess(t)),
+                    Std14::Unknown => standard_width_guess(t),
+                };
+            }
+        }
+    }
+    Font {
+        kind: Kind::Simple { text, widths },
+        to_unicode: None,
+        vertical: false,
+        scale,
+        height,
+        warnings: Vec::new(),
+    }
+}
+
+enum Std14 {
+    Mono,
+    Table(&'static [(char, u16)]),
+    Unknown,
+}
+
+/// The standard-14 metrics for a base font name (with the usual aliases:
+/// Arial = Helvetica, TimesNewRoman = Times; §9.6.2.2 and Annex D).
+fn std14_table(name: &str) -> Std14 {
+    use super::std14::*;
+    let lower = name.to_ascii_lowercase();
+    let bold = lower.contains("bold");
+    let italic = lower.contains("italic") || lower.contains("oblique");
+    if lower.starts_with("courier") {
+        Std14::Mono
+    } else if lower.starts_with("times") {
+        Std14::Table(match (bold, italic) {
+            (false, false) => TIMES_ROMAN,
+            (true, false) => TIMES_BOLD,
+            (false, true) => TIMES_ITALIC,
+            (true, true) => TIMES_BOLD_ITALIC,
+        })
+    } else if lower.starts_with("helvetica") || lower.starts_with("arial") {
+        Std14::Table(match (bold, italic) {
+            (false, false) => HELVETICA,
+            (true, false) => HELVETICA_BOLD,
+            (false, true) => HELVETICA_OBLIQUE,
+            (true, true) => HELVETICA_BOLD_OBLIQUE,
+        })
+    } else {
+        Std14::Unknown
+    }
+}
+
+/// Approximate advance of a character in a proportional standard font (no
+/// `/Widths` given): close enough to tell a word gap from letter spacing.
+fn standard_width_guess(text: Option<&str>) -> f64 {
+    let Some(c) = text.and_then(|t| t.chars().next()) else {
+        return 0.5;
+    };
+    match c {
+        ' ' => 0.25,
+        'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '!' | '|' => 0.25,
+        'f' | 't' | 'r' | 'I' | '(' | ')' | '[' | ']' | '-' => 0.33,
+        'm' | 'w' => 0.8,
+        'M' | 'W' => 0.9,
+        'A'..='Z' => 0.68,
+        '0'..='9' => 0.55,
+        _ => 0.5,
+    }
+}
+
+fn load_composite(
+    doc: &Document,
+    dict: &Dictionary,
+    limits: &TextLimits,
+    warnings: &mut Vec<String>,
+) -> Font {
+    let mut vertical = false;
+    let encoding = match get(doc, dict, b"Encoding") {
+        Some(Object::Name(n)) => {
+            let name = String::from_utf8_lossy(n);
+            vertical = name.ends_with("-V");
+            if name.starts_with("Identity") {
+                CidEncoding::Identity
+            } else if let Some(l) = Legacy::from_cmap_name(&name) {
+                CidEncoding::Legacy(l)
+            } else {
+                warnings.push(format!(
+                    "unsupported predefined CMap {name}; using Identity"
+                ));
+                CidEncoding::Identity
+            }
+        }
+        Some(Object::Stream(s)) => {
+            vertical = get(doc, &s.dict, b"WMode")
+                .and_then(num)
+                .is_some_and(|w| w == 1.0);
+            match crate::pdf::stream::decode_stream(s, limits.max_stream_bytes) {
+                Ok(b) => {
+                    let cmap = CMap::parse(&b);
+                    let legacy = cmap.use_cmap.as_deref().and_then(Legacy::from_cmap_name);
+                    CidEncoding::Embedded(Box::new(cmap), legacy)
+                }
+                Err(e) => {
+                    warnings.push(format!("encoding CMap: {e}"));
+                    CidEncoding::Identity
+                }
+            }
+        }
+        _ => {
+            warnings.push("Type0 font without a usable /Encoding; using Identity".into());
+            CidEncoding::Identity
+        }
+    };
+    let descendant = get_array(doc, dict, b"DescendantFonts")
+        .and_then(|a| a.first())
+        .map(|o| deref(doc, o))
+        .and_then(|o| match o {
+            Object::Dictionary(d) => Some(d),
+            _ => None,
+        });
+    let mut widths = HashMap::new();
+    let mut default_width = 1000.0;
+    let mut cid_text = HashMap::new();
+    let mut collection = None;
+    if let Some(desc) = descendant {
+        collection = get_dict(doc, desc, b"CIDSystemInfo")
+            .and_then(|info| get(doc, info, b"Ordering"))
+            .and_then(|o| o.as_str().ok())
+            .and_then(Collection::from_ordering);
+        if let Some(dw) = get(doc, desc, b"DW").and_then(num) {
+            default_width = dw;
+        }
+        if let Some(w) = get_array(doc, desc, b"W") {
+            read_cid_widths(doc, w, &mut widths);
+        }
+        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor") {
+            if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
+                let map = cid_to_gid(doc, desc, limits, warnings);
+                cid_text = p.cid_text(map.as_deref());
+            }
+        }
+    } else {
+        warnings.push("Type0 font without DescendantFonts".into());
+    }
+    Font {
+        kind: Kind::Composite {
+            encoding,
+            widths,
+            default_width,
+            cid_text,
+            collection,
+        },
+        to_unicode: None,
+        vertical,
+        scale: 0.001,
+        height: 1.0,
+        warnings: Vec::new(),
+    }
+}
+
+/// `/CIDToGIDMap` as a table (None for Identity or absent).
+fn cid_to_gid(
+    doc: &Document,
+    desc: &Dictionary,
+    limits: &TextLimits,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<u16>> {
+    let bytes = stream_bytes(doc, desc, b"CIDToGIDMap", limits, warnings)?;
+    Some(
+        bytes
+            .chunks(2)
+            .take(usize::from(u16::MAX) + 1)
+            .map(|p| match p {
+                [h, l] => u16::from_be_bytes([*h, *l]),
+                _ => 0,
+            })
+            .collect(),
+    )
+}
+
+/// Reads `/W`: `c [w1 w2 …]` and `c_first c_last w` entries.
+fn read_cid_widths(doc: &Document, w: &[Object], out: &mut HashMap<u32, f64>) {
+    let mut i = 0usize;
+    let mut budget = MAX_W_ENTRIES;
+    while i < w.len() && budget > 0 {
+        let first = w.get(i).map(|o| deref(doc, o)).and_then(num);
+        let second = w.get(i + 1).map(|o| deref(doc, o));
+        match (first, second) {
+            (Some(c), Some(Object::Array(ws))) => {
+                let c = c.max(0.0) as u32;
+                for (k, wv) in ws.iter().enumerate().take(budget) {
+                    if let Some(v) = num(deref(doc, wv)) {
+                        out.insert(c.saturating_add(k as u32), v);
+                    }
+                    budget -= 1;
+                }
+                i += 2;
+            }
+            (Some(c1), Some(o)) => {
+                let (Some(c2), Some(v)) =
+                    (num(o), w.get(i + 2).map(|o| deref(doc, o)).and_then(num))
+                else {
+                    return;
+                };
+                let (c1, c2) = (c1.max(0.0) as u32, c2.max(0.0) as u32);
+                for c in (c1..=c2).take(budget) {
+                    out.insert(c, v);
+                    budget -= 1;
+                }
+                i += 3;
+            }
+            _ => return,
+        }
+    }
+}

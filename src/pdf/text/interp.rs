@@ -1,0 +1,554 @@
+//! The content-stream interpreter: graphics and text state (PDF 32000-1:2008
+//! §8.4 graphics state, §9.3 text state, §9.4 text objects), producing placed
+//! glyphs for the layout step. Form XObjects are followed with a depth bound
+//! and a cycle check; every loop is bounded by [`TextLimits`].
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use lopdf::content::{Content, Operation};
+use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use super::font::Font;
+use super::layout::Glyph;
+use super::TextLimits;
+
+/// Deepest `q` nesting tracked; deeper saves are counted but not stored.
+pub const MAX_GSTATE_DEPTH: usize = 256;
+/// Most distinct fonts loaded for one page.
+pub const MAX_FONTS_PER_PAGE: usize = 1024;
+
+/// An affine matrix `[a b c d e f]` (§8.3.4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Matrix(pub [f64; 6]);
+
+impl Matrix {
+    pub const IDENTITY: Matrix = Matrix([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+
+    /// `self × other` (apply `self` first, then `other`).
+    pub fn then(&self, o: &Matrix) -> Matrix {
+        let [a, b, c, d, e, f] = self.0;
+        let [oa, ob, oc, od, oe, of] = o.0;
+        Matrix([
+            a * oa + b * oc,
+            a * ob + b * od,
+            c * oa + d * oc,
+            c * ob + d * od,
+            e * oa + f * oc + oe,
+            e * ob + f * od + of,
+        ])
+    }
+
+    pub fn apply(&self, x: f64, y: f64) -> (f64, f64) {
+        let [a, b, c, d, e, f] = self.0;
+        (a * x + c * y + e, b * x + d * y + f)
+    }
+
+    fn translate(tx: f64, ty: f64) -> Matrix {
+        Matrix([1.0, 0.0, 0.0, 1.0, tx, ty])
+    }
+
+    fn finite(self) -> Option<Matrix> {
+        self.0.iter().all(|v| v.is_finite()).then_some(self)
+    }
+}
+
+#[derive(Clone)]
+struct TextState {
+    font: Option<Rc<Font>>,
+    size: f64,
+    char_spacing: f64,
+    word_spacing: f64,
+    hscale: f64,
+    leading: f64,
+    rise: f64,
+}
+
+#[derive(Clone)]
+struct GState {
+    ctm: Matrix,
+    text: TextState,
+}
+
+/// Output sink shared by the page and its forms.
+pub struct Sink {
+    pub glyphs: Vec<Glyph>,
+    pub text: String,
+    pub warnings: Vec<String>,
+    pub truncated: bool,
+    ops: usize,
+    fonts: HashMap<usize, Rc<Font>>,
+    fallback: Option<Rc<Font>>,
+}
+
+impl Sink {
+    pub fn new() -> Sink {
+        Sink {
+            glyphs: Vec::new(),
+            text: String::new(),
+            warnings: Vec::new(),
+            truncated: false,
+            ops: 0,
+            fonts: HashMap::new(),
+            fallback: None,
+        }
+    }
+
+    fn fallback(&mut self, w: String) -> Rc<Font> {
+        self.warn(w.clone());
+        self.fallback
+            .get_or_insert_with(|| Rc::new(Font::fallback(w)))
+            .clone()
+    }
+
+    fn warn(&mut self, w: String) {
+        // Keep warnings few and distinct.
+        if self.warnings.len() < 64 && !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+}
+
+/// Interprets one content stream (`data`) with `resources`.
+pub struct Interp<'a> {
+    doc: &'a Document,
+    limits: &'a TextLimits,
+    /// Form XObjects being interpreted (cycle check).
+    stack: Vec<ObjectId>,
+}
+
+fn num(o: &Object) -> Option<f64> {
+    match o {
+        Object::Integer(i) => Some(*i as f64),
+        Object::Real(r) => Some(f64::from(*r)),
+        _ => None,
+    }
+    .filter(|v| v.is_finite())
+}
+
+fn nums<const N: usize>(ops: &[Object]) -> Option<[f64; N]> {
+    let tail = ops.get(ops.len().checked_sub(N)?..)?;
+    let mut out = [0.0; N];
+    for (o, v) in out.iter_mut().zip(tail) {
+        *o = num(v)?;
+    }
+    Some(out)
+}
+
+impl<'a> Interp<'a> {
+    pub fn new(doc: &'a Document, limits: &'a TextLimits) -> Self {
+        Interp {
+            doc,
+            limits,
+            stack: Vec::new(),
+        }
+    }
+
+    fn deref(&self, o: &'a Object) -> &'a Object {
+        self.doc.dereference(o).map(|(_, o)| o).unwrap_or(o)
+    }
+
+    fn sub_dict(&self, res: Option<&'a Dictionary>, key: &[u8]) -> Option<&'a Dictionary> {
+        match self.deref(res?.get(key).ok()?) {
+            Object::Dictionary(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    fn font(&self, sink: &mut Sink, res: Option<&'a Dictionary>, name: &[u8]) -> Option<Rc<Font>> {
+        let fonts = self.sub_dict(res, b"Font");
+        let Some(entry) = fonts.and_then(|f| f.get(name).ok()) else {
+            return Some(sink.fallback(format!(
+                "font /{} not in resources; using a stand-in",
+                String::from_utf8_lossy(name)
+            )));
+        };
+        let (id, obj) = match self.doc.dereference(entry) {
+            Ok((id, o)) => (id, o),
+            Err(_) => (None, entry),
+        };
+        let Object::Dictionary(dict) = obj else {
+            return Some(sink.fallback(format!(
+                "font /{} is not a dictionary; using a stand-in",
+                String::from_utf8_lossy(name)
+            )));
+        };
+        // Key: the object id, else the dictionary's address (inline font dict).
+        let key = match id {
+            Some((n, g)) => ((n as usize) << 16) ^ usize::from(g),
+            None => dict as *const Dictionary as usize,
+        };
+        if let Some(f) = sink.fonts.get(&key) {
+            return Some(f.clone());
+        }
+        if sink.fonts.len() >= MAX_FONTS_PER_PAGE {
+            sink.warn(format!("more than {MAX_FONTS_PER_PAGE} fonts on the page"));
+            return None;
+        }
+        let font = Font::load(self.doc, dict, self.limits);
+        for w in &font.warnings {
+            sink.warn(format!("font /{}: {w}", String::from_utf8_lossy(name)));
+        }
+        let font = Rc::new(font);
+        sink.fonts.insert(key, font.clone());
+        Some(font)
+    }
+
+    /// Runs the content stream `data` under `ctm` with `resources`.
+    pub fn run(
+        &mut self,
+        sink: &mut Sink,
+        data: &[u8],
+        resources: Option<&'a Dictionary>,
+        ctm: Matrix,
+    ) {
+        let mut gs = GState {
+            ctm,
+            text: TextState {
+                font: None,
+                size: 0.0,
+                char_spacing: 0.0,
+                word_spacing: 0.0,
+                hscale: 1.0,
+                leading: 0.0,
+                rise: 0.0,
+            },
+        };
+        self.run_ops(sink, Content::decode_iter(data), resources, &mut gs);
+    }
+
+    fn run_ops(
+        &mut self,
+        sink: &mut Sink,
+        ops: impl Iterator<Item = lopdf::Result<Operation>>,
+        resources: Option<&'a Dictionary>,
+        gs: &mut GState,
+    ) {
+        let mut saved: Vec<GState> = Vec::new();
+        let mut dropped_saves = 0usize;
+        let mut tm = Matrix::IDENTITY;
+        let mut tlm = Matrix::IDENTITY;
+        for op in ops {
+            if sink.truncated {
+                return;
+            }
+            sink.ops += 1;
+            if sink.ops > self.limits.max_operations {
+                sink.truncated = true;
+                sink.warn(format!(
+                    "stopped after {} content-stream operations",
+                    self.limits.max_operations
+                ));
+                return;
+            }
+            let op = match op {
+                Ok(op) => op,
+                Err(_) => {
+                    sink.warn("content stream has a syntax error; text after it is lost".into());
+                    return;
+                }
+            };
+            let args = op.operands.as_slice();
+            match op.operator.as_str() {
+                "q" => {
+                    if saved.len() < MAX_GSTATE_DEPTH {
+                        saved.push(gs.clone());
+                    } else {
+                        dropped_saves += 1;
+                    }
+                }
+                "Q" => {
+                    if dropped_saves > 0 {
+                        dropped_saves -= 1;
+                    } else if let Some(s) = saved.pop() {
+                        *gs = s;
+                    }
+                }
+                "cm" => {
+                    if let Some(m) = nums::<6>(args) {
+                        if let Some(m) = Matrix(m).then(&gs.ctm).finite() {
+                            gs.ctm = m;
+                        }
+                    }
+                }
+                "BT" => {
+                    tm = Matrix::IDENTITY;
+                    tlm = Matrix::IDENTITY;
+                }
+                "Tf" => {
+                    if let Some([size]) = nums::<1>(args) {
+                        gs.text.size = size;
+                    }
+                    let name = args.iter().find_map(|o| o.as_name().ok());
+                    if let Some(name) = name {
+                        gs.text.font = self.font(sink, resources, name);
+                    }
+                }
+                "Tc" => {
+                    if let Some([v]) = nums::<1>(args) {
+                        gs.text.char_spacing = v;
+                    }
+                }
+                "Tw" => {
+                    if let Some([v]) = nums::<1>(args) {
+                        gs.text.word_spacing = v;
+                    }
+                }
+                "Tz" => {
+                    if let Some([v]) = nums::<1>(args) {
+                        gs.text.hscale = v / 100.0;
+                    }
+                }
+                "TL" => {
+                    if let Some([v]) = nums::<1>(args) {
+                        gs.text.leading = v;
+                    }
+                }
+                "Ts" => {
+                    if let Some([v]) = nums::<1>(args) {
+                        gs.text.rise = v;
+                    }
+                }
+                "Td" | "TD" => {
+                    if let Some([tx, ty]) = nums::<2>(args) {
+                        if op.operator == "TD" {
+                            gs.text.leading = -ty;
+                        }
+                        tlm = Matrix::translate(tx, ty).then(&tlm);
+                        tm = tlm;
+                    }
+                }
+                "Tm" => {
+                    if let Some(m) = nums::<6>(args).and_then(|m| Matrix(m).finite()) {
+                        tlm = m;
+                        tm = m;
+                    }
+                }
+                "T*" => {
+                    tlm = Matrix::translate(0.0, -gs.text.leading).then(&tlm);
+                    tm = tlm;
+                }
+                "Tj" | "'" | "\"" => {
+                    if op.operator != "Tj" {
+                        if op.operator == "\"" {
+                            if let (Some(aw), Some(ac)) =
+                                (args.first().and_then(num), args.get(1).and_then(num))
+                            {
+                                gs.text.word_spacing = aw;
+                                gs.text.char_spacing = ac;
+                            }
+                        }
+                        tlm = Matrix::translate(0.0, -gs.text.leading).then(&tlm);
+                        tm = tlm;
+                    }
+                    if let Some(Object::String(s, _)) = args.last() {
+                        self.show(sink, gs, &mut tm, s);
+                    }
+                }
+                "TJ" => {
+                    if let Some(Object::Array(items)) = args.last() {
+                        for item in items {
+                            match item {
+                                Object::String(s, _) => self.show(sink, gs, &mut tm, s),
+                                other => {
+                                    if let Some(n) = num(other) {
+                                        let t = &gs.text;
+                                        let vertical = t.font.as_ref().is_some_and(|f| f.vertical);
+                                        let d = -n / 1000.0 * t.size;
+                                        tm = if vertical {
+                                            Matrix::translate(0.0, d)
+                                        } else {
+                                            Matrix::translate(d * t.hscale, 0.0)
+                                        }
+                                        .then(&tm);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                "Do" => {
+                    if let Some(name) = args.last().and_then(|o| o.as_name().ok()) {
+                        self.do_xobject(sink, resources, name, gs);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn do_xobject(
+        &mut self,
+        sink: &mut Sink,
+        resources: Option<&'a Dictionary>,
+        name: &[u8],
+        gs: &GState,
+    ) {
+        let Some(entry) = self
+            .sub_dict(resources, b"XObject")
+            .and_then(|x| x.get(name).ok())
+        else {
+            return;
+        };
+        let Ok((id, Object::Stream(stream))) = self.doc.dereference(entry) else {
+            return;
+        };
+        if stream
+            .dict
+            .get(b"Subtype")
+            .ok()
+            .and_then(|o| o.as_name().ok())
+            != Some(&b"Form"[..])
+        {
+            return;
+        }
+        let id = id.unwrap_or((0, 0));
+        if self.stack.contains(&id) {
+            sink.warn(format!(
+                "Form XObject /{} draws itself; cycle cut",
+                String::from_utf8_lossy(name)
+            ));
+            return;
+        }
+        if self.stack.len() >= self.limits.max_form_depth {
+            sink.warn(format!(
+                "Form XObjects nested deeper than {}; inner ones skipped",
+                self.limits.max_form_depth
+            ));
+            return;
+        }
+        let data = match crate::pdf::stream::decode_stream(stream, self.limits.max_stream_bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                sink.warn(format!(
+                    "Form XObject /{}: {e}",
+                    String::from_utf8_lossy(name)
+                ));
+                return;
+            }
+        };
+        let matrix = stream
+            .dict
+            .get(b"Matrix")
+            .ok()
+            .map(|o| self.deref(o))
+            .and_then(|o| o.as_array().ok())
+            .and_then(|a| nums::<6>(a))
+            .map(Matrix)
+            .unwrap_or(Matrix::IDENTITY);
+        let form_res = match stream.dict.get(b"Resources").ok().map(|o| self.deref(o)) {
+            Some(Object::Dictionary(d)) => Some(d),
+            _ => resources,
+        };
+        let mut inner = gs.clone();
+        if let Some(m) = matrix.then(&gs.ctm).finite() {
+            inner.ctm = m;
+        }
+        self.stack.push(id);
+        self.run_ops(sink, Content::decode_iter(&data), form_res, &mut inner);
+        self.stack.pop();
+    }
+
+    /// Shows string `s`: one glyph per code, advancing `tm` (§9.4.4).
+    fn show(&self, sink: &mut Sink, gs: &GState, tm: &mut Matrix, s: &[u8]) {
+        let t = &gs.text;
+        let Some(font) = t.font.clone() else {
+            sink.warn("text shown before a font was set".into());
+            return;
+        };
+        let mut rest = s;
+        while !rest.is_empty() {
+            if sink.text.len() >= self.limits.max_chars {
+                sink.truncated = true;
+                sink.warn(format!(
+                    "page text cut at {} characters",
+                    self.limits.max_chars
+                ));
+                return;
+            }
+            let code = font.next_code(rest);
+            let len = usize::from(code.len).min(rest.len()).max(1);
+            let (bytes, tail) = rest.split_at(len);
+            rest = tail;
+            let start = sink.text.len();
+            font.push_text(&code, bytes, &mut sink.text);
+            let w0 = font.width(&code);
+            let word_space = if font.is_simple() && code.code == 32 && code.len == 1 {
+                t.word_spacing
+            } else {
+                0.0
+            };
+            // Glyph box in device space: origin, advance end and top.
+            let trm = Matrix([t.size * t.hscale, 0.0, 0.0, t.size, 0.0, t.rise])
+                .then(tm)
+                .then(&gs.ctm);
+            let (x0, y0) = trm.apply(0.0, 0.0);
+            let (advance, next) = if font.vertical {
+                // Vertical advance: the default w1 of -1000 (§9.7.4.3).
+                let ty = -t.size + t.char_spacing + word_space;
+                ((0.0, -1.0), Matrix::translate(0.0, ty))
+            } else {
+                let tx = (w0 * t.size + t.char_spacing + word_space) * t.hscale;
+                ((w0, 0.0), Matrix::translate(tx, 0.0))
+            };
+            let (x1, y1) = trm.apply(advance.0, advance.1);
+            let unit = if font.vertical {
+                (0.0, -1.0)
+            } else {
+                (1.0, 0.0)
+            };
+            let (xd, yd) = trm.apply(unit.0, unit.1);
+            let dir = direction(xd - x0, yd - y0);
+            let (xu, yu) = trm.apply(0.0, font.height);
+            let size = ((xu - x0).powi(2) + (yu - y0).powi(2)).sqrt();
+            *tm = next.then(tm);
+            let end = sink.text.len();
+            if size.is_finite()
+                && x0.is_finite()
+                && y0.is_finite()
+                && x1.is_finite()
+                && y1.is_finite()
+            {
+                sink.glyphs.push(Glyph {
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    size,
+                    dir,
+                    text: start..end,
+                });
+            } else {
+                sink.text.truncate(start);
+            }
+        }
+    }
+}
+
+/// Runs `data` as a page content stream.
+pub fn run_page(
+    doc: &Document,
+    limits: &TextLimits,
+    sink: &mut Sink,
+    data: &[u8],
+    resources: Option<&Dictionary>,
+    ctm: Matrix,
+) {
+    let mut interp = Interp::new(doc, limits);
+    interp.run(sink, data, resources, ctm);
+}
+
+/// Quantises a baseline direction to 0 (rightwards), 1 (up), 2 (left), 3 (down).
+fn direction(dx: f64, dy: f64) -> u8 {
+    if dx.abs() >= dy.abs() {
+        if dx >= 0.0 {
+            0
+        } else {
+            2
+        }
+    } else if dy > 0.0 {
+        1
+    } else {
+        3
+    }
+}

@@ -1,0 +1,331 @@
+//! From placed glyphs to reading-order text, in the spirit of pdftotext's
+//! default (non-`-layout`) mode: glyphs join into words while they follow
+//! each other on one baseline; a gap wider than [`WORD_GAP`] × font size
+//! breaks a word; words on one baseline form a line; lines read top to bottom,
+//! and a page's columns are read one after the other.
+//!
+//! Everything is `O(n log n)` in the number of glyphs.
+
+use std::ops::Range;
+
+/// Gap between glyphs, as a fraction of the font size, above which a word breaks
+/// (pdftotext uses 0.1 too).
+pub const WORD_GAP: f64 = 0.1;
+/// Overlap (negative gap), as a fraction of the font size, that breaks a word.
+pub const OVERLAP_BREAK: f64 = 0.2;
+/// Gap between two words of a line, as a fraction of the line's first font
+/// size, from which a space separates them in the output (pdftotext: 0.03).
+pub const SPACE_GAP: f64 = 0.03;
+/// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
+pub const BASELINE_SHIFT: f64 = 0.5;
+/// Horizontal gap, as a fraction of the font size, that separates two columns on a line.
+pub const COLUMN_GAP: f64 = 1.5;
+
+/// One glyph placed on the page (device space, PDF units, y up).
+#[derive(Debug, Clone)]
+pub struct Glyph {
+    /// Origin.
+    pub x0: f64,
+    /// Origin.
+    pub y0: f64,
+    /// End of the advance.
+    pub x1: f64,
+    /// End of the advance.
+    pub y1: f64,
+    /// Font size in device space.
+    pub size: f64,
+    /// Writing direction: 0 = left to right, 1 = upwards, 2 = right to left (upside down), 3 = downwards.
+    pub dir: u8,
+    /// Its text in the page's text buffer.
+    pub text: Range<usize>,
+}
+
+/// A word in direction-normalised coordinates (u along the baseline, v down the page).
+#[derive(Debug, Clone)]
+struct Word {
+    dir: u8,
+    u0: f64,
+    u1: f64,
+    v: f64,
+    size: f64,
+    text: String,
+}
+
+fn normalise(dir: u8, x: f64, y: f64) -> (f64, f64) {
+    match dir {
+        1 => (y, x),
+        2 => (-x, y),
+        3 => (-y, -x),
+        _ => (x, -y),
+    }
+}
+
+fn expand_ligature(c: char, out: &mut String) {
+    match c {
+        '\u{FB00}' => out.push_str("ff"),
+        '\u{FB01}' => out.push_str("fi"),
+        '\u{FB02}' => out.push_str("fl"),
+        '\u{FB03}' => out.push_str("ffi"),
+        '\u{FB04}' => out.push_str("ffl"),
+        '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+        '\0' => {}
+        c => out.push(c),
+    }
+}
+
+fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::new();
+    let mut cur: Option<Word> = None;
+    for g in glyphs {
+        let t = text.get(g.text.clone()).unwrap_or_default();
+        let (u0, v) = normalise(g.dir, g.x0, g.y0);
+        let (u1, _) = normalise(g.dir, g.x1, g.y1);
+        let (u0, u1) = (u0.min(u1), u0.max(u1));
+        let size = g.size.max(0.01);
+        if t.is_empty() {
+            // A glyph without text (unmapped): keeps its place, breaks nothing.
+            if let Some(w) = cur.as_mut() {
+                if w.dir == g.dir && (v - w.v).abs() <= BASELINE_SHIFT * size {
+                    w.u1 = w.u1.max(u1);
+                }
+            }
+            continue;
+        }
+        let blank = t.chars().all(char::is_whitespace);
+        if let Some(w) = cur.as_mut() {
+            let gap = u0 - w.u1;
+            // A change of font size also ends a word (a superscript is its own
+            // word; the line step below decides whether a space separates them).
+            let same = w.dir == g.dir
+                && (v - w.v).abs() <= BASELINE_SHIFT * size.min(w.size)
+                && gap <= WORD_GAP * w.size
+                && gap >= -OVERLAP_BREAK * w.size
+                && (size - w.size).abs() <= 0.01 * w.size
+                && !blank;
+            if same {
+                for c in t.chars() {
+                    expand_ligature(c, &mut w.text);
+                }
+                w.u1 = w.u1.max(u1);
+                continue;
+            }
+        }
+        if let Some(w) = cur.take() {
+            out.push(w);
+        }
+        if !blank {
+            let mut s = String::new();
+            for c in t.chars() {
+                expand_ligature(c, &mut s);
+            }
+            cur = Some(Word {
+                dir: g.dir,
+                u0,
+                u1,
+                v,
+                size,
+                text: s,
+            });
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+struct Line {
+    dir: u8,
+    v: f64,
+    u0: f64,
+    u1: f64,
+    size: f64,
+    words: Vec<Word>,
+}
+
+/// Lays out the glyphs of a page into text.
+pub fn layout(glyphs: &[Glyph], text: &str) -> String {
+    let mut words = words(glyphs, text);
+    // Group by direction, then by baseline, then along the baseline.
+    words.sort_by(|a, b| {
+        a.dir
+            .cmp(&b.dir)
+            .then(a.v.total_cmp(&b.v))
+            .then(a.u0.total_cmp(&b.u0))
+    });
+    let mut lines: Vec<Line> = Vec::new();
+    for w in words {
+        if let Some(l) = lines.last_mut() {
+            if l.dir == w.dir && (w.v - l.v).abs() <= BASELINE_SHIFT * 0.8 * l.size.min(w.size) {
+                l.u0 = l.u0.min(w.u0);
+                l.u1 = l.u1.max(w.u1);
+                l.size = l.size.max(w.size);
+                l.words.push(w);
+                continue;
+            }
+        }
+        lines.push(Line {
+            dir: w.dir,
+            v: w.v,
+            u0: w.u0,
+            u1: w.u1,
+            size: w.size,
+            words: vec![w],
+        });
+    }
+    // Split each line at wide gaps into segments (columns).
+    let mut segments: Vec<Line> = Vec::new();
+    for mut line in lines {
+        line.words.sort_by(|a, b| a.u0.total_cmp(&b.u0));
+        let mut seg: Option<Line> = None;
+        for w in line.words {
+            if let Some(s) = seg.as_mut() {
+                let gap = w.u0 - s.u1;
+                if gap <= COLUMN_GAP * s.size.max(w.size) {
+                    // Drop a word drawn twice at the same place (fake bold).
+                    let dup = s
+                        .words
+                        .last()
+                        .is_some_and(|p| p.text == w.text && (p.u0 - w.u0).abs() < 0.2 * w.size);
+                    if !dup {
+                        s.u1 = s.u1.max(w.u1);
+                        s.size = s.size.max(w.size);
+                        s.words.push(w);
+                    }
+                    continue;
+                }
+            }
+            segments.extend(seg.take());
+            seg = Some(Line {
+                dir: line.dir,
+                v: line.v,
+                u0: w.u0,
+                u1: w.u1,
+                size: w.size,
+                words: vec![w],
+            });
+        }
+        segments.extend(seg);
+    }
+    let mut out = String::new();
+    for block in reading_order(&segments) {
+        let mut lines = block.iter().filter_map(|&i| segments.get(i)).peekable();
+        while let Some(seg) = lines.next() {
+            let mut prev_end: Option<f64> = None;
+            let line_size = seg.words.first().map_or(0.0, |w| w.size);
+            for w in &seg.words {
+                if let Some(end) = prev_end {
+                    if w.u0 - end >= SPACE_GAP * line_size {
+                        out.push(' ');
+                    }
+                }
+                out.push_str(&w.text);
+                prev_end = Some(w.u1);
+            }
+            // A line of a block ending in a hyphenated word continues on the
+            // next line: drop the hyphen and the line break (pdftotext does).
+            if lines.peek().is_some() && ends_hyphenated(&out) {
+                out.pop();
+                continue;
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Whether `text` ends with a letter followed by a hyphen.
+fn ends_hyphenated(text: &str) -> bool {
+    let mut rev = text.chars().rev();
+    matches!(rev.next(), Some('-' | '\u{ad}')) && rev.next().is_some_and(char::is_alphabetic)
+}
+
+/// Orders segments into columns: segments are grouped into blocks of
+/// vertically adjacent segments with overlapping horizontal extents; blocks
+/// read top to bottom, and side-by-side blocks left to right.
+fn reading_order(segs: &[Line]) -> Vec<Vec<usize>> {
+    // Segments arrive sorted by (dir, v). Assign each to a block: the most
+    // recent block whose last segment is just above it and overlaps it.
+    struct Block {
+        dir: u8,
+        v0: f64,
+        v_last: f64,
+        u0: f64,
+        u1: f64,
+        size: f64,
+        members: Vec<usize>,
+    }
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, s) in segs.iter().enumerate() {
+        // Close blocks left too far above.
+        open.retain(|&b| {
+            blocks
+                .get(b)
+                .is_some_and(|bl| bl.dir == s.dir && s.v - bl.v_last <= 2.0 * bl.size.max(s.size))
+        });
+        let found = open.iter().copied().find(|&b| {
+            blocks.get(b).is_some_and(|bl| {
+                let overlap = s.u1.min(bl.u1) - s.u0.max(bl.u0);
+                overlap > 0.0 && (s.size - bl.size).abs() <= 0.4 * bl.size.max(s.size) + 0.5
+            })
+        });
+        match found.and_then(|b| blocks.get_mut(b)) {
+            Some(bl) => {
+                bl.v_last = s.v;
+                bl.u0 = bl.u0.min(s.u0);
+                bl.u1 = bl.u1.max(s.u1);
+                bl.members.push(i);
+            }
+            None => {
+                blocks.push(Block {
+                    dir: s.dir,
+                    v0: s.v,
+                    v_last: s.v,
+                    u0: s.u0,
+                    u1: s.u1,
+                    size: s.size,
+                    members: vec![i],
+                });
+                open.push(blocks.len() - 1);
+            }
+        }
+        if open.len() > 64 {
+            open.remove(0);
+        }
+    }
+    // Bands: consecutive blocks (by top) whose vertical extents overlap sit
+    // side by side; a band reads its blocks left to right, each block whole.
+    let mut idx: Vec<usize> = (0..blocks.len()).collect();
+    let key = |b: usize| blocks.get(b).map(|bl| (bl.dir, bl.v0)).unwrap_or((0, 0.0));
+    idx.sort_by(|&a, &b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    let mut order = Vec::with_capacity(blocks.len());
+    let mut band: Vec<usize> = Vec::new();
+    let mut band_end = f64::NEG_INFINITY;
+    let mut band_dir = 0u8;
+    let flush = |band: &mut Vec<usize>, order: &mut Vec<Vec<usize>>| {
+        band.sort_by(|&a, &b| {
+            let ua = blocks.get(a).map_or(0.0, |bl| bl.u0);
+            let ub = blocks.get(b).map_or(0.0, |bl| bl.u0);
+            ua.total_cmp(&ub)
+        });
+        for b in band.drain(..) {
+            if let Some(bl) = blocks.get(b) {
+                order.push(bl.members.clone());
+            }
+        }
+    };
+    for b in idx {
+        let Some(bl) = blocks.get(b) else { continue };
+        if band.is_empty() || bl.dir != band_dir || bl.v0 > band_end {
+            flush(&mut band, &mut order);
+            band_end = f64::NEG_INFINITY;
+            band_dir = bl.dir;
+        }
+        band_end = band_end.max(bl.v_last + 0.2 * bl.size);
+        band.push(b);
+    }
+    flush(&mut band, &mut order);
+    order
+}

@@ -1,0 +1,329 @@
+//! Property suite for `toolgate::net` (proptest; regressions persisted under
+//! proptest-regressions/net_props.txt). Real invariants: agreement with an
+//! independent ipnet-based reference, every IPv4-in-IPv6 form refused, every
+//! alternate IPv4 notation refused, refused IP hosts never allowed, ambiguity
+//! insertion never allowed; plus totality through the fuzz harnesses.
+#![cfg(feature = "harness")]
+use ipnet::IpNet;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use toolgate::net::{classify_ip, classify_url, vet_resolved};
+
+/// The registry re-typed from the IANA pages (not copied from src/): prefix, code.
+const REFERENCE: &[(&str, &str)] = &[
+    ("0.0.0.0/8", "ssrf.this_network"),
+    ("0.0.0.0/32", "ssrf.unspecified"),
+    ("10.0.0.0/8", "ssrf.private_use"),
+    ("100.64.0.0/10", "ssrf.shared_address_space"),
+    ("127.0.0.0/8", "ssrf.loopback"),
+    ("169.254.0.0/16", "ssrf.link_local"),
+    ("172.16.0.0/12", "ssrf.private_use"),
+    ("192.0.0.0/24", "ssrf.ietf_protocol"),
+    ("192.0.2.0/24", "ssrf.documentation"),
+    ("192.31.196.0/24", "ssrf.as112"),
+    ("192.52.193.0/24", "ssrf.amt"),
+    ("192.88.99.0/24", "ssrf.6to4_relay_anycast"),
+    ("192.168.0.0/16", "ssrf.private_use"),
+    ("192.175.48.0/24", "ssrf.as112"),
+    ("198.18.0.0/15", "ssrf.benchmarking"),
+    ("198.51.100.0/24", "ssrf.documentation"),
+    ("203.0.113.0/24", "ssrf.documentation"),
+    ("224.0.0.0/4", "ssrf.multicast"),
+    ("240.0.0.0/4", "ssrf.reserved"),
+    ("255.255.255.255/32", "ssrf.limited_broadcast"),
+    ("::/0", "ssrf.reserved"), // refined by 2000::/3 below
+    ("2000::/3", "global"),
+    ("::/128", "ssrf.unspecified"),
+    ("::1/128", "ssrf.loopback"),
+    ("100::/64", "ssrf.discard_only"),
+    ("100:0:0:1::/64", "ssrf.dummy_prefix"),
+    ("2001::/23", "ssrf.ietf_protocol"),
+    ("2001:1::1/128", "ssrf.ietf_protocol"),
+    ("2001:1::2/128", "ssrf.ietf_protocol"),
+    ("2001:1::3/128", "ssrf.ietf_protocol"),
+    ("2001:2::/48", "ssrf.benchmarking"),
+    ("2001:3::/32", "ssrf.amt"),
+    ("2001:4:112::/48", "ssrf.as112"),
+    ("2001:10::/28", "ssrf.orchid"),
+    ("2001:20::/28", "ssrf.orchid"),
+    ("2001:30::/28", "ssrf.drone_remote_id"),
+    ("2001:db8::/32", "ssrf.documentation"),
+    ("2620:4f:8000::/48", "ssrf.as112"),
+    ("3fff::/20", "ssrf.documentation"),
+    ("5f00::/16", "ssrf.segment_routing"),
+    ("fc00::/7", "ssrf.unique_local"),
+    ("fe80::/10", "ssrf.link_local"),
+    ("fec0::/10", "ssrf.site_local"),
+    ("ff00::/8", "ssrf.multicast"),
+];
+
+/// IPv6 prefixes that embed an IPv4 address, and the code when it is global.
+const EMBEDDINGS: &[(&str, &str)] = &[
+    ("::ffff:0:0/96", "ssrf.ipv4_mapped"),
+    ("::/96", "ssrf.ipv4_compatible"),
+    ("64:ff9b::/96", "ssrf.nat64"),
+    ("64:ff9b:1::/48", "ssrf.nat64"),
+    ("2002::/16", "ssrf.6to4"),
+    ("2001::/32", "ssrf.teredo"),
+];
+
+const METADATA: &[&str] = &[
+    "169.254.169.254",
+    "169.254.169.253",
+    "169.254.169.123",
+    "169.254.170.2",
+    "169.254.170.23",
+    "169.254.0.23",
+    "169.254.42.42",
+    "100.100.100.200",
+    "168.63.129.16",
+    "192.0.0.192",
+    "fd00:ec2::254",
+    "fd00:ec2::253",
+    "fd00:ec2::123",
+    "fd00:ec2::23",
+    "fd20:ce::254",
+    "fd00:c1::a9fe:a9fe",
+    "fd00:42::42",
+    "fe80::a9fe:a9fe",
+];
+
+fn nets(rows: &[(&str, &'static str)]) -> Vec<(IpNet, &'static str)> {
+    rows.iter().map(|(p, c)| (p.parse().unwrap(), *c)).collect()
+}
+
+/// Longest-prefix match over the reference rows; None when global.
+fn reference_v4(a: Ipv4Addr) -> Option<&'static str> {
+    if METADATA
+        .iter()
+        .any(|m| m.parse::<IpAddr>().unwrap() == IpAddr::V4(a))
+    {
+        return Some("ssrf.cloud_metadata");
+    }
+    longest(IpAddr::V4(a))
+}
+
+fn longest(a: IpAddr) -> Option<&'static str> {
+    let rows = nets(REFERENCE);
+    rows.iter()
+        .filter(|(n, _)| n.contains(&a))
+        .max_by_key(|(n, _)| n.prefix_len())
+        .map(|(_, c)| *c)
+        .filter(|c| *c != "global")
+}
+
+fn reference(a: IpAddr) -> Option<&'static str> {
+    let v6 = match a {
+        IpAddr::V4(v4) => return reference_v4(v4),
+        IpAddr::V6(v6) => v6,
+    };
+    let b = v6.to_bits();
+    for (net, code) in nets(EMBEDDINGS) {
+        if !net.contains(&a) || (code == "ssrf.ipv4_compatible" && b <= 1) {
+            continue;
+        }
+        let o = v6.octets();
+        let (client, server) = match code {
+            "ssrf.nat64" if net.prefix_len() == 48 && o[6..12] != [0; 6] => {
+                (Ipv4Addr::new(o[6], o[7], o[9], o[10]), None)
+            }
+            "ssrf.6to4" => (Ipv4Addr::new(o[2], o[3], o[4], o[5]), None),
+            "ssrf.teredo" => (
+                Ipv4Addr::new(!o[12], !o[13], !o[14], !o[15]),
+                Some(Ipv4Addr::new(o[4], o[5], o[6], o[7])),
+            ),
+            _ => (Ipv4Addr::new(o[12], o[13], o[14], o[15]), None),
+        };
+        return Some(
+            reference_v4(client)
+                .or_else(|| server.and_then(reference_v4))
+                .unwrap_or(code),
+        );
+    }
+    if METADATA.iter().any(|m| m.parse::<IpAddr>().unwrap() == a) {
+        return Some("ssrf.cloud_metadata");
+    }
+    longest(a)
+}
+
+/// Addresses near every reference boundary, plus uniform ones.
+fn any_ip() -> impl Strategy<Value = IpAddr> {
+    let mut anchors: Vec<IpAddr> = nets(REFERENCE)
+        .iter()
+        .chain(nets(EMBEDDINGS).iter())
+        .flat_map(|(n, _)| [n.network(), n.broadcast()])
+        .collect();
+    anchors.extend(METADATA.iter().map(|m| m.parse::<IpAddr>().unwrap()));
+    let near =
+        (proptest::sample::select(anchors), -2i64..=2, any::<u32>()).prop_map(|(a, d, noise)| {
+            match a {
+                IpAddr::V4(v) => {
+                    IpAddr::V4(Ipv4Addr::from_bits(v.to_bits().wrapping_add(d as u32)))
+                }
+                IpAddr::V6(v) => IpAddr::V6(Ipv6Addr::from_bits(
+                    v.to_bits().wrapping_add(d as u128)
+                        ^ (u128::from(noise) & if d == 0 { 0xffff } else { 0 }),
+                )),
+            }
+        });
+    prop_oneof![
+        any::<u32>().prop_map(|x| IpAddr::V4(Ipv4Addr::from_bits(x))),
+        any::<u128>().prop_map(|x| IpAddr::V6(Ipv6Addr::from_bits(x))),
+        // Mostly inside 2000::/3, where the global addresses are.
+        any::<u128>().prop_map(|x| IpAddr::V6(Ipv6Addr::from_bits((x >> 3) | (1u128 << 125)))),
+        near,
+    ]
+}
+
+/// Addresses inside a refused block (random host bits).
+fn refused_ip() -> impl Strategy<Value = IpAddr> {
+    let mut blocks: Vec<IpNet> = nets(REFERENCE)
+        .into_iter()
+        .chain(nets(EMBEDDINGS))
+        .filter(|(n, _)| n.prefix_len() > 0 && n.to_string() != "2000::/3")
+        .map(|(n, _)| n)
+        .collect();
+    blocks.extend(["4000::/2", "8000::/1"].map(|n| n.parse::<IpNet>().unwrap()));
+    (proptest::sample::select(blocks), any::<u128>()).prop_map(|(n, r)| match n {
+        IpNet::V4(n) => {
+            let host = !u32::from(n.netmask());
+            IpAddr::V4(Ipv4Addr::from_bits(
+                n.network().to_bits() | (r as u32 & host),
+            ))
+        }
+        IpNet::V6(n) => {
+            let host = !u128::from(n.netmask());
+            IpAddr::V6(Ipv6Addr::from_bits(n.network().to_bits() | (r & host)))
+        }
+    })
+}
+
+/// Every way WHATWG (and inet_aton) accept to write an IPv4 address, except
+/// canonical dotted-decimal.
+fn alternate_notations(a: Ipv4Addr) -> Vec<String> {
+    let x = a.to_bits();
+    let [o0, o1, o2, o3] = a.octets();
+    let dotted = a.to_string();
+    let fullwidth: String = dotted
+        .chars()
+        .map(|c| match c {
+            '0'..='9' => char::from_u32(c as u32 - '0' as u32 + 0xFF10).unwrap(),
+            _ => '\u{FF0E}',
+        })
+        .collect();
+    let first = dotted.chars().next().unwrap();
+    vec![
+        format!("{x}"),
+        format!("0x{x:x}"),
+        format!("0x{x:08X}"),
+        format!("0{x:o}"),
+        format!("{o0}.{}", x & 0xff_ffff),
+        format!("{o0}.{o1}.{}", x & 0xffff),
+        format!("0x{o0:x}.0x{o1:x}.0x{o2:x}.0x{o3:x}"),
+        format!("0{o0:o}.0{o1:o}.0{o2:o}.0{o3:o}"),
+        format!("{o0}.{o1}.{o2}.0{o3:o}"),
+        format!("{o0}.{o1}.{o2}.{o3:04}"),
+        format!("{dotted}."),
+        dotted.replacen('.', "%2E", 1),
+        format!("%3{first}{}", &dotted[1..]),
+        fullwidth,
+        dotted.replacen('.', "\u{3002}", 1),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/net_props.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn classify_ip_agrees_with_the_ipnet_reference(a in any_ip()) {
+        let got = classify_ip(a).code().map(|c| c.as_str());
+        prop_assert_eq!(got, reference(a), "{}", a);
+    }
+
+    #[test]
+    fn every_ipv6_form_of_an_ipv4_address_is_refused(x in any::<u32>()) {
+        let v4 = Ipv4Addr::from_bits(x);
+        for v6 in toolgate::harness::net::embeddings_of(v4) {
+            let a = IpAddr::V6(v6);
+            prop_assert!(classify_ip(a).code().is_some(), "{} allowed", v6);
+            let bracketed = format!("http://[{v6}]/");
+            prop_assert!(classify_url(&bracketed).is_err());
+            // The dotted-tail notation is the same address.
+            let seg = v6.segments();
+            let dotted = format!("{:x}:{:x}:{:x}:{:x}:{:x}:{:x}:{}", seg[0], seg[1], seg[2], seg[3], seg[4], seg[5], Ipv4Addr::from_bits(v6.to_bits() as u32));
+            let dotted = format!("http://[{dotted}]/");
+            prop_assert!(classify_url(&dotted).is_err());
+        }
+    }
+
+    #[test]
+    fn every_alternate_ipv4_notation_in_a_url_is_refused(x in any::<u32>(), path in "[a-z/]{0,8}") {
+        let a = Ipv4Addr::from_bits(x);
+        for host in alternate_notations(a) {
+            let u = format!("http://{host}/{path}");
+            let r = classify_url(&u);
+            prop_assert!(r.is_err(), "{} allowed as {:?}", u, r);
+        }
+        let canonical = classify_url(&format!("https://{a}/{path}"));
+        prop_assert_eq!(canonical.is_ok(), classify_ip(IpAddr::V4(a)).is_global());
+    }
+
+    #[test]
+    fn a_url_whose_host_is_a_refused_ip_is_never_allowed(a in refused_ip(), port in proptest::option::of(any::<u16>()), upper in any::<bool>()) {
+        prop_assert!(!classify_ip(a).is_global(), "{} global", a);
+        let host = match a {
+            IpAddr::V4(v) => v.to_string(),
+            IpAddr::V6(v) => {
+                let s = format!("[{v}]");
+                if upper { s.to_uppercase() } else { s }
+            }
+        };
+        let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+        for scheme in ["http", "https", "HTTP"] {
+            let u = format!("{scheme}://{host}{port}/x");
+            prop_assert!(classify_url(&u).is_err(), "{} allowed", u);
+        }
+    }
+
+    #[test]
+    fn inserting_a_tab_newline_or_backslash_is_never_allowed(
+        base in proptest::sample::select(vec![
+            "https://8.8.4.4/", "http://1.0.0.1:8080/x", "https://[2606:4700:4700::1001]/",
+            "https://www.example.com/path?q=1#f", "http://93.184.215.14/a/b",
+        ]),
+        at in any::<prop::sample::Index>(),
+        c in proptest::sample::select(vec!['\t', '\n', '\r', '\\', ' ', '\u{0}', '\u{7f}', '\u{85}', '\u{a0}']),
+    ) {
+        let mut s = base.to_string();
+        let i = at.index(s.len() + 1);
+        s.insert(i, c);
+        prop_assert!(classify_url(&s).is_err(), "{:?} allowed", s);
+    }
+
+    #[test]
+    fn vet_resolved_refuses_any_answer_with_a_refused_address(addrs in proptest::collection::vec(any_ip(), 0..6)) {
+        let all_global = !addrs.is_empty() && addrs.iter().all(|a| classify_ip(*a).is_global());
+        prop_assert_eq!(vet_resolved(&addrs).is_ok(), all_global);
+    }
+
+    #[test]
+    fn classify_url_is_total_on_strings(s in any::<String>()) {
+        toolgate::harness::net::classify_url(s.as_bytes());
+        toolgate::harness::net::classify_url_differential(s.as_bytes());
+    }
+
+    #[test]
+    fn classify_url_is_total_on_url_like_strings(s in "(https?|HTTP|ftp|x)?:?/{0,3}[a-zA-Z0-9.:@%\\[\\]\\\\/?#\t -]{0,40}") {
+        toolgate::harness::net::classify_url(s.as_bytes());
+        toolgate::harness::net::classify_url_differential(s.as_bytes());
+    }
+
+    #[test]
+    fn classify_ip_harness_is_total_on_bytes(b in proptest::collection::vec(any::<u8>(), 0..40)) {
+        toolgate::harness::net::classify_ip(&b);
+    }
+}

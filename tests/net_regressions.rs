@@ -1,0 +1,100 @@
+//! One test per kind of bypass found while hunting (each kind fixed whole).
+use std::net::IpAddr;
+use toolgate::net::{classify_host, classify_ip, classify_url};
+
+fn code(u: &str) -> &'static str {
+    match classify_url(u) {
+        Ok(d) => panic!("{u:?} passed as {:?}", d.target()),
+        Err(d) => d.code(),
+    }
+}
+
+#[test]
+fn at_sign_after_query_or_fragment_right_behind_the_host() {
+    // A parser that does not end the authority at `?`/`#` reads the host after `@`.
+    for u in [
+        "http://example.com?@127.0.0.1/",
+        "http://example.com#@169.254.169.254",
+        "http://example.com:80?x@10.0.0.1",
+    ] {
+        assert_eq!(code(u), "url.ambiguous", "{u}");
+    }
+    // After a `/`, every parser has ended the authority: legitimate `@` stays fine.
+    for u in [
+        "https://example.com/@user",
+        "https://example.com/?mail=a@b.example",
+        "https://example.com/#a@b",
+    ] {
+        assert!(classify_url(u).is_ok(), "{u}");
+    }
+}
+
+#[test]
+fn local_use_nat64_reads_the_96_layout_too() {
+    for (a, want) in [
+        ("64:ff9b:1::10.1.2.3", "ssrf.private_use"),
+        ("64:ff9b:1::127.0.0.1", "ssrf.loopback"),
+        ("64:ff9b:1:a9fe:a9:fe00::", "ssrf.cloud_metadata"),
+        ("64:ff9b:1::8.8.8.8", "ssrf.nat64"),
+    ] {
+        let ip: IpAddr = a.parse().unwrap();
+        assert_eq!(
+            classify_ip(ip).code().map(|c| c.as_str()),
+            Some(want),
+            "{a}"
+        );
+    }
+}
+
+#[test]
+fn slash_counts_other_than_two_are_ambiguous() {
+    for u in [
+        "http:example.com/",
+        "http:/example.com/",
+        "http:///example.com/",
+        "https:////127.0.0.1/",
+    ] {
+        assert_eq!(code(u), "url.ambiguous", "{u}");
+    }
+}
+
+#[test]
+fn unicode_tricks_are_seen_through() {
+    for (u, want) in [
+        ("http://ｌｏｃａｌｈｏｓｔ/", "ssrf.localhost_name"),
+        ("http://localhost\u{3002}/", "ssrf.localhost_name"),
+        (
+            "http://metadata.google.internal\u{FF61}/",
+            "ssrf.metadata_name",
+        ),
+        ("http://\u{2460}\u{2461}\u{2466}.0.0.1/", "url.ambiguous"),
+        ("http://127\u{3002}0\u{3002}0\u{3002}1/", "url.ambiguous"),
+        ("http://loc\u{AD}alhost/", "url.ambiguous"),
+        ("http://example.com\u{2028}/", "url.ambiguous"),
+        ("\u{FEFF}http://example.com/", "url.ambiguous"),
+    ] {
+        assert_eq!(code(u), want, "{u}");
+    }
+}
+
+#[test]
+fn hosts_the_resolver_may_read_as_numbers_are_ambiguous() {
+    for h in ["1.2.3.4..", "..", "a..b", "0x7f.0x0.0x0.0x1."] {
+        assert!(classify_host(h).is_err(), "{h}");
+    }
+}
+
+#[test]
+fn localhost_aliases_and_special_use_names() {
+    for (h, want) in [
+        ("localhost.localdomain", "ssrf.localhost_name"),
+        ("ip6-localhost", "ssrf.localhost_name"),
+        ("printer.local", "ssrf.special_use_name"),
+        ("host.docker.internal", "ssrf.special_use_name"),
+        ("router.home.arpa.", "ssrf.special_use_name"),
+        ("instance-data.ec2.internal", "ssrf.metadata_name"),
+        ("METADATA.", "ssrf.metadata_name"),
+    ] {
+        assert_eq!(classify_host(h).unwrap_err().code(), want, "{h}");
+    }
+}

@@ -1,0 +1,84 @@
+//! The address tables are well-formed: no host bits in a prefix, and no row
+//! shadowed by an earlier, wider one (first match = most specific match).
+use ipnet::IpNet;
+use toolgate::net::{
+    classify_ip, Block, DenialCode, Reach, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS,
+};
+
+fn net(b: &Block) -> IpNet {
+    IpNet::new(b.prefix, b.len).unwrap()
+}
+
+fn check(rows: &[Block]) {
+    for (i, r) in rows.iter().enumerate() {
+        let n = net(r);
+        assert_eq!(n.network(), r.prefix, "{} has host bits", r.cidr());
+        for earlier in &rows[..i] {
+            let e = net(earlier);
+            assert!(
+                !(e.contains(&n) && e != n),
+                "{} is shadowed by the earlier {}",
+                r.cidr(),
+                e
+            );
+        }
+        // The first address of every row classifies to that row (or a more
+        // specific one listed before it, or a metadata address).
+        match classify_ip(r.prefix) {
+            Reach::Special(b) => assert!(net(b).prefix_len() >= r.len || b == r),
+            Reach::Embedded { .. } | Reach::CloudMetadata(_) => {}
+            Reach::Global => panic!("{} classifies as global", r.cidr()),
+        }
+    }
+}
+
+#[test]
+fn ipv4_rows_are_ordered_most_specific_first() {
+    check(IPV4_BLOCKS);
+}
+
+#[test]
+fn ipv6_rows_are_ordered_most_specific_first() {
+    check(IPV6_BLOCKS);
+}
+
+#[test]
+fn metadata_addresses_have_their_own_code() {
+    for m in METADATA_ENDPOINTS {
+        assert_eq!(
+            classify_ip(m.addr).code(),
+            Some(DenialCode::CloudMetadata),
+            "{}",
+            m.addr
+        );
+    }
+}
+
+#[test]
+fn every_code_string_is_unique_and_round_trips() {
+    let mut seen = std::collections::HashSet::new();
+    for c in DenialCode::ALL {
+        assert!(seen.insert(c.as_str()), "duplicate {}", c.as_str());
+        assert_eq!(DenialCode::from_str_code(c.as_str()), Some(*c));
+        assert!(!c.source().is_empty());
+    }
+    let d = toolgate::net::Denial::outside_root("x");
+    assert_eq!(d.code(), "path.outside_root");
+    assert_eq!(d.kind(), Some(DenialCode::PathOutsideRoot));
+}
+
+#[test]
+fn readme_lists_every_code() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("<!-- section:net:begin -->").unwrap();
+    let end = readme.find("<!-- section:net:end -->").unwrap();
+    let section = &readme[start..end];
+    for c in DenialCode::ALL {
+        assert!(
+            section.contains(&format!("| `{}` |", c.as_str())),
+            "README lacks {}",
+            c.as_str()
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! Every malformed shape listed in issue 2 gets its own typed error and the
+//! right JSON-RPC code; the boundaries (exactly at the bound, exactly at the
+//! depth limit) are accepted.
+use serde_json::json;
+use toolgate::json::{Limits, SyntaxKind, MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES};
+use toolgate::net::Denial;
+use toolgate::rpc::{
+    authorization_error, denial_error, detectable_error_id, parse_incoming, parse_message,
+    parse_tool_call, parse_tool_call_with, protocol_error, Id, Incoming, Message, RpcError,
+    ToolCall,
+};
+
+const OK: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"a.pdf"}}}"#;
+
+fn err(s: &[u8]) -> RpcError {
+    parse_tool_call(s).unwrap_err()
+}
+
+fn call_with(envelope: serde_json::Value) -> RpcError {
+    err(envelope.to_string().as_bytes())
+}
+
+#[test]
+fn accepts_a_plain_call() {
+    let r = parse_tool_call(OK.as_bytes()).unwrap();
+    assert_eq!(r.id, Id::from(1i64));
+    assert_eq!(r.name, "extract");
+    assert_eq!(r.arguments()["path"], "a.pdf");
+    assert_eq!(r.arguments_json(), r#"{"path":"a.pdf"}"#);
+    assert_eq!(r.meta, None);
+}
+
+#[test]
+fn missing_arguments_read_as_empty_object() {
+    let r = parse_tool_call(
+        br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}"#,
+    )
+    .unwrap();
+    assert!(r.arguments().is_empty());
+    assert_eq!(r.id, Id::from("a"));
+}
+
+#[test]
+fn json_layer_failures_are_parse_errors() {
+    let cases: Vec<(&[u8], &str)> = vec![
+        (b"", "empty"),
+        (b" \n\t\r ", "whitespace_only"),
+        (b"\xEF\xBB\xBF{}", "byte_order_mark"),
+        (b"{\"a\":\"\xff\"}", "invalid_utf8"),
+        (br#"{"a":"\ud800"}"#, "invalid_json"),
+        (br#"{"\udc00":1}"#, "invalid_json"),
+        (b"{} x", "invalid_json"),
+        (b"{/* c */}", "invalid_json"),
+        (b"// c\n{}", "invalid_json"),
+        (br#"{"a":1,"\u0061":2}"#, "duplicate_key"),
+    ];
+    for (input, kind) in cases {
+        let e = err(input);
+        assert_eq!(e.kind(), kind, "{input:?}: {e}");
+        assert_eq!(e.code(), -32700, "{input:?}");
+        assert_eq!(e.http_status(), 400);
+        assert_eq!(detectable_error_id(input, &e), None);
+    }
+    assert!(matches!(
+        err(br#"{"a":"\ud800"}"#),
+        RpcError::InvalidJson {
+            kind: SyntaxKind::LoneSurrogate,
+            offset: 6
+        }
+    ));
+    assert!(matches!(
+        err(br#"{"a":1 /* c */}"#),
+        RpcError::InvalidJson {
+            kind: SyntaxKind::Comment,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn duplicate_keys_at_any_depth_with_pointer() {
+    let s = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"x":{"k":1,"\u006b":2}}}}"#;
+    match err(s) {
+        RpcError::DuplicateKey(d) => {
+            assert_eq!(d.key, "k");
+            assert_eq!(d.pointer, "/params/arguments/x/k");
+            assert_eq!(&s[d.offset..d.offset + 3], br#""\u"#);
+        }
+        other => panic!("{other}"),
+    }
+    assert!(matches!(
+        err(br#"{"id":1,"id":2}"#),
+        RpcError::DuplicateKey(_)
+    ));
+}
+
+#[test]
+fn top_level_shapes() {
+    assert!(matches!(err(b"[1,2]"), RpcError::Batch { len: 2 }));
+    assert!(matches!(err(b"[]"), RpcError::EmptyBatch));
+    for s in ["1", "\"x\"", "true", "null"] {
+        let e = err(s.as_bytes());
+        assert!(matches!(e, RpcError::NotAnObject { .. }), "{s}");
+        assert_eq!(e.code(), -32600);
+    }
+}
+
+#[test]
+fn envelope_shapes() {
+    let cases = vec![
+        (
+            json!({"id":1,"method":"tools/call","params":{"name":"e"}}),
+            "invalid_jsonrpc",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"1.0","id":1,"method":"tools/call"}),
+            "invalid_jsonrpc",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":2.0,"id":1,"method":"tools/call"}),
+            "invalid_jsonrpc",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","method":"tools/call","params":{"name":"e"}}),
+            "notification",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":null,"method":"tools/call"}),
+            "invalid_id",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1.5,"method":"tools/call"}),
+            "invalid_id",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":true,"method":"tools/call"}),
+            "invalid_id",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":{},"method":"tools/call"}),
+            "invalid_id",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":[1],"method":"tools/call"}),
+            "invalid_id",
+            -32600,
+        ),
+        (json!({"jsonrpc":"2.0","id":1}), "missing_method", -32600),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":7}),
+            "invalid_method",
+            -32600,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+            "not_tools_call",
+            -32601,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call"}),
+            "missing_params",
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}),
+            "params_not_object",
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}),
+            "missing_name",
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}}),
+            "invalid_name",
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":"x"}}),
+            "arguments_not_object",
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":1}}),
+            "meta_not_object",
+            -32602,
+        ),
+    ];
+    for (v, kind, code) in cases {
+        let e = call_with(v.clone());
+        assert_eq!(e.kind(), kind, "{v}: {e}");
+        assert_eq!(e.code(), code, "{v}");
+        assert_eq!(e.http_status(), 400);
+        let bytes = v.to_string();
+        let id = detectable_error_id(bytes.as_bytes(), &e);
+        let expect_id = code != -32600 || kind == "missing_method" || kind == "invalid_method";
+        assert_eq!(id.is_some(), expect_id, "{v}: {id:?}");
+        let resp = protocol_error(&e, id.as_ref());
+        assert_eq!(resp["error"]["code"], code);
+        if expect_id {
+            assert_eq!(resp["id"], 1);
+        } else {
+            assert!(resp["id"].is_null());
+        }
+    }
+}
+
+#[test]
+fn payload_bound_is_inclusive() {
+    let base = OK.as_bytes();
+    let mut at = base.to_vec();
+    at.resize(MAX_PAYLOAD_BYTES, b' ');
+    assert!(parse_tool_call(&at).is_ok());
+    at.push(b' ');
+    let e = err(&at);
+    assert!(
+        matches!(e, RpcError::TooLarge { len, limit } if len == MAX_PAYLOAD_BYTES + 1 && limit == MAX_PAYLOAD_BYTES)
+    );
+    assert_eq!(e.http_status(), 413);
+    assert_eq!(e.code(), -32700);
+    let huge = vec![b'{'; 32 * 1024 * 1024];
+    assert!(matches!(err(&huge), RpcError::TooLarge { .. }));
+}
+
+fn nested_call(depth_in_arguments: usize) -> String {
+    // envelope (1) + params (2) + arguments (3) + the nested arrays.
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"e","arguments":{{"x":{}0{}}}}}}}"#,
+        "[".repeat(depth_in_arguments),
+        "]".repeat(depth_in_arguments)
+    )
+}
+
+#[test]
+fn depth_limit_is_inclusive() {
+    let at = nested_call(MAX_JSON_DEPTH - 3);
+    assert!(parse_tool_call(at.as_bytes()).is_ok());
+    let over = nested_call(MAX_JSON_DEPTH - 2);
+    let e = err(over.as_bytes());
+    assert!(
+        matches!(
+            e,
+            RpcError::TooDeep {
+                limit: MAX_JSON_DEPTH,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(matches!(
+        err(nested_call(100_000).as_bytes()),
+        RpcError::TooDeep { .. }
+    ));
+    let tight = Limits {
+        max_depth: 3,
+        ..Limits::default()
+    };
+    assert!(parse_tool_call_with(nested_call(0).as_bytes(), &tight).is_ok());
+    assert!(parse_tool_call_with(nested_call(1).as_bytes(), &tight).is_err());
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct ExtractArgs {
+    path: String,
+    pages: Option<String>,
+}
+
+#[test]
+fn typed_arguments() {
+    let r = parse_tool_call(OK.as_bytes()).unwrap();
+    let a: ExtractArgs = r.arguments_as().unwrap();
+    assert_eq!(
+        a,
+        ExtractArgs {
+            path: "a.pdf".into(),
+            pages: None
+        }
+    );
+    let bad = ToolCall::new("extract")
+        .arg("path", "a")
+        .arg("evil", 1)
+        .to_json();
+    let r = parse_tool_call(bad.as_bytes()).unwrap();
+    let e = r.arguments_as::<ExtractArgs>().unwrap_err();
+    assert_eq!(e.code(), -32602);
+    assert!(e.to_string().contains("evil"), "{e}");
+}
+
+#[test]
+fn builder_round_trip() {
+    let call = ToolCall::new("extract")
+        .arg("path", "http://x/")
+        .id(7)
+        .meta("progressToken", 3);
+    let r = parse_tool_call(call.to_json().as_bytes()).unwrap();
+    assert_eq!(r, call.to_request());
+    assert_eq!(r.meta.unwrap()["progressToken"], 3);
+}
+
+#[test]
+fn general_messages() {
+    let l = Limits::default();
+    match parse_message(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#, &l).unwrap() {
+        Message::Request(r) => {
+            assert_eq!(r.method, "initialize");
+            assert_eq!(r.params.unwrap()["protocolVersion"], "2025-06-18");
+        }
+        other => panic!("{other:?}"),
+    }
+    let n = parse_message(
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &l,
+    )
+    .unwrap();
+    assert!(matches!(n, Message::Notification(_)));
+    assert_eq!(n.id(), None);
+    let e = parse_message(
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#,
+        &l,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), "params_not_structured");
+    match parse_incoming(
+        br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"a":1}]"#,
+        &l,
+    )
+    .unwrap()
+    {
+        Incoming::Batch(items) => {
+            assert_eq!(items.len(), 2);
+            assert!(parse_message(items[0].get().as_bytes(), &l).is_ok());
+            assert!(parse_message(items[1].get().as_bytes(), &l).is_err());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parse_incoming(b"[]", &l),
+        Err(RpcError::EmptyBatch)
+    ));
+    assert!(matches!(
+        parse_incoming(br#"[{"a":1,"a":2}]"#, &l),
+        Err(RpcError::DuplicateKey(_))
+    ));
+}
+
+#[test]
+fn policy_errors() {
+    let id = Id::from(5i64);
+    let a = authorization_error(&id, "no");
+    assert_eq!(a["error"]["code"], -32001);
+    assert_eq!(a["error"]["message"], "blocked by policy");
+    assert_eq!(a["id"], 5);
+    let d = denial_error(&id, &Denial::new("ssrf.loopback", "loopback address"));
+    assert_eq!(d["error"]["code"], -32001);
+    assert_eq!(d["error"]["data"]["code"], "ssrf.loopback");
+    assert_eq!(d["error"]["data"]["reason"], "loopback address");
+}
