@@ -48,7 +48,7 @@ fn deep(open: &str, close: &str, n: usize) -> String {
 }
 
 /// Every hostile case.
-pub fn cases() -> Vec<Case> {
+fn cases() -> Vec<Case> {
     let bomb64 = zlib_zeros(64 * MIB);
     let bomb1g = zlib_zeros(1024 * MIB);
     let bomb15 = zlib_zeros(15 * MIB);
@@ -283,7 +283,7 @@ pub fn cases() -> Vec<Case> {
 #[test]
 fn hostile_files_get_typed_errors_or_bounded_results() {
     let iso = Isolation {
-        timeout: Duration::from_secs(30),
+        timeout: Duration::from_secs(120),
         ..Isolation::new(env!("CARGO_BIN_EXE_toolgate"))
     };
     let options = Options::default();
@@ -317,10 +317,7 @@ fn hostile_files_get_typed_errors_or_bounded_results() {
             Ok(()) => "ok",
             Err(e) => e.kind(),
         };
-        let (xk, mk) = (
-            kind(x.as_ref().map(|_| ()).map_err(|e| e)),
-            kind(m.as_ref().map(|_| ()).map_err(|e| e)),
-        );
+        let (xk, mk) = (kind(x.as_ref().map(|_| ())), kind(m.as_ref().map(|_| ())));
         let rss = [xs.max_rss_kib, ms.max_rss_kib].into_iter().flatten().max();
         eprintln!(
             "| {} | {} | {:.0} | {:.0} | {} | {} |",
@@ -349,7 +346,7 @@ fn hostile_files_get_typed_errors_or_bounded_results() {
         }
         for (what, us) in [("extract", xs.elapsed_us), ("metadata", ms.elapsed_us)] {
             // Generous: debug builds on a shared 2-core machine. Release figures in README.
-            if us > 60_000_000 {
+            if us > 110_000_000 {
                 failures.push(format!("{}: {what} took {} ms", c.name, us / 1000));
             }
         }

@@ -2,6 +2,8 @@
 //! `Doc` collects numbered objects and serialises them with a cross-reference
 //! table that is correct unless a case asks it to lie.
 
+#![allow(clippy::write_with_newline)]
+
 use std::io::Write;
 
 /// A PDF under construction: objects by number, and the trailer's extra keys.
