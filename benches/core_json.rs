@@ -26,7 +26,7 @@ fn request(target: usize) -> Vec<u8> {
             "name": format!("item number {i}"),
             "tags": ["alpha", "beta", "gamma"],
             "score": (i as f64) * 0.25 + 0.5,
-            "active": i % 2 == 0,
+            "active": i.is_multiple_of(2),
             "note": "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod.",
             "dims": {"w": 210, "h": 297, "unit": "mm"}
         }));
