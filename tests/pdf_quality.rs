@@ -42,8 +42,10 @@ const MOJIBAKE_REFERENCE: &[&str] = &["pdfjs-xiaobiaosong", "pdfjs-simfang-varia
 /// Latin-script files not yet at the goal: printed, not failed. This list
 /// only shrinks; a file on it that reaches 0.95 fails the test until removed.
 const KNOWN_BELOW_GOAL: &[&str] = &[
+    // Tw of 10-50 units between 10-unit glyphs: poppler regroups the words
+    // across lines ("baba", "abbaabba"); our words follow the drawn spaces.
     "pdfjs-type3-word-spacing",
-    "pypdf-geotopo-compressed",
+    // The content stream's xref entry is wrong: needs xref reconstruction (loader).
     "qpdf-bad-xref-entry",
 ];
 
