@@ -9,6 +9,9 @@ use lopdf::{Dictionary, Document, Object};
 
 use super::TextLimits;
 
+/// Highest code point probed in an embedded font's Unicode cmap (the BMP).
+pub const MAX_CMAP_PROBE: u32 = 0xFFFF;
+
 /// Most bytes of a Type 1 font's clear-text part scanned for its encoding.
 pub const MAX_TYPE1_CLEARTEXT: usize = 256 * 1024;
 
@@ -128,20 +131,20 @@ impl Program {
         let Some(cmap) = face.tables().cmap else {
             return HashMap::new();
         };
+        // Probe the Basic Multilingual Plane code point by code point: a
+        // bounded amount of work whatever ranges the (untrusted) cmap claims.
         let mut gid_char: HashMap<u16, char> = HashMap::new();
-        for sub in cmap.subtables {
-            if !sub.is_unicode() {
-                continue;
-            }
-            sub.codepoints(|cp| {
-                if let (Some(g), Some(c)) = (sub.glyph_index(cp), char::from_u32(cp)) {
-                    // Keep the smallest code point for a glyph (e.g. not the PUA alias).
-                    let e = gid_char.entry(g.0).or_insert(c);
-                    if (c as u32) < (*e as u32) && !is_pua(c) || is_pua(*e) && !is_pua(c) {
-                        *e = c;
-                    }
+        if let Some(sub) = cmap.subtables.into_iter().find(|s| s.is_unicode()) {
+            for cp in 0x20..=MAX_CMAP_PROBE {
+                let (Some(g), Some(c)) = (sub.glyph_index(cp), char::from_u32(cp)) else {
+                    continue;
+                };
+                // Keep the first (smallest) non-private-use code point of a glyph.
+                let e = gid_char.entry(g.0).or_insert(c);
+                if is_pua(*e) && !is_pua(c) {
+                    *e = c;
                 }
-            });
+            }
         }
         match cid_to_gid {
             None => gid_char

@@ -291,7 +291,7 @@ impl Font {
             warnings.push("ToUnicode CMap clipped at a bound".into());
         }
         let mut font = if subtype == b"Type0" {
-            load_composite(doc, dict, limits, &mut warnings)
+            load_composite(doc, dict, limits, to_unicode.is_some(), &mut warnings)
         } else {
             load_simple(doc, dict, subtype, limits, &mut warnings)
         };
@@ -349,10 +349,9 @@ impl Font {
             }
             // A one-byte ToUnicode applied to two-byte codes (and vice versa) happens.
             if let Some(t) = tu
-                .mapped_lengths()
-                .first()
-                .filter(|l| **l != code.len && **l == 2 && code.len == 1)
-                .and_then(|l| tu.lookup_text(*l, code.code))
+                .shortest_mapped_len()
+                .filter(|l| *l != code.len && *l == 2 && code.len == 1)
+                .and_then(|l| tu.lookup_text(l, code.code))
             {
                 out.push_str(&t);
                 return;
@@ -647,6 +646,7 @@ fn load_composite(
     doc: &Document,
     dict: &Dictionary,
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let mut vertical = false;
@@ -708,7 +708,8 @@ fn load_composite(
         if let Some(w) = get_array(doc, desc, b"W") {
             read_cid_widths(doc, w, &mut widths);
         }
-        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor") {
+        // The embedded font's cmap is only read when no ToUnicode covers the font.
+        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor").filter(|_| !has_to_unicode) {
             if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
                 let map = cid_to_gid(doc, desc, limits, warnings);
                 cid_text = p.cid_text(map.as_deref());
