@@ -64,20 +64,7 @@ impl Program {
     pub fn builtin_names(&self) -> Vec<(u8, String)> {
         match self {
             Program::Type1(names) => names.clone(),
-            Program::Cff(data) => {
-                let Some(cff) = ttf_parser::cff::Table::parse(data) else {
-                    return Vec::new();
-                };
-                (0..=255u8)
-                    .filter_map(|code| {
-                        let gid = cff.glyph_index(code)?;
-                        if gid.0 == 0 {
-                            return None;
-                        }
-                        Some((code, cff.glyph_name(gid)?.to_string()))
-                    })
-                    .collect()
-            }
+            Program::Cff(data) => cached_cff_names(data),
             Program::Sfnt(_) => Vec::new(),
         }
     }
@@ -195,4 +182,50 @@ fn type1_encoding(data: &[u8]) -> Vec<(u8, String)> {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Most CFF encodings remembered per thread (content-addressed, so the same
+/// subset font on every page of a document is read once).
+pub const MAX_CACHED_PROGRAMS: usize = 256;
+
+type NameCache = HashMap<(u64, usize), Vec<(u8, String)>>;
+
+thread_local! {
+    static CFF_NAMES: std::cell::RefCell<NameCache> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// [`cff_names`], remembered by a hash of the font program's bytes.
+fn cached_cff_names(data: &[u8]) -> Vec<(u8, String)> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut h);
+    let key = (h.finish(), data.len());
+    if let Some(v) = CFF_NAMES.with(|c| c.borrow().get(&key).cloned()) {
+        return v;
+    }
+    let names = cff_names(data);
+    CFF_NAMES.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= MAX_CACHED_PROGRAMS {
+            c.clear();
+        }
+        c.insert(key, names.clone());
+    });
+    names
+}
+
+/// The built-in encoding of a bare CFF font: code → glyph → glyph name.
+fn cff_names(data: &[u8]) -> Vec<(u8, String)> {
+    let Some(cff) = ttf_parser::cff::Table::parse(data) else {
+        return Vec::new();
+    };
+    (0..=255u8)
+        .filter_map(|code| {
+            let gid = cff.glyph_index(code)?;
+            if gid.0 == 0 {
+                return None;
+            }
+            Some((code, cff.glyph_name(gid)?.to_string()))
+        })
+        .collect()
 }

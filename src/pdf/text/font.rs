@@ -293,7 +293,14 @@ impl Font {
         let mut font = if subtype == b"Type0" {
             load_composite(doc, dict, limits, to_unicode.is_some(), &mut warnings)
         } else {
-            load_simple(doc, dict, subtype, limits, &mut warnings)
+            load_simple(
+                doc,
+                dict,
+                subtype,
+                limits,
+                to_unicode.is_some(),
+                &mut warnings,
+            )
         };
         font.to_unicode = to_unicode;
         font.warnings.extend(warnings);
@@ -421,6 +428,7 @@ fn load_simple(
     dict: &Dictionary,
     subtype: &[u8],
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let type3 = subtype == b"Type3";
@@ -462,7 +470,14 @@ fn load_simple(
     } else {
         None
     };
-    let program = descriptor.and_then(|d| embedded::Program::load(doc, d, limits, warnings));
+    // The font program is decompressed and read only when it can matter: for
+    // its built-in encoding, or for a TrueType font's own cmap, and never
+    // when a ToUnicode map supplies the text.
+    let needs_program =
+        !has_to_unicode && ((base.is_none() && symbolic_name.is_none()) || subtype == b"TrueType");
+    let program = descriptor
+        .filter(|_| needs_program)
+        .and_then(|d| embedded::Program::load(doc, d, limits, warnings));
     let builtin = program
         .as_ref()
         .map(|p| p.builtin_names())
