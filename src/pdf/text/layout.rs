@@ -16,6 +16,9 @@ pub const OVERLAP_BREAK: f64 = 0.2;
 /// Gap between two words of a line, as a fraction of the line's first font
 /// size, from which a space separates them in the output (pdftotext: 0.03).
 pub const SPACE_GAP: f64 = 0.03;
+/// Baseline distance, as a fraction of the larger font size, within which a
+/// word joins a line (keeps super- and subscripts on their line).
+pub const LINE_JOIN: f64 = 0.45;
 /// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
 pub const BASELINE_SHIFT: f64 = 0.5;
 /// Horizontal gap, as a fraction of the font size, that separates two columns on a line.
@@ -154,7 +157,7 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
     let mut lines: Vec<Line> = Vec::new();
     for w in words {
         if let Some(l) = lines.last_mut() {
-            if l.dir == w.dir && (w.v - l.v).abs() <= BASELINE_SHIFT * 0.8 * l.size.min(w.size) {
+            if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
                 l.size = l.size.max(w.size);
@@ -217,7 +220,7 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
                         out.push(' ');
                     }
                 }
-                out.push_str(&w.text);
+                push_visual(&w.text, &mut out);
                 prev_end = Some(w.u1);
             }
             // A line of a block ending in a hyphenated word continues on the
@@ -230,6 +233,31 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         }
     }
     out
+}
+
+/// Right-to-left letters (Hebrew, Arabic and their presentation forms) and
+/// the combining marks inside such runs.
+fn is_rtl(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
+}
+
+/// Appends a word whose glyphs are in left-to-right page order, turning each
+/// right-to-left run into reading (logical) order, as pdftotext does.
+fn push_visual(word: &str, out: &mut String) {
+    if !word.chars().any(is_rtl) {
+        out.push_str(word);
+        return;
+    }
+    let mut run: Vec<char> = Vec::new();
+    for c in word.chars() {
+        if is_rtl(c) {
+            run.push(c);
+        } else {
+            out.extend(run.drain(..).rev());
+            out.push(c);
+        }
+    }
+    out.extend(run.drain(..).rev());
 }
 
 /// Whether `text` ends with a letter followed by a hyphen.
