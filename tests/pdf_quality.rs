@@ -171,7 +171,16 @@ fn word_f1_against_pdftotext() {
             continue;
         };
         let bytes = std::fs::read(dir.join(format!("{name}.pdf"))).expect("read pdf");
+        if std::env::var_os("PDF_QUALITY_DUMP").is_some() {
+            let t = std::time::Instant::now();
+            let _ = toolgate::pdf::metadata_in_process(Source::Bytes(&bytes), &Options::default());
+            eprintln!("{name}: load+metadata {:?}", t.elapsed());
+        }
+        let started = std::time::Instant::now();
         let (pages, ours) = extract(name, &bytes).unwrap_or((0, String::new()));
+        if std::env::var_os("PDF_QUALITY_DUMP").is_some() {
+            eprintln!("{name}: {:?}", started.elapsed());
+        }
         if std::env::var_os("PDF_QUALITY_DUMP").is_some() {
             let _ = std::fs::write(std::env::temp_dir().join(format!("{name}.ours.txt")), &ours);
         }

@@ -291,9 +291,16 @@ impl Font {
             warnings.push("ToUnicode CMap clipped at a bound".into());
         }
         let mut font = if subtype == b"Type0" {
-            load_composite(doc, dict, limits, &mut warnings)
+            load_composite(doc, dict, limits, to_unicode.is_some(), &mut warnings)
         } else {
-            load_simple(doc, dict, subtype, limits, &mut warnings)
+            load_simple(
+                doc,
+                dict,
+                subtype,
+                limits,
+                to_unicode.is_some(),
+                &mut warnings,
+            )
         };
         font.to_unicode = to_unicode;
         font.warnings.extend(warnings);
@@ -349,10 +356,9 @@ impl Font {
             }
             // A one-byte ToUnicode applied to two-byte codes (and vice versa) happens.
             if let Some(t) = tu
-                .mapped_lengths()
-                .first()
-                .filter(|l| **l != code.len && **l == 2 && code.len == 1)
-                .and_then(|l| tu.lookup_text(*l, code.code))
+                .shortest_mapped_len()
+                .filter(|l| *l != code.len && *l == 2 && code.len == 1)
+                .and_then(|l| tu.lookup_text(l, code.code))
             {
                 out.push_str(&t);
                 return;
@@ -422,6 +428,7 @@ fn load_simple(
     dict: &Dictionary,
     subtype: &[u8],
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let type3 = subtype == b"Type3";
@@ -463,7 +470,14 @@ fn load_simple(
     } else {
         None
     };
-    let program = descriptor.and_then(|d| embedded::Program::load(doc, d, limits, warnings));
+    // The font program is decompressed and read only when it can matter: for
+    // its built-in encoding, or for a TrueType font's own cmap, and never
+    // when a ToUnicode map supplies the text.
+    let needs_program =
+        !has_to_unicode && ((base.is_none() && symbolic_name.is_none()) || subtype == b"TrueType");
+    let program = descriptor
+        .filter(|_| needs_program)
+        .and_then(|d| embedded::Program::load(doc, d, limits, warnings));
     let builtin = program
         .as_ref()
         .map(|p| p.builtin_names())
@@ -647,6 +661,7 @@ fn load_composite(
     doc: &Document,
     dict: &Dictionary,
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let mut vertical = false;
@@ -708,7 +723,8 @@ fn load_composite(
         if let Some(w) = get_array(doc, desc, b"W") {
             read_cid_widths(doc, w, &mut widths);
         }
-        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor") {
+        // The embedded font's cmap is only read when no ToUnicode covers the font.
+        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor").filter(|_| !has_to_unicode) {
             if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
                 let map = cid_to_gid(doc, desc, limits, warnings);
                 cid_text = p.cid_text(map.as_deref());
