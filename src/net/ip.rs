@@ -89,12 +89,19 @@ impl Reach {
             Reach::Special(b) => Some(b.code),
             Reach::CloudMetadata(_) => Some(DenialCode::CloudMetadata),
             Reach::Embedded { form, v4 } => {
-                let inner = classify_ipv4(*v4).code();
-                let server = match form {
-                    Embedding::Teredo { server } => classify_ipv4(*server).code(),
-                    _ => None,
+                let inner = match form {
+                    // An all-zero client field decodes to 255.255.255.255: no
+                    // client at all, not a broadcast address.
+                    Embedding::Teredo { server } => {
+                        let client =
+                            (*v4 != Ipv4Addr::BROADCAST).then(|| classify_ipv4(*v4).code());
+                        let server =
+                            (!server.is_unspecified()).then(|| classify_ipv4(*server).code());
+                        client.flatten().or(server.flatten())
+                    }
+                    _ => classify_ipv4(*v4).code(),
                 };
-                Some(inner.or(server).unwrap_or(form.code()))
+                Some(inner.unwrap_or(form.code()))
             }
         }
     }
