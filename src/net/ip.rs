@@ -137,9 +137,17 @@ impl fmt::Display for Described {
                 write!(f, "{addr} is a cloud metadata address: {}", m.service)
             }
             Reach::Embedded { form, v4 } => {
-                write!(f, "{addr} is {} embedding {}", form.describe(), Summary(v4))?;
-                if let Embedding::Teredo { server } = form {
-                    write!(f, " (client), server {}", Summary(server))?;
+                write!(f, "{addr} is {}", form.describe())?;
+                match form {
+                    Embedding::Teredo { server } => {
+                        if v4 == Ipv4Addr::BROADCAST {
+                            f.write_str(" with no client address")?;
+                        } else {
+                            write!(f, " embedding client {}", Summary(v4))?;
+                        }
+                        write!(f, ", server {}", Summary(server))?;
+                    }
+                    _ => write!(f, " embedding {}", Summary(v4))?,
                 }
                 f.write_str("; every IPv4-embedding IPv6 form is refused")
             }
