@@ -38,7 +38,11 @@ fn corpus() -> PathBuf {
 }
 
 fn isolation() -> Isolation {
-    Isolation::new(env!("CARGO_BIN_EXE_toolgate"))
+    // Generous: tests run the unoptimised binary on a shared machine.
+    Isolation {
+        timeout: std::time::Duration::from_secs(120),
+        ..Isolation::new(env!("CARGO_BIN_EXE_toolgate"))
+    }
 }
 
 fn pdfinfo(name: &str) -> BTreeMap<String, String> {

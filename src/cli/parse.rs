@@ -69,7 +69,15 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
     };
     match result {
         Ok(req) => {
-            print_line(&req.to_value());
+            // Members in the documented order: id, name, arguments.
+            let line = format!(
+                "{{\"id\":{},\"name\":{},\"arguments\":{}}}",
+                req.id.to_value(),
+                serde_json::Value::String(req.name.clone()),
+                serde_json::Value::Object(req.arguments())
+            );
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -79,15 +79,18 @@ pub fn mcp_session(data: &[u8]) {
 
 fn is_notification(v: &Value) -> bool {
     v.as_object().is_some_and(|o| {
-        !o.contains_key("id") && o.get("jsonrpc") == Some(&json!("2.0")) && o["method"].is_string()
+        !o.contains_key("id")
+            && o.get("jsonrpc") == Some(&json!("2.0"))
+            && o.get("method").is_some_and(Value::is_string)
     })
 }
 
 fn is_request(v: &Value) -> bool {
     v.as_object().is_some_and(|o| {
-        (o["id"].is_string() || o["id"].is_i64() || o["id"].is_u64())
+        o.get("id")
+            .is_some_and(|id| id.is_string() || id.is_i64() || id.is_u64())
             && o.get("jsonrpc") == Some(&json!("2.0"))
-            && o["method"].is_string()
+            && o.get("method").is_some_and(Value::is_string)
     })
 }
 

@@ -128,8 +128,9 @@ pub(crate) fn scan(b: &[u8], opts: Options) -> Result<Capture, Fail> {
     let mut s = Scanner {
         b,
         pos: 0,
-        frames: Vec::new(),
-        keys: Vec::new(),
+        // Typical envelopes nest 3-4 deep with a dozen keys: start there.
+        frames: Vec::with_capacity(8),
+        keys: Vec::with_capacity(16),
         opts,
         cap: Capture::default(),
         scratch: Vec::new(),

@@ -29,7 +29,7 @@ pub enum Frame {
     /// A line's bytes, without its `\n` (or `\r\n`) terminator. Never blank.
     Line(Vec<u8>),
     /// A line longer than the bound, already discarded. `len` is the number of
-    /// bytes it had (terminator excluded; saturates at `u64::MAX`).
+    /// bytes before its `\n` (a `\r` there included; saturates at `u64::MAX`).
     Oversized {
         /// Length of the discarded line in bytes.
         len: u64,

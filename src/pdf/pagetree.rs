@@ -33,8 +33,13 @@ pub fn walk(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
         .get(b"Pages")
         .map_err(|_| PdfError::structure("the catalog has no /Pages"))?;
     let mut tree = PageTree::default();
-    let mut visited: HashSet<ObjectId> = HashSet::new();
+    // Every node queued or visited; a node is walked at most once, so the
+    // stack never holds more than `max_page_tree_nodes` entries.
+    let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut first_repeat: Option<u32> = None;
+    if let Object::Reference(id) = root {
+        seen.insert(*id);
+    }
     // Stack of (node, depth); children pushed in reverse to pop in order.
     let mut stack: Vec<(&Object, usize)> = vec![(root, 0)];
     while let Some((node, depth)) = stack.pop() {
@@ -48,39 +53,42 @@ pub fn walk(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
             Object::Reference(id) => Some(*id),
             _ => None,
         };
-        if let Some(id) = id {
-            if !visited.insert(id) {
-                tree.repeated += 1;
-                first_repeat.get_or_insert(id.0);
-                continue;
-            }
-        }
-        if visited.len() > limits.max_page_tree_nodes {
-            return Err(PdfError::limit(
-                Limit::PageTreeNodes,
-                limits.max_page_tree_nodes,
-            ));
-        }
-        let Ok(dict) = resolve(doc, node).and_then(|o| {
+        let dict = match resolve(doc, node).and_then(|o| {
             o.as_dict()
                 .map_err(|_| PdfError::structure("page tree node is not a dictionary"))
-        }) else {
-            tree.invalid += 1;
-            continue;
+        }) {
+            Ok(d) => d,
+            // The root must be usable; a bad kid is skipped.
+            Err(e) if depth == 0 => return Err(e),
+            Err(_) => {
+                tree.invalid += 1;
+                continue;
+            }
         };
         let kids = dict.get(b"Kids").ok().map(|k| resolve(doc, k));
         let is_pages =
             dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"Pages".as_slice());
         match kids {
             Some(Ok(Object::Array(kids))) if !is_leaf(dict) => {
-                if stack.len().saturating_add(kids.len()) > limits.max_page_tree_nodes {
-                    return Err(PdfError::limit(
-                        Limit::PageTreeNodes,
-                        limits.max_page_tree_nodes,
-                    ));
-                }
                 let next = depth.saturating_add(1);
-                stack.extend(kids.iter().rev().map(|k| (k, next)));
+                let mut fresh = Vec::new();
+                for kid in kids {
+                    if let Object::Reference(kid_id) = kid {
+                        if !seen.insert(*kid_id) {
+                            tree.repeated += 1;
+                            first_repeat.get_or_insert(kid_id.0);
+                            continue;
+                        }
+                        if seen.len() > limits.max_page_tree_nodes {
+                            return Err(PdfError::limit(
+                                Limit::PageTreeNodes,
+                                limits.max_page_tree_nodes,
+                            ));
+                        }
+                    }
+                    fresh.push((kid, next));
+                }
+                stack.extend(fresh.into_iter().rev());
             }
             _ if is_pages => tree.invalid += 1,
             _ => match id {

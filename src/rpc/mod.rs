@@ -300,11 +300,32 @@ fn require_object(cap: &Capture) -> Result<(), RpcError> {
     }
 }
 
+/// The raw content of a vetted string member when it has no escape (the
+/// common case, read without `serde_json`).
+fn unescaped_str(text: &str, m: Member) -> Option<&str> {
+    if m.kind != Kind::String {
+        return None;
+    }
+    let inner = text.get(m.span.start + 1..m.span.end.checked_sub(1)?)?;
+    (!inner.contains('\\')).then_some(inner)
+}
+
 fn decode_string(text: &str, m: Member) -> Option<String> {
     if m.kind != Kind::String {
         return None;
     }
+    if let Some(s) = unescaped_str(text, m) {
+        return Some(s.to_owned());
+    }
     json::from_vetted::<String>(slice(text, m.span)).ok()
+}
+
+/// Whether a string member equals `want` (after unescaping).
+fn string_is(text: &str, m: Member, want: &str) -> bool {
+    match unescaped_str(text, m) {
+        Some(s) => s == want,
+        None => decode_string(text, m).as_deref() == Some(want),
+    }
 }
 
 /// JSON-RPC 2.0 §4: `jsonrpc` exactly "2.0", `id` a string or integer when
@@ -313,7 +334,7 @@ fn head(text: &str, cap: &Capture) -> Result<Head, Failed> {
     require_object(cap)?;
     match cap.jsonrpc {
         None => return Err(RpcError::InvalidJsonrpc { found: None }.into()),
-        Some(m) if decode_string(text, m).as_deref() == Some("2.0") => {}
+        Some(m) if string_is(text, m, "2.0") => {}
         Some(m) => {
             return Err(RpcError::InvalidJsonrpc {
                 found: Some(error::excerpt(slice(text, m.span))),
@@ -362,9 +383,16 @@ fn decode_id(text: &str, m: Member) -> Result<Id, RpcError> {
             if raw.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
                 return Err(invalid("a number with a fraction or exponent"));
             }
-            match json::from_vetted::<Number>(raw) {
-                Ok(n) if n.is_i64() || n.is_u64() => Ok(Id::Number(n)),
-                _ => Err(invalid("an integer outside the 64-bit range")),
+            if raw == "-0" {
+                // serde_json reads `-0` as the float -0.0; it cannot echo as an integer.
+                return Err(invalid("negative zero"));
+            }
+            if let Ok(n) = raw.parse::<i64>() {
+                return Ok(Id::Number(n.into()));
+            }
+            match raw.parse::<u64>() {
+                Ok(n) => Ok(Id::Number(n.into())),
+                Err(_) => Err(invalid("an integer outside the 64-bit range")),
             }
         }
         other => Err(invalid(other.name())),

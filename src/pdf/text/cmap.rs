@@ -67,6 +67,7 @@ pub struct CMap {
     pub clipped: bool,
     /// Name given by `usecmap`, if any (a predefined parent CMap).
     pub use_cmap: Option<String>,
+    min_len: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -249,6 +250,12 @@ impl CMap {
             prev = Some(tok);
         }
         cmap.ranges.sort_by_key(|r| (r.len, r.lo));
+        cmap.min_len = cmap
+            .chars
+            .keys()
+            .map(|(l, _)| *l)
+            .chain(cmap.ranges.iter().map(|r| r.len))
+            .min();
         cmap
     }
 
@@ -461,17 +468,9 @@ impl CMap {
         }
     }
 
-    /// The set of code lengths used by text mappings (for CMaps without a codespace).
-    pub fn mapped_lengths(&self) -> Vec<u8> {
-        let mut lens: Vec<u8> = self
-            .chars
-            .keys()
-            .map(|(l, _)| *l)
-            .chain(self.ranges.iter().map(|r| r.len))
-            .collect();
-        lens.sort_unstable();
-        lens.dedup();
-        lens
+    /// The shortest code length used by text mappings (computed once at parse).
+    pub fn shortest_mapped_len(&self) -> Option<u8> {
+        self.min_len
     }
 }
 

@@ -9,6 +9,9 @@ use lopdf::{Dictionary, Document, Object};
 
 use super::TextLimits;
 
+/// Highest code point probed in an embedded font's Unicode cmap (the BMP).
+pub const MAX_CMAP_PROBE: u32 = 0xFFFF;
+
 /// Most bytes of a Type 1 font's clear-text part scanned for its encoding.
 pub const MAX_TYPE1_CLEARTEXT: usize = 256 * 1024;
 
@@ -61,20 +64,7 @@ impl Program {
     pub fn builtin_names(&self) -> Vec<(u8, String)> {
         match self {
             Program::Type1(names) => names.clone(),
-            Program::Cff(data) => {
-                let Some(cff) = ttf_parser::cff::Table::parse(data) else {
-                    return Vec::new();
-                };
-                (0..=255u8)
-                    .filter_map(|code| {
-                        let gid = cff.glyph_index(code)?;
-                        if gid.0 == 0 {
-                            return None;
-                        }
-                        Some((code, cff.glyph_name(gid)?.to_string()))
-                    })
-                    .collect()
-            }
+            Program::Cff(data) => cached_cff_names(data),
             Program::Sfnt(_) => Vec::new(),
         }
     }
@@ -128,20 +118,20 @@ impl Program {
         let Some(cmap) = face.tables().cmap else {
             return HashMap::new();
         };
+        // Probe the Basic Multilingual Plane code point by code point: a
+        // bounded amount of work whatever ranges the (untrusted) cmap claims.
         let mut gid_char: HashMap<u16, char> = HashMap::new();
-        for sub in cmap.subtables {
-            if !sub.is_unicode() {
-                continue;
-            }
-            sub.codepoints(|cp| {
-                if let (Some(g), Some(c)) = (sub.glyph_index(cp), char::from_u32(cp)) {
-                    // Keep the smallest code point for a glyph (e.g. not the PUA alias).
-                    let e = gid_char.entry(g.0).or_insert(c);
-                    if (c as u32) < (*e as u32) && !is_pua(c) || is_pua(*e) && !is_pua(c) {
-                        *e = c;
-                    }
+        if let Some(sub) = cmap.subtables.into_iter().find(|s| s.is_unicode()) {
+            for cp in 0x20..=MAX_CMAP_PROBE {
+                let (Some(g), Some(c)) = (sub.glyph_index(cp), char::from_u32(cp)) else {
+                    continue;
+                };
+                // Keep the first (smallest) non-private-use code point of a glyph.
+                let e = gid_char.entry(g.0).or_insert(c);
+                if is_pua(*e) && !is_pua(c) {
+                    *e = c;
                 }
-            });
+            }
         }
         match cid_to_gid {
             None => gid_char
@@ -192,4 +182,50 @@ fn type1_encoding(data: &[u8]) -> Vec<(u8, String)> {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Most CFF encodings remembered per thread (content-addressed, so the same
+/// subset font on every page of a document is read once).
+pub const MAX_CACHED_PROGRAMS: usize = 256;
+
+type NameCache = HashMap<(u64, usize), Vec<(u8, String)>>;
+
+thread_local! {
+    static CFF_NAMES: std::cell::RefCell<NameCache> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// [`cff_names`], remembered by a hash of the font program's bytes.
+fn cached_cff_names(data: &[u8]) -> Vec<(u8, String)> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut h);
+    let key = (h.finish(), data.len());
+    if let Some(v) = CFF_NAMES.with(|c| c.borrow().get(&key).cloned()) {
+        return v;
+    }
+    let names = cff_names(data);
+    CFF_NAMES.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= MAX_CACHED_PROGRAMS {
+            c.clear();
+        }
+        c.insert(key, names.clone());
+    });
+    names
+}
+
+/// The built-in encoding of a bare CFF font: code → glyph → glyph name.
+fn cff_names(data: &[u8]) -> Vec<(u8, String)> {
+    let Some(cff) = ttf_parser::cff::Table::parse(data) else {
+        return Vec::new();
+    };
+    (0..=255u8)
+        .filter_map(|code| {
+            let gid = cff.glyph_index(code)?;
+            if gid.0 == 0 {
+                return None;
+            }
+            Some((code, cff.glyph_name(gid)?.to_string()))
+        })
+        .collect()
 }

@@ -114,6 +114,38 @@ impl Legacy {
     }
 }
 
+/// An Adobe character collection, for CIDs with no other Unicode source.
+/// Only the ranges that are plain sequences are known here (Adobe Technical
+/// Notes #5078 Japan1, #5079 GB1, #5080 CNS1, #5093 Korea1): CIDs 1–95 are
+/// ASCII in all four, and Japan1 has the kana in Unicode order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collection {
+    /// Adobe-Japan1.
+    Japan1,
+    /// Adobe-GB1, Adobe-CNS1, Adobe-Korea1.
+    OtherCjk,
+}
+
+impl Collection {
+    fn from_ordering(o: &[u8]) -> Option<Collection> {
+        match o {
+            b"Japan1" => Some(Collection::Japan1),
+            b"GB1" | b"CNS1" | b"Korea1" => Some(Collection::OtherCjk),
+            _ => None,
+        }
+    }
+
+    fn cid_to_unicode(self, cid: u32) -> Option<char> {
+        let u = match (self, cid) {
+            (_, 1..=95) => 0x20 + cid - 1,
+            (Collection::Japan1, 842..=924) => 0x3041 + cid - 842,
+            (Collection::Japan1, 925..=1010) => 0x30A1 + cid - 925,
+            _ => return None,
+        };
+        char::from_u32(u)
+    }
+}
+
 /// How a composite font's strings split into codes and CIDs.
 #[derive(Debug, Clone)]
 enum CidEncoding {
@@ -137,6 +169,8 @@ enum Kind {
         default_width: f64,
         /// CID → text from the embedded font program (TrueType cmap).
         cid_text: HashMap<u32, char>,
+        /// The character collection (`/CIDSystemInfo` `/Ordering`).
+        collection: Option<Collection>,
     },
 }
 
@@ -257,9 +291,16 @@ impl Font {
             warnings.push("ToUnicode CMap clipped at a bound".into());
         }
         let mut font = if subtype == b"Type0" {
-            load_composite(doc, dict, limits, &mut warnings)
+            load_composite(doc, dict, limits, to_unicode.is_some(), &mut warnings)
         } else {
-            load_simple(doc, dict, subtype, limits, &mut warnings)
+            load_simple(
+                doc,
+                dict,
+                subtype,
+                limits,
+                to_unicode.is_some(),
+                &mut warnings,
+            )
         };
         font.to_unicode = to_unicode;
         font.warnings.extend(warnings);
@@ -315,10 +356,9 @@ impl Font {
             }
             // A one-byte ToUnicode applied to two-byte codes (and vice versa) happens.
             if let Some(t) = tu
-                .mapped_lengths()
-                .first()
-                .filter(|l| **l != code.len && **l == 2 && code.len == 1)
-                .and_then(|l| tu.lookup_text(*l, code.code))
+                .shortest_mapped_len()
+                .filter(|l| *l != code.len && *l == 2 && code.len == 1)
+                .and_then(|l| tu.lookup_text(l, code.code))
             {
                 out.push_str(&t);
                 return;
@@ -331,7 +371,10 @@ impl Font {
                 }
             }
             Kind::Composite {
-                encoding, cid_text, ..
+                encoding,
+                cid_text,
+                collection,
+                ..
             } => {
                 let legacy = match encoding {
                     CidEncoding::Legacy(l) => Some(*l),
@@ -341,6 +384,10 @@ impl Font {
                 if let Some(cid) = self.cid(code) {
                     if let Some(c) = cid_text.get(&cid) {
                         out.push(*c);
+                        return;
+                    }
+                    if let Some(c) = collection.and_then(|o| o.cid_to_unicode(cid)) {
+                        out.push(c);
                         return;
                     }
                 }
@@ -381,6 +428,7 @@ fn load_simple(
     dict: &Dictionary,
     subtype: &[u8],
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let type3 = subtype == b"Type3";
@@ -422,7 +470,14 @@ fn load_simple(
     } else {
         None
     };
-    let program = descriptor.and_then(|d| embedded::Program::load(doc, d, limits, warnings));
+    // The font program is decompressed and read only when it can matter: for
+    // its built-in encoding, or for a TrueType font's own cmap, and never
+    // when a ToUnicode map supplies the text.
+    let needs_program =
+        !has_to_unicode && ((base.is_none() && symbolic_name.is_none()) || subtype == b"TrueType");
+    let program = descriptor
+        .filter(|_| needs_program)
+        .and_then(|d| embedded::Program::load(doc, d, limits, warnings));
     let builtin = program
         .as_ref()
         .map(|p| p.builtin_names())
@@ -464,6 +519,8 @@ fn load_simple(
     }
     for (i, name) in names.iter().enumerate() {
         let Some(name) = name else { continue };
+        // Unknown names: a number in the name, else the code itself read as
+        // Latin-1 (what pdftotext does for Type 3 and private glyph names).
         let decoded = encoding::glyph_name_to_unicode(name)
             .or_else(|| program.as_ref().and_then(|p| p.text_for_name(name)))
             .or_else(|| {
@@ -471,9 +528,21 @@ fn load_simple(
                     .and_then(|(n, _)| char::from_u32(n))
                     .filter(|c| !c.is_control())
                     .map(String::from)
+            })
+            .or_else(|| {
+                let c = char::from(i as u8);
+                (!c.is_control()).then(|| c.to_string())
             });
         if let (Some(slot), Some(t)) = (text.get_mut(i), decoded) {
             *slot = Some(t.into_boxed_str());
+        }
+    }
+    if type3 {
+        for (i, slot) in text.iter_mut().enumerate() {
+            let c = char::from(i as u8);
+            if slot.is_none() && !c.is_control() {
+                *slot = Some(c.to_string().into_boxed_str());
+            }
         }
     }
     // Codes still without text: the embedded font's own cmap (symbolic TrueType).
@@ -510,12 +579,18 @@ fn load_simple(
             }
         }
         None => {
-            let mono = base_name.starts_with("Courier");
+            let table = std14_table(&base_name);
             for (i, w) in widths.iter_mut().enumerate() {
-                *w = if mono {
-                    0.6
-                } else {
-                    standard_width_guess(text.get(i).and_then(|t| t.as_deref()))
+                let t = text.get(i).and_then(|t| t.as_deref());
+                *w = match table {
+                    Std14::Mono => 0.6,
+                    Std14::Table(tab) => t
+                        .and_then(|t| t.chars().next())
+                        .and_then(|c| tab.binary_search_by_key(&c, |(k, _)| *k).ok())
+                        .and_then(|i| tab.get(i))
+                        .map(|(_, w)| f64::from(*w) / 1000.0)
+                        .unwrap_or_else(|| standard_width_guess(t)),
+                    Std14::Unknown => standard_width_guess(t),
                 };
             }
         }
@@ -527,6 +602,40 @@ fn load_simple(
         scale,
         height,
         warnings: Vec::new(),
+    }
+}
+
+enum Std14 {
+    Mono,
+    Table(&'static [(char, u16)]),
+    Unknown,
+}
+
+/// The standard-14 metrics for a base font name (with the usual aliases:
+/// Arial = Helvetica, TimesNewRoman = Times; §9.6.2.2 and Annex D).
+fn std14_table(name: &str) -> Std14 {
+    use super::std14::*;
+    let lower = name.to_ascii_lowercase();
+    let bold = lower.contains("bold");
+    let italic = lower.contains("italic") || lower.contains("oblique");
+    if lower.starts_with("courier") {
+        Std14::Mono
+    } else if lower.starts_with("times") {
+        Std14::Table(match (bold, italic) {
+            (false, false) => TIMES_ROMAN,
+            (true, false) => TIMES_BOLD,
+            (false, true) => TIMES_ITALIC,
+            (true, true) => TIMES_BOLD_ITALIC,
+        })
+    } else if lower.starts_with("helvetica") || lower.starts_with("arial") {
+        Std14::Table(match (bold, italic) {
+            (false, false) => HELVETICA,
+            (true, false) => HELVETICA_BOLD,
+            (false, true) => HELVETICA_OBLIQUE,
+            (true, true) => HELVETICA_BOLD_OBLIQUE,
+        })
+    } else {
+        Std14::Unknown
     }
 }
 
@@ -552,6 +661,7 @@ fn load_composite(
     doc: &Document,
     dict: &Dictionary,
     limits: &TextLimits,
+    has_to_unicode: bool,
     warnings: &mut Vec<String>,
 ) -> Font {
     let mut vertical = false;
@@ -601,14 +711,20 @@ fn load_composite(
     let mut widths = HashMap::new();
     let mut default_width = 1000.0;
     let mut cid_text = HashMap::new();
+    let mut collection = None;
     if let Some(desc) = descendant {
+        collection = get_dict(doc, desc, b"CIDSystemInfo")
+            .and_then(|info| get(doc, info, b"Ordering"))
+            .and_then(|o| o.as_str().ok())
+            .and_then(Collection::from_ordering);
         if let Some(dw) = get(doc, desc, b"DW").and_then(num) {
             default_width = dw;
         }
         if let Some(w) = get_array(doc, desc, b"W") {
             read_cid_widths(doc, w, &mut widths);
         }
-        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor") {
+        // The embedded font's cmap is only read when no ToUnicode covers the font.
+        if let Some(fd) = get_dict(doc, desc, b"FontDescriptor").filter(|_| !has_to_unicode) {
             if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
                 let map = cid_to_gid(doc, desc, limits, warnings);
                 cid_text = p.cid_text(map.as_deref());
@@ -623,6 +739,7 @@ fn load_composite(
             widths,
             default_width,
             cid_text,
+            collection,
         },
         to_unicode: None,
         vertical,

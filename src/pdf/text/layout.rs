@@ -11,6 +11,14 @@ use std::ops::Range;
 /// Gap between glyphs, as a fraction of the font size, above which a word breaks
 /// (pdftotext uses 0.1 too).
 pub const WORD_GAP: f64 = 0.1;
+/// Overlap (negative gap), as a fraction of the font size, that breaks a word.
+pub const OVERLAP_BREAK: f64 = 0.2;
+/// Gap between two words of a line, as a fraction of the line's first font
+/// size, from which a space separates them in the output (pdftotext: 0.03).
+pub const SPACE_GAP: f64 = 0.03;
+/// Baseline distance, as a fraction of the larger font size, within which a
+/// word joins a line (keeps super- and subscripts on their line).
+pub const LINE_JOIN: f64 = 0.45;
 /// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
 pub const BASELINE_SHIFT: f64 = 0.5;
 /// Horizontal gap, as a fraction of the font size, that separates two columns on a line.
@@ -77,20 +85,31 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
         let (u1, _) = normalise(g.dir, g.x1, g.y1);
         let (u0, u1) = (u0.min(u1), u0.max(u1));
         let size = g.size.max(0.01);
+        if t.is_empty() {
+            // A glyph without text (unmapped): keeps its place, breaks nothing.
+            if let Some(w) = cur.as_mut() {
+                if w.dir == g.dir && (v - w.v).abs() <= BASELINE_SHIFT * size {
+                    w.u1 = w.u1.max(u1);
+                }
+            }
+            continue;
+        }
         let blank = t.chars().all(char::is_whitespace);
         if let Some(w) = cur.as_mut() {
             let gap = u0 - w.u1;
+            // A change of font size also ends a word (a superscript is its own
+            // word; the line step below decides whether a space separates them).
             let same = w.dir == g.dir
                 && (v - w.v).abs() <= BASELINE_SHIFT * size.min(w.size)
-                && gap <= WORD_GAP * size.max(w.size)
-                && gap >= -0.5 * size.max(w.size)
+                && gap <= WORD_GAP * w.size
+                && gap >= -OVERLAP_BREAK * w.size
+                && (size - w.size).abs() <= 0.01 * w.size
                 && !blank;
             if same {
                 for c in t.chars() {
                     expand_ligature(c, &mut w.text);
                 }
                 w.u1 = w.u1.max(u1);
-                w.size = w.size.max(size);
                 continue;
             }
         }
@@ -138,7 +157,7 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
     let mut lines: Vec<Line> = Vec::new();
     for w in words {
         if let Some(l) = lines.last_mut() {
-            if l.dir == w.dir && (w.v - l.v).abs() <= BASELINE_SHIFT * 0.8 * l.size.min(w.size) {
+            if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
                 l.size = l.size.max(w.size);
@@ -189,29 +208,68 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         }
         segments.extend(seg);
     }
-    let order = reading_order(&segments);
     let mut out = String::new();
-    for i in order {
-        let Some(seg) = segments.get(i) else { continue };
-        let mut prev_end: Option<f64> = None;
-        for w in &seg.words {
-            if let Some(end) = prev_end {
-                if w.u0 - end > WORD_GAP * w.size * 0.5 {
-                    out.push(' ');
+    for block in reading_order(&segments) {
+        let mut lines = block.iter().filter_map(|&i| segments.get(i)).peekable();
+        while let Some(seg) = lines.next() {
+            let mut prev_end: Option<f64> = None;
+            let line_size = seg.words.first().map_or(0.0, |w| w.size);
+            for w in &seg.words {
+                if let Some(end) = prev_end {
+                    if w.u0 - end >= SPACE_GAP * line_size {
+                        out.push(' ');
+                    }
                 }
+                push_visual(&w.text, &mut out);
+                prev_end = Some(w.u1);
             }
-            out.push_str(&w.text);
-            prev_end = Some(w.u1);
+            // A line of a block ending in a hyphenated word continues on the
+            // next line: drop the hyphen and the line break (pdftotext does).
+            if lines.peek().is_some() && ends_hyphenated(&out) {
+                out.pop();
+                continue;
+            }
+            out.push('\n');
         }
-        out.push('\n');
     }
     out
+}
+
+/// Right-to-left letters (Hebrew, Arabic and their presentation forms) and
+/// the combining marks inside such runs.
+fn is_rtl(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
+}
+
+/// Appends a word whose glyphs are in left-to-right page order, turning each
+/// right-to-left run into reading (logical) order, as pdftotext does.
+fn push_visual(word: &str, out: &mut String) {
+    if !word.chars().any(is_rtl) {
+        out.push_str(word);
+        return;
+    }
+    let mut run: Vec<char> = Vec::new();
+    for c in word.chars() {
+        if is_rtl(c) {
+            run.push(c);
+        } else {
+            out.extend(run.drain(..).rev());
+            out.push(c);
+        }
+    }
+    out.extend(run.drain(..).rev());
+}
+
+/// Whether `text` ends with a letter followed by a hyphen.
+fn ends_hyphenated(text: &str) -> bool {
+    let mut rev = text.chars().rev();
+    matches!(rev.next(), Some('-' | '\u{ad}')) && rev.next().is_some_and(char::is_alphabetic)
 }
 
 /// Orders segments into columns: segments are grouped into blocks of
 /// vertically adjacent segments with overlapping horizontal extents; blocks
 /// read top to bottom, and side-by-side blocks left to right.
-fn reading_order(segs: &[Line]) -> Vec<usize> {
+fn reading_order(segs: &[Line]) -> Vec<Vec<usize>> {
     // Segments arrive sorted by (dir, v). Assign each to a block: the most
     // recent block whose last segment is just above it and overlaps it.
     struct Block {
@@ -234,7 +292,7 @@ fn reading_order(segs: &[Line]) -> Vec<usize> {
         });
         let found = open.iter().copied().find(|&b| {
             blocks.get(b).is_some_and(|bl| {
-                let overlap = s.u0.min(bl.u1) - s.u0.max(bl.u0);
+                let overlap = s.u1.min(bl.u1) - s.u0.max(bl.u0);
                 overlap > 0.0 && (s.size - bl.size).abs() <= 0.4 * bl.size.max(s.size) + 0.5
             })
         });
@@ -270,11 +328,11 @@ fn reading_order(segs: &[Line]) -> Vec<usize> {
         let (ka, kb) = (key(a), key(b));
         ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
     });
-    let mut order = Vec::with_capacity(segs.len());
+    let mut order = Vec::with_capacity(blocks.len());
     let mut band: Vec<usize> = Vec::new();
     let mut band_end = f64::NEG_INFINITY;
     let mut band_dir = 0u8;
-    let flush = |band: &mut Vec<usize>, order: &mut Vec<usize>| {
+    let flush = |band: &mut Vec<usize>, order: &mut Vec<Vec<usize>>| {
         band.sort_by(|&a, &b| {
             let ua = blocks.get(a).map_or(0.0, |bl| bl.u0);
             let ub = blocks.get(b).map_or(0.0, |bl| bl.u0);
@@ -282,7 +340,7 @@ fn reading_order(segs: &[Line]) -> Vec<usize> {
         });
         for b in band.drain(..) {
             if let Some(bl) = blocks.get(b) {
-                order.extend(bl.members.iter().copied());
+                order.push(bl.members.clone());
             }
         }
     };

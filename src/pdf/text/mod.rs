@@ -20,6 +20,7 @@ pub mod encoding;
 mod font;
 mod interp;
 pub mod layout;
+mod std14;
 
 pub use cmap::{MAX_BFRANGE_SPAN, MAX_CMAP_ENTRIES, MAX_CODESPACE_RANGES};
 pub use font::{MAX_SIMPLE_WIDTHS, MAX_W_ENTRIES};
@@ -103,11 +104,21 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         resources,
         interp::Matrix::IDENTITY,
     );
-    let text = layout::layout(&sink.glyphs, &sink.text);
+    let mut text = layout::layout(&sink.glyphs, &sink.text);
+    let mut truncated = sink.truncated;
+    if text.len() > limits.max_chars {
+        // Layout adds spaces, line breaks and ligature expansions: cut again.
+        let mut cut = limits.max_chars;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        truncated = true;
+    }
     PageText {
         text,
         warnings: sink.warnings,
-        truncated: sink.truncated,
+        truncated,
     }
 }
 

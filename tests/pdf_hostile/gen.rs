@@ -1,0 +1,214 @@
+//! A generator of malformed and hostile PDFs, written for these tests.
+//! `Doc` collects numbered objects and serialises them with a cross-reference
+//! table that is correct unless a case asks it to lie.
+
+#![allow(clippy::write_with_newline)]
+
+use std::io::Write;
+
+/// A PDF under construction: objects by number, and the trailer's extra keys.
+pub struct Doc {
+    pub version: &'static str,
+    pub objects: Vec<(u32, Vec<u8>)>,
+    pub trailer_extra: String,
+    pub root: u32,
+}
+
+impl Doc {
+    pub fn new(root: u32) -> Self {
+        Self {
+            version: "1.7",
+            objects: Vec::new(),
+            trailer_extra: String::new(),
+            root,
+        }
+    }
+
+    pub fn obj(mut self, num: u32, body: impl AsRef<[u8]>) -> Self {
+        self.objects.push((num, body.as_ref().to_vec()));
+        self
+    }
+
+    /// A stream object with `dict` (without /Length) and raw `data`.
+    pub fn stream(self, num: u32, dict: &str, data: &[u8]) -> Self {
+        let mut body = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+        body.extend_from_slice(data);
+        body.extend_from_slice(b"\nendstream");
+        self.obj(num, body)
+    }
+
+    pub fn trailer(mut self, extra: &str) -> Self {
+        self.trailer_extra.push_str(extra);
+        self
+    }
+
+    /// Serialises with a correct xref table; `lie` may rewrite each offset.
+    pub fn build_with(&self, lie: impl Fn(u32, usize) -> usize) -> Vec<u8> {
+        let mut out = format!("%PDF-{}\n%\u{e2}\u{e3}\u{cf}\u{d3}\n", self.version).into_bytes();
+        let mut offsets = Vec::new();
+        for (num, body) in &self.objects {
+            offsets.push((*num, out.len()));
+            write!(out, "{num} 0 obj\n").unwrap();
+            out.extend_from_slice(body);
+            out.extend_from_slice(b"\nendobj\n");
+        }
+        let size = self.objects.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1;
+        let xref = out.len();
+        write!(out, "xref\n0 {size}\n0000000000 65535 f \n").unwrap();
+        let mut by_num = vec![None; size as usize];
+        for (n, off) in &offsets {
+            by_num[*n as usize] = Some(*off);
+        }
+        for n in 1..size {
+            match by_num[n as usize] {
+                Some(off) => write!(out, "{:010} 00000 n \n", lie(n, off)).unwrap(),
+                None => write!(out, "0000000000 65535 f \n").unwrap(),
+            }
+        }
+        write!(
+            out,
+            "trailer\n<< /Size {size} /Root {} 0 R {} >>\nstartxref\n{xref}\n%%EOF\n",
+            self.root, self.trailer_extra
+        )
+        .unwrap();
+        out
+    }
+
+    pub fn build(&self) -> Vec<u8> {
+        self.build_with(|_, off| off)
+    }
+}
+
+/// zlib-compresses `data`.
+pub fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zlib stream of `n` zero bytes, written directly as one fixed-Huffman
+/// deflate block (RFC 1951 §3.2.6): a literal 0, then matches of length 258
+/// at distance 1 (13 bits each), so a 1 GiB bomb costs ~850 KB and no time.
+pub fn zlib_zeros(n: usize) -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        len: u32,
+    }
+    impl Bits {
+        /// Writes `count` bits of `v`, least significant first.
+        fn put(&mut self, v: u64, count: u32) {
+            self.acc |= v << self.len;
+            self.len += count;
+            while self.len >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.len -= 8;
+            }
+        }
+        /// Writes a Huffman code, most significant bit first.
+        fn code(&mut self, code: u64, count: u32) {
+            let mut rev = 0u64;
+            for i in 0..count {
+                rev |= ((code >> i) & 1) << (count - 1 - i);
+            }
+            self.put(rev, count);
+        }
+    }
+    assert!(n >= 1);
+    let mut b = Bits {
+        out: vec![0x78, 0xDA],
+        acc: 0,
+        len: 0,
+    };
+    b.put(1, 1); // BFINAL
+    b.put(1, 2); // BTYPE = fixed Huffman
+    let literal0 = |b: &mut Bits| b.code(0b0011_0000, 8);
+    literal0(&mut b);
+    let matches = (n - 1) / 258;
+    for _ in 0..matches {
+        b.code(0b1100_0101, 8); // length code 285 = 258
+        b.code(0, 5); // distance code 0 = 1
+    }
+    for _ in 0..(n - 1) % 258 {
+        literal0(&mut b);
+    }
+    b.code(0, 7); // end of block (256)
+    if b.len > 0 {
+        b.out.push(b.acc as u8);
+    }
+    let adler = (((n % 65521) as u32) << 16) | 1;
+    b.out.extend_from_slice(&adler.to_be_bytes());
+    b.out
+}
+
+/// Catalog 1, Pages 2 with one page 3 whose content is object 4.
+pub fn one_page(content: &[u8]) -> Doc {
+    Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        .obj(
+            3,
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        )
+        .stream(4, "", content)
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
+pub const HELLO: &[u8] = b"BT /F1 12 Tf 72 720 Td (Hello hostile world) Tj ET";
+
+/// A file whose object 3 (the page) lives in an object stream that is
+/// `objstm` (already-encoded bytes with `filter`), with an xref stream.
+pub fn in_object_stream(
+    objstm_filter: &str,
+    objstm_data: &[u8],
+    first: usize,
+    n: usize,
+) -> Vec<u8> {
+    let mut out = b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offs = Vec::new();
+    let mut push = |out: &mut Vec<u8>, num: u32, body: &[u8]| {
+        offs.push((num, out.len()));
+        write!(out, "{num} 0 obj\n").unwrap();
+        out.extend_from_slice(body);
+        out.extend_from_slice(b"\nendobj\n");
+    };
+    push(&mut out, 1, b"<< /Type /Catalog /Pages 2 0 R >>");
+    push(&mut out, 2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>");
+    let mut s = format!(
+        "<< /Type /ObjStm /N {n} /First {first} {objstm_filter} /Length {} >>\nstream\n",
+        objstm_data.len()
+    )
+    .into_bytes();
+    s.extend_from_slice(objstm_data);
+    s.extend_from_slice(b"\nendstream");
+    push(&mut out, 4, &s);
+    // xref stream, object 5: W [1 4 2]
+    let xref_off = out.len();
+    let mut rows = Vec::new();
+    let mut row = |t: u8, a: u32, b: u16| {
+        rows.push(t);
+        rows.extend_from_slice(&a.to_be_bytes());
+        rows.extend_from_slice(&b.to_be_bytes());
+    };
+    row(0, 0, 65535);
+    for num in 1..=5u32 {
+        match num {
+            3 => row(2, 4, 0),
+            5 => row(1, xref_off as u32, 0),
+            _ => {
+                let off = offs.iter().find(|(m, _)| *m == num).unwrap().1;
+                row(1, off as u32, 0)
+            }
+        }
+    }
+    write!(
+        out,
+        "5 0 obj\n<< /Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length {} >>\nstream\n",
+        rows.len()
+    )
+    .unwrap();
+    out.extend_from_slice(&rows);
+    write!(out, "\nendstream\nendobj\nstartxref\n{xref_off}\n%%EOF\n").unwrap();
+    out
+}

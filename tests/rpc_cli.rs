@@ -1,0 +1,91 @@
+//! `toolgate parse` and `toolgate json-check` as DESIGN.md specifies them
+//! (runs where the binary is built, i.e. with feature `cli`).
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> Option<(i32, String, String)> {
+    let bin = option_env!("CARGO_BIN_EXE_toolgate")?;
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    Some((
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    ))
+}
+
+#[test]
+fn parse_prints_the_request() {
+    let Some((code, out, _)) = run(
+        &["parse"],
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"extract","arguments":{"path":"a.pdf"}}}"#,
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "{\"id\":7,\"name\":\"extract\",\"arguments\":{\"path\":\"a.pdf\"}}\n"
+    );
+}
+
+#[test]
+fn parse_prints_the_error_response() {
+    let Some((code, out, _)) = run(
+        &["parse"],
+        br#"{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"e","arguments":{"a":1,"\u0061":2}}}"#,
+    ) else {
+        return;
+    };
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["jsonrpc"], "2.0");
+    assert_eq!(v["error"]["code"], -32700);
+    assert_eq!(v["error"]["data"]["pointer"], "/params/arguments/a");
+    assert!(v["id"].is_null());
+    let (code, out, _) = run(&["parse"], br#"{"jsonrpc":"2.0","id":"q","method":"x"}"#).unwrap();
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["code"], -32601);
+    assert_eq!(v["id"], "q");
+}
+
+#[test]
+fn parse_bounds_its_input() {
+    let big = vec![b' '; toolgate::json::MAX_PAYLOAD_BYTES + 10];
+    let Some((code, out, _)) = run(&["parse"], &big) else {
+        return;
+    };
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["data"]["kind"], "too_large");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("{} bytes", toolgate::json::MAX_PAYLOAD_BYTES + 10)));
+}
+
+#[test]
+fn json_check_exit_codes() {
+    let Some((code, _, err)) = run(&["json-check"], br#"{"a":[1,2]}"#) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert!(err.is_empty());
+    let (code, _, err) = run(&["json-check"], br#"{"a":1,"a":2}"#).unwrap();
+    assert_eq!(code, 1);
+    assert!(err.contains("duplicate_key"), "{err}");
+    let (code, _, _) = run(&["json-check", "a", "b"], b"").unwrap();
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["parse", "--bogus"], b"").unwrap();
+    assert_eq!(code, 2);
+}
