@@ -365,3 +365,14 @@ fn policy_errors() {
     assert_eq!(d["error"]["data"]["code"], "ssrf.loopback");
     assert_eq!(d["error"]["data"]["reason"], "loopback address");
 }
+
+/// Regression (fuzz, parse_tool_call): an empty `_meta` must survive the
+/// builder round trip as `Some({})`, not vanish.
+#[test]
+fn empty_meta_round_trips() {
+    let line = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"e\",\"_meta\":{\r\r}}}";
+    let r = parse_tool_call(line).unwrap();
+    assert_eq!(r.meta, Some(serde_json::Map::new()));
+    let call = ToolCall::new("e").id(2).meta_map(serde_json::Map::new());
+    assert_eq!(parse_tool_call(call.to_json().as_bytes()).unwrap(), r);
+}

@@ -35,8 +35,8 @@ pub fn parse_tool_call(data: &[u8]) {
             let mut call = ToolCall::new(req.name.clone())
                 .id(req.id.clone())
                 .arguments(req.arguments());
-            for (k, val) in req.meta.iter().flatten() {
-                call = call.meta(k.clone(), val.clone());
+            if let Some(meta) = &req.meta {
+                call = call.meta_map(meta.clone());
             }
             let again = call.to_json();
             if again.len() <= MAX_PAYLOAD_BYTES {

@@ -140,8 +140,18 @@ pub fn parse_pages(s: &str) -> Result<PageRange, ToolFailure> {
 /// The `tools/list` entries, shaped for `rev` (fields a revision does not
 /// define are left out: `annotations` from 2025-03-26, `title` and
 /// `outputSchema` from 2025-06-18).
-pub fn definitions(rev: Revision) -> Vec<Value> {
-    vec![extract_definition(rev), metadata_definition(rev)]
+pub fn definitions(rev: Revision) -> &'static [Value] {
+    use std::sync::OnceLock;
+    // Built once per revision: tools/list is answered from these.
+    static CACHE: [OnceLock<Vec<Value>>; 5] = [const { OnceLock::new() }; 5];
+    let slot = match rev {
+        Revision::V2024_11_05 => &CACHE[0],
+        Revision::V2025_03_26 => &CACHE[1],
+        Revision::V2025_06_18 => &CACHE[2],
+        Revision::V2025_11_25 => &CACHE[3],
+        Revision::V2026_07_28 => &CACHE[4],
+    };
+    slot.get_or_init(|| vec![extract_definition(rev), metadata_definition(rev)])
 }
 
 const PATH_DESCRIPTION: &str = "The PDF file: a path relative to the server's root directory (or an absolute path inside it). Paths that resolve outside the root, through `..` or symlinks, are refused with error kind path.outside_root. URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled.";

@@ -739,6 +739,12 @@ impl ToolCall {
         self
     }
 
+    /// Replaces the whole `_meta` object (an empty map still sends `"_meta": {}`).
+    pub fn meta_map(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// The request as a JSON value.
     pub fn to_value(&self) -> Value {
         let mut params = Map::new();
