@@ -135,11 +135,17 @@ fn reference(a: IpAddr) -> Option<&'static str> {
             ),
             _ => (Ipv4Addr::new(o[12], o[13], o[14], o[15]), None),
         };
-        return Some(
+        // Teredo: an all-zero client field (255.255.255.255 once inverted) or
+        // server field (0.0.0.0) means "absent".
+        let client_code = if code == "ssrf.teredo" && client == Ipv4Addr::BROADCAST {
+            None
+        } else {
             reference_v4(client)
-                .or_else(|| server.and_then(reference_v4))
-                .unwrap_or(code),
-        );
+        };
+        let server_code = server
+            .filter(|s| !s.is_unspecified())
+            .and_then(reference_v4);
+        return Some(client_code.or(server_code).unwrap_or(code));
     }
     if METADATA.iter().any(|m| m.parse::<IpAddr>().unwrap() == a) {
         return Some("ssrf.cloud_metadata");

@@ -98,3 +98,23 @@ fn localhost_aliases_and_special_use_names() {
         assert_eq!(classify_host(h).unwrap_err().code(), want, "{h}");
     }
 }
+
+#[test]
+fn teredo_fields_that_are_zero_mean_absent() {
+    // An all-zero client field inverts to 255.255.255.255; zero server is 0.0.0.0:
+    // neither is an embedded address, so the code is the embedding's.
+    for a in ["2001:0:8000::", "2001::", "2001:0:4000::1:0:0"] {
+        let ip: IpAddr = a.parse().unwrap();
+        assert_eq!(
+            classify_ip(ip).code().map(|c| c.as_str()),
+            Some("ssrf.teredo"),
+            "{a}"
+        );
+    }
+    // RFC 4380's example: client 192.0.2.45 (documentation).
+    let ip: IpAddr = "2001:0:4136:e378:8000:63bf:3fff:fdd2".parse().unwrap();
+    assert_eq!(
+        classify_ip(ip).code().map(|c| c.as_str()),
+        Some("ssrf.documentation")
+    );
+}

@@ -24,7 +24,14 @@ fn check_destination(input: &str, dest: &Destination) {
     assert!(!input
         .chars()
         .any(|c| c.is_control() || c.is_whitespace() || c == '\\'));
-    assert!(!input.contains('@'), "userinfo allowed in {input:?}");
+    // No `@` between `//` and the first `/` after it: userinfo, or an `@`
+    // behind `?`/`#` that a lax parser would read as userinfo.
+    let after = input.split_once("//").map_or("", |(_, a)| a);
+    let authority_zone = after.split('/').next().unwrap_or("");
+    assert!(
+        !authority_zone.contains('@'),
+        "userinfo allowed in {input:?}"
+    );
     let url = dest.url();
     assert!(matches!(url.scheme(), "http" | "https"));
     assert!(url.username().is_empty() && url.password().is_none());
@@ -50,10 +57,13 @@ fn check_destination(input: &str, dest: &Destination) {
         }
         (t, h) => panic!("target {t:?} disagrees with parsed host {h:?} for {input:?}"),
     }
-    // The canonical serialisation is accepted again, with the same host.
-    let again = net::classify_url(url.as_str())
-        .unwrap_or_else(|e| panic!("canonical form of {input:?} refused: {e}"));
-    assert_eq!(again.target(), dest.target());
+    // The canonical serialisation is accepted again, with the same host
+    // (when percent-encoding did not push it over the length bound).
+    if url.as_str().len() <= MAX_URL_BYTES {
+        let again = net::classify_url(url.as_str())
+            .unwrap_or_else(|e| panic!("canonical form of {input:?} refused: {e}"));
+        assert_eq!(again.target(), dest.target());
+    }
 }
 
 fn check_url(input: &str) {
@@ -175,7 +185,9 @@ fn check_embeddings(v4: Ipv4Addr) {
             matches!(reach, Reach::Embedded { v4: e, .. } if e == v4),
             "{v6} does not embed {v4}"
         );
-        if let Some(own) = own {
+        // Teredo (last form): an all-ones client is an all-zero field, "no client".
+        let teredo_without_client = i == 6 && v4 == Ipv4Addr::BROADCAST;
+        if let (Some(own), false) = (own, teredo_without_client) {
             assert_eq!(code, own, "{v6} should name {v4}'s block");
         }
     }

@@ -89,12 +89,19 @@ impl Reach {
             Reach::Special(b) => Some(b.code),
             Reach::CloudMetadata(_) => Some(DenialCode::CloudMetadata),
             Reach::Embedded { form, v4 } => {
-                let inner = classify_ipv4(*v4).code();
-                let server = match form {
-                    Embedding::Teredo { server } => classify_ipv4(*server).code(),
-                    _ => None,
+                let inner = match form {
+                    // An all-zero client field decodes to 255.255.255.255: no
+                    // client at all, not a broadcast address.
+                    Embedding::Teredo { server } => {
+                        let client =
+                            (*v4 != Ipv4Addr::BROADCAST).then(|| classify_ipv4(*v4).code());
+                        let server =
+                            (!server.is_unspecified()).then(|| classify_ipv4(*server).code());
+                        client.flatten().or(server.flatten())
+                    }
+                    _ => classify_ipv4(*v4).code(),
                 };
-                Some(inner.or(server).unwrap_or(form.code()))
+                Some(inner.unwrap_or(form.code()))
             }
         }
     }
@@ -130,9 +137,17 @@ impl fmt::Display for Described {
                 write!(f, "{addr} is a cloud metadata address: {}", m.service)
             }
             Reach::Embedded { form, v4 } => {
-                write!(f, "{addr} is {} embedding {}", form.describe(), Summary(v4))?;
-                if let Embedding::Teredo { server } = form {
-                    write!(f, " (client), server {}", Summary(server))?;
+                write!(f, "{addr} is {}", form.describe())?;
+                match form {
+                    Embedding::Teredo { server } => {
+                        if v4 == Ipv4Addr::BROADCAST {
+                            f.write_str(" with no client address")?;
+                        } else {
+                            write!(f, " embedding client {}", Summary(v4))?;
+                        }
+                        write!(f, ", server {}", Summary(server))?;
+                    }
+                    _ => write!(f, " embedding {}", Summary(v4))?,
                 }
                 f.write_str("; every IPv4-embedding IPv6 form is refused")
             }
