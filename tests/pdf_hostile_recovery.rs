@@ -165,3 +165,35 @@ fn a_headerless_file_with_objects_is_read() {
         assert_eq!(metadata(Source::Bytes(junk)).unwrap_err().kind(), "not_pdf");
     }
 }
+
+#[test]
+fn a_content_stream_lost_to_its_length_is_reported() {
+    for length in ["-50", "4 0 R", "77 0 R", "/Foo"] {
+        let data = Doc::new(1)
+            .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+            .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+            .obj(3, "<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>")
+            .obj(
+                4,
+                [
+                    format!("<< /Length {length} >>\nstream\n").as_bytes(),
+                    HELLO,
+                    b"\nendstream",
+                ]
+                .concat(),
+            )
+            .build();
+        let x = extract(Source::Bytes(&data), None).unwrap();
+        // Either the text is recovered or the loss is said.
+        let said = x.warnings.iter().any(|w| w.page == Some(1));
+        let text = x.pages[0].text.contains("Hello");
+        assert!(said || text, "/Length {length}: {:?}", x);
+    }
+    // An empty stream that says so is not reported.
+    let data = one_page(b"").build();
+    let x = extract(Source::Bytes(&data), None).unwrap();
+    assert!(
+        !x.warnings.iter().any(|w| w.message.contains("lost")),
+        "{x:?}"
+    );
+}
