@@ -45,8 +45,6 @@ const KNOWN_BELOW_GOAL: &[&str] = &[
     // Tw of 10-50 units between 10-unit glyphs: poppler regroups the words
     // across lines ("baba", "abbaabba"); our words follow the drawn spaces.
     "pdfjs-type3-word-spacing",
-    // The content stream's xref entry is wrong: needs xref reconstruction (loader).
-    "qpdf-bad-xref-entry",
 ];
 
 fn strip_bidi(s: &str) -> String {

@@ -109,6 +109,13 @@ pub fn extract_from_bytes(
             max_stream_bytes: limits.max_stream_bytes,
         };
         let pt = page_text(&loaded.doc, id, &text_limits);
+        if let Some(lost) = lost_content(&loaded.doc, id) {
+            warnings.push(Warning {
+                page: Some(number),
+                limit: None,
+                message: lost,
+            });
+        }
         let mut text = pt.text;
         let mut n = text.chars().count();
         if n > chars_left {
@@ -132,5 +139,38 @@ pub fn extract_from_bytes(
         pages,
         truncated,
         warnings,
+    })
+}
+
+/// Most `/Contents` entries of one page checked by [`lost_content`].
+const MAX_CONTENT_PARTS_CHECKED: usize = 1024;
+
+/// A warning when a content stream of page `id` came out of lopdf empty
+/// although its `/Length` is not a plain 0: lopdf drops a stream's data when
+/// its `/Length` cannot be used (negative, self-referencing, missing object),
+/// and the page would otherwise be silently empty.
+fn lost_content(doc: &lopdf::Document, id: lopdf::ObjectId) -> Option<String> {
+    use lopdf::Object;
+    let page = doc.objects.get(&id)?.as_dict().ok()?;
+    let contents = super::load::resolve(doc, page.get(b"Contents").ok()?).ok()?;
+    let parts: Vec<&Object> = match contents {
+        Object::Array(a) => a.iter().take(MAX_CONTENT_PARTS_CHECKED).collect(),
+        other => vec![other],
+    };
+    let lost = parts
+        .into_iter()
+        .filter_map(|p| super::load::resolve(doc, p).ok()?.as_stream().ok())
+        .filter(|s| s.content.is_empty())
+        .filter(|s| {
+            let length = s
+                .dict
+                .get(b"Length")
+                .ok()
+                .and_then(|l| super::load::resolve(doc, l).ok());
+            !matches!(length, Some(Object::Integer(0)))
+        })
+        .count();
+    (lost > 0).then(|| {
+        format!("{lost} content stream(s) of this page were lost: unusable /Length (negative, self-referencing or missing)")
     })
 }

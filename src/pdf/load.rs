@@ -33,6 +33,9 @@ pub struct Loaded {
     pub xref_repaired: bool,
     /// The file does not end with `%%EOF` (possibly cut off).
     pub missing_eof: bool,
+    /// The file has no `%PDF-` header but starts with objects; the version
+    /// is then reported as `0.0`, as poppler does.
+    pub missing_header: bool,
 }
 
 /// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
@@ -78,6 +81,56 @@ fn has_eof_marker(data: &[u8]) -> bool {
 /// `limit_exceeded` (`stream_bytes`, `stream_filters`),
 /// `unsupported_encryption`, `password_required`.
 pub fn load(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
+    match check_header(data) {
+        Ok(()) => load_checked(data, password, limits),
+        // Poppler opens a file without a header when objects follow (and
+        // reports version 0.0); so do we, with a warning, else `not_pdf`.
+        Err(not_pdf @ PdfError::NotPdf { .. }) if starts_with_object(data) => {
+            let patched = [HEADERLESS_PREFIX, data].concat();
+            match load_checked(&patched, password, limits) {
+                Ok(mut loaded) => {
+                    loaded.doc.version = "0.0".into();
+                    loaded.missing_header = true;
+                    Ok(loaded)
+                }
+                Err(_) => Err(not_pdf),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Put in front of a header-less file so that lopdf reads it.
+const HEADERLESS_PREFIX: &[u8] = b"%PDF-1.0\n";
+
+/// True when an indirect object header (`N G obj`) appears within the first
+/// [`HEADER_SEARCH_BYTES`] bytes.
+fn starts_with_object(data: &[u8]) -> bool {
+    let head = data.get(..HEADER_SEARCH_BYTES).unwrap_or(data);
+    head.windows(3).enumerate().any(|(at, w)| {
+        w == b"obj" && {
+            // Backwards from `obj`: whitespace, digits (G), whitespace, digits (N).
+            let before = head.get(..at).unwrap_or_default();
+            let gen = field_before(before);
+            gen.is_some_and(|rest| field_before(rest).is_some())
+        }
+    })
+}
+
+/// Strips trailing whitespace then trailing digits from `s`; `Some(rest)`
+/// when both were present.
+fn field_before(s: &[u8]) -> Option<&[u8]> {
+    let spaces = s
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let s = s.get(..s.len().saturating_sub(spaces))?;
+    let digits = s.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    (spaces > 0 && digits > 0).then(|| s.get(..s.len().saturating_sub(digits)))?
+}
+
+fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
     let missing_eof = !has_eof_marker(data);
     let options = |password: Option<&str>| LoadOptions {
@@ -95,18 +148,93 @@ pub fn load(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Load
         }
         Err(e) => return Err(map_error(e, limits, missing_eof)),
     };
+    let (doc, rebuilt) = match rebuild_if_misplaced(data, &doc, limits, password) {
+        Some(rebuilt) => (rebuilt, true),
+        None => (doc, false),
+    };
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
         return Err(undecryptable(&doc, password.is_some()));
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
-    let xref_repaired = doc.xref_recovery.is_some();
+    let xref_repaired = rebuilt || doc.xref_recovery.is_some();
     Ok(Loaded {
         doc,
         encryption,
         xref_repaired,
         missing_eof,
+        missing_header: false,
     })
+}
+
+/// When an in-use cross-reference entry points somewhere other than its
+/// `N G obj` header (lopdf then silently loses the object, e.g. a stream's
+/// indirect `/Length`, leaving the stream empty), reloads the file with the
+/// table rebuilt from a scan for object headers, as poppler does. At most
+/// [`MAX_XREF_ENTRIES_CHECKED`] entries are checked.
+fn rebuild_if_misplaced(
+    data: &[u8],
+    doc: &Document,
+    limits: &Limits,
+    password: Option<&str>,
+) -> Option<Document> {
+    if doc.xref_recovery.is_some() {
+        return None;
+    }
+    // lopdf reads offsets from the first `%PDF-` on.
+    let start = data.windows(5).position(|w| w == b"%PDF-")?;
+    let body = data.get(start..)?;
+    let misplaced = doc
+        .reference_table
+        .entries
+        .iter()
+        .take(MAX_XREF_ENTRIES_CHECKED)
+        .any(|(&num, entry)| match *entry {
+            lopdf::xref::XrefEntry::Normal { offset, generation } => {
+                !object_header_at(body, offset as usize, num, generation)
+            }
+            _ => false,
+        });
+    if !misplaced {
+        return None;
+    }
+    let options = LoadOptions {
+        password: password.map(str::to_owned),
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        force_reconstruct: true,
+        ..LoadOptions::default()
+    };
+    Document::load_mem_with_options(data, options)
+        .ok()
+        .filter(|d| d.xref_recovery == Some(lopdf::xref::XrefRecovery::Reconstructed))
+        .filter(|d| catalog(d).is_ok())
+}
+
+/// Most cross-reference entries checked against the file by
+/// [`rebuild_if_misplaced`].
+pub const MAX_XREF_ENTRIES_CHECKED: usize = 1_000_000;
+
+/// True when `N G obj` starts at `offset` (after at most a few bytes of
+/// whitespace, which readers tolerate).
+fn object_header_at(body: &[u8], offset: usize, num: u32, generation: u16) -> bool {
+    let Some(rest) = body.get(offset..) else {
+        return false;
+    };
+    let skip = rest
+        .iter()
+        .take(16)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let rest = rest.get(skip..).unwrap_or_default();
+    let mut fields = rest
+        .get(..rest.len().min(48))
+        .unwrap_or_default()
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty());
+    let num_ok = fields.next() == Some(num.to_string().as_bytes());
+    let gen_ok = fields.next() == Some(generation.to_string().as_bytes());
+    let obj_ok = fields.next().is_some_and(|f| f.starts_with(b"obj"));
+    num_ok && gen_ok && obj_ok
 }
 
 /// The error for a document lopdf left encrypted.

@@ -98,10 +98,21 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             "the cross-reference data was damaged and has been repaired; objects may be missing",
         ));
     }
+    if loaded.missing_header {
+        w.push(Warning::doc(
+            "the file has no %PDF- header; read anyway because it holds PDF objects (version reported as 0.0)",
+        ));
+    }
     if loaded.missing_eof {
         w.push(Warning::doc(
             "the file does not end with %%EOF; it may be cut off",
         ));
+    }
+    if let Some(why) = &tree.scanned {
+        w.push(Warning::doc(format!(
+            "{why}; the {} pages were found by scanning all objects for /Type /Page, in object-number order",
+            tree.pages.len()
+        )));
     }
     if tree.repeated > 0 {
         w.push(Warning::doc(format!(

@@ -20,6 +20,69 @@ pub struct PageTree {
     pub repeated: usize,
     /// `/Kids` entries skipped because they were not usable page-tree nodes.
     pub invalid: usize,
+    /// Why the page tree was unusable when the pages were found instead by
+    /// scanning every object for `/Type /Page` (see [`scan_pages`]).
+    pub scanned: Option<String>,
+}
+
+/// The pages of `doc`: the bounded page-tree walk, or, when the tree is
+/// missing or broken and reaches no page, a scan of all objects for page
+/// dictionaries in object-number order (what poppler does when it
+/// reconstructs a damaged file), recorded in [`PageTree::scanned`].
+///
+/// # Errors
+/// As [`walk_tree`] when the scan finds no page either.
+pub fn walk(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
+    let why = match walk_tree(doc, limits) {
+        Ok(tree) if !tree.pages.is_empty() || tree.invalid == 0 => return Ok(tree),
+        Ok(tree) => {
+            let reason = format!(
+                "the page tree reaches no page ({} unusable /Kids entries)",
+                tree.invalid
+            );
+            return Ok(scan_pages(doc, limits, reason)?.unwrap_or(tree));
+        }
+        Err(
+            e @ (PdfError::MalformedStructure { .. }
+            | PdfError::ReferenceCycle { .. }
+            | PdfError::PageTreeCycle { .. }),
+        ) => e,
+        Err(e) => return Err(e),
+    };
+    match scan_pages(doc, limits, why.to_string())? {
+        Some(tree) => Ok(tree),
+        None => Err(why),
+    }
+}
+
+/// Every dictionary typed `/Type /Page`, in object-number order; `None`
+/// when there is none.
+///
+/// # Errors
+/// `limit_exceeded` (`pages`) past `limits.max_pages` pages.
+fn scan_pages(
+    doc: &Document,
+    limits: &Limits,
+    reason: String,
+) -> Result<Option<PageTree>, PdfError> {
+    let mut pages = Vec::new();
+    for (id, obj) in &doc.objects {
+        let dict = match obj {
+            Object::Dictionary(d) => d,
+            _ => continue,
+        };
+        if is_leaf(dict) {
+            if pages.len() >= limits.max_pages {
+                return Err(PdfError::limit(Limit::Pages, limits.max_pages));
+            }
+            pages.push(*id);
+        }
+    }
+    Ok((!pages.is_empty()).then(|| PageTree {
+        pages,
+        scanned: Some(reason),
+        ..PageTree::default()
+    }))
 }
 
 /// Walks the page tree from the catalog's `/Pages`.
@@ -28,7 +91,7 @@ pub struct PageTree {
 /// `malformed_structure` without a catalog or `/Pages`; `page_tree_cycle`
 /// when loops leave no page at all; `nesting_too_deep` (`page_tree_depth`);
 /// `limit_exceeded` (`page_tree_nodes`, `pages`).
-pub fn walk(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
+pub fn walk_tree(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> {
     let root = catalog(doc)?
         .get(b"Pages")
         .map_err(|_| PdfError::structure("the catalog has no /Pages"))?;

@@ -1,0 +1,199 @@
+//! Damaged files poppler still reads, and so must we (issue 4: "silently
+//! empty" is never right): a missing or broken page tree (pages found by
+//! scanning objects), a cross-reference entry pointing beside its object (the
+//! table is rebuilt), and a file without a `%PDF-` header that holds objects.
+//! Each kind is generated in several variants with `pdf_hostile/gen.rs`.
+#![cfg(feature = "pdf")]
+
+#[allow(dead_code)]
+#[path = "pdf_hostile/gen.rs"]
+mod gen;
+
+use gen::{one_page, Doc, HELLO};
+use toolgate::pdf::{extract, metadata, Source};
+
+const PAGE: &str =
+    "<< /Type /Page /MediaBox [0 0 612 792] /Resources << /Font << /F1 9 0 R >> >> /Contents {c} 0 R >>";
+
+fn font(d: Doc) -> Doc {
+    d.obj(9, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
+/// Three pages (objects 3, 5, 7, contents 4, 6, 8) and `catalog`/`pages` as given.
+fn three_pages(catalog: &str, pages: Option<&str>) -> Vec<u8> {
+    let mut d = Doc::new(1).obj(1, catalog);
+    if let Some(p) = pages {
+        d = d.obj(2, p);
+    }
+    for (i, (p, c)) in [(3, 4), (5, 6), (7, 8)].into_iter().enumerate() {
+        d = d.obj(p, PAGE.replace("{c}", &c.to_string())).stream(
+            c,
+            "",
+            format!("BT /F1 12 Tf 72 720 Td (page number {}) Tj ET", i + 1).as_bytes(),
+        );
+    }
+    font(d).build()
+}
+
+fn texts(data: &[u8]) -> Vec<String> {
+    extract(Source::Bytes(data), None)
+        .unwrap()
+        .pages
+        .into_iter()
+        .map(|p| p.text.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn broken_page_tree_falls_back_to_an_object_scan() {
+    let variants = [
+        ("no /Pages", three_pages("<< /Type /Catalog >>", None)),
+        (
+            "/Pages missing object",
+            three_pages("<< /Type /Catalog /Pages 2 0 R >>", None),
+        ),
+        (
+            "/Pages not a dict",
+            three_pages("<< /Type /Catalog /Pages 2 0 R >>", Some("[1 2 3]")),
+        ),
+        (
+            "/Kids all dangling",
+            three_pages(
+                "<< /Type /Catalog /Pages 2 0 R >>",
+                Some("<< /Type /Pages /Kids [40 0 R 41 0 R] /Count 2 >>"),
+            ),
+        ),
+        (
+            "/Pages is a null",
+            three_pages("<< /Type /Catalog /Pages 2 0 R >>", Some("null")),
+        ),
+    ];
+    for (name, data) in variants {
+        let m = metadata(Source::Bytes(&data)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(m.page_count, 3, "{name}");
+        assert!(
+            m.warnings
+                .iter()
+                .any(|w| w.message.contains("scanning all objects")),
+            "{name}: {:?}",
+            m.warnings
+        );
+        assert_eq!(
+            texts(&data),
+            ["page number 1", "page number 2", "page number 3"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_tree_without_pages_is_still_an_error() {
+    // Nothing to scan for: the typed error stays.
+    let data = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [2 0 R] /Count 1 >>")
+        .build();
+    assert_eq!(
+        metadata(Source::Bytes(&data)).unwrap_err().kind(),
+        "page_tree_cycle"
+    );
+    let data = Doc::new(1).obj(1, "<< /Type /Catalog >>").build();
+    assert_eq!(
+        metadata(Source::Bytes(&data)).unwrap_err().kind(),
+        "malformed_structure"
+    );
+}
+
+#[test]
+fn a_misplaced_xref_entry_rebuilds_the_table() {
+    // The content stream's /Length is indirect (object 6); the xref entry of
+    // object 6 (or of the stream itself) points a few bytes off.
+    let doc = || {
+        Doc::new(1)
+            .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+            .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+            .obj(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>")
+            .obj(4, [b"<< /Length 6 0 R >>\nstream\n".as_slice(), HELLO, b"\nendstream"].concat())
+            .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+            .obj(6, HELLO.len().to_string())
+    };
+    for (target, delta) in [(6u32, -3i64), (6, 5), (4, -2), (4, 3), (5, 1)] {
+        let data = doc().build_with(|n, off| {
+            if n == target {
+                (off as i64 + delta) as usize
+            } else {
+                off
+            }
+        });
+        let x = extract(Source::Bytes(&data), None).unwrap();
+        assert_eq!(
+            x.pages[0].text.trim(),
+            "Hello hostile world",
+            "object {target} off by {delta}: {:?}",
+            x.warnings
+        );
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert!(m.xref_repaired, "object {target} off by {delta}");
+    }
+    // A correct table is not rebuilt.
+    assert!(
+        !metadata(Source::Bytes(&doc().build()))
+            .unwrap()
+            .xref_repaired
+    );
+}
+
+#[test]
+fn a_headerless_file_with_objects_is_read() {
+    let valid = one_page(HELLO).build();
+    let body_at = valid.iter().position(|&b| b == b'\n').unwrap() + 1;
+    for prefix in [&b""[..], b"   \n", b"garbage line\n"] {
+        // Drop the header line (keep the binary comment and the objects).
+        let mut data = prefix.to_vec();
+        data.extend_from_slice(&valid[body_at..]);
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert_eq!(m.pdf_version, "0.0");
+        assert_eq!(m.page_count, 1);
+        assert!(m
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("no %PDF- header")));
+        assert_eq!(texts(&data), ["Hello hostile world"]);
+    }
+    // No objects in the first KiB: still not a PDF.
+    for junk in [&b"GIF89a 1 0 R"[..], b"just 12 text obj", b"obj obj obj"] {
+        assert_eq!(metadata(Source::Bytes(junk)).unwrap_err().kind(), "not_pdf");
+    }
+}
+
+#[test]
+fn a_content_stream_lost_to_its_length_is_reported() {
+    for length in ["-50", "4 0 R", "77 0 R", "/Foo"] {
+        let data = Doc::new(1)
+            .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+            .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+            .obj(3, "<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>")
+            .obj(
+                4,
+                [
+                    format!("<< /Length {length} >>\nstream\n").as_bytes(),
+                    HELLO,
+                    b"\nendstream",
+                ]
+                .concat(),
+            )
+            .build();
+        let x = extract(Source::Bytes(&data), None).unwrap();
+        // Either the text is recovered or the loss is said.
+        let said = x.warnings.iter().any(|w| w.page == Some(1));
+        let text = x.pages[0].text.contains("Hello");
+        assert!(said || text, "/Length {length}: {:?}", x);
+    }
+    // An empty stream that says so is not reported.
+    let data = one_page(b"").build();
+    let x = extract(Source::Bytes(&data), None).unwrap();
+    assert!(
+        !x.warnings.iter().any(|w| w.message.contains("lost")),
+        "{x:?}"
+    );
+}
