@@ -59,7 +59,7 @@ fn classify_one(input: &str) -> (&'static str, &'static str, String) {
     if let Ok(ip) = input.parse::<IpAddr>() {
         let reach = classify_ip(ip);
         return match reach.denial(ip) {
-            Some(d) => ("deny", d.code(), d.reason().to_owned()),
+            Some(d) => ("deny", d.code(), d.reason().into_owned()),
             None => ("allow", "public", reach.describe(ip)),
         };
     }
@@ -73,7 +73,7 @@ fn classify_one(input: &str) -> (&'static str, &'static str, String) {
 
 fn verdict(r: Result<Destination, Denial>) -> (&'static str, &'static str, String) {
     match r {
-        Err(d) => ("deny", d.code(), d.reason().to_owned()),
+        Err(d) => ("deny", d.code(), d.reason().into_owned()),
         Ok(dest) => match dest.domain() {
             Some(name) => (
                 "needs_dns",

@@ -1,6 +1,9 @@
 //! Stable denial codes and the [`Denial`] value carried by every refusal.
 
+use super::ip::{classify_ipv4, Reach};
+use std::borrow::Cow;
 use std::fmt;
+use std::net::{IpAddr, Ipv4Addr};
 
 /// Every stable machine-readable reason a destination (or path) is refused.
 ///
@@ -234,10 +237,58 @@ impl fmt::Display for DenialCode {
 }
 
 /// A refused destination (or path): a stable code and a human reason.
+///
+/// The reason sentence is built only when asked for ([`Denial::reason`],
+/// `Display`): refusing is on the hot path, reading why is not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
     code: &'static str,
-    reason: String,
+    detail: Detail,
+}
+
+/// What a reason sentence is made from; formatted on demand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// A finished sentence.
+    Text(Cow<'static, str>),
+    /// An IP address and its classification.
+    Ip(Reach, IpAddr),
+    /// An IPv4 host written in a non-canonical notation.
+    NonCanonicalV4(Box<str>, Ipv4Addr),
+    /// A host name refused by name, with its code.
+    Name(DenialCode, Box<str>),
+    /// A refused URL scheme.
+    Scheme(Box<str>),
+    /// The WHATWG parser's error.
+    Parse(url::ParseError),
+}
+
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Detail::Text(t) => f.write_str(t),
+            Detail::Ip(reach, addr) => write!(f, "{}", reach.display(*addr)),
+            Detail::NonCanonicalV4(raw, a) => write!(
+                f,
+                "host `{raw}` is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
+                 single-number form, trailing dot, encoded digits) of {a}; {}",
+                classify_ipv4(*a).display(IpAddr::V4(*a))
+            ),
+            Detail::Name(DenialCode::LocalhostName, name) => write!(
+                f,
+                "`{name}` is a localhost name: it resolves to loopback (RFC 6761 §6.3)"
+            ),
+            Detail::Name(DenialCode::MetadataName, name) => {
+                write!(f, "`{name}` is a cloud metadata host name")
+            }
+            Detail::Name(_, name) => write!(
+                f,
+                "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
+            ),
+            Detail::Scheme(s) => write!(f, "scheme `{s}` is refused: only http and https"),
+            Detail::Parse(e) => write!(f, "not a valid URL: {e}"),
+        }
+    }
 }
 
 impl Denial {
@@ -247,13 +298,26 @@ impl Denial {
     pub fn new(code: &'static str, reason: impl Into<String>) -> Self {
         Self {
             code,
-            reason: reason.into(),
+            detail: Detail::Text(Cow::Owned(reason.into())),
         }
     }
 
     /// Builds a denial from a [`DenialCode`].
     pub fn of(code: DenialCode, reason: impl Into<String>) -> Self {
         Self::new(code.as_str(), reason)
+    }
+
+    /// A denial whose reason is a fixed sentence (no allocation).
+    pub(crate) fn fixed(code: DenialCode, reason: &'static str) -> Self {
+        Self::lazy(code, Detail::Text(Cow::Borrowed(reason)))
+    }
+
+    /// A denial whose reason is formatted from `detail` on demand.
+    pub(crate) fn lazy(code: DenialCode, detail: Detail) -> Self {
+        Self {
+            code: code.as_str(),
+            detail,
+        }
     }
 
     /// A `path.outside_root` denial (a file path leaving the server's root).
@@ -271,15 +335,19 @@ impl Denial {
         DenialCode::from_str_code(self.code)
     }
 
-    /// A human-readable sentence saying why.
-    pub fn reason(&self) -> &str {
-        &self.reason
+    /// A human-readable sentence saying why. Built on each call (borrowed
+    /// when it is a fixed sentence); `Display` writes it without allocating.
+    pub fn reason(&self) -> Cow<'_, str> {
+        match &self.detail {
+            Detail::Text(t) => Cow::Borrowed(t),
+            other => Cow::Owned(other.to_string()),
+        }
     }
 }
 
 impl fmt::Display for Denial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.reason)
+        write!(f, "{}: {}", self.code, self.detail)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `classify_url`, `classify_host` and `vet_resolved`: from untrusted URL
 //! text to a [`Destination`] or a [`Denial`].
 
-use super::code::{Denial, DenialCode};
+use super::code::{Denial, DenialCode, Detail};
 use super::ip::classify_ip;
 use super::names::refused_name;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -155,13 +155,13 @@ fn is_invisible(c: char) -> bool {
 /// A [`Denial`] with one of the codes of [`DenialCode`] (`url.*` or `ssrf.*`).
 pub fn classify_url(input: &str) -> Result<Destination, Denial> {
     refuse_ambiguous_text(input)?;
-    let url = Url::parse(input)
-        .map_err(|e| Denial::of(DenialCode::Malformed, format!("not a valid URL: {e}")))?;
+    let url =
+        Url::parse(input).map_err(|e| Denial::lazy(DenialCode::Malformed, Detail::Parse(e)))?;
     let scheme = url.scheme();
     if scheme != "http" && scheme != "https" {
-        return Err(Denial::of(
+        return Err(Denial::lazy(
             DenialCode::Scheme,
-            format!("scheme `{scheme}` is refused: only http and https"),
+            Detail::Scheme(scheme.into()),
         ));
     }
     let authority = raw_authority(input, scheme.len())?;
@@ -169,7 +169,7 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
         || !url.username().is_empty()
         || url.password().is_some()
     {
-        return Err(Denial::of(
+        return Err(Denial::fixed(
             DenialCode::Userinfo,
             "the URL carries userinfo (`user@` or `user:pass@`): refused, it hides the real host",
         ));
@@ -177,20 +177,15 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
     let raw_host = raw_host(authority);
     let target = match url.host() {
         None => {
-            return Err(Denial::of(DenialCode::Malformed, "the URL has no host"));
+            return Err(Denial::fixed(DenialCode::Malformed, "the URL has no host"));
         }
         Some(Host::Ipv4(a)) => {
             // std's parser takes canonical dotted-decimal only (four decimal
             // parts, no leading zeros, no trailing dot).
             if raw_host.parse::<Ipv4Addr>() != Ok(a) {
-                let reach = classify_ip(IpAddr::V4(a));
-                return Err(Denial::of(
+                return Err(Denial::lazy(
                     DenialCode::Ambiguous,
-                    format!(
-                        "host `{raw_host}` is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
-                         single-number form, trailing dot, encoded digits) of {a}; {}",
-                        reach.display(IpAddr::V4(a))
-                    ),
+                    Detail::NonCanonicalV4(raw_host.into(), a),
                 ));
             }
             IpAddr::V4(a)
@@ -200,7 +195,12 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
                 .strip_prefix('[')
                 .and_then(|h| h.strip_suffix(']'))
                 .unwrap_or(raw_host);
-            if inner.parse::<Ipv6Addr>() != Ok(a) {
+            // The `url` crate parsed exactly this text (it takes the bracketed
+            // host verbatim). Plain hex-and-colon text reads the same in every
+            // RFC 4291 parser; anything else (a dotted IPv4 tail, ...) is
+            // checked again with std's strict parser.
+            let plain = inner.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+            if !plain && inner.parse::<Ipv6Addr>() != Ok(a) {
                 return Err(Denial::of(
                     DenialCode::Ambiguous,
                     format!("IPv6 host `{raw_host}` does not read as {a} with a strict parser"),
@@ -211,7 +211,7 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
         Some(Host::Domain(d)) => {
             check_domain(raw_host, d)?;
             if let Some(code) = refused_name(d) {
-                return Err(Denial::of(code, name_reason(code, d)));
+                return Err(Denial::lazy(code, Detail::Name(code, d.into())));
             }
             return Ok(Destination { url, ip: None });
         }
@@ -281,13 +281,13 @@ fn raw_authority(input: &str, scheme_len: usize) -> Result<&str, Denial> {
         .get(scheme_len..)
         .and_then(|r| r.strip_prefix("://"))
         .ok_or_else(|| {
-            Denial::of(
+            Denial::fixed(
                 DenialCode::Ambiguous,
                 "an http(s) URL must be written `scheme://host`: other slash counts are read differently by other parsers",
             )
         })?;
     if rest.starts_with('/') {
-        return Err(Denial::of(
+        return Err(Denial::fixed(
             DenialCode::Ambiguous,
             "more than two slashes after the scheme are read differently by other parsers",
         ));
@@ -300,7 +300,7 @@ fn raw_authority(input: &str, scheme_len: usize) -> Result<&str, Denial> {
     // that does not end the authority at `?` or `#` sees the host after `@`.
     let tail = rest.get(end..).unwrap_or("");
     if tail.bytes().take_while(|b| *b != b'/').any(|b| b == b'@') {
-        return Err(Denial::of(
+        return Err(Denial::fixed(
             DenialCode::Ambiguous,
             "`@` after `?` or `#` right behind the host: parsers that do not end the authority there read another host",
         ));
@@ -363,19 +363,5 @@ fn is_numeric_label(label: &[u8]) -> bool {
     {
         Some(hex) => hex.iter().all(u8::is_ascii_hexdigit),
         None => !label.is_empty() && label.iter().all(u8::is_ascii_digit),
-    }
-}
-
-fn name_reason(code: DenialCode, name: &str) -> String {
-    match code {
-        DenialCode::LocalhostName => {
-            format!("`{name}` is a localhost name: it resolves to loopback (RFC 6761 §6.3)")
-        }
-        DenialCode::MetadataName => {
-            format!("`{name}` is a cloud metadata host name")
-        }
-        _ => format!(
-            "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
-        ),
     }
 }

@@ -1,10 +1,11 @@
 //! `classify_ip`: which special-purpose block (if any) an address is in,
 //! looking through every IPv6 form that embeds an IPv4 address.
 
-use super::code::{Denial, DenialCode};
+use super::code::{Denial, DenialCode, Detail};
 use super::registry::{
-    Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS, V4_FIRST_OCTET,
-    V4_MATCH, V4_METADATA, V6_GLOBAL_HOT16, V6_MATCH, V6_METADATA,
+    Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS, METADATA_TAG,
+    V4_BUCKETS, V4_BUCKET_START, V4_KEY_BITS, V6_BUCKETS, V6_BUCKET_START, V6_GLOBAL_HOT16,
+    V6_KEY_BITS,
 };
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -118,7 +119,8 @@ impl Reach {
 
     /// The refusal for `addr`, or `None` when global.
     pub fn denial(&self, addr: IpAddr) -> Option<Denial> {
-        self.code().map(|c| Denial::of(c, self.describe(addr)))
+        self.code()
+            .map(|c| Denial::lazy(c, Detail::Ip(*self, addr)))
     }
 }
 
@@ -188,26 +190,35 @@ pub fn classify_ip(addr: IpAddr) -> Reach {
 /// [`classify_ip`] for an IPv4 address.
 pub fn classify_ipv4(a: Ipv4Addr) -> Reach {
     let bits = a.to_bits();
-    let first = (bits >> 24) as usize;
-    let word = V4_FIRST_OCTET.get(first / 64).copied().unwrap_or(u64::MAX);
-    if word & (1u64 << (first % 64)) == 0 {
-        return Reach::Global;
+    let bucket_no = (bits >> (32 - V4_KEY_BITS)) as usize;
+    for &(net, mask, what) in bucket(&V4_BUCKET_START, &V4_BUCKETS, bucket_no) {
+        if bits & mask == net {
+            return found(what, IPV4_BLOCKS);
+        }
     }
-    if let Some(m) = V4_METADATA
-        .iter()
-        .find(|(m, _)| *m == bits)
-        .and_then(|(_, i)| METADATA_ENDPOINTS.get(*i))
-    {
-        return Reach::CloudMetadata(m);
-    }
-    match V4_MATCH
-        .iter()
-        .position(|(net, mask)| bits & mask == *net)
-        .and_then(|i| IPV4_BLOCKS.get(i))
-    {
-        Some(b) => Reach::Special(b),
-        None => Reach::Global,
-    }
+    Reach::Global
+}
+
+/// The candidates of bucket `b` of a first-byte index (see `registry`).
+#[inline]
+fn bucket<T>(starts: &[u16], all: &'static [T], b: usize) -> &'static [T] {
+    let lo = starts.get(b).copied().unwrap_or(0) as usize;
+    let hi = starts.get(b + 1).copied().unwrap_or(0) as usize;
+    all.get(lo..hi).unwrap_or(&[])
+}
+
+/// The reach a matching bucket candidate stands for.
+#[inline]
+fn found(what: u16, rows: &'static [Block]) -> Reach {
+    let hit = if what & METADATA_TAG != 0 {
+        METADATA_ENDPOINTS
+            .get(usize::from(what & !METADATA_TAG))
+            .map(Reach::CloudMetadata)
+    } else {
+        rows.get(usize::from(what)).map(Reach::Special)
+    };
+    // Unreachable: indices are built at compile time from these tables.
+    hit.unwrap_or(Reach::Global)
 }
 
 /// The IPv4 address an IPv6 address embeds, and how.
@@ -255,22 +266,19 @@ pub fn classify_ipv6(a: Ipv6Addr) -> Reach {
     if bits >> 125 == 1 && !V6_GLOBAL_HOT16.contains(&top16) {
         return Reach::Global;
     }
-    if let Some((form, v4)) = embedded_ipv4(a) {
-        return Reach::Embedded { form, v4 };
+    // Every embedding (::/96, ::ffff:0:0/96, 64:ff9b::/96, 64:ff9b:1::/48,
+    // 2001::/32, 2002::/16) starts with byte 0x00 or 0x20.
+    let top8 = top16 >> 8;
+    if top8 == 0 || top8 == 0x20 {
+        if let Some((form, v4)) = embedded_ipv4(a) {
+            return Reach::Embedded { form, v4 };
+        }
     }
-    if let Some(m) = V6_METADATA
-        .iter()
-        .find(|(m, _)| *m == bits)
-        .and_then(|(_, i)| METADATA_ENDPOINTS.get(*i))
-    {
-        return Reach::CloudMetadata(m);
+    let bucket_no = (bits >> (128 - V6_KEY_BITS)) as usize;
+    for &(net, mask, what) in bucket(&V6_BUCKET_START, &V6_BUCKETS, bucket_no) {
+        if bits & mask == net {
+            return found(what, IPV6_BLOCKS);
+        }
     }
-    match V6_MATCH
-        .iter()
-        .position(|(net, mask)| bits & mask == *net)
-        .and_then(|i| IPV6_BLOCKS.get(i))
-    {
-        Some(b) => Reach::Special(b),
-        None => Reach::Global,
-    }
+    Reach::Global
 }

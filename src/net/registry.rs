@@ -221,39 +221,6 @@ const METADATA_ROWS: &[MetadataEndpoint] = &[
     m6(a6(0xfe80, 0, 0, 0, 0, 0, 0xa9fe, 0xa9fe), "OpenStack metadata (IPv6 link-local)"),
 ];
 
-/// Bit `o` set when some IPv4 row or metadata address may contain an address
-/// whose first octet is `o`: an address whose first octet is clear is global
-/// without scanning the table.
-pub(crate) static V4_FIRST_OCTET: [u64; 4] = v4_first_octets();
-
-// Const evaluation: an out-of-bounds index is a compile error, not a panic.
-#[allow(clippy::indexing_slicing)]
-const fn v4_first_octets() -> [u64; 4] {
-    let mut map = [0u64; 4];
-    let mut i = 0;
-    while i < V4_ROWS.len() {
-        let b = &V4_ROWS[i];
-        let first = (b.bits >> 24) as usize;
-        // A block shorter than /8 spans 2^(8-len) first octets.
-        let span = if b.len >= 8 { 1 } else { 1usize << (8 - b.len) };
-        let mut o = first;
-        while o < first + span {
-            map[o / 64] |= 1u64 << (o % 64);
-            o += 1;
-        }
-        i += 1;
-    }
-    let mut j = 0;
-    while j < METADATA_ROWS.len() {
-        if let IpAddr::V4(a) = METADATA_ROWS[j].addr {
-            let o = (a.to_bits() >> 24) as usize;
-            map[o / 64] |= 1u64 << (o % 64);
-        }
-        j += 1;
-    }
-    map
-}
-
 /// Top 16 bits of every IPv6 row inside `2000::/3` (all such rows are /16 or
 /// longer, checked at compile time); any other address in `2000::/3` whose
 /// top 16 bits are not listed is global without scanning the table.
@@ -307,41 +274,94 @@ const fn v6_hot16() -> [u16; 8] {
     out
 }
 
-/// `(network bits, mask)` of every IPv4 row, same order as [`IPV4_BLOCKS`]:
-/// a dense copy for the scan (a `Block` is ~100 bytes, this is 8).
-pub(crate) static V4_MATCH: [(u32, u32); V4_ROWS.len()] = v4_match();
+/// One candidate of a bucket: `(network bits, mask, what)`, where
+/// `what` is a row index, or [`METADATA_TAG`] plus an index into
+/// [`METADATA_ENDPOINTS`].
+pub(crate) type V4Candidate = (u32, u32, u16);
+/// [`V4Candidate`] for IPv6.
+pub(crate) type V6Candidate = (u128, u128, u16);
 
-/// `(network bits, mask)` of every IPv6 row, same order as [`IPV6_BLOCKS`].
-pub(crate) static V6_MATCH: [(u128, u128); V6_ROWS.len()] = v6_match();
+/// Marks a bucket candidate that is a metadata address, not a table row.
+pub(crate) const METADATA_TAG: u16 = 0x8000;
 
-#[allow(clippy::indexing_slicing)]
-const fn v4_match() -> [(u32, u32); V4_ROWS.len()] {
-    let mut out = [(0u32, 0u32); V4_ROWS.len()];
-    let mut i = 0;
-    while i < V4_ROWS.len() {
-        out[i] = (V4_ROWS[i].bits as u32, V4_ROWS[i].mask as u32);
-        i += 1;
+/// Bits of the address that pick a bucket: 12 for IPv4 (4096 buckets: the
+/// busy 192/8 and 169/8 split apart), 8 for IPv6.
+pub(crate) const V4_KEY_BITS: u32 = 12;
+/// See [`V4_KEY_BITS`].
+pub(crate) const V6_KEY_BITS: u32 = 8;
+const V4_BUCKETS_N: usize = 1 << V4_KEY_BITS;
+const V6_BUCKETS_N: usize = 1 << V6_KEY_BITS;
+
+/// An index derived from the tables above (the tables stay the single source
+/// of truth): for each value of the top key bits of an address, the metadata
+/// addresses and rows that can contain such an address, metadata first, then
+/// rows in table order, so the first match is still the most specific row.
+/// `*_BUCKET_START[b]..*_BUCKET_START[b + 1]` is the slice of bucket `b`.
+pub(crate) static V4_BUCKET_START: [u16; V4_BUCKETS_N + 1] = bucket_starts(false);
+/// See [`V4_BUCKET_START`].
+pub(crate) static V4_BUCKETS: [V4Candidate; bucket_total(false)] = v4_buckets();
+/// The same index for IPv6.
+pub(crate) static V6_BUCKET_START: [u16; V6_BUCKETS_N + 1] = bucket_starts(true);
+/// See [`V6_BUCKET_START`].
+pub(crate) static V6_BUCKETS: [V6Candidate; bucket_total(true)] = v6_buckets();
+
+/// Width of an address family in bits.
+const fn width(v6: bool) -> u32 {
+    if v6 {
+        128
+    } else {
+        32
     }
-    out
 }
 
-#[allow(clippy::indexing_slicing)]
-const fn v6_match() -> [(u128, u128); V6_ROWS.len()] {
-    let mut out = [(0u128, 0u128); V6_ROWS.len()];
-    let mut i = 0;
-    while i < V6_ROWS.len() {
-        out[i] = (V6_ROWS[i].bits, V6_ROWS[i].mask);
-        i += 1;
+/// Key bits of an address family.
+const fn key_bits(v6: bool) -> u32 {
+    if v6 {
+        V6_KEY_BITS
+    } else {
+        V4_KEY_BITS
     }
-    out
 }
 
+/// Number of buckets of an address family.
+const fn buckets(v6: bool) -> usize {
+    1 << key_bits(v6)
+}
+
+/// The bucket of address bits `bits`.
+const fn key(bits: u128, v6: bool) -> usize {
+    (bits >> (width(v6) - key_bits(v6))) as usize
+}
+
+/// Bucket range `[lo, hi]` a row of `len` bits starting at `bits` spans.
+const fn byte_span(bits: u128, len: u8, v6: bool) -> (usize, usize) {
+    let first = key(bits, v6);
+    let k = key_bits(v6);
+    if len as u32 >= k {
+        (first, first)
+    } else {
+        (first, first + (1usize << (k - len as u32)) - 1)
+    }
+}
+
+/// Number of candidates in bucket `b` (metadata addresses, then rows).
 #[allow(clippy::indexing_slicing)]
-const fn count_metadata(v4: bool) -> usize {
+const fn bucket_len(b: usize, v6: bool) -> usize {
+    let rows = if v6 { V6_ROWS } else { V4_ROWS };
     let mut n = 0;
+    let mut j = 0;
+    while j < METADATA_ROWS.len() {
+        if let Some(bits) = metadata_bits(j, v6) {
+            if key(bits, v6) == b {
+                n += 1;
+            }
+        }
+        j += 1;
+    }
     let mut i = 0;
-    while i < METADATA_ROWS.len() {
-        if matches!(METADATA_ROWS[i].addr, IpAddr::V4(_)) == v4 {
+    while i < rows.len() {
+        let (lo, hi) = byte_span(rows[i].bits, rows[i].len, v6);
+        if lo <= b && b <= hi {
             n += 1;
         }
         i += 1;
@@ -349,36 +369,85 @@ const fn count_metadata(v4: bool) -> usize {
     n
 }
 
-/// `(address bits, index into METADATA_ENDPOINTS)` of the IPv4 metadata addresses.
-pub(crate) static V4_METADATA: [(u32, usize); count_metadata(true)] = v4_metadata();
+/// The bits of metadata row `j` when it is of the requested family.
+#[allow(clippy::indexing_slicing)]
+const fn metadata_bits(j: usize, v6: bool) -> Option<u128> {
+    match METADATA_ROWS[j].addr {
+        IpAddr::V4(a) if !v6 => Some(a.to_bits() as u128),
+        IpAddr::V6(a) if v6 => Some(a.to_bits()),
+        _ => None,
+    }
+}
 
-/// `(address bits, index into METADATA_ENDPOINTS)` of the IPv6 metadata addresses.
-pub(crate) static V6_METADATA: [(u128, usize); count_metadata(false)] = v6_metadata();
+const fn bucket_total(v6: bool) -> usize {
+    let mut n = 0;
+    let mut b = 0;
+    while b < buckets(v6) {
+        n += bucket_len(b, v6);
+        b += 1;
+    }
+    n
+}
 
 #[allow(clippy::indexing_slicing)]
-const fn v4_metadata() -> [(u32, usize); count_metadata(true)] {
-    let mut out = [(0u32, 0usize); count_metadata(true)];
-    let (mut i, mut n) = (0, 0);
-    while i < METADATA_ROWS.len() {
-        if let IpAddr::V4(a) = METADATA_ROWS[i].addr {
-            out[n] = (a.to_bits(), i);
-            n += 1;
+const fn bucket_starts<const N: usize>(v6: bool) -> [u16; N] {
+    let mut out = [0u16; N];
+    assert!(N == buckets(v6) + 1);
+    let mut b = 0;
+    while b < buckets(v6) {
+        out[b + 1] = out[b] + bucket_len(b, v6) as u16;
+        b += 1;
+    }
+    out
+}
+
+/// Fills the candidates of every bucket, as `(bits, mask, what)` in u128.
+#[allow(clippy::indexing_slicing)]
+const fn fill<const N: usize>(v6: bool) -> [(u128, u128, u16); N] {
+    let rows = if v6 { V6_ROWS } else { V4_ROWS };
+    let full = if v6 { u128::MAX } else { u32::MAX as u128 };
+    let mut out = [(0u128, 0u128, 0u16); N];
+    let mut n = 0;
+    let mut b = 0;
+    while b < buckets(v6) {
+        let mut j = 0;
+        while j < METADATA_ROWS.len() {
+            if let Some(bits) = metadata_bits(j, v6) {
+                if key(bits, v6) == b {
+                    out[n] = (bits, full, METADATA_TAG | j as u16);
+                    n += 1;
+                }
+            }
+            j += 1;
         }
+        let mut i = 0;
+        while i < rows.len() {
+            let (lo, hi) = byte_span(rows[i].bits, rows[i].len, v6);
+            if lo <= b && b <= hi {
+                out[n] = (rows[i].bits, rows[i].mask, i as u16);
+                n += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    assert!(n == N && N < u16::MAX as usize);
+    assert!(METADATA_ROWS.len() < METADATA_TAG as usize);
+    out
+}
+
+#[allow(clippy::indexing_slicing)]
+const fn v4_buckets() -> [V4Candidate; bucket_total(false)] {
+    let wide: [(u128, u128, u16); bucket_total(false)] = fill(false);
+    let mut out = [(0u32, 0u32, 0u16); bucket_total(false)];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = (wide[i].0 as u32, wide[i].1 as u32, wide[i].2);
         i += 1;
     }
     out
 }
 
-#[allow(clippy::indexing_slicing)]
-const fn v6_metadata() -> [(u128, usize); count_metadata(false)] {
-    let mut out = [(0u128, 0usize); count_metadata(false)];
-    let (mut i, mut n) = (0, 0);
-    while i < METADATA_ROWS.len() {
-        if let IpAddr::V6(a) = METADATA_ROWS[i].addr {
-            out[n] = (a.to_bits(), i);
-            n += 1;
-        }
-        i += 1;
-    }
-    out
+const fn v6_buckets() -> [V6Candidate; bucket_total(true)] {
+    fill(true)
 }
