@@ -51,6 +51,10 @@ impl std::fmt::Display for StreamError {
 
 impl std::error::Error for StreamError {}
 
+/// Upper bound of deflate's expansion ratio (RFC 1951: a 258-byte match in
+/// about two bits), used to charge the budget for a decode that failed.
+pub const MAX_FLATE_RATIO: usize = 1032;
+
 /// A per-call budget of decoded bytes, active on this thread while the guard
 /// lives. Scopes do not nest: a new one replaces the old until dropped.
 #[derive(Debug)]
@@ -111,14 +115,30 @@ pub fn decode_stream(stream: &lopdf::Stream, max_out: usize) -> Result<Vec<u8>, 
             StreamError::TooLarge { limit: max_out }
         }
     };
+    // A decode that fails still did up to `cap` bytes of work: charge that to
+    // the call's budget, so that many references to one oversized or corrupt
+    // stream cannot multiply the work past the total.
+    let charge = |work: usize| {
+        if let Some(left) = remaining {
+            REMAINING.with(|r| r.set(Some(left.saturating_sub(work))));
+        }
+    };
+    // Deflate expands at most about 1032:1, so a chain that failed part way
+    // produced no more than that (and never more than `cap`).
+    let failed_work = cap.min(stream.content.len().saturating_mul(MAX_FLATE_RATIO));
     let data = match stream.decompressed_content_with_limit(cap) {
         Ok(d) => d,
         Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
-            return Err(over(cap))
+            charge(cap);
+            return Err(over(cap));
         }
-        Err(e) => return Err(StreamError::Decode(e.to_string())),
+        Err(e) => {
+            charge(failed_work);
+            return Err(StreamError::Decode(e.to_string()));
+        }
     };
     if data.len() > cap {
+        charge(cap);
         return Err(over(cap));
     }
     if let Some(left) = remaining {
@@ -147,6 +167,28 @@ mod tests {
             Err(StreamError::TooLarge { limit: 1 << 20 })
         );
         assert_eq!(decode_stream(&s, 4 << 20).unwrap().len(), 4 << 20);
+    }
+
+    /// Regression (found by a fresh user): one oversized stream referenced by
+    /// many pages was refused at the per-stream cap each time but never
+    /// charged, so the call's total budget did not bound the work.
+    #[test]
+    fn refused_decodes_are_charged_to_the_budget() {
+        let s = flate(&vec![0u8; 4000]);
+        let b = DecodeBudget::start(2500);
+        assert_eq!(
+            decode_stream(&s, 1000),
+            Err(StreamError::TooLarge { limit: 1000 })
+        );
+        assert_eq!(b.remaining(), 1500);
+        assert!(decode_stream(&s, 1000).is_err());
+        assert_eq!(b.remaining(), 500);
+        assert!(decode_stream(&s, 1000).is_err());
+        assert_eq!(b.remaining(), 0);
+        assert_eq!(
+            decode_stream(&s, 1000),
+            Err(StreamError::BudgetExhausted { limit: 2500 })
+        );
     }
 
     #[test]

@@ -279,13 +279,13 @@ fn spawn_and_wait(
         };
         let tail = err_reader.join().unwrap_or_default();
         let tail = tail.trim();
-        let with_tail = |msg: String| {
-            if tail.is_empty() {
-                failed(msg)
-            } else {
-                failed(format!("{msg}; stderr: {tail}"))
-            }
-        };
+        // The worker's stderr can hold a backtrace with build paths and
+        // dependency versions: it goes to our log only, never into the error
+        // (which reaches the agent).
+        if !tail.is_empty() {
+            tracing::warn!(target: "toolgate::pdf::worker", stderr = %tail, "pdf worker stderr");
+        }
+        let with_tail = failed;
         let Some(status) = status else {
             return Err(PdfError::WorkerFailed {
                 reason: format!(
