@@ -448,6 +448,15 @@ fn exits_cleanly_on_eof() {
     assert!(o.responses.is_empty());
     let o = run_with(Path::new("/no/such/dir"), &[], Vec::new());
     assert_eq!(o.status.code(), Some(2), "a bad --root is a usage error");
+    // A --log-level typo would otherwise silently log nothing of ours.
+    for bad in ["bogus", "toolgate=bogus"] {
+        let o = run_with(&corpus(), &["--log-level", bad], Vec::new());
+        assert_eq!(o.status.code(), Some(2), "--log-level {bad}");
+    }
+    for good in ["info", "toolgate=debug", "warn,toolgate=trace"] {
+        let o = run_with(&corpus(), &["--log-level", good], Vec::new());
+        assert!(o.status.success(), "--log-level {good}");
+    }
 }
 
 use std::path::Path;
