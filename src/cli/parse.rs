@@ -63,10 +63,10 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
     };
     let limits = Limits::default();
     let result = if total > limits.max_payload_bytes {
-        Err(rpc::RpcError::TooLarge {
+        Err(rpc::RpcError::Json(json::JsonError::TooLarge {
             len: total,
             limit: limits.max_payload_bytes,
-        })
+        }))
     } else {
         rpc::parse_tool_call_with(&data, &limits)
     };

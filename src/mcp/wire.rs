@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::json::Limits;
+use crate::json::{JsonError, Limits};
 use crate::rpc::{self, Incoming, Message, RpcError};
 
 pub use crate::rpc::Id;
@@ -86,7 +86,7 @@ pub fn result_response(id: &Id, result: Value) -> Value {
 /// core's `TooLarge` error, id `null`.
 pub fn oversized(len: u64, limit: usize) -> Value {
     let len = usize::try_from(len).unwrap_or(usize::MAX);
-    rpc::protocol_error(&RpcError::TooLarge { len, limit }, None)
+    rpc::protocol_error(&RpcError::Json(JsonError::TooLarge { len, limit }), None)
 }
 
 /// The answer for a core error on `bytes`: `None` (stay silent) when the
