@@ -2,7 +2,8 @@
 //! with its README) through `toolgate json-check`'s code path: the strict
 //! layer under the default limits. Every `y_` file is accepted except the two
 //! duplicated-key files (a documented exception: RFC 7493 §2.3), every `n_`
-//! file is rejected, and every `i_` file has the outcome listed in README.md.
+//! file is rejected, every `i_` file has the outcome listed in README.md, and
+//! so has every `test_transform/` file.
 use std::path::{Path, PathBuf};
 
 use toolgate::json::{parse_strict, JsonError, Limits};
@@ -161,5 +162,64 @@ fn json_check_binary_agrees() {
             .unwrap();
         assert_eq!(status.code() == Some(0), check(&p).is_ok(), "{n}");
         assert!(matches!(status.code(), Some(0 | 1)), "{n}");
+    }
+}
+
+/// `test_transform/` outcomes (what a parser makes of inputs that parse but
+/// are easy to transform wrongly): `None` accepted, `Some(code)` rejected.
+/// Also listed in README.md.
+const TRANSFORM_OUTCOMES: &[(&str, Option<&str>)] = &[
+    ("number_-9223372036854775808.json", None),
+    ("number_-9223372036854775809.json", None),
+    ("number_1.0.json", None),
+    ("number_1.000000000000000005.json", None),
+    ("number_1000000000000000.json", None),
+    ("number_10000000000000000999.json", None),
+    ("number_1e-999.json", None),
+    ("number_1e6.json", None),
+    ("number_9223372036854775807.json", None),
+    ("number_9223372036854775808.json", None),
+    ("object_key_nfc_nfd.json", None),
+    ("object_key_nfd_nfc.json", None),
+    (
+        "object_same_key_different_values.json",
+        Some("duplicate_key"),
+    ),
+    ("object_same_key_same_value.json", Some("duplicate_key")),
+    ("object_same_key_unclear_values.json", Some("duplicate_key")),
+    ("string_1_escaped_invalid_codepoint.json", Some("syntax")),
+    ("string_1_invalid_codepoint.json", Some("invalid_utf8")),
+    ("string_2_escaped_invalid_codepoints.json", Some("syntax")),
+    ("string_2_invalid_codepoints.json", Some("invalid_utf8")),
+    ("string_3_escaped_invalid_codepoints.json", Some("syntax")),
+    ("string_3_invalid_codepoints.json", Some("invalid_utf8")),
+    ("string_with_escaped_NULL.json", None),
+];
+
+#[test]
+fn transform_files_match_the_readme_table_and_serde_json() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/JSONTestSuite/test_transform");
+    let mut seen: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    seen.sort();
+    assert_eq!(seen.len(), TRANSFORM_OUTCOMES.len());
+    for n in &seen {
+        let (_, want) = TRANSFORM_OUTCOMES
+            .iter()
+            .find(|(t, _)| t == n)
+            .unwrap_or_else(|| panic!("{n} not in the table"));
+        let bytes = std::fs::read(dir.join(n)).unwrap();
+        let got = parse_strict(&bytes, &Limits::default());
+        assert_eq!(got.as_ref().err().map(JsonError::code), *want, "{n}");
+        // What is accepted is exactly what serde_json makes of it: numbers
+        // are not rounded differently, NFC and NFD keys stay two members,
+        // an escaped NUL stays in the string.
+        if let Ok(v) = got {
+            let reference: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(v, reference, "{n}");
+        }
     }
 }

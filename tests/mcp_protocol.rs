@@ -216,6 +216,24 @@ fn notifications_never_get_a_reply() {
 }
 
 #[test]
+fn responses_from_the_client_are_never_answered() {
+    // A client answering a server-to-client request (roots/list, ping): this
+    // server sends none, and JSON-RPC 2.0 §5 never answers a response.
+    let rs = after_init(&[
+        br#"{"jsonrpc":"2.0","id":10,"result":{"roots":[]}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":11,"error":{"code":-32601,"message":"no"}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#.to_vec(),
+    ]);
+    assert!(rs.is_empty(), "{rs:?}");
+    // Neither a method nor a result: still an invalid request.
+    let rs = after_init(&[br#"{"jsonrpc":"2.0","id":12}"#.to_vec()]);
+    assert_eq!(rs.len(), 1, "{rs:?}");
+    assert_eq!(rs[0]["error"]["code"], -32600);
+    assert_eq!(rs[0]["id"], 12);
+}
+
+#[test]
 fn an_id_bearing_notification_name_is_a_request() {
     let rs = after_init(&[
         br#"{"jsonrpc":"2.0","id":5,"method":"notifications/cancelled","params":{"requestId":1}}"#
@@ -448,6 +466,15 @@ fn exits_cleanly_on_eof() {
     assert!(o.responses.is_empty());
     let o = run_with(Path::new("/no/such/dir"), &[], Vec::new());
     assert_eq!(o.status.code(), Some(2), "a bad --root is a usage error");
+    // A --log-level typo would otherwise silently log nothing of ours.
+    for bad in ["bogus", "toolgate=bogus"] {
+        let o = run_with(&corpus(), &["--log-level", bad], Vec::new());
+        assert_eq!(o.status.code(), Some(2), "--log-level {bad}");
+    }
+    for good in ["info", "toolgate=debug", "warn,toolgate=trace"] {
+        let o = run_with(&corpus(), &["--log-level", good], Vec::new());
+        assert!(o.status.success(), "--log-level {good}");
+    }
 }
 
 use std::path::Path;

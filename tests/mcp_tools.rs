@@ -276,3 +276,31 @@ fn public_urls_are_not_fetched_either() {
     );
     assert_eq!(tool_error_kind(&rs[0]), "remote_disabled");
 }
+
+#[test]
+fn a_non_pdf_file_is_not_quoted_back() {
+    // A path to a secret that is not a PDF must not leak its first bytes
+    // through the error message the agent reads.
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG";
+    std::fs::write(dir.path().join(".env"), secret).unwrap();
+    std::fs::write(
+        dir.path().join("key.bin"),
+        [0x30, 0x82, 0x04, 0xa4, 0x02, 0x01],
+    )
+    .unwrap();
+    let input = lines(&[
+        INIT,
+        INITIALIZED,
+        &call(2, "get_metadata", serde_json::json!({"path": ".env"})),
+        &call(3, "extract", serde_json::json!({"path": "key.bin"})),
+    ]);
+    let out = run_with(dir.path(), &[], input);
+    assert_eq!(out.responses.len(), 3);
+    for r in &out.responses[1..] {
+        assert_eq!(tool_error_kind(r), "not_pdf", "{r}");
+        let text = r.to_string();
+        assert!(!text.contains("AWS_SECRET"), "{text}");
+        assert!(!text.contains("wJalr"), "{text}");
+    }
+}

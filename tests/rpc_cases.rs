@@ -2,7 +2,7 @@
 //! right JSON-RPC code; the boundaries (exactly at the bound, exactly at the
 //! depth limit) are accepted.
 use serde_json::json;
-use toolgate::json::{Limits, SyntaxKind, MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES};
+use toolgate::json::{JsonError, Limits, SyntaxKind, MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES};
 use toolgate::net::Denial;
 use toolgate::rpc::{
     authorization_error, denial_error, detectable_error_id, parse_incoming, parse_message,
@@ -63,17 +63,17 @@ fn json_layer_failures_are_parse_errors() {
     }
     assert!(matches!(
         err(br#"{"a":"\ud800"}"#),
-        RpcError::InvalidJson {
+        RpcError::Json(JsonError::Syntax {
             kind: SyntaxKind::LoneSurrogate,
             offset: 6
-        }
+        })
     ));
     assert!(matches!(
         err(br#"{"a":1 /* c */}"#),
-        RpcError::InvalidJson {
+        RpcError::Json(JsonError::Syntax {
             kind: SyntaxKind::Comment,
             ..
-        }
+        })
     ));
 }
 
@@ -81,7 +81,7 @@ fn json_layer_failures_are_parse_errors() {
 fn duplicate_keys_at_any_depth_with_pointer() {
     let s = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"x":{"k":1,"\u006b":2}}}}"#;
     match err(s) {
-        RpcError::DuplicateKey(d) => {
+        RpcError::Json(JsonError::DuplicateKey(d)) => {
             assert_eq!(d.key, "k");
             assert_eq!(d.pointer, "/params/arguments/x/k");
             assert_eq!(&s[d.offset..d.offset + 3], br#""\u"#);
@@ -90,7 +90,7 @@ fn duplicate_keys_at_any_depth_with_pointer() {
     }
     assert!(matches!(
         err(br#"{"id":1,"id":2}"#),
-        RpcError::DuplicateKey(_)
+        RpcError::Json(JsonError::DuplicateKey(_))
     ));
 }
 
@@ -223,12 +223,15 @@ fn payload_bound_is_inclusive() {
     at.push(b' ');
     let e = err(&at);
     assert!(
-        matches!(e, RpcError::TooLarge { len, limit } if len == MAX_PAYLOAD_BYTES + 1 && limit == MAX_PAYLOAD_BYTES)
+        matches!(e, RpcError::Json(JsonError::TooLarge { len, limit }) if len == MAX_PAYLOAD_BYTES + 1 && limit == MAX_PAYLOAD_BYTES)
     );
     assert_eq!(e.http_status(), 413);
     assert_eq!(e.code(), -32700);
     let huge = vec![b'{'; 32 * 1024 * 1024];
-    assert!(matches!(err(&huge), RpcError::TooLarge { .. }));
+    assert!(matches!(
+        err(&huge),
+        RpcError::Json(JsonError::TooLarge { .. })
+    ));
 }
 
 fn nested_call(depth_in_arguments: usize) -> String {
@@ -249,16 +252,16 @@ fn depth_limit_is_inclusive() {
     assert!(
         matches!(
             e,
-            RpcError::TooDeep {
+            RpcError::Json(JsonError::TooDeep {
                 limit: MAX_JSON_DEPTH,
                 ..
-            }
+            })
         ),
         "{e}"
     );
     assert!(matches!(
         err(nested_call(100_000).as_bytes()),
-        RpcError::TooDeep { .. }
+        RpcError::Json(JsonError::TooDeep { .. })
     ));
     let tight = Limits {
         max_depth: 3,
@@ -349,7 +352,7 @@ fn general_messages() {
     ));
     assert!(matches!(
         parse_incoming(br#"[{"a":1,"a":2}]"#, &l),
-        Err(RpcError::DuplicateKey(_))
+        Err(RpcError::Json(JsonError::DuplicateKey(_)))
     ));
 }
 

@@ -88,4 +88,11 @@ fn json_check_exit_codes() {
     assert_eq!(code, 2);
     let (code, _, _) = run(&["parse", "--bogus"], b"").unwrap();
     assert_eq!(code, 2);
+    // An unreadable file is a bad input (1, `io:`), not a usage error (2).
+    for cmd in ["json-check", "parse"] {
+        let (code, out, err) = run(&[cmd, "/nonexistent/toolgate-test.json"], b"").unwrap();
+        assert_eq!(code, 1, "{cmd}: {err}");
+        assert!(out.is_empty(), "{cmd}: {out}");
+        assert!(err.contains("io:"), "{cmd}: {err}");
+    }
 }

@@ -12,7 +12,7 @@ pub struct McpArgs {
     #[arg(long)]
     pub root: Option<PathBuf>,
     /// Log level for stderr (overrides RUST_LOG), e.g. `info`, `debug`, `toolgate=trace`.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_log_filter)]
     pub log_level: Option<String>,
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
@@ -57,6 +57,25 @@ pub fn run(args: McpArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Refuses a `--log-level` that `tracing_subscriber` would not take, so a typo
+/// is a usage error (exit 2) instead of silently logging at `warn`.
+/// A bare word that is not a level (`bogus`) would be taken by `EnvFilter` as
+/// a target name and silently log nothing of ours, so it is refused too.
+fn parse_log_filter(s: &str) -> Result<String, String> {
+    const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+    for directive in s.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let bare = !directive.contains('=') && !directive.contains('[');
+        if bare && !LEVELS.iter().any(|l| l.eq_ignore_ascii_case(directive)) {
+            return Err(format!(
+                "{directive:?} is not a level (off, error, warn, info, debug, trace) nor a target=level directive"
+            ));
+        }
+    }
+    tracing_subscriber::EnvFilter::try_new(s)
+        .map(|_| s.to_owned())
+        .map_err(|e| format!("not a log filter (e.g. info, debug, toolgate=trace): {e}"))
 }
 
 /// Logs go to stderr only: stdout carries protocol messages.

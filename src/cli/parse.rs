@@ -41,8 +41,10 @@ fn read_bounded(file: Option<&Path>, limit: usize) -> std::io::Result<(Vec<u8>, 
 fn read_or_report(file: Option<&Path>, cmd: &str) -> Result<(Vec<u8>, usize), ExitCode> {
     read_bounded(file, json::MAX_PAYLOAD_BYTES).map_err(|e| {
         let what = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
-        eprintln!("toolgate {cmd}: cannot read {what}: {e}");
-        ExitCode::from(2)
+        // Exit 1 like a bad input (and like `extract` on an unreadable file):
+        // 2 is kept for usage errors.
+        eprintln!("toolgate {cmd}: io: cannot read {what}: {e}");
+        ExitCode::from(1)
     })
 }
 
@@ -52,7 +54,8 @@ fn print_line(v: &serde_json::Value) {
 }
 
 /// `toolgate parse [FILE]`: 0 and the request, or 1 and the exact JSON-RPC
-/// error response a server would send; 2 when the input cannot be read.
+/// error response a server would send; 1 with `io:` on stderr when the input
+/// cannot be read; 2 on usage errors.
 pub fn run_parse(file: Option<&Path>) -> ExitCode {
     let (data, total) = match read_or_report(file, "parse") {
         Ok(x) => x,
@@ -60,10 +63,10 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
     };
     let limits = Limits::default();
     let result = if total > limits.max_payload_bytes {
-        Err(rpc::RpcError::TooLarge {
+        Err(rpc::RpcError::Json(json::JsonError::TooLarge {
             len: total,
             limit: limits.max_payload_bytes,
-        })
+        }))
     } else {
         rpc::parse_tool_call_with(&data, &limits)
     };
@@ -89,7 +92,8 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
 }
 
 /// `toolgate json-check [FILE]`: 0 when the strict JSON layer accepts the
-/// input, 1 with the typed error on stderr, 2 when it cannot be read.
+/// input, 1 with the typed error (or `io:` when it cannot be read) on stderr,
+/// 2 on usage errors.
 pub fn run_json_check(file: Option<&Path>) -> ExitCode {
     let (data, total) = match read_or_report(file, "json-check") {
         Ok(x) => x,

@@ -1,7 +1,7 @@
 //! Harnesses for `toolgate::rpc`.
 use serde_json::{Map, Value};
 
-use crate::json::{parse_strict, Limits, MAX_PAYLOAD_BYTES};
+use crate::json::{parse_strict, JsonError, Limits, MAX_PAYLOAD_BYTES};
 use crate::rpc::{
     self, detectable_error_id, parse_incoming, parse_message, protocol_error, Incoming, Message,
     RpcError, ToolCall,
@@ -86,7 +86,10 @@ fn check_error(data: &[u8], e: &RpcError, strict_err: Option<RpcError>) {
         "code {code}"
     );
     let status = e.http_status();
-    assert_eq!(status == 413, matches!(e, RpcError::TooLarge { .. }));
+    assert_eq!(
+        status == 413,
+        matches!(e, RpcError::Json(JsonError::TooLarge { .. }))
+    );
     assert!(status == 400 || status == 413);
     match strict_err {
         Some(se) => assert_eq!(&se, e, "strict layer and rpc disagree"),

@@ -103,8 +103,10 @@ fn invalid(message: impl Into<String>) -> ToolFailure {
     ToolFailure::new("invalid_arguments", message)
 }
 
-/// Parses a 1-based page selection: `"N"` or `"N-M"` (inclusive, `N <= M`),
-/// ASCII digits only, each number in `1..=MAX_PAGE_NUMBER`.
+/// Parses a 1-based page selection: `"N"`, `"N-M"` (inclusive, `N <= M`) or
+/// `"N-"` (page N to the end, as the CLI's `--pages` takes it), ASCII digits
+/// only, each number in `1..=MAX_PAGE_NUMBER`. An open end is
+/// `last = MAX_PAGE_NUMBER`, which the extractor clamps to the last page.
 ///
 /// # Errors
 /// `invalid_arguments` saying what is wrong with the string.
@@ -123,6 +125,8 @@ pub fn parse_pages(s: &str) -> Result<PageRange, ToolFailure> {
         }
     };
     let (first, last) = match s.split_once('-') {
+        // Open-ended: "to the last page", clamped by the extractor.
+        Some((a, "")) => (number(a)?, MAX_PAGE_NUMBER),
         Some((a, b)) => (number(a)?, number(b)?),
         None => {
             let n = number(s)?;
@@ -204,8 +208,8 @@ fn extract_definition(rev: Revision) -> Value {
                 "path": {"type": "string", "minLength": 1, "description": PATH_DESCRIPTION},
                 "pages": {
                     "type": "string",
-                    "pattern": "^[0-9]+(-[0-9]+)?$",
-                    "description": "1-based page or inclusive page range: \"N\" or \"N-M\" with N <= M, e.g. \"1\" or \"1-3\". All pages when omitted."
+                    "pattern": "^[0-9]+(-[0-9]*)?$",
+                    "description": "1-based page or inclusive page range: \"N\", \"N-M\" with N <= M, or \"N-\" for page N to the end, e.g. \"1\", \"1-3\" or \"2-\". All pages when omitted."
                 },
                 "password": {"type": "string", "description": PASSWORD_DESCRIPTION}
             },
@@ -325,12 +329,22 @@ mod tests {
     #[test]
     fn pages_forms() {
         assert_eq!(parse_pages("1-3").unwrap(), PageRange { first: 1, last: 3 });
+        assert_eq!(
+            parse_pages("2-").unwrap(),
+            PageRange {
+                first: 2,
+                last: MAX_PAGE_NUMBER
+            }
+        );
+        assert!(parse_pages("-").is_err());
+        assert!(parse_pages("-3").is_err());
         assert_eq!(parse_pages("7").unwrap(), PageRange { first: 7, last: 7 });
         for bad in [
             "",
             "0",
             "3-1",
-            "1-",
+            "-",
+            "0-",
             "-3",
             "a",
             " 1",

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::json::Limits;
+use crate::json::{JsonError, Limits};
 use crate::rpc::{self, Incoming, Message, RpcError};
 
 pub use crate::rpc::Id;
@@ -86,13 +86,33 @@ pub fn result_response(id: &Id, result: Value) -> Value {
 /// core's `TooLarge` error, id `null`.
 pub fn oversized(len: u64, limit: usize) -> Value {
     let len = usize::try_from(len).unwrap_or(usize::MAX);
-    rpc::protocol_error(&RpcError::TooLarge { len, limit }, None)
+    rpc::protocol_error(&RpcError::Json(JsonError::TooLarge { len, limit }), None)
 }
 
 /// The answer for a core error on `bytes`: `None` (stay silent) when the
-/// message is a notification (no `id` member) whose only defect is its
-/// `params`; otherwise the core's error response with the detectable id.
+/// message is a response (`result` or `error` and no `method`) or a
+/// notification (no `id` member) whose only defect is its `params`; otherwise the core's error response with the detectable id.
 fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> {
+    // A JSON-RPC response (`result` or `error`, no `method`): a client
+    // answering a server-to-client request. This server sends none, and
+    // JSON-RPC 2.0 §5 never answers a response (answering could start a
+    // loop between two peers), so it is logged and dropped.
+    // Any envelope defect counts (an error response may carry `"id": null`).
+    if !matches!(error, RpcError::Json(_)) {
+        let is_response = crate::json::parse_strict(bytes, limits)
+            .ok()
+            .and_then(|v| {
+                v.as_object().map(|o| {
+                    !o.contains_key("method")
+                        && (o.contains_key("result") || o.contains_key("error"))
+                })
+            })
+            .unwrap_or(false);
+        if is_response {
+            tracing::warn!("dropped a JSON-RPC response: this server sends no requests");
+            return None;
+        }
+    }
     if let RpcError::ParamsNotStructured { .. } = error {
         let no_id = crate::json::parse_strict(bytes, limits)
             .ok()

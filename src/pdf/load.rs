@@ -53,13 +53,17 @@ pub fn check_header(data: &[u8]) -> Result<(), PdfError> {
     if head.windows(5).any(|w| w == b"%PDF-") {
         return Ok(());
     }
-    let shown: String = String::from_utf8_lossy(data.get(..16).unwrap_or(data))
-        .chars()
-        .map(|c| if c.is_control() { '.' } else { c })
-        .collect();
+    // The file's own bytes are never quoted back: the message reaches the
+    // agent, and a path to a non-PDF (`.env`, a key file) would otherwise
+    // leak its first bytes. Only its shape is said.
+    let shape = if std::str::from_utf8(head).is_ok() {
+        "text"
+    } else {
+        "binary data"
+    };
     Err(PdfError::NotPdf {
         detail: format!(
-            "no %PDF- header in the first {HEADER_SEARCH_BYTES} bytes; starts with {shown:?}"
+            "no %PDF- header in the first {HEADER_SEARCH_BYTES} bytes (the file is {shape})"
         ),
     })
 }

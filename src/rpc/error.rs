@@ -2,7 +2,7 @@
 //! (JSON-RPC 2.0 §5.1) and HTTP status.
 use std::fmt;
 
-use crate::json::{DuplicateKey, JsonError, SyntaxKind};
+use crate::json::JsonError;
 
 /// JSON-RPC 2.0 §5.1: invalid JSON was received.
 pub const PARSE_ERROR: i64 = -32700;
@@ -33,46 +33,12 @@ pub const MAX_ERROR_EXCERPT: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RpcError {
-    /// More than `Limits::max_payload_bytes` bytes (checked before parsing).
-    /// -32700, HTTP 413.
-    TooLarge {
-        /// Input length in bytes.
-        len: usize,
-        /// The bound in force.
-        limit: usize,
-    },
-    /// Zero bytes. -32700.
-    Empty,
-    /// Only whitespace. -32700.
-    WhitespaceOnly {
-        /// Input length in bytes.
-        len: usize,
-    },
-    /// A UTF-8 byte order mark at byte 0. -32700.
-    ByteOrderMark,
-    /// Not UTF-8. -32700.
-    InvalidUtf8 {
-        /// Byte offset of the first invalid byte.
-        offset: usize,
-    },
-    /// Not JSON (RFC 8259). -32700.
-    InvalidJson {
-        /// What was wrong.
-        kind: SyntaxKind,
-        /// Byte offset.
-        offset: usize,
-    },
-    /// Nesting deeper than `Limits::max_depth`. -32700.
-    TooDeep {
-        /// The bound in force.
-        limit: usize,
-        /// Byte offset of the container one level too deep.
-        offset: usize,
-        /// RFC 6901 pointer to it.
-        pointer: String,
-    },
-    /// Two equal keys in one object, at any depth (RFC 8259 §8.3). -32700.
-    DuplicateKey(DuplicateKey),
+    /// The strict JSON layer refused the bytes (RFC 8259 plus the
+    /// [`Limits`](crate::json::Limits)): oversize (HTTP 413), empty, only
+    /// whitespace, a byte order mark, invalid UTF-8, a syntax error, nesting
+    /// too deep or a duplicate key, each with its offset or pointer. -32700
+    /// (JSON-RPC 2.0 §5.1, "Parse error"), answered with `"id": null`.
+    Json(JsonError),
     /// The top-level value is not an object (a scalar). -32600.
     NotAnObject {
         /// What it is instead, e.g. `a string`.
@@ -179,14 +145,7 @@ impl RpcError {
     /// The JSON-RPC 2.0 error code (§5.1): -32700, -32600, -32601 or -32602.
     pub fn code(&self) -> i64 {
         match self {
-            RpcError::TooLarge { .. }
-            | RpcError::Empty
-            | RpcError::WhitespaceOnly { .. }
-            | RpcError::ByteOrderMark
-            | RpcError::InvalidUtf8 { .. }
-            | RpcError::InvalidJson { .. }
-            | RpcError::TooDeep { .. }
-            | RpcError::DuplicateKey(_) => PARSE_ERROR,
+            RpcError::Json(_) => PARSE_ERROR,
             RpcError::NotAnObject { .. }
             | RpcError::Batch { .. }
             | RpcError::EmptyBatch
@@ -212,7 +171,7 @@ impl RpcError {
     /// other protocol error (never 403: that is for policy refusals only).
     pub fn http_status(&self) -> u16 {
         match self {
-            RpcError::TooLarge { .. } => HTTP_PAYLOAD_TOO_LARGE,
+            RpcError::Json(JsonError::TooLarge { .. }) => HTTP_PAYLOAD_TOO_LARGE,
             _ => HTTP_BAD_REQUEST,
         }
     }
@@ -235,14 +194,10 @@ impl RpcError {
     /// A stable machine-readable name, e.g. `invalid_id` or `duplicate_key`.
     pub fn kind(&self) -> &'static str {
         match self {
-            RpcError::TooLarge { .. } => "too_large",
-            RpcError::Empty => "empty",
-            RpcError::WhitespaceOnly { .. } => "whitespace_only",
-            RpcError::ByteOrderMark => "byte_order_mark",
-            RpcError::InvalidUtf8 { .. } => "invalid_utf8",
-            RpcError::InvalidJson { .. } => "invalid_json",
-            RpcError::TooDeep { .. } => "too_deep",
-            RpcError::DuplicateKey(_) => "duplicate_key",
+            // The protocol layer has always called a syntax error
+            // `invalid_json`; the other names are the strict layer's own.
+            RpcError::Json(JsonError::Syntax { .. }) => "invalid_json",
+            RpcError::Json(e) => e.code(),
             RpcError::NotAnObject { .. } => "not_an_object",
             RpcError::Batch { .. } => "batch",
             RpcError::EmptyBatch => "empty_batch",
@@ -267,13 +222,7 @@ impl RpcError {
     /// Byte offset the error refers to, when there is one.
     pub fn offset(&self) -> Option<usize> {
         match self {
-            RpcError::TooLarge { limit, .. } => Some(*limit),
-            RpcError::Empty | RpcError::ByteOrderMark => Some(0),
-            RpcError::WhitespaceOnly { len } => Some(*len),
-            RpcError::InvalidUtf8 { offset }
-            | RpcError::InvalidJson { offset, .. }
-            | RpcError::TooDeep { offset, .. } => Some(*offset),
-            RpcError::DuplicateKey(d) => Some(d.offset),
+            RpcError::Json(e) => e.offset(),
             RpcError::InvalidId { offset, .. }
             | RpcError::InvalidMethod { offset, .. }
             | RpcError::ParamsNotStructured { offset, .. }
@@ -288,14 +237,7 @@ impl RpcError {
     /// RFC 6901 pointer the error refers to, when there is one.
     pub fn pointer(&self) -> Option<&str> {
         match self {
-            RpcError::TooDeep { pointer, .. } => Some(pointer),
-            RpcError::DuplicateKey(d) => Some(&d.pointer),
-            RpcError::TooLarge { .. }
-            | RpcError::Empty
-            | RpcError::WhitespaceOnly { .. }
-            | RpcError::ByteOrderMark
-            | RpcError::InvalidUtf8 { .. }
-            | RpcError::InvalidJson { .. } => None,
+            RpcError::Json(e) => e.pointer(),
             RpcError::NotAnObject { .. }
             | RpcError::Batch { .. }
             | RpcError::EmptyBatch
@@ -320,17 +262,7 @@ impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = |o: &usize| format!(" (byte {o})");
         match self {
-            RpcError::TooLarge { .. }
-            | RpcError::Empty
-            | RpcError::WhitespaceOnly { .. }
-            | RpcError::ByteOrderMark
-            | RpcError::InvalidUtf8 { .. }
-            | RpcError::InvalidJson { .. }
-            | RpcError::TooDeep { .. }
-            | RpcError::DuplicateKey(_) => match self.to_json_error() {
-                Some(e) => write!(f, "parse error: {e}"),
-                None => write!(f, "parse error"),
-            },
+            RpcError::Json(e) => write!(f, "parse error: {e}"),
             RpcError::NotAnObject { found } => {
                 write!(f, "invalid request: the message is {found}, not an object")
             }
@@ -406,56 +338,18 @@ impl fmt::Display for RpcError {
 impl std::error::Error for RpcError {}
 
 impl RpcError {
-    /// The strict-JSON-layer error this is, for the -32700 variants.
+    /// The strict-JSON-layer error this is, for the -32700 variant.
     pub fn to_json_error(&self) -> Option<JsonError> {
-        Some(match self {
-            RpcError::TooLarge { len, limit } => JsonError::TooLarge {
-                len: *len,
-                limit: *limit,
-            },
-            RpcError::Empty => JsonError::Empty,
-            RpcError::WhitespaceOnly { len } => JsonError::WhitespaceOnly { len: *len },
-            RpcError::ByteOrderMark => JsonError::ByteOrderMark,
-            RpcError::InvalidUtf8 { offset } => JsonError::InvalidUtf8 { offset: *offset },
-            RpcError::InvalidJson { kind, offset } => JsonError::Syntax {
-                kind: *kind,
-                offset: *offset,
-            },
-            RpcError::TooDeep {
-                limit,
-                offset,
-                pointer,
-            } => JsonError::TooDeep {
-                limit: *limit,
-                offset: *offset,
-                pointer: pointer.clone(),
-            },
-            RpcError::DuplicateKey(d) => JsonError::DuplicateKey(d.clone()),
-            _ => return None,
-        })
+        match self {
+            RpcError::Json(e) => Some(e.clone()),
+            _ => None,
+        }
     }
 }
 
 impl From<JsonError> for RpcError {
     fn from(e: JsonError) -> Self {
-        match e {
-            JsonError::TooLarge { len, limit } => RpcError::TooLarge { len, limit },
-            JsonError::Empty => RpcError::Empty,
-            JsonError::WhitespaceOnly { len } => RpcError::WhitespaceOnly { len },
-            JsonError::ByteOrderMark => RpcError::ByteOrderMark,
-            JsonError::InvalidUtf8 { offset } => RpcError::InvalidUtf8 { offset },
-            JsonError::Syntax { kind, offset } => RpcError::InvalidJson { kind, offset },
-            JsonError::TooDeep {
-                limit,
-                offset,
-                pointer,
-            } => RpcError::TooDeep {
-                limit,
-                offset,
-                pointer,
-            },
-            JsonError::DuplicateKey(d) => RpcError::DuplicateKey(d),
-        }
+        RpcError::Json(e)
     }
 }
 

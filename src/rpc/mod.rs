@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Number, Value};
 
-use crate::json::{self, Capture, Kind, Limits, Member, Span, MAX_SUPPORTED_DEPTH};
+use crate::json::{self, Capture, JsonError, Kind, Limits, Member, Span, MAX_SUPPORTED_DEPTH};
 use crate::net::Denial;
 
 mod error;
@@ -296,7 +296,7 @@ fn require_object(cap: &Capture) -> Result<(), RpcError> {
         Some(m) => Err(RpcError::NotAnObject {
             found: m.kind.name(),
         }),
-        None => Err(RpcError::Empty),
+        None => Err(RpcError::Json(JsonError::Empty)),
     }
 }
 
@@ -441,8 +441,9 @@ fn message_from(text: &str, cap: &Capture) -> Result<Message, Failed> {
 ///
 /// # Errors
 ///
-/// * -32700 (`RpcError::TooLarge` (HTTP 413), `Empty`, `WhitespaceOnly`,
-///   `ByteOrderMark`, `InvalidUtf8`, `InvalidJson`, `TooDeep`, `DuplicateKey`):
+/// * -32700 (`RpcError::Json` with the strict layer's `JsonError`: `TooLarge`
+///   (HTTP 413), `Empty`, `WhitespaceOnly`, `ByteOrderMark`, `InvalidUtf8`,
+///   `Syntax`, `TooDeep`, `DuplicateKey`):
 ///   the strict JSON layer refused the bytes (see [`crate::json::parse_strict`]).
 /// * -32600 `Batch` / `EmptyBatch` (a top-level array: use [`parse_incoming`]),
 ///   `NotAnObject`, `InvalidJsonrpc`, `InvalidId`, `MissingMethod`,
@@ -508,9 +509,10 @@ pub fn parse_tool_call(bytes: &[u8]) -> Result<ToolCallRequest, RpcError> {
 ///
 /// # Errors
 ///
-/// * -32700 (HTTP 413 for `TooLarge`, else 400): `TooLarge`, `Empty`,
-///   `WhitespaceOnly`, `ByteOrderMark`, `InvalidUtf8`, `InvalidJson` (with
-///   offset), `TooDeep` and `DuplicateKey` (with pointer and offset).
+/// * -32700 (HTTP 413 for `TooLarge`, else 400): `RpcError::Json` with
+///   `TooLarge`, `Empty`, `WhitespaceOnly`, `ByteOrderMark`, `InvalidUtf8`,
+///   `Syntax` (with offset), `TooDeep` and `DuplicateKey` (with pointer and
+///   offset).
 /// * -32600: `Batch` / `EmptyBatch` (a top-level array), `NotAnObject`,
 ///   `InvalidJsonrpc`, `InvalidId` (null, fraction, boolean, object, array),
 ///   `MissingMethod`, `InvalidMethod`, `Notification` (no `id`).
@@ -638,10 +640,10 @@ pub fn protocol_error(error: &RpcError, id: Option<&Id>) -> Value {
     if let Some(p) = error.pointer() {
         data.insert("pointer".into(), p.into());
     }
-    if let RpcError::DuplicateKey(d) = error {
+    if let RpcError::Json(JsonError::DuplicateKey(d)) = error {
         data.insert("key".into(), d.key.clone().into());
     }
-    if let RpcError::TooLarge { limit, .. } = error {
+    if let RpcError::Json(JsonError::TooLarge { limit, .. }) = error {
         data.insert("limit".into(), (*limit).into());
     }
     response_error(
