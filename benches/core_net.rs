@@ -1,7 +1,7 @@
 //! `toolgate::net` benches. Goals (issue 3): `classify_ip` ≤ 15 ns per
 //! address over a v4/v6 mix; `classify_url` ≤ 1.2× `url::Url::parse` alone
 //! on the same inputs. Each group holds its baseline, so one run gives the ratio.
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use ipnet::IpNet;
 use std::hint::black_box;
 use std::net::IpAddr;
@@ -123,4 +123,58 @@ fn bench_url(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_ip, bench_url);
-criterion_main!(benches);
+
+/// `NET_COST=<none|parse|classify|ip> NET_COST_N=<loops> target/release/deps/core_net-*`
+/// runs one plain loop over the bench inputs instead of criterion, for
+/// `valgrind --tool=callgrind` instruction counts (load-independent, unlike
+/// wall time on a shared machine). Subtract the `none` run (setup) from the
+/// others; the ratio `classify / parse` is the goal's ratio.
+fn cost_driver(mode: &str) {
+    let n: usize = std::env::var("NET_COST_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let set = std::env::var("NET_COST_SET").unwrap_or_else(|_| "all".into());
+    let all = urls();
+    let inputs: Vec<&str> = match set.as_str() {
+        "allowed" => all
+            .into_iter()
+            .filter(|u| classify_url(u).is_ok())
+            .collect(),
+        "refused" => all
+            .into_iter()
+            .filter(|u| classify_url(u).is_err())
+            .collect(),
+        _ => all,
+    };
+    let addrs = addresses();
+    for _ in 0..n {
+        match mode {
+            "parse" => {
+                for s in &inputs {
+                    let _ = black_box(url::Url::parse(black_box(s)));
+                }
+            }
+            "classify" => {
+                for s in &inputs {
+                    let _ = black_box(classify_url(black_box(s)));
+                }
+            }
+            "ip" => {
+                for a in &addrs {
+                    black_box(classify_ip(black_box(*a)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn main() {
+    if let Ok(mode) = std::env::var("NET_COST") {
+        cost_driver(&mode);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,5 +1,6 @@
-//! The shared SSRF cases (`tests/data/ssrf/ssrf_public.jsonl`): every case's
-//! `expect` holds, through the library and through `toolgate classify`.
+//! The SSRF cases (`tests/data/ssrf/*.jsonl`: the shared sample and our own
+//! bypass-hunt file): every case's `expect` holds, through the library and
+//! through `toolgate classify`.
 //! `reason` lists acceptable reasons (`|`-separated); a `needs_dns` case may
 //! also be denied, never allowed. See tests/data/ssrf/README.md for the
 //! reason -> code mapping.
@@ -14,24 +15,35 @@ struct Case {
     reasons: Vec<String>,
 }
 
+/// Every case file in tests/data/ssrf/: the shared sample, then our own
+/// (`ssrf_net_*.jsonl`, one line per fault found while hunting).
 fn cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/ssrf/ssrf_public.jsonl"
-    );
-    std::fs::read_to_string(path)
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ssrf");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            let s = |k: &str| v[k].as_str().unwrap().to_owned();
-            Case {
-                input: s("input"),
-                kind: s("kind"),
-                expect: s("expect"),
-                reasons: s("reason").split('|').map(str::to_owned).collect(),
-            }
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "case files missing in {dir}");
+    files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    let s = |k: &str| v[k].as_str().unwrap().to_owned();
+                    Case {
+                        input: s("input"),
+                        kind: s("kind"),
+                        expect: s("expect"),
+                        reasons: s("reason").split('|').map(str::to_owned).collect(),
+                    }
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }

@@ -62,6 +62,7 @@ const REFERENCE: &[(&str, &str)] = &[
 const EMBEDDINGS: &[(&str, &str)] = &[
     ("::ffff:0:0/96", "ssrf.ipv4_mapped"),
     ("::/96", "ssrf.ipv4_compatible"),
+    ("::ffff:0:0:0/96", "ssrf.ipv4_translated"),
     ("64:ff9b::/96", "ssrf.nat64"),
     ("64:ff9b:1::/48", "ssrf.nat64"),
     ("2002::/16", "ssrf.6to4"),
@@ -150,7 +151,21 @@ fn reference(a: IpAddr) -> Option<&'static str> {
     if METADATA.iter().any(|m| m.parse::<IpAddr>().unwrap() == a) {
         return Some("ssrf.cloud_metadata");
     }
-    longest(a)
+    // ISATAP (RFC 5214 §6.1): interface identifier 0000:5efe, 0100:5efe,
+    // 0200:5efe or 0300:5efe, then the IPv4 address, under any non-multicast
+    // prefix: the embedded address's block, else the prefix's, else isatap.
+    let o = v6.octets();
+    let outer = longest(a);
+    if o[8] & !3 == 0 && o[9..12] == [0, 0x5e, 0xfe] && outer != Some("ssrf.multicast") {
+        let v4 = Ipv4Addr::new(o[12], o[13], o[14], o[15]);
+        return Some(reference_v4(v4).or(outer).unwrap_or("ssrf.isatap"));
+    }
+    outer
+}
+
+/// An ISATAP interface identifier (any of the four u/g variants) around `v4`.
+fn isatap_iid(v4: Ipv4Addr, variant: u8) -> u128 {
+    (u128::from(variant & 3) << 56) | (0x5efe << 32) | u128::from(v4.to_bits())
 }
 
 /// Addresses near every reference boundary, plus uniform ones.
@@ -173,7 +188,34 @@ fn any_ip() -> impl Strategy<Value = IpAddr> {
                 )),
             }
         });
+    // ISATAP identifiers under random prefixes, and under prefixes of the
+    // reference rows (link-local, documentation, multicast, ...).
+    let prefixes: Vec<u128> = nets(REFERENCE)
+        .iter()
+        .map(|(n, _)| match n {
+            IpNet::V6(n) => n.network().to_bits(),
+            IpNet::V4(_) => 0x2606_4700u128 << 96,
+        })
+        .collect();
+    let isatap = (
+        prop_oneof![
+            any::<u64>().prop_map(u128::from),
+            proptest::sample::select(prefixes).prop_map(|p| p >> 64)
+        ],
+        any::<u32>(),
+        any::<u8>(),
+        any::<bool>(),
+    )
+        .prop_map(|(p, x, var, metadata)| {
+            let v4 = if metadata {
+                METADATA[(x as usize) % 10].parse().unwrap()
+            } else {
+                Ipv4Addr::from_bits(x)
+            };
+            IpAddr::V6(Ipv6Addr::from_bits((p << 64) | isatap_iid(v4, var)))
+        });
     prop_oneof![
+        isatap,
         any::<u32>().prop_map(|x| IpAddr::V4(Ipv4Addr::from_bits(x))),
         any::<u128>().prop_map(|x| IpAddr::V6(Ipv6Addr::from_bits(x))),
         // Mostly inside 2000::/3, where the global addresses are.
@@ -264,6 +306,20 @@ proptest! {
             let dotted = format!("http://[{dotted}]/");
             prop_assert!(classify_url(&dotted).is_err());
         }
+    }
+
+    #[test]
+    fn isatap_forms_under_a_global_prefix_are_refused(x in any::<u32>(), p in any::<u64>(), var in 0u8..4) {
+        let v4 = Ipv4Addr::from_bits(x);
+        // A /64 inside 2000::/3 that the reference calls global.
+        let prefix = (u128::from(p) >> 3 | 1u128 << 61) << 64;
+        prop_assume!(longest(IpAddr::V6(Ipv6Addr::from_bits(prefix))).is_none());
+        let v6 = Ipv6Addr::from_bits(prefix | isatap_iid(v4, var));
+        let code = classify_ip(IpAddr::V6(v6)).code().map(|c| c.as_str());
+        let own = reference_v4(v4);
+        prop_assert_eq!(code, Some(own.unwrap_or("ssrf.isatap")), "{}", v6);
+        let u = format!("http://[{v6}]/");
+        prop_assert!(classify_url(&u).is_err(), "{} allowed", u);
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! How an input is read:
 //! 1. a strict IP literal (`10.0.0.1`, `::ffff:1.2.3.4`; what `std` parses) is
 //!    an address: `classify_ip`;
-//! 2. text with `://`, or `scheme:` followed by something other than a port
-//!    number (`javascript:…`, `mailto:…`), is a URL: `classify_url`;
+//! 2. text with `://`, a special scheme and `:` (`http:127.0.0.1`), or
+//!    `scheme:` followed by something other than a port number
+//!    (`javascript:…`, `mailto:…`), is a URL: `classify_url`;
 //! 3. anything else is a host, optionally with `:port` (`localhost`,
-//!    `0x7f.1`, `[::1]:8080`): `classify_host`, i.e. as inside `http://HOST/`.
+//!    `0x7f.1`, `[::1]:8080`, `fe80::1%eth0`): `classify_host`, i.e. as
+//!    inside `http://HOST/`.
 //!
 //! `code` is the denial code for `deny`, `public` for `allow` and
 //! `dns_required` for `needs_dns`. Exit 0 when every input was classified,
@@ -89,10 +91,20 @@ fn verdict(r: Result<Destination, Denial>) -> (&'static str, &'static str, Strin
     }
 }
 
-/// `scheme:` then not a port number (`localhost:8080` is a host with a port).
+/// The WHATWG special schemes: `http:127.0.0.1` is a URL (without its
+/// slashes), never a host `http` with a port.
+const SPECIAL_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
+
+/// `scheme:` then not a port number (`localhost:8080` is a host with a
+/// port), unless the scheme is a special one; bare IPv6 text, even with a
+/// zone (`fe80::1%eth0`), is a host.
 fn looks_like_url(input: &str) -> bool {
     if input.contains("://") {
         return true;
+    }
+    let before_zone = input.split('%').next().unwrap_or(input);
+    if before_zone.parse::<std::net::Ipv6Addr>().is_ok() {
+        return false;
     }
     let Some((scheme, rest)) = input.split_once(':') else {
         return false;
@@ -100,5 +112,14 @@ fn looks_like_url(input: &str) -> bool {
     let mut chars = scheme.chars();
     let scheme_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    scheme_ok && !rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+    if !scheme_ok {
+        return false;
+    }
+    if SPECIAL_SCHEMES
+        .iter()
+        .any(|s| scheme.eq_ignore_ascii_case(s))
+    {
+        return true;
+    }
+    !rest.chars().next().is_some_and(|c| c.is_ascii_digit())
 }

@@ -153,7 +153,7 @@ fn check_ip(a: IpAddr) {
 }
 
 /// Every IPv6 form of `v4` is refused, and names `v4`'s own block when it has one.
-pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 7] {
+pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 10] {
     let x = u128::from(v4.to_bits());
     let [o0, o1, o2, o3] = v4.octets();
     let local_use = (0x0064_ff9b_0001u128 << 80)
@@ -168,6 +168,11 @@ pub fn embeddings_of(v4: Ipv4Addr) -> [Ipv6Addr; 7] {
         Ipv6Addr::from_bits((0x2002u128 << 112) | (x << 80) | 1),
         // Teredo: server 203.0.113.1 (documentation), client obfuscated.
         Ipv6Addr::from_bits((0x2001_0000u128 << 96) | (0xcb00_7101u128 << 64) | (!x & 0xffff_ffff)),
+        // SIIT IPv4-translated.
+        Ipv6Addr::from_bits(0xffff_0000_0000_0000 | x),
+        // ISATAP under a global /64 (2606:4700:10::/64), both u/l variants.
+        Ipv6Addr::from_bits((0x2606_4700_0010_0000u128 << 64) | (0x5efeu128 << 32) | x),
+        Ipv6Addr::from_bits((0x2606_4700_0010_0000u128 << 64) | (0x0200_0000_5efeu128 << 32) | x),
     ]
 }
 

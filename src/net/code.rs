@@ -48,12 +48,17 @@ pub enum DenialCode {
     Ipv4Mapped,
     /// `::/96` (deprecated IPv4-compatible) embedding a global IPv4 address.
     Ipv4Compatible,
+    /// `::ffff:0:0:0/96` (SIIT IPv4-translated) embedding a global IPv4 address.
+    Ipv4Translated,
     /// `64:ff9b::/96`, `64:ff9b:1::/48` embedding a global IPv4 address.
     Nat64,
     /// `2002::/16` embedding a global IPv4 address.
     SixToFour,
     /// `2001::/32` embedding global IPv4 addresses.
     Teredo,
+    /// An ISATAP interface identifier (`…:0:5efe:a.b.c.d`, `…:200:5efe:…`)
+    /// under a global prefix, embedding a global IPv4 address.
+    Isatap,
     /// `100::/64`.
     DiscardOnly,
     /// `100:0:0:1::/64`.
@@ -113,9 +118,11 @@ impl DenialCode {
         Self::Multicast,
         Self::Ipv4Mapped,
         Self::Ipv4Compatible,
+        Self::Ipv4Translated,
         Self::Nat64,
         Self::SixToFour,
         Self::Teredo,
+        Self::Isatap,
         Self::DiscardOnly,
         Self::DummyPrefix,
         Self::Orchid,
@@ -156,9 +163,11 @@ impl DenialCode {
             Self::Multicast => "ssrf.multicast",
             Self::Ipv4Mapped => "ssrf.ipv4_mapped",
             Self::Ipv4Compatible => "ssrf.ipv4_compatible",
+            Self::Ipv4Translated => "ssrf.ipv4_translated",
             Self::Nat64 => "ssrf.nat64",
             Self::SixToFour => "ssrf.6to4",
             Self::Teredo => "ssrf.teredo",
+            Self::Isatap => "ssrf.isatap",
             Self::DiscardOnly => "ssrf.discard_only",
             Self::DummyPrefix => "ssrf.dummy_prefix",
             Self::Orchid => "ssrf.orchid",
@@ -200,9 +209,11 @@ impl DenialCode {
             Self::Multicast => "RFC 5771; RFC 4291 §2.7",
             Self::Ipv4Mapped => "RFC 4291 §2.5.5.2",
             Self::Ipv4Compatible => "RFC 4291 §2.5.5.1 (deprecated)",
+            Self::Ipv4Translated => "RFC 2765 §2.1 (SIIT); RFC 6052 §2",
             Self::Nat64 => "RFC 6052; RFC 8215",
             Self::SixToFour => "RFC 3056",
             Self::Teredo => "RFC 4380; RFC 8190",
+            Self::Isatap => "RFC 5214 §6.1",
             Self::DiscardOnly => "RFC 6666",
             Self::DummyPrefix => "RFC 9780",
             Self::Orchid => "RFC 4843; RFC 7343",
@@ -254,11 +265,12 @@ pub(crate) enum Detail {
     /// An IP address and its classification.
     Ip(Reach, IpAddr),
     /// An IPv4 host written in a non-canonical notation.
-    NonCanonicalV4(Box<str>, Ipv4Addr),
-    /// A host name refused by name, with its code.
-    Name(DenialCode, Box<str>),
-    /// A refused URL scheme.
-    Scheme(Box<str>),
+    NonCanonicalV4(Ipv4Addr),
+    /// A host name refused by name, with its code; the parsed URL (moved in,
+    /// not copied: refusing allocates nothing) holds the name.
+    Name(DenialCode, url::Url),
+    /// A refused URL scheme, read from the parsed URL.
+    Scheme(url::Url),
     /// The WHATWG parser's error.
     Parse(url::ParseError),
 }
@@ -268,24 +280,33 @@ impl fmt::Display for Detail {
         match self {
             Detail::Text(t) => f.write_str(t),
             Detail::Ip(reach, addr) => write!(f, "{}", reach.display(*addr)),
-            Detail::NonCanonicalV4(raw, a) => write!(
+            Detail::NonCanonicalV4(a) => write!(
                 f,
-                "host `{raw}` is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
+                "the host is a non-canonical IPv4 notation (hex, octal, leading zero, short or \
                  single-number form, trailing dot, encoded digits) of {a}; {}",
                 classify_ipv4(*a).display(IpAddr::V4(*a))
             ),
-            Detail::Name(DenialCode::LocalhostName, name) => write!(
-                f,
-                "`{name}` is a localhost name: it resolves to loopback (RFC 6761 §6.3)"
-            ),
-            Detail::Name(DenialCode::MetadataName, name) => {
-                write!(f, "`{name}` is a cloud metadata host name")
+            Detail::Name(code, url) => {
+                let name = url.host_str().unwrap_or_default();
+                match code {
+                    DenialCode::LocalhostName => write!(
+                        f,
+                        "`{name}` is a localhost name: it resolves to loopback (RFC 6761 §6.3)"
+                    ),
+                    DenialCode::MetadataName => {
+                        write!(f, "`{name}` is a cloud metadata host name")
+                    }
+                    _ => write!(
+                        f,
+                        "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
+                    ),
+                }
             }
-            Detail::Name(_, name) => write!(
+            Detail::Scheme(url) => write!(
                 f,
-                "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
+                "scheme `{}` is refused: only http and https",
+                url.scheme()
             ),
-            Detail::Scheme(s) => write!(f, "scheme `{s}` is refused: only http and https"),
             Detail::Parse(e) => write!(f, "not a valid URL: {e}"),
         }
     }

@@ -4,7 +4,7 @@
 use super::code::{Denial, DenialCode, Detail};
 use super::ip::classify_ip;
 use super::names::refused_name;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr};
 use url::{Host, Url};
 
 /// Longest URL accepted, in bytes (UTF-8). Longer input is refused
@@ -87,15 +87,24 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
             ),
         ));
     }
-    // Fast path: a branch-free pass (vectorises) over plain printable ASCII;
-    // only text with a byte outside it gets the character-level look below.
-    let suspicious = input.bytes().fold(false, |acc, b| {
-        acc | (b <= b' ') | (b >= 0x7f) | (b == b'\\')
-    });
-    if !suspicious {
+    // Fast path: eight bytes at a time (SWAR, safe code); only from the first
+    // word holding a byte outside printable ASCII does the character-level
+    // look below run.
+    let Some(from) = first_suspicious_word(input.as_bytes()) else {
         return Ok(());
-    }
-    for (offset, c) in input.char_indices() {
+    };
+    // `from` is a byte offset that may fall inside a character: step back to
+    // its start (at most three bytes).
+    let from = (0..=from)
+        .rev()
+        .find(|&i| input.is_char_boundary(i))
+        .unwrap_or(0);
+    let tail = input.get(from..).unwrap_or(input);
+    for (offset, c) in tail.char_indices() {
+        let offset = offset + from;
+        if ('!'..='~').contains(&c) && c != '\\' {
+            continue;
+        }
         let what = if c == '\\' {
             "a backslash"
         } else if c.is_control() {
@@ -116,6 +125,67 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
         ));
     }
     Ok(())
+}
+
+/// `0x0101…01`: one in every byte of a word.
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+/// `0x8080…80`: the high bit of every byte of a word.
+const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+
+/// Non-zero iff some byte of `w` is below `n` (exact for `n <= 0x80`; the
+/// classic borrow trick: a byte below `n` borrows into its own high bit).
+#[inline(always)]
+const fn bytes_below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES.wrapping_mul(n as u64)) & !w & HIGHS
+}
+
+/// Non-zero iff some byte of `w` equals `b`.
+#[inline(always)]
+const fn bytes_equal(w: u64, b: u8) -> u64 {
+    bytes_below(w ^ ONES.wrapping_mul(b as u64), 1)
+}
+
+/// `0x80` in every byte of `x` that is zero, `0` elsewhere (exact per byte:
+/// no borrow crosses bytes).
+#[inline(always)]
+const fn zero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
+}
+
+/// `true` when a word holds a byte that is not printable ASCII (`<= 0x20`,
+/// `>= 0x7f`) or is a backslash.
+#[inline(always)]
+const fn word_suspicious(w: u64) -> bool {
+    (bytes_below(w, 0x21) | (w & HIGHS) | bytes_equal(w, 0x7f) | bytes_equal(w, b'\\')) != 0
+}
+
+/// One pass over `bytes`, a word at a time: the offset of the first
+/// eight-byte word holding a byte outside printable ASCII or a backslash,
+/// if any. The last word overlaps the one before it, so no byte-by-byte
+/// tail is needed.
+#[inline]
+fn first_suspicious_word(bytes: &[u8]) -> Option<usize> {
+    let word = |at: usize| {
+        let mut a = [0u8; 8];
+        if let Some(w) = bytes.get(at..at + 8) {
+            a.copy_from_slice(w);
+        }
+        u64::from_ne_bytes(a)
+    };
+    let n = bytes.len();
+    if n < 8 {
+        let bad = bytes.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'\\');
+        return bad.then_some(0);
+    }
+    let mut at = 0;
+    while at + 8 <= n {
+        if word_suspicious(word(at)) {
+            return Some(at);
+        }
+        at += 8;
+    }
+    word_suspicious(word(n - 8)).then_some(n - 8)
 }
 
 /// Default-ignorable and bidi format characters that IDNA or browsers drop.
@@ -157,61 +227,60 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
     refuse_ambiguous_text(input)?;
     let url =
         Url::parse(input).map_err(|e| Denial::lazy(DenialCode::Malformed, Detail::Parse(e)))?;
-    let scheme = url.scheme();
-    if scheme != "http" && scheme != "https" {
-        return Err(Denial::lazy(
-            DenialCode::Scheme,
-            Detail::Scheme(scheme.into()),
-        ));
+    let scheme_len = url.scheme().len();
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Denial::lazy(DenialCode::Scheme, Detail::Scheme(url)));
     }
-    let authority = raw_authority(input, scheme.len())?;
-    if authority.bytes().any(|b| b == b'@')
-        || !url.username().is_empty()
-        || url.password().is_some()
-    {
-        return Err(Denial::fixed(
-            DenialCode::Userinfo,
-            "the URL carries userinfo (`user@` or `user:pass@`): refused, it hides the real host",
-        ));
-    }
-    let raw_host = raw_host(authority);
+    // The parser's canonical host text (`a.b.c.d`, `[v6]`, the domain).
+    let canonical = url.host_str().unwrap_or_default();
+    // Raw host text equal to the canonical one was read as written; most
+    // URLs are written that way, which one comparison shows.
+    let (raw_host, verbatim) = match verbatim_host(input, &url, canonical, scheme_len) {
+        Some(host) => (host, true),
+        None => {
+            let authority = RawAuthority::read(input, scheme_len)?;
+            // Without an `@` in the authority (which ends at `/`, `?`, `#` or
+            // the end, backslashes being refused above) WHATWG reads no
+            // credentials: `url.username()` and `url.password()` are then
+            // empty (a fuzzed invariant).
+            if authority.at_sign {
+                return Err(Denial::fixed(
+                    DenialCode::Userinfo,
+                    "the URL carries userinfo (`user@` or `user:pass@`): refused, it hides the real host",
+                ));
+            }
+            (authority.host, authority.host == canonical)
+        }
+    };
     let target = match url.host() {
         None => {
             return Err(Denial::fixed(DenialCode::Malformed, "the URL has no host"));
         }
         Some(Host::Ipv4(a)) => {
-            // std's parser takes canonical dotted-decimal only (four decimal
-            // parts, no leading zeros, no trailing dot).
-            if raw_host.parse::<Ipv4Addr>() != Ok(a) {
+            // The serialisation is canonical dotted-decimal: any other raw
+            // text (hex, octal, leading zeros, short forms, trailing dot,
+            // encoded digits) is another notation of `a`.
+            if !verbatim {
                 return Err(Denial::lazy(
                     DenialCode::Ambiguous,
-                    Detail::NonCanonicalV4(raw_host.into(), a),
+                    Detail::NonCanonicalV4(a),
                 ));
             }
             IpAddr::V4(a)
         }
         Some(Host::Ipv6(a)) => {
-            let inner = raw_host
-                .strip_prefix('[')
-                .and_then(|h| h.strip_suffix(']'))
-                .unwrap_or(raw_host);
-            // The `url` crate parsed exactly this text (it takes the bracketed
-            // host verbatim). Plain hex-and-colon text reads the same in every
-            // RFC 4291 parser; anything else (a dotted IPv4 tail, ...) is
-            // checked again with std's strict parser.
-            let plain = inner.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
-            if !plain && inner.parse::<Ipv6Addr>() != Ok(a) {
-                return Err(Denial::of(
-                    DenialCode::Ambiguous,
-                    format!("IPv6 host `{raw_host}` does not read as {a} with a strict parser"),
-                ));
+            if !verbatim {
+                check_ipv6_text(raw_host, a)?;
             }
             IpAddr::V6(a)
         }
         Some(Host::Domain(d)) => {
-            check_domain(raw_host, d)?;
+            if !verbatim {
+                check_domain_text(raw_host, d)?;
+            }
+            check_domain_labels(d)?;
             if let Some(code) = refused_name(d) {
-                return Err(Denial::lazy(code, Detail::Name(code, d.into())));
+                return Err(Denial::lazy(code, Detail::Name(code, url)));
             }
             return Ok(Destination { url, ip: None });
         }
@@ -226,11 +295,45 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
     }
 }
 
-/// Classifies a bare host (`example.com`, `10.0.0.1`, `0x7f.1`, `[::1]`,
-/// optionally with `:port`) as [`classify_url`] would inside `http://HOST/`.
+/// Bracketed IPv6 text that is not the canonical serialisation (upper case,
+/// leading zeros, uncompressed, a dotted IPv4 tail) must read the same in
+/// every RFC 4291 parser. Hex-and-colon text does (the `url` crate parsed
+/// exactly this text: it takes the bracketed host verbatim); a dotted tail
+/// must be canonical dotted-decimal for the same last 32 bits, and the text
+/// before it plain hex and colons.
+fn check_ipv6_text(raw_host: &str, a: Ipv6Addr) -> Result<(), Denial> {
+    let inner = raw_host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(raw_host);
+    let plain = |t: &str| t.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+    let ok = match inner.rsplit_once(':') {
+        Some((head, tail)) if tail.contains('.') => {
+            plain(head) && tail.parse::<std::net::Ipv4Addr>().ok() == Some(low32(a))
+        }
+        _ => plain(inner),
+    };
+    if !ok {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!("IPv6 host `{raw_host}` does not read as {a} with a strict parser"),
+        ));
+    }
+    Ok(())
+}
+
+/// The last 32 bits of an IPv6 address, as IPv4.
+fn low32(a: Ipv6Addr) -> std::net::Ipv4Addr {
+    std::net::Ipv4Addr::from_bits(a.to_bits() as u32)
+}
+
+/// Classifies a bare host (`example.com`, `10.0.0.1`, `0x7f.1`, `[::1]`, a
+/// bare IPv6 address `::1`, optionally with `:port`) as [`classify_url`]
+/// would inside `http://HOST/`.
 ///
 /// # Errors
-/// As [`classify_url`]; a host containing `/`, `?` or `#` is `url.malformed`.
+/// As [`classify_url`]; a host containing `/`, `?` or `#`, or an IPv6
+/// address with a zone identifier (`fe80::1%eth0`), is `url.malformed`.
 pub fn classify_host(host: &str) -> Result<Destination, Denial> {
     refuse_ambiguous_text(host)?;
     if let Some(c) = host.chars().find(|c| matches!(c, '/' | '?' | '#')) {
@@ -238,6 +341,26 @@ pub fn classify_host(host: &str) -> Result<Destination, Denial> {
             DenialCode::Malformed,
             format!("`{c}` cannot appear in a host"),
         ));
+    }
+    let inner = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    if let Some((addr, _zone)) = inner.split_once('%') {
+        if let Ok(a) = addr.parse::<Ipv6Addr>() {
+            return Err(Denial::of(
+                DenialCode::Malformed,
+                format!(
+                    "`{host}` carries an IPv6 zone identifier (RFC 4007 §11): it names a local \
+                     interface and a URL cannot carry it (WHATWG URL Standard); the address: {}",
+                    classify_ip(IpAddr::V6(a)).display(IpAddr::V6(a))
+                ),
+            ));
+        }
+    }
+    // A bare IPv6 address is written bracketed inside a URL.
+    if !host.starts_with('[') && host.parse::<Ipv6Addr>().is_ok() {
+        return classify_url(&format!("http://[{host}]/"));
     }
     classify_url(&format!("http://{host}/"))
 }
@@ -274,85 +397,187 @@ pub fn vet_resolved(addrs: &[IpAddr]) -> Result<(), Denial> {
     Ok(())
 }
 
-/// The raw authority text of an http(s) URL the WHATWG parser accepted,
-/// requiring the `scheme://` form.
-fn raw_authority(input: &str, scheme_len: usize) -> Result<&str, Denial> {
-    let rest = input
-        .get(scheme_len..)
-        .and_then(|r| r.strip_prefix("://"))
-        .ok_or_else(|| {
-            Denial::fixed(
+/// Byte classes of [`AUTHORITY_CLASS`].
+const END: u8 = 1;
+const AT: u8 = 2;
+
+/// `END` for the bytes that end an authority (`/`, `?`, `#`; backslashes
+/// are refused before parsing), `AT` for `@`, 0 for the rest.
+#[allow(clippy::indexing_slicing)] // constant indices, evaluated at compile time
+static AUTHORITY_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'/' as usize] = END;
+    t[b'?' as usize] = END;
+    t[b'#' as usize] = END;
+    t[b'@' as usize] = AT;
+    t
+};
+
+/// What one pass over the raw authority of an http(s) URL found.
+struct RawAuthority<'a> {
+    /// The host as written: `[v6]` kept bracketed, `:port` dropped.
+    host: &'a str,
+    /// An `@` anywhere in the authority (userinfo).
+    at_sign: bool,
+}
+
+impl<'a> RawAuthority<'a> {
+    /// Reads the authority of `input` (an http(s) URL the WHATWG parser
+    /// accepted, scheme `scheme_len` bytes long), requiring the `scheme://`
+    /// form. One pass: the authority ends at the first `/`, `?` or `#`.
+    fn read(input: &'a str, scheme_len: usize) -> Result<Self, Denial> {
+        let rest = input
+            .get(scheme_len..)
+            .and_then(|r| r.strip_prefix("://"))
+            .ok_or_else(|| {
+                Denial::fixed(
+                    DenialCode::Ambiguous,
+                    "an http(s) URL must be written `scheme://host`: other slash counts are read differently by other parsers",
+                )
+            })?;
+        let bytes = rest.as_bytes();
+        if bytes.first() == Some(&b'/') {
+            return Err(Denial::fixed(
                 DenialCode::Ambiguous,
-                "an http(s) URL must be written `scheme://host`: other slash counts are read differently by other parsers",
-            )
-        })?;
-    if rest.starts_with('/') {
-        return Err(Denial::fixed(
-            DenialCode::Ambiguous,
-            "more than two slashes after the scheme are read differently by other parsers",
-        ));
-    }
-    let end = rest
-        .bytes()
-        .position(|b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    // `http://evil.com?@127.0.0.1/` and `http://evil.com#@127.0.0.1`: a parser
-    // that does not end the authority at `?` or `#` sees the host after `@`.
-    let tail = rest.get(end..).unwrap_or("");
-    if tail.bytes().take_while(|b| *b != b'/').any(|b| b == b'@') {
-        return Err(Denial::fixed(
-            DenialCode::Ambiguous,
-            "`@` after `?` or `#` right behind the host: parsers that do not end the authority there read another host",
-        ));
-    }
-    Ok(rest.get(..end).unwrap_or(rest))
-}
-
-/// The host part of a raw authority without userinfo (callers refuse `@`
-/// first): `[v6]` kept bracketed, the `:port` dropped.
-fn raw_host(authority: &str) -> &str {
-    let end = if authority.starts_with('[') {
-        authority.bytes().position(|b| b == b']').map(|i| i + 1)
-    } else {
-        authority.bytes().position(|b| b == b':')
-    };
-    end.and_then(|i| authority.get(..i)).unwrap_or(authority)
-}
-
-/// Refuses a domain whose text is not plainly what the parser understood.
-fn check_domain(raw: &str, canonical: &str) -> Result<(), Denial> {
-    let ambiguous = |why: String| Err(Denial::of(DenialCode::Ambiguous, why));
-    // The parser never leaves `%` in a domain, so an identical raw text
-    // (the common case) needs no further look.
-    if raw != canonical {
-        if raw.bytes().any(|b| b == b'%') {
-            return ambiguous(format!(
-                "host `{raw}` is percent-encoded (decodes to `{canonical}`)"
+                "more than two slashes after the scheme are read differently by other parsers",
             ));
         }
-        if raw.is_ascii() && !raw.eq_ignore_ascii_case(canonical) {
-            return ambiguous(format!(
-                "host `{raw}` was rewritten to `{canonical}` by the parser"
-            ));
+        // One pass with a byte-class table: one predictable branch per byte.
+        let mut at_sign = false;
+        let mut end = bytes.len();
+        for (i, &b) in bytes.iter().enumerate() {
+            let class = AUTHORITY_CLASS.get(usize::from(b)).copied().unwrap_or(0);
+            at_sign |= class == AT;
+            if class == END {
+                end = i;
+                break;
+            }
         }
+        let authority = bytes.get(..end).unwrap_or_default();
+        // `[v6]` stays bracketed; otherwise the host ends at the port's `:`.
+        let host_end = if authority.first() == Some(&b'[') {
+            authority.iter().position(|&b| b == b']').map(|i| i + 1)
+        } else {
+            authority.iter().position(|&b| b == b':')
+        };
+        // `http://evil.com?@127.0.0.1/` and `http://evil.com#@127.0.0.1`: a
+        // parser that does not end the authority at `?` or `#` sees the host
+        // after `@`.
+        if let Some(tail) = bytes.get(end..) {
+            if tail.first().is_some_and(|b| *b != b'/')
+                && tail.iter().take_while(|b| **b != b'/').any(|b| *b == b'@')
+            {
+                return Err(Denial::fixed(
+                    DenialCode::Ambiguous,
+                    "`@` after `?` or `#` right behind the host: parsers that do not end the authority there read another host",
+                ));
+            }
+        }
+        let host = rest.get(..host_end.unwrap_or(end)).unwrap_or("");
+        Ok(RawAuthority { host, at_sign })
     }
-    let trimmed = canonical.strip_suffix('.').unwrap_or(canonical);
-    let mut empty_label = trimmed.is_empty();
-    let mut all_numeric = true;
-    // Byte-level split: hosts are short, and `str::split` costs a searcher per label.
-    for label in trimmed.as_bytes().split(|b| *b == b'.') {
-        empty_label |= label.is_empty();
-        all_numeric = all_numeric && is_numeric_label(label);
+}
+
+/// Refuses a domain host written other than as the parser's canonical
+/// text, except for ASCII case.
+fn check_domain_text(raw: &str, canonical: &str) -> Result<(), Denial> {
+    if raw.bytes().any(|b| b == b'%') {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!("host `{raw}` is percent-encoded (decodes to `{canonical}`)"),
+        ));
     }
-    if empty_label {
-        return ambiguous(format!("host `{canonical}` has an empty label"));
-    }
-    if all_numeric {
-        return ambiguous(format!(
-            "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
+    if raw.is_ascii() && !raw.eq_ignore_ascii_case(canonical) {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!("host `{raw}` was rewritten to `{canonical}` by the parser"),
         ));
     }
     Ok(())
+}
+
+/// Refuses a canonical domain with an empty label, or made only of numbers.
+fn check_domain_labels(canonical: &str) -> Result<(), Denial> {
+    let trimmed = canonical.strip_suffix('.').unwrap_or(canonical);
+    let b = trimmed.as_bytes();
+    if b.first().is_none_or(|c| *c == b'.') || b.last() == Some(&b'.') || has_double_dot(b) {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!("host `{canonical}` has an empty label"),
+        ));
+    }
+    // WHATWG reads a host whose last label is a number as IPv4, so a domain
+    // host never gets here with one; kept as a guard for the parser.
+    let last = b
+        .iter()
+        .rposition(|&c| c == b'.')
+        .and_then(|i| b.get(i + 1..))
+        .unwrap_or(b);
+    if is_numeric_label(last) && b.split(|c| *c == b'.').all(is_numeric_label) {
+        return Err(Denial::of(
+            DenialCode::Ambiguous,
+            format!(
+                "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `..` anywhere in `b`: words taken every seven bytes overlap by one, so
+/// every pair of neighbours lies inside some word.
+fn has_double_dot(b: &[u8]) -> bool {
+    let n = b.len();
+    if n < 8 {
+        return b.windows(2).any(|w| w == b"..");
+    }
+    let pair = |at: usize| {
+        let mut a = [0u8; 8];
+        if let Some(w) = b.get(at..at + 8) {
+            a.copy_from_slice(w);
+        }
+        let dots = zero_bytes(u64::from_le_bytes(a) ^ ONES.wrapping_mul(u64::from(b'.')));
+        dots & (dots >> 8) != 0
+    };
+    let mut at = 0;
+    let mut found = false;
+    while at + 8 <= n {
+        found |= pair(at);
+        at += 7;
+    }
+    found | pair(n - 8)
+}
+
+/// The `url` host text when the input wrote `scheme://HOST` exactly as the
+/// parser serialised it (lower-case scheme, canonical host, no userinfo),
+/// followed by `:digits` at most, then `/` or the end. Then the raw host is the canonical
+/// one and the authority holds no `@` (an `@` would have made the parser
+/// read userinfo, or another host). `None` sends the caller to the full
+/// check of the raw authority (also for `?`/`#` right after the host).
+fn verbatim_host<'a>(input: &'a str, url: &Url, host: &str, scheme_len: usize) -> Option<&'a str> {
+    let ser = url.as_str();
+    // `host` is a slice of the serialisation: its offset there.
+    let host_start = (host.as_ptr() as usize).wrapping_sub(ser.as_ptr() as usize);
+    if host_start != scheme_len + 3 || host.is_empty() {
+        return None;
+    }
+    let host_end = host_start + host.len();
+    if input.as_bytes().get(..host_end) != ser.as_bytes().get(..host_end) {
+        return None;
+    }
+    // Then `:digits` at most, then `/` or the end.
+    let after = input.as_bytes().get(host_end..).unwrap_or_default();
+    let after = match after.split_first() {
+        Some((b':', port)) => {
+            let digits = port.iter().take_while(|b| b.is_ascii_digit()).count();
+            port.get(digits..).unwrap_or_default()
+        }
+        _ => after,
+    };
+    match after.first() {
+        None | Some(b'/') => input.get(host_start..host_end),
+        _ => None,
+    }
 }
 
 /// A label `inet_aton` would read as a number: decimal, octal or `0x` hex.

@@ -3,9 +3,8 @@
 
 use super::code::{Denial, DenialCode, Detail};
 use super::registry::{
-    Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS, METADATA_TAG,
-    V4_BUCKETS, V4_BUCKET_START, V4_KEY_BITS, V6_BUCKETS, V6_BUCKET_START, V6_GLOBAL_HOT16,
-    V6_KEY_BITS,
+    bucket_of, Block, MetadataEndpoint, What, GLOBAL_TAG, IPV4_BLOCKS, IPV6_BLOCKS,
+    METADATA_ENDPOINTS, METADATA_TAG, V4_FIRST, V4_SEGMENTS, V6_FIRST, V6_SEGMENTS,
 };
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -17,6 +16,8 @@ pub enum Embedding {
     Mapped,
     /// `::a.b.c.d`, deprecated (RFC 4291 §2.5.5.1); `::` and `::1` excluded.
     Compatible,
+    /// `::ffff:0:a.b.c.d`, the SIIT IPv4-translated form (RFC 2765 §2.1).
+    Translated,
     /// `64:ff9b::a.b.c.d` (RFC 6052 §2.1).
     Nat64,
     /// `64:ff9b:1::/48` (RFC 8215): `64:ff9b:1::a.b.c.d` when bits 48..96 are
@@ -30,14 +31,23 @@ pub enum Embedding {
         /// The Teredo server's IPv4 address.
         server: Ipv4Addr,
     },
+    /// `PREFIX:0000:5efe:a.b.c.d` (and the `0100`, `0200`, `0300` variants):
+    /// an ISATAP interface identifier (RFC 5214 §6.1) under any unicast /64.
+    Isatap {
+        /// The special-purpose block the /64 prefix is in, if any.
+        within: Option<&'static Block>,
+    },
 }
 
 impl Embedding {
-    /// The code used when the embedded address is itself global.
+    /// The code used when the embedded address is itself global (for
+    /// ISATAP: the block of its prefix, when special).
     pub fn code(self) -> DenialCode {
         match self {
             Self::Mapped => DenialCode::Ipv4Mapped,
             Self::Compatible => DenialCode::Ipv4Compatible,
+            Self::Translated => DenialCode::Ipv4Translated,
+            Self::Isatap { within } => within.map_or(DenialCode::Isatap, |b| b.code),
             Self::Nat64 | Self::Nat64LocalUse => DenialCode::Nat64,
             Self::SixToFour => DenialCode::SixToFour,
             Self::Teredo { .. } => DenialCode::Teredo,
@@ -48,6 +58,13 @@ impl Embedding {
         match self {
             Self::Mapped => "an IPv4-mapped address (::ffff:0:0/96, RFC 4291)",
             Self::Compatible => "an IPv4-compatible address (::/96, deprecated, RFC 4291)",
+            Self::Translated => {
+                "an IPv4-translated (SIIT) address (::ffff:0:0:0/96, RFC 2765 §2.1)"
+            }
+            Self::Isatap { .. } => {
+                "an ISATAP address (interface identifier 0:5efe::/32 or \
+                 200:5efe::/32, RFC 5214 §6.1)"
+            }
             Self::Nat64 => "a NAT64 address (64:ff9b::/96, RFC 6052)",
             Self::Nat64LocalUse => "a local-use NAT64 address (64:ff9b:1::/48, RFC 8215)",
             Self::SixToFour => "a 6to4 address (2002::/16, RFC 3056)",
@@ -149,6 +166,12 @@ impl fmt::Display for Described {
                         }
                         write!(f, ", server {}", Summary(server))?;
                     }
+                    Embedding::Isatap { within } => {
+                        write!(f, " embedding {}", Summary(v4))?;
+                        if let Some(b) = within {
+                            write!(f, ", under {b} ({}, {})", b.name, b.rfc)?;
+                        }
+                    }
                     _ => write!(f, " embedding {}", Summary(v4))?,
                 }
                 f.write_str("; every IPv4-embedding IPv6 form is refused")
@@ -176,9 +199,11 @@ impl fmt::Display for Summary {
 /// Registries (RFC 6890, RFC 8190), multicast, limited broadcast, site-local,
 /// every IPv6 address outside `2000::/3`, and documented cloud metadata
 /// addresses. IPv6 forms that embed an IPv4 address (mapped, compatible,
-/// NAT64, 6to4, Teredo) are always [`Reach::Embedded`], whatever they embed.
+/// SIIT-translated, NAT64, 6to4, Teredo, ISATAP) are always
+/// [`Reach::Embedded`], whatever they embed.
 ///
-/// Total and allocation-free; about a dozen nanoseconds (see `benches/core_net.rs`).
+/// Total and allocation-free; a bucket load and, in a few crowded buckets, a
+/// short binary search (see `benches/core_net.rs` for the figure).
 #[inline]
 pub fn classify_ip(addr: IpAddr) -> Reach {
     match addr {
@@ -188,28 +213,38 @@ pub fn classify_ip(addr: IpAddr) -> Reach {
 }
 
 /// [`classify_ip`] for an IPv4 address.
+#[inline]
 pub fn classify_ipv4(a: Ipv4Addr) -> Reach {
     let bits = a.to_bits();
-    let bucket_no = (bits >> (32 - V4_KEY_BITS)) as usize;
-    for &(net, mask, what) in bucket(&V4_BUCKET_START, &V4_BUCKETS, bucket_no) {
-        if bits & mask == net {
-            return found(what, IPV4_BLOCKS);
-        }
+    let what = lookup(&V4_FIRST, &V4_SEGMENTS, bucket_of(bits.into(), false), bits);
+    found(what, IPV4_BLOCKS)
+}
+
+/// The classification of `x` from a segment index (see `registry`): one
+/// load when its bucket holds a single segment, else a binary search of the
+/// bucket's few segments.
+#[inline(always)]
+fn lookup<T: Copy + Ord>(first: &[u16], segs: &[(T, What)], bucket: usize, x: T) -> What {
+    let lo = first.get(bucket).copied().unwrap_or(0) as usize;
+    let hi = first.get(bucket + 1).copied().unwrap_or(0) as usize;
+    let i = if lo == hi {
+        lo
+    } else {
+        lo + segs
+            .get(lo + 1..=hi)
+            .unwrap_or(&[])
+            .partition_point(|s| s.0 <= x)
+    };
+    // Unreachable fallback: indices are built at compile time.
+    segs.get(i).map_or(GLOBAL_TAG, |s| s.1)
+}
+
+/// The reach a segment's classification stands for.
+#[inline(always)]
+fn found(what: What, rows: &'static [Block]) -> Reach {
+    if what == GLOBAL_TAG {
+        return Reach::Global;
     }
-    Reach::Global
-}
-
-/// The candidates of bucket `b` of a first-byte index (see `registry`).
-#[inline]
-fn bucket<T>(starts: &[u16], all: &'static [T], b: usize) -> &'static [T] {
-    let lo = starts.get(b).copied().unwrap_or(0) as usize;
-    let hi = starts.get(b + 1).copied().unwrap_or(0) as usize;
-    all.get(lo..hi).unwrap_or(&[])
-}
-
-/// The reach a matching bucket candidate stands for.
-#[inline]
-fn found(what: u16, rows: &'static [Block]) -> Reach {
     let hit = if what & METADATA_TAG != 0 {
         METADATA_ENDPOINTS
             .get(usize::from(what & !METADATA_TAG))
@@ -221,19 +256,32 @@ fn found(what: u16, rows: &'static [Block]) -> Reach {
     hit.unwrap_or(Reach::Global)
 }
 
-/// The IPv4 address an IPv6 address embeds, and how.
+/// The IPv4 address an IPv6 address embeds, and how (every form of
+/// [`Embedding`], ISATAP included).
 pub fn embedded_ipv4(a: Ipv6Addr) -> Option<(Embedding, Ipv4Addr)> {
-    let b = a.to_bits();
+    match classify_ipv6(a) {
+        Reach::Embedded { form, v4 } => Some((form, v4)),
+        _ => None,
+    }
+}
+
+/// The embedding whose *prefix* says an IPv4 address is inside.
+#[inline(always)]
+fn prefix_embedding(b: u128) -> Option<(Embedding, Ipv4Addr)> {
     let low32 = Ipv4Addr::from_bits(b as u32);
-    if b >> 32 == 0xffff {
+    let high96 = b >> 32;
+    if high96 == 0xffff {
         return Some((Embedding::Mapped, low32));
     }
     // `::` and `::1` are the unspecified and loopback addresses, not
     // IPv4-compatible ones (the trap in `Ipv6Addr::to_ipv4`).
-    if b >> 32 == 0 && b > 1 {
+    if high96 == 0 && b > 1 {
         return Some((Embedding::Compatible, low32));
     }
-    if b >> 32 == 0x0064_ff9b_0000_0000_0000_0000 {
+    if high96 == 0xffff_0000 {
+        return Some((Embedding::Translated, low32));
+    }
+    if high96 == 0x0064_ff9b_0000_0000_0000_0000 {
         return Some((Embedding::Nat64, low32));
     }
     if b >> 80 == 0x0064_ff9b_0001 {
@@ -241,7 +289,7 @@ pub fn embedded_ipv4(a: Ipv6Addr) -> Option<(Embedding, Ipv4Addr)> {
         // /48. `64:ff9b:1::a.b.c.d` (bits 48..96 zero) is the /96 layout;
         // otherwise read the /48 layout: bits 48..64 hold the first 16 bits,
         // bits 64..72 are the zero "u" octet, bits 72..88 the last 16.
-        if (b >> 32) & 0xffff_ffff_ffff == 0 {
+        if high96 & 0xffff_ffff_ffff == 0 {
             return Some((Embedding::Nat64LocalUse, low32));
         }
         let hi = ((b >> 64) & 0xffff) as u32;
@@ -259,26 +307,43 @@ pub fn embedded_ipv4(a: Ipv6Addr) -> Option<(Embedding, Ipv4Addr)> {
     None
 }
 
+/// An ISATAP interface identifier (RFC 5214 §6.1): `0000:5efe:a.b.c.d`, or
+/// with the modified EUI-64 u (`0x02`) and/or g (`0x01`) bits of its first
+/// octet set (`0200:5efe`, `0100:5efe`, `0300:5efe`).
+#[inline(always)]
+pub(crate) const fn is_isatap(b: u128) -> bool {
+    (b >> 32) as u32 & 0xfcff_ffff == 0x0000_5efe
+}
+
 /// [`classify_ip`] for an IPv6 address.
+#[inline]
 pub fn classify_ipv6(a: Ipv6Addr) -> Reach {
     let bits = a.to_bits();
-    let top16 = (bits >> 112) as u16;
-    if bits >> 125 == 1 && !V6_GLOBAL_HOT16.contains(&top16) {
-        return Reach::Global;
-    }
-    // Every embedding (::/96, ::ffff:0:0/96, 64:ff9b::/96, 64:ff9b:1::/48,
-    // 2001::/32, 2002::/16) starts with byte 0x00 or 0x20.
-    let top8 = top16 >> 8;
+    // Every prefix embedding (::/96, ::ffff:0:0/96, ::ffff:0:0:0/96,
+    // 64:ff9b::/96, 64:ff9b:1::/48, 2001::/32, 2002::/16) starts with byte
+    // 0x00 or 0x20.
+    let top8 = bits >> 120;
     if top8 == 0 || top8 == 0x20 {
-        if let Some((form, v4)) = embedded_ipv4(a) {
+        if let Some((form, v4)) = prefix_embedding(bits) {
             return Reach::Embedded { form, v4 };
         }
     }
-    let bucket_no = (bits >> (128 - V6_KEY_BITS)) as usize;
-    for &(net, mask, what) in bucket(&V6_BUCKET_START, &V6_BUCKETS, bucket_no) {
-        if bits & mask == net {
-            return found(what, IPV6_BLOCKS);
-        }
+    let reach = found(
+        lookup(&V6_FIRST, &V6_SEGMENTS, bucket_of(bits, true), bits),
+        IPV6_BLOCKS,
+    );
+    if is_isatap(bits) {
+        let within = match reach {
+            // Multicast addresses have no interface identifier.
+            Reach::Special(b) if b.code == DenialCode::Multicast => return reach,
+            Reach::Special(b) => Some(b),
+            Reach::CloudMetadata(_) => return reach,
+            _ => None,
+        };
+        return Reach::Embedded {
+            form: Embedding::Isatap { within },
+            v4: Ipv4Addr::from_bits(bits as u32),
+        };
     }
-    Reach::Global
+    reach
 }

@@ -51,6 +51,10 @@ pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
 
 /// `true` when `name` is `suffix` or ends with `.suffix`.
 fn is_or_under(name: &str, suffix: &str) -> bool {
+    // Most names end in another byte: reject them before comparing strings.
+    if name.as_bytes().last() != suffix.as_bytes().last() {
+        return false;
+    }
     name == suffix
         || name
             .strip_suffix(suffix)

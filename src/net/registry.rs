@@ -221,89 +221,34 @@ const METADATA_ROWS: &[MetadataEndpoint] = &[
     m6(a6(0xfe80, 0, 0, 0, 0, 0, 0xa9fe, 0xa9fe), "OpenStack metadata (IPv6 link-local)"),
 ];
 
-/// Top 16 bits of every IPv6 row inside `2000::/3` (all such rows are /16 or
-/// longer, checked at compile time); any other address in `2000::/3` whose
-/// top 16 bits are not listed is global without scanning the table.
-pub(crate) static V6_GLOBAL_HOT16: [u16; 8] = v6_hot16();
+// ---------------------------------------------------------------------------
+// The lookup index, derived at compile time from the tables above (which stay
+// the single audited source of truth).
+//
+// The address space of a family is cut into *segments*: maximal runs of
+// addresses that classify the same way. A segment starts at 0, at the first
+// address of a row or one past its last, or at a metadata address or one past
+// it; its classification is the first match of a linear scan of the tables
+// (metadata addresses first, then rows in table order: the most specific
+// row). Adjacent segments that classify the same are merged.
+//
+// A first-level index keyed on the top `KEY_BITS` bits of an address gives
+// the segment holding the first address of each bucket; the segments of
+// bucket `k` are `FIRST[k]..=FIRST[k + 1]`. Most buckets hold one segment
+// (one load decides); the others are binary-searched.
 
-#[allow(clippy::indexing_slicing)]
-const fn v6_hot16() -> [u16; 8] {
-    let mut out = [0u16; 8];
-    let mut n = 0;
-    let mut i = 0;
-    while i < V6_ROWS.len() {
-        let b = &V6_ROWS[i];
-        if b.len >= 3 && (b.bits >> 125) == 1 {
-            assert!(
-                b.len >= 16,
-                "a 2000::/3 row shorter than /16 breaks the fast path"
-            );
-            let top = (b.bits >> 112) as u16;
-            let mut seen = false;
-            let mut k = 0;
-            while k < n {
-                if out[k] == top {
-                    seen = true;
-                }
-                k += 1;
-            }
-            if !seen {
-                assert!(n < 8, "grow V6_GLOBAL_HOT16");
-                out[n] = top;
-                n += 1;
-            }
-        }
-        i += 1;
-    }
-    let mut j = 0;
-    while j < METADATA_ROWS.len() {
-        if let IpAddr::V6(a) = METADATA_ROWS[j].addr {
-            assert!(
-                (a.to_bits() >> 125) != 1,
-                "a global metadata v6 address needs the hot list"
-            );
-        }
-        j += 1;
-    }
-    // Unused slots repeat a listed value so they never widen the set.
-    let mut k = n;
-    while k < 8 {
-        out[k] = out[0];
-        k += 1;
-    }
-    out
-}
+/// What a segment classifies to: a row index, [`METADATA_TAG`] plus an index
+/// into [`METADATA_ENDPOINTS`], or [`GLOBAL_TAG`].
+pub(crate) type What = u16;
+/// Marks a segment that is a metadata address, not a table row.
+pub(crate) const METADATA_TAG: What = 0x8000;
+/// Marks a segment outside every row: global.
+pub(crate) const GLOBAL_TAG: What = 0xFFFF;
 
-/// One candidate of a bucket: `(network bits, mask, what)`, where
-/// `what` is a row index, or [`METADATA_TAG`] plus an index into
-/// [`METADATA_ENDPOINTS`].
-pub(crate) type V4Candidate = (u32, u32, u16);
-/// [`V4Candidate`] for IPv6.
-pub(crate) type V6Candidate = (u128, u128, u16);
-
-/// Marks a bucket candidate that is a metadata address, not a table row.
-pub(crate) const METADATA_TAG: u16 = 0x8000;
-
-/// Bits of the address that pick a bucket: 12 for IPv4 (4096 buckets: the
-/// busy 192/8 and 169/8 split apart), 8 for IPv6.
-pub(crate) const V4_KEY_BITS: u32 = 12;
-/// See [`V4_KEY_BITS`].
-pub(crate) const V6_KEY_BITS: u32 = 8;
-const V4_BUCKETS_N: usize = 1 << V4_KEY_BITS;
-const V6_BUCKETS_N: usize = 1 << V6_KEY_BITS;
-
-/// An index derived from the tables above (the tables stay the single source
-/// of truth): for each value of the top key bits of an address, the metadata
-/// addresses and rows that can contain such an address, metadata first, then
-/// rows in table order, so the first match is still the most specific row.
-/// `*_BUCKET_START[b]..*_BUCKET_START[b + 1]` is the slice of bucket `b`.
-pub(crate) static V4_BUCKET_START: [u16; V4_BUCKETS_N + 1] = bucket_starts(false);
-/// See [`V4_BUCKET_START`].
-pub(crate) static V4_BUCKETS: [V4Candidate; bucket_total(false)] = v4_buckets();
-/// The same index for IPv6.
-pub(crate) static V6_BUCKET_START: [u16; V6_BUCKETS_N + 1] = bucket_starts(true);
-/// See [`V6_BUCKET_START`].
-pub(crate) static V6_BUCKETS: [V6Candidate; bucket_total(true)] = v6_buckets();
+/// Bits of the address that pick a first-level bucket (4096 buckets per
+/// family: `192/8`, `169/8`, `2001::/16` and `fc00::/7` split apart).
+pub(crate) const KEY_BITS: u32 = 12;
+const BUCKETS: usize = 1 << KEY_BITS;
 
 /// Width of an address family in bits.
 const fn width(v6: bool) -> u32 {
@@ -314,59 +259,21 @@ const fn width(v6: bool) -> u32 {
     }
 }
 
-/// Key bits of an address family.
-const fn key_bits(v6: bool) -> u32 {
+/// The all-ones address of a family.
+const fn all_ones(v6: bool) -> u128 {
     if v6 {
-        V6_KEY_BITS
+        u128::MAX
     } else {
-        V4_KEY_BITS
+        u32::MAX as u128
     }
 }
 
-/// Number of buckets of an address family.
-const fn buckets(v6: bool) -> usize {
-    1 << key_bits(v6)
-}
-
-/// The bucket of address bits `bits`.
-const fn key(bits: u128, v6: bool) -> usize {
-    (bits >> (width(v6) - key_bits(v6))) as usize
-}
-
-/// Bucket range `[lo, hi]` a row of `len` bits starting at `bits` spans.
-const fn byte_span(bits: u128, len: u8, v6: bool) -> (usize, usize) {
-    let first = key(bits, v6);
-    let k = key_bits(v6);
-    if len as u32 >= k {
-        (first, first)
+const fn rows_of(v6: bool) -> &'static [Block] {
+    if v6 {
+        V6_ROWS
     } else {
-        (first, first + (1usize << (k - len as u32)) - 1)
+        V4_ROWS
     }
-}
-
-/// Number of candidates in bucket `b` (metadata addresses, then rows).
-#[allow(clippy::indexing_slicing)]
-const fn bucket_len(b: usize, v6: bool) -> usize {
-    let rows = if v6 { V6_ROWS } else { V4_ROWS };
-    let mut n = 0;
-    let mut j = 0;
-    while j < METADATA_ROWS.len() {
-        if let Some(bits) = metadata_bits(j, v6) {
-            if key(bits, v6) == b {
-                n += 1;
-            }
-        }
-        j += 1;
-    }
-    let mut i = 0;
-    while i < rows.len() {
-        let (lo, hi) = byte_span(rows[i].bits, rows[i].len, v6);
-        if lo <= b && b <= hi {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
 }
 
 /// The bits of metadata row `j` when it is of the requested family.
@@ -379,75 +286,176 @@ const fn metadata_bits(j: usize, v6: bool) -> Option<u128> {
     }
 }
 
-const fn bucket_total(v6: bool) -> usize {
-    let mut n = 0;
-    let mut b = 0;
-    while b < buckets(v6) {
-        n += bucket_len(b, v6);
-        b += 1;
-    }
-    n
-}
-
+/// The reference classification of address bits `x`: a linear scan of the
+/// tables, metadata addresses first, then the first (most specific) row.
 #[allow(clippy::indexing_slicing)]
-const fn bucket_starts<const N: usize>(v6: bool) -> [u16; N] {
-    let mut out = [0u16; N];
-    assert!(N == buckets(v6) + 1);
-    let mut b = 0;
-    while b < buckets(v6) {
-        out[b + 1] = out[b] + bucket_len(b, v6) as u16;
-        b += 1;
-    }
-    out
-}
-
-/// Fills the candidates of every bucket, as `(bits, mask, what)` in u128.
-#[allow(clippy::indexing_slicing)]
-const fn fill<const N: usize>(v6: bool) -> [(u128, u128, u16); N] {
-    let rows = if v6 { V6_ROWS } else { V4_ROWS };
-    let full = if v6 { u128::MAX } else { u32::MAX as u128 };
-    let mut out = [(0u128, 0u128, 0u16); N];
-    let mut n = 0;
-    let mut b = 0;
-    while b < buckets(v6) {
-        let mut j = 0;
-        while j < METADATA_ROWS.len() {
-            if let Some(bits) = metadata_bits(j, v6) {
-                if key(bits, v6) == b {
-                    out[n] = (bits, full, METADATA_TAG | j as u16);
-                    n += 1;
-                }
+const fn classify_linear(x: u128, v6: bool) -> What {
+    let mut j = 0;
+    while j < METADATA_ROWS.len() {
+        if let Some(m) = metadata_bits(j, v6) {
+            if m == x {
+                return METADATA_TAG | j as What;
             }
-            j += 1;
         }
-        let mut i = 0;
-        while i < rows.len() {
-            let (lo, hi) = byte_span(rows[i].bits, rows[i].len, v6);
-            if lo <= b && b <= hi {
-                out[n] = (rows[i].bits, rows[i].mask, i as u16);
+        j += 1;
+    }
+    let rows = rows_of(v6);
+    let mut i = 0;
+    while i < rows.len() {
+        if x & rows[i].mask == rows[i].bits {
+            return i as What;
+        }
+        i += 1;
+    }
+    GLOBAL_TAG
+}
+
+/// Room for every boundary point: 0, plus two per row and per metadata address.
+const fn max_points(v6: bool) -> usize {
+    1 + 2 * (rows_of(v6).len() + METADATA_ROWS.len())
+}
+
+const V4_MAX_POINTS: usize = max_points(false);
+const V6_MAX_POINTS: usize = max_points(true);
+
+/// The sorted, distinct points where the classification may change, and
+/// how many there are.
+#[allow(clippy::indexing_slicing)]
+const fn boundary_points<const N: usize>(v6: bool) -> ([u128; N], usize) {
+    let mut p = [0u128; N];
+    let mut n = 1; // p[0] = 0
+    let full = all_ones(v6);
+    let rows = rows_of(v6);
+    let mut i = 0;
+    while i < rows.len() {
+        p[n] = rows[i].bits;
+        n += 1;
+        let last = rows[i].bits | (!rows[i].mask & full);
+        if last != full {
+            p[n] = last + 1;
+            n += 1;
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < METADATA_ROWS.len() {
+        if let Some(m) = metadata_bits(j, v6) {
+            p[n] = m;
+            n += 1;
+            if m != full {
+                p[n] = m + 1;
                 n += 1;
             }
-            i += 1;
         }
-        b += 1;
+        j += 1;
     }
-    assert!(n == N && N < u16::MAX as usize);
-    assert!(METADATA_ROWS.len() < METADATA_TAG as usize);
-    out
+    // Insertion sort, then drop duplicates.
+    let mut k = 1;
+    while k < n {
+        let mut m = k;
+        while m > 0 && p[m - 1] > p[m] {
+            let t = p[m];
+            p[m] = p[m - 1];
+            p[m - 1] = t;
+            m -= 1;
+        }
+        k += 1;
+    }
+    let mut out = [0u128; N];
+    let mut d = 0;
+    let mut k = 0;
+    while k < n {
+        if d == 0 || out[d - 1] != p[k] {
+            out[d] = p[k];
+            d += 1;
+        }
+        k += 1;
+    }
+    (out, d)
 }
 
+/// Segments as `(start, what)`, merged; returns them and their count.
 #[allow(clippy::indexing_slicing)]
-const fn v4_buckets() -> [V4Candidate; bucket_total(false)] {
-    let wide: [(u128, u128, u16); bucket_total(false)] = fill(false);
-    let mut out = [(0u32, 0u32, 0u16); bucket_total(false)];
+const fn segments<const N: usize>(v6: bool) -> ([(u128, What); N], usize) {
+    let (p, n) = boundary_points::<N>(v6);
+    let mut out = [(0u128, 0 as What); N];
+    let mut d = 0;
+    let mut k = 0;
+    while k < n {
+        let what = classify_linear(p[k], v6);
+        if d == 0 || out[d - 1].1 != what {
+            out[d] = (p[k], what);
+            d += 1;
+        }
+        k += 1;
+    }
+    (out, d)
+}
+
+const V4_SEGMENTS_N: usize = segments::<V4_MAX_POINTS>(false).1;
+const V6_SEGMENTS_N: usize = segments::<V6_MAX_POINTS>(true).1;
+
+/// The IPv4 segments, `(first address, what)`, sorted.
+pub(crate) static V4_SEGMENTS: [(u32, What); V4_SEGMENTS_N] = v4_segments();
+/// The IPv6 segments, `(first address, what)`, sorted.
+pub(crate) static V6_SEGMENTS: [(u128, What); V6_SEGMENTS_N] = v6_segments();
+/// For each IPv4 bucket `k` (and one past the last), the segment holding
+/// the bucket's first address.
+pub(crate) static V4_FIRST: [u16; BUCKETS + 1] = first_index::<V4_MAX_POINTS>(false);
+/// [`V4_FIRST`] for IPv6.
+pub(crate) static V6_FIRST: [u16; BUCKETS + 1] = first_index::<V6_MAX_POINTS>(true);
+
+#[allow(clippy::indexing_slicing)]
+const fn v4_segments() -> [(u32, What); V4_SEGMENTS_N] {
+    let (wide, n) = segments::<V4_MAX_POINTS>(false);
+    let mut out = [(0u32, 0 as What); V4_SEGMENTS_N];
     let mut i = 0;
-    while i < out.len() {
-        out[i] = (wide[i].0 as u32, wide[i].1 as u32, wide[i].2);
+    while i < n {
+        out[i] = (wide[i].0 as u32, wide[i].1);
         i += 1;
     }
     out
 }
 
-const fn v6_buckets() -> [V6Candidate; bucket_total(true)] {
-    fill(true)
+#[allow(clippy::indexing_slicing)]
+const fn v6_segments() -> [(u128, What); V6_SEGMENTS_N] {
+    let (wide, n) = segments::<V6_MAX_POINTS>(true);
+    let mut out = [(0u128, 0 as What); V6_SEGMENTS_N];
+    let mut i = 0;
+    while i < n {
+        out[i] = wide[i];
+        i += 1;
+    }
+    out
+}
+
+/// Walks buckets and segments together: entry `k` is the last segment
+/// starting at or before `k << (width - KEY_BITS)`; the entry past the last
+/// bucket is the last segment.
+#[allow(clippy::indexing_slicing)]
+const fn first_index<const N: usize>(v6: bool) -> [u16; BUCKETS + 1] {
+    let (segs, n) = segments::<N>(v6);
+    assert!(n < u16::MAX as usize);
+    assert!(rows_of(v6).len() < METADATA_TAG as usize);
+    assert!(METADATA_ROWS.len() < (GLOBAL_TAG & !METADATA_TAG) as usize);
+    let shift = width(v6) - KEY_BITS;
+    let mut out = [0u16; BUCKETS + 1];
+    let mut s = 0;
+    let mut k = 0;
+    while k < BUCKETS {
+        let start = (k as u128) << shift;
+        while s + 1 < n && segs[s + 1].0 <= start {
+            s += 1;
+        }
+        out[k] = s as u16;
+        k += 1;
+    }
+    out[BUCKETS] = (n - 1) as u16;
+    out
+}
+
+/// The bucket of an address of `width` bits.
+#[inline(always)]
+pub(crate) const fn bucket_of(bits: u128, v6: bool) -> usize {
+    (bits >> (width(v6) - KEY_BITS)) as usize
 }
