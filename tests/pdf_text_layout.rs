@@ -108,3 +108,41 @@ fn a_page_without_a_media_box_drops_nothing() {
     }
     assert_eq!(page_text(&doc, id, &TextLimits::default()).text, "Far\n");
 }
+
+#[test]
+fn cjk_collection_cids_without_tounicode_decode() {
+    // A dvipdfmx-style vertical Japanese font: Identity-V, Adobe-Japan1, no
+    // ToUnicode, no usable font program. Two columns, read right to left.
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let descendant = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "CIDFontType0", "BaseFont" => "Ryumin-Light",
+        "CIDSystemInfo" => dictionary! {
+            "Registry" => Object::string_literal("Adobe"),
+            "Ordering" => Object::string_literal("Japan1"), "Supplement" => 2,
+        },
+    });
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "Ryumin-Light",
+        "Encoding" => "Identity-V", "DescendantFonts" => vec![descendant.into()],
+    });
+    let content = b"BT /F2 10 Tf 1 0 0 1 200 700 Tm <034b034d> Tj \
+                    1 0 0 1 185 700 Tm <0cd40e8a07a0> Tj ET";
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
+        "Resources" => dictionary! { "Font" => dictionary! { "F2" => font } },
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let out = page_text(&doc, page, &TextLimits::default());
+    assert_eq!(
+        out.text, "\u{3042}\u{3044}\n\u{65e5}\u{672c}\u{8a9e}\n",
+        "{out:?}"
+    );
+}
