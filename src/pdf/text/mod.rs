@@ -181,7 +181,7 @@ fn run_annotations<'a>(
     sink: &mut interp::Sink,
 ) {
     let deref = |o: &'a Object| -> Option<&'a Object> { doc.dereference(o).ok().map(|(_, o)| o) };
-    let Some(Object::Array(annots)) = page.get(b"Annots").ok().and_then(|o| deref(o)) else {
+    let Some(Object::Array(annots)) = page.get(b"Annots").ok().and_then(deref) else {
         return;
     };
     for annot in annots.iter().take(MAX_ANNOTATIONS) {
@@ -191,28 +191,25 @@ fn run_annotations<'a>(
         let Some(Object::Dictionary(a)) = deref(annot) else {
             continue;
         };
-        let flags = match a.get(b"F").ok().and_then(|o| deref(o)) {
+        let flags = match a.get(b"F").ok().and_then(deref) {
             Some(Object::Integer(f)) => *f,
             _ => 0,
         };
         if flags & (ANNOT_HIDDEN | ANNOT_NO_VIEW) != 0 {
             continue;
         }
-        let Some(Object::Dictionary(ap)) = a.get(b"AP").ok().and_then(|o| deref(o)) else {
+        let Some(Object::Dictionary(ap)) = a.get(b"AP").ok().and_then(deref) else {
             continue;
         };
-        let form = match ap.get(b"N").ok().and_then(|o| deref(o)) {
+        let form = match ap.get(b"N").ok().and_then(deref) {
             Some(Object::Stream(s)) => s,
             Some(Object::Dictionary(states)) => {
                 let state = a
                     .get(b"AS")
                     .ok()
-                    .and_then(|o| deref(o))
+                    .and_then(deref)
                     .and_then(|o| o.as_name().ok());
-                match state
-                    .and_then(|n| states.get(n).ok())
-                    .and_then(|o| deref(o))
-                {
+                match state.and_then(|n| states.get(n).ok()).and_then(deref) {
                     Some(Object::Stream(s)) => s,
                     _ => continue,
                 }
@@ -229,7 +226,7 @@ fn run_annotations<'a>(
             .dict
             .get(b"Matrix")
             .ok()
-            .and_then(|o| deref(o))
+            .and_then(deref)
             .and_then(|o| o.as_array().ok())
             .and_then(|m| {
                 let v: Vec<f64> = m.iter().filter_map(|o| number(deref(o)?)).collect();
