@@ -135,7 +135,11 @@ impl Reach {
     }
 
     /// The refusal for `addr`, or `None` when global.
+    #[inline]
     pub fn denial(&self, addr: IpAddr) -> Option<Denial> {
+        if self.is_global() {
+            return None;
+        }
         self.code()
             .map(|c| Denial::lazy(c, Detail::Ip(*self, addr)))
     }
