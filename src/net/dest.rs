@@ -298,17 +298,26 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
 /// exactly this text: it takes the bracketed host verbatim); a dotted tail
 /// must be canonical dotted-decimal for the same last 32 bits, and the text
 /// before it plain hex and colons.
+#[inline(never)] // off the common path: keeps the hot code small
 fn check_ipv6_text(raw_host: &str, a: Ipv6Addr) -> Result<(), Denial> {
     let inner = raw_host
         .strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(raw_host);
-    let plain = |t: &str| t.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
-    let ok = match inner.rsplit_once(':') {
-        Some((head, tail)) if tail.contains('.') => {
-            plain(head) && tail.parse::<std::net::Ipv4Addr>().ok() == Some(low32(a))
-        }
-        _ => plain(inner),
+    let bytes = inner.as_bytes();
+    let plain = |t: &[u8]| t.iter().all(|b| b.is_ascii_hexdigit() || *b == b':');
+    // Short byte loops: a library search costs more than these hosts are long.
+    let last_colon = bytes.iter().rposition(|&b| b == b':').unwrap_or(0);
+    let (head, tail) = bytes.split_at(last_colon);
+    let tail = tail.get(1..).unwrap_or_default();
+    let ok = if tail.iter().any(|&b| b == b'.') {
+        plain(head)
+            && std::str::from_utf8(tail)
+                .ok()
+                .and_then(|t| t.parse::<std::net::Ipv4Addr>().ok())
+                == Some(low32(a))
+    } else {
+        plain(bytes)
     };
     if !ok {
         return Err(Denial::of(
