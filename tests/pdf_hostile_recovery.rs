@@ -197,3 +197,145 @@ fn a_content_stream_lost_to_its_length_is_reported() {
         "{x:?}"
     );
 }
+
+/// Three page objects (3, 5, 7) under a root whose `/Kids` and `/Count` are given.
+fn counted(kids: &str, count: &str, extra: Vec<(u32, &str)>) -> Vec<u8> {
+    let mut d = Doc::new(1).obj(1, "<< /Type /Catalog /Pages 2 0 R >>").obj(
+        2,
+        format!("<< /Type /Pages /Kids [{kids}] /Count {count} >>"),
+    );
+    for (i, (p, c)) in [(3, 4), (5, 6), (7, 8)].into_iter().enumerate() {
+        d = d.obj(p, PAGE.replace("{c}", &c.to_string())).stream(
+            c,
+            "",
+            format!("BT /F1 12 Tf 72 720 Td (page number {}) Tj ET", i + 1).as_bytes(),
+        );
+    }
+    for (n, body) in extra {
+        d = d.obj(n, body);
+    }
+    font(d).build()
+}
+
+#[test]
+fn the_declared_page_count_keeps_page_numbers_when_pages_are_lost() {
+    // A kid lost to damage (not a dictionary, dangling): the declared /Count
+    // stays the page count, as in poppler, MuPDF and Acrobat; the pages not
+    // found are reported empty, after the ones found, with a warning.
+    for (name, kids) in [
+        ("kid is a string", "3 0 R 10 0 R 5 0 R 7 0 R"),
+        ("kid dangles", "3 0 R 40 0 R 5 0 R 7 0 R"),
+        ("kid repeats a page", "3 0 R 5 0 R 3 0 R 7 0 R"),
+    ] {
+        let data = counted(kids, "4", vec![(10, "(not a page)")]);
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert_eq!(m.page_count, 4, "{name}");
+        assert!(
+            m.warnings
+                .iter()
+                .any(|w| w.message.contains("declares 4 pages")),
+            "{name}: {:?}",
+            m.warnings
+        );
+        assert_eq!(
+            texts(&data),
+            ["page number 1", "page number 2", "page number 3", ""],
+            "{name}"
+        );
+    }
+    // Implausible counts are ignored: zero, negative, not a number, more
+    // than the objects of the file, a huge real.
+    for count in ["0", "-3", "/Three", "99", "1e300", "2147483647"] {
+        let data = counted("3 0 R 5 0 R 7 0 R", count, vec![]);
+        assert_eq!(
+            metadata(Source::Bytes(&data)).unwrap().page_count,
+            3,
+            "/Count {count}"
+        );
+    }
+    // A count smaller than the pages found does not hide pages.
+    let data = counted("3 0 R 5 0 R 7 0 R", "1", vec![]);
+    assert_eq!(metadata(Source::Bytes(&data)).unwrap().page_count, 3);
+    assert_eq!(texts(&data).len(), 3);
+    // A real /Count, as some writers put it.
+    let data = counted("3 0 R 5 0 R", "3.0", vec![]);
+    assert_eq!(metadata(Source::Bytes(&data)).unwrap().page_count, 3);
+}
+
+#[test]
+fn a_linearized_file_declares_its_page_count_in_n() {
+    // The page tree is lost (its root is not a dictionary); the scan finds 2
+    // pages; the linearization dictionary says 3 and its /L is the file's
+    // length, so the file still is what the writer linearized.
+    let build = |l_delta: i64| {
+        let mut len = 0usize;
+        // Two passes: the length depends on the digits of /L itself.
+        for _ in 0..3 {
+            let lin = format!(
+                "<< /Linearized 1 /L {} /N 3 /O 3 /E 0 /T 0 /H [0 0] >>",
+                (len as i64 + l_delta)
+            );
+            let d = Doc::new(1)
+                .obj(20, lin)
+                .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+                .obj(2, "[not a dict]")
+                .obj(3, PAGE.replace("{c}", "4"))
+                .stream(4, "", b"BT /F1 12 Tf 72 720 Td (page number 1) Tj ET")
+                .obj(5, PAGE.replace("{c}", "6"))
+                .stream(6, "", b"BT /F1 12 Tf 72 720 Td (page number 2) Tj ET");
+            let bytes = font(d).build();
+            if bytes.len() == len {
+                return bytes;
+            }
+            len = bytes.len();
+        }
+        panic!("length did not settle");
+    };
+    let m = metadata(Source::Bytes(&build(0))).unwrap();
+    assert_eq!(m.page_count, 3, "{:?}", m.warnings);
+    // An /L that is not the file's length: the file was changed since; /N is not used.
+    let m = metadata(Source::Bytes(&build(5))).unwrap();
+    assert_eq!(m.page_count, 2, "{:?}", m.warnings);
+}
+
+#[test]
+fn a_malformed_standard_encrypt_dictionary_is_read_as_unencrypted() {
+    // Poppler reads these as unencrypted (its Standard handler is not "ok"),
+    // and so do we, with a warning; indirect and direct dictionaries alike.
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    let dicts = [
+        "<< /Filter /Standard /V 5 /R 6 /O <00> /U <00> /OE <> /UE <> /P -1 >>",
+        "<< /Filter /Standard /V 2 /R 3 /O <> /U <> /P -4 /Length 128 >>",
+        "<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> >>",
+        "<< /Filter /Standard /V /One /R 2 /O <00> /U <00> /P -4 >>",
+    ];
+    for dict in dicts {
+        let direct = one_page(HELLO)
+            .trailer(&format!("/Encrypt {dict} {id}"))
+            .build();
+        let indirect = one_page(HELLO)
+            .obj(9, dict)
+            .trailer(&format!("/Encrypt 9 0 R {id}"))
+            .build();
+        for (form, data) in [("direct", direct), ("indirect", indirect)] {
+            let m = metadata(Source::Bytes(&data)).unwrap_or_else(|e| panic!("{form} {dict}: {e}"));
+            assert!(!m.encrypted, "{form} {dict}");
+            assert!(
+                m.warnings.iter().any(|w| w.message.contains("malformed")),
+                "{form} {dict}: {:?}",
+                m.warnings
+            );
+            assert_eq!(texts(&data), ["Hello hostile world"], "{form} {dict}");
+        }
+    }
+    // A well-formed dictionary for an unknown revision stays unsupported,
+    // and the handler is named even when the dictionary is direct.
+    let data = one_page(HELLO)
+        .trailer(&format!(
+            "/Encrypt << /Filter /Standard /V 9 /R 9 /O <00> /U <00> /P -4 >> {id}"
+        ))
+        .build();
+    let e = metadata(Source::Bytes(&data)).unwrap_err();
+    assert_eq!(e.kind(), "unsupported_encryption");
+    assert!(e.to_string().contains("/Standard V9 R9"), "{e}");
+}

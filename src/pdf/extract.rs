@@ -6,7 +6,7 @@ use super::error::PdfError;
 use super::limits::{Limit, Limits};
 use super::load::load;
 use super::metadata::load_warnings;
-use super::pagetree::walk;
+use super::pagetree::{declared_pages, walk};
 use super::stream::DecodeBudget;
 use super::text::{page_text, TextLimits};
 use super::{PageRange, Warning};
@@ -48,9 +48,10 @@ pub fn extract_from_bytes(
 ) -> Result<Extraction, PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
-    let tree = walk(&loaded.doc, limits)?;
+    let mut tree = walk(&loaded.doc, limits)?;
+    tree.declared = declared_pages(&loaded.doc, loaded.linearized_pages, limits);
     let mut warnings = load_warnings(&loaded, &tree);
-    let count = tree.pages.len();
+    let count = tree.count();
     let page_count = u32::try_from(count).unwrap_or(u32::MAX);
     let range = range.unwrap_or(PageRange {
         first: 1,
@@ -83,14 +84,18 @@ pub fn extract_from_bytes(
     }
     let mut pages = Vec::with_capacity(selected);
     let mut chars_left = limits.max_output_chars;
-    let ids = tree
-        .pages
-        .iter()
-        .enumerate()
-        .skip(first.saturating_sub(1))
-        .take(selected);
-    for (index, &id) in ids {
+    let start = first.saturating_sub(1);
+    for index in start..start.saturating_add(selected) {
         let number = u32::try_from(index.saturating_add(1)).unwrap_or(u32::MAX);
+        // Past the pages found, up to the declared count: reported empty (a
+        // document warning from `load_warnings` says so).
+        let Some(&id) = tree.pages.get(index) else {
+            pages.push(Page {
+                number,
+                text: String::new(),
+            });
+            continue;
+        };
         if chars_left == 0 {
             truncated = true;
             warnings.push(Warning::limit(

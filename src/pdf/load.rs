@@ -4,6 +4,9 @@
 use lopdf::{Document, LoadOptions, Object};
 use serde::{Deserialize, Serialize};
 
+use super::encryption::{
+    describe_state, encrypt_dict, standard_dict_fault, undecryptable, without_encrypt_key,
+};
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
 
@@ -36,6 +39,14 @@ pub struct Loaded {
     /// The file has no `%PDF-` header but starts with objects; the version
     /// is then reported as `0.0`, as poppler does.
     pub missing_header: bool,
+    /// The trailer's `/Encrypt` names a malformed Standard-handler
+    /// dictionary (see [`standard_dict_fault`]): why it was ignored and the
+    /// file read as unencrypted, as poppler does.
+    pub encryption_ignored: Option<String>,
+    /// The page count `/N` of the linearization dictionary, when the file
+    /// starts with one whose `/L` equals the file's length (poppler's test
+    /// that the file is still linearized).
+    pub linearized_pages: Option<u64>,
 }
 
 /// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
@@ -158,6 +169,12 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     };
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
+        if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
+            // The renamed key is not /Encrypt: this cannot come back here.
+            let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
+            loaded.encryption_ignored = Some(fault);
+            return Ok(loaded);
+        }
         return Err(undecryptable(&doc, password.is_some()));
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
@@ -168,6 +185,8 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         xref_repaired,
         missing_eof,
         missing_header: false,
+        encryption_ignored: None,
+        linearized_pages: linearized_pages(data),
     })
 }
 
@@ -241,65 +260,31 @@ fn object_header_at(body: &[u8], offset: usize, num: u32, generation: u16) -> bo
     num_ok && gen_ok && obj_ok
 }
 
-/// The error for a document lopdf left encrypted.
-fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
-    let dict = doc.get_encrypted().ok();
-    let filter = dict
-        .and_then(|d| d.get(b"Filter").ok())
-        .and_then(|o| o.as_name().ok())
-        .map(|n| String::from_utf8_lossy(n).into_owned())
-        .unwrap_or_else(|| "(none)".into());
-    let num = |key: &[u8]| {
-        dict.and_then(|d| d.get(key).ok())
-            .and_then(|o| o.as_i64().ok())
+/// `/N` of the linearization dictionary (ISO 32000-1 Annex F.2.2), when the
+/// first object after the header is one and its `/L` equals the file length.
+/// Only the first [`HEADER_SEARCH_BYTES`] bytes after the header are read.
+pub fn linearized_pages(data: &[u8]) -> Option<u64> {
+    let start = data.windows(5).position(|w| w == b"%PDF-")?;
+    let head = data.get(start..)?;
+    let head = head.get(..head.len().min(HEADER_SEARCH_BYTES))?;
+    let at = head.windows(11).position(|w| w == b"/Linearized")?;
+    // The dictionary must be the first object: no other `obj` before it.
+    let before = head.get(..at)?;
+    if before.windows(3).filter(|w| *w == b"obj").count() != 1 {
+        return None;
+    }
+    let rest = head.get(at..)?;
+    let end = rest.windows(2).position(|w| w == b">>")?;
+    let dict = rest.get(..end)?;
+    // Tokens: split at whitespace and at '/', keeping names as "/Name".
+    let text = String::from_utf8_lossy(dict).replace('/', " /");
+    let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
+    let value = |key: &str| -> Option<u64> {
+        let i = tokens.iter().position(|t| *t == key)?;
+        tokens.get(i.saturating_add(1))?.parse().ok()
     };
-    let handler = format!(
-        "/{filter} V{} R{}",
-        num(b"V").map_or("?".into(), |v| v.to_string()),
-        num(b"R").map_or("?".into(), |v| v.to_string())
-    );
-    if filter != "Standard" {
-        return PdfError::UnsupportedEncryption { handler };
-    }
-    match doc.authenticate_password("") {
-        Err(lopdf::Error::UnsupportedSecurityHandler(_))
-        | Err(lopdf::Error::Decryption(
-            lopdf::encryption::DecryptionError::UnsupportedEncryption
-            | lopdf::encryption::DecryptionError::UnsupportedVersion
-            | lopdf::encryption::DecryptionError::UnsupportedRevision
-            | lopdf::encryption::DecryptionError::InvalidVersion
-            | lopdf::encryption::DecryptionError::InvalidRevision,
-        )) => PdfError::UnsupportedEncryption { handler },
-        _ => PdfError::PasswordRequired {
-            incorrect: password_given,
-        },
-    }
-}
-
-/// Describes a decrypted document's encryption from lopdf's state (lopdf
-/// removes `/Encrypt` from the trailer once it has decrypted).
-fn describe_state(state: &lopdf::EncryptionState) -> Encryption {
-    let v = state.version();
-    let method = state
-        .crypt_filters()
-        .get(state.default_stream_filter())
-        .map(|f| f.method().to_vec());
-    let algorithm = match (v, method.as_deref()) {
-        (5, _) | (_, Some(b"AESV3")) => Some("AES-256"),
-        (_, Some(b"AESV2")) => Some("AES"),
-        (1..=4, _) => Some("RC4"),
-        _ => None,
-    };
-    Encryption {
-        handler: "Standard".into(),
-        version: v,
-        revision: state.revision(),
-        algorithm: algorithm.map(str::to_owned),
-        key_bits: u32::try_from(state.file_encryption_key().len())
-            .ok()
-            .and_then(|n| n.checked_mul(8))
-            .filter(|&n| n > 0),
-    }
+    let length = u64::try_from(data.len()).ok()?;
+    (value("/L")? == length).then(|| value("/N"))?
 }
 
 /// Maps a lopdf load error onto our kinds.

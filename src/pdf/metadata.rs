@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::error::PdfError;
 use super::limits::{Limit, Limits, MAX_INFO_ENTRIES, MAX_INFO_VALUE_CHARS, MAX_XMP_BYTES};
 use super::load::{catalog, load, resolve, Encryption, Loaded};
-use super::pagetree::{walk, PageTree};
+use super::pagetree::{declared_pages, walk, PageTree};
 use super::stream::{decode_stream, DecodeBudget};
 use super::textstring::decode_text_string;
 use super::Warning;
@@ -65,14 +65,15 @@ pub fn metadata_from_bytes(
 ) -> Result<Metadata, PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
-    let tree = walk(&loaded.doc, limits)?;
+    let mut tree = walk(&loaded.doc, limits)?;
+    tree.declared = declared_pages(&loaded.doc, loaded.linearized_pages, limits);
     let mut warnings = load_warnings(&loaded, &tree);
     let info = info_dict(&loaded.doc, &mut warnings);
     let xmp = xmp(&loaded.doc, &mut warnings);
     let field = |k: &str| info.get(k).cloned();
     Ok(Metadata {
         pdf_version: version(&loaded.doc),
-        page_count: u32::try_from(tree.pages.len()).unwrap_or(u32::MAX),
+        page_count: u32::try_from(tree.count()).unwrap_or(u32::MAX),
         encrypted: loaded.encryption.is_some(),
         title: field("Title"),
         author: field("Author"),
@@ -103,6 +104,11 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             "the file has no %PDF- header; read anyway because it holds PDF objects (version reported as 0.0)",
         ));
     }
+    if let Some(why) = &loaded.encryption_ignored {
+        w.push(Warning::doc(format!(
+            "the trailer's /Encrypt dictionary is malformed ({why}); the file was read as unencrypted, as poppler does"
+        )));
+    }
     if loaded.missing_eof {
         w.push(Warning::doc(
             "the file does not end with %%EOF; it may be cut off",
@@ -113,6 +119,18 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             "{why}; the {} pages were found by scanning all objects for /Type /Page, in object-number order",
             tree.pages.len()
         )));
+    }
+    match tree.declared {
+        Some(declared) if declared > tree.pages.len() => w.push(Warning::doc(format!(
+            "the document declares {declared} pages (page-tree /Count or linearization /N) but only {} were found; pages {}-{declared} are reported empty",
+            tree.pages.len(),
+            tree.pages.len().saturating_add(1)
+        ))),
+        Some(declared) if declared < tree.pages.len() => w.push(Warning::doc(format!(
+            "the page tree's /Count says {declared} pages but {} were found; all are reported",
+            tree.pages.len()
+        ))),
+        _ => {}
     }
     if tree.repeated > 0 {
         w.push(Warning::doc(format!(

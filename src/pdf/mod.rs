@@ -15,7 +15,8 @@
 //! * [`limits`] — the named caps and [`Limits`].
 //! * [`source`] — reading the input under the size cap.
 //! * [`stream`] — bounded stream decoding (per stream and per call).
-//! * [`load`] — lopdf loading, encryption, error mapping.
+//! * [`load`] — lopdf loading, error mapping.
+//! * [`encryption`] — the `/Encrypt` dictionary: handler, malformed dictionaries.
 //! * [`pagetree`] — our bounded page-tree walk.
 //! * [`metadata`] — [`Metadata`].
 //! * [`extract`] — [`Extraction`].
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+pub mod encryption;
 pub mod error;
 pub mod extract;
 pub mod limits;

@@ -1,6 +1,8 @@
 //! Our own bounded walk of the page tree (ISO 32000-1 §7.7.3). `/Count` is
-//! never trusted: pages are counted by visiting the leaves, each node at most
-//! once, under a depth cap, a node cap and a leaf cap.
+//! never used to find or allocate pages: pages are found by visiting the
+//! leaves, each node at most once, under a depth cap, a node cap and a leaf
+//! cap. The count the document *declares* ([`declared_pages`]) is only
+//! compared with what was found: see [`page_count`].
 
 use std::collections::HashSet;
 
@@ -23,6 +25,22 @@ pub struct PageTree {
     /// Why the page tree was unusable when the pages were found instead by
     /// scanning every object for `/Type /Page` (see [`scan_pages`]).
     pub scanned: Option<String>,
+    /// The page count the document declares, when plausible (set by the
+    /// caller from [`declared_pages`]; `None` from the walk itself).
+    pub declared: Option<usize>,
+}
+
+impl PageTree {
+    /// The page count reported: the pages found by the walk, or the declared
+    /// count when it is plausible and larger. Viewers number pages by the
+    /// declared count, so a page lost to damage (a corrupted `/Kids` entry,
+    /// an unreadable page object) does not renumber the pages after it in the
+    /// user's eyes; the missing pages are reported empty, with a warning. A
+    /// declared count smaller than what was found is ignored (the pages are
+    /// there to read).
+    pub fn count(&self) -> usize {
+        self.pages.len().max(self.declared.unwrap_or(0))
+    }
 }
 
 /// The pages of `doc`: the bounded page-tree walk, or, when the tree is
@@ -172,6 +190,38 @@ pub fn walk_tree(doc: &Document, limits: &Limits) -> Result<PageTree, PdfError> 
         }
     }
     Ok(tree)
+}
+
+/// The page count the document declares, when it is plausible: the
+/// linearization dictionary's `/N` (`linearized_n`, see
+/// [`super::load::Loaded::linearized_pages`]), else the page-tree root's
+/// `/Count` (an integer, or a real as some writers put it). Plausible means at
+/// least 1, at most one page per object of the file (poppler's bound: a page
+/// is an object) and at most `limits.max_pages`; anything else is `None`.
+/// This is the count poppler (`pdfinfo`), MuPDF and Acrobat report.
+pub fn declared_pages(doc: &Document, linearized_n: Option<u64>, limits: &Limits) -> Option<usize> {
+    let objects = usize::try_from(doc.reference_table.size.max(doc.max_id.saturating_add(1)))
+        .unwrap_or(usize::MAX);
+    let plausible = |n: usize| (n >= 1 && n <= objects && n <= limits.max_pages).then_some(n);
+    if let Some(n) = linearized_n.and_then(|n| usize::try_from(n).ok()) {
+        if let Some(n) = plausible(n) {
+            return Some(n);
+        }
+    }
+    let root = catalog(doc).ok()?.get(b"Pages").ok()?;
+    let count = resolve(doc, root)
+        .ok()?
+        .as_dict()
+        .ok()?
+        .get(b"Count")
+        .ok()?;
+    let n = match resolve(doc, count).ok()? {
+        Object::Integer(i) => usize::try_from(*i).ok()?,
+        // Truncated toward zero, as poppler does; NaN and negatives fail.
+        Object::Real(r) if *r >= 1.0 && *r < 1e9 => format!("{}", r.trunc()).parse().ok()?,
+        _ => return None,
+    };
+    plausible(n)
 }
 
 /// A node typed `/Page` is a leaf even if it carries a stray `/Kids`.

@@ -8,6 +8,12 @@
 //!   The password travels on stdin, never on the command line.
 //! * stdout: one JSON [`Response`] line; exit status 0.
 //! * stderr: free text (panic messages), of which the parent keeps a tail.
+//! * The parent keeps the worker's stdin open until it has collected the
+//!   worker's exit status. A worker whose stdin reaches end-of-file while it
+//!   is still working exits at once ([`ORPHAN_EXIT_CODE`]): its parent is
+//!   gone (killed, even by SIGKILL, which closes the parent's end of the
+//!   pipe) and nobody will read the answer. So a worker never outlives its
+//!   caller by more than a scheduling delay.
 
 use std::io::{BufRead, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,6 +42,8 @@ pub const DEFAULT_WORKER_MEMORY: u64 = 768 << 20;
 pub const MAX_STDERR_TAIL: usize = 2048;
 /// Longest request header line, in bytes.
 const MAX_REQUEST_LINE: u64 = 64 << 10;
+/// Exit code of a worker that found its parent gone (stdin closed early).
+pub const ORPHAN_EXIT_CODE: i32 = 4;
 
 /// How to run the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,9 +248,12 @@ fn spawn_and_wait(
         .saturating_add(16 << 20);
     let deadline = Instant::now() + isolation.timeout;
     std::thread::scope(|s| {
-        s.spawn(move || {
+        // The writer hands stdin back instead of closing it: the worker reads
+        // end-of-file on it as "the parent is gone" (see the module docs).
+        let writer = s.spawn(move || {
             // A worker that dies early closes the pipe: the error is expected.
             let _ = stdin.write_all(header).and_then(|()| stdin.write_all(data));
+            stdin
         });
         let (tx, rx) = mpsc::channel();
         s.spawn(move || {
@@ -277,6 +288,8 @@ fn spawn_and_wait(
                 }
             }
         };
+        // The worker has exited (or been killed and reaped): now its stdin may close.
+        drop(writer.join());
         let tail = err_reader.join().unwrap_or_default();
         let tail = tail.trim();
         // The worker's stderr can hold a backtrace with build paths and
@@ -372,6 +385,14 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
         eprintln!("pdf-worker: cannot read the document: {e}");
         return 3;
     }
+    if data.len() < request.data_len {
+        // The parent stopped sending: it is gone.
+        eprintln!("pdf-worker: the document ended early; the parent is gone");
+        return 4;
+    }
+    // The watchdog reads stdin too: release our lock on it first.
+    drop(input);
+    watch_parent();
     let out = std::io::stdout();
     let mut out = out.lock();
     let written = match request.op {
@@ -393,6 +414,30 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
             eprintln!("pdf-worker: cannot write the answer: {e}");
             3
         }
+    }
+}
+
+/// Starts the orphan watchdog: a thread that blocks reading stdin (past the
+/// request, the parent sends nothing more) and ends the process when it
+/// reaches end-of-file or fails, i.e. when the parent has closed its end or
+/// died. Extra bytes a confused parent might send are read and dropped.
+fn watch_parent() {
+    let spawned = std::thread::Builder::new()
+        .name("parent-watchdog".into())
+        .spawn(|| {
+            let mut stdin = std::io::stdin();
+            let mut buf = [0u8; 512];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => std::process::exit(ORPHAN_EXIT_CODE),
+                    Ok(_) => {}
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        // Without a watchdog the worker still ends at its CPU limit, or on
+        // SIGPIPE when it writes its answer to a dead parent.
+        eprintln!("pdf-worker: cannot start the parent watchdog: {e}");
     }
 }
 

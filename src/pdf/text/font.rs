@@ -4,8 +4,9 @@
 //! Sources for the text of a code, first match wins (the order pdftotext uses):
 //! the `/ToUnicode` CMap; for simple fonts the encoding (`/Encoding`, its
 //! `/Differences`, else the embedded font program's built-in encoding) through
-//! glyph names; for composite fonts a predefined legacy CMap decoded by its
-//! charset (Shift-JIS, GBK, Big5, EUC-KR, UTF-16) or the embedded TrueType cmap.
+//! glyph names; for composite fonts the Adobe CJK collection's CID table
+//! (Japan1, GB1, CNS1, Korea1), the embedded TrueType cmap, or a predefined
+//! legacy CMap decoded by its charset (Shift-JIS, GBK, Big5, EUC-KR, UTF-16).
 //! PDF 32000-1:2008 §9.6 (simple fonts), §9.7 (composite fonts), §9.10 (text extraction).
 
 use std::collections::HashMap;
@@ -114,35 +115,55 @@ impl Legacy {
     }
 }
 
-/// An Adobe character collection, for CIDs with no other Unicode source.
-/// Only the ranges that are plain sequences are known here (Adobe Technical
-/// Notes #5078 Japan1, #5079 GB1, #5080 CNS1, #5093 Korea1): CIDs 1–95 are
-/// ASCII in all four, and Japan1 has the kana in Unicode order.
+/// An Adobe CJK character collection, for CIDs with no ToUnicode entry.
+///
+/// CID → Unicode comes from Adobe's `Adobe-<Ordering>-UCS2` CMaps (Adobe
+/// Technical Notes #5078 Japan1, #5079 GB1, #5080 CNS1, #5093 Korea1),
+/// compiled by `cid_data/generate.py` into one little-endian `u16` per CID
+/// (0 = unmapped); the same source pdftotext reads through poppler-data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collection {
     /// Adobe-Japan1.
     Japan1,
-    /// Adobe-GB1, Adobe-CNS1, Adobe-Korea1.
-    OtherCjk,
+    /// Adobe-GB1 (simplified Chinese).
+    Gb1,
+    /// Adobe-CNS1 (traditional Chinese).
+    Cns1,
+    /// Adobe-Korea1.
+    Korea1,
 }
+
+static JAPAN1: &[u8] = include_bytes!("cid_data/Japan1.bin");
+static GB1: &[u8] = include_bytes!("cid_data/GB1.bin");
+static CNS1: &[u8] = include_bytes!("cid_data/CNS1.bin");
+static KOREA1: &[u8] = include_bytes!("cid_data/Korea1.bin");
 
 impl Collection {
     fn from_ordering(o: &[u8]) -> Option<Collection> {
         match o {
             b"Japan1" => Some(Collection::Japan1),
-            b"GB1" | b"CNS1" | b"Korea1" => Some(Collection::OtherCjk),
+            b"GB1" => Some(Collection::Gb1),
+            b"CNS1" => Some(Collection::Cns1),
+            b"Korea1" => Some(Collection::Korea1),
             _ => None,
         }
     }
 
     fn cid_to_unicode(self, cid: u32) -> Option<char> {
-        let u = match (self, cid) {
-            (_, 1..=95) => 0x20 + cid - 1,
-            (Collection::Japan1, 842..=924) => 0x3041 + cid - 842,
-            (Collection::Japan1, 925..=1010) => 0x30A1 + cid - 925,
-            _ => return None,
+        let table = match self {
+            Collection::Japan1 => JAPAN1,
+            Collection::Gb1 => GB1,
+            Collection::Cns1 => CNS1,
+            Collection::Korea1 => KOREA1,
         };
-        char::from_u32(u)
+        let at = usize::try_from(cid).ok()?.checked_mul(2)?;
+        match table.get(at..at.checked_add(2)?)? {
+            [lo, hi] => match u16::from_le_bytes([*lo, *hi]) {
+                0 => None,
+                u => char::from_u32(u32::from(u)),
+            },
+            _ => None,
+        }
     }
 }
 
@@ -382,12 +403,12 @@ impl Font {
                     CidEncoding::Identity => None,
                 };
                 if let Some(cid) = self.cid(code) {
-                    if let Some(c) = cid_text.get(&cid) {
-                        out.push(*c);
-                        return;
-                    }
                     if let Some(c) = collection.and_then(|o| o.cid_to_unicode(cid)) {
                         out.push(c);
+                        return;
+                    }
+                    if let Some(c) = cid_text.get(&cid) {
+                        out.push(*c);
                         return;
                     }
                 }

@@ -76,6 +76,9 @@ pub struct Sink {
     pub text: String,
     pub warnings: Vec<String>,
     pub truncated: bool,
+    /// The visible page area `[x0, y0, x1, y1]` (default user space): glyphs
+    /// wholly outside it are dropped, as pdftotext drops them.
+    pub bounds: Option<[f64; 4]>,
     ops: usize,
     fonts: HashMap<usize, Rc<Font>>,
     fallback: Option<Rc<Font>>,
@@ -88,6 +91,7 @@ impl Sink {
             text: String::new(),
             warnings: Vec::new(),
             truncated: false,
+            bounds: None,
             ops: 0,
             fonts: HashMap::new(),
             fallback: None,
@@ -508,6 +512,7 @@ impl<'a> Interp<'a> {
                 && y0.is_finite()
                 && x1.is_finite()
                 && y1.is_finite()
+                && sink.bounds.is_none_or(|b| on_page(b, x0, y0, x1, y1))
             {
                 sink.glyphs.push(Glyph {
                     x0,
@@ -536,6 +541,18 @@ pub fn run_page(
 ) {
     let mut interp = Interp::new(doc, limits);
     interp.run(sink, data, resources, ctm);
+}
+
+/// Whether a glyph's advance from `(x0, y0)` to `(x1, y1)` touches the page
+/// area `b`, and is not larger than it (pdftotext's sanity check on sizes).
+fn on_page(b: [f64; 4], x0: f64, y0: f64, x1: f64, y1: f64) -> bool {
+    let [bx0, by0, bx1, by1] = b;
+    x0.max(x1) >= bx0
+        && x0.min(x1) <= bx1
+        && y0.max(y1) >= by0
+        && y0.min(y1) <= by1
+        && (x1 - x0).abs() <= bx1 - bx0
+        && (y1 - y0).abs() <= by1 - by0
 }
 
 /// Quantises a baseline direction to 0 (rightwards), 1 (up), 2 (left), 3 (down).

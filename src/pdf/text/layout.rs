@@ -16,6 +16,11 @@ pub const OVERLAP_BREAK: f64 = 0.2;
 /// Gap between two words of a line, as a fraction of the line's first font
 /// size, from which a space separates them in the output (pdftotext: 0.03).
 pub const SPACE_GAP: f64 = 0.03;
+/// On a line of one-character words, a gap under this multiple of the
+/// line's smallest gap joins letters into one word (pdftotext: 1.3).
+pub const LETTER_SPACED_GAP: f64 = 1.3;
+/// Cap of the letter-spaced join gap, as a fraction of the font size (pdftotext: 0.4).
+pub const LETTER_SPACED_MAX: f64 = 0.4;
 /// Baseline distance, as a fraction of the larger font size, within which a
 /// word joins a line (keeps super- and subscripts on their line).
 pub const LINE_JOIN: f64 = 0.45;
@@ -213,10 +218,10 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         let mut lines = block.iter().filter_map(|&i| segments.get(i)).peekable();
         while let Some(seg) = lines.next() {
             let mut prev_end: Option<f64> = None;
-            let line_size = seg.words.first().map_or(0.0, |w| w.size);
+            let space = space_threshold(&seg.words);
             for w in &seg.words {
                 if let Some(end) = prev_end {
-                    if w.u0 - end >= SPACE_GAP * line_size {
+                    if w.u0 - end >= space {
                         out.push(' ');
                     }
                 }
@@ -233,6 +238,34 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         }
     }
     out
+}
+
+/// The gap from which two words of a line are separated by a space.
+///
+/// Normally [`SPACE_GAP`] × the line's first font size. A line made only of
+/// one-character words is letter-spaced text (`Tc`, or glyphs placed one by
+/// one): its letters are further apart than [`WORD_GAP`], so the threshold
+/// becomes [`LETTER_SPACED_GAP`] × the smallest gap on the line, at most
+/// [`LETTER_SPACED_MAX`] × the font size (pdftotext's rule, so "S p a c e d"
+/// reads as one word while the wider gaps at real spaces still separate).
+fn space_threshold(words: &[Word]) -> f64 {
+    let size = words.first().map_or(0.0, |w| w.size);
+    let normal = SPACE_GAP * size;
+    if words.len() < 2 || words.iter().any(|w| w.text.chars().count() != 1) {
+        return normal;
+    }
+    let min_gap = words
+        .windows(2)
+        .filter_map(|p| match p {
+            [a, b] => Some(b.u0 - a.u1),
+            _ => None,
+        })
+        .fold(f64::INFINITY, f64::min);
+    if min_gap > 0.0 && min_gap.is_finite() {
+        (LETTER_SPACED_GAP * min_gap).min(LETTER_SPACED_MAX * size)
+    } else {
+        normal
+    }
 }
 
 /// Right-to-left letters (Hebrew, Arabic and their presentation forms) and

@@ -95,6 +95,7 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         Object::Dictionary(d) => Some(d),
         _ => None,
     });
+    sink.bounds = page_bounds(doc, page);
     let data = page_content(doc, page, limits, &mut sink.warnings);
     interp::run_page(
         doc,
@@ -120,6 +121,45 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         warnings: sink.warnings,
         truncated,
     }
+}
+
+/// The visible area of a page: its `/CropBox` clipped to its `/MediaBox`
+/// (both inherited, §7.7.3.3 and §14.11.2), normalised to `[x0, y0, x1, y1]`
+/// with `x0 < x1` and `y0 < y1`. `None` when the page has no usable
+/// `/MediaBox` (nothing is then dropped as off-page).
+pub fn page_bounds(doc: &Document, page: &Dictionary) -> Option<[f64; 4]> {
+    let rect = |key: &[u8]| -> Option<[f64; 4]> {
+        let Object::Array(a) = inherited(doc, page, key)? else {
+            return None;
+        };
+        let mut v = [0.0; 4];
+        if a.len() != 4 {
+            return None;
+        }
+        for (slot, o) in v.iter_mut().zip(a) {
+            *slot = match doc.dereference(o).ok()?.1 {
+                Object::Integer(i) => *i as f64,
+                Object::Real(r) => f64::from(*r),
+                _ => return None,
+            };
+        }
+        let [a, b, c, d] = v;
+        let (x0, y0, x1, y1) = (a.min(c), b.min(d), a.max(c), b.max(d));
+        (x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite() && x0 < x1 && y0 < y1)
+            .then_some([x0, y0, x1, y1])
+    };
+    let media = rect(b"MediaBox")?;
+    let Some([cx0, cy0, cx1, cy1]) = rect(b"CropBox") else {
+        return Some(media);
+    };
+    let [mx0, my0, mx1, my1] = media;
+    let (x0, y0, x1, y1) = (cx0.max(mx0), cy0.max(my0), cx1.min(mx1), cy1.min(my1));
+    // A crop box outside the media box is ignored.
+    Some(if x0 < x1 && y0 < y1 {
+        [x0, y0, x1, y1]
+    } else {
+        media
+    })
 }
 
 /// Most levels of `/Parent` climbed looking for inherited page attributes.

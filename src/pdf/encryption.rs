@@ -1,0 +1,190 @@
+//! The trailer's `/Encrypt` dictionary (ISO 32000-1 §7.6): finding it
+//! (indirect or direct), telling a malformed Standard-handler dictionary apart
+//! from a real one, naming the handler, and describing a decrypted document.
+
+use lopdf::{Dictionary, Document, Object};
+
+use super::error::PdfError;
+use super::load::{resolve, Encryption};
+
+/// The `/Encrypt` dictionary named by the trailer, whether it is an indirect
+/// object (the usual form) or written directly in the trailer.
+pub fn encrypt_dict(doc: &Document) -> Option<&Dictionary> {
+    let obj = doc.trailer.get(b"Encrypt").ok()?;
+    resolve(doc, obj).ok()?.as_dict().ok()
+}
+
+/// Why a Standard security handler dictionary cannot describe any real
+/// encryption, or `None` when it is well formed (or not the Standard handler).
+///
+/// The entries the handler needs are `/V`, `/R`, `/P` (integers) and `/O`,
+/// `/U` (strings, at least 1 byte for revisions up to 4; at least 48 bytes,
+/// with 32-byte `/OE` and `/UE`, for revisions 5 and 6: §7.6.3.2, ISO 32000-2
+/// §7.6.4.4). Poppler reads a document whose dictionary breaks these rules as
+/// unencrypted (its `StandardSecurityHandler` is then not "ok"), and so do
+/// we, with a warning. A well-formed dictionary with an unknown revision is
+/// not "malformed": that stays `unsupported_encryption`.
+pub fn standard_dict_fault(dict: &Dictionary) -> Option<String> {
+    let name = dict.get(b"Filter").and_then(Object::as_name).ok();
+    if name != Some(b"Standard".as_slice()) {
+        return None;
+    }
+    let int = |k: &[u8]| match dict.get(k) {
+        Ok(Object::Integer(i)) => Some(*i),
+        _ => None,
+    };
+    let len = |k: &[u8]| match dict.get(k) {
+        Ok(Object::String(s, _)) => Some(s.len()),
+        _ => None,
+    };
+    let (Some(_v), Some(r), Some(_p), Some(o), Some(u)) =
+        (int(b"V"), int(b"R"), int(b"P"), len(b"O"), len(b"U"))
+    else {
+        return Some("/V, /R, /P must be integers and /O, /U strings".into());
+    };
+    match r {
+        ..=4 if o == 0 || u == 0 => Some(format!("revision {r} with an empty /O or /U")),
+        5 | 6 if o < 48 || u < 48 || len(b"OE") != Some(32) || len(b"UE") != Some(32) => Some(
+            format!("revision {r} needs /O and /U of 48 bytes and /OE, /UE of 32 (found /O {o}, /U {u})"),
+        ),
+        _ => None,
+    }
+}
+
+/// Rewrites every `/Encrypt` key of `data` (trailers and cross-reference
+/// stream dictionaries) to a name of the same length that no reader knows, so
+/// that the file loads as unencrypted with all byte offsets unchanged.
+/// `/EncryptMetadata` and other longer names are left alone.
+pub fn without_encrypt_key(data: &[u8]) -> Vec<u8> {
+    const KEY: &[u8] = b"/Encrypt";
+    const REPLACEMENT: &[u8] = b"/NoCrypt";
+    let mut out = data.to_vec();
+    let mut at = 0;
+    while let Some(found) = out
+        .get(at..)
+        .and_then(|rest| rest.windows(KEY.len()).position(|w| w == KEY))
+    {
+        let start = at.saturating_add(found);
+        let end = start.saturating_add(KEY.len());
+        // A name ends at whitespace or a delimiter (§7.2.2).
+        let ends_name = out
+            .get(end)
+            .is_none_or(|&b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b));
+        if ends_name {
+            if let Some(slot) = out.get_mut(start..end) {
+                slot.copy_from_slice(REPLACEMENT);
+            }
+        }
+        at = end;
+    }
+    out
+}
+
+/// The error for a document lopdf left encrypted.
+pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
+    let dict = encrypt_dict(doc);
+    let filter = dict
+        .and_then(|d| d.get(b"Filter").ok())
+        .and_then(|o| o.as_name().ok())
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .unwrap_or_else(|| "(none)".into());
+    let num = |key: &[u8]| {
+        dict.and_then(|d| d.get(key).ok())
+            .and_then(|o| o.as_i64().ok())
+    };
+    let handler = format!(
+        "/{filter} V{} R{}",
+        num(b"V").map_or("?".into(), |v| v.to_string()),
+        num(b"R").map_or("?".into(), |v| v.to_string())
+    );
+    if filter != "Standard" {
+        return PdfError::UnsupportedEncryption { handler };
+    }
+    if doc
+        .trailer
+        .get(b"Encrypt")
+        .is_ok_and(|e| !matches!(e, Object::Reference(_)))
+    {
+        // lopdf decrypts only through an indirect /Encrypt dictionary.
+        return PdfError::UnsupportedEncryption {
+            handler: format!("{handler} (written directly in the trailer)"),
+        };
+    }
+    match doc.authenticate_password("") {
+        Err(lopdf::Error::UnsupportedSecurityHandler(_))
+        | Err(lopdf::Error::Decryption(
+            lopdf::encryption::DecryptionError::UnsupportedEncryption
+            | lopdf::encryption::DecryptionError::UnsupportedVersion
+            | lopdf::encryption::DecryptionError::UnsupportedRevision
+            | lopdf::encryption::DecryptionError::InvalidVersion
+            | lopdf::encryption::DecryptionError::InvalidRevision,
+        )) => PdfError::UnsupportedEncryption { handler },
+        _ => PdfError::PasswordRequired {
+            incorrect: password_given,
+        },
+    }
+}
+
+/// Describes a decrypted document's encryption from lopdf's state (lopdf
+/// removes `/Encrypt` from the trailer once it has decrypted).
+pub fn describe_state(state: &lopdf::EncryptionState) -> Encryption {
+    let v = state.version();
+    let method = state
+        .crypt_filters()
+        .get(state.default_stream_filter())
+        .map(|f| f.method().to_vec());
+    let algorithm = match (v, method.as_deref()) {
+        (5, _) | (_, Some(b"AESV3")) => Some("AES-256"),
+        (_, Some(b"AESV2")) => Some("AES"),
+        (1..=4, _) => Some("RC4"),
+        _ => None,
+    };
+    Encryption {
+        handler: "Standard".into(),
+        version: v,
+        revision: state.revision(),
+        algorithm: algorithm.map(str::to_owned),
+        key_bits: u32::try_from(state.file_encryption_key().len())
+            .ok()
+            .and_then(|n| n.checked_mul(8))
+            .filter(|&n| n > 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lopdf::dictionary;
+
+    #[test]
+    fn malformed_standard_dicts() {
+        let ok = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "P" => -4,
+        "O" => Object::string_literal(vec![1; 32]), "U" => Object::string_literal(vec![1; 32])};
+        assert_eq!(standard_dict_fault(&ok), None);
+        let mut empty_o = ok.clone();
+        empty_o.set("O", Object::string_literal(Vec::new()));
+        assert!(standard_dict_fault(&empty_o).is_some());
+        let mut r6 = ok.clone();
+        r6.set("R", 6);
+        assert!(standard_dict_fault(&r6).is_some());
+        let mut no_p = ok.clone();
+        no_p.remove(b"P");
+        assert!(standard_dict_fault(&no_p).is_some());
+        let mut future = ok.clone();
+        future.set("R", 9);
+        assert_eq!(standard_dict_fault(&future), None);
+        let other = dictionary! {"Filter" => "FooSecurity"};
+        assert_eq!(standard_dict_fault(&other), None);
+    }
+
+    #[test]
+    fn encrypt_key_is_renamed_in_place() {
+        let data = b"<< /Encrypt 5 0 R /EncryptMetadata false /Encrypt<<>> >>".to_vec();
+        let out = without_encrypt_key(&data);
+        assert_eq!(out.len(), data.len());
+        assert_eq!(
+            out,
+            b"<< /NoCrypt 5 0 R /EncryptMetadata false /NoCrypt<<>> >>".to_vec()
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! Layout regressions of `toolgate::pdf::text::page_text`, one per kind of
+//! fault found by sweeping generated and real PDFs against poppler's
+//! `pdftotext`: each test is a small synthetic page whose expected text is
+//! what pdftotext prints for the same drawing.
+#![cfg(feature = "pdf")]
+
+use lopdf::{dictionary, Document, Object, ObjectId, Stream};
+use toolgate::pdf::text::{page_text, TextLimits};
+
+/// A one-page document: `/F1` is Helvetica (standard-14 widths); `extra`
+/// is merged into the page dictionary (boxes, rotation).
+fn page(content: &[u8], extra: lopdf::Dictionary) -> (Document, ObjectId) {
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let helvetica = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    let mut dict = dictionary! {
+        "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => helvetica } },
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+    };
+    for (k, v) in extra {
+        dict.set(k, v);
+    }
+    let page = doc.add_object(dict);
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    (doc, page)
+}
+
+fn text(content: &[u8], extra: lopdf::Dictionary) -> String {
+    let (doc, id) = page(content, extra);
+    page_text(&doc, id, &TextLimits::default()).text
+}
+
+#[test]
+fn letter_spaced_words_stay_whole() {
+    // Tc 1.5 and 3 at 10 pt: letters 0.15-0.3 em apart, spaces wider still.
+    for tc in ["1.5", "3"] {
+        let content = format!("BT /F1 10 Tf {tc} Tc 72 700 Td (Spaced out words) Tj ET");
+        assert_eq!(
+            text(content.as_bytes(), dictionary! {}),
+            "Spaced out words\n",
+            "Tc {tc}"
+        );
+    }
+}
+
+#[test]
+fn glyphs_placed_one_by_one_with_gaps_join() {
+    // Each letter its own Tj 0.2 em after the previous one's end; the word gap is 0.8 em.
+    let mut content = String::from("BT /F1 10 Tf ");
+    let mut x = 72.0;
+    for c in "ab cd".chars() {
+        if c == ' ' {
+            x += 6.0;
+            continue;
+        }
+        content.push_str(&format!("1 0 0 1 {x} 700 Tm ({c}) Tj "));
+        x += 5.56 + 2.0;
+    }
+    content.push_str("ET");
+    assert_eq!(text(content.as_bytes(), dictionary! {}), "ab cd\n");
+}
+
+#[test]
+fn a_line_with_longer_words_keeps_the_normal_space_rule() {
+    // One word of several letters on the line: single letters 0.15 em apart
+    // stay separate words, as in pdftotext.
+    let content = b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (word) Tj 1 0 0 1 95.17 700 Tm (x) Tj \
+                    1 0 0 1 101.67 700 Tm (y) Tj ET";
+    assert_eq!(text(content, dictionary! {}), "word x y\n");
+}
+
+#[test]
+fn text_outside_the_page_is_dropped() {
+    let content = b"BT /F1 10 Tf 72 700 Td (Visible) Tj 0 200 Td (Above) Tj ET \
+                    BT /F1 10 Tf -300 100 Td (Left) Tj ET BT /F1 10 Tf 700 100 Td (Right) Tj ET";
+    assert_eq!(text(content, dictionary! {}), "Visible\n");
+}
+
+#[test]
+fn crop_box_limits_the_page() {
+    let content = b"BT /F1 10 Tf 72 700 Td (Kept) Tj 0 -600 Td (Cropped) Tj ET";
+    let crop = dictionary! { "CropBox" => vec![0.into(), 200.into(), 612.into(), 792.into()] };
+    assert_eq!(text(content, crop), "Kept\n");
+}
+
+#[test]
+fn glyphs_straddling_the_page_edge_are_kept() {
+    // "E" ends left of the page; "d" starts left of it and ends on it.
+    let content = b"BT /F1 10 Tf -9 700 Td (Edge) Tj ET";
+    assert_eq!(text(content, dictionary! {}), "dge\n");
+}
+
+#[test]
+fn a_page_without_a_media_box_drops_nothing() {
+    let (mut doc, id) = page(b"BT /F1 10 Tf 72 2000 Td (Far) Tj ET", dictionary! {});
+    if let Ok(Object::Dictionary(d)) = doc.get_object_mut(id) {
+        d.remove(b"MediaBox");
+    }
+    assert_eq!(page_text(&doc, id, &TextLimits::default()).text, "Far\n");
+}
+
+#[test]
+fn cjk_collection_cids_without_tounicode_decode() {
+    // A dvipdfmx-style vertical Japanese font: Identity-V, Adobe-Japan1, no
+    // ToUnicode, no usable font program. Two columns, read right to left.
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let descendant = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "CIDFontType0", "BaseFont" => "Ryumin-Light",
+        "CIDSystemInfo" => dictionary! {
+            "Registry" => Object::string_literal("Adobe"),
+            "Ordering" => Object::string_literal("Japan1"), "Supplement" => 2,
+        },
+    });
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "Ryumin-Light",
+        "Encoding" => "Identity-V", "DescendantFonts" => vec![descendant.into()],
+    });
+    let content = b"BT /F2 10 Tf 1 0 0 1 200 700 Tm <034b034d> Tj \
+                    1 0 0 1 185 700 Tm <0cd40e8a07a0> Tj ET";
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
+        "Resources" => dictionary! { "Font" => dictionary! { "F2" => font } },
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let out = page_text(&doc, page, &TextLimits::default());
+    assert_eq!(
+        out.text, "\u{3042}\u{3044}\n\u{65e5}\u{672c}\u{8a9e}\n",
+        "{out:?}"
+    );
+}
