@@ -310,7 +310,7 @@ fn check_ipv6_text(raw_host: &str, a: Ipv6Addr) -> Result<(), Denial> {
     let last_colon = bytes.iter().rposition(|&b| b == b':').unwrap_or(0);
     let (head, tail) = bytes.split_at(last_colon);
     let tail = tail.get(1..).unwrap_or_default();
-    let ok = if tail.iter().any(|&b| b == b'.') {
+    let ok = if tail.contains(&b'.') {
         plain(head)
             && std::str::from_utf8(tail)
                 .ok()
