@@ -124,7 +124,7 @@ fn bench_url(c: &mut Criterion) {
 
 criterion_group!(benches, bench_ip, bench_url);
 
-/// `NET_COST=<none|parse|classify|ip> NET_COST_N=<loops> target/release/deps/core_net-*`
+/// `NET_COST=<none|parse|classify|ip|iploop> NET_COST_N=<loops> [NET_COST_SET=all|allowed|refused] target/release/deps/core_net-*`
 /// runs one plain loop over the bench inputs instead of criterion, for
 /// `valgrind --tool=callgrind` instruction counts (load-independent, unlike
 /// wall time on a shared machine). Subtract the `none` run (setup) from the
@@ -163,6 +163,12 @@ fn cost_driver(mode: &str) {
             "ip" => {
                 for a in &addrs {
                     black_box(classify_ip(black_box(*a)));
+                }
+            }
+            // The same loop without the classification: its overhead.
+            "iploop" => {
+                for a in &addrs {
+                    black_box(black_box(*a));
                 }
             }
             _ => {}

@@ -118,3 +118,89 @@ fn teredo_fields_that_are_zero_mean_absent() {
         Some("ssrf.documentation")
     );
 }
+
+fn ip_code(a: &str) -> Option<&'static str> {
+    let ip: IpAddr = a.parse().unwrap();
+    classify_ip(ip).code().map(|c| c.as_str())
+}
+
+#[test]
+fn isatap_identifiers_embed_ipv4_whatever_the_prefix() {
+    // RFC 5214 §6.1: 0000:5efe and 0200:5efe (u/l bit), plus the group-bit
+    // variants of modified EUI-64. These were global before.
+    for (a, want) in [
+        ("2606:4700:10::5efe:a9fe:a9fe", "ssrf.cloud_metadata"),
+        ("2606:4700:10::200:5efe:10.0.0.1", "ssrf.private_use"),
+        ("2606:4700:10::100:5efe:127.0.0.1", "ssrf.loopback"),
+        ("2606:4700:10::300:5efe:8.8.8.8", "ssrf.isatap"),
+        ("2606:4700:10::5efe:8.8.8.8", "ssrf.isatap"),
+        // Under a special prefix with a global IPv4: the prefix's block.
+        ("fe80::5efe:8.8.8.8", "ssrf.link_local"),
+        ("2001:db8::200:5efe:8.8.8.8", "ssrf.documentation"),
+        // Multicast has no interface identifier.
+        ("ff02::5efe:1.2.3.4", "ssrf.multicast"),
+    ] {
+        assert_eq!(ip_code(a), Some(want), "{a}");
+    }
+    // Not ISATAP: other bits in the first identifier octet.
+    assert_eq!(ip_code("2606:4700:10::400:5efe:8.8.8.8"), None);
+    assert_eq!(ip_code("2606:4700:10::5eff:8.8.8.8"), None);
+}
+
+#[test]
+fn siit_translated_addresses_name_what_they_embed() {
+    for (a, want) in [
+        ("::ffff:0:127.0.0.1", "ssrf.loopback"),
+        ("::ffff:0:a9fe:a9fe", "ssrf.cloud_metadata"),
+        ("::ffff:0:10.1.2.3", "ssrf.private_use"),
+        ("::ffff:0:8.8.8.8", "ssrf.ipv4_translated"),
+    ] {
+        assert_eq!(ip_code(a), Some(want), "{a}");
+    }
+}
+
+#[test]
+fn zone_identifiers_and_bare_ipv6_hosts() {
+    for h in [
+        "fe80::1%eth0",
+        "fe80::1%25eth0",
+        "[fe80::1%25eth0]",
+        "::1%lo",
+    ] {
+        assert_eq!(classify_host(h).unwrap_err().code(), "url.malformed", "{h}");
+    }
+    assert_eq!(code("http://[fe80::1%25eth0]/"), "url.malformed");
+    // A bare IPv6 address given as a host is read as that address.
+    assert_eq!(
+        classify_host("::ffff:127.0.0.1").unwrap_err().code(),
+        "ssrf.loopback"
+    );
+    assert!(classify_host("2606:4700:4700::1111")
+        .unwrap()
+        .ip()
+        .is_some());
+}
+
+#[test]
+fn special_schemes_without_slashes_are_ambiguous_whatever_the_host() {
+    for u in [
+        "http:127.0.0.1",
+        "http:evil.com",
+        "https:8.8.8.8/",
+        "HTTP:10.0.0.1",
+    ] {
+        assert_eq!(code(u), "url.ambiguous", "{u}");
+    }
+}
+
+#[test]
+fn a_port_then_query_with_at_sign_is_still_ambiguous() {
+    // The verbatim fast path must not skip the `?@` check behind a port.
+    for u in [
+        "http://example.com:80?x@10.0.0.1",
+        "http://example.com:8080#@127.0.0.1",
+        "http://8.8.8.8:80?@127.0.0.1/",
+    ] {
+        assert_eq!(code(u), "url.ambiguous", "{u}");
+    }
+}

@@ -146,3 +146,95 @@ fn cjk_collection_cids_without_tounicode_decode() {
         "{out:?}"
     );
 }
+
+/// Adds a one-page tree to `doc` for `page` (its `/Parent` is set here).
+fn finish(doc: &mut Document, mut page: lopdf::Dictionary) -> ObjectId {
+    let pages_id = doc.new_object_id();
+    page.set("Parent", pages_id);
+    let page = doc.add_object(page);
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    page
+}
+
+#[test]
+fn type3_font_in_a_hundredth_grid_keeps_its_lines() {
+    // FontMatrix 0.01: widths are in hundredths of text space. The font's
+    // size on the page must not be taken as 10x the Tf size, or the two lines
+    // (1.2 em apart) merge into one.
+    let mut doc = Document::with_version("1.7");
+    let glyph = doc.add_object(Stream::new(dictionary! {}, b"0 0 0 0 50 50 d1".to_vec()));
+    let widths: Vec<Object> = (0..26).map(|i| Object::Integer(50 + i % 3 * 10)).collect();
+    let names: Vec<Object> = std::iter::once(Object::Integer(97))
+        .chain((b'a'..=b'z').map(|c| Object::Name(vec![c])))
+        .collect();
+    let procs: lopdf::Dictionary = (b'a'..=b'z')
+        .map(|c| (vec![c], Object::Reference(glyph)))
+        .collect();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type3",
+        "FontBBox" => vec![0.into(), 0.into(), 100.into(), 100.into()],
+        "FontMatrix" => vec![0.01.into(), 0.into(), 0.into(), 0.01.into(), 0.into(), 0.into()],
+        "CharProcs" => procs, "Resources" => dictionary! {},
+        "Encoding" => dictionary! { "Type" => "Encoding", "Differences" => names },
+        "FirstChar" => 97, "LastChar" => 122, "Widths" => widths,
+    });
+    let content =
+        b"BT /T3 10 Tf 72 700 Td 12 TL [(one) -300 (line)] TJ T* [(two) -300 (line)] TJ ET";
+    let content = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    let id = finish(
+        &mut doc,
+        dictionary! {
+            "Type" => "Page", "Contents" => content,
+            "Resources" => dictionary! { "Font" => dictionary! { "T3" => font } },
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        },
+    );
+    let out = page_text(&doc, id, &TextLimits::default());
+    assert_eq!(out.text, "one line\ntwo line\n", "{out:?}");
+}
+
+#[test]
+fn annotation_appearances_are_read_unless_hidden() {
+    let mut doc = Document::with_version("1.7");
+    let helvetica = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let mut annots = Vec::new();
+    for (text, flags, y) in [("Shown field", 4, 600), ("Hidden field", 2, 500)] {
+        let ap = format!("/Tx BMC BT /F1 10 Tf 2 5 Td ({text}) Tj ET EMC");
+        // The appearance is drawn in a 2x grid and scaled onto /Rect.
+        let form = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form",
+                "BBox" => vec![0.into(), 0.into(), 456.into(), 40.into()],
+                "Matrix" => vec![2.into(), 0.into(), 0.into(), 2.into(), 0.into(), 0.into()],
+                "Resources" => dictionary! { "Font" => dictionary! { "F1" => helvetica } },
+            },
+            ap.into_bytes(),
+        ));
+        annots.push(Object::Reference(doc.add_object(dictionary! {
+            "Type" => "Annot", "Subtype" => "Widget", "F" => flags,
+            "Rect" => vec![72.into(), y.into(), 300.into(), (y + 20).into()],
+            "AP" => dictionary! { "N" => form },
+        })));
+    }
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        b"BT /F1 10 Tf 72 700 Td (Body) Tj ET".to_vec(),
+    ));
+    let id = finish(
+        &mut doc,
+        dictionary! {
+            "Type" => "Page", "Contents" => content, "Annots" => annots,
+            "Resources" => dictionary! { "Font" => dictionary! { "F1" => helvetica } },
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        },
+    );
+    let out = page_text(&doc, id, &TextLimits::default());
+    assert_eq!(out.text, "Body\nShown field\n", "{out:?}");
+}

@@ -223,7 +223,7 @@ impl DenialCode {
             Self::SiteLocal => "RFC 3879 (deprecated)",
             Self::CloudMetadata => "AWS, GCP, Azure, Alibaba, Oracle, Tencent, Scaleway, OpenStack documentation",
             Self::LocalhostName => "RFC 6761 §6.3; draft-ietf-dnsop-let-localhost-be-localhost",
-            Self::MetadataName => "GCP, AWS, Tencent, Equinix documentation",
+            Self::MetadataName => "GCP, AWS, Tencent, IBM Cloud, Equinix documentation",
             Self::SpecialUseName => "RFC 6761; RFC 6762; RFC 7686; RFC 8375; RFC 9476; ICANN .internal (2024)",
             Self::Scheme => "WHATWG URL Standard §4.2 (special schemes); policy: http, https only",
             Self::Userinfo => "RFC 3986 §3.2.1; WHATWG URL Standard (credentials)",

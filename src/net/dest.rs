@@ -95,16 +95,20 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
     };
     // `from` is a byte offset that may fall inside a character: step back to
     // its start (at most three bytes).
-    let from = (0..=from)
+    let mut at = (0..=from)
         .rev()
         .find(|&i| input.is_char_boundary(i))
         .unwrap_or(0);
-    let tail = input.get(from..).unwrap_or(input);
-    for (offset, c) in tail.char_indices() {
-        let offset = offset + from;
-        if ('!'..='~').contains(&c) && c != '\\' {
+    let bytes = input.as_bytes();
+    // Printable ASCII is judged per byte; only other characters are decoded.
+    while let Some(&b) = bytes.get(at) {
+        if b > b' ' && b < 0x7f && b != b'\\' {
+            at += 1;
             continue;
         }
+        let Some(c) = input.get(at..).and_then(|t| t.chars().next()) else {
+            break;
+        };
         let what = if c == '\\' {
             "a backslash"
         } else if c.is_control() {
@@ -114,12 +118,13 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
         } else if is_invisible(c) {
             "an invisible format character"
         } else {
+            at += c.len_utf8();
             continue;
         };
         return Err(Denial::of(
             DenialCode::Ambiguous,
             format!(
-                "{what} (U+{:04X}) at byte {offset}: URL parsers strip or rewrite it differently",
+                "{what} (U+{:04X}) at byte {at}: URL parsers strip or rewrite it differently",
                 c as u32
             ),
         ));
@@ -129,22 +134,6 @@ pub fn refuse_ambiguous_text(input: &str) -> Result<(), Denial> {
 
 /// `0x0101…01`: one in every byte of a word.
 const ONES: u64 = u64::from_ne_bytes([1; 8]);
-/// `0x8080…80`: the high bit of every byte of a word.
-const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// Non-zero iff some byte of `w` is below `n` (exact for `n <= 0x80`; the
-/// classic borrow trick: a byte below `n` borrows into its own high bit).
-#[inline(always)]
-const fn bytes_below(w: u64, n: u8) -> u64 {
-    w.wrapping_sub(ONES.wrapping_mul(n as u64)) & !w & HIGHS
-}
-
-/// Non-zero iff some byte of `w` equals `b`.
-#[inline(always)]
-const fn bytes_equal(w: u64, b: u8) -> u64 {
-    bytes_below(w ^ ONES.wrapping_mul(b as u64), 1)
-}
-
 /// `0x80` in every byte of `x` that is zero, `0` elsewhere (exact per byte:
 /// no borrow crosses bytes).
 #[inline(always)]
@@ -153,39 +142,47 @@ const fn zero_bytes(x: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
-/// `true` when a word holds a byte that is not printable ASCII (`<= 0x20`,
-/// `>= 0x7f`) or is a backslash.
+/// `true` for a byte outside printable ASCII (`<= 0x20`, `>= 0x7f`) or a
+/// backslash. Branch-free, so a fixed-size loop of it vectorises.
 #[inline(always)]
-const fn word_suspicious(w: u64) -> bool {
-    (bytes_below(w, 0x21) | (w & HIGHS) | bytes_equal(w, 0x7f) | bytes_equal(w, b'\\')) != 0
+const fn byte_suspicious(b: u8) -> bool {
+    (b.wrapping_sub(0x21) >= 0x5e) | (b == b'\\')
 }
 
-/// One pass over `bytes`, a word at a time: the offset of the first
-/// eight-byte word holding a byte outside printable ASCII or a backslash,
-/// if any. The last word overlaps the one before it, so no byte-by-byte
-/// tail is needed.
+/// One pass over `bytes`, sixteen at a time (a fixed-size block the
+/// compiler turns into vector compares, in safe code): the offset of the
+/// first block holding a byte outside printable ASCII or a backslash, if
+/// any. The last block overlaps the one before it, so no byte-by-byte tail
+/// is needed.
 #[inline]
 fn first_suspicious_word(bytes: &[u8]) -> Option<usize> {
-    let word = |at: usize| {
-        let mut a = [0u8; 8];
-        if let Some(w) = bytes.get(at..at + 8) {
-            a.copy_from_slice(w);
+    const BLOCK: usize = 16;
+    /// The block of `bytes` at `at` holds a suspicious byte.
+    #[inline(always)]
+    fn block_bad(bytes: &[u8], at: usize) -> bool {
+        let mut acc = 0u8;
+        let block = bytes
+            .get(at..at + BLOCK)
+            .and_then(|b| <&[u8; BLOCK]>::try_from(b).ok());
+        if let Some(block) = block {
+            for &b in block {
+                acc |= u8::from(byte_suspicious(b));
+            }
         }
-        u64::from_ne_bytes(a)
-    };
+        acc != 0
+    }
     let n = bytes.len();
-    if n < 8 {
-        let bad = bytes.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'\\');
-        return bad.then_some(0);
+    if n < BLOCK {
+        return bytes.iter().any(|&b| byte_suspicious(b)).then_some(0);
     }
     let mut at = 0;
-    while at + 8 <= n {
-        if word_suspicious(word(at)) {
+    while at + BLOCK <= n {
+        if block_bad(bytes, at) {
             return Some(at);
         }
-        at += 8;
+        at += BLOCK;
     }
-    word_suspicious(word(n - 8)).then_some(n - 8)
+    block_bad(bytes, n - BLOCK).then_some(n - BLOCK)
 }
 
 /// Default-ignorable and bidi format characters that IDNA or browsers drop.
@@ -301,17 +298,26 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
 /// exactly this text: it takes the bracketed host verbatim); a dotted tail
 /// must be canonical dotted-decimal for the same last 32 bits, and the text
 /// before it plain hex and colons.
+#[inline(never)] // off the common path: keeps the hot code small
 fn check_ipv6_text(raw_host: &str, a: Ipv6Addr) -> Result<(), Denial> {
     let inner = raw_host
         .strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(raw_host);
-    let plain = |t: &str| t.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
-    let ok = match inner.rsplit_once(':') {
-        Some((head, tail)) if tail.contains('.') => {
-            plain(head) && tail.parse::<std::net::Ipv4Addr>().ok() == Some(low32(a))
-        }
-        _ => plain(inner),
+    let bytes = inner.as_bytes();
+    let plain = |t: &[u8]| t.iter().all(|b| b.is_ascii_hexdigit() || *b == b':');
+    // Short byte loops: a library search costs more than these hosts are long.
+    let last_colon = bytes.iter().rposition(|&b| b == b':').unwrap_or(0);
+    let (head, tail) = bytes.split_at(last_colon);
+    let tail = tail.get(1..).unwrap_or_default();
+    let ok = if tail.contains(&b'.') {
+        plain(head)
+            && std::str::from_utf8(tail)
+                .ok()
+                .and_then(|t| t.parse::<std::net::Ipv4Addr>().ok())
+                == Some(low32(a))
+    } else {
+        plain(bytes)
     };
     if !ok {
         return Err(Denial::of(
@@ -500,28 +506,39 @@ fn check_domain_text(raw: &str, canonical: &str) -> Result<(), Denial> {
 fn check_domain_labels(canonical: &str) -> Result<(), Denial> {
     let trimmed = canonical.strip_suffix('.').unwrap_or(canonical);
     let b = trimmed.as_bytes();
-    if b.first().is_none_or(|c| *c == b'.') || b.last() == Some(&b'.') || has_double_dot(b) {
-        return Err(Denial::of(
-            DenialCode::Ambiguous,
-            format!("host `{canonical}` has an empty label"),
-        ));
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return Err(empty_label(canonical));
+    };
+    if first == b'.' || last == b'.' || has_double_dot(b) {
+        return Err(empty_label(canonical));
     }
     // WHATWG reads a host whose last label is a number as IPv4, so a domain
-    // host never gets here with one; kept as a guard for the parser.
-    let last = b
-        .iter()
-        .rposition(|&c| c == b'.')
-        .and_then(|i| b.get(i + 1..))
-        .unwrap_or(b);
-    if is_numeric_label(last) && b.split(|c| *c == b'.').all(is_numeric_label) {
-        return Err(Denial::of(
-            DenialCode::Ambiguous,
-            format!(
-                "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
-            ),
-        ));
+    // host never gets here with one; kept as a guard for the parser. Only a
+    // last label ending in a hex digit or `x` (`0x`) can be numeric.
+    if last.is_ascii_hexdigit() || last.eq_ignore_ascii_case(&b'x') {
+        let last_label = b
+            .iter()
+            .rposition(|&c| c == b'.')
+            .and_then(|i| b.get(i + 1..))
+            .unwrap_or(b);
+        if is_numeric_label(last_label) && b.split(|c| *c == b'.').all(is_numeric_label) {
+            return Err(Denial::of(
+                DenialCode::Ambiguous,
+                format!(
+                    "host `{canonical}` is made of numbers only: some resolvers read it as an IPv4 address"
+                ),
+            ));
+        }
     }
     Ok(())
+}
+
+#[cold]
+fn empty_label(canonical: &str) -> Denial {
+    Denial::of(
+        DenialCode::Ambiguous,
+        format!("host `{canonical}` has an empty label"),
+    )
 }
 
 /// `..` anywhere in `b`: words taken every seven bytes overlap by one, so

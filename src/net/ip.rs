@@ -4,7 +4,7 @@
 use super::code::{Denial, DenialCode, Detail};
 use super::registry::{
     bucket_of, Block, MetadataEndpoint, What, GLOBAL_TAG, IPV4_BLOCKS, IPV6_BLOCKS,
-    METADATA_ENDPOINTS, METADATA_TAG, V4_FIRST, V4_SEGMENTS, V6_FIRST, V6_SEGMENTS,
+    METADATA_ENDPOINTS, METADATA_TAG, UNIFORM, V4_BUCKETS, V4_SEGMENTS, V6_BUCKETS, V6_SEGMENTS,
 };
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -135,7 +135,11 @@ impl Reach {
     }
 
     /// The refusal for `addr`, or `None` when global.
+    #[inline]
     pub fn denial(&self, addr: IpAddr) -> Option<Denial> {
+        if self.is_global() {
+            return None;
+        }
         self.code()
             .map(|c| Denial::lazy(c, Detail::Ip(*self, addr)))
     }
@@ -216,7 +220,12 @@ pub fn classify_ip(addr: IpAddr) -> Reach {
 #[inline]
 pub fn classify_ipv4(a: Ipv4Addr) -> Reach {
     let bits = a.to_bits();
-    let what = lookup(&V4_FIRST, &V4_SEGMENTS, bucket_of(bits.into(), false), bits);
+    let what = lookup(
+        &V4_BUCKETS,
+        &V4_SEGMENTS,
+        bucket_of(bits.into(), false),
+        bits,
+    );
     found(what, IPV4_BLOCKS)
 }
 
@@ -224,18 +233,21 @@ pub fn classify_ipv4(a: Ipv4Addr) -> Reach {
 /// load when its bucket holds a single segment, else a binary search of the
 /// bucket's few segments.
 #[inline(always)]
-fn lookup<T: Copy + Ord>(first: &[u16], segs: &[(T, What)], bucket: usize, x: T) -> What {
-    let lo = first.get(bucket).copied().unwrap_or(0) as usize;
-    let hi = first.get(bucket + 1).copied().unwrap_or(0) as usize;
-    let i = if lo == hi {
-        lo
-    } else {
-        lo + segs
+fn lookup<T: Copy + Ord>(buckets: &[u32], segs: &[(T, What)], bucket: usize, x: T) -> What {
+    // Unreachable fallbacks: indices are built at compile time.
+    let e = buckets
+        .get(bucket)
+        .copied()
+        .unwrap_or(UNIFORM | u32::from(GLOBAL_TAG));
+    if e & UNIFORM != 0 {
+        return e as What;
+    }
+    let (lo, hi) = ((e & 0xffff) as usize, (e >> 16) as usize);
+    let i = lo
+        + segs
             .get(lo + 1..=hi)
             .unwrap_or(&[])
-            .partition_point(|s| s.0 <= x)
-    };
-    // Unreachable fallback: indices are built at compile time.
+            .partition_point(|s| s.0 <= x);
     segs.get(i).map_or(GLOBAL_TAG, |s| s.1)
 }
 
@@ -329,7 +341,7 @@ pub fn classify_ipv6(a: Ipv6Addr) -> Reach {
         }
     }
     let reach = found(
-        lookup(&V6_FIRST, &V6_SEGMENTS, bucket_of(bits, true), bits),
+        lookup(&V6_BUCKETS, &V6_SEGMENTS, bucket_of(bits, true), bits),
         IPV6_BLOCKS,
     );
     if is_isatap(bits) {

@@ -30,6 +30,8 @@ pub const METADATA_NAMES: &[&str] = &[
     "instance-data.ec2.internal",
     // Tencent Cloud.
     "metadata.tencentyun.com",
+    // IBM Cloud VPC instance metadata service (HTTP and HTTPS endpoint name).
+    "api.metadata.cloud.ibm.com",
     // Equinix Metal (formerly Packet): per-instance metadata by source address.
     "metadata.platformequinix.com",
     "metadata.packet.net",

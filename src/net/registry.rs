@@ -232,10 +232,10 @@ const METADATA_ROWS: &[MetadataEndpoint] = &[
 // (metadata addresses first, then rows in table order: the most specific
 // row). Adjacent segments that classify the same are merged.
 //
-// A first-level index keyed on the top `KEY_BITS` bits of an address gives
-// the segment holding the first address of each bucket; the segments of
-// bucket `k` are `FIRST[k]..=FIRST[k + 1]`. Most buckets hold one segment
-// (one load decides); the others are binary-searched.
+// A first-level index keyed on the top `KEY_BITS` bits of an address gives,
+// for each bucket, its classification when the bucket lies inside one
+// segment (most buckets: one load decides), else the range of segments
+// that meet it, which is binary-searched.
 
 /// What a segment classifies to: a row index, [`METADATA_TAG`] plus an index
 /// into [`METADATA_ENDPOINTS`], or [`GLOBAL_TAG`].
@@ -399,11 +399,15 @@ const V6_SEGMENTS_N: usize = segments::<V6_MAX_POINTS>(true).1;
 pub(crate) static V4_SEGMENTS: [(u32, What); V4_SEGMENTS_N] = v4_segments();
 /// The IPv6 segments, `(first address, what)`, sorted.
 pub(crate) static V6_SEGMENTS: [(u128, What); V6_SEGMENTS_N] = v6_segments();
-/// For each IPv4 bucket `k` (and one past the last), the segment holding
-/// the bucket's first address.
-pub(crate) static V4_FIRST: [u16; BUCKETS + 1] = first_index::<V4_MAX_POINTS>(false);
-/// [`V4_FIRST`] for IPv6.
-pub(crate) static V6_FIRST: [u16; BUCKETS + 1] = first_index::<V6_MAX_POINTS>(true);
+/// For each IPv4 bucket: [`UNIFORM`] plus the classification when the whole
+/// bucket is one segment, else the bucket's segments as `first | last << 16`
+/// (indices into [`V4_SEGMENTS`]).
+pub(crate) static V4_BUCKETS: [u32; BUCKETS] = bucket_index::<V4_MAX_POINTS>(false);
+/// [`V4_BUCKETS`] for IPv6 ([`V6_SEGMENTS`]).
+pub(crate) static V6_BUCKETS: [u32; BUCKETS] = bucket_index::<V6_MAX_POINTS>(true);
+
+/// Marks a bucket entry that is a classification, not a segment range.
+pub(crate) const UNIFORM: u32 = 1 << 31;
 
 #[allow(clippy::indexing_slicing)]
 const fn v4_segments() -> [(u32, What); V4_SEGMENTS_N] {
@@ -429,17 +433,17 @@ const fn v6_segments() -> [(u128, What); V6_SEGMENTS_N] {
     out
 }
 
-/// Walks buckets and segments together: entry `k` is the last segment
-/// starting at or before `k << (width - KEY_BITS)`; the entry past the last
-/// bucket is the last segment.
+/// Walks buckets and segments together: the segments of bucket `k` run
+/// from the last one starting at or before the bucket's first address to
+/// the last one starting at or before the next bucket's first address.
 #[allow(clippy::indexing_slicing)]
-const fn first_index<const N: usize>(v6: bool) -> [u16; BUCKETS + 1] {
+const fn bucket_index<const N: usize>(v6: bool) -> [u32; BUCKETS] {
     let (segs, n) = segments::<N>(v6);
-    assert!(n < u16::MAX as usize);
+    assert!(n < (1 << 15));
     assert!(rows_of(v6).len() < METADATA_TAG as usize);
     assert!(METADATA_ROWS.len() < (GLOBAL_TAG & !METADATA_TAG) as usize);
     let shift = width(v6) - KEY_BITS;
-    let mut out = [0u16; BUCKETS + 1];
+    let mut first = [0usize; BUCKETS];
     let mut s = 0;
     let mut k = 0;
     while k < BUCKETS {
@@ -447,10 +451,21 @@ const fn first_index<const N: usize>(v6: bool) -> [u16; BUCKETS + 1] {
         while s + 1 < n && segs[s + 1].0 <= start {
             s += 1;
         }
-        out[k] = s as u16;
+        first[k] = s;
         k += 1;
     }
-    out[BUCKETS] = (n - 1) as u16;
+    let mut out = [0u32; BUCKETS];
+    let mut k = 0;
+    while k < BUCKETS {
+        let lo = first[k];
+        let hi = if k + 1 < BUCKETS { first[k + 1] } else { n - 1 };
+        out[k] = if lo == hi {
+            UNIFORM | segs[lo].1 as u32
+        } else {
+            (lo as u32) | ((hi as u32) << 16)
+        };
+        k += 1;
+    }
     out
 }
 

@@ -465,7 +465,7 @@ fn load_simple(
             .collect();
         match m.as_slice() {
             [a, _, _, d, ..] if a.is_finite() && d.is_finite() && *a != 0.0 => {
-                (*a, (d.abs() * 1000.0).clamp(0.01, 100.0))
+                (*a, (d / a).abs().clamp(0.01, 100.0))
             }
             _ => (0.001, 1.0),
         }
@@ -538,6 +538,13 @@ fn load_simple(
     if let Some(d) = diffs {
         encoding::apply_differences(doc, d, &mut names);
     }
+    // Each code's glyph name as pdftotext sees it (for the Type 3 size guess):
+    // `/Differences`, else the base encoding's character.
+    let named: Vec<Option<String>> = names
+        .iter()
+        .zip(text.iter())
+        .map(|(n, t)| n.clone().or_else(|| t.as_deref().map(str::to_string)))
+        .collect();
     for (i, name) in names.iter().enumerate() {
         let Some(name) = name else { continue };
         // Unknown names: a number in the name, else the code itself read as
@@ -616,6 +623,11 @@ fn load_simple(
             }
         }
     }
+    let height = if type3 {
+        height * type3_size_factor(&named, &widths)
+    } else {
+        height
+    };
     Font {
         kind: Kind::Simple { text, widths },
         to_unicode: None,
@@ -624,6 +636,45 @@ fn load_simple(
         height,
         warnings: Vec::new(),
     }
+}
+
+/// A Type 3 font's glyphs are drawn in a private grid, so its size on the
+/// page is unknown until a glyph is measured; pdftotext guesses it from one
+/// advance width (text space units per 1 unit of font size): the glyph `m`
+/// against a generic 0.6 em, else the first one-letter glyph name against
+/// 0.5 em, else the first named glyph with a width against 0.5 em. Using the
+/// same guess keeps word and line grouping (thresholds are fractions of the
+/// size) where pdftotext puts them. 1 when nothing fits.
+fn type3_size_factor(names: &[Option<String>], widths: &[f64; 256]) -> f64 {
+    let width = |code: usize| {
+        widths
+            .get(code)
+            .copied()
+            .filter(|w| *w > 0.0 && w.is_finite())
+    };
+    let one_char = |n: &Option<String>| -> Option<char> {
+        let mut chars = n.as_deref()?.chars();
+        let c = chars.next()?;
+        chars.next().is_none().then_some(c)
+    };
+    let m = names.iter().rposition(|n| one_char(n) == Some('m'));
+    let letter = names
+        .iter()
+        .position(|n| one_char(n).is_some_and(|c| c.is_ascii_alphabetic()));
+    let any = names
+        .iter()
+        .enumerate()
+        .position(|(code, n)| n.is_some() && width(code).is_some());
+    let factor = match (
+        m.and_then(width),
+        letter.and_then(width),
+        any.and_then(width),
+    ) {
+        (Some(w), _, _) => w / 0.6,
+        (None, Some(w), _) | (None, None, Some(w)) => w / 0.5,
+        (None, None, None) => 1.0,
+    };
+    factor.clamp(0.01, 100.0)
 }
 
 enum Std14 {

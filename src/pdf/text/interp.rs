@@ -530,6 +530,35 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// Runs an annotation's appearance stream `form` (a Form XObject) placed by
+/// `ctm`, with the form's own resources (§12.5.5).
+pub fn run_appearance(
+    doc: &Document,
+    limits: &TextLimits,
+    sink: &mut Sink,
+    form: &lopdf::Stream,
+    ctm: Matrix,
+) {
+    let data = match crate::pdf::stream::decode_stream(form, limits.max_stream_bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            sink.warn(format!("annotation appearance: {e}"));
+            return;
+        }
+    };
+    let resources = match form
+        .dict
+        .get(b"Resources")
+        .ok()
+        .and_then(|o| doc.dereference(o).ok())
+    {
+        Some((_, Object::Dictionary(d))) => Some(d),
+        _ => None,
+    };
+    let mut interp = Interp::new(doc, limits);
+    interp.run(sink, &data, resources, ctm);
+}
+
 /// Runs `data` as a page content stream.
 pub fn run_page(
     doc: &Document,
