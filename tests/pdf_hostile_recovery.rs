@@ -374,3 +374,18 @@ fn the_info_dictionary_survives_a_lost_trailer() {
     let m = metadata(Source::Bytes(&data)).unwrap();
     assert_eq!(m.title, None);
 }
+
+#[test]
+fn named_info_fields_are_text_strings_only() {
+    // A name, number or boolean where a text string belongs: poppler shows
+    // nothing, and so do the named fields; `info` keeps every value.
+    let data = one_page(HELLO)
+        .obj(6, "<< /Title /NameTitle /Author 42 /Subject true /Creator (real) >>")
+        .trailer("/Info 6 0 R")
+        .build();
+    let m = metadata(Source::Bytes(&data)).unwrap();
+    assert_eq!((m.title, m.author, m.subject), (None, None, None));
+    assert_eq!(m.creator.as_deref(), Some("real"));
+    assert_eq!(m.info.get("Title").map(String::as_str), Some("NameTitle"));
+    assert_eq!(m.info.get("Author").map(String::as_str), Some("42"));
+}
