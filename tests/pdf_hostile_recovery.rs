@@ -339,3 +339,53 @@ fn a_malformed_standard_encrypt_dictionary_is_read_as_unencrypted() {
     assert_eq!(e.kind(), "unsupported_encryption");
     assert!(e.to_string().contains("/Standard V9 R9"), "{e}");
 }
+
+#[test]
+fn the_info_dictionary_survives_a_lost_trailer() {
+    // Revision 1 is complete (its trailer names /Info 6 0 R); revision 2, an
+    // incremental update, is cut off before its trailer, so the table is
+    // rebuilt and the rebuilt trailer has only /Root. The last top-level
+    // `/Info N G R` of the file is used, as poppler's reconstruction does.
+    let rev1 = one_page(HELLO)
+        .obj(6, "<< /Title (Recovered title) /Producer (gen.rs) >>")
+        .trailer("/Info 6 0 R")
+        .build();
+    for cut in [
+        &b"7 0 obj\n<< /Foo 1 >>\nendobj\nstartxref\n123456789\n%%EOF\n"[..],
+        b"7 0 obj\n<< /Foo 1 >>\nendobj\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 8 /Ro\nstartxref\n3\n%%EOF\n",
+    ] {
+        let data = [rev1.as_slice(), cut].concat();
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert!(m.xref_repaired);
+        assert_eq!(
+            m.title.as_deref(),
+            Some("Recovered title"),
+            "{:?}",
+            m.warnings
+        );
+        assert_eq!(m.producer.as_deref(), Some("gen.rs"));
+    }
+    // A /Info buried in nested dictionaries is not the trailer's.
+    let mut data = one_page(HELLO)
+        .obj(6, "<< /Title (Hidden) >>")
+        .trailer("/X << /Y << /Info 6 0 R >> >>")
+        .build();
+    data.extend_from_slice(b"7 0 obj\n<< /Foo 1 >>\nendobj\nstartxref\n123456789\n%%EOF\n");
+    let m = metadata(Source::Bytes(&data)).unwrap();
+    assert_eq!(m.title, None);
+}
+
+#[test]
+fn named_info_fields_are_text_strings_only() {
+    // A name, number or boolean where a text string belongs: poppler shows
+    // nothing, and so do the named fields; `info` keeps every value.
+    let data = one_page(HELLO)
+        .obj(6, "<< /Title /NameTitle /Author 42 /Subject true /Creator (real) >>")
+        .trailer("/Info 6 0 R")
+        .build();
+    let m = metadata(Source::Bytes(&data)).unwrap();
+    assert_eq!((m.title, m.author, m.subject), (None, None, None));
+    assert_eq!(m.creator.as_deref(), Some("real"));
+    assert_eq!(m.info.get("Title").map(String::as_str), Some("NameTitle"));
+    assert_eq!(m.info.get("Author").map(String::as_str), Some("42"));
+}

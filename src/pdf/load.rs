@@ -163,7 +163,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         }
         Err(e) => return Err(map_error(e, limits, missing_eof)),
     };
-    let (doc, rebuilt) = match rebuild_if_misplaced(data, &doc, limits, password) {
+    let (mut doc, rebuilt) = match rebuild_if_misplaced(data, &doc, limits, password) {
         Some(rebuilt) => (rebuilt, true),
         None => (doc, false),
     };
@@ -179,6 +179,11 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
+    if xref_repaired && !doc.trailer.has(b"Info") {
+        if let Some(id) = find_info_reference(data, &doc) {
+            doc.trailer.set("Info", Object::Reference(id));
+        }
+    }
     Ok(Loaded {
         doc,
         encryption,
@@ -258,6 +263,78 @@ fn object_header_at(body: &[u8], offset: usize, num: u32, generation: u16) -> bo
     let gen_ok = fields.next() == Some(generation.to_string().as_bytes());
     let obj_ok = fields.next().is_some_and(|f| f.starts_with(b"obj"));
     num_ok && gen_ok && obj_ok
+}
+
+/// The Info dictionary of a file whose trailer was lost to damage: the last
+/// `/Info N G R` written in the file (in a trailer or a cross-reference stream
+/// dictionary of any revision) that names a dictionary of `doc`. Poppler's
+/// reconstruction reads the trailers it finds in the same way; lopdf's keeps
+/// only `/Root`.
+fn find_info_reference(data: &[u8], doc: &Document) -> Option<lopdf::ObjectId> {
+    const KEY: &[u8] = b"/Info";
+    let mut found = None;
+    let mut at = 0usize;
+    while let Some(pos) = data
+        .get(at..)
+        .and_then(|rest| rest.windows(KEY.len()).position(|w| w == KEY))
+    {
+        let key_at = at.saturating_add(pos);
+        let start = key_at.saturating_add(KEY.len());
+        at = start;
+        if !is_top_level_key(data, key_at) {
+            continue;
+        }
+        // `N G R` after optional whitespace; at most 40 bytes are looked at.
+        let tail = data.get(start..data.len().min(start.saturating_add(40)))?;
+        let text = String::from_utf8_lossy(tail);
+        let mut fields = text.split_ascii_whitespace();
+        let (Some(n), Some(g), Some(r)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        if !tail.first().is_some_and(u8::is_ascii_whitespace) || !r.starts_with('R') {
+            continue;
+        }
+        let (Ok(n), Ok(g)) = (n.parse::<u32>(), g.parse::<u16>()) else {
+            continue;
+        };
+        if doc
+            .objects
+            .get(&(n, g))
+            .is_some_and(|o| o.as_dict().is_ok())
+        {
+            found = Some((n, g));
+        }
+    }
+    found
+}
+
+/// True when the key at `key_at` belongs to a dictionary opened right after
+/// `trailer` or `obj` (a trailer or a cross-reference stream dictionary),
+/// with no nested dictionary before it: a `/Info` buried in nested
+/// dictionaries is not the trailer's.
+fn is_top_level_key(data: &[u8], key_at: usize) -> bool {
+    let Some(before) = data.get(key_at.saturating_sub(1024)..key_at) else {
+        return false;
+    };
+    let Some(open) = before.windows(2).rposition(|w| w == b"<<") else {
+        return false;
+    };
+    let between = before.get(open.saturating_add(2)..).unwrap_or_default();
+    if between.windows(2).any(|w| w == b">>") {
+        return false;
+    }
+    let head = before.get(..open).unwrap_or_default();
+    let head = head
+        .get(
+            ..head.len().saturating_sub(
+                head.iter()
+                    .rev()
+                    .take_while(|b| b.is_ascii_whitespace())
+                    .count(),
+            ),
+        )
+        .unwrap_or_default();
+    head.ends_with(b"trailer") || head.ends_with(b"obj")
 }
 
 /// `/N` of the linearization dictionary (ISO 32000-1 Annex F.2.2), when the
