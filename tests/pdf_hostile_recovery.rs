@@ -380,7 +380,10 @@ fn named_info_fields_are_text_strings_only() {
     // A name, number or boolean where a text string belongs: poppler shows
     // nothing, and so do the named fields; `info` keeps every value.
     let data = one_page(HELLO)
-        .obj(6, "<< /Title /NameTitle /Author 42 /Subject true /Creator (real) >>")
+        .obj(
+            6,
+            "<< /Title /NameTitle /Author 42 /Subject true /Creator (real) >>",
+        )
         .trailer("/Info 6 0 R")
         .build();
     let m = metadata(Source::Bytes(&data)).unwrap();

@@ -284,3 +284,12 @@ fn one_wide_space_alone_does_not_split_a_line() {
         "first line has a gap\nsecond line has none at all\n"
     );
 }
+
+#[test]
+fn a_superscript_first_does_not_push_the_subscripts_off_the_line() {
+    // X^2 first (superscript 3.5 above), then x_1 (subscript 1.5 below): one
+    // line, as pdftotext reads it.
+    let content = b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (X) Tj /F1 7 Tf 1 0 0 1 78.7 703.5 Tm (2) Tj \
+                    /F1 10 Tf 1 0 0 1 90 700 Tm (and x) Tj /F1 7 Tf 1 0 0 1 113.4 698.5 Tm (1) Tj ET";
+    assert_eq!(text(content, dictionary! {}), "X2 and x1\n");
+}

@@ -168,6 +168,12 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
             if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
+                // The line's baseline is its largest text's: a superscript
+                // met first must not pull the line up, away from the
+                // subscripts below the main baseline.
+                if w.size > l.size * 1.01 {
+                    l.v = w.v;
+                }
                 l.size = l.size.max(w.size);
                 l.words.push(w);
                 continue;
