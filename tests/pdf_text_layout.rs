@@ -238,3 +238,58 @@ fn annotation_appearances_are_read_unless_hidden() {
     let out = page_text(&doc, id, &TextLimits::default());
     assert_eq!(out.text, "Body\nShown field\n", "{out:?}");
 }
+
+#[test]
+fn columns_a_little_over_one_em_apart_read_one_after_the_other() {
+    // Two columns, baselines 2 units apart, gutter 1.0-1.4 em: under the
+    // single-line column gap, but the gutter runs down every line.
+    let left = [
+        "Lorem ipsum dolor sit",
+        "amet, consectetuer ad",
+        "ipiscing elit. Etiam",
+        "lobortis facilisis se",
+        "mper. Vestibulum eget",
+    ];
+    let right = [
+        "Nulla facilisi. Donec",
+        "ut lacus vitae metus",
+        "tincidunt gravida. In",
+        "hac habitasse platea",
+        "dictumst. Maecenas ac",
+    ];
+    let mut content = String::from("BT /F1 10 Tf ");
+    for (i, l) in left.iter().enumerate() {
+        content.push_str(&format!("1 0 0 1 72 {} Tm ({l}) Tj ", 700 - 12 * i));
+    }
+    for (i, r) in right.iter().enumerate() {
+        content.push_str(&format!("1 0 0 1 182 {} Tm ({r}) Tj ", 702 - 12 * i));
+    }
+    content.push_str("ET");
+    let expected: String = left
+        .iter()
+        .chain(&right)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(text(content.as_bytes(), dictionary! {}), expected);
+}
+
+#[test]
+fn one_wide_space_alone_does_not_split_a_line() {
+    // A 1-em gap on one line only (no gutter): the line stays whole.
+    let content =
+        b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (first line has) Tj 1 0 0 1 133.35 700 Tm (a gap) Tj \
+                    1 0 0 1 72 688 Tm (second line has none at all) Tj ET";
+    assert_eq!(
+        text(content, dictionary! {}),
+        "first line has a gap\nsecond line has none at all\n"
+    );
+}
+
+#[test]
+fn a_superscript_first_does_not_push_the_subscripts_off_the_line() {
+    // X^2 first (superscript 3.5 above), then x_1 (subscript 1.5 below): one
+    // line, as pdftotext reads it.
+    let content = b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (X) Tj /F1 7 Tf 1 0 0 1 78.7 703.5 Tm (2) Tj \
+                    /F1 10 Tf 1 0 0 1 90 700 Tm (and x) Tj /F1 7 Tf 1 0 0 1 113.4 698.5 Tm (1) Tj ET";
+    assert_eq!(text(content, dictionary! {}), "X2 and x1\n");
+}

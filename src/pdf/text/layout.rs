@@ -26,6 +26,9 @@ pub const LETTER_SPACED_MAX: f64 = 0.4;
 pub const LINE_JOIN: f64 = 0.45;
 /// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
 pub const BASELINE_SHIFT: f64 = 0.5;
+/// Gap between words, as a fraction of the font size, that separates two
+/// columns when a neighbouring line has the same gap (a gutter).
+pub const GUTTER_GAP: f64 = 0.7;
 /// Horizontal gap, as a fraction of the font size, that separates two columns on a line.
 pub const COLUMN_GAP: f64 = 1.5;
 
@@ -165,6 +168,12 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
             if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
+                // The line's baseline is its largest text's: a superscript
+                // met first must not pull the line up, away from the
+                // subscripts below the main baseline.
+                if w.size > l.size * 1.01 {
+                    l.v = w.v;
+                }
                 l.size = l.size.max(w.size);
                 l.words.push(w);
                 continue;
@@ -179,15 +188,36 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
             words: vec![w],
         });
     }
-    // Split each line at wide gaps into segments (columns).
-    let mut segments: Vec<Line> = Vec::new();
-    for mut line in lines {
+    // Split each line at wide gaps into segments (columns): a gap over
+    // COLUMN_GAP, or over GUTTER_GAP where a neighbouring line is empty over
+    // the same stretch (a gutter running down the page).
+    for line in lines.iter_mut() {
         line.words.sort_by(|a, b| a.u0.total_cmp(&b.u0));
+    }
+    let gutters: Vec<Vec<(f64, f64)>> = (0..lines.len())
+        .map(|i| {
+            let Some(line) = lines.get(i) else {
+                return Vec::new();
+            };
+            let neighbours: Vec<&Line> = [i.checked_sub(1), i.checked_add(1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| lines.get(j))
+                .filter(|n| {
+                    n.dir == line.dir && (n.v - line.v).abs() <= 2.0 * n.size.max(line.size)
+                })
+                .collect();
+            gutters_of(line, &neighbours)
+        })
+        .collect();
+    let mut segments: Vec<Line> = Vec::new();
+    for (line, gutters) in lines.into_iter().zip(gutters) {
         let mut seg: Option<Line> = None;
         for w in line.words {
             if let Some(s) = seg.as_mut() {
                 let gap = w.u0 - s.u1;
-                if gap <= COLUMN_GAP * s.size.max(w.size) {
+                let gutter = gutters.iter().any(|&(a, b)| s.u1 <= a && b <= w.u0);
+                if gap <= COLUMN_GAP * s.size.max(w.size) && !gutter {
                     // Drop a word drawn twice at the same place (fake bold).
                     let dup = s
                         .words
@@ -238,6 +268,30 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         }
     }
     out
+}
+
+/// The gaps `(start, end)` of `line` wider than [`GUTTER_GAP`] × its size
+/// that overlap a gap as wide on a neighbouring line (a column gutter running
+/// down the page, as opposed to a wide space that only one line has).
+fn gutters_of(line: &Line, neighbours: &[&Line]) -> Vec<(f64, f64)> {
+    let wide_gaps = |l: &Line| -> Vec<(f64, f64)> {
+        l.words
+            .windows(2)
+            .filter_map(|pair| match pair {
+                [a, b] if b.u0 - a.u1 > GUTTER_GAP * a.size.max(b.size) => Some((a.u1, b.u0)),
+                _ => None,
+            })
+            .collect()
+    };
+    let theirs: Vec<(f64, f64)> = neighbours.iter().flat_map(|n| wide_gaps(n)).collect();
+    wide_gaps(line)
+        .into_iter()
+        .filter(|&(start, end)| {
+            theirs
+                .iter()
+                .any(|&(c, d)| end.min(d) - start.max(c) > 0.1 * line.size)
+        })
+        .collect()
 }
 
 /// The gap from which two words of a line are separated by a space.
