@@ -392,3 +392,30 @@ fn named_info_fields_are_text_strings_only() {
     assert_eq!(m.info.get("Title").map(String::as_str), Some("NameTitle"));
     assert_eq!(m.info.get("Author").map(String::as_str), Some("42"));
 }
+
+#[test]
+fn a_page_object_that_no_longer_parses_still_counts() {
+    // A fuzzed token in a page dictionary (a number where a key belongs):
+    // lopdf drops the object, poppler reads the page. We count it as an
+    // empty page, with a warning, and read the others.
+    for damaged in [
+        "<< 7 /Type /Page /Parent 2 0 R >>",
+        "<<  R/CS1 27 0 R /Type/Page /Parent 2 0 R >>",
+    ] {
+        let data = counted("3 0 R 10 0 R 5 0 R", "1", vec![(10, damaged)]);
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert_eq!(m.page_count, 3, "{damaged}: {:?}", m.warnings);
+        assert!(
+            m.warnings
+                .iter()
+                .any(|w| w.message.contains("damaged beyond parsing")),
+            "{damaged}: {:?}",
+            m.warnings
+        );
+        assert_eq!(
+            texts(&data),
+            ["page number 1", "", "page number 2"],
+            "{damaged}"
+        );
+    }
+}

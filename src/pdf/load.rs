@@ -9,6 +9,7 @@ use super::encryption::{
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+use super::salvage;
 
 /// How the document is encrypted (ISO 32000-1 §7.6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +48,10 @@ pub struct Loaded {
     /// starts with one whose `/L` equals the file's length (poppler's test
     /// that the file is still linearized).
     pub linearized_pages: Option<u64>,
+    /// Page objects (`/Type /Page` in their bytes) that lopdf could not
+    /// parse; each is in `doc` as an empty page dictionary (see
+    /// [`salvage::restore_unparsed_pages`]).
+    pub unparsed_pages: usize,
 }
 
 /// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
@@ -161,12 +166,39 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
                 .map_err(|e| map_error(e, limits, missing_eof))?;
             return Err(undecryptable(&doc, true));
         }
-        Err(e) => return Err(map_error(e, limits, missing_eof)),
+        Err(e) => match reconstruct_after(&e, data, limits, password) {
+            // Poppler rebuilds the table from a scan for object headers
+            // whenever the cross-reference data cannot be used, whatever
+            // the reason (an unknown filter on an xref stream, a cut-off
+            // table); lopdf gives up on some of these.
+            Some(doc) => doc,
+            None => return Err(map_error(e, limits, missing_eof)),
+        },
     };
-    let (mut doc, rebuilt) = match rebuild_if_misplaced(data, &doc, limits, password) {
-        Some(rebuilt) => (rebuilt, true),
-        None => (doc, false),
+    let (mut doc, rebuilt) = if doc.xref_recovery.is_some() {
+        (doc, true)
+    } else {
+        match rebuild_if_misplaced(data, &doc, limits, password) {
+            Some(rebuilt) => (rebuilt, true),
+            None => (doc, false),
+        }
     };
+    if doc.trailer.has(b"Encrypt") && encrypt_dict(&doc).is_none() {
+        // The encryption dictionary itself was lost to damage elsewhere in
+        // the file (lopdf then decrypts nothing): a rebuilt table may reach it.
+        let options = LoadOptions {
+            password: password.map(str::to_owned),
+            max_decompressed_size: Some(limits.max_stream_bytes),
+            force_reconstruct: true,
+            ..LoadOptions::default()
+        };
+        if let Some(rebuilt) = Document::load_mem_with_options(data, options)
+            .ok()
+            .filter(|d| !d.trailer.has(b"Encrypt") && catalog(d).is_ok())
+        {
+            doc = rebuilt;
+        }
+    }
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
         if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
@@ -178,9 +210,10 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         return Err(undecryptable(&doc, password.is_some()));
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
+    let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
     if xref_repaired && !doc.trailer.has(b"Info") {
-        if let Some(id) = find_info_reference(data, &doc) {
+        if let Some(id) = salvage::find_info_reference(data, &doc) {
             doc.trailer.set("Info", Object::Reference(id));
         }
     }
@@ -192,6 +225,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         missing_header: false,
         encryption_ignored: None,
         linearized_pages: linearized_pages(data),
+        unparsed_pages,
     })
 }
 
@@ -238,6 +272,66 @@ fn rebuild_if_misplaced(
         .filter(|d| catalog(d).is_ok())
 }
 
+/// After lopdf failed to load `data` with `error`, a reload with the table
+/// rebuilt from a scan for object headers, when the error is one a rebuild
+/// can cure (not a resource limit, a password or an encryption problem) and
+/// the rebuilt document has a usable catalog.
+fn reconstruct_after(
+    error: &lopdf::Error,
+    data: &[u8],
+    limits: &Limits,
+    password: Option<&str>,
+) -> Option<Document> {
+    use lopdf::{DecompressError as D, Error as E};
+    let incurable = matches!(
+        error,
+        E::Decompress(D::MemoryLimitExceeded { .. } | D::TooManyFilters { .. })
+            | E::InvalidPassword
+            | E::UnsupportedSecurityHandler(_)
+            | E::Decryption(_)
+            | E::IO(_)
+            | E::Parse(lopdf::ParseError::InvalidFileHeader)
+    );
+    if incurable {
+        return None;
+    }
+    let options = LoadOptions {
+        password: password.map(str::to_owned),
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        force_reconstruct: true,
+        ..LoadOptions::default()
+    };
+    if let Some(doc) = Document::load_mem_with_options(data, options.clone())
+        .ok()
+        .filter(|d| catalog(d).is_ok())
+    {
+        return Some(doc);
+    }
+    // No usable trailer and no catalog the scan recognises (both damaged):
+    // give the objects an empty catalog of our own, so that the pages can
+    // still be found by the object scan of `pagetree::walk` (poppler
+    // recovers such files too). Appended, so no offset moves.
+    // Only worth it when the file has a page to find; otherwise the
+    // original error says more than "no /Pages" about our own catalog.
+    let patched = [data, SYNTHETIC_CATALOG].concat();
+    let mut doc = Document::load_mem_with_options(&patched, options).ok()?;
+    salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
+    let has_page = doc.objects.values().any(|o| {
+        o.as_dict()
+            .ok()
+            .and_then(|d| d.get(b"Type").ok())
+            .and_then(|t| t.as_name().ok())
+            == Some(b"Page".as_slice())
+    });
+    (has_page && catalog(&doc).is_ok()).then_some(doc)
+}
+
+/// Appended to a file whose trailer and catalog are both unusable; object
+/// 999 999 is the highest number lopdf's scan accepts (it rejects numbers
+/// past 1 000 000), so a real object is unlikely to be shadowed.
+const SYNTHETIC_CATALOG: &[u8] =
+    b"\n999999 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 999999 0 R /Size 1000000 >>\n";
+
 /// Most cross-reference entries checked against the file by
 /// [`rebuild_if_misplaced`].
 pub const MAX_XREF_ENTRIES_CHECKED: usize = 1_000_000;
@@ -263,78 +357,6 @@ fn object_header_at(body: &[u8], offset: usize, num: u32, generation: u16) -> bo
     let gen_ok = fields.next() == Some(generation.to_string().as_bytes());
     let obj_ok = fields.next().is_some_and(|f| f.starts_with(b"obj"));
     num_ok && gen_ok && obj_ok
-}
-
-/// The Info dictionary of a file whose trailer was lost to damage: the last
-/// `/Info N G R` written in the file (in a trailer or a cross-reference stream
-/// dictionary of any revision) that names a dictionary of `doc`. Poppler's
-/// reconstruction reads the trailers it finds in the same way; lopdf's keeps
-/// only `/Root`.
-fn find_info_reference(data: &[u8], doc: &Document) -> Option<lopdf::ObjectId> {
-    const KEY: &[u8] = b"/Info";
-    let mut found = None;
-    let mut at = 0usize;
-    while let Some(pos) = data
-        .get(at..)
-        .and_then(|rest| rest.windows(KEY.len()).position(|w| w == KEY))
-    {
-        let key_at = at.saturating_add(pos);
-        let start = key_at.saturating_add(KEY.len());
-        at = start;
-        if !is_top_level_key(data, key_at) {
-            continue;
-        }
-        // `N G R` after optional whitespace; at most 40 bytes are looked at.
-        let tail = data.get(start..data.len().min(start.saturating_add(40)))?;
-        let text = String::from_utf8_lossy(tail);
-        let mut fields = text.split_ascii_whitespace();
-        let (Some(n), Some(g), Some(r)) = (fields.next(), fields.next(), fields.next()) else {
-            continue;
-        };
-        if !tail.first().is_some_and(u8::is_ascii_whitespace) || !r.starts_with('R') {
-            continue;
-        }
-        let (Ok(n), Ok(g)) = (n.parse::<u32>(), g.parse::<u16>()) else {
-            continue;
-        };
-        if doc
-            .objects
-            .get(&(n, g))
-            .is_some_and(|o| o.as_dict().is_ok())
-        {
-            found = Some((n, g));
-        }
-    }
-    found
-}
-
-/// True when the key at `key_at` belongs to a dictionary opened right after
-/// `trailer` or `obj` (a trailer or a cross-reference stream dictionary),
-/// with no nested dictionary before it: a `/Info` buried in nested
-/// dictionaries is not the trailer's.
-fn is_top_level_key(data: &[u8], key_at: usize) -> bool {
-    let Some(before) = data.get(key_at.saturating_sub(1024)..key_at) else {
-        return false;
-    };
-    let Some(open) = before.windows(2).rposition(|w| w == b"<<") else {
-        return false;
-    };
-    let between = before.get(open.saturating_add(2)..).unwrap_or_default();
-    if between.windows(2).any(|w| w == b">>") {
-        return false;
-    }
-    let head = before.get(..open).unwrap_or_default();
-    let head = head
-        .get(
-            ..head.len().saturating_sub(
-                head.iter()
-                    .rev()
-                    .take_while(|b| b.is_ascii_whitespace())
-                    .count(),
-            ),
-        )
-        .unwrap_or_default();
-    head.ends_with(b"trailer") || head.ends_with(b"obj")
 }
 
 /// `/N` of the linearization dictionary (ISO 32000-1 Annex F.2.2), when the

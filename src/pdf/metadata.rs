@@ -117,6 +117,12 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             "the trailer's /Encrypt dictionary is malformed ({why}); the file was read as unencrypted, as poppler does"
         )));
     }
+    if loaded.unparsed_pages > 0 {
+        w.push(Warning::doc(format!(
+            "{} page objects are damaged beyond parsing; they are counted as empty pages",
+            loaded.unparsed_pages
+        )));
+    }
     if loaded.missing_eof {
         w.push(Warning::doc(
             "the file does not end with %%EOF; it may be cut off",
