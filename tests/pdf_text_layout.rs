@@ -293,3 +293,16 @@ fn a_superscript_first_does_not_push_the_subscripts_off_the_line() {
                     /F1 10 Tf 1 0 0 1 90 700 Tm (and x) Tj /F1 7 Tf 1 0 0 1 113.4 698.5 Tm (1) Tj ET";
     assert_eq!(text(content, dictionary! {}), "X2 and x1\n");
 }
+
+#[test]
+fn spacing_accents_over_letters_become_combining_marks() {
+    // TeX-style: the dieresis drawn before the "o" it sits on; the acute
+    // drawn over the "i" after it. pdftotext: letter + combining mark.
+    let content = b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (Gr) Tj 1 0 0 1 84.225 700 Tm (\\250) Tj \
+                    1 0 0 1 83.11 700 Tm (o\\337e) Tj 1 0 0 1 72 688 Tm (na) Tj \
+                    1 0 0 1 83.12 688 Tm (\\264) Tj 1 0 0 1 83.12 688 Tm (ive) Tj ET";
+    assert_eq!(
+        text(content, dictionary! {}),
+        "Gro\u{308}\u{df}e\nnai\u{301}ve\n"
+    );
+}

@@ -11,6 +11,11 @@ use std::ops::Range;
 /// Gap between glyphs, as a fraction of the font size, above which a word breaks
 /// (pdftotext uses 0.1 too).
 pub const WORD_GAP: f64 = 0.1;
+/// A spacing accent combines with a letter when their centres are closer
+/// than this fraction of the letter's width (pdftotext: 0.3).
+pub const ACCENT_MID: f64 = 0.3;
+/// ... and their baselines closer than this fraction of the font size (pdftotext: 0.4 of the word height).
+pub const ACCENT_BASE: f64 = 0.4;
 /// Overlap (negative gap), as a fraction of the font size, that breaks a word.
 pub const OVERLAP_BREAK: f64 = 0.2;
 /// Gap between two words of a line, as a fraction of the line's first font
@@ -60,6 +65,8 @@ struct Word {
     v: f64,
     size: f64,
     text: String,
+    /// Extent of the last glyph along the baseline.
+    last: (f64, f64),
 }
 
 fn normalise(dir: u8, x: f64, y: f64) -> (f64, f64) {
@@ -104,6 +111,9 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
         }
         let blank = t.chars().all(char::is_whitespace);
         if let Some(w) = cur.as_mut() {
+            if w.dir == g.dir && combine_accent(w, t, u0, u1, v, size) {
+                continue;
+            }
             let gap = u0 - w.u1;
             // A change of font size also ends a word (a superscript is its own
             // word; the line step below decides whether a space separates them).
@@ -118,6 +128,7 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
                     expand_ligature(c, &mut w.text);
                 }
                 w.u1 = w.u1.max(u1);
+                w.last = (u0, u1);
                 continue;
             }
         }
@@ -136,11 +147,74 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
                 v,
                 size,
                 text: s,
+                last: (u0, u1),
             });
         }
     }
     out.extend(cur);
     out
+}
+
+/// The combining form of a spacing diacritic (TeX and other typesetters
+/// draw accents as separate glyphs over the letter).
+fn combining_form(c: char) -> Option<char> {
+    Some(match c {
+        '`' => '\u{300}',
+        '\u{a8}' => '\u{308}',
+        '\u{af}' => '\u{304}',
+        '\u{b4}' => '\u{301}',
+        '\u{b8}' => '\u{327}',
+        '\u{2c6}' => '\u{302}',
+        '\u{2c7}' => '\u{30c}',
+        '\u{2d8}' => '\u{306}',
+        '\u{2d9}' => '\u{307}',
+        '\u{2da}' => '\u{30a}',
+        '\u{2db}' => '\u{328}',
+        '\u{2dc}' => '\u{303}',
+        '\u{2dd}' => '\u{30b}',
+        _ => return None,
+    })
+}
+
+/// Puts a spacing accent drawn over a letter onto it as a combining mark
+/// (letter first or accent first), as pdftotext does: the two glyphs'
+/// centres within [`ACCENT_MID`] × the letter's width, baselines within
+/// [`ACCENT_BASE`] × the font size. True when `t` was absorbed into `w`.
+fn combine_accent(w: &mut Word, t: &str, u0: f64, u1: f64, v: f64, size: f64) -> bool {
+    let mut chars = t.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    let Some(prev) = w.text.chars().next_back() else {
+        return false;
+    };
+    let (p0, p1) = w.last;
+    let near = |width: f64| {
+        ((u0 + u1) / 2.0 - (p0 + p1) / 2.0).abs() < ACCENT_MID * width.abs()
+            && (v - w.v).abs() < ACCENT_BASE * size.max(w.size)
+    };
+    if let Some(mark) = combining_form(c) {
+        if prev.is_alphanumeric() && near(p1 - p0) {
+            w.text.push(mark);
+            return true;
+        }
+    } else if let Some(mark) = combining_form(prev) {
+        if c.is_alphanumeric() && near(u1 - u0) {
+            w.text.pop();
+            w.text.push(c);
+            w.text.push(mark);
+            w.u0 = w.u0.min(u0);
+            w.u1 = w.u1.max(u1);
+            w.last = (u0, u1);
+            if w.text.chars().count() == 2 {
+                // The word was the accent alone: it takes the letter's place.
+                w.v = v;
+                w.size = size;
+            }
+            return true;
+        }
+    }
+    false
 }
 
 struct Line {
