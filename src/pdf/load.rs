@@ -52,6 +52,9 @@ pub struct Loaded {
     /// parse; each is in `doc` as an empty page dictionary (see
     /// [`salvage::restore_unparsed_pages`]).
     pub unparsed_pages: usize,
+    /// Streams whose data lopdf dropped for an unusable `/Length` and which
+    /// were read again up to `endstream` (see [`salvage::restore_stream_data`]).
+    pub restored_streams: usize,
 }
 
 /// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
@@ -211,6 +214,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
+    let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
     if xref_repaired && !doc.trailer.has(b"Info") {
         if let Some(id) = salvage::find_info_reference(data, &doc) {
@@ -226,6 +230,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         encryption_ignored: None,
         linearized_pages: linearized_pages(data),
         unparsed_pages,
+        restored_streams,
     })
 }
 

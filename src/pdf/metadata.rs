@@ -123,6 +123,12 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             loaded.unparsed_pages
         )));
     }
+    if loaded.restored_streams > 0 {
+        w.push(Warning::doc(format!(
+            "{} streams have an unusable /Length; their data was read up to endstream",
+            loaded.restored_streams
+        )));
+    }
     if loaded.missing_eof {
         w.push(Warning::doc(
             "the file does not end with %%EOF; it may be cut off",

@@ -77,6 +77,129 @@ fn is_top_level_key(data: &[u8], key_at: usize) -> bool {
     head.ends_with(b"trailer") || head.ends_with(b"obj")
 }
 
+/// Most stream objects [`restore_stream_data`] repairs in one document.
+pub const MAX_STREAMS_RESTORED: usize = 10_000;
+
+/// Gives back the data of streams that lopdf loaded empty because their
+/// `/Length` is unusable (negative, not a number, a reference to a missing
+/// object or to the stream itself): the bytes between the `stream` keyword's
+/// end of line and the next `endstream`, as poppler reads them, at most
+/// `max_bytes` of them. Unencrypted documents only (lopdf decrypts while
+/// loading; bytes read here again would still be encrypted). Returns how
+/// many streams were restored.
+pub fn restore_stream_data(data: &[u8], doc: &mut Document, max_bytes: usize) -> usize {
+    if doc.encryption_state.is_some() {
+        return 0;
+    }
+    // lopdf's offsets count from the `%PDF-` header.
+    let Some(start) = data.windows(5).position(|w| w == b"%PDF-") else {
+        return 0;
+    };
+    let body = data.get(start..).unwrap_or_default();
+    // Streams loaded empty, and in-use entries whose object lopdf dropped
+    // altogether (it drops a stream whose /Length points nowhere useful).
+    let lost: Vec<(ObjectId, usize)> = doc
+        .reference_table
+        .entries
+        .iter()
+        .filter_map(|(&num, entry)| match *entry {
+            lopdf::xref::XrefEntry::Normal { offset, generation } => {
+                let id = (num, generation);
+                let wanted = match doc.objects.get(&id) {
+                    None => true,
+                    Some(Object::Stream(s)) => s.content.is_empty() && !length_usable(doc, s),
+                    Some(_) => false,
+                };
+                wanted.then_some((id, usize::try_from(offset).ok()?))
+            }
+            _ => None,
+        })
+        .take(MAX_STREAMS_RESTORED)
+        .collect();
+    // Entries may all point at one huge stream: the bytes restored over the
+    // document are bounded by the file's own size.
+    let mut budget = data.len();
+    let mut restored = 0;
+    for (id, offset) in lost {
+        let Some(stream) = reparse_stream(body, offset, max_bytes.min(budget)) else {
+            continue;
+        };
+        budget = budget.saturating_sub(stream.content.len());
+        doc.objects.insert(id, Object::Stream(stream));
+        restored += 1;
+    }
+    restored
+}
+
+/// The stream object `id` written at `offset`, read again with its data
+/// taken up to `endstream` and its `/Length` set to match: the dictionary is
+/// parsed by lopdf itself, in a one-object document of our making.
+fn reparse_stream(body: &[u8], offset: usize, max_bytes: usize) -> Option<lopdf::Stream> {
+    let from = body.get(offset..)?;
+    let head = from.get(..from.len().min(MAX_OBJECT_SCAN))?;
+    let obj = head.windows(3).position(|w| w == b"obj")?.checked_add(3)?;
+    let kw = head.windows(6).position(|w| w == b"stream")?;
+    let dict = head.get(obj..kw)?.trim_ascii();
+    let dict = dict.strip_prefix(b"<<")?.strip_suffix(b">>")?;
+    let data = stream_bytes_after(from, kw, max_bytes)?;
+    if data.is_empty() {
+        return None;
+    }
+    // A later duplicate key wins in lopdf's dictionaries.
+    let mut mini = b"%PDF-1.7\n1 0 obj\n<<".to_vec();
+    mini.extend_from_slice(dict);
+    mini.extend_from_slice(format!(" /Length {} >>\nstream\n", data.len()).as_bytes());
+    mini.extend_from_slice(data);
+    mini.extend_from_slice(b"\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
+    let options = lopdf::LoadOptions {
+        max_decompressed_size: Some(max_bytes.max(1)),
+        force_reconstruct: true,
+        ..lopdf::LoadOptions::default()
+    };
+    let mut doc = Document::load_mem_with_options(&mini, options).ok()?;
+    match doc.objects.remove(&(1, 0))? {
+        Object::Stream(s) if s.content.len() == data.len() => Some(s),
+        _ => None,
+    }
+}
+
+/// True when the stream's `/Length` is a non-negative integer, directly or
+/// through one reference to another object.
+fn length_usable(doc: &Document, stream: &lopdf::Stream) -> bool {
+    match stream.dict.get(b"Length") {
+        Ok(Object::Integer(n)) => *n >= 0,
+        Ok(Object::Reference(r)) => {
+            matches!(doc.objects.get(r), Some(Object::Integer(n)) if *n >= 0)
+        }
+        _ => false,
+    }
+}
+
+/// The raw data of a stream whose `stream` keyword is at `kw` in `from`:
+/// after the keyword's end of line, up to the next `endstream` (minus the end
+/// of line before it), at most `max_bytes`.
+fn stream_bytes_after(from: &[u8], kw: usize, max_bytes: usize) -> Option<&[u8]> {
+    let mut at = kw.checked_add(6)?;
+    match (from.get(at), from.get(at.saturating_add(1))) {
+        (Some(b'\r'), Some(b'\n')) => at = at.saturating_add(2),
+        (Some(b'\r' | b'\n'), _) => at = at.saturating_add(1),
+        _ => {}
+    }
+    let rest = from.get(at..)?;
+    let window = rest.get(..rest.len().min(max_bytes.saturating_add(16)))?;
+    let end = window.windows(9).position(|w| w == b"endstream")?;
+    let mut data = window.get(..end)?;
+    if let Some(d) = data.strip_suffix(b"\r\n") {
+        data = d;
+    } else if let Some(d) = data
+        .strip_suffix(b"\n")
+        .or_else(|| data.strip_suffix(b"\r"))
+    {
+        data = d;
+    }
+    (data.len() <= max_bytes).then_some(data)
+}
+
 /// Most bytes of one object looked at by [`restore_unparsed_pages`].
 const MAX_OBJECT_SCAN: usize = 64 << 10;
 
