@@ -306,3 +306,28 @@ fn spacing_accents_over_letters_become_combining_marks() {
         "Gro\u{308}\u{df}e\nnai\u{301}ve\n"
     );
 }
+
+#[test]
+fn actual_text_replaces_the_glyphs_it_covers() {
+    // Inline property list, UTF-16 replacement of a ligature glyph, and a
+    // named property list from /Properties.
+    let content = b"BT /F1 10 Tf 72 700 Td /Span <</ActualText (replacement words)>> BDC \
+                    (xyz qqq) Tj EMC ( after) Tj ET \
+                    BT /F1 10 Tf 72 680 Td (the ) Tj /Span <</ActualText <FEFF006600660069>>> BDC \
+                    (X) Tj EMC (ce) Tj ET \
+                    BT /F1 10 Tf 72 660 Td /Span /P1 BDC (gone) Tj EMC (kept) Tj ET";
+    let (mut doc, id) = page(content, dictionary! {});
+    if let Ok(Object::Dictionary(d)) = doc.get_object_mut(id) {
+        if let Ok(Object::Dictionary(res)) = d.get_mut(b"Resources") {
+            res.set(
+                "Properties",
+                dictionary! { "P1" => dictionary! { "ActualText" => Object::string_literal("new ") } },
+            );
+        }
+    }
+    let out = page_text(&doc, id, &TextLimits::default());
+    assert_eq!(
+        out.text, "replacement words after\nthe ffice\nnew kept\n",
+        "{out:?}"
+    );
+}

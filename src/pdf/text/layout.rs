@@ -156,7 +156,8 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
 }
 
 /// The combining form of a spacing diacritic (TeX and other typesetters
-/// draw accents as separate glyphs over the letter).
+/// draw accents as separate glyphs over the letter). The ogonek, drawn
+/// under and beside its letter, stays spacing (as in pdftotext).
 fn combining_form(c: char) -> Option<char> {
     Some(match c {
         '`' => '\u{300}',
@@ -169,7 +170,6 @@ fn combining_form(c: char) -> Option<char> {
         '\u{2d8}' => '\u{306}',
         '\u{2d9}' => '\u{307}',
         '\u{2da}' => '\u{30a}',
-        '\u{2db}' => '\u{328}',
         '\u{2dc}' => '\u{303}',
         '\u{2dd}' => '\u{30b}',
         _ => return None,
