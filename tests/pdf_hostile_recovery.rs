@@ -428,3 +428,36 @@ fn a_page_object_that_no_longer_parses_still_counts() {
         );
     }
 }
+
+#[test]
+fn operators_are_capped_per_call_not_only_per_page() {
+    // One content stream of 20 000 cheap operators shared by 50 pages: the
+    // per-page cap never trips, the per-call cap does, with a warning.
+    let n = 50u32;
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 10 + i)).collect();
+    let mut d = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")),
+        )
+        .stream(3, "", "q Q ".repeat(10_000).as_bytes());
+    for i in 0..n {
+        d = d.obj(10 + i, "<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>");
+    }
+    let data = d.build();
+    let options = toolgate::pdf::Options {
+        limits: toolgate::pdf::Limits {
+            max_operations_per_call: 100_000,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let x = toolgate::pdf::extract_in_process(Source::Bytes(&data), None, &options).unwrap();
+    assert!(x.truncated);
+    assert_eq!(x.pages.len(), 5, "{:?}", x.warnings);
+    assert!(x
+        .warnings
+        .iter()
+        .any(|w| w.limit == Some(toolgate::pdf::Limit::OperationsPerCall)));
+}

@@ -84,6 +84,7 @@ pub fn extract_from_bytes(
     }
     let mut pages = Vec::with_capacity(selected);
     let mut chars_left = limits.max_output_chars;
+    let mut ops_left = limits.max_operations_per_call;
     let start = first.saturating_sub(1);
     for index in start..start.saturating_add(selected) {
         let number = u32::try_from(index.saturating_add(1)).unwrap_or(u32::MAX);
@@ -107,13 +108,28 @@ pub fn extract_from_bytes(
             ));
             break;
         }
+        if ops_left == 0 {
+            truncated = true;
+            warnings.push(Warning::limit(
+                Limit::OperationsPerCall,
+                format!(
+                    "output stopped before page {number}: {} content operators interpreted in this call; ask for the rest with a page range",
+                    limits.max_operations_per_call
+                ),
+            ));
+            break;
+        }
+        let page_ops = limits.max_operations_per_page.min(ops_left);
         let text_limits = TextLimits {
             max_chars: chars_left,
             max_form_depth: limits.max_form_depth,
-            max_operations: limits.max_operations_per_page,
+            max_operations: page_ops,
             max_stream_bytes: limits.max_stream_bytes,
         };
         let pt = page_text(&loaded.doc, id, &text_limits);
+        // Every operator takes at least two bytes of content ("Q\n").
+        let content = content_bytes(&loaded.doc, id, limits.max_stream_bytes);
+        ops_left = ops_left.saturating_sub(page_ops.min(content / 2 + 1));
         if let Some(lost) = lost_content(&loaded.doc, id) {
             warnings.push(Warning {
                 page: Some(number),
@@ -145,6 +161,39 @@ pub fn extract_from_bytes(
         truncated,
         warnings,
     })
+}
+
+/// Decoded bytes of page `id`'s own content streams (not its Form
+/// XObjects: those are bounded by the per-page operator cap and the call's
+/// decode budget), each decoded again up to `max_stream_bytes` outside the
+/// call's budget. An upper bound on the operators the page can hold, times two.
+fn content_bytes(doc: &lopdf::Document, id: lopdf::ObjectId, max_stream_bytes: usize) -> usize {
+    use lopdf::Object;
+    let Some(contents) = doc
+        .objects
+        .get(&id)
+        .and_then(|p| p.as_dict().ok())
+        .and_then(|p| p.get(b"Contents").ok())
+        .and_then(|c| super::load::resolve(doc, c).ok())
+    else {
+        return 0;
+    };
+    let parts: Vec<&Object> = match contents {
+        Object::Array(a) => a.iter().take(MAX_CONTENT_PARTS_CHECKED).collect(),
+        other => vec![other],
+    };
+    parts
+        .into_iter()
+        .filter_map(|p| super::load::resolve(doc, p).ok()?.as_stream().ok())
+        .map(|s| {
+            if s.dict.has(b"Filter") {
+                s.decompressed_content_with_limit(max_stream_bytes)
+                    .map_or(0, |d| d.len())
+            } else {
+                s.content.len()
+            }
+        })
+        .fold(0usize, usize::saturating_add)
 }
 
 /// Most `/Contents` entries of one page checked by [`lost_content`].
