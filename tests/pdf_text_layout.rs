@@ -331,3 +331,54 @@ fn actual_text_replaces_the_glyphs_it_covers() {
         "{out:?}"
     );
 }
+
+/// A page showing `content` with the font dictionary `font` as `/F1`.
+fn with_font(doc: &mut Document, font: lopdf::Dictionary, content: &[u8]) -> ObjectId {
+    let font = doc.add_object(font);
+    let content = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    finish(
+        doc,
+        dictionary! {
+            "Type" => "Page", "Contents" => content,
+            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        },
+    )
+}
+
+#[test]
+fn unembedded_identity_ordering_reads_cids_as_unicode() {
+    let mut doc = Document::with_version("1.7");
+    let descendant = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "CIDFontType2", "BaseFont" => "Foo",
+        "CIDSystemInfo" => dictionary! {
+            "Registry" => Object::string_literal("Adobe"),
+            "Ordering" => Object::string_literal("Identity"), "Supplement" => 0,
+        },
+    });
+    let font = dictionary! {
+        "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "Foo",
+        "Encoding" => "Identity-H", "DescendantFonts" => vec![descendant.into()],
+    };
+    let id = with_font(
+        &mut doc,
+        font,
+        b"BT /F1 12 Tf 72 700 Td <00480065006C006C006F> Tj ET",
+    );
+    assert_eq!(page_text(&doc, id, &TextLimits::default()).text, "Hello\n");
+}
+
+#[test]
+fn unembedded_truetype_without_encoding_passes_codes_through() {
+    let mut doc = Document::with_version("1.7");
+    let descriptor = doc.add_object(dictionary! {
+        "Type" => "FontDescriptor", "FontName" => "Wingdings", "Flags" => 4,
+        "FontBBox" => vec![0.into(), 0.into(), 1000.into(), 1000.into()],
+    });
+    let font = dictionary! {
+        "Type" => "Font", "Subtype" => "TrueType", "BaseFont" => "Wingdings",
+        "FontDescriptor" => descriptor,
+    };
+    let id = with_font(&mut doc, font, b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET");
+    assert_eq!(page_text(&doc, id, &TextLimits::default()).text, "Hello\n");
+}

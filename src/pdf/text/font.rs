@@ -192,6 +192,9 @@ enum Kind {
         cid_text: HashMap<u32, char>,
         /// The character collection (`/CIDSystemInfo` `/Ordering`).
         collection: Option<Collection>,
+        /// Ordering `Identity` or `UCS` with no font program to read: CIDs
+        /// are taken as Unicode code points (pdftotext's identity mapping).
+        identity: bool,
     },
 }
 
@@ -395,6 +398,7 @@ impl Font {
                 encoding,
                 cid_text,
                 collection,
+                identity,
                 ..
             } => {
                 let legacy = match encoding {
@@ -409,6 +413,10 @@ impl Font {
                     }
                     if let Some(c) = cid_text.get(&cid) {
                         out.push(*c);
+                        return;
+                    }
+                    if let Some(c) = char::from_u32(cid).filter(|c| *identity && !c.is_control()) {
+                        out.push(c);
                         return;
                     }
                 }
@@ -580,6 +588,15 @@ fn load_simple(
                 *slot = p
                     .text_for_code(i as u8)
                     .map(|c| c.to_string().into_boxed_str());
+            }
+        }
+    } else if subtype == b"TrueType" && base.is_none() && diffs.is_none() {
+        // A TrueType font with no encoding and no program to read: codes
+        // pass through as Latin-1 (what pdftotext prints).
+        for (i, slot) in text.iter_mut().enumerate() {
+            let c = char::from(i as u8);
+            if slot.is_none() && !c.is_control() {
+                *slot = Some(c.to_string().into_boxed_str());
             }
         }
     }
@@ -784,11 +801,13 @@ fn load_composite(
     let mut default_width = 1000.0;
     let mut cid_text = HashMap::new();
     let mut collection = None;
+    let mut identity = false;
     if let Some(desc) = descendant {
-        collection = get_dict(doc, desc, b"CIDSystemInfo")
+        let ordering = get_dict(doc, desc, b"CIDSystemInfo")
             .and_then(|info| get(doc, info, b"Ordering"))
-            .and_then(|o| o.as_str().ok())
-            .and_then(Collection::from_ordering);
+            .and_then(|o| o.as_str().ok());
+        collection = ordering.and_then(Collection::from_ordering);
+        identity = !has_to_unicode && matches!(ordering, Some(b"Identity" | b"UCS"));
         if let Some(dw) = get(doc, desc, b"DW").and_then(num) {
             default_width = dw;
         }
@@ -800,6 +819,7 @@ fn load_composite(
             if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
                 let map = cid_to_gid(doc, desc, limits, warnings);
                 cid_text = p.cid_text(map.as_deref());
+                identity = false;
             }
         }
     } else {
@@ -812,6 +832,7 @@ fn load_composite(
             default_width,
             cid_text,
             collection,
+            identity,
         },
         to_unicode: None,
         vertical,

@@ -24,7 +24,7 @@ mod std14;
 
 pub use cmap::{MAX_BFRANGE_SPAN, MAX_CMAP_ENTRIES, MAX_CODESPACE_RANGES};
 pub use font::{MAX_SIMPLE_WIDTHS, MAX_W_ENTRIES};
-pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH};
+pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH, MAX_MARKED_DEPTH};
 
 /// Default for [`TextLimits::max_chars`]: characters of text per page.
 pub const MAX_PAGE_CHARS: usize = 1 << 20;
