@@ -461,3 +461,32 @@ fn operators_are_capped_per_call_not_only_per_page() {
         .iter()
         .any(|w| w.limit == Some(toolgate::pdf::Limit::OperationsPerCall)));
 }
+
+#[test]
+fn a_valid_encrypt_dictionary_written_in_the_trailer_decrypts() {
+    // corpus/pdf/qpdf-V4-aes.pdf (AES-128, empty user password) with its last
+    // trailer's `/Encrypt 79 0 R` replaced by object 79's dictionary itself.
+    // lopdf decrypts only through an indirect dictionary; the loader appends
+    // an incremental update that makes it one.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf/qpdf-V4-aes.pdf");
+    let data = std::fs::read(path).unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let trailer = data.windows(7).rposition(|w| w == b"trailer").unwrap();
+    let dict_at = data.windows(9).position(|w| w == b"\n79 0 obj").unwrap() + 9;
+    let dict_end = dict_at
+        + data[dict_at..]
+            .windows(6)
+            .position(|w| w == b"endobj")
+            .unwrap();
+    let dict = text(&data[dict_at..dict_end]);
+    let tail =
+        text(&data[trailer..]).replacen("/Encrypt 79 0 R", &format!("/Encrypt {}", dict.trim()), 1);
+    assert!(!tail.contains("/Encrypt 79 0 R"));
+    let direct = [&data[..trailer], tail.as_bytes()].concat();
+    let m = metadata(Source::Bytes(&direct)).unwrap();
+    assert!(m.encrypted);
+    assert_eq!(m.page_count, 30);
+    assert_eq!(m.encryption.unwrap().algorithm.as_deref(), Some("AES"));
+    let x = extract(Source::Bytes(&direct), Some("1".parse().unwrap())).unwrap();
+    assert!(!x.pages[0].text.trim().is_empty());
+}

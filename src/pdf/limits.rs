@@ -30,12 +30,12 @@ pub const MAX_PAGES_PER_CALL: usize = 2_000;
 pub const MAX_OUTPUT_CHARS: usize = 8 << 20;
 /// Most content-stream operators interpreted per page.
 pub const MAX_OPERATIONS_PER_PAGE: usize = 2_000_000;
-/// Most content-stream operators interpreted per call (all pages): 6 million,
-/// about a second of interpretation in a release build. Counted from each
-/// page's decoded content streams (an operator takes at least two bytes; real
-/// pages spend five or more), so a stream of cheap operators shared by many
-/// pages cannot multiply the per-page cap.
-pub const MAX_OPERATIONS_PER_CALL: usize = 6_000_000;
+/// Most content-stream operators interpreted per call (all pages): 5 million,
+/// about a second of interpretation in a release build. Counted by a lexer
+/// over each page's decoded content streams (`extract::count_operators`), so
+/// a stream of cheap operators shared by many pages cannot multiply the
+/// per-page cap.
+pub const MAX_OPERATIONS_PER_CALL: usize = 5_000_000;
 /// Deepest nesting of Form XObjects followed.
 pub const MAX_FORM_DEPTH: usize = 12;
 /// Longest chain of indirect references followed to reach an object.

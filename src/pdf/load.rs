@@ -5,7 +5,8 @@ use lopdf::{Document, LoadOptions, Object};
 use serde::{Deserialize, Serialize};
 
 use super::encryption::{
-    describe_state, encrypt_dict, standard_dict_fault, undecryptable, without_encrypt_key,
+    describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_indirect_encrypt,
+    without_encrypt_key,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -209,6 +210,10 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
             loaded.encryption_ignored = Some(fault);
             return Ok(loaded);
+        }
+        if let Some(patched) = with_indirect_encrypt(data, &doc) {
+            // The update's trailer names an indirect /Encrypt: no recursion.
+            return load_checked(&patched, password, limits);
         }
         return Err(undecryptable(&doc, password.is_some()));
     }
