@@ -382,3 +382,18 @@ fn unembedded_truetype_without_encoding_passes_codes_through() {
     let id = with_font(&mut doc, font, b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET");
     assert_eq!(page_text(&doc, id, &TextLimits::default()).text, "Hello\n");
 }
+
+#[test]
+fn subscripts_stay_with_their_column_line_beside_a_heading() {
+    // Left: a 10 pt heading; right: 9 pt text 3.7 lower with 6 pt
+    // subscripts 1.6 lower still. The subscripts belong to the right line
+    // even though the shared line's baseline is the heading's.
+    let content = b"BT /F1 10 Tf 1 0 0 1 54 700 Tm (Heading here) Tj \
+                    /F1 9 Tf 1 0 0 1 320 696.3 Tm (loop: {i) Tj /F1 6 Tf 1 0 0 1 347.5 694.7 Tm (5) Tj \
+                    /F1 9 Tf 1 0 0 1 352 696.3 Tm (, i) Tj /F1 6 Tf 1 0 0 1 361.5 694.7 Tm (7) Tj \
+                    /F1 9 Tf 1 0 0 1 366 696.3 Tm (}) Tj ET";
+    assert_eq!(
+        text(content, dictionary! {}),
+        "Heading here\nloop: {i 5 , i 7 }\n"
+    );
+}

@@ -29,6 +29,8 @@ pub const LETTER_SPACED_MAX: f64 = 0.4;
 /// Baseline distance, as a fraction of the larger font size, within which a
 /// word joins a line (keeps super- and subscripts on their line).
 pub const LINE_JOIN: f64 = 0.45;
+/// Words of a line looked back over for a sub- or superscript's base.
+pub const SCRIPT_LOOKBACK: usize = 64;
 /// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
 pub const BASELINE_SHIFT: f64 = 0.5;
 /// Gap between words, as a fraction of the font size, that separates two
@@ -239,7 +241,19 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
     let mut lines: Vec<Line> = Vec::new();
     for w in words {
         if let Some(l) = lines.last_mut() {
-            if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
+            let tol = LINE_JOIN * l.size.max(w.size);
+            // A smaller word (sub- or superscript) also joins when it sits
+            // near a larger word of the line: with two columns' lines a
+            // little apart sharing one line, the line's own baseline may be
+            // the other column's.
+            let script = || {
+                l.words
+                    .iter()
+                    .rev()
+                    .take(SCRIPT_LOOKBACK)
+                    .any(|x| x.size > 1.05 * w.size && (w.v - x.v).abs() <= LINE_JOIN * x.size)
+            };
+            if l.dir == w.dir && ((w.v - l.v).abs() <= tol || script()) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
                 // The line's baseline is its largest text's: a superscript
