@@ -275,6 +275,51 @@ fn cases() -> Vec<Case> {
             }
             b
         }, &["malformed_xref", "truncated", "malformed_structure"]),
+        case("operator flood (500 pages share 2M operators)", {
+            let n = 500u32;
+            let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 10 + i)).collect();
+            let mut d = Doc::new(1)
+                .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+                .obj(2, format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")))
+                .stream(3, "/Filter /FlateDecode", &zlib("q Q ".repeat(1_000_000).as_bytes()));
+            for i in 0..n {
+                d = d.obj(10 + i, "<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>");
+            }
+            d.build()
+        }, &["ok"]),
+        case("unusable /Length on 2000 streams", {
+            let n = 2000u32;
+            let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 10 + 2 * i)).collect();
+            let mut d = Doc::new(1)
+                .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+                .obj(2, format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")));
+            for i in 0..n {
+                let p = 10 + 2 * i;
+                d = d
+                    .obj(p, format!("<< /Type /Page /Parent 2 0 R /Contents {} 0 R >>", p + 1))
+                    .obj(p + 1, [b"<< /Length -1 >>\nstream\n".as_slice(), b"q Q ".repeat(5000).as_slice(), b"\nendstream"].concat());
+            }
+            d.build()
+        }, &["ok"]),
+        case("100k xref entries at one stream with no /Length", {
+            // Every entry points at the same 4 MiB stream whose /Length is
+            // unusable: the bytes re-read are bounded by the file size.
+            let mut d = Doc::new(1)
+                .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+                .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+                .obj(3, "<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>")
+                .obj(4, [b"<< /Length /None >>\nstream\n".as_slice(), vec![b'q'; 4 << 20].as_slice(), b"\nendstream"].concat());
+            for i in 5..100_005u32 {
+                d = d.obj(i, "null");
+            }
+            let at4 = std::cell::Cell::new(0usize);
+            d.build_with(|n, off| {
+                if n == 4 {
+                    at4.set(off);
+                }
+                if n > 4 { at4.get() } else { off }
+            })
+        }, &["ok"]),
     ];
     v.retain(|c| std::env::var("HOSTILE_ONLY").map_or(true, |f| c.name.contains(&f)));
     v

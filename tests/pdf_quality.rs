@@ -43,12 +43,12 @@ const MOJIBAKE_REFERENCE: &[&str] = &["pdfjs-xiaobiaosong", "pdfjs-simfang-varia
 /// only shrinks; a file on it that reaches 0.95 fails the test until removed.
 const KNOWN_BELOW_GOAL: &[&str] = &[
     // Tw of 10-50 units between 10-unit glyphs on baselines 10 units apart.
-    // Our 18 words equal poppler's own (`pdftotext -bbox`), but poppler sizes a
-    // Type 3 font by guessing its design grid from one glyph's width (here
-    // 1000/1000 em read as 2x a generic 0.5 em letter, so 10 Tf becomes 20),
-    // which makes the six lines overlap (boxes 26 units tall, 10 apart); its
-    // block builder then interleaves them ("abab baba abbaabba"). Matching that
-    // needs poppler's block/flow coalescing, not a word-gap change.
+    // Our 18 words equal poppler's own (`pdftotext -bbox`). We size the Type 3
+    // font as poppler does (a 1000/1000 em glyph read as 2x a generic 0.5 em
+    // letter, so 10 Tf becomes 20), but poppler then gives each word a box
+    // 26 units tall on lines 10 apart, and its block/flow builder interleaves
+    // the overlapping lines ("abab baba abbaabba"). Matching that needs a port
+    // of poppler's block and flow coalescing, not a word-gap change.
     "pdfjs-type3-word-spacing",
 ];
 

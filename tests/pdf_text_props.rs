@@ -94,7 +94,8 @@ fn doc_with(content: Vec<u8>) -> (Document, ObjectId) {
 
 const OPERATORS: &[&str] = &[
     "BT", "ET", "Tf", "Tj", "TJ", "'", "\"", "Td", "TD", "Tm", "T*", "Tc", "Tw", "Tz", "TL", "Ts",
-    "Tr", "q", "Q", "cm", "Do", "BI", "re", "n", "gs", "d0", "d1", "BX", "EX", "xyz",
+    "Tr", "q", "Q", "cm", "Do", "BI", "re", "n", "gs", "d0", "d1", "BX", "EX", "BMC", "BDC", "EMC",
+    "xyz",
 ];
 
 fn operand() -> impl Strategy<Value = Object> {
@@ -115,6 +116,9 @@ fn operand() -> impl Strategy<Value = Object> {
         prop::sample::select(vec!["F1", "F2", "F3", "Bad", "Missing", "Fm", "In"])
             .prop_map(|n| Object::Name(n.as_bytes().to_vec())),
         Just(Object::Null),
+        prop::collection::vec(any::<u8>(), 0..12).prop_map(|b| Object::Dictionary(
+            dictionary! { "ActualText" => Object::String(b, StringFormat::Hexadecimal) }
+        )),
         any::<bool>().prop_map(Object::Boolean),
     ];
     leaf.prop_recursive(2, 16, 8, |inner| {

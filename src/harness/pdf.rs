@@ -14,6 +14,7 @@ pub fn harness_limits() -> Limits {
         max_pages_per_call: 20,
         max_output_chars: 100_000,
         max_operations_per_page: 100_000,
+        max_operations_per_call: 500_000,
         ..Limits::default()
     }
 }

@@ -80,6 +80,40 @@ pub fn without_encrypt_key(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `data` with an incremental update appended that moves a valid `/Encrypt`
+/// dictionary written directly in the trailer into an object of its own:
+/// lopdf decrypts only through an indirect one. The update holds that one
+/// object, a one-entry cross-reference section and a copy of the trailer
+/// pointing at it (`/Prev` at the last section), so no offset moves. `None`
+/// when the dictionary is not direct or the last section is unknown.
+pub fn with_indirect_encrypt(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
+    let Ok(Object::Dictionary(dict)) = doc.trailer.get(b"Encrypt") else {
+        return None;
+    };
+    if doc.xref_start == 0 || doc.xref_recovery.is_some() {
+        return None;
+    }
+    // lopdf's offsets count from the `%PDF-` header.
+    let header = data.windows(5).position(|w| w == b"%PDF-")?;
+    let num = doc.max_id.checked_add(1)?;
+    let mut out = data.to_vec();
+    out.extend_from_slice(b"\n");
+    let object_at = out.len().checked_sub(header)?;
+    out.extend_from_slice(format!("{num} 0 obj\n").as_bytes());
+    lopdf::Writer::write_object(&mut out, &Object::Dictionary(dict.clone())).ok()?;
+    out.extend_from_slice(b"\nendobj\n");
+    let xref_at = out.len().checked_sub(header)?;
+    let mut trailer = doc.trailer.clone();
+    trailer.set("Encrypt", Object::Reference((num, 0)));
+    trailer.set("Prev", i64::try_from(doc.xref_start).ok()?);
+    trailer.set("Size", i64::from(num) + 1);
+    trailer.remove(b"XRefStm");
+    out.extend_from_slice(format!("xref\n{num} 1\n{object_at:010} 00000 n \ntrailer\n").as_bytes());
+    lopdf::Writer::write_object(&mut out, &Object::Dictionary(trailer)).ok()?;
+    out.extend_from_slice(format!("\nstartxref\n{xref_at}\n%%EOF\n").as_bytes());
+    Some(out)
+}
+
 /// The error for a document lopdf left encrypted.
 pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
     let dict = encrypt_dict(doc);

@@ -30,6 +30,12 @@ pub const MAX_PAGES_PER_CALL: usize = 2_000;
 pub const MAX_OUTPUT_CHARS: usize = 8 << 20;
 /// Most content-stream operators interpreted per page.
 pub const MAX_OPERATIONS_PER_PAGE: usize = 2_000_000;
+/// Most content-stream operators interpreted per call (all pages): 5 million,
+/// about a second of interpretation in a release build. Counted by a lexer
+/// over each page's decoded content streams (`extract::count_operators`), so
+/// a stream of cheap operators shared by many pages cannot multiply the
+/// per-page cap.
+pub const MAX_OPERATIONS_PER_CALL: usize = 5_000_000;
 /// Deepest nesting of Form XObjects followed.
 pub const MAX_FORM_DEPTH: usize = 12;
 /// Longest chain of indirect references followed to reach an object.
@@ -63,6 +69,8 @@ pub enum Limit {
     PagesPerCall,
     /// [`MAX_OUTPUT_CHARS`].
     OutputChars,
+    /// [`MAX_OPERATIONS_PER_CALL`].
+    OperationsPerCall,
     /// lopdf's cap on object nesting while parsing.
     ObjectNesting,
     /// [`MAX_REFERENCE_CHAIN`].
@@ -88,6 +96,7 @@ impl Limit {
             Limit::Pages => "pages",
             Limit::PagesPerCall => "pages_per_call",
             Limit::OutputChars => "output_chars",
+            Limit::OperationsPerCall => "operations_per_call",
             Limit::ObjectNesting => "object_nesting",
             Limit::ReferenceChain => "reference_chain",
             Limit::InfoEntries => "info_entries",
@@ -108,6 +117,7 @@ impl Limit {
             Limit::PageTreeNodes => "nodes",
             Limit::Pages | Limit::PagesPerCall => "pages",
             Limit::OutputChars => "characters",
+            Limit::OperationsPerCall => "operators",
             Limit::ReferenceChain => "references",
             Limit::InfoEntries => "entries",
             Limit::WorkerTime => "milliseconds",
@@ -145,6 +155,8 @@ pub struct Limits {
     pub max_operations_per_page: usize,
     /// [`MAX_FORM_DEPTH`].
     pub max_form_depth: usize,
+    /// [`MAX_OPERATIONS_PER_CALL`].
+    pub max_operations_per_call: usize,
 }
 
 impl Default for Limits {
@@ -160,6 +172,7 @@ impl Default for Limits {
             max_output_chars: MAX_OUTPUT_CHARS,
             max_operations_per_page: MAX_OPERATIONS_PER_PAGE,
             max_form_depth: MAX_FORM_DEPTH,
+            max_operations_per_call: MAX_OPERATIONS_PER_CALL,
         }
     }
 }

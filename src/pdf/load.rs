@@ -5,10 +5,12 @@ use lopdf::{Document, LoadOptions, Object};
 use serde::{Deserialize, Serialize};
 
 use super::encryption::{
-    describe_state, encrypt_dict, standard_dict_fault, undecryptable, without_encrypt_key,
+    describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_indirect_encrypt,
+    without_encrypt_key,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+use super::salvage;
 
 /// How the document is encrypted (ISO 32000-1 §7.6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +49,13 @@ pub struct Loaded {
     /// starts with one whose `/L` equals the file's length (poppler's test
     /// that the file is still linearized).
     pub linearized_pages: Option<u64>,
+    /// Page objects (`/Type /Page` in their bytes) that lopdf could not
+    /// parse; each is in `doc` as an empty page dictionary (see
+    /// [`salvage::restore_unparsed_pages`]).
+    pub unparsed_pages: usize,
+    /// Streams whose data lopdf dropped for an unusable `/Length` and which
+    /// were read again up to `endstream` (see [`salvage::restore_stream_data`]).
+    pub restored_streams: usize,
 }
 
 /// lopdf 0.47's fixed cap on nested arrays and dictionaries (`reader::MAX_NESTING_DEPTH`).
@@ -161,12 +170,39 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
                 .map_err(|e| map_error(e, limits, missing_eof))?;
             return Err(undecryptable(&doc, true));
         }
-        Err(e) => return Err(map_error(e, limits, missing_eof)),
+        Err(e) => match reconstruct_after(&e, data, limits, password) {
+            // Poppler rebuilds the table from a scan for object headers
+            // whenever the cross-reference data cannot be used, whatever
+            // the reason (an unknown filter on an xref stream, a cut-off
+            // table); lopdf gives up on some of these.
+            Some(doc) => doc,
+            None => return Err(map_error(e, limits, missing_eof)),
+        },
     };
-    let (doc, rebuilt) = match rebuild_if_misplaced(data, &doc, limits, password) {
-        Some(rebuilt) => (rebuilt, true),
-        None => (doc, false),
+    let (mut doc, rebuilt) = if doc.xref_recovery.is_some() {
+        (doc, true)
+    } else {
+        match rebuild_if_misplaced(data, &doc, limits, password) {
+            Some(rebuilt) => (rebuilt, true),
+            None => (doc, false),
+        }
     };
+    if doc.trailer.has(b"Encrypt") && encrypt_dict(&doc).is_none() {
+        // The encryption dictionary itself was lost to damage elsewhere in
+        // the file (lopdf then decrypts nothing): a rebuilt table may reach it.
+        let options = LoadOptions {
+            password: password.map(str::to_owned),
+            max_decompressed_size: Some(limits.max_stream_bytes),
+            force_reconstruct: true,
+            ..LoadOptions::default()
+        };
+        if let Some(rebuilt) = Document::load_mem_with_options(data, options)
+            .ok()
+            .filter(|d| !d.trailer.has(b"Encrypt") && catalog(d).is_ok())
+        {
+            doc = rebuilt;
+        }
+    }
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
         if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
@@ -175,10 +211,21 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             loaded.encryption_ignored = Some(fault);
             return Ok(loaded);
         }
+        if let Some(patched) = with_indirect_encrypt(data, &doc) {
+            // The update's trailer names an indirect /Encrypt: no recursion.
+            return load_checked(&patched, password, limits);
+        }
         return Err(undecryptable(&doc, password.is_some()));
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
+    let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
+    let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
+    if xref_repaired && !doc.trailer.has(b"Info") {
+        if let Some(id) = salvage::find_info_reference(data, &doc) {
+            doc.trailer.set("Info", Object::Reference(id));
+        }
+    }
     Ok(Loaded {
         doc,
         encryption,
@@ -187,6 +234,8 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         missing_header: false,
         encryption_ignored: None,
         linearized_pages: linearized_pages(data),
+        unparsed_pages,
+        restored_streams,
     })
 }
 
@@ -232,6 +281,66 @@ fn rebuild_if_misplaced(
         .filter(|d| d.xref_recovery == Some(lopdf::xref::XrefRecovery::Reconstructed))
         .filter(|d| catalog(d).is_ok())
 }
+
+/// After lopdf failed to load `data` with `error`, a reload with the table
+/// rebuilt from a scan for object headers, when the error is one a rebuild
+/// can cure (not a resource limit, a password or an encryption problem) and
+/// the rebuilt document has a usable catalog.
+fn reconstruct_after(
+    error: &lopdf::Error,
+    data: &[u8],
+    limits: &Limits,
+    password: Option<&str>,
+) -> Option<Document> {
+    use lopdf::{DecompressError as D, Error as E};
+    let incurable = matches!(
+        error,
+        E::Decompress(D::MemoryLimitExceeded { .. } | D::TooManyFilters { .. })
+            | E::InvalidPassword
+            | E::UnsupportedSecurityHandler(_)
+            | E::Decryption(_)
+            | E::IO(_)
+            | E::Parse(lopdf::ParseError::InvalidFileHeader)
+    );
+    if incurable {
+        return None;
+    }
+    let options = LoadOptions {
+        password: password.map(str::to_owned),
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        force_reconstruct: true,
+        ..LoadOptions::default()
+    };
+    if let Some(doc) = Document::load_mem_with_options(data, options.clone())
+        .ok()
+        .filter(|d| catalog(d).is_ok())
+    {
+        return Some(doc);
+    }
+    // No usable trailer and no catalog the scan recognises (both damaged):
+    // give the objects an empty catalog of our own, so that the pages can
+    // still be found by the object scan of `pagetree::walk` (poppler
+    // recovers such files too). Appended, so no offset moves.
+    // Only worth it when the file has a page to find; otherwise the
+    // original error says more than "no /Pages" about our own catalog.
+    let patched = [data, SYNTHETIC_CATALOG].concat();
+    let mut doc = Document::load_mem_with_options(&patched, options).ok()?;
+    salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
+    let has_page = doc.objects.values().any(|o| {
+        o.as_dict()
+            .ok()
+            .and_then(|d| d.get(b"Type").ok())
+            .and_then(|t| t.as_name().ok())
+            == Some(b"Page".as_slice())
+    });
+    (has_page && catalog(&doc).is_ok()).then_some(doc)
+}
+
+/// Appended to a file whose trailer and catalog are both unusable; object
+/// 999 999 is the highest number lopdf's scan accepts (it rejects numbers
+/// past 1 000 000), so a real object is unlikely to be shadowed.
+const SYNTHETIC_CATALOG: &[u8] =
+    b"\n999999 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 999999 0 R /Size 1000000 >>\n";
 
 /// Most cross-reference entries checked against the file by
 /// [`rebuild_if_misplaced`].

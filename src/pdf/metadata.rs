@@ -1,6 +1,6 @@
 //! `metadata`: version, page count, encryption, Info dictionary, XMP.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use lopdf::{Document, Object};
 use serde::{Deserialize, Serialize};
@@ -24,7 +24,8 @@ pub struct Metadata {
     pub encrypted: bool,
     /// The security handler and algorithm, when encrypted.
     pub encryption: Option<Encryption>,
-    /// Info `/Title`.
+    /// Info `/Title` (this and the seven fields below: only when the value is
+    /// a string, as the spec requires; other values are in [`Metadata::info`]).
     pub title: Option<String>,
     /// Info `/Author`.
     pub author: Option<String>,
@@ -68,9 +69,16 @@ pub fn metadata_from_bytes(
     let mut tree = walk(&loaded.doc, limits)?;
     tree.declared = declared_pages(&loaded.doc, loaded.linearized_pages, limits);
     let mut warnings = load_warnings(&loaded, &tree);
-    let info = info_dict(&loaded.doc, &mut warnings);
+    let (info, text_keys) = info_dict(&loaded.doc, &mut warnings);
     let xmp = xmp(&loaded.doc, &mut warnings);
-    let field = |k: &str| info.get(k).cloned();
+    // The named fields are text strings (§14.3.3, Table 317); a name, number
+    // or boolean in their place stays in `info` only (poppler shows none).
+    let field = |k: &str| {
+        text_keys
+            .contains(k)
+            .then(|| info.get(k).cloned())
+            .flatten()
+    };
     Ok(Metadata {
         pdf_version: version(&loaded.doc),
         page_count: u32::try_from(tree.count()).unwrap_or(u32::MAX),
@@ -107,6 +115,18 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
     if let Some(why) = &loaded.encryption_ignored {
         w.push(Warning::doc(format!(
             "the trailer's /Encrypt dictionary is malformed ({why}); the file was read as unencrypted, as poppler does"
+        )));
+    }
+    if loaded.unparsed_pages > 0 {
+        w.push(Warning::doc(format!(
+            "{} page objects are damaged beyond parsing; they are counted as empty pages",
+            loaded.unparsed_pages
+        )));
+    }
+    if loaded.restored_streams > 0 {
+        w.push(Warning::doc(format!(
+            "{} streams have an unusable /Length; their data was read up to endstream",
+            loaded.restored_streams
         )));
     }
     if loaded.missing_eof {
@@ -183,16 +203,21 @@ fn value_text(obj: &Object) -> Option<String> {
     }
 }
 
-fn info_dict(doc: &Document, warnings: &mut Vec<Warning>) -> BTreeMap<String, String> {
+/// The Info dictionary's entries as text, and which of them are strings.
+fn info_dict(
+    doc: &Document,
+    warnings: &mut Vec<Warning>,
+) -> (BTreeMap<String, String>, BTreeSet<String>) {
     let mut out = BTreeMap::new();
+    let mut text_keys = BTreeSet::new();
     let Ok(info) = doc.trailer.get(b"Info") else {
-        return out;
+        return (out, text_keys);
     };
     let dict = match resolve(doc, info).map(Object::as_dict) {
         Ok(Ok(d)) => d,
         _ => {
             warnings.push(Warning::doc("the Info dictionary is unreadable"));
-            return out;
+            return (out, text_keys);
         }
     };
     let mut skipped = 0usize;
@@ -204,9 +229,14 @@ fn info_dict(doc: &Document, warnings: &mut Vec<Warning>) -> BTreeMap<String, St
             ));
             break;
         }
-        match resolve(doc, value).ok().and_then(value_text) {
+        let value = resolve(doc, value).ok();
+        match value.and_then(value_text) {
             Some(v) => {
-                out.insert(String::from_utf8_lossy(key).into_owned(), v);
+                let key = String::from_utf8_lossy(key).into_owned();
+                if matches!(value, Some(Object::String(..))) {
+                    text_keys.insert(key.clone());
+                }
+                out.insert(key, v);
             }
             None => skipped += 1,
         }
@@ -216,7 +246,7 @@ fn info_dict(doc: &Document, warnings: &mut Vec<Warning>) -> BTreeMap<String, St
             "Info dictionary: {skipped} entries are not text and were skipped"
         )));
     }
-    out
+    (out, text_keys)
 }
 
 fn xmp(doc: &Document, warnings: &mut Vec<Warning>) -> Option<String> {

@@ -18,6 +18,7 @@
 //! * [`load`] — lopdf loading, error mapping.
 //! * [`encryption`] — the `/Encrypt` dictionary: handler, malformed dictionaries.
 //! * [`pagetree`] — our bounded page-tree walk.
+//! * [`salvage`] — what lopdf drops from damaged files: a lost `/Info`, unparsable pages.
 //! * [`metadata`] — [`Metadata`].
 //! * [`extract`] — [`Extraction`].
 //! * [`text`] — content-stream interpreter: fonts, encodings, CMaps, text placement.
@@ -35,6 +36,7 @@ pub mod limits;
 pub mod load;
 pub mod metadata;
 pub mod pagetree;
+pub mod salvage;
 pub mod source;
 pub mod stream;
 pub mod text;

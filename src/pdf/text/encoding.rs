@@ -51,11 +51,20 @@ impl Base {
             Base::MacExpert => &pdf_encoding::MACEXPERT,
             Base::PdfDoc => return pdf_doc(code),
         };
-        map.get(code).or_else(|| match self {
-            // WinAnsi maps the undefined positions to Latin-1 in practice (pdftotext too).
-            Base::WinAnsi if code >= 0xA0 => Some(char::from(code)),
-            _ => None,
-        })
+        map.get(code)
+            .or_else(|| match self {
+                // WinAnsi maps the undefined positions to Latin-1 in practice (pdftotext too).
+                Base::WinAnsi if code >= 0xA0 => Some(char::from(code)),
+                _ => None,
+            })
+            .map(|c| match c {
+                // Annex D names these positions `hyphen` and `space` (the AGL's
+                // U+002D and U+0020, what pdftotext prints); the tables give the
+                // Latin-1 soft hyphen and no-break space.
+                '\u{ad}' => '-',
+                '\u{a0}' => ' ',
+                c => c,
+            })
     }
 }
 
@@ -184,6 +193,18 @@ pub fn apply_differences(doc: &Document, diffs: &[Object], names: &mut [Option<S
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hyphen_and_space_positions_read_as_ascii() {
+        use super::Base;
+        assert_eq!(Base::Standard.decode(0x2D), Some('-'));
+        assert_eq!(Base::Standard.decode(0x20), Some(' '));
+        assert_eq!(Base::WinAnsi.decode(0xAD), Some('-'));
+        assert_eq!(Base::WinAnsi.decode(0xA0), Some(' '));
+        assert_eq!(Base::MacRoman.decode(0xCA), Some(' '));
+        assert_eq!(super::glyph_name_to_unicode("hyphen").as_deref(), Some("-"));
+        assert_eq!(super::glyph_name_to_unicode("space").as_deref(), Some(" "));
+    }
+
     use super::*;
 
     #[test]

@@ -192,6 +192,9 @@ enum Kind {
         cid_text: HashMap<u32, char>,
         /// The character collection (`/CIDSystemInfo` `/Ordering`).
         collection: Option<Collection>,
+        /// Ordering `Identity` or `UCS` with no font program to read: CIDs
+        /// are taken as Unicode code points (pdftotext's identity mapping).
+        identity: bool,
     },
 }
 
@@ -395,6 +398,7 @@ impl Font {
                 encoding,
                 cid_text,
                 collection,
+                identity,
                 ..
             } => {
                 let legacy = match encoding {
@@ -409,6 +413,10 @@ impl Font {
                     }
                     if let Some(c) = cid_text.get(&cid) {
                         out.push(*c);
+                        return;
+                    }
+                    if let Some(c) = char::from_u32(cid).filter(|c| *identity && !c.is_control()) {
+                        out.push(c);
                         return;
                     }
                 }
@@ -465,7 +473,7 @@ fn load_simple(
             .collect();
         match m.as_slice() {
             [a, _, _, d, ..] if a.is_finite() && d.is_finite() && *a != 0.0 => {
-                (*a, (d.abs() * 1000.0).clamp(0.01, 100.0))
+                (*a, (d / a).abs().clamp(0.01, 100.0))
             }
             _ => (0.001, 1.0),
         }
@@ -538,6 +546,13 @@ fn load_simple(
     if let Some(d) = diffs {
         encoding::apply_differences(doc, d, &mut names);
     }
+    // Each code's glyph name as pdftotext sees it (for the Type 3 size guess):
+    // `/Differences`, else the base encoding's character.
+    let named: Vec<Option<String>> = names
+        .iter()
+        .zip(text.iter())
+        .map(|(n, t)| n.clone().or_else(|| t.as_deref().map(str::to_string)))
+        .collect();
     for (i, name) in names.iter().enumerate() {
         let Some(name) = name else { continue };
         // Unknown names: a number in the name, else the code itself read as
@@ -573,6 +588,15 @@ fn load_simple(
                 *slot = p
                     .text_for_code(i as u8)
                     .map(|c| c.to_string().into_boxed_str());
+            }
+        }
+    } else if subtype == b"TrueType" && base.is_none() && diffs.is_none() {
+        // A TrueType font with no encoding and no program to read: codes
+        // pass through as Latin-1 (what pdftotext prints).
+        for (i, slot) in text.iter_mut().enumerate() {
+            let c = char::from(i as u8);
+            if slot.is_none() && !c.is_control() {
+                *slot = Some(c.to_string().into_boxed_str());
             }
         }
     }
@@ -616,6 +640,11 @@ fn load_simple(
             }
         }
     }
+    let height = if type3 {
+        height * type3_size_factor(&named, &widths)
+    } else {
+        height
+    };
     Font {
         kind: Kind::Simple { text, widths },
         to_unicode: None,
@@ -624,6 +653,45 @@ fn load_simple(
         height,
         warnings: Vec::new(),
     }
+}
+
+/// A Type 3 font's glyphs are drawn in a private grid, so its size on the
+/// page is unknown until a glyph is measured; pdftotext guesses it from one
+/// advance width (text space units per 1 unit of font size): the glyph `m`
+/// against a generic 0.6 em, else the first one-letter glyph name against
+/// 0.5 em, else the first named glyph with a width against 0.5 em. Using the
+/// same guess keeps word and line grouping (thresholds are fractions of the
+/// size) where pdftotext puts them. 1 when nothing fits.
+fn type3_size_factor(names: &[Option<String>], widths: &[f64; 256]) -> f64 {
+    let width = |code: usize| {
+        widths
+            .get(code)
+            .copied()
+            .filter(|w| *w > 0.0 && w.is_finite())
+    };
+    let one_char = |n: &Option<String>| -> Option<char> {
+        let mut chars = n.as_deref()?.chars();
+        let c = chars.next()?;
+        chars.next().is_none().then_some(c)
+    };
+    let m = names.iter().rposition(|n| one_char(n) == Some('m'));
+    let letter = names
+        .iter()
+        .position(|n| one_char(n).is_some_and(|c| c.is_ascii_alphabetic()));
+    let any = names
+        .iter()
+        .enumerate()
+        .position(|(code, n)| n.is_some() && width(code).is_some());
+    let factor = match (
+        m.and_then(width),
+        letter.and_then(width),
+        any.and_then(width),
+    ) {
+        (Some(w), _, _) => w / 0.6,
+        (None, Some(w), _) | (None, None, Some(w)) => w / 0.5,
+        (None, None, None) => 1.0,
+    };
+    factor.clamp(0.01, 100.0)
 }
 
 enum Std14 {
@@ -733,11 +801,13 @@ fn load_composite(
     let mut default_width = 1000.0;
     let mut cid_text = HashMap::new();
     let mut collection = None;
+    let mut identity = false;
     if let Some(desc) = descendant {
-        collection = get_dict(doc, desc, b"CIDSystemInfo")
+        let ordering = get_dict(doc, desc, b"CIDSystemInfo")
             .and_then(|info| get(doc, info, b"Ordering"))
-            .and_then(|o| o.as_str().ok())
-            .and_then(Collection::from_ordering);
+            .and_then(|o| o.as_str().ok());
+        collection = ordering.and_then(Collection::from_ordering);
+        identity = !has_to_unicode && matches!(ordering, Some(b"Identity" | b"UCS"));
         if let Some(dw) = get(doc, desc, b"DW").and_then(num) {
             default_width = dw;
         }
@@ -749,6 +819,7 @@ fn load_composite(
             if let Some(p) = embedded::Program::load(doc, fd, limits, warnings) {
                 let map = cid_to_gid(doc, desc, limits, warnings);
                 cid_text = p.cid_text(map.as_deref());
+                identity = false;
             }
         }
     } else {
@@ -761,6 +832,7 @@ fn load_composite(
             default_width,
             cid_text,
             collection,
+            identity,
         },
         to_unicode: None,
         vertical,

@@ -230,6 +230,10 @@ impl<'a> Interp<'a> {
     ) {
         let mut saved: Vec<GState> = Vec::new();
         let mut dropped_saves = 0usize;
+        // Open marked-content sequences: for an `/ActualText` one, where its
+        // glyphs and text start in the sink, and the replacement text.
+        let mut marked: Vec<Option<(usize, usize, String)>> = Vec::new();
+        let mut dropped_marks = 0usize;
         let mut tm = Matrix::IDENTITY;
         let mut tlm = Matrix::IDENTITY;
         for op in ops {
@@ -376,8 +380,50 @@ impl<'a> Interp<'a> {
                         self.do_xobject(sink, resources, name, gs);
                     }
                 }
+                "BMC" | "BDC" => {
+                    if marked.len() >= MAX_MARKED_DEPTH {
+                        dropped_marks += 1;
+                    } else {
+                        let actual = (op.operator == "BDC")
+                            .then(|| self.actual_text(resources, args.last()))
+                            .flatten()
+                            .map(|t| (sink.glyphs.len(), sink.text.len(), t));
+                        marked.push(actual);
+                    }
+                }
+                "EMC" => {
+                    if dropped_marks > 0 {
+                        dropped_marks -= 1;
+                    } else if let Some(Some((g0, t0, actual))) = marked.pop() {
+                        replace_with_actual_text(sink, g0, t0, &actual, self.limits.max_chars);
+                    }
+                }
                 _ => {}
             }
+        }
+    }
+
+    /// The `/ActualText` of a `BDC` property list (inline, or named in the
+    /// resources' `/Properties`), decoded (§14.9.4).
+    fn actual_text(
+        &self,
+        res: Option<&'a Dictionary>,
+        props: Option<&'a Object>,
+    ) -> Option<String> {
+        let dict = match self.deref(props?) {
+            Object::Dictionary(d) => d,
+            Object::Name(n) => match self.deref(self.sub_dict(res, b"Properties")?.get(n).ok()?) {
+                Object::Dictionary(d) => d,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        match self.deref(dict.get(b"ActualText").ok()?) {
+            Object::String(bytes, _) => Some(crate::pdf::textstring::decode_text_string(
+                bytes,
+                self.limits.max_chars,
+            )),
+            _ => None,
         }
     }
 
@@ -530,6 +576,35 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// Runs an annotation's appearance stream `form` (a Form XObject) placed by
+/// `ctm`, with the form's own resources (§12.5.5).
+pub fn run_appearance(
+    doc: &Document,
+    limits: &TextLimits,
+    sink: &mut Sink,
+    form: &lopdf::Stream,
+    ctm: Matrix,
+) {
+    let data = match crate::pdf::stream::decode_stream(form, limits.max_stream_bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            sink.warn(format!("annotation appearance: {e}"));
+            return;
+        }
+    };
+    let resources = match form
+        .dict
+        .get(b"Resources")
+        .ok()
+        .and_then(|o| doc.dereference(o).ok())
+    {
+        Some((_, Object::Dictionary(d))) => Some(d),
+        _ => None,
+    };
+    let mut interp = Interp::new(doc, limits);
+    interp.run(sink, &data, resources, ctm);
+}
+
 /// Runs `data` as a page content stream.
 pub fn run_page(
     doc: &Document,
@@ -541,6 +616,37 @@ pub fn run_page(
 ) {
     let mut interp = Interp::new(doc, limits);
     interp.run(sink, data, resources, ctm);
+}
+
+/// Most nested marked-content sequences tracked (`BMC`/`BDC` … `EMC`).
+pub const MAX_MARKED_DEPTH: usize = 256;
+
+/// Replaces the glyphs placed since `(g0, t0)` by one glyph spanning them
+/// whose text is `actual` (pdftotext does the same); an empty replacement
+/// removes them. Nothing is added when the sequence drew no glyph, nor
+/// past `max_chars` of page text.
+fn replace_with_actual_text(sink: &mut Sink, g0: usize, t0: usize, actual: &str, max_chars: usize) {
+    let (Some(first), Some(last)) = (sink.glyphs.get(g0), sink.glyphs.last()) else {
+        return;
+    };
+    if sink.glyphs.len() <= g0 || t0 > sink.text.len() || !sink.text.is_char_boundary(t0) {
+        return;
+    }
+    let glyph = Glyph {
+        x0: first.x0,
+        y0: first.y0,
+        x1: last.x1,
+        y1: last.y1,
+        size: first.size,
+        dir: first.dir,
+        text: t0..t0 + actual.len(),
+    };
+    sink.glyphs.truncate(g0);
+    sink.text.truncate(t0);
+    if !actual.is_empty() && sink.text.len() + actual.len() <= max_chars {
+        sink.text.push_str(actual);
+        sink.glyphs.push(glyph);
+    }
 }
 
 /// Whether a glyph's advance from `(x0, y0)` to `(x1, y1)` touches the page

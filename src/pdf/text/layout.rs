@@ -11,6 +11,11 @@ use std::ops::Range;
 /// Gap between glyphs, as a fraction of the font size, above which a word breaks
 /// (pdftotext uses 0.1 too).
 pub const WORD_GAP: f64 = 0.1;
+/// A spacing accent combines with a letter when their centres are closer
+/// than this fraction of the letter's width (pdftotext: 0.3).
+pub const ACCENT_MID: f64 = 0.3;
+/// ... and their baselines closer than this fraction of the font size (pdftotext: 0.4 of the word height).
+pub const ACCENT_BASE: f64 = 0.4;
 /// Overlap (negative gap), as a fraction of the font size, that breaks a word.
 pub const OVERLAP_BREAK: f64 = 0.2;
 /// Gap between two words of a line, as a fraction of the line's first font
@@ -24,8 +29,13 @@ pub const LETTER_SPACED_MAX: f64 = 0.4;
 /// Baseline distance, as a fraction of the larger font size, within which a
 /// word joins a line (keeps super- and subscripts on their line).
 pub const LINE_JOIN: f64 = 0.45;
+/// Words of a line looked back over for a sub- or superscript's base.
+pub const SCRIPT_LOOKBACK: usize = 64;
 /// Baseline shift, as a fraction of the font size, above which a glyph starts a new line.
 pub const BASELINE_SHIFT: f64 = 0.5;
+/// Gap between words, as a fraction of the font size, that separates two
+/// columns when a neighbouring line has the same gap (a gutter).
+pub const GUTTER_GAP: f64 = 0.7;
 /// Horizontal gap, as a fraction of the font size, that separates two columns on a line.
 pub const COLUMN_GAP: f64 = 1.5;
 
@@ -57,6 +67,8 @@ struct Word {
     v: f64,
     size: f64,
     text: String,
+    /// Extent of the last glyph along the baseline.
+    last: (f64, f64),
 }
 
 fn normalise(dir: u8, x: f64, y: f64) -> (f64, f64) {
@@ -101,6 +113,9 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
         }
         let blank = t.chars().all(char::is_whitespace);
         if let Some(w) = cur.as_mut() {
+            if w.dir == g.dir && combine_accent(w, t, u0, u1, v, size) {
+                continue;
+            }
             let gap = u0 - w.u1;
             // A change of font size also ends a word (a superscript is its own
             // word; the line step below decides whether a space separates them).
@@ -115,6 +130,7 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
                     expand_ligature(c, &mut w.text);
                 }
                 w.u1 = w.u1.max(u1);
+                w.last = (u0, u1);
                 continue;
             }
         }
@@ -133,11 +149,74 @@ fn words(glyphs: &[Glyph], text: &str) -> Vec<Word> {
                 v,
                 size,
                 text: s,
+                last: (u0, u1),
             });
         }
     }
     out.extend(cur);
     out
+}
+
+/// The combining form of a spacing diacritic (TeX and other typesetters
+/// draw accents as separate glyphs over the letter). The ogonek, drawn
+/// under and beside its letter, stays spacing (as in pdftotext).
+fn combining_form(c: char) -> Option<char> {
+    Some(match c {
+        '`' => '\u{300}',
+        '\u{a8}' => '\u{308}',
+        '\u{af}' => '\u{304}',
+        '\u{b4}' => '\u{301}',
+        '\u{b8}' => '\u{327}',
+        '\u{2c6}' => '\u{302}',
+        '\u{2c7}' => '\u{30c}',
+        '\u{2d8}' => '\u{306}',
+        '\u{2d9}' => '\u{307}',
+        '\u{2da}' => '\u{30a}',
+        '\u{2dc}' => '\u{303}',
+        '\u{2dd}' => '\u{30b}',
+        _ => return None,
+    })
+}
+
+/// Puts a spacing accent drawn over a letter onto it as a combining mark
+/// (letter first or accent first), as pdftotext does: the two glyphs'
+/// centres within [`ACCENT_MID`] × the letter's width, baselines within
+/// [`ACCENT_BASE`] × the font size. True when `t` was absorbed into `w`.
+fn combine_accent(w: &mut Word, t: &str, u0: f64, u1: f64, v: f64, size: f64) -> bool {
+    let mut chars = t.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    let Some(prev) = w.text.chars().next_back() else {
+        return false;
+    };
+    let (p0, p1) = w.last;
+    let near = |width: f64| {
+        ((u0 + u1) / 2.0 - (p0 + p1) / 2.0).abs() < ACCENT_MID * width.abs()
+            && (v - w.v).abs() < ACCENT_BASE * size.max(w.size)
+    };
+    if let Some(mark) = combining_form(c) {
+        if prev.is_alphanumeric() && near(p1 - p0) {
+            w.text.push(mark);
+            return true;
+        }
+    } else if let Some(mark) = combining_form(prev) {
+        if c.is_alphanumeric() && near(u1 - u0) {
+            w.text.pop();
+            w.text.push(c);
+            w.text.push(mark);
+            w.u0 = w.u0.min(u0);
+            w.u1 = w.u1.max(u1);
+            w.last = (u0, u1);
+            if w.text.chars().count() == 2 {
+                // The word was the accent alone: it takes the letter's place.
+                w.v = v;
+                w.size = size;
+            }
+            return true;
+        }
+    }
+    false
 }
 
 struct Line {
@@ -162,9 +241,27 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
     let mut lines: Vec<Line> = Vec::new();
     for w in words {
         if let Some(l) = lines.last_mut() {
-            if l.dir == w.dir && (w.v - l.v).abs() <= LINE_JOIN * l.size.max(w.size) {
+            let tol = LINE_JOIN * l.size.max(w.size);
+            // A smaller word (sub- or superscript) also joins when it sits
+            // near a larger word of the line: with two columns' lines a
+            // little apart sharing one line, the line's own baseline may be
+            // the other column's.
+            let script = || {
+                l.words
+                    .iter()
+                    .rev()
+                    .take(SCRIPT_LOOKBACK)
+                    .any(|x| x.size > 1.05 * w.size && (w.v - x.v).abs() <= LINE_JOIN * x.size)
+            };
+            if l.dir == w.dir && ((w.v - l.v).abs() <= tol || script()) {
                 l.u0 = l.u0.min(w.u0);
                 l.u1 = l.u1.max(w.u1);
+                // The line's baseline is its largest text's: a superscript
+                // met first must not pull the line up, away from the
+                // subscripts below the main baseline.
+                if w.size > l.size * 1.01 {
+                    l.v = w.v;
+                }
                 l.size = l.size.max(w.size);
                 l.words.push(w);
                 continue;
@@ -179,15 +276,36 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
             words: vec![w],
         });
     }
-    // Split each line at wide gaps into segments (columns).
-    let mut segments: Vec<Line> = Vec::new();
-    for mut line in lines {
+    // Split each line at wide gaps into segments (columns): a gap over
+    // COLUMN_GAP, or over GUTTER_GAP where a neighbouring line is empty over
+    // the same stretch (a gutter running down the page).
+    for line in lines.iter_mut() {
         line.words.sort_by(|a, b| a.u0.total_cmp(&b.u0));
+    }
+    let gutters: Vec<Vec<(f64, f64)>> = (0..lines.len())
+        .map(|i| {
+            let Some(line) = lines.get(i) else {
+                return Vec::new();
+            };
+            let neighbours: Vec<&Line> = [i.checked_sub(1), i.checked_add(1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| lines.get(j))
+                .filter(|n| {
+                    n.dir == line.dir && (n.v - line.v).abs() <= 2.0 * n.size.max(line.size)
+                })
+                .collect();
+            gutters_of(line, &neighbours)
+        })
+        .collect();
+    let mut segments: Vec<Line> = Vec::new();
+    for (line, gutters) in lines.into_iter().zip(gutters) {
         let mut seg: Option<Line> = None;
         for w in line.words {
             if let Some(s) = seg.as_mut() {
                 let gap = w.u0 - s.u1;
-                if gap <= COLUMN_GAP * s.size.max(w.size) {
+                let gutter = gutters.iter().any(|&(a, b)| s.u1 <= a && b <= w.u0);
+                if gap <= COLUMN_GAP * s.size.max(w.size) && !gutter {
                     // Drop a word drawn twice at the same place (fake bold).
                     let dup = s
                         .words
@@ -238,6 +356,30 @@ pub fn layout(glyphs: &[Glyph], text: &str) -> String {
         }
     }
     out
+}
+
+/// The gaps `(start, end)` of `line` wider than [`GUTTER_GAP`] × its size
+/// that overlap a gap as wide on a neighbouring line (a column gutter running
+/// down the page, as opposed to a wide space that only one line has).
+fn gutters_of(line: &Line, neighbours: &[&Line]) -> Vec<(f64, f64)> {
+    let wide_gaps = |l: &Line| -> Vec<(f64, f64)> {
+        l.words
+            .windows(2)
+            .filter_map(|pair| match pair {
+                [a, b] if b.u0 - a.u1 > GUTTER_GAP * a.size.max(b.size) => Some((a.u1, b.u0)),
+                _ => None,
+            })
+            .collect()
+    };
+    let theirs: Vec<(f64, f64)> = neighbours.iter().flat_map(|n| wide_gaps(n)).collect();
+    wide_gaps(line)
+        .into_iter()
+        .filter(|&(start, end)| {
+            theirs
+                .iter()
+                .any(|&(c, d)| end.min(d) - start.max(c) > 0.1 * line.size)
+        })
+        .collect()
 }
 
 /// The gap from which two words of a line are separated by a space.

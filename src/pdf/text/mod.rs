@@ -24,7 +24,7 @@ mod std14;
 
 pub use cmap::{MAX_BFRANGE_SPAN, MAX_CMAP_ENTRIES, MAX_CODESPACE_RANGES};
 pub use font::{MAX_SIMPLE_WIDTHS, MAX_W_ENTRIES};
-pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH};
+pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH, MAX_MARKED_DEPTH};
 
 /// Default for [`TextLimits::max_chars`]: characters of text per page.
 pub const MAX_PAGE_CHARS: usize = 1 << 20;
@@ -105,6 +105,7 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         resources,
         interp::Matrix::IDENTITY,
     );
+    run_annotations(doc, page, limits, &mut sink);
     let mut text = layout::layout(&sink.glyphs, &sink.text);
     let mut truncated = sink.truncated;
     if text.len() > limits.max_chars {
@@ -160,6 +161,134 @@ pub fn page_bounds(doc: &Document, page: &Dictionary) -> Option<[f64; 4]> {
     } else {
         media
     })
+}
+
+/// Most annotations of one page whose appearance is read.
+pub const MAX_ANNOTATIONS: usize = 4096;
+
+/// Annotation flags (§12.5.3): Hidden and NoView annotations are not shown.
+const ANNOT_HIDDEN: i64 = 1 << 1;
+const ANNOT_NO_VIEW: i64 = 1 << 5;
+
+/// Draws the normal appearance of each visible annotation (filled form
+/// fields, free text, stamps), as a viewer and pdftotext do: the appearance
+/// stream's `/BBox`, transformed by its `/Matrix`, is fitted onto the
+/// annotation's `/Rect` (§12.5.5).
+fn run_annotations<'a>(
+    doc: &'a Document,
+    page: &'a Dictionary,
+    limits: &TextLimits,
+    sink: &mut interp::Sink,
+) {
+    let deref = |o: &'a Object| -> Option<&'a Object> { doc.dereference(o).ok().map(|(_, o)| o) };
+    let Some(Object::Array(annots)) = page.get(b"Annots").ok().and_then(deref) else {
+        return;
+    };
+    for annot in annots.iter().take(MAX_ANNOTATIONS) {
+        if sink.truncated {
+            return;
+        }
+        let Some(Object::Dictionary(a)) = deref(annot) else {
+            continue;
+        };
+        let flags = match a.get(b"F").ok().and_then(deref) {
+            Some(Object::Integer(f)) => *f,
+            _ => 0,
+        };
+        if flags & (ANNOT_HIDDEN | ANNOT_NO_VIEW) != 0 {
+            continue;
+        }
+        let Some(Object::Dictionary(ap)) = a.get(b"AP").ok().and_then(deref) else {
+            continue;
+        };
+        let form = match ap.get(b"N").ok().and_then(deref) {
+            Some(Object::Stream(s)) => s,
+            Some(Object::Dictionary(states)) => {
+                let state = a
+                    .get(b"AS")
+                    .ok()
+                    .and_then(deref)
+                    .and_then(|o| o.as_name().ok());
+                match state.and_then(|n| states.get(n).ok()).and_then(deref) {
+                    Some(Object::Stream(s)) => s,
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        let Some(rect) = rect_of(doc, a.get(b"Rect").ok()) else {
+            continue;
+        };
+        let Some(bbox) = rect_of(doc, form.dict.get(b"BBox").ok()) else {
+            continue;
+        };
+        let matrix = form
+            .dict
+            .get(b"Matrix")
+            .ok()
+            .and_then(deref)
+            .and_then(|o| o.as_array().ok())
+            .and_then(|m| {
+                let v: Vec<f64> = m.iter().filter_map(|o| number(deref(o)?)).collect();
+                <[f64; 6]>::try_from(v).ok()
+            })
+            .map(interp::Matrix)
+            .unwrap_or(interp::Matrix::IDENTITY);
+        // The transformed box's bounds, then the map of those onto /Rect.
+        let [bx0, by0, bx1, by1] = bbox;
+        let corners =
+            [(bx0, by0), (bx1, by0), (bx0, by1), (bx1, by1)].map(|(x, y)| matrix.apply(x, y));
+        let (mut x0, mut y0, mut x1, mut y1) = (
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        );
+        for (x, y) in corners {
+            x0 = x0.min(x);
+            y0 = y0.min(y);
+            x1 = x1.max(x);
+            y1 = y1.max(y);
+        }
+        let [rx0, ry0, rx1, ry1] = rect;
+        let sx = if x1 > x0 {
+            (rx1 - rx0) / (x1 - x0)
+        } else {
+            1.0
+        };
+        let sy = if y1 > y0 {
+            (ry1 - ry0) / (y1 - y0)
+        } else {
+            1.0
+        };
+        let fit = interp::Matrix([sx, 0.0, 0.0, sy, rx0 - x0 * sx, ry0 - y0 * sy]);
+        let ctm = matrix.then(&fit);
+        if ctm.0.iter().all(|v| v.is_finite()) {
+            interp::run_appearance(doc, limits, sink, form, ctm);
+        }
+    }
+}
+
+fn number(o: &Object) -> Option<f64> {
+    match o {
+        Object::Integer(i) => Some(*i as f64),
+        Object::Real(r) => Some(f64::from(*r)),
+        _ => None,
+    }
+    .filter(|v| v.is_finite())
+}
+
+/// A rectangle `[x0 y0 x1 y1]`, normalised so that `x0 <= x1`, `y0 <= y1`.
+fn rect_of(doc: &Document, o: Option<&Object>) -> Option<[f64; 4]> {
+    let Object::Array(a) = doc.dereference(o?).ok()?.1 else {
+        return None;
+    };
+    let v: Vec<f64> = a
+        .iter()
+        .filter_map(|o| number(doc.dereference(o).ok()?.1))
+        .collect();
+    let [a, b, c, d] = <[f64; 4]>::try_from(v).ok()?;
+    Some([a.min(c), b.min(d), a.max(c), b.max(d)])
 }
 
 /// Most levels of `/Parent` climbed looking for inherited page attributes.
