@@ -229,50 +229,50 @@ pub fn count_operators(c: &[u8]) -> usize {
         match b {
             b'(' => {
                 let mut depth = 1usize;
-                i += 1;
+                i = i.saturating_add(1);
                 while let Some(&x) = c.get(i) {
                     match x {
-                        b'\\' => i += 1,
-                        b'(' => depth += 1,
+                        b'\\' => i = i.saturating_add(1),
+                        b'(' => depth = depth.saturating_add(1),
                         b')' => {
-                            depth -= 1;
+                            depth = depth.saturating_sub(1);
                             if depth == 0 {
                                 break;
                             }
                         }
                         _ => {}
                     }
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
-                i += 1;
+                i = i.saturating_add(1);
             }
             b'%' => {
                 while c.get(i).is_some_and(|&x| x != b'\n' && x != b'\r') {
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
             }
-            b'<' if c.get(i + 1) != Some(&b'<') => {
+            b'<' if c.get(i.saturating_add(1)) != Some(&b'<') => {
                 while c.get(i).is_some_and(|&x| x != b'>') {
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
-                i += 1;
+                i = i.saturating_add(1);
             }
             b'/' => {
-                i += 1;
+                i = i.saturating_add(1);
                 while c.get(i).is_some_and(|&x| regular(x)) {
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
             }
             _ if regular(b) => {
                 let start = i;
                 while c.get(i).is_some_and(|&x| regular(x)) {
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
                 let token = c.get(start..i).unwrap_or_default();
                 let operator = (b.is_ascii_alphabetic() || b == b'\'' || b == b'"')
                     && !matches!(token, b"true" | b"false" | b"null");
                 if operator {
-                    n += 1;
+                    n = n.saturating_add(1);
                 }
                 if token == b"ID" {
                     // Inline image data runs to the next `EI` between whitespace.
@@ -284,7 +284,7 @@ pub fn count_operators(c: &[u8]) -> usize {
                     }
                 }
             }
-            _ => i += 1,
+            _ => i = i.saturating_add(1),
         }
     }
     n

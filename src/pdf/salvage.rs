@@ -119,14 +119,14 @@ pub fn restore_stream_data(data: &[u8], doc: &mut Document, max_bytes: usize) ->
     // Entries may all point at one huge stream: the bytes restored over the
     // document are bounded by the file's own size.
     let mut budget = data.len();
-    let mut restored = 0;
+    let mut restored = 0usize;
     for (id, offset) in lost {
         let Some(stream) = reparse_stream(body, offset, max_bytes.min(budget)) else {
             continue;
         };
         budget = budget.saturating_sub(stream.content.len());
         doc.objects.insert(id, Object::Stream(stream));
-        restored += 1;
+        restored = restored.saturating_add(1);
     }
     restored
 }
