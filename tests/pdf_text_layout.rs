@@ -397,3 +397,22 @@ fn subscripts_stay_with_their_column_line_beside_a_heading() {
         "Heading here\nloop: {i 5 , i 7 }\n"
     );
 }
+
+#[test]
+fn unknown_glyph_names_pass_the_code_through() {
+    // `g42`, `cid65`, `a1`: no number is read out of the name (pdftotext
+    // prints the code itself); AGL and `uniXXXX` names still decode.
+    let mut doc = Document::with_version("1.7");
+    let font = dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Times-Roman",
+        "Encoding" => dictionary! {
+            "BaseEncoding" => "WinAnsiEncoding",
+            "Differences" => vec![65.into(), "g42".into(), "cid66".into(), "a1".into(), "uni0158".into(), "Adieresis".into()],
+        },
+    };
+    let id = with_font(&mut doc, font, b"BT /F1 12 Tf 72 700 Td (ABCDE) Tj ET");
+    assert_eq!(
+        page_text(&doc, id, &TextLimits::default()).text,
+        "ABC\u{158}\u{c4}\n"
+    );
+}

@@ -607,3 +607,83 @@ fn is_numeric_label(label: &[u8]) -> bool {
         None => !label.is_empty() && label.iter().all(u8::is_ascii_digit),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The verbatim fast path never sees a host, or misses an `@`, that the
+    /// full raw-authority reading would see differently.
+    fn fast_path_agrees(input: &str) -> Result<(), TestCaseError> {
+        let Ok(url) = Url::parse(input) else {
+            return Ok(());
+        };
+        let scheme_len = url.scheme().len();
+        let host = url.host_str().unwrap_or_default();
+        if let Some(fast) = verbatim_host(input, &url, host, scheme_len) {
+            let full = RawAuthority::read(input, scheme_len);
+            prop_assert!(full.is_ok(), "{:?}: fast path took an ambiguous URL", input);
+            let full = full.unwrap();
+            prop_assert_eq!(fast, full.host, "{:?}", input);
+            prop_assert!(!full.at_sign, "{:?}: fast path missed an @", input);
+            prop_assert_eq!(fast, host);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn verbatim_host_agrees_with_the_raw_authority(
+            s in "(https?|HTTP)://[a-z0-9.:@\\[\\]%?#/-]{0,30}(:[0-9]{0,5})?[/?#@a-z]{0,6}"
+        ) {
+            fast_path_agrees(&s)?;
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn double_dot_scan_agrees_with_windows(s in "[a.]{0,40}") {
+            let b = s.as_bytes();
+            prop_assert_eq!(has_double_dot(b), b.windows(2).any(|w| w == b".."));
+        }
+    }
+
+    #[test]
+    fn verbatim_host_agrees_on_tricky_inputs() {
+        for s in [
+            "http://a@b/",
+            "http://@b/",
+            "http://b:@b/",
+            "http://b:80@b/",
+            "http://example.com:80?x@10.0.0.1",
+            "http://example.com#@1.2.3.4",
+            "http://[::1]:80/",
+            "http://[::1]@x/",
+            "https://example.com:/",
+        ] {
+            fast_path_agrees(s).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_vector_scan_finds_every_suspicious_byte() {
+        // Every position, every length: the block scan and a plain byte
+        // scan agree on whether something is there.
+        for len in 0..48 {
+            for at in 0..len {
+                for bad in [b' ', b'\t', 0x7f, b'\\', 0xc3, 0x00] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = bad;
+                    let found = first_suspicious_word(&v);
+                    assert!(
+                        found.is_some_and(|f| f <= at && at < f + 16),
+                        "{len} {at} {bad}"
+                    );
+                }
+                let clean = vec![b'~'; len];
+                assert_eq!(first_suspicious_word(&clean), None);
+            }
+        }
+    }
+}

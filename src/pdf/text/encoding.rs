@@ -152,26 +152,6 @@ fn extra_name(name: &str) -> Option<&'static str> {
     })
 }
 
-/// A glyph name of the form `Cdd`, `cdd`, `Gdd`, `gdd`, `glyphdd` …: some producers
-/// name glyphs by their code; pdftotext reads the number back. Returns the number.
-pub fn numeric_glyph_name(name: &str) -> Option<(u32, bool)> {
-    let digits_at = name.find(|c: char| c.is_ascii_digit())?;
-    let (prefix, digits) = name.split_at(digits_at);
-    if prefix.is_empty() || prefix.len() > 2 || !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
-        return None;
-    }
-    let hex = digits.chars().all(|c| c.is_ascii_hexdigit())
-        && !digits.chars().all(|c| c.is_ascii_digit());
-    if !(2..=4).contains(&digits.len()) {
-        return None;
-    }
-    if hex {
-        u32::from_str_radix(digits, 16).ok().map(|n| (n, true))
-    } else {
-        digits.parse().ok().map(|n| (n, false))
-    }
-}
-
 /// Applies a `/Differences` array to a 256-entry table of glyph names.
 pub fn apply_differences(doc: &Document, diffs: &[Object], names: &mut [Option<String>; 256]) {
     let mut code: i64 = -1;
@@ -218,9 +198,6 @@ mod tests {
         );
         assert_eq!(glyph_name_to_unicode("a.sc").as_deref(), Some("a"));
         assert_eq!(glyph_name_to_unicode("f_f_i").as_deref(), Some("ffi"));
-        assert_eq!(numeric_glyph_name("g65"), Some((65, false)));
-        assert_eq!(numeric_glyph_name("G4A"), Some((0x4A, true)));
-        assert_eq!(numeric_glyph_name("Alpha"), None);
         assert_eq!(Base::WinAnsi.decode(0x93), Some('“'));
         assert_eq!(Base::PdfDoc.decode(0x84), Some('—'));
     }

@@ -555,16 +555,10 @@ fn load_simple(
         .collect();
     for (i, name) in names.iter().enumerate() {
         let Some(name) = name else { continue };
-        // Unknown names: a number in the name, else the code itself read as
-        // Latin-1 (what pdftotext does for Type 3 and private glyph names).
+        // Unknown names (`g42`, `cid12`, `a1`, …): the code itself read as
+        // Latin-1, as pdftotext does (it does not read numbers out of names).
         let decoded = encoding::glyph_name_to_unicode(name)
             .or_else(|| program.as_ref().and_then(|p| p.text_for_name(name)))
-            .or_else(|| {
-                encoding::numeric_glyph_name(name)
-                    .and_then(|(n, _)| char::from_u32(n))
-                    .filter(|c| !c.is_control())
-                    .map(String::from)
-            })
             .or_else(|| {
                 let c = char::from(i as u8);
                 (!c.is_control()).then(|| c.to_string())
