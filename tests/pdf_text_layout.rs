@@ -416,3 +416,23 @@ fn unknown_glyph_names_pass_the_code_through() {
         "ABC\u{158}\u{c4}\n"
     );
 }
+
+#[test]
+fn unembedded_truetype_without_base_encoding_reads_as_standard() {
+    // No program to read, no /BaseEncoding: StandardEncoding, as pdftotext
+    // (0x93 is nothing there, 0xE9 is Oslash, 0xAA quotedblleft).
+    let mut doc = Document::with_version("1.7");
+    let font = dictionary! {
+        "Type" => "Font", "Subtype" => "TrueType", "BaseFont" => "Arial",
+        "Encoding" => dictionary! { "Differences" => vec![65.into(), "B".into()] },
+    };
+    let id = with_font(
+        &mut doc,
+        font,
+        b"BT /F1 12 Tf 72 700 Td (A \\223x\\224 caf\\351 \\252) Tj ET",
+    );
+    assert_eq!(
+        page_text(&doc, id, &TextLimits::default()).text,
+        "B x caf\u{d8} \u{201c}\n"
+    );
+}

@@ -533,8 +533,11 @@ fn load_simple(
             .and_then(num)
             .is_some_and(|f| (f as i64) & 4 != 0);
         if !(symbolic && subtype == b"TrueType") {
+            // An embedded TrueType font without a usable built-in encoding
+            // reads as WinAnsi; any other font, including a TrueType font
+            // that is not embedded, as StandardEncoding (pdftotext does).
             fill_base(
-                if subtype == b"TrueType" {
+                if subtype == b"TrueType" && program.is_some() {
                     Base::WinAnsi
                 } else {
                     Base::Standard
