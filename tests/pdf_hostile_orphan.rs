@@ -1,9 +1,10 @@
-//! A worker must not outlive its caller. The caller here is `toolgate
-//! extract` (the CLI, which spawns one worker per call); it is SIGKILLed while
-//! its worker is busy on a slow file, and the worker must then be gone (or a
-//! zombie waiting to be reaped by init) shortly after, long before the CPU
-//! limit or the worker's own work would have ended it. The check is on
-//! process existence, polled, not on measured speed.
+//! A worker must not outlive its caller. Two callers are SIGKILLed while
+//! their worker is busy on a slow file: `toolgate extract` (the CLI, which
+//! spawns one worker per call through `pdf::worker`), and this test binary
+//! re-run as a parent that lifts every cap so the worker would stay busy for
+//! minutes. The worker must then be gone (or a zombie waiting to be reaped by
+//! init) shortly after. The check is on process existence, polled, not on
+//! measured speed.
 #![cfg(feature = "cli")]
 
 #[allow(dead_code)]
@@ -63,6 +64,109 @@ fn workers_of(parent: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Set in the environment of the parent role of this test binary.
+const PARENT_ROLE: &str = "TOOLGATE_ORPHAN_TEST_PARENT";
+
+/// The parent role: when this test binary is re-run with [`PARENT_ROLE`]
+/// set to a PDF path, it spawns a worker the way `pdf::worker` does (request
+/// line then document on stdin, stdin kept open), with every cap lifted so
+/// the worker stays busy for minutes, prints the worker's pid, and waits to
+/// be killed. Run normally, this test does nothing.
+#[test]
+fn parent_role() {
+    let Ok(pdf) = std::env::var(PARENT_ROLE) else {
+        return;
+    };
+    let data = std::fs::read(pdf).unwrap();
+    let huge = u64::MAX;
+    let request = format!(
+        "{{\"op\":\"extract\",\"pages\":null,\"password\":null,\"data_len\":{},\"limits\":{{\"max_operations_per_call\":{huge},\"max_operations_per_page\":{huge},\"max_total_decoded_bytes\":{huge},\"max_pages_per_call\":100000}}}}\n",
+        data.len()
+    );
+    let mut worker = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "pdf-worker",
+            "--memory-bytes",
+            "805306368",
+            "--cpu-seconds",
+            "120",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = worker.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, request.as_bytes()).unwrap();
+    std::io::Write::write_all(&mut stdin, &data).unwrap();
+    // libtest may capture stdout: the pid goes to a file beside the PDF.
+    let pid_file = format!("{}.pid", std::env::var(PARENT_ROLE).unwrap());
+    std::fs::write(format!("{pid_file}.tmp"), worker.id().to_string()).unwrap();
+    std::fs::rename(format!("{pid_file}.tmp"), &pid_file).unwrap();
+    // Keep stdin open, as the real parent does, until killed.
+    std::thread::sleep(Duration::from_secs(120));
+    drop(stdin);
+    let _ = worker.kill();
+    let _ = worker.wait();
+}
+
+#[test]
+fn worker_exits_when_a_parent_with_its_stdin_open_is_sigkilled() {
+    let dir = std::env::temp_dir().join(format!("toolgate-orphan2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("slow.pdf");
+    std::fs::write(&file, slow_pdf()).unwrap();
+    let mut parent = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "parent_role",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(PARENT_ROLE, &file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.join("slow.pdf.pid");
+    let started = Instant::now();
+    let worker = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = parent.kill();
+            panic!("the parent role never reported its worker");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Give the worker time to read the document and get busy.
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(alive(worker), "the worker ended on its own: nothing tested");
+    parent.kill().unwrap(); // SIGKILL
+    parent.wait().unwrap();
+    let killed = Instant::now();
+    while alive(worker) && killed.elapsed() < Duration::from_millis(1500) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let still_alive = alive(worker);
+    if still_alive {
+        let _ = Command::new("kill")
+            .arg("-9")
+            .arg(worker.to_string())
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        !still_alive,
+        "worker {worker} outlived its SIGKILLed parent"
+    );
+}
+
 #[test]
 fn worker_exits_when_its_parent_is_sigkilled() {
     let dir = std::env::temp_dir().join(format!("toolgate-orphan-{}", std::process::id()));
@@ -93,11 +197,11 @@ fn worker_exits_when_its_parent_is_sigkilled() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    std::thread::sleep(Duration::from_millis(800));
-    assert!(
-        alive(worker),
-        "the worker finished before the test could kill its parent: make slow_pdf slower"
-    );
+    // The caps end this worker's work within about a second (release): kill
+    // early. Whether it was still reading its input or already interpreting,
+    // it must go; `worker_exits_when_a_parent_with_its_stdin_open_is_sigkilled`
+    // covers a worker kept busy for minutes.
+    std::thread::sleep(Duration::from_millis(100));
 
     parent.kill().unwrap(); // SIGKILL: the parent gets no chance to clean up.
     parent.wait().unwrap();
