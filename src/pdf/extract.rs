@@ -23,7 +23,9 @@ pub struct Page {
 /// The result of `extract`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extraction {
-    /// Pages in the document (page-tree walk, never `/Count`).
+    /// Pages in the document: the pages found by the bounded page-tree walk,
+    /// or the declared count when plausible and larger (see
+    /// [`super::pagetree::PageTree::count`]); pages past those found are empty.
     pub page_count: u32,
     /// The pages extracted, in order.
     pub pages: Vec<Page>,

@@ -18,9 +18,14 @@ use super::Warning;
 pub struct Metadata {
     /// `major.minor`: the header's version, or the catalog's `/Version` when later.
     pub pdf_version: String,
-    /// Pages found by walking the page tree (never `/Count`).
+    /// Pages in the document: the pages found by the bounded page-tree walk,
+    /// or the declared count (linearization `/N`, root `/Count`) when it is
+    /// plausible and larger, as viewers and `pdfinfo` report it (see
+    /// [`super::pagetree::PageTree::count`]).
     pub page_count: u32,
-    /// The trailer names an `/Encrypt` dictionary.
+    /// The trailer names an `/Encrypt` dictionary (one so malformed that it
+    /// cannot describe any encryption is ignored, with a warning, as poppler
+    /// ignores it: see [`super::encryption::standard_dict_fault`]).
     pub encrypted: bool,
     /// The security handler and algorithm, when encrypted.
     pub encryption: Option<Encryption>,

@@ -2,7 +2,7 @@
 //! never used to find or allocate pages: pages are found by visiting the
 //! leaves, each node at most once, under a depth cap, a node cap and a leaf
 //! cap. The count the document *declares* ([`declared_pages`]) is only
-//! compared with what was found: see [`page_count`].
+//! compared with what was found: see [`PageTree::count`].
 
 use std::collections::HashSet;
 
