@@ -436,3 +436,30 @@ fn unembedded_truetype_without_base_encoding_reads_as_standard() {
         "B x caf\u{d8} \u{201c}\n"
     );
 }
+
+#[test]
+fn word_spacing_applies_to_one_byte_spaces_of_composite_fonts() {
+    // 90ms-RKSJ-H has one-byte codes: its 0x20 takes Tw like a simple font's.
+    let mut doc = Document::with_version("1.7");
+    let descendant = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "CIDFontType2", "BaseFont" => "MS-Mincho",
+        "CIDSystemInfo" => dictionary! {
+            "Registry" => Object::string_literal("Adobe"),
+            "Ordering" => Object::string_literal("Japan1"), "Supplement" => 2,
+        },
+        "DW" => 1000, "W" => vec![1.into(), vec![250.into()].into()],
+    });
+    let font = dictionary! {
+        "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "MS-Mincho",
+        "Encoding" => "90ms-RKSJ-H", "DescendantFonts" => vec![descendant.into()],
+    };
+    let id = with_font(
+        &mut doc,
+        font,
+        b"BT /F1 12 Tf 30 Tw 72 700 Td <93FA967B208CEA414243204445> Tj ET",
+    );
+    assert_eq!(
+        page_text(&doc, id, &TextLimits::default()).text,
+        "\u{65e5}\u{672c}\n\u{8a9e}ABC\nDE\n"
+    );
+}

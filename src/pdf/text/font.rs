@@ -331,11 +331,6 @@ impl Font {
         font
     }
 
-    /// Whether codes are single bytes (Tw applies to code 32 only for these).
-    pub fn is_simple(&self) -> bool {
-        matches!(self.kind, Kind::Simple { .. })
-    }
-
     /// Splits the next code off `bytes` (non-empty). Returns the code and its length.
     pub fn next_code(&self, bytes: &[u8]) -> Code {
         let len = match &self.kind {

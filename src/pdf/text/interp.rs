@@ -523,7 +523,9 @@ impl<'a> Interp<'a> {
             let start = sink.text.len();
             font.push_text(&code, bytes, &mut sink.text);
             let w0 = font.width(&code);
-            let word_space = if font.is_simple() && code.code == 32 && code.len == 1 {
+            // Tw applies to the one-byte code 32, in simple fonts and in
+            // composite fonts whose CMap has one-byte codes (§9.3.3).
+            let word_space = if code.code == 32 && code.len == 1 {
                 t.word_spacing
             } else {
                 0.0
