@@ -85,6 +85,19 @@ fn is_notification(v: &Value) -> bool {
     })
 }
 
+/// A JSON-RPC response sent by the client (`result` or `error`, no
+/// `method`): the server drops it unanswered (JSON-RPC 2.0 §5).
+fn is_response(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        !o.contains_key("method") && (o.contains_key("result") || o.contains_key("error"))
+    })
+}
+
+/// A message that must never be answered.
+fn is_silent(v: &Value) -> bool {
+    is_notification(v) || is_response(v)
+}
+
 fn is_request(v: &Value) -> bool {
     v.as_object().is_some_and(|o| {
         o.get("id")
@@ -100,12 +113,12 @@ fn check_line(bytes: &[u8], response: Option<&Value>) {
     let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
     match (response, &parsed) {
         (None, Some(Value::Array(items))) => {
-            assert!(!items.is_empty() && items.iter().all(is_notification));
+            assert!(!items.is_empty() && items.iter().all(is_silent));
         }
-        (None, Some(v)) => assert!(is_notification(v), "no answer to a non-notification"),
+        (None, Some(v)) => assert!(is_silent(v), "no answer to a non-notification"),
         (None, None) => panic!("no answer to an unparseable line"),
         (Some(Value::Array(responses)), Some(Value::Array(items))) => {
-            let requests = items.iter().filter(|i| !is_notification(i)).count();
+            let requests = items.iter().filter(|i| !is_silent(i)).count();
             assert_eq!(
                 responses.len(),
                 requests,
