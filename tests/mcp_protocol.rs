@@ -226,11 +226,24 @@ fn responses_from_the_client_are_never_answered() {
         br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#.to_vec(),
     ]);
     assert!(rs.is_empty(), "{rs:?}");
-    // Neither a method nor a result: still an invalid request.
-    let rs = after_init(&[br#"{"jsonrpc":"2.0","id":12}"#.to_vec()]);
-    assert_eq!(rs.len(), 1, "{rs:?}");
-    assert_eq!(rs[0]["error"]["code"], -32600);
-    assert_eq!(rs[0]["id"], 12);
+    // Not a well-formed 2.0 response and not a request: still an invalid
+    // request, answered.
+    let bad: Vec<Vec<u8>> = [
+        &br#"{"jsonrpc":"2.0","id":12}"#[..],
+        br#"{"jsonrpc":"1.0","id":12,"result":{}}"#,
+        br#"{"id":12,"result":{}}"#,
+        br#"{"jsonrpc":"2.0","id":12,"result":1,"error":{"code":1,"message":"x"}}"#,
+        br#"{"jsonrpc":"2.0","id":12,"error":"x"}"#,
+        br#"{"jsonrpc":"2.0","id":12,"result":{},"extra":1}"#,
+    ]
+    .iter()
+    .map(|b| b.to_vec())
+    .collect();
+    let rs = after_init(&bad);
+    assert_eq!(rs.len(), bad.len(), "{rs:?}");
+    for r in &rs {
+        assert_eq!(r["error"]["code"], -32600, "{r}");
+    }
 }
 
 #[test]

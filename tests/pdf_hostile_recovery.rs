@@ -347,6 +347,29 @@ fn a_malformed_standard_encrypt_dictionary_is_read_as_unencrypted() {
     let e = metadata(Source::Bytes(&data)).unwrap_err();
     assert_eq!(e.kind(), "unsupported_encryption");
     assert!(e.to_string().contains("/Standard V9 R9"), "{e}");
+    // An unknown revision under a known version (or the reverse) is no more
+    // openable: never `password_required`, which would send the agent to
+    // ask the user for a password that cannot work.
+    let key32 = format!("<{}>", "00".repeat(32));
+    let key48 = format!("<{}>", "00".repeat(48));
+    for (v, r, key) in [
+        (4, 99, &key32),
+        (1, 1, &key32),
+        (5, 7, &key48),
+        (5, 9, &key48),
+        (3, 3, &key32),
+    ] {
+        let dict = format!(
+            "<< /Filter /Standard /V {v} /R {r} /Length 128 /O {key} /U {key} /OE {key32} /UE {key32} /P -1 >>"
+        );
+        let data = one_page(HELLO)
+            .obj(9, &dict)
+            .trailer(&format!("/Encrypt 9 0 R {id}"))
+            .build();
+        let e = metadata(Source::Bytes(&data)).unwrap_err();
+        assert_eq!(e.kind(), "unsupported_encryption", "V{v} R{r}: {e}");
+        assert!(e.to_string().contains(&format!("V{v} R{r}")), "{e}");
+    }
 }
 
 #[test]
@@ -489,4 +512,44 @@ fn a_valid_encrypt_dictionary_written_in_the_trailer_decrypts() {
     assert_eq!(m.encryption.unwrap().algorithm.as_deref(), Some("AES"));
     let x = extract(Source::Bytes(&direct), Some("1".parse().unwrap())).unwrap();
     assert!(!x.pages[0].text.trim().is_empty());
+}
+
+#[test]
+fn text_lost_to_a_stream_cap_is_reported_as_truncated() {
+    // A page whose content stream decodes past the per-stream cap (or the
+    // call's decode budget) has incomplete text: `truncated` and a warning
+    // naming the limit, never a silent empty page.
+    use toolgate::pdf::{extract_in_process, limits::Limit, Options};
+    let big = format!("BT /F1 12 Tf 72 720 Td ({}) Tj ET", "x".repeat(4000));
+    let data = font(
+        Doc::new(1)
+            .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+            .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+            .obj(3, PAGE.replace("{c}", "4"))
+            .stream(4, "", big.as_bytes()),
+    )
+    .build();
+    for (limit, shrink) in [
+        (Limit::StreamBytes, (1000, usize::MAX)),
+        (Limit::TotalDecodedBytes, (usize::MAX, 1000)),
+    ] {
+        let mut options = Options::default();
+        options.limits.max_stream_bytes = shrink.0.min(options.limits.max_stream_bytes);
+        options.limits.max_total_decoded_bytes =
+            shrink.1.min(options.limits.max_total_decoded_bytes);
+        let x = extract_in_process(Source::Bytes(&data), None, &options).unwrap();
+        assert!(x.truncated, "{limit:?}: {x:?}");
+        assert!(
+            x.warnings
+                .iter()
+                .any(|w| w.limit == Some(limit) && w.page == Some(1)),
+            "{limit:?}: {:?}",
+            x.warnings
+        );
+    }
+    // Within the caps: complete, not truncated.
+    let x = extract_in_process(Source::Bytes(&data), None, &Options::default()).unwrap();
+    assert!(!x.truncated);
+    // (Most of the line runs off the page and is dropped, as pdftotext does.)
+    assert!(x.pages[0].text.starts_with("xxxx"), "{x:?}");
 }

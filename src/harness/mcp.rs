@@ -88,9 +88,7 @@ fn is_notification(v: &Value) -> bool {
 /// A JSON-RPC response sent by the client (`result` or `error`, no
 /// `method`): the server drops it unanswered (JSON-RPC 2.0 §5).
 fn is_response(v: &Value) -> bool {
-    v.as_object().is_some_and(|o| {
-        !o.contains_key("method") && (o.contains_key("result") || o.contains_key("error"))
-    })
+    crate::mcp::wire::is_valid_response(v)
 }
 
 /// A message that must never be answered.

@@ -34,7 +34,7 @@ mod framing;
 mod revision;
 mod server;
 mod tools;
-mod wire;
+pub(crate) mod wire;
 
 use std::path::PathBuf;
 

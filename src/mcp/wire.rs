@@ -90,7 +90,7 @@ pub fn oversized(len: u64, limit: usize) -> Value {
 }
 
 /// The answer for a core error on `bytes`: `None` (stay silent) when the
-/// message is a response (`result` or `error` and no `method`) or a
+/// message is a well-formed response ([`is_valid_response`]) or a
 /// notification (no `id` member) whose only defect is its `params`; otherwise the core's error response with the detectable id.
 fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> {
     // A JSON-RPC response (`result` or `error`, no `method`): a client
@@ -101,13 +101,7 @@ fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> 
     if !matches!(error, RpcError::Json(_)) {
         let is_response = crate::json::parse_strict(bytes, limits)
             .ok()
-            .and_then(|v| {
-                v.as_object().map(|o| {
-                    !o.contains_key("method")
-                        && (o.contains_key("result") || o.contains_key("error"))
-                })
-            })
-            .unwrap_or(false);
+            .is_some_and(|v| is_valid_response(&v));
         if is_response {
             tracing::warn!("dropped a JSON-RPC response: this server sends no requests");
             return None;
@@ -125,6 +119,33 @@ fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> 
     }
     let id = rpc::detectable_error_id(bytes, error);
     Some(rpc::protocol_error(error, id.as_ref()))
+}
+
+/// A well-formed JSON-RPC 2.0 response (§5): `"jsonrpc": "2.0"`, an `id`
+/// (string, integer or null), exactly one of `result` and `error`, an `error`
+/// being an object with an integer `code` and a string `message`, and no
+/// `method`. Anything else that is not a request stays an invalid request.
+pub fn is_valid_response(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    let id_ok = o
+        .get("id")
+        .is_some_and(|id| id.is_null() || id.is_string() || id.is_i64() || id.is_u64());
+    let error_ok = |e: &Value| {
+        e.get("code").is_some_and(|c| c.is_i64()) && e.get("message").is_some_and(Value::is_string)
+    };
+    let body_ok = match (o.get("result"), o.get("error")) {
+        (Some(_), None) => true,
+        (None, Some(e)) => error_ok(e),
+        _ => false,
+    };
+    o.get("jsonrpc") == Some(&Value::from("2.0"))
+        && !o.contains_key("method")
+        && id_ok
+        && body_ok
+        && o.keys()
+            .all(|k| matches!(k.as_str(), "jsonrpc" | "id" | "result" | "error"))
 }
 
 /// Parses one line: a message or a batch.

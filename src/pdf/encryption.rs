@@ -134,6 +134,14 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
     if filter != "Standard" {
         return PdfError::UnsupportedEncryption { handler };
     }
+    // The Standard handler's published versions and revisions (ISO 32000-2
+    // §7.6.2 Table 20, §7.6.4.2 Table 21; poppler accepts the same). Any
+    // other pair cannot be opened with any password, so asking for one
+    // would send the agent to the user for nothing.
+    let known = matches!(num(b"V"), Some(1 | 2 | 4 | 5)) && matches!(num(b"R"), Some(2..=6));
+    if !known {
+        return PdfError::UnsupportedEncryption { handler };
+    }
     if doc
         .trailer
         .get(b"Encrypt")

@@ -88,6 +88,7 @@ pub fn extract_from_bytes(
     let mut chars_left = limits.max_output_chars;
     let mut ops_left = limits.max_operations_per_call;
     let mut op_memo = std::collections::HashMap::new();
+    let mut limits_warned: Vec<Limit> = Vec::new();
     let start = first.saturating_sub(1);
     for index in start..start.saturating_add(selected) {
         let number = u32::try_from(index.saturating_add(1)).unwrap_or(u32::MAX);
@@ -149,6 +150,24 @@ pub fn extract_from_bytes(
         chars_left = chars_left.saturating_sub(n);
         if pt.truncated {
             truncated = true;
+        }
+        // A stream refused by a size cap or the decode budget: say which
+        // limit, so the caller knows the text is short and why.
+        // Once per limit and call: the page's own warnings say which
+        // streams were refused.
+        for limit in &pt.limits_hit {
+            if limits_warned.contains(limit) {
+                continue;
+            }
+            limits_warned.push(*limit);
+            warnings.push(Warning {
+                page: Some(number),
+                limit: Some(*limit),
+                message: format!(
+                    "the text of this page (and of any later page warning of a refused stream) is incomplete: a stream was past the {} limit",
+                    limit.name()
+                ),
+            });
         }
         warnings.extend(pt.warnings.into_iter().map(|message| Warning {
             page: Some(number),

@@ -42,6 +42,12 @@ pub const DEFAULT_WORKER_MEMORY: u64 = 768 << 20;
 pub const MAX_STDERR_TAIL: usize = 2048;
 /// Longest request header line, in bytes.
 const MAX_REQUEST_LINE: u64 = 64 << 10;
+/// Longest password passed to the worker, in bytes. The Standard security
+/// handler reads at most the first 32 bytes (revisions 2-4) or 127 bytes
+/// (revision 6) of a password (ISO 32000-2 §7.6.4.3.2, §7.6.4.3.3), so a
+/// longer one is cut here (on a character boundary) without changing its
+/// meaning, and can never overflow the request line.
+pub const MAX_PASSWORD_BYTES: usize = 1024;
 /// Exit code of a worker that found its parent gone (stdin closed early).
 pub const ORPHAN_EXIT_CODE: i32 = 4;
 
@@ -162,6 +168,15 @@ pub fn metadata_isolated_with_stats(
     run_job(source, Op::Metadata, None, options, isolation)
 }
 
+/// At most [`MAX_PASSWORD_BYTES`] of `p`, cut on a character boundary.
+fn cut_password(p: &str) -> String {
+    let mut end = p.len().min(MAX_PASSWORD_BYTES);
+    while !p.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    p.get(..end).unwrap_or_default().to_owned()
+}
+
 fn failed(reason: impl Into<String>) -> PdfError {
     PdfError::WorkerFailed {
         reason: reason.into(),
@@ -183,7 +198,7 @@ fn run_job<T: DeserializeOwned>(
     let request = Request {
         op,
         pages,
-        password: options.password.clone(),
+        password: options.password.as_deref().map(cut_password),
         limits: options.limits,
         data_len: data.len(),
     };

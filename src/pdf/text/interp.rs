@@ -76,6 +76,8 @@ pub struct Sink {
     pub text: String,
     pub warnings: Vec<String>,
     pub truncated: bool,
+    /// Call limits that cut a stream of this page (its text is incomplete).
+    pub limits_hit: Vec<crate::pdf::limits::Limit>,
     /// The visible page area `[x0, y0, x1, y1]` (default user space): glyphs
     /// wholly outside it are dropped, as pdftotext drops them.
     pub bounds: Option<[f64; 4]>,
@@ -91,6 +93,7 @@ impl Sink {
             text: String::new(),
             warnings: Vec::new(),
             truncated: false,
+            limits_hit: Vec::new(),
             bounds: None,
             ops: 0,
             fonts: HashMap::new(),
@@ -103,6 +106,26 @@ impl Sink {
         self.fallback
             .get_or_insert_with(|| Rc::new(Font::fallback(w)))
             .clone()
+    }
+
+    /// A content stream, Form XObject or appearance stream that could not be
+    /// decoded: a warning, and when a size cap or the call's decode budget
+    /// refused it, the page is marked cut short by that limit.
+    pub fn stream_failed(&mut self, what: String, e: &crate::pdf::stream::StreamError) {
+        use crate::pdf::limits::Limit;
+        use crate::pdf::stream::StreamError;
+        let limit = match e {
+            StreamError::TooLarge { .. } => Some(Limit::StreamBytes),
+            StreamError::BudgetExhausted { .. } => Some(Limit::TotalDecodedBytes),
+            _ => None,
+        };
+        if let Some(l) = limit {
+            self.truncated = true;
+            if !self.limits_hit.contains(&l) {
+                self.limits_hit.push(l);
+            }
+        }
+        self.warn(format!("{what}: {e}"));
     }
 
     fn warn(&mut self, w: String) {
@@ -470,10 +493,10 @@ impl<'a> Interp<'a> {
         let data = match crate::pdf::stream::decode_stream(stream, self.limits.max_stream_bytes) {
             Ok(d) => d,
             Err(e) => {
-                sink.warn(format!(
-                    "Form XObject /{}: {e}",
-                    String::from_utf8_lossy(name)
-                ));
+                sink.stream_failed(
+                    format!("Form XObject /{}", String::from_utf8_lossy(name)),
+                    &e,
+                );
                 return;
             }
         };
@@ -590,7 +613,7 @@ pub fn run_appearance(
     let data = match crate::pdf::stream::decode_stream(form, limits.max_stream_bytes) {
         Ok(d) => d,
         Err(e) => {
-            sink.warn(format!("annotation appearance: {e}"));
+            sink.stream_failed("annotation appearance".into(), &e);
             return;
         }
     };

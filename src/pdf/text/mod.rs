@@ -72,6 +72,10 @@ pub struct PageText {
     pub warnings: Vec<String>,
     /// True when a limit cut the page short.
     pub truncated: bool,
+    /// The call limits ([`crate::pdf::limits::Limit::StreamBytes`],
+    /// [`crate::pdf::limits::Limit::TotalDecodedBytes`]) that refused a
+    /// stream of this page, so that its text is incomplete.
+    pub limits_hit: Vec<crate::pdf::limits::Limit>,
 }
 
 /// Extracts the text of page `page_id` of `doc`: lines separated by `\n`,
@@ -96,7 +100,7 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         _ => None,
     });
     sink.bounds = page_bounds(doc, page);
-    let data = page_content(doc, page, limits, &mut sink.warnings);
+    let data = page_content(doc, page, limits, &mut sink);
     interp::run_page(
         doc,
         limits,
@@ -121,6 +125,7 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
         text,
         warnings: sink.warnings,
         truncated,
+        limits_hit: sink.limits_hit,
     }
 }
 
@@ -315,7 +320,7 @@ fn page_content(
     doc: &Document,
     page: &Dictionary,
     limits: &TextLimits,
-    warnings: &mut Vec<String>,
+    sink: &mut interp::Sink,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     let Ok(contents) = page.get(b"Contents") else {
@@ -325,7 +330,7 @@ fn page_content(
         Ok((_, Object::Array(a))) => a.iter().take(MAX_CONTENT_STREAMS).collect(),
         Ok((_, o)) => vec![o],
         Err(e) => {
-            warnings.push(format!("page /Contents: {e}"));
+            sink.warnings.push(format!("page /Contents: {e}"));
             return out;
         }
     };
@@ -340,7 +345,7 @@ fn page_content(
                 out.extend_from_slice(&d);
                 out.push(b'\n');
             }
-            Err(e) => warnings.push(format!("page content stream: {e}")),
+            Err(e) => sink.stream_failed("page content stream".into(), &e),
         }
     }
     out
