@@ -506,7 +506,10 @@ fn stateless_envelope(
         Some(_) => {
             return Err(invalid_params(
                 id,
-                &format!("/params/_meta/{META_PROTOCOL_VERSION} must be a string"),
+                &format!(
+                    "/params/_meta/{} must be a string",
+                    pointer_token(META_PROTOCOL_VERSION)
+                ),
             ))
         }
         None => {
@@ -521,7 +524,10 @@ fn stateless_envelope(
         Some(_) => {
             return Err(invalid_params(
                 id,
-                &format!("/params/_meta/{META_CLIENT_CAPABILITIES} must be an object"),
+                &format!(
+                    "/params/_meta/{} must be an object",
+                    pointer_token(META_CLIENT_CAPABILITIES)
+                ),
             ))
         }
         None => {
@@ -584,6 +590,12 @@ pub fn looks_like_url(path: &str) -> bool {
         "netdoc", "sftp", "tftp", "smb",
     ];
     rest.starts_with(['/', '\\']) || ALWAYS.contains(&scheme.to_ascii_lowercase().as_str())
+}
+
+/// `key` as an RFC 6901 reference token (`~` is `~0`, `/` is `~1`), for
+/// JSON Pointers in messages: the `_meta` keys contain `/`.
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]
