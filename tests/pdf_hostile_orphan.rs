@@ -147,24 +147,7 @@ fn worker_exits_when_a_parent_with_its_stdin_open_is_sigkilled() {
     // Give the worker time to read the document and get busy.
     std::thread::sleep(Duration::from_millis(800));
     assert!(alive(worker), "the worker ended on its own: nothing tested");
-    parent.kill().unwrap(); // SIGKILL
-    parent.wait().unwrap();
-    let killed = Instant::now();
-    while alive(worker) && killed.elapsed() < Duration::from_millis(1500) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let still_alive = alive(worker);
-    if still_alive {
-        let _ = Command::new("kill")
-            .arg("-9")
-            .arg(worker.to_string())
-            .status();
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        !still_alive,
-        "worker {worker} outlived its SIGKILLed parent"
-    );
+    sigkill_parent_then_expect_no_worker(&mut parent, worker, &dir);
 }
 
 #[test]
@@ -203,22 +186,32 @@ fn worker_exits_when_its_parent_is_sigkilled() {
     // covers a worker kept busy for minutes.
     std::thread::sleep(Duration::from_millis(100));
 
-    parent.kill().unwrap(); // SIGKILL: the parent gets no chance to clean up.
-    parent.wait().unwrap();
+    sigkill_parent_then_expect_no_worker(&mut parent, worker, &dir);
+}
 
+/// SIGKILLs `parent` (no chance to clean up), then expects `worker` gone
+/// within 1.5 s; removes `dir` either way and never leaves the worker
+/// running after a failure.
+fn sigkill_parent_then_expect_no_worker(
+    parent: &mut std::process::Child,
+    worker: u32,
+    dir: &std::path::Path,
+) {
+    let parent_pid = parent.id();
+    parent.kill().unwrap();
+    parent.wait().unwrap();
     let killed = Instant::now();
     while alive(worker) && killed.elapsed() < Duration::from_millis(1500) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let still_alive = alive(worker);
     if still_alive {
-        // Do not leave it running after a failure.
         let _ = Command::new("kill")
             .arg("-9")
             .arg(worker.to_string())
             .status();
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
     assert!(
         !still_alive,
         "worker {worker} outlived its SIGKILLed parent {parent_pid}"

@@ -154,14 +154,22 @@ fn field_before(s: &[u8]) -> Option<&[u8]> {
     (spaces > 0 && digits > 0).then(|| s.get(..s.len().saturating_sub(digits)))?
 }
 
+/// lopdf's options for every load of this module: the password, the
+/// per-stream decompression cap, and whether to rebuild the cross-reference
+/// table from a scan for object headers instead of reading it.
+fn load_options(password: Option<&str>, limits: &Limits, reconstruct: bool) -> LoadOptions {
+    LoadOptions {
+        password: password.map(str::to_owned),
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        force_reconstruct: reconstruct,
+        ..LoadOptions::default()
+    }
+}
+
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
     let missing_eof = !has_eof_marker(data);
-    let options = |password: Option<&str>| LoadOptions {
-        password: password.map(str::to_owned),
-        max_decompressed_size: Some(limits.max_stream_bytes),
-        ..LoadOptions::default()
-    };
+    let options = |password: Option<&str>| load_options(password, limits, false);
     let doc = match Document::load_mem_with_options(data, options(password)) {
         Ok(doc) => doc,
         Err(lopdf::Error::InvalidPassword) if password.is_some() => {
@@ -190,12 +198,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     if doc.trailer.has(b"Encrypt") && encrypt_dict(&doc).is_none() {
         // The encryption dictionary itself was lost to damage elsewhere in
         // the file (lopdf then decrypts nothing): a rebuilt table may reach it.
-        let options = LoadOptions {
-            password: password.map(str::to_owned),
-            max_decompressed_size: Some(limits.max_stream_bytes),
-            force_reconstruct: true,
-            ..LoadOptions::default()
-        };
+        let options = load_options(password, limits, true);
         if let Some(rebuilt) = Document::load_mem_with_options(data, options)
             .ok()
             .filter(|d| !d.trailer.has(b"Encrypt") && catalog(d).is_ok())
@@ -270,12 +273,7 @@ fn rebuild_if_misplaced(
     if !misplaced {
         return None;
     }
-    let options = LoadOptions {
-        password: password.map(str::to_owned),
-        max_decompressed_size: Some(limits.max_stream_bytes),
-        force_reconstruct: true,
-        ..LoadOptions::default()
-    };
+    let options = load_options(password, limits, true);
     Document::load_mem_with_options(data, options)
         .ok()
         .filter(|d| d.xref_recovery == Some(lopdf::xref::XrefRecovery::Reconstructed))
@@ -305,12 +303,7 @@ fn reconstruct_after(
     if incurable {
         return None;
     }
-    let options = LoadOptions {
-        password: password.map(str::to_owned),
-        max_decompressed_size: Some(limits.max_stream_bytes),
-        force_reconstruct: true,
-        ..LoadOptions::default()
-    };
+    let options = load_options(password, limits, true);
     if let Some(doc) = Document::load_mem_with_options(data, options.clone())
         .ok()
         .filter(|d| catalog(d).is_ok())
