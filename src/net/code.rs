@@ -96,6 +96,8 @@ pub enum DenialCode {
     NoAddress,
     /// A file path that leaves the configured root (used by the MCP server).
     PathOutsideRoot,
+    /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
+    NetDenied,
 }
 
 impl DenialCode {
@@ -141,6 +143,7 @@ impl DenialCode {
         Self::TooLong,
         Self::NoAddress,
         Self::PathOutsideRoot,
+        Self::NetDenied,
     ];
 
     /// The stable string, e.g. `ssrf.loopback`.
@@ -186,6 +189,7 @@ impl DenialCode {
             Self::TooLong => "url.too_long",
             Self::NoAddress => "dns.no_address",
             Self::PathOutsideRoot => "path.outside_root",
+            Self::NetDenied => "policy.net_denied",
         }
     }
 
@@ -232,6 +236,7 @@ impl DenialCode {
             Self::TooLong => "policy (MAX_URL_BYTES)",
             Self::NoAddress => "policy (empty DNS answer)",
             Self::PathOutsideRoot => "policy (MCP server --root)",
+            Self::NetDenied => "policy (operator deny entry: --deny, [net] deny)",
         }
     }
 
