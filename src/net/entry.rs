@@ -456,7 +456,12 @@ fn parse_host(host: &str) -> Result<EntryHost, EntryError> {
         && !canonical
             .split('.')
             .all(|l| l.bytes().all(|b| b.is_ascii_digit()));
-    if !labels_ok || canonical.contains(['/', ':', '[', ']']) {
+    // IDNA maps some characters to ASCII punctuation (U+FE61 to `*`): the
+    // canonical name must be letters, digits, `-`, `_` and dots only.
+    let ldh = canonical
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !labels_ok || !ldh {
         return Err(name_err());
     }
     Ok(if wild {
@@ -911,6 +916,9 @@ mod tests {
         assert_eq!(kind("a..b"), EntryErrorKind::Name);
         assert_eq!(kind("a%2eb"), EntryErrorKind::Name);
         assert_eq!(kind("a.*.b"), EntryErrorKind::Wildcard);
+        // IDNA maps U+FE61 to `*` and U+FF1A to `:`: not a name.
+        assert_eq!(kind("\u{FE61}"), EntryErrorKind::Name);
+        assert_eq!(kind("a\u{FF1A}80"), EntryErrorKind::Name);
         assert_eq!(kind("user@host"), EntryErrorKind::Character { c: '@' });
         assert_eq!(kind("a b"), EntryErrorKind::Character { c: ' ' });
         assert_eq!(
