@@ -97,7 +97,7 @@ pub enum DenialCode {
     /// A file path that leaves the configured root (used by the MCP server).
     PathOutsideRoot,
     /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
-    NetDenied,
+    OperatorDeny,
 }
 
 impl DenialCode {
@@ -143,7 +143,7 @@ impl DenialCode {
         Self::TooLong,
         Self::NoAddress,
         Self::PathOutsideRoot,
-        Self::NetDenied,
+        Self::OperatorDeny,
     ];
 
     /// The stable string, e.g. `ssrf.loopback`.
@@ -189,7 +189,7 @@ impl DenialCode {
             Self::TooLong => "url.too_long",
             Self::NoAddress => "dns.no_address",
             Self::PathOutsideRoot => "path.outside_root",
-            Self::NetDenied => "policy.net_denied",
+            Self::OperatorDeny => "ssrf.operator_deny",
         }
     }
 
@@ -236,7 +236,7 @@ impl DenialCode {
             Self::TooLong => "policy (MAX_URL_BYTES)",
             Self::NoAddress => "policy (empty DNS answer)",
             Self::PathOutsideRoot => "policy (MCP server --root)",
-            Self::NetDenied => "policy (operator deny entry: --deny, [net] deny)",
+            Self::OperatorDeny => "policy (operator deny entry: --deny, [net] deny)",
         }
     }
 

@@ -9,7 +9,7 @@
 //! `n`, when there is one):
 //! 1. a **deny** entry matching `a` (or the IPv4 address `a` embeds, when `a`
 //!    is an IPv6 form that embeds one) or `n` refuses it
-//!    (`policy.net_denied`): deny wins over every allow;
+//!    (`ssrf.operator_deny`): deny wins over every allow;
 //! 2. a global address ([`classify_ip`] says [`Reach::Global`](super::Reach))
 //!    passes;
 //! 3. a cloud metadata address (`ssrf.cloud_metadata`, also when embedded in
@@ -456,7 +456,12 @@ fn parse_host(host: &str) -> Result<EntryHost, EntryError> {
         && !canonical
             .split('.')
             .all(|l| l.bytes().all(|b| b.is_ascii_digit()));
-    if !labels_ok || canonical.contains(['/', ':', '[', ']']) {
+    // IDNA maps some characters to ASCII punctuation (U+FE61 to `*`): the
+    // canonical name must be letters, digits, `-`, `_` and dots only.
+    let ldh = canonical
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !labels_ok || !ldh {
         return Err(name_err());
     }
     Ok(if wild {
@@ -684,7 +689,7 @@ impl NetPolicy {
 
     fn denied(entry: &Entry, what: impl fmt::Display) -> Denial {
         Denial::of(
-            DenialCode::NetDenied,
+            DenialCode::OperatorDeny,
             format!("{what} matches the operator's deny entry `{entry}`"),
         )
     }
@@ -713,7 +718,7 @@ impl NetPolicy {
     /// localhost / special-use name) the allow entries.
     ///
     /// # Errors
-    /// The classifier's [`Denial`], or `policy.net_denied` for a host or
+    /// The classifier's [`Denial`], or `ssrf.operator_deny` for a host or
     /// address matching a deny entry.
     pub fn classify_url(&self, input: &str) -> Result<Admitted, Denial> {
         let denial = match classify_url(input) {
@@ -775,7 +780,7 @@ impl NetPolicy {
     /// given (a DNS answer's address, or the peer a connection reached).
     ///
     /// # Errors
-    /// `policy.net_denied` for a deny entry; otherwise the classifier's
+    /// `ssrf.operator_deny` for a deny entry; otherwise the classifier's
     /// denial for a non-global address no allow entry lets through.
     pub fn check_addr(&self, addr: IpAddr, port: u16, name: Option<&str>) -> Result<(), Denial> {
         if let Some(e) = self.deny_addr(addr, port) {
@@ -911,6 +916,9 @@ mod tests {
         assert_eq!(kind("a..b"), EntryErrorKind::Name);
         assert_eq!(kind("a%2eb"), EntryErrorKind::Name);
         assert_eq!(kind("a.*.b"), EntryErrorKind::Wildcard);
+        // IDNA maps U+FE61 to `*` and U+FF1A to `:`: not a name.
+        assert_eq!(kind("\u{FE61}"), EntryErrorKind::Name);
+        assert_eq!(kind("a\u{FF1A}80"), EntryErrorKind::Name);
         assert_eq!(kind("user@host"), EntryErrorKind::Character { c: '@' });
         assert_eq!(kind("a b"), EntryErrorKind::Character { c: ' ' });
         assert_eq!(
@@ -1048,7 +1056,7 @@ mod tests {
             p.classify_url("http://[::ffff:127.0.0.1]/")
                 .unwrap_err()
                 .code(),
-            "policy.net_denied"
+            "ssrf.operator_deny"
         );
     }
 
@@ -1060,23 +1068,23 @@ mod tests {
         );
         assert_eq!(
             p.classify_url("http://10.0.0.5/").unwrap_err().code(),
-            "policy.net_denied"
+            "ssrf.operator_deny"
         );
         assert!(p.classify_url("http://10.0.0.6/").is_ok());
         assert_eq!(
             p.classify_url("http://docs.example/").unwrap_err().code(),
-            "policy.net_denied"
+            "ssrf.operator_deny"
         );
         let a = p.classify_url("https://docs.example/").unwrap();
         assert_eq!(
             p.vet_resolved(&a, &["10.0.0.5".parse().unwrap()])
                 .unwrap_err()
                 .code(),
-            "policy.net_denied"
+            "ssrf.operator_deny"
         );
         assert_eq!(
             p.classify_url("http://8.8.8.8/").unwrap_err().code(),
-            "policy.net_denied"
+            "ssrf.operator_deny"
         );
     }
 
@@ -1145,7 +1153,7 @@ mod tests {
             .iter()
             .any(|e| net_has(e, a) || v4.is_some_and(|v| net_has(e, v)))
         {
-            return Err("policy.net_denied".into());
+            return Err("ssrf.operator_deny".into());
         }
         match classify_ip(a).code() {
             None => Ok(()),
