@@ -22,8 +22,6 @@ pub enum GateCode {
     /// The arguments hold more strings or nesting than the gateway inspects
     /// ([`crate::gate::MAX_SCANNED_STRINGS`]): refused rather than half-checked.
     ArgumentsTooComplex,
-    /// A `[net] deny` entry matched the destination.
-    NetDenied,
     /// The tool's `rate` (calls per minute) is used up.
     RateLimited,
     /// The tool already has `max_concurrent` calls in flight.
@@ -58,7 +56,6 @@ impl GateCode {
         Self::ArgTooLarge,
         Self::ArgKind,
         Self::ArgumentsTooComplex,
-        Self::NetDenied,
         Self::RateLimited,
         Self::ConcurrencyLimited,
         Self::AuditUnavailable,
@@ -80,7 +77,6 @@ impl GateCode {
             Self::ArgTooLarge => "policy.arg_too_large",
             Self::ArgKind => "policy.arg_kind",
             Self::ArgumentsTooComplex => "policy.arguments_too_complex",
-            Self::NetDenied => "policy.net_denied",
             Self::RateLimited => "policy.rate_limited",
             Self::ConcurrencyLimited => "policy.concurrency_limited",
             Self::AuditUnavailable => "policy.audit_unavailable",
@@ -103,7 +99,6 @@ impl GateCode {
             Self::ArgTooLarge => "an argument over an `[[args]]` rule's `max_bytes`",
             Self::ArgKind => "an argument of the wrong JSON type for its `[[args]]` kind",
             Self::ArgumentsTooComplex => "more strings in `arguments` than the gateway inspects",
-            Self::NetDenied => "a destination matching a `[net] deny` entry",
             Self::RateLimited => "the tool's `rate` (calls per minute) is used up",
             Self::ConcurrencyLimited => "the tool's `max_concurrent` calls are in flight",
             Self::AuditUnavailable => "the audit log cannot be written (fail closed)",

@@ -10,7 +10,7 @@ use super::paths::{is_path_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, Policy};
-use super::urls::{looks_like_url, PendingName};
+use super::urls::{looks_like_url, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
@@ -162,7 +162,7 @@ impl Gatekeeper {
                 Value::String(s) => {
                     spend(&mut budget)?;
                     if looks_like_url(s) {
-                        if let Some(n) = self.policy.net.vet_url(s, URL_RULE)? {
+                        if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
                             names.push(n);
                         }
                     } else if pathy {
@@ -222,13 +222,13 @@ impl Gatekeeper {
             spend(budget)?;
             match rule.kind {
                 ArgKind::Url => {
-                    if let Some(n) = self.policy.net.vet_url(s, &rule.label())? {
+                    if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
                         names.push(n);
                     }
                 }
                 ArgKind::Path => {
                     if looks_like_url(s) {
-                        if let Some(n) = self.policy.net.vet_url(s, &rule.label())? {
+                        if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
                             names.push(n);
                         }
                         continue;
@@ -314,7 +314,7 @@ mod tests {
                 &json!({"u": "https://a.example/", "v": ["http://b.example:81/"]}),
             )
             .unwrap();
-        let mut hosts: Vec<_> = n.iter().map(|p| (p.host.as_str(), p.port)).collect();
+        let mut hosts: Vec<_> = n.iter().map(|p| (p.host(), p.port())).collect();
         hosts.sort();
         assert_eq!(hosts, vec![("a.example", 443), ("b.example", 81)]);
     }

@@ -9,8 +9,8 @@
 //!   `tools/list` and refuses `tools/call`, so a hidden tool is never callable
 //!   and a callable tool is never hidden.
 //! * [`Gatekeeper::check_arguments`]: URLs anywhere in `arguments`
-//!   ([`looks_like_url`], then [`crate::net::classify_url`] and the `[net]`
-//!   entries), path arguments confined to the roots ([`Roots`]), the
+//!   ([`looks_like_url`], then [`crate::net::NetPolicy::classify_url`] with the
+//!   `[net]` entries), path arguments confined to the roots ([`Roots`]), the
 //!   `[[args]]` rules.
 //! * [`Limiter`]: per-tool `max_concurrent` and `rate`.
 //! * [`definition_hash`] and [`Pins`]: tool pinning over RFC 8785 canonical JSON.
@@ -26,7 +26,6 @@ mod code;
 mod decide;
 mod limits;
 mod listing;
-mod netrule;
 mod paths;
 mod pin;
 pub mod poison;
@@ -38,7 +37,6 @@ pub use code::{GateCode, Refusal};
 pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
-pub use netrule::{NetEntry, MAX_NET_ENTRY_BYTES};
 pub use paths::{is_path_name, Roots, MAX_PATH_BYTES, MAX_SYMLINKS, PATH_ARGUMENT_NAMES};
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::PoisonMode;
@@ -46,4 +44,4 @@ pub use policy::{
     valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
     MAX_POLICY_ENTRIES,
 };
-pub use urls::{looks_like_url, NetRules, PendingName, URL_SCHEMES};
+pub use urls::{looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};

@@ -33,13 +33,11 @@ pub fn definition_hash(definition: &Value) -> String {
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in digest.iter() {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 15)]));
+        use std::fmt::Write as _;
+        let _ = write!(out, "{b:02x}");
     }
     out
 }
-
-const HEX: [u8; 16] = *b"0123456789abcdef";
 
 /// The accepted definitions: tool name to hash.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

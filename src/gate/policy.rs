@@ -44,8 +44,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::netrule::NetEntry;
-use super::urls::NetRules;
+use crate::net::{Entry, NetPolicy};
 
 /// Largest policy file read, in bytes.
 pub const MAX_POLICY_BYTES: usize = 1024 * 1024;
@@ -177,7 +176,7 @@ pub struct Policy {
     /// `[[args]]` rules, in file order.
     pub args: Vec<ArgRule>,
     /// `[net] allow` / `deny`.
-    pub net: NetRules,
+    pub net: NetPolicy,
     /// `[net] resolve`.
     pub resolve: bool,
     /// `[[limits]]` rules.
@@ -193,7 +192,7 @@ impl Default for Policy {
             tools_allow: None,
             tools_deny: GlobList::empty(),
             args: Vec::new(),
-            net: NetRules::default(),
+            net: NetPolicy::default(),
             resolve: false,
             limits: Vec::new(),
             roots: Vec::new(),
@@ -321,11 +320,12 @@ impl Ctx<'_> {
         })
     }
 
-    fn entries(&self, list: &[Spanned<String>], what: &str) -> Result<Vec<NetEntry>, PolicyError> {
+    fn entries(&self, list: &[Spanned<String>], what: &str) -> Result<Vec<Entry>, PolicyError> {
         self.bounded(list, what)?;
         list.iter()
             .map(|e| {
-                NetEntry::parse(e.get_ref()).map_err(|m| self.err(e.span(), format!("{what}: {m}")))
+                Entry::parse(e.get_ref())
+                    .map_err(|m| self.err(e.span(), format!("{what}: `{}`: {m}", e.get_ref())))
             })
             .collect()
     }
@@ -411,10 +411,20 @@ impl Policy {
             });
         }
         if let Some(n) = &top.net {
-            p.net = NetRules {
-                allow: cx.entries(&n.allow, "net.allow")?,
-                deny: cx.entries(&n.deny, "net.deny")?,
-            };
+            let allow = cx.entries(&n.allow, "net.allow")?;
+            let deny = cx.entries(&n.deny, "net.deny")?;
+            p.net = NetPolicy::new(allow, deny).map_err(|e| {
+                let span = match &e {
+                    crate::net::PolicyError::Metadata { index, .. } => {
+                        n.allow.get(*index).map(Spanned::span)
+                    }
+                    _ => None,
+                };
+                PolicyError {
+                    line: span.map_or(0, |s| line_of(text, s.start)),
+                    message: format!("net: {e}"),
+                }
+            })?;
             p.resolve = n.resolve;
         }
         cx.bounded(&top.limits, "limits")?;
@@ -507,7 +517,7 @@ roots = ["/data"]
         assert_eq!(p.args[0].line, 6);
         assert_eq!(p.args[0].max_bytes, Some(2048));
         assert!(p.args[0].applies_to("fetch"));
-        assert_eq!(p.net.allow.len(), 2);
+        assert_eq!(p.net.allow().len(), 2);
         assert!(p.resolve);
         assert_eq!(p.limits[0].rate, Some(30));
         assert_eq!(p.roots, vec![PathBuf::from("/data")]);
@@ -552,6 +562,11 @@ roots = ["/data"]
             ("[tools]\nallow = \"x\"\n", 2, "invalid type"),
             ("a = [\n", 1, ""),
             ("[paths]\nroots = [\"\"]\n", 2, "empty root"),
+            (
+                "[net]\nallow = [\"10.0.0.0/8\",\n \"169.254.169.254\"]\n",
+                3,
+                "metadata",
+            ),
         ];
         for (text, line, want) in cases {
             let e = Policy::parse(text).unwrap_err();
