@@ -185,6 +185,8 @@ codes! {
         NoAddress => "dns.no_address", "policy (empty DNS answer)";
         /// A file path that leaves the configured root (used by the MCP server).
         PathOutsideRoot => "path.outside_root", "policy (MCP server --root)";
+        /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
+        OperatorDeny => "ssrf.operator_deny", "policy (operator deny entry: --deny, [net] deny)";
     }
 }
 

@@ -9,6 +9,8 @@
 //!   non-canonical IPv4, no special-purpose IP literal, no `localhost` or
 //!   cloud metadata names; other names need DNS.
 //! * [`vet_resolved`]: every address of a DNS answer must be global.
+//! * [`Entry`] and [`NetPolicy`]: an operator's allow and deny lists
+//!   (`CIDR` or `host[:port]`) on top of the classifier.
 //! * [`Denial`] carries its [`DenialCode`] (`code()` is the stable string)
 //!   and `reason()` (a human sentence, formatted on demand).
 //!
@@ -40,6 +42,7 @@
 
 mod code;
 mod dest;
+mod entry;
 mod ip;
 mod names;
 mod registry;
@@ -51,6 +54,10 @@ pub use code::{Denial, DenialCode, StableCode};
 pub use dest::{
     classify_host, classify_url, refuse_ambiguous_text, vet_resolved, Destination, Target,
     MAX_URL_BYTES,
+};
+pub use entry::{
+    Admitted, Entry, EntryError, EntryErrorKind, EntryHost, List, NetPolicy, PolicyError,
+    MAX_ENTRIES, MAX_ENTRY_BYTES,
 };
 pub use ip::{classify_ip, classify_ipv4, classify_ipv6, embedded_ipv4, Embedding, Reach};
 pub use names::{refused_name, LOCALHOST_NAMES, METADATA_NAMES, SPECIAL_USE_SUFFIXES};
