@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::service::{ClientResponse, ErrorObject, Response};
 use crate::json::{JsonError, Limits};
-use crate::rpc::{self, Incoming, Message, RpcError};
+use crate::rpc::{self, EnvelopeError, Incoming, Message, RpcError};
 
 pub use crate::rpc::Id;
 
@@ -120,7 +120,7 @@ fn classify_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Parsed {
             return Parsed::Response(client_response(v, bytes));
         }
     }
-    if let RpcError::ParamsNotStructured { .. } = error {
+    if let RpcError::Envelope(EnvelopeError::ParamsNotStructured { .. }) = error {
         let no_id = crate::json::parse_strict(bytes, limits)
             .ok()
             .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
@@ -193,7 +193,7 @@ fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> 
             return None;
         }
     }
-    if let RpcError::ParamsNotStructured { .. } = error {
+    if let RpcError::Envelope(EnvelopeError::ParamsNotStructured { .. }) = error {
         let no_id = crate::json::parse_strict(bytes, limits)
             .ok()
             .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
