@@ -81,6 +81,12 @@ pub enum DenialCode {
     MetadataName,
     /// A special-use domain name that never resolves publicly (`.local`, `.internal`, ...).
     SpecialUseName,
+    /// A host name of one label (`intranet`, `db`): the resolver's search
+    /// domains complete it to an internal host.
+    SingleLabelName,
+    /// A name under a suffix private by convention or by platform (`.corp`,
+    /// `.home`, `.lan`, `.intranet`, `.private`, Kubernetes `.svc`).
+    PrivateName,
     /// A scheme other than `http` / `https`.
     Scheme,
     /// Userinfo (`user@`, `user:pass@`, even an empty `@`) in the authority.
@@ -136,6 +142,8 @@ impl DenialCode {
         Self::LocalhostName,
         Self::MetadataName,
         Self::SpecialUseName,
+        Self::SingleLabelName,
+        Self::PrivateName,
         Self::Scheme,
         Self::Userinfo,
         Self::Malformed,
@@ -182,6 +190,8 @@ impl DenialCode {
             Self::LocalhostName => "ssrf.localhost_name",
             Self::MetadataName => "ssrf.metadata_name",
             Self::SpecialUseName => "ssrf.special_use_name",
+            Self::SingleLabelName => "ssrf.single_label_name",
+            Self::PrivateName => "ssrf.private_name",
             Self::Scheme => "url.scheme",
             Self::Userinfo => "url.userinfo",
             Self::Malformed => "url.malformed",
@@ -229,6 +239,8 @@ impl DenialCode {
             Self::LocalhostName => "RFC 6761 §6.3; draft-ietf-dnsop-let-localhost-be-localhost",
             Self::MetadataName => "GCP, AWS, Tencent, IBM Cloud, Equinix documentation",
             Self::SpecialUseName => "RFC 6761; RFC 6762; RFC 7686; RFC 8375; RFC 9476; ICANN .internal (2024)",
+            Self::SingleLabelName => "RFC 1535 (search lists); RFC 7085; ICANN SAC053 (dotless domains)",
+            Self::PrivateName => "RFC 6762 Appendix G (.intranet .private .corp .home .lan); Kubernetes DNS-Based Service Discovery (.svc)",
             Self::Scheme => "WHATWG URL Standard §4.2 (special schemes); policy: http, https only",
             Self::Userinfo => "RFC 3986 §3.2.1; WHATWG URL Standard (credentials)",
             Self::Malformed => "WHATWG URL Standard §4.4 (basic URL parser)",
@@ -301,6 +313,14 @@ impl fmt::Display for Detail {
                     DenialCode::MetadataName => {
                         write!(f, "`{name}` is a cloud metadata host name")
                     }
+                    DenialCode::SingleLabelName => write!(
+                        f,
+                        "`{name}` is a single-label name: resolver search domains complete it to an internal host"
+                    ),
+                    DenialCode::PrivateName => write!(
+                        f,
+                        "`{name}` is under a suffix private by convention or platform (RFC 6762 Appendix G; Kubernetes .svc)"
+                    ),
                     _ => write!(
                         f,
                         "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
