@@ -15,6 +15,9 @@ pub fn parse_tool_call(data: &[u8]) {
     let limits = Limits::default();
     let res = rpc::parse_tool_call(data);
     let strict = parse_strict(data, &limits);
+    if let Ok(v) = &strict {
+        super::numbers::check_numbers(data, v);
+    }
     match &res {
         Ok(req) => {
             let v = strict.as_ref().expect("accepted request is strict JSON");

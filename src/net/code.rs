@@ -96,6 +96,8 @@ pub enum DenialCode {
     NoAddress,
     /// A file path that leaves the configured root (used by the MCP server).
     PathOutsideRoot,
+    /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
+    OperatorDeny,
 }
 
 impl DenialCode {
@@ -141,6 +143,7 @@ impl DenialCode {
         Self::TooLong,
         Self::NoAddress,
         Self::PathOutsideRoot,
+        Self::OperatorDeny,
     ];
 
     /// The stable string, e.g. `ssrf.loopback`.
@@ -186,6 +189,7 @@ impl DenialCode {
             Self::TooLong => "url.too_long",
             Self::NoAddress => "dns.no_address",
             Self::PathOutsideRoot => "path.outside_root",
+            Self::OperatorDeny => "ssrf.operator_deny",
         }
     }
 
@@ -232,6 +236,7 @@ impl DenialCode {
             Self::TooLong => "policy (MAX_URL_BYTES)",
             Self::NoAddress => "policy (empty DNS answer)",
             Self::PathOutsideRoot => "policy (MCP server --root)",
+            Self::OperatorDeny => "policy (operator deny entry: --deny, [net] deny)",
         }
     }
 

@@ -9,6 +9,8 @@
 //!   non-canonical IPv4, no special-purpose IP literal, no `localhost` or
 //!   cloud metadata names; other names need DNS.
 //! * [`vet_resolved`]: every address of a DNS answer must be global.
+//! * [`Entry`] and [`NetPolicy`]: an operator's allow and deny lists
+//!   (`CIDR` or `host[:port]`) on top of the classifier.
 //! * [`Denial`] carries `code()` (stable, see [`DenialCode`] and the README table)
 //!   and `reason()` (a human sentence).
 //!
@@ -18,6 +20,7 @@
 
 mod code;
 mod dest;
+mod entry;
 mod ip;
 mod names;
 mod registry;
@@ -26,6 +29,10 @@ pub use code::{Denial, DenialCode};
 pub use dest::{
     classify_host, classify_url, refuse_ambiguous_text, vet_resolved, Destination, Target,
     MAX_URL_BYTES,
+};
+pub use entry::{
+    Admitted, Entry, EntryError, EntryErrorKind, EntryHost, List, NetPolicy, PolicyError,
+    MAX_ENTRIES, MAX_ENTRY_BYTES,
 };
 pub use ip::{classify_ip, classify_ipv4, classify_ipv6, embedded_ipv4, Embedding, Reach};
 pub use names::{refused_name, LOCALHOST_NAMES, METADATA_NAMES, SPECIAL_USE_SUFFIXES};
