@@ -64,7 +64,7 @@ fn every_code_string_is_unique_and_round_trips() {
     }
     let d = toolgate::net::Denial::outside_root("x");
     assert_eq!(d.code(), "path.outside_root");
-    assert_eq!(d.kind(), Some(DenialCode::PathOutsideRoot));
+    assert_eq!(d.kind(), DenialCode::PathOutsideRoot);
 }
 
 #[test]

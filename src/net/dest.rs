@@ -392,8 +392,8 @@ pub fn vet_resolved(addrs: &[IpAddr]) -> Result<(), Denial> {
     }
     for &a in addrs {
         if let Some(d) = classify_ip(a).denial(a) {
-            return Err(Denial::new(
-                d.code(),
+            return Err(Denial::of(
+                d.kind(),
                 format!(
                     "resolved address {}; one refused address refuses the whole answer (DNS rebinding)",
                     d.reason()
