@@ -1,5 +1,6 @@
-//! The gateway's stable refusal codes (`policy.*`, `tool.*`) and its own
-//! error codes (`gate.*`), and the [`Refusal`] every policy decision returns.
+//! The gateway's stable codes (`policy.*`, `tool.*`, one `codes!` table as
+//! the `net` module docs lay down) and the [`Refusal`] every policy
+//! decision returns.
 //!
 //! The strings are the contract: a code never changes meaning. The codes
 //! of the core (`ssrf.*`, `url.*`, `dns.*`, `path.outside_root`) travel
@@ -7,119 +8,69 @@
 
 use std::fmt;
 
-use crate::net::Denial;
+use serde_json::Value;
 
-/// A refusal code owned by the gateway.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum GateCode {
-    /// The tool is hidden by `[tools] allow` / `deny`.
-    ToolDenied,
-    /// An argument is larger than an `[[args]]` rule's `max_bytes`.
-    ArgTooLarge,
-    /// An argument named by an `[[args]]` rule has the wrong JSON type for its `kind`.
-    ArgKind,
-    /// The arguments hold more strings or nesting than the gateway inspects
-    /// ([`crate::gate::MAX_SCANNED_STRINGS`]): refused rather than half-checked.
-    ArgumentsTooComplex,
-    /// The tool's `rate` (calls per minute) is used up.
-    RateLimited,
-    /// The tool already has `max_concurrent` calls in flight.
-    ConcurrencyLimited,
-    /// The audit log could not be written: calls are refused (fail closed).
-    AuditUnavailable,
-    /// The tool's definition differs from its pin (`--pin`).
-    DefinitionChanged,
-    /// The tool is not in the pin file (`--pin`): added after pinning.
-    NotPinned,
-    /// The gateway has not seen the tool in a `tools/list` of the child.
-    NotListed,
-    /// The tool's name or definition carries invisible or deceptive
-    /// characters and `--poison refuse` is set (or the name itself does).
-    Poisoned,
-    /// A tool result carried invisible or deceptive characters under `--poison refuse`.
-    ResultPoisoned,
-    /// The call took longer than `--call-timeout`.
-    CallTimeout,
-    /// The child process exited before answering.
-    ChildExited,
-    /// The child's answer was not a valid JSON-RPC message (size, JSON, envelope).
-    BadResponse,
-    /// More requests are pending at the child than the gateway holds.
-    Busy,
-}
+use crate::net::{Denial, DenialCode};
+use crate::rpc::{refusal_error, Id};
 
-impl GateCode {
-    /// Every code, in the order of the table in `docs/gate.md`.
-    pub const ALL: &'static [GateCode] = &[
-        Self::ToolDenied,
-        Self::ArgTooLarge,
-        Self::ArgKind,
-        Self::ArgumentsTooComplex,
-        Self::RateLimited,
-        Self::ConcurrencyLimited,
-        Self::AuditUnavailable,
-        Self::DefinitionChanged,
-        Self::NotPinned,
-        Self::NotListed,
-        Self::Poisoned,
-        Self::ResultPoisoned,
-        Self::CallTimeout,
-        Self::ChildExited,
-        Self::BadResponse,
-        Self::Busy,
-    ];
-
-    /// The stable string, e.g. `policy.tool_denied`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::ToolDenied => "policy.tool_denied",
-            Self::ArgTooLarge => "policy.arg_too_large",
-            Self::ArgKind => "policy.arg_kind",
-            Self::ArgumentsTooComplex => "policy.arguments_too_complex",
-            Self::RateLimited => "policy.rate_limited",
-            Self::ConcurrencyLimited => "policy.concurrency_limited",
-            Self::AuditUnavailable => "policy.audit_unavailable",
-            Self::DefinitionChanged => "tool.definition_changed",
-            Self::NotPinned => "tool.not_pinned",
-            Self::NotListed => "tool.not_listed",
-            Self::Poisoned => "tool.poisoned",
-            Self::ResultPoisoned => "tool.result_poisoned",
-            Self::CallTimeout => "gate.call_timeout",
-            Self::ChildExited => "gate.child_exited",
-            Self::BadResponse => "gate.bad_response",
-            Self::Busy => "gate.busy",
-        }
-    }
-
-    /// One line saying when the code is given (the docs table).
-    pub const fn meaning(self) -> &'static str {
-        match self {
-            Self::ToolDenied => "hidden by `[tools] allow`/`deny` (deny wins)",
-            Self::ArgTooLarge => "an argument over an `[[args]]` rule's `max_bytes`",
-            Self::ArgKind => "an argument of the wrong JSON type for its `[[args]]` kind",
-            Self::ArgumentsTooComplex => "more strings in `arguments` than the gateway inspects",
-            Self::RateLimited => "the tool's `rate` (calls per minute) is used up",
-            Self::ConcurrencyLimited => "the tool's `max_concurrent` calls are in flight",
-            Self::AuditUnavailable => "the audit log cannot be written (fail closed)",
-            Self::DefinitionChanged => "the definition differs from its pin (`--pin`)",
-            Self::NotPinned => "a tool missing from the pin file (`--pin`)",
-            Self::NotListed => "a tool the child has not listed (`--pin`)",
-            Self::Poisoned => "invisible or deceptive characters in a tool's name or definition",
-            Self::ResultPoisoned => {
-                "invisible or deceptive characters in a result (`--poison refuse`)"
-            }
-            Self::CallTimeout => "no answer within `--call-timeout`",
-            Self::ChildExited => "the child exited before answering",
-            Self::BadResponse => "the child's answer was not valid JSON-RPC",
-            Self::Busy => "too many requests pending at the child",
-        }
+crate::net::codes! {
+    /// The gateway's own refusal codes: `policy.*` (the policy file and
+    /// flags decided) and `tool.*` (something about the tool or the child's
+    /// answer). Listed in `docs/codes.md` and `docs/gate.md`.
+    pub enum GateCode {
+        /// The tool is hidden by `[tools] allow` / `deny` (deny wins).
+        ToolDenied => "policy.tool_denied", "policy file [tools] allow/deny";
+        /// An argument is larger than an `[[args]]` rule's `max_bytes`.
+        ArgTooLarge => "policy.arg_too_large", "policy file [[args]] max_bytes";
+        /// An argument named by an `[[args]]` rule has the wrong JSON type for its `kind`.
+        ArgKind => "policy.arg_kind", "policy file [[args]] kind";
+        /// More strings in `arguments` than the gateway inspects
+        /// ([`crate::gate::MAX_SCANNED_STRINGS`]): refused, not half-checked.
+        ArgumentsTooComplex => "policy.arguments_too_complex", "gateway scan bound";
+        /// The tool's `rate` (calls per minute) is used up.
+        RateLimited => "policy.rate_limited", "policy file [[limits]] rate";
+        /// The tool already has `max_concurrent` calls in flight.
+        ConcurrencyLimited => "policy.concurrency_limited", "policy file [[limits]] max_concurrent";
+        /// The audit log cannot be written: calls are refused (fail closed).
+        AuditUnavailable => "policy.audit_unavailable", "--audit";
+        /// The tool's definition differs from its pin.
+        DefinitionChanged => "tool.definition_changed", "--pin";
+        /// The tool is not in the pin file (added after pinning).
+        NotPinned => "tool.not_pinned", "--pin";
+        /// The child has not listed the tool (the gateway cannot check its pin).
+        NotListed => "tool.not_listed", "--pin";
+        /// Invisible or deceptive characters in the tool's name, or in its
+        /// definition under `--poison refuse`.
+        Poisoned => "tool.poisoned", "--poison";
+        /// Invisible or deceptive characters in a result under `--poison refuse`.
+        ResultPoisoned => "tool.result_poisoned", "--poison refuse";
+        /// No answer within `--call-timeout`.
+        CallTimeout => "tool.call_timeout", "--call-timeout";
+        /// The child exited before answering.
+        ServerExited => "tool.server_exited", "gateway lifecycle";
+        /// The child's answer was not a valid JSON-RPC message (size, JSON, envelope).
+        BadResponse => "tool.bad_response", "--max-response-bytes; JSON-RPC 2.0";
+        /// Too many requests are pending at the child.
+        Busy => "tool.busy", "gateway pending bound";
     }
 }
 
-impl fmt::Display for GateCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// A refusal's code: the core's (a destination or a path) or the gateway's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyCode {
+    /// `ssrf.*`, `url.*`, `dns.*`, `path.*`.
+    Net(DenialCode),
+    /// `policy.*`, `tool.*`.
+    Gate(GateCode),
+}
+
+impl AnyCode {
+    /// The stable string.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Net(c) => c.code(),
+            Self::Gate(c) => c.code(),
+        }
     }
 }
 
@@ -127,7 +78,7 @@ impl fmt::Display for GateCode {
 /// core's), a human reason, and the rule that decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    code: &'static str,
+    code: AnyCode,
     reason: String,
     rule: String,
 }
@@ -136,7 +87,7 @@ impl Refusal {
     /// A refusal with one of the gateway's codes.
     pub fn new(code: GateCode, reason: impl Into<String>, rule: impl Into<String>) -> Self {
         Self {
-            code: code.as_str(),
+            code: AnyCode::Gate(code),
             reason: reason.into(),
             rule: rule.into(),
         }
@@ -145,7 +96,7 @@ impl Refusal {
     /// A refusal carrying a core denial (`ssrf.*`, `url.*`, `path.outside_root`).
     pub fn from_denial(denial: &Denial, rule: impl Into<String>) -> Self {
         Self {
-            code: denial.code(),
+            code: AnyCode::Net(denial.kind()),
             reason: denial.reason().into_owned(),
             rule: rule.into(),
         }
@@ -153,6 +104,11 @@ impl Refusal {
 
     /// The stable code string.
     pub fn code(&self) -> &'static str {
+        self.code.code()
+    }
+
+    /// The code as an enum.
+    pub fn kind(&self) -> AnyCode {
         self.code
     }
 
@@ -166,15 +122,23 @@ impl Refusal {
         &self.rule
     }
 
-    /// As a core [`Denial`], for [`crate::rpc::denial_error`].
-    pub fn to_denial(&self) -> Denial {
-        Denial::new(self.code, format!("{} (rule: {})", self.reason, self.rule))
+    /// The reason with the rule, as sent to the client.
+    pub fn message(&self) -> String {
+        format!("{} (rule: {})", self.reason, self.rule)
+    }
+
+    /// The -32001 error response ([`refusal_error`]: `error.data.code`).
+    pub fn to_error(&self, id: &Id) -> Value {
+        match self.code {
+            AnyCode::Net(c) => refusal_error(id, c, &self.message()),
+            AnyCode::Gate(c) => refusal_error(id, c, &self.message()),
+        }
     }
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} (rule: {})", self.code, self.reason, self.rule)
+        write!(f, "{}: {} (rule: {})", self.code(), self.reason, self.rule)
     }
 }
 
@@ -186,10 +150,10 @@ mod tests {
     fn codes_are_unique_and_in_families() {
         let mut seen = std::collections::HashSet::new();
         for c in GateCode::ALL {
-            assert!(seen.insert(c.as_str()), "{c} twice");
-            let family = c.as_str().split('.').next().unwrap_or_default();
-            assert!(["policy", "tool", "gate"].contains(&family), "{c}");
-            assert!(!c.meaning().is_empty());
+            assert!(seen.insert(c.code()), "{c} twice");
+            let family = c.code().split('.').next().unwrap_or_default();
+            assert!(["policy", "tool"].contains(&family), "{c}");
+            assert!(!c.source().is_empty());
         }
     }
 }

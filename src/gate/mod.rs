@@ -33,7 +33,7 @@ mod policy;
 mod urls;
 
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
-pub use code::{GateCode, Refusal};
+pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};

@@ -174,3 +174,15 @@ proptest! {
         prop_assert!(g.check_arguments("t", &args).is_err(), "{} passed", args);
     }
 }
+
+#[test]
+fn docs_list_every_gate_code() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/codes.md")).unwrap();
+    for c in toolgate::gate::GateCode::ALL {
+        assert!(
+            docs.contains(&format!("| `{}` |", c.code())),
+            "docs/codes.md lacks {c}"
+        );
+    }
+}
