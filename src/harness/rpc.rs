@@ -83,7 +83,7 @@ pub fn parse_tool_call(data: &[u8]) {
 }
 
 fn check_error(data: &[u8], e: &RpcError, strict_err: Option<RpcError>) {
-    let code = e.code();
+    let code = e.jsonrpc_code();
     assert!(
         matches!(code, -32700 | -32600 | -32601 | -32602),
         "code {code}"

@@ -826,8 +826,8 @@ impl NetPolicy {
         let name = dest.domain();
         for &a in addrs {
             self.check_addr(a, dest.port, name).map_err(|d| {
-                Denial::new(
-                    d.code(),
+                Denial::of(
+                    d.kind(),
                     format!(
                         "resolved address: {}; one refused address refuses the whole answer (DNS rebinding)",
                         d.reason()
