@@ -43,6 +43,6 @@ pub mod gate;
 
 /// Invariant-checking harnesses: one per fuzz target, shared by `fuzz/`,
 /// the corpus replay test and the property suites. Not a stable API.
-#[cfg(any(fuzzing, feature = "harness"))]
+#[cfg(feature = "harness")]
 #[doc(hidden)]
 pub mod harness;
