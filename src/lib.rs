@@ -1,6 +1,6 @@
 //! toolgate: a vetted core for MCP tool servers.
 //!
-//! Layers (see `DESIGN.md`), arrows point down only:
+//! Layers, arrows point down only:
 //!
 //! * [`json`]: payload bound, strict JSON parse (UTF-8, depth, duplicate keys).
 //! * [`rpc`]: JSON-RPC 2.0 envelope, `tools/call` parsing, error responses.

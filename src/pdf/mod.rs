@@ -1,4 +1,4 @@
-//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See DESIGN.md
+//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See docs/pdf.md
 //! and README section `pdf`.
 //!
 //! Two entry points, each in two flavours:
