@@ -63,7 +63,7 @@ pub fn run(args: McpArgs) -> ExitCode {
 /// is a usage error (exit 2) instead of silently logging at `warn`.
 /// A bare word that is not a level (`bogus`) would be taken by `EnvFilter` as
 /// a target name and silently log nothing of ours, so it is refused too.
-fn parse_log_filter(s: &str) -> Result<String, String> {
+pub(super) fn parse_log_filter(s: &str) -> Result<String, String> {
     const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
     for directive in s.split(',').map(str::trim).filter(|d| !d.is_empty()) {
         let bare = !directive.contains('=') && !directive.contains('[');
@@ -79,7 +79,7 @@ fn parse_log_filter(s: &str) -> Result<String, String> {
 }
 
 /// Logs go to stderr only: stdout carries protocol messages.
-fn init_logging(level: Option<&str>) {
+pub(super) fn init_logging(level: Option<&str>) {
     use tracing_subscriber::EnvFilter;
     let filter = match level {
         Some(l) => EnvFilter::try_new(l),

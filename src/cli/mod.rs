@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod classify;
+mod gate;
 mod mcp;
 mod parse;
 mod pdf;
@@ -22,6 +23,8 @@ pub struct Cli {
 enum Command {
     /// Serve the PDF tools over MCP (newline-delimited JSON-RPC 2.0 on stdio).
     Mcp(mcp::McpArgs),
+    /// Put a policy gateway in front of a stdio MCP server: toolgate gate [OPTIONS] -- CMD [ARGS...]
+    Gate(gate::GateArgs),
     /// Extract text from a PDF file.
     Extract(pdf::ExtractArgs),
     /// Print a PDF file's metadata as JSON.
@@ -48,6 +51,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Mcp(a) => mcp::run(a),
+        Command::Gate(a) => gate::run(a),
         Command::Extract(a) => pdf::run_extract(a),
         Command::Metadata(a) => pdf::run_metadata(a),
         Command::Classify(a) => classify::run(a),

@@ -22,6 +22,7 @@
 //! The reference, the code table and the threat model are in `docs/gate.md`.
 
 mod audit;
+mod child;
 mod code;
 mod decide;
 mod limits;
@@ -30,9 +31,12 @@ mod paths;
 mod pin;
 pub mod poison;
 mod policy;
+mod proxy;
+mod run;
 mod urls;
 
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
+pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
@@ -44,4 +48,9 @@ pub use policy::{
     valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
     MAX_POLICY_ENTRIES,
 };
+pub use proxy::{
+    DenyAs, GateConfig, GateService, PinMode, DEFAULT_MAX_RESPONSE_BYTES, GATE_ERROR,
+    MAX_PENDING_REQUESTS,
+};
+pub use run::{run, GRACE};
 pub use urls::{looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};

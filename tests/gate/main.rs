@@ -3,3 +3,5 @@
 #![cfg(feature = "gate")]
 
 mod props;
+#[cfg(feature = "cli")]
+mod session;

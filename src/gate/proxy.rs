@@ -1,0 +1,732 @@
+//! The gateway service: the session engine ([`crate::mcp::engine`]) serves
+//! it, and it forwards to the child server through the policy.
+//!
+//! * Client → child: the engine has run every line through the core; a
+//!   request is forwarded verbatim (ids are not rewritten) once the policy
+//!   lets it through, a notification and a client response are forwarded
+//!   verbatim.
+//! * Child → client ([`GateService::child_line`]): every line goes through
+//!   the core too (`--max-response-bytes`, strict JSON, the JSON-RPC
+//!   envelope). A response reaches the request waiting for it; a
+//!   server-initiated request or notification is written to the client as
+//!   it came; a bad line is never forwarded, and the request it answered
+//!   (when its id can be read) gets a `tool.bad_response` error.
+//! * `tools/list` answers are filtered, `tools/call` results are checked for
+//!   poisoning, by [`Gatekeeper`].
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
+use super::code::{GateCode, Refusal};
+use super::decide::{Gatekeeper, MAX_SCANNED_STRINGS};
+use super::limits::Limiter;
+use super::listing::{ListEvent, ToolView};
+use super::pin::Pins;
+use super::poison::{clean_value, PoisonMode};
+use super::urls::vet_addresses;
+use crate::json::{parse_strict, Limits};
+use crate::mcp::service::{
+    ClientResponse, ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer, Reply,
+    Request, Response, Service,
+};
+use crate::mcp::CallContext;
+use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
+
+/// Default `--max-response-bytes`: 16 MiB, the server's response bound.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Most client requests waiting for the child at once; more get `tool.busy`.
+pub const MAX_PENDING_REQUESTS: usize = 4096;
+
+/// JSON-RPC code of the gateway's own errors (timeout, child gone, bad
+/// answer): -32603 internal error, with `error.data.code` the `tool.*` code.
+pub const GATE_ERROR: i64 = -32603;
+
+/// How a refused `tools/call` is answered (`--deny-as`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DenyAs {
+    /// An `isError: true` result the model can read (the default: the
+    /// TypeScript and Python SDKs use -32001 for timeouts and
+    /// session-not-found, so a host may take a -32001 refusal for a timeout).
+    #[default]
+    Result,
+    /// The core's -32001 "blocked by policy" error with `error.data.code`.
+    Error,
+}
+
+/// `--pin` state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinMode {
+    /// No pinning.
+    Off,
+    /// Pins loaded from the file: enforced.
+    Enforce(PathBuf),
+    /// No pin file yet (trust on first use), or `--pin-update`: the tools
+    /// listed are accepted and written to the file at the end of a listing.
+    Learn(PathBuf),
+}
+
+/// The gateway's settings.
+#[derive(Debug)]
+pub struct GateConfig {
+    /// Policy, roots, poison mode.
+    pub keeper: Gatekeeper,
+    /// `--deny-as`.
+    pub deny_as: DenyAs,
+    /// `--call-timeout`.
+    pub call_timeout: Option<Duration>,
+    /// `--max-response-bytes`.
+    pub max_response_bytes: usize,
+    /// `--pin`.
+    pub pin: PinMode,
+    /// The pins read from the file (`PinMode::Enforce`).
+    pub pins: Option<Pins>,
+    /// `--audit`.
+    pub audit: Option<Audit>,
+    /// `--audit-all`.
+    pub audit_all: bool,
+}
+
+struct Pending {
+    tx: oneshot::Sender<Result<Value, Value>>,
+    tool: Option<String>,
+    limited: bool,
+}
+
+struct State {
+    pending: HashMap<Id, Pending>,
+    view: ToolView,
+    pins: Option<Pins>,
+    learned: Pins,
+    limiter: Limiter,
+    audit: Option<Audit>,
+    audit_failed: bool,
+}
+
+struct Shared {
+    keeper: Gatekeeper,
+    deny_as: DenyAs,
+    call_timeout: Option<Duration>,
+    limits: Limits,
+    pin: PinMode,
+    audit_all: bool,
+    state: Mutex<State>,
+    to_child: Mutex<Option<SyncSender<Vec<u8>>>>,
+    peer: Mutex<Option<Peer>>,
+    client_closed: AtomicBool,
+}
+
+/// The gateway as an engine [`Service`]; clone it to feed the child's lines
+/// ([`GateService::child_line`]) from the thread reading the child.
+#[derive(Clone)]
+pub struct GateService {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for GateService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GateService")
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn gate_error(code: GateCode, message: String) -> ErrorObject {
+    ErrorObject {
+        code: GATE_ERROR,
+        message,
+        data: Some(json!({"code": code.code()})),
+    }
+}
+
+fn valid_id(v: &Value) -> Option<Id> {
+    match v {
+        Value::String(s) => Some(Id::String(s.clone())),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id::Number(n.clone())),
+        _ => None,
+    }
+}
+
+impl GateService {
+    /// A gateway writing to the child through `to_child` (one line each,
+    /// without its newline).
+    pub fn new(config: GateConfig, to_child: SyncSender<Vec<u8>>) -> Self {
+        let limits = Limits {
+            max_payload_bytes: config.max_response_bytes,
+            ..Limits::default()
+        };
+        let pins = match config.pin {
+            PinMode::Off => None,
+            PinMode::Enforce(_) => Some(config.pins.unwrap_or_default()),
+            PinMode::Learn(_) => Some(Pins::default()),
+        };
+        Self {
+            shared: Arc::new(Shared {
+                keeper: config.keeper,
+                deny_as: config.deny_as,
+                call_timeout: config.call_timeout,
+                limits,
+                pin: config.pin,
+                audit_all: config.audit_all,
+                state: Mutex::new(State {
+                    pending: HashMap::new(),
+                    view: ToolView::default(),
+                    pins,
+                    learned: Pins::default(),
+                    limiter: Limiter::default(),
+                    audit: config.audit,
+                    audit_failed: false,
+                }),
+                to_child: Mutex::new(Some(to_child)),
+                peer: Mutex::new(None),
+                client_closed: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// `true` once the client closed its input.
+    pub fn client_closed(&self) -> bool {
+        self.shared.client_closed.load(Ordering::SeqCst)
+    }
+
+    fn send_child(&self, line: &[u8]) -> Result<(), GateCode> {
+        let guard = lock(&self.shared.to_child);
+        let Some(tx) = guard.as_ref() else {
+            return Err(GateCode::ServerExited);
+        };
+        match tx.try_send(line.to_vec()) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(GateCode::Busy),
+            Err(TrySendError::Disconnected(_)) => Err(GateCode::ServerExited),
+        }
+    }
+
+    fn audit(&self, st: &mut State, rec: Record<'_>) {
+        if let Some(a) = st.audit.as_mut() {
+            if let Err(e) = a.write(&rec) {
+                if !st.audit_failed {
+                    tracing::error!(error = %e, "cannot write the audit log: refusing every call from now on");
+                }
+                st.audit_failed = true;
+            }
+        }
+    }
+
+    fn refuse_call(
+        &self,
+        id: Id,
+        tool: &str,
+        args: &Value,
+        refusal: &Refusal,
+        st: &mut State,
+    ) -> Reply {
+        tracing::warn!(
+            tool,
+            code = refusal.code(),
+            rule = refusal.rule(),
+            "tools/call refused"
+        );
+        let rec = Record {
+            time: rfc3339_now(),
+            direction: "client->server",
+            id: Some(id.to_value()),
+            method: Some("tools/call"),
+            tool: Some(tool),
+            decision: "refused",
+            code: Some(refusal.code()),
+            rule: Some(refusal.rule()),
+            arguments: argument_sizes(args),
+        };
+        self.audit(st, rec);
+        Reply::Send(self.denial(id, refusal))
+    }
+
+    fn denial(&self, id: Id, refusal: &Refusal) -> Response {
+        match self.shared.deny_as {
+            DenyAs::Result => Response::result(
+                id,
+                json!({
+                    "content": [{"type": "text", "text": format!("refused by toolgate gate: {}: {}", refusal.code(), refusal.message())}],
+                    "isError": true,
+                }),
+            ),
+            DenyAs::Error => Response::error(
+                Some(id),
+                ErrorObject {
+                    code: AUTHORIZATION_ERROR,
+                    message: AUTHORIZATION_MESSAGE.into(),
+                    data: Some(json!({"code": refusal.code(), "reason": refusal.message()})),
+                },
+            ),
+        }
+    }
+
+    /// Decides a `tools/call`: `Err(reply)` when refused.
+    fn vet_call(
+        &self,
+        req: &Request,
+        st: &mut State,
+    ) -> Result<(String, bool, Vec<super::urls::PendingName>), Reply> {
+        let params = req.params_object();
+        let name = params
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let args = params
+            .and_then(|p| p.get("arguments"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        if st.audit_failed {
+            let r = Refusal::new(
+                GateCode::AuditUnavailable,
+                "the audit log cannot be written",
+                "--audit",
+            );
+            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+        }
+        let keeper = &self.shared.keeper;
+        let decided = keeper.check_call(&name, st.view.get(&name), st.pins.as_ref(), &args);
+        let names = match decided {
+            Ok(n) => n,
+            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
+        };
+        let limited = match st
+            .limiter
+            .acquire(&keeper.policy.limits, &name, Instant::now())
+        {
+            Ok(l) => l,
+            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
+        };
+        if self.shared.audit_all {
+            let rec = Record {
+                time: rfc3339_now(),
+                direction: "client->server",
+                id: Some(req.id.to_value()),
+                method: Some("tools/call"),
+                tool: Some(&name),
+                decision: "allowed",
+                code: None,
+                rule: None,
+                arguments: argument_sizes(&args),
+            };
+            self.audit(st, rec);
+        }
+        Ok((name, limited, names))
+    }
+
+    fn finish(&self, id: &Id) -> Option<Pending> {
+        let mut st = lock(&self.shared.state);
+        let p = st.pending.remove(id)?;
+        if p.limited {
+            if let Some(t) = &p.tool {
+                st.limiter.release(t);
+            }
+        }
+        Some(p)
+    }
+
+    /// Shapes the child's answer to request `id` for the client.
+    fn answer(&self, id: Id, method: &str, outcome: Result<Value, Value>) -> Reply {
+        match outcome {
+            Err(error) => {
+                let code = error
+                    .get("code")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(GATE_ERROR);
+                let message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let data = error.get("data").cloned();
+                Reply::Send(Response::error(
+                    Some(id),
+                    ErrorObject {
+                        code,
+                        message,
+                        data,
+                    },
+                ))
+            }
+            Ok(mut result) => {
+                match method {
+                    "tools/list" => self.filter_list(&mut result),
+                    "tools/call" => {
+                        if let Err(r) = self.check_result(&id, &mut result) {
+                            return Reply::Send(self.denial(id, &r));
+                        }
+                    }
+                    _ => {}
+                }
+                Reply::Send(Response::result(id, Payload::Value(result)))
+            }
+        }
+    }
+
+    fn filter_list(&self, result: &mut Value) {
+        let keeper = &self.shared.keeper;
+        let mut st = lock(&self.shared.state);
+        let st = &mut *st;
+        let learning = matches!(self.shared.pin, PinMode::Learn(_));
+        if learning {
+            // Trust on first use: what is listed now is what gets pinned.
+            if let Some(tools) = result.get("tools").and_then(Value::as_array) {
+                for t in tools {
+                    if let Some(n) = t.get("name").and_then(Value::as_str) {
+                        let h = super::pin::definition_hash(t);
+                        st.learned.insert(n.to_owned(), h.clone());
+                        if let Some(p) = st.pins.as_mut() {
+                            p.insert(n.to_owned(), h);
+                        }
+                    }
+                }
+            }
+        }
+        let events = keeper.filter_tools_page(result, &mut st.view, st.pins.as_ref());
+        for e in &events {
+            let (tool, decision, code, rule) = match e {
+                ListEvent::Hidden { tool, refusal } => {
+                    tracing::warn!(tool, code = refusal.code(), "tool hidden from tools/list");
+                    (
+                        tool.as_str(),
+                        "refused",
+                        refusal.code(),
+                        refusal.rule().to_owned(),
+                    )
+                }
+                ListEvent::Stripped { tool, findings } => {
+                    tracing::warn!(tool, found = %findings.summary(), "stripped from a tool definition");
+                    (
+                        tool.as_str(),
+                        "changed",
+                        GateCode::Poisoned.code(),
+                        "--poison strip".to_owned(),
+                    )
+                }
+                ListEvent::Flagged { tool, findings } => {
+                    tracing::warn!(tool, found = %findings.summary(), "tool definition carries hidden characters");
+                    continue;
+                }
+            };
+            let rec = Record {
+                time: rfc3339_now(),
+                direction: "server->client",
+                id: None,
+                method: Some("tools/list"),
+                tool: Some(tool),
+                decision,
+                code: Some(code),
+                rule: Some(&rule),
+                arguments: None,
+            };
+            self.audit(st, rec);
+        }
+        if let PinMode::Learn(path) = &self.shared.pin {
+            let last_page = result.get("nextCursor").is_none_or(Value::is_null);
+            if last_page {
+                match st.learned.save(path) {
+                    Ok(()) => {
+                        tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
+                    }
+                    Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
+                }
+            }
+        }
+    }
+
+    fn check_result(&self, id: &Id, result: &mut Value) -> Result<(), Refusal> {
+        let mode = self.shared.keeper.poison;
+        let (found, cut) = clean_value(result, mode == PoisonMode::Strip, MAX_SCANNED_STRINGS);
+        if found.is_clean() && !cut {
+            return Ok(());
+        }
+        tracing::warn!(%id, found = %found.summary(), "tool result carries hidden characters");
+        if mode == PoisonMode::Refuse {
+            return Err(Refusal::new(
+                GateCode::ResultPoisoned,
+                format!("the result carries {}", found.summary()),
+                "--poison refuse",
+            ));
+        }
+        if mode == PoisonMode::Strip {
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                time: rfc3339_now(),
+                direction: "server->client",
+                id: Some(id.to_value()),
+                method: Some("tools/call"),
+                tool: None,
+                decision: "changed",
+                code: Some(GateCode::ResultPoisoned.code()),
+                rule: Some("--poison strip"),
+                arguments: None,
+            };
+            self.audit(&mut st, rec);
+        }
+        Ok(())
+    }
+
+    /// One line the child wrote (without its newline); `oversized` when it
+    /// was over the bound and already discarded.
+    pub fn child_line(&self, line: Option<&[u8]>, runtime: &tokio::runtime::Handle) {
+        let Some(bytes) = line else {
+            tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
+            return;
+        };
+        let value = match parse_strict(bytes, &self.shared.limits) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "the child wrote a line that is not strict JSON; dropped");
+                return;
+            }
+        };
+        if value.get("method").is_some() {
+            match crate::mcp::wire::parse_element(bytes, &self.shared.limits) {
+                Ok(_) => {
+                    let raw = String::from_utf8_lossy(bytes).into_owned();
+                    let Ok(raw) = RawValue::from_string(raw) else {
+                        return;
+                    };
+                    let peer = lock(&self.shared.peer).clone();
+                    if let Some(peer) = peer {
+                        let _ = runtime.block_on(peer.send(Outbound::Raw(Arc::from(raw))));
+                    }
+                }
+                Err(_) => {
+                    tracing::warn!("the child wrote a malformed request or notification; dropped");
+                }
+            }
+            return;
+        }
+        let id = value.get("id").and_then(valid_id);
+        if !crate::mcp::wire::is_valid_response(&value) {
+            tracing::warn!("the child wrote a malformed response; dropped");
+            if let Some(id) = id {
+                if let Some(p) = self.finish(&id) {
+                    let err = gate_error(
+                        GateCode::BadResponse,
+                        "the server's answer was not a valid JSON-RPC response".into(),
+                    );
+                    let _ = p.tx.send(Err(
+                        json!({"code": err.code, "message": err.message, "data": err.data}),
+                    ));
+                }
+            }
+            return;
+        }
+        let Some(id) = id else {
+            tracing::warn!("the child answered with id null; dropped");
+            return;
+        };
+        let outcome = match value.get("error") {
+            Some(e) => Err(e.clone()),
+            None => Ok(value.get("result").cloned().unwrap_or(Value::Null)),
+        };
+        match self.finish(&id) {
+            Some(p) => {
+                let _ = p.tx.send(outcome);
+            }
+            None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// The child's output ended: every waiting request gets `tool.server_exited`.
+    pub fn child_gone(&self) {
+        *lock(&self.shared.to_child) = None;
+        let drained: Vec<Pending> = lock(&self.shared.state)
+            .pending
+            .drain()
+            .map(|(_, p)| p)
+            .collect();
+        for p in drained {
+            let e = gate_error(
+                GateCode::ServerExited,
+                "the server exited before answering".into(),
+            );
+            let _ = p.tx.send(Err(
+                json!({"code": e.code, "message": e.message, "data": e.data}),
+            ));
+        }
+    }
+
+    fn forward(
+        &self,
+        req: Request,
+        ctx: CallContext,
+        tool: Option<String>,
+        limited: bool,
+        names: Vec<super::urls::PendingName>,
+    ) -> Handled {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut st = lock(&self.shared.state);
+            if st.pending.contains_key(&req.id) {
+                return Handled::Reply(Reply::Send(Response::error(
+                    Some(req.id),
+                    ErrorObject {
+                        code: crate::rpc::INVALID_REQUEST,
+                        message: "a request with this id is already in flight".into(),
+                        data: None,
+                    },
+                )));
+            }
+            if st.pending.len() >= MAX_PENDING_REQUESTS {
+                if limited {
+                    if let Some(t) = &tool {
+                        st.limiter.release(t);
+                    }
+                }
+                return Handled::Reply(Reply::Send(Response::error(
+                    Some(req.id),
+                    gate_error(
+                        GateCode::Busy,
+                        format!(
+                            "more than {MAX_PENDING_REQUESTS} requests are waiting for the server"
+                        ),
+                    ),
+                )));
+            }
+            st.pending
+                .insert(req.id.clone(), Pending { tx, tool, limited });
+        }
+        let me = self.clone();
+        let resolve = self.shared.keeper.policy.resolve && !names.is_empty();
+        if !resolve {
+            if let Err(code) = self.send_child(&req.raw) {
+                self.finish(&req.id);
+                return Handled::Reply(Reply::Send(Response::error(
+                    Some(req.id),
+                    gate_error(code, "the request could not be passed to the server".into()),
+                )));
+            }
+        }
+        let timeout = self
+            .shared
+            .call_timeout
+            .filter(|_| req.method == "tools/call");
+        Handled::Task(Box::pin(async move {
+            let id = req.id.clone();
+            if resolve {
+                let net = me.shared.keeper.policy.net.clone();
+                let checked = tokio::task::spawn_blocking(move || {
+                    for n in &names {
+                        let addrs: Vec<std::net::IpAddr> =
+                            std::net::ToSocketAddrs::to_socket_addrs(&(n.host(), n.port()))
+                                .map(|it| it.map(|a| a.ip()).take(64).collect())
+                                .unwrap_or_default();
+                        vet_addresses(&net, n, &addrs, "--resolve")?;
+                    }
+                    Ok::<(), Refusal>(())
+                })
+                .await;
+                let refusal = match checked {
+                    Ok(Ok(())) => None,
+                    Ok(Err(r)) => Some(r),
+                    Err(_) => Some(Refusal::new(
+                        GateCode::ArgumentsTooComplex,
+                        "name resolution failed",
+                        "--resolve",
+                    )),
+                };
+                if let Some(r) = refusal {
+                    me.finish(&id);
+                    return Reply::Send(me.denial(id, &r));
+                }
+                if let Err(code) = me.send_child(&req.raw) {
+                    me.finish(&id);
+                    return Reply::Send(Response::error(
+                        Some(id),
+                        gate_error(code, "the request could not be passed to the server".into()),
+                    ));
+                }
+            }
+            let _cancel = ctx.cancel;
+            let outcome = match timeout {
+                Some(t) => match tokio::time::timeout(t, rx).await {
+                    Ok(o) => o,
+                    Err(_) => {
+                        me.finish(&id);
+                        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id.to_value(), "reason": "toolgate gate: --call-timeout"}});
+                        let _ = me.send_child(cancel.to_string().as_bytes());
+                        tracing::warn!(%id, "call timed out; cancelled at the server");
+                        return Reply::Send(Response::error(
+                            Some(id),
+                            gate_error(
+                                GateCode::CallTimeout,
+                                format!("no answer within {} s", t.as_secs_f64()),
+                            ),
+                        ));
+                    }
+                },
+                None => rx.await,
+            };
+            match outcome {
+                Ok(o) => me.answer(id, &req.method, o),
+                Err(_) => Reply::Send(Response::error(
+                    Some(id),
+                    gate_error(
+                        GateCode::ServerExited,
+                        "the server exited before answering".into(),
+                    ),
+                )),
+            }
+        }))
+    }
+}
+
+impl Service for GateService {
+    fn attach(&mut self, peer: Peer) {
+        *lock(&self.shared.peer) = Some(peer);
+    }
+
+    fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+        if request.method == "tools/call" {
+            let vetted = {
+                let mut st = lock(&self.shared.state);
+                self.vet_call(&request, &mut st)
+            };
+            return match vetted {
+                Ok((tool, limited, names)) => {
+                    self.forward(request, ctx, Some(tool), limited, names)
+                }
+                Err(reply) => Handled::Reply(reply),
+            };
+        }
+        self.forward(request, ctx, None, false, Vec::new())
+    }
+
+    fn notification(&mut self, notification: Notification) {
+        if notification.method == "notifications/cancelled" {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .and_then(valid_id);
+            if let Some(id) = id {
+                self.finish(&id);
+            }
+        }
+        let _ = self.send_child(&notification.raw);
+    }
+
+    fn response(&mut self, response: ClientResponse) {
+        let _ = self.send_child(&response.raw);
+    }
+
+    fn closed(&mut self) {
+        self.shared.client_closed.store(true, Ordering::SeqCst);
+        *lock(&self.shared.to_child) = None;
+    }
+}

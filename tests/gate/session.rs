@@ -1,0 +1,444 @@
+//! The gateway end to end: `toolgate gate -- python3 tests/servers/recorder.py`,
+//! over pipes. The recorder writes every line it receives to a file, so each
+//! test can assert that a refused call never reached it.
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+struct Gate {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    record: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+const WAIT: Duration = Duration::from_secs(20);
+
+impl Gate {
+    fn start(flags: &[&str]) -> Self {
+        Self::start_in(flags, |_| {})
+    }
+
+    fn start_in(flags: &[&str], prepare: impl FnOnce(&Path)) -> Self {
+        Self::start_env(flags, prepare, &[])
+    }
+
+    fn start_env(flags: &[&str], prepare: impl FnOnce(&Path), env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        prepare(dir.path());
+        let record = dir.path().join("record.jsonl");
+        let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/recorder.py");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .arg("gate")
+            .args(flags)
+            .arg("--")
+            .arg("python3")
+            .arg(server)
+            .arg(&record)
+            .current_dir(dir.path())
+            .envs(env.iter().copied())
+            .env("GATE_TEST_SECRET", "leak")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines() {
+                let Ok(l) = l else { return };
+                if tx.send(l).is_err() {
+                    return;
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            lines,
+            record,
+            _dir: dir,
+        }
+    }
+
+    fn dir(&self) -> &Path {
+        self._dir.path()
+    }
+
+    fn send(&mut self, line: &str) {
+        let s = self.stdin.as_mut().unwrap();
+        s.write_all(line.as_bytes()).unwrap();
+        s.write_all(b"\n").unwrap();
+        s.flush().unwrap();
+    }
+
+    fn recv(&self) -> Value {
+        let l = self.lines.recv_timeout(WAIT).expect("an answer");
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}"))
+    }
+
+    fn ask(&mut self, line: &str) -> Value {
+        self.send(line);
+        self.recv()
+    }
+
+    fn init(&mut self) {
+        let r = self.ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+        assert_eq!(r["result"]["serverInfo"]["name"], "recorder", "{r}");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    fn call(&mut self, id: u64, name: &str, args: Value) -> Value {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}});
+        self.ask(&line.to_string())
+    }
+
+    fn list(&mut self, id: u64) -> Vec<String> {
+        let r = self.ask(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+        ));
+        r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// Every line the server received, after a ping round trip (so it has
+    /// read everything sent before).
+    fn received(&mut self) -> String {
+        let r = self.ask(r#"{"jsonrpc":"2.0","id":"sync","method":"ping"}"#);
+        assert_eq!(r["result"], json!({}));
+        std::fs::read_to_string(&self.record).unwrap_or_default()
+    }
+
+    fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        self.child.wait().unwrap().code().unwrap_or(-1)
+    }
+}
+
+fn refusal_code(r: &Value) -> String {
+    if r["result"]["isError"] == true {
+        let t = r["result"]["content"][0]["text"].as_str().unwrap();
+        let rest = t
+            .strip_prefix("refused by toolgate gate: ")
+            .unwrap_or_else(|| panic!("{t}"));
+        return rest.split(':').next().unwrap().to_owned();
+    }
+    r["error"]["data"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no refusal: {r}"))
+        .to_owned()
+}
+
+#[test]
+fn transparent_proxy_and_url_refusals() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    assert_eq!(
+        g.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#),
+        json!({"jsonrpc":"2.0","id":"p","result":{}})
+    );
+    let r = g.call(
+        1,
+        "echo",
+        json!({"q": "Re: minutes", "url": "https://example.com/"}),
+    );
+    assert_eq!(r["id"], 1);
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Re: minutes"));
+    for (id, url, code) in [
+        (
+            2,
+            "http://169.254.169.254/latest/meta-data/",
+            "ssrf.cloud_metadata",
+        ),
+        (3, "http://[::ffff:127.0.0.1]:8080/", "ssrf.loopback"),
+        (4, "http://10.0.0.1/", "ssrf.private_use"),
+        (5, "gopher://example.com:70/", "url.scheme"),
+        (6, "file:///etc/passwd", "url.scheme"),
+        (7, "http://0x7f.1/", "url.ambiguous"),
+    ] {
+        let r = g.call(id, "fetch", json!({"url": url}));
+        assert_eq!(r["id"], id);
+        assert_eq!(refusal_code(&r), code, "{url}: {r}");
+        assert_eq!(r["result"]["isError"], true);
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("169.254") && !seen.contains("gopher") && !seen.contains("10.0.0.1"),
+        "{seen}"
+    );
+    assert!(seen.contains("notifications/initialized"));
+    assert_eq!(g.close(), 0);
+}
+
+#[test]
+fn deny_as_error_uses_the_core_denial() {
+    let mut g = Gate::start(&["--deny-as", "error"]);
+    g.init();
+    let r = g.call(9, "fetch", json!({"url": "http://127.0.0.1/"}));
+    assert_eq!(r["error"]["code"], -32001, "{r}");
+    assert_eq!(r["error"]["message"], "blocked by policy");
+    assert_eq!(r["error"]["data"]["code"], "ssrf.loopback");
+    assert_eq!(r["id"], 9);
+}
+
+#[test]
+fn bad_client_lines_answered_by_the_gateway() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let cases = [("not json", -32700, Value::Null)];
+    for (line, code, id) in cases {
+        let r = g.ask(line);
+        assert_eq!(r["error"]["code"], code, "{line}: {r}");
+        assert_eq!(r["id"], id, "{line}: {r}");
+    }
+    // The core's answer, as `toolgate mcp` gives it (the id is echoed
+    // wherever the core knows it).
+    let r = g.ask(r#"{"jsonrpc":"1.0","id":6,"method":"ping"}"#);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    // A duplicate key deep inside: refused by the core (its id echoed once
+    // the core knows it there), never forwarded.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":1,"a":2}}"#);
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    let seen = g.received();
+    assert!(
+        !seen.contains("not json") && !seen.contains("1.0") && !seen.contains(r#""a":2"#),
+        "{seen}"
+    );
+}
+
+#[test]
+fn bad_server_lines_not_forwarded() {
+    let mut g = Gate::start(&["--max-response-bytes", "2048"]);
+    g.init();
+    #[allow(clippy::single_element_loop)]
+    for (id, how) in [(12, "envelope")] {
+        let r = g.call(id, "misbehave", json!({"how": how}));
+        assert_eq!(r["id"], id, "{how}: {r}");
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.bad_response",
+            "{how}: {r}"
+        );
+    }
+    // Lines the strict layer refuses before an id is known: dropped; the
+    // session goes on (the call waits for --call-timeout).
+    for how in ["notjson", "huge", "dupkey"] {
+        g.send(&json!({"jsonrpc":"2.0","id":how,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":how}}}).to_string());
+    }
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
+    assert_eq!(r["id"], "after", "{r}");
+    // Server-initiated notifications pass.
+    g.send(&json!({"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"notify"}}}).to_string());
+    let n = g.recv();
+    assert_eq!(n["method"], "notifications/message", "{n}");
+    assert_eq!(g.recv()["id"], 13);
+}
+
+#[test]
+fn policy_hides_and_refuses_the_same_tools() {
+    let mut g = Gate::start_in(&["--policy", "policy.toml"], |d| {
+        std::fs::write(
+            d.join("policy.toml"),
+            "[tools]\ndeny = [\"write_*\", \"slow\"]\n[[args]]\ntool = \"echo\"\npointer = \"/blob\"\nkind = \"text\"\nmax_bytes = 8\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    let tools = g.list(1);
+    assert!(
+        !tools.contains(&"write_file".to_owned()) && !tools.contains(&"slow".to_owned()),
+        "{tools:?}"
+    );
+    assert!(tools.contains(&"echo".to_owned()));
+    let r = g.call(2, "write_file", json!({}));
+    assert_eq!(refusal_code(&r), "policy.tool_denied");
+    let r = g.call(3, "echo", json!({"blob": "0123456789"}));
+    assert_eq!(refusal_code(&r), "policy.arg_too_large");
+    let r = g.call(4, "echo", json!({"blob": "http://x"}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        !seen.contains("write_file") && !seen.contains("0123456789"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn invalid_policy_is_exit_2_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.toml"),
+        "[tools]\nallow = [\"ok\"]\ndeny = [\"[\"]\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["gate", "--policy", "p.toml", "--", "true"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3"), "{err}");
+}
+
+#[test]
+fn paths_confined_to_roots() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+        std::fs::write(d.join("data/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink("/etc", d.join("data/etc")).unwrap();
+    });
+    g.init();
+    assert!(g.call(1, "read_file", json!({"path": "data/a.txt"}))["result"]["isError"].is_null());
+    for (id, p) in [
+        (2, "/etc/passwd"),
+        (3, "data/../../x"),
+        (4, "data/etc/passwd"),
+        (5, "data/etc/nothing"),
+    ] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert_eq!(refusal_code(&r), "path.outside_root", "{p}");
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("passwd") && !seen.contains("nothing"),
+        "{seen}"
+    );
+    let _ = g.dir();
+}
+
+#[test]
+fn poisoned_tools_and_results() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let text = r.to_string();
+    assert!(
+        text.contains("sneaky") && !text.contains('\u{E0069}'),
+        "{text}"
+    );
+    let r = g.call(2, "misbehave", json!({"how": "poison"}));
+    assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
+    drop(g);
+    let mut g = Gate::start(&["--poison", "refuse"]);
+    g.init();
+    assert!(!g.list(1).contains(&"sneaky".to_owned()));
+    assert_eq!(
+        refusal_code(&g.call(2, "sneaky", json!({}))),
+        "tool.poisoned"
+    );
+    assert_eq!(
+        refusal_code(&g.call(3, "misbehave", json!({"how": "poison"}))),
+        "tool.result_poisoned"
+    );
+}
+
+#[test]
+fn pinning_trust_on_first_use_then_rug_pull() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start(&["--pin", &pin_s]);
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    assert!(g.call(2, "echo", json!({}))["result"]["isError"].is_null());
+    g.close();
+    assert!(pin.exists());
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_CHANGED"],
+        |_| {},
+        &[("RECORDER_CHANGED", "1")],
+    );
+    g.init();
+    let tools = g.list(1);
+    assert!(
+        !tools.contains(&"echo".to_owned()) && tools.contains(&"fetch".to_owned()),
+        "{tools:?}"
+    );
+    assert_eq!(
+        refusal_code(&g.call(2, "echo", json!({}))),
+        "tool.definition_changed"
+    );
+    let seen = g.received();
+    assert!(!seen.contains("\"echo\""), "{seen}");
+}
+
+#[test]
+fn call_timeout_cancels_at_the_server() {
+    let mut g = Gate::start(&["--call-timeout", "0.5"]);
+    g.init();
+    let r = g.call(1, "slow", json!({"seconds": 3}));
+    assert_eq!(r["error"]["data"]["code"], "tool.call_timeout", "{r}");
+    let seen = g.received();
+    assert!(seen.contains("notifications/cancelled"), "{seen}");
+}
+
+#[test]
+fn server_exit_answers_pending_and_passes_status() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let r = g.call(1, "misbehave", json!({"how": "exit"}));
+    assert_eq!(r["error"]["data"]["code"], "tool.server_exited", "{r}");
+    assert_eq!(g.child.wait().unwrap().code(), Some(3));
+}
+
+#[test]
+fn audit_lines_without_values() {
+    let mut g = Gate::start(&["--audit", "audit.jsonl", "--audit-all"]);
+    g.init();
+    g.call(
+        1,
+        "fetch",
+        json!({"url": "http://169.254.169.254/", "token": "hunter2"}),
+    );
+    g.call(2, "echo", json!({"x": "secretvalue"}));
+    let path = g.dir().join("audit.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !text.contains("hunter2") && !text.contains("secretvalue"),
+        "{text}"
+    );
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["decision"], "refused");
+    assert_eq!(lines[0]["code"], "ssrf.cloud_metadata");
+    assert_eq!(lines[0]["arguments"]["token"], 9);
+    assert_eq!(lines[1]["decision"], "allowed");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+#[test]
+fn child_env_is_minimal() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    // The recorder reports its environment: PATH (it found python3), never
+    // a variable that was not asked for.
+    let r = g.call(1, "misbehave", json!({"how": "env"}));
+    let env = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        env.contains("PATH") && !env.contains("GATE_TEST_SECRET"),
+        "{env}"
+    );
+}
