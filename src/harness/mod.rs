@@ -18,6 +18,9 @@ pub mod pdf;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 
+#[cfg(feature = "fetch")]
+pub mod fetch;
+
 /// Every fuzz target name, in the order the corpus replay walks `corpus/`.
 pub const TARGETS: &[&str] = &[
     "parse_tool_call",
@@ -30,6 +33,8 @@ pub const TARGETS: &[&str] = &[
     "pdf_extract",
     #[cfg(feature = "mcp")]
     "mcp_session",
+    #[cfg(feature = "fetch")]
+    "fetch_redirects",
 ];
 
 /// Runs the harness of fuzz target `target` on `data`.
@@ -46,6 +51,8 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "pdf_extract" => pdf::pdf_extract(data),
         #[cfg(feature = "mcp")]
         "mcp_session" => mcp::mcp_session(data),
+        #[cfg(feature = "fetch")]
+        "fetch_redirects" => fetch::fetch_redirects(data),
         _ => return false,
     }
     true

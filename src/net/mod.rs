@@ -25,6 +25,9 @@ mod ip;
 mod names;
 mod registry;
 
+#[cfg(feature = "fetch")]
+pub mod fetch;
+
 pub use code::{Denial, DenialCode};
 pub use dest::{
     classify_host, classify_url, refuse_ambiguous_text, vet_resolved, Destination, Target,
