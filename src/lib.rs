@@ -1,6 +1,6 @@
 //! toolgate: a vetted core for MCP tool servers.
 //!
-//! Layers (see `DESIGN.md`), arrows point down only:
+//! Layers, arrows point down only:
 //!
 //! * [`json`]: payload bound, strict JSON parse (UTF-8, depth, duplicate keys).
 //! * [`rpc`]: JSON-RPC 2.0 envelope, `tools/call` parsing, error responses.
@@ -9,6 +9,13 @@
 //! * `mcp` (feature `mcp`): the MCP stdio server.
 //!
 //! `toolgate = { default-features = false }` is the bare core (`json`, `rpc`, `net`).
+//!
+//! Numbers: toolgate turns on serde_json's `float_roundtrip` feature, so every
+//! float is parsed correctly rounded and a value written back out (the
+//! [`rpc::ToolCall`] builder, error responses) reads back as the same `f64`.
+//! Cargo unifies features, so a crate that embeds toolgate gets correctly
+//! rounded float parsing from its own serde_json too, at a small cost in
+//! float parsing speed.
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),

@@ -773,3 +773,18 @@ mod cli {
         assert!(at_kib < (64 + 48) * 1024, "{at_kib} KiB for a 64 MiB cap");
     }
 }
+
+#[test]
+fn the_code_table_lists_every_fetch_code() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/codes.md")).unwrap();
+    let start = doc.find("<!-- section:codes-fetch:begin -->").unwrap();
+    let end = doc.find("<!-- section:codes-fetch:end -->").unwrap();
+    for c in toolgate::net::fetch::FetchCode::ALL {
+        assert!(
+            doc[start..end].contains(&format!("| `{}` |", c.code())),
+            "docs/codes.md lacks {c}"
+        );
+        assert!(!c.source().is_empty());
+    }
+}

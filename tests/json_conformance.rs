@@ -2,7 +2,7 @@
 //! with its README) through `toolgate json-check`'s code path: the strict
 //! layer under the default limits. Every `y_` file is accepted except the two
 //! duplicated-key files (a documented exception: RFC 7493 §2.3), every `n_`
-//! file is rejected, every `i_` file has the outcome listed in README.md, and
+//! file is rejected, every `i_` file has the outcome listed in docs/json.md, and
 //! so has every `test_transform/` file.
 use std::path::{Path, PathBuf};
 
@@ -125,7 +125,7 @@ fn n_files_are_rejected() {
         assert!(check(p).is_err(), "{} accepted", name(p));
         // The rpc layer refuses them as parse errors too (never a panic).
         let e = toolgate::rpc::parse_tool_call(&std::fs::read(p).unwrap()).unwrap_err();
-        assert_eq!(e.code(), -32700, "{}", name(p));
+        assert_eq!(e.jsonrpc_code(), -32700, "{}", name(p));
     }
 }
 
@@ -167,7 +167,7 @@ fn json_check_binary_agrees() {
 
 /// `test_transform/` outcomes (what a parser makes of inputs that parse but
 /// are easy to transform wrongly): `None` accepted, `Some(code)` rejected.
-/// Also listed in README.md.
+/// Also listed in docs/json.md.
 const TRANSFORM_OUTCOMES: &[(&str, Option<&str>)] = &[
     ("number_-9223372036854775808.json", None),
     ("number_-9223372036854775809.json", None),

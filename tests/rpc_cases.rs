@@ -6,8 +6,8 @@ use toolgate::json::{JsonError, Limits, SyntaxKind, MAX_JSON_DEPTH, MAX_PAYLOAD_
 use toolgate::net::Denial;
 use toolgate::rpc::{
     authorization_error, denial_error, detectable_error_id, parse_incoming, parse_message,
-    parse_tool_call, parse_tool_call_with, protocol_error, Id, Incoming, Message, RpcError,
-    ToolCall,
+    parse_tool_call, parse_tool_call_with, protocol_error, EnvelopeError, Id, Incoming, Message,
+    RpcError, ToolCall,
 };
 
 const OK: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"a.pdf"}}}"#;
@@ -56,8 +56,8 @@ fn json_layer_failures_are_parse_errors() {
     ];
     for (input, kind) in cases {
         let e = err(input);
-        assert_eq!(e.kind(), kind, "{input:?}: {e}");
-        assert_eq!(e.code(), -32700, "{input:?}");
+        assert_eq!(e.code(), kind, "{input:?}: {e}");
+        assert_eq!(e.jsonrpc_code(), -32700, "{input:?}");
         assert_eq!(e.http_status(), 400);
         assert_eq!(detectable_error_id(input, &e), None);
     }
@@ -96,12 +96,21 @@ fn duplicate_keys_at_any_depth_with_pointer() {
 
 #[test]
 fn top_level_shapes() {
-    assert!(matches!(err(b"[1,2]"), RpcError::Batch { len: 2 }));
-    assert!(matches!(err(b"[]"), RpcError::EmptyBatch));
+    assert!(matches!(
+        err(b"[1,2]"),
+        RpcError::Envelope(EnvelopeError::Batch { len: 2 })
+    ));
+    assert!(matches!(
+        err(b"[]"),
+        RpcError::Envelope(EnvelopeError::EmptyBatch)
+    ));
     for s in ["1", "\"x\"", "true", "null"] {
         let e = err(s.as_bytes());
-        assert!(matches!(e, RpcError::NotAnObject { .. }), "{s}");
-        assert_eq!(e.code(), -32600);
+        assert!(
+            matches!(e, RpcError::Envelope(EnvelopeError::NotAnObject { .. })),
+            "{s}"
+        );
+        assert_eq!(e.jsonrpc_code(), -32600);
     }
 }
 
@@ -197,8 +206,8 @@ fn envelope_shapes() {
     ];
     for (v, kind, code) in cases {
         let e = call_with(v.clone());
-        assert_eq!(e.kind(), kind, "{v}: {e}");
-        assert_eq!(e.code(), code, "{v}");
+        assert_eq!(e.code(), kind, "{v}: {e}");
+        assert_eq!(e.jsonrpc_code(), code, "{v}");
         assert_eq!(e.http_status(), 400);
         let bytes = v.to_string();
         let id = detectable_error_id(bytes.as_bytes(), &e);
@@ -226,7 +235,7 @@ fn payload_bound_is_inclusive() {
         matches!(e, RpcError::Json(JsonError::TooLarge { len, limit }) if len == MAX_PAYLOAD_BYTES + 1 && limit == MAX_PAYLOAD_BYTES)
     );
     assert_eq!(e.http_status(), 413);
-    assert_eq!(e.code(), -32700);
+    assert_eq!(e.jsonrpc_code(), -32700);
     let huge = vec![b'{'; 32 * 1024 * 1024];
     assert!(matches!(
         err(&huge),
@@ -295,7 +304,7 @@ fn typed_arguments() {
         .to_json();
     let r = parse_tool_call(bad.as_bytes()).unwrap();
     let e = r.arguments_as::<ExtractArgs>().unwrap_err();
-    assert_eq!(e.code(), -32602);
+    assert_eq!(e.jsonrpc_code(), -32602);
     assert!(e.to_string().contains("evil"), "{e}");
 }
 
@@ -332,7 +341,7 @@ fn general_messages() {
         &l,
     )
     .unwrap_err();
-    assert_eq!(e.kind(), "params_not_structured");
+    assert_eq!(e.code(), "params_not_structured");
     match parse_incoming(
         br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"a":1}]"#,
         &l,
@@ -348,7 +357,7 @@ fn general_messages() {
     }
     assert!(matches!(
         parse_incoming(b"[]", &l),
-        Err(RpcError::EmptyBatch)
+        Err(RpcError::Envelope(EnvelopeError::EmptyBatch))
     ));
     assert!(matches!(
         parse_incoming(br#"[{"a":1,"a":2}]"#, &l),
@@ -363,7 +372,10 @@ fn policy_errors() {
     assert_eq!(a["error"]["code"], -32001);
     assert_eq!(a["error"]["message"], "blocked by policy");
     assert_eq!(a["id"], 5);
-    let d = denial_error(&id, &Denial::new("ssrf.loopback", "loopback address"));
+    let d = denial_error(
+        &id,
+        &Denial::of(toolgate::net::DenialCode::Loopback, "loopback address"),
+    );
     assert_eq!(d["error"]["code"], -32001);
     assert_eq!(d["error"]["data"]["code"], "ssrf.loopback");
     assert_eq!(d["error"]["data"]["reason"], "loopback address");

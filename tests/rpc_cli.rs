@@ -1,4 +1,4 @@
-//! `toolgate parse` and `toolgate json-check` as DESIGN.md specifies them
+//! `toolgate parse` and `toolgate json-check` as the README's CLI section specifies them
 //! (runs where the binary is built, i.e. with feature `cli`).
 use std::io::Write;
 use std::process::{Command, Stdio};

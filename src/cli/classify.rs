@@ -42,7 +42,7 @@ pub fn run(a: ClassifyArgs) -> ExitCode {
                 "the input is not valid UTF-8".to_owned(),
             ),
         };
-        // Keys in DESIGN.md order (a `json!` object would sort them).
+        // Keys in the documented order: input, verdict, code, reason (a `json!` object would sort them).
         let line = format!(
             "{{\"input\":{},\"verdict\":{},\"code\":{},\"reason\":{}}}",
             json!(input.as_ref()),

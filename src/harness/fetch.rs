@@ -78,7 +78,7 @@ pub fn fetch_redirects(data: &[u8]) {
 fn check_error(e: &FetchError) {
     let code = e.code();
     assert!(
-        DenialCode::from_str_code(code).is_some() || FetchCode::from_code(code).is_some(),
+        DenialCode::from_code(code).is_some() || FetchCode::from_code(code).is_some(),
         "unknown code {code}"
     );
     assert!(!e.reason().is_empty());

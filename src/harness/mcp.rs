@@ -59,12 +59,20 @@ pub fn mcp_session(data: &[u8]) {
         }
         let response = stepped.handle_frame(&frame);
         match &frame {
-            Frame::Oversized { .. } => {
+            Frame::Oversized { len } => {
+                assert!(*len > 4096, "an oversized frame within the bound: {len}");
                 let r = response.as_ref().expect("an oversized line gets an answer");
                 assert_response(r, None);
                 assert_eq!(r["id"], Value::Null);
             }
-            Frame::Line(bytes) => check_line(bytes, response.as_ref()),
+            Frame::Line(bytes) => {
+                assert!(
+                    bytes.len() <= 4096,
+                    "a line over the bound: {}",
+                    bytes.len()
+                );
+                check_line(bytes, response.as_ref());
+            }
             Frame::Eof => unreachable!(),
         }
         if let Some(r) = response {

@@ -10,6 +10,7 @@
 
 pub mod json;
 pub mod net;
+pub mod numbers;
 pub mod rpc;
 
 #[cfg(feature = "pdf")]

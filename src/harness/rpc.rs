@@ -15,6 +15,9 @@ pub fn parse_tool_call(data: &[u8]) {
     let limits = Limits::default();
     let res = rpc::parse_tool_call(data);
     let strict = parse_strict(data, &limits);
+    if let Ok(v) = &strict {
+        super::numbers::check_numbers(data, v);
+    }
     match &res {
         Ok(req) => {
             let v = strict.as_ref().expect("accepted request is strict JSON");
@@ -80,7 +83,7 @@ pub fn parse_tool_call(data: &[u8]) {
 }
 
 fn check_error(data: &[u8], e: &RpcError, strict_err: Option<RpcError>) {
-    let code = e.code();
+    let code = e.jsonrpc_code();
     assert!(
         matches!(code, -32700 | -32600 | -32601 | -32602),
         "code {code}"

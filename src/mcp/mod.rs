@@ -40,7 +40,7 @@ use std::path::PathBuf;
 
 pub use backend::{DefaultPdf, PageRange, PdfBackend, ToolFailure};
 pub use confine::{ConfineError, Root};
-pub use framing::{Frame, LineReader};
+pub use framing::{Frame, Framer, LineReader};
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use server::{looks_like_url, supported_versions, Server};
 pub use tools::{parse_pages, MAX_PAGE_NUMBER, TOOL_NAMES};

@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::json::{JsonError, Limits};
-use crate::rpc::{self, Incoming, Message, RpcError};
+use crate::rpc::{self, EnvelopeError, Incoming, Message, RpcError};
 
 pub use crate::rpc::Id;
 
@@ -107,7 +107,7 @@ fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> 
             return None;
         }
     }
-    if let RpcError::ParamsNotStructured { .. } = error {
+    if let RpcError::Envelope(EnvelopeError::ParamsNotStructured { .. }) = error {
         let no_id = crate::json::parse_strict(bytes, limits)
             .ok()
             .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))

@@ -1,254 +1,210 @@
-//! Stable denial codes and the [`Denial`] value carried by every refusal.
+//! Stable codes: the `codes!` table macro, the [`StableCode`] trait every
+//! code family implements, and the `net` family itself ([`DenialCode`]) with
+//! the [`Denial`] value carried by every refusal.
+//!
 
 use super::ip::{classify_ipv4, Reach};
 use std::borrow::Cow;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr};
 
-/// Every stable machine-readable reason a destination (or path) is refused.
+/// A family of stable machine-readable codes, made by the crate's `codes!`
+/// table macro (see the [`net`](crate::net) module docs for the families).
 ///
-/// The string form ([`DenialCode::as_str`]) is the contract: it never changes
-/// for a given meaning. `ssrf.*` codes name an address block of the IANA
-/// IPv4/IPv6 Special-Purpose Address Registries (or a documented cloud
-/// service); `url.*` codes name a problem with the URL text itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DenialCode {
-    /// `0.0.0.0/32`, `::/128`.
-    Unspecified,
-    /// `0.0.0.0/8` "This network".
-    ThisNetwork,
-    /// `10/8`, `172.16/12`, `192.168/16`.
-    PrivateUse,
-    /// `100.64.0.0/10` (carrier-grade NAT).
-    SharedAddressSpace,
-    /// `127.0.0.0/8`, `::1/128`.
-    Loopback,
-    /// `169.254.0.0/16`, `fe80::/10`.
-    LinkLocal,
-    /// `192.0.0.0/24`, `2001::/23` and their anycast/dummy sub-blocks.
-    IetfProtocol,
-    /// TEST-NET-1/2/3, `2001:db8::/32`, `3fff::/20`.
-    Documentation,
-    /// `198.18.0.0/15`, `2001:2::/48`.
-    Benchmarking,
-    /// AS112 blocks (`192.31.196.0/24`, `192.175.48.0/24`, `2001:4:112::/48`, `2620:4f:8000::/48`).
-    As112,
-    /// Automatic Multicast Tunneling (`192.52.193.0/24`, `2001:3::/32`).
-    Amt,
-    /// `192.88.99.0/24`, deprecated 6to4 relay anycast.
-    SixToFourRelayAnycast,
-    /// `240.0.0.0/4`, and every IPv6 address outside `2000::/3` not named otherwise.
-    Reserved,
-    /// `255.255.255.255/32`.
-    LimitedBroadcast,
-    /// `224.0.0.0/4`, `ff00::/8`.
-    Multicast,
-    /// `::ffff:0:0/96` embedding a global IPv4 address.
-    Ipv4Mapped,
-    /// `::/96` (deprecated IPv4-compatible) embedding a global IPv4 address.
-    Ipv4Compatible,
-    /// `::ffff:0:0:0/96` (SIIT IPv4-translated) embedding a global IPv4 address.
-    Ipv4Translated,
-    /// `64:ff9b::/96`, `64:ff9b:1::/48` embedding a global IPv4 address.
-    Nat64,
-    /// `2002::/16` embedding a global IPv4 address.
-    SixToFour,
-    /// `2001::/32` embedding global IPv4 addresses.
-    Teredo,
-    /// An ISATAP interface identifier (`…:0:5efe:a.b.c.d`, `…:200:5efe:…`)
-    /// under a global prefix, embedding a global IPv4 address.
-    Isatap,
-    /// `100::/64`.
-    DiscardOnly,
-    /// `100:0:0:1::/64`.
-    DummyPrefix,
-    /// `2001:10::/28`, `2001:20::/28`.
-    Orchid,
-    /// `2001:30::/28`.
-    DroneRemoteId,
-    /// `5f00::/16`.
-    SegmentRouting,
-    /// `fc00::/7`.
-    UniqueLocal,
-    /// `fec0::/10`.
-    SiteLocal,
-    /// A documented cloud metadata / instance-local service address.
-    CloudMetadata,
-    /// `localhost`, `*.localhost` and the usual `/etc/hosts` loopback aliases.
-    LocalhostName,
-    /// A documented cloud metadata host name.
-    MetadataName,
-    /// A special-use domain name that never resolves publicly (`.local`, `.internal`, ...).
-    SpecialUseName,
-    /// A scheme other than `http` / `https`.
-    Scheme,
-    /// Userinfo (`user@`, `user:pass@`, even an empty `@`) in the authority.
-    Userinfo,
-    /// The WHATWG parser refused the URL, or the host is empty.
-    Malformed,
-    /// Text that parsers read differently: controls, whitespace, backslashes,
-    /// non-canonical IPv4 notation, percent-encoded hosts, missing `//`.
-    Ambiguous,
-    /// Longer than [`crate::net::MAX_URL_BYTES`].
-    TooLong,
-    /// A DNS answer with no address at all.
-    NoAddress,
-    /// A file path that leaves the configured root (used by the MCP server).
-    PathOutsideRoot,
-    /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
-    OperatorDeny,
+/// `code()` is the contract: the same string for the same meaning forever.
+pub trait StableCode: Copy + Eq + fmt::Debug + fmt::Display + 'static {
+    /// Every code of the family, in table order.
+    const ALL: &'static [Self];
+    /// The stable string, e.g. `ssrf.loopback`.
+    fn code(self) -> &'static str;
+    /// Where the meaning comes from (RFC, registry, or policy).
+    fn source(self) -> &'static str;
+    /// The code whose string is `s`, if any.
+    fn from_code(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.code() == s)
+    }
+}
+
+/// One table makes a code enum, its stable strings and its sources:
+///
+/// ```ignore
+/// codes! {
+///     /// Why the policy refused a call.
+///     pub enum PolicyCode {
+///         /// The tool is not in `[tools] allow`.
+///         ToolNotAllowed => "policy.tool_not_allowed", "policy file [tools]";
+///     }
+/// }
+/// ```
+///
+/// The enum gets `Debug, Clone, Copy, PartialEq, Eq, Hash`, `#[non_exhaustive]`,
+/// inherent `ALL`, `code()`, `source()`, `from_code()`, `Display` (the code)
+/// and [`StableCode`]. Used inside the crate as `crate::net::codes!`.
+macro_rules! codes {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $code:literal, $source:literal; )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every code, in table order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stable string.
+            pub const fn code(self) -> &'static str {
+                match self { $($name::$variant => $code),+ }
+            }
+
+            /// Where the meaning comes from (RFC, registry, or policy).
+            pub const fn source(self) -> &'static str {
+                match self { $($name::$variant => $source),+ }
+            }
+
+            /// The code whose string is `s`, if any.
+            pub fn from_code(s: &str) -> Option<Self> {
+                <Self as $crate::net::StableCode>::from_code(s)
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.code())
+            }
+        }
+
+        impl $crate::net::StableCode for $name {
+            const ALL: &'static [Self] = $name::ALL;
+            fn code(self) -> &'static str {
+                $name::code(self)
+            }
+            fn source(self) -> &'static str {
+                $name::source(self)
+            }
+        }
+    };
+}
+pub(crate) use codes;
+
+codes! {
+    /// Every stable machine-readable reason a destination (or path) is refused.
+    ///
+    /// The string form ([`DenialCode::code`]) is the contract: it never changes
+    /// for a given meaning. `ssrf.*` codes name an address block of the IANA
+    /// IPv4/IPv6 Special-Purpose Address Registries (or a documented cloud
+    /// service); `url.*` codes name a problem with the URL text itself;
+    /// `dns.*` a DNS answer; `path.*` a file path. The table in
+    /// `docs/codes.md` lists every code (a test keeps it complete).
+    pub enum DenialCode {
+        /// `0.0.0.0/32`, `::/128`.
+        Unspecified => "ssrf.unspecified", "RFC 1122 §3.2.1.3; RFC 4291 §2.5.2";
+        /// `0.0.0.0/8` "This network".
+        ThisNetwork => "ssrf.this_network", "RFC 791 §3.2";
+        /// `10/8`, `172.16/12`, `192.168/16`.
+        PrivateUse => "ssrf.private_use", "RFC 1918";
+        /// `100.64.0.0/10` (carrier-grade NAT).
+        SharedAddressSpace => "ssrf.shared_address_space", "RFC 6598";
+        /// `127.0.0.0/8`, `::1/128`.
+        Loopback => "ssrf.loopback", "RFC 1122 §3.2.1.3; RFC 4291 §2.5.3";
+        /// `169.254.0.0/16`, `fe80::/10`.
+        LinkLocal => "ssrf.link_local", "RFC 3927; RFC 4291 §2.5.6";
+        /// `192.0.0.0/24`, `2001::/23` and their anycast/dummy sub-blocks.
+        IetfProtocol => "ssrf.ietf_protocol", "RFC 6890 §2.1; RFC 2928; RFC 7335; RFC 7600; RFC 7723; RFC 8155; RFC 8880; RFC 9665";
+        /// TEST-NET-1/2/3, `2001:db8::/32`, `3fff::/20`.
+        Documentation => "ssrf.documentation", "RFC 5737; RFC 3849; RFC 9637";
+        /// `198.18.0.0/15`, `2001:2::/48`.
+        Benchmarking => "ssrf.benchmarking", "RFC 2544; RFC 5180";
+        /// AS112 blocks (`192.31.196.0/24`, `192.175.48.0/24`, `2001:4:112::/48`, `2620:4f:8000::/48`).
+        As112 => "ssrf.as112", "RFC 7534; RFC 7535";
+        /// Automatic Multicast Tunneling (`192.52.193.0/24`, `2001:3::/32`).
+        Amt => "ssrf.amt", "RFC 7450";
+        /// `192.88.99.0/24`, deprecated 6to4 relay anycast.
+        SixToFourRelayAnycast => "ssrf.6to4_relay_anycast", "RFC 3068; RFC 7526";
+        /// `240.0.0.0/4`, and every IPv6 address outside `2000::/3` not named otherwise.
+        Reserved => "ssrf.reserved", "RFC 1112 §4; RFC 4291 §2.4 (IANA IPv6 Address Space)";
+        /// `255.255.255.255/32`.
+        LimitedBroadcast => "ssrf.limited_broadcast", "RFC 919 §7; RFC 8190";
+        /// `224.0.0.0/4`, `ff00::/8`.
+        Multicast => "ssrf.multicast", "RFC 5771; RFC 4291 §2.7";
+        /// `::ffff:0:0/96` embedding a global IPv4 address.
+        Ipv4Mapped => "ssrf.ipv4_mapped", "RFC 4291 §2.5.5.2";
+        /// `::/96` (deprecated IPv4-compatible) embedding a global IPv4 address.
+        Ipv4Compatible => "ssrf.ipv4_compatible", "RFC 4291 §2.5.5.1 (deprecated)";
+        /// `::ffff:0:0:0/96` (SIIT IPv4-translated) embedding a global IPv4 address.
+        Ipv4Translated => "ssrf.ipv4_translated", "RFC 2765 §2.1 (SIIT); RFC 6052 §2";
+        /// `64:ff9b::/96`, `64:ff9b:1::/48` embedding a global IPv4 address.
+        Nat64 => "ssrf.nat64", "RFC 6052; RFC 8215";
+        /// `2002::/16` embedding a global IPv4 address.
+        SixToFour => "ssrf.6to4", "RFC 3056";
+        /// `2001::/32` embedding global IPv4 addresses.
+        Teredo => "ssrf.teredo", "RFC 4380; RFC 8190";
+        /// An ISATAP interface identifier (`…:0:5efe:a.b.c.d`, `…:200:5efe:…`)
+        /// under a global prefix, embedding a global IPv4 address.
+        Isatap => "ssrf.isatap", "RFC 5214 §6.1";
+        /// `100::/64`.
+        DiscardOnly => "ssrf.discard_only", "RFC 6666";
+        /// `100:0:0:1::/64`.
+        DummyPrefix => "ssrf.dummy_prefix", "RFC 9780";
+        /// `2001:10::/28`, `2001:20::/28`.
+        Orchid => "ssrf.orchid", "RFC 4843; RFC 7343";
+        /// `2001:30::/28`.
+        DroneRemoteId => "ssrf.drone_remote_id", "RFC 9374";
+        /// `5f00::/16`.
+        SegmentRouting => "ssrf.segment_routing", "RFC 9602";
+        /// `fc00::/7`.
+        UniqueLocal => "ssrf.unique_local", "RFC 4193; RFC 8190";
+        /// `fec0::/10`.
+        SiteLocal => "ssrf.site_local", "RFC 3879 (deprecated)";
+        /// A documented cloud metadata / instance-local service address.
+        CloudMetadata => "ssrf.cloud_metadata", "AWS, GCP, Azure, Alibaba, Oracle, Tencent, Scaleway, OpenStack documentation";
+        /// `localhost`, `*.localhost` and the usual `/etc/hosts` loopback aliases.
+        LocalhostName => "ssrf.localhost_name", "RFC 6761 §6.3; draft-ietf-dnsop-let-localhost-be-localhost";
+        /// A documented cloud metadata host name.
+        MetadataName => "ssrf.metadata_name", "GCP, AWS, Tencent, IBM Cloud, Equinix documentation";
+        /// A special-use domain name that never resolves publicly (`.local`, `.internal`, ...).
+        SpecialUseName => "ssrf.special_use_name", "RFC 6761; RFC 6762; RFC 7686; RFC 8375; RFC 9476; ICANN .internal (2024)";
+        /// A host name of one label (`intranet`, `db`): the resolver's search
+        /// domains complete it to an internal host.
+        SingleLabelName => "ssrf.single_label_name", "RFC 1535 (search lists); RFC 7085; ICANN SAC053 (dotless domains)";
+        /// A name under a suffix private by convention or by platform (`.corp`,
+        /// `.home`, `.lan`, `.intranet`, `.private`, Kubernetes `.svc`).
+        PrivateName => "ssrf.private_name", "RFC 6762 Appendix G (.intranet .private .corp .home .lan); Kubernetes DNS-Based Service Discovery (.svc)";
+        /// A scheme other than `http` / `https`.
+        Scheme => "url.scheme", "WHATWG URL Standard §4.2 (special schemes); policy: http, https only";
+        /// Userinfo (`user@`, `user:pass@`, even an empty `@`) in the authority.
+        Userinfo => "url.userinfo", "RFC 3986 §3.2.1; WHATWG URL Standard (credentials)";
+        /// The WHATWG parser refused the URL, or the host is empty.
+        Malformed => "url.malformed", "WHATWG URL Standard §4.4 (basic URL parser)";
+        /// Text that parsers read differently: controls, whitespace, backslashes,
+        /// non-canonical IPv4 notation, percent-encoded hosts, missing `//`.
+        Ambiguous => "url.ambiguous", "WHATWG URL Standard §4.3 (IPv4 parser), RFC 3986 §7.4; policy";
+        /// Longer than [`crate::net::MAX_URL_BYTES`].
+        TooLong => "url.too_long", "policy (MAX_URL_BYTES)";
+        /// A DNS answer with no address at all.
+        NoAddress => "dns.no_address", "policy (empty DNS answer)";
+        /// A file path that leaves the configured root (used by the MCP server).
+        PathOutsideRoot => "path.outside_root", "policy (MCP server --root)";
+        /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
+        OperatorDeny => "ssrf.operator_deny", "policy (operator deny entry: --deny, [net] deny)";
+    }
 }
 
 impl DenialCode {
-    /// Every code, in README table order.
-    pub const ALL: &'static [DenialCode] = &[
-        Self::Unspecified,
-        Self::ThisNetwork,
-        Self::PrivateUse,
-        Self::SharedAddressSpace,
-        Self::Loopback,
-        Self::LinkLocal,
-        Self::IetfProtocol,
-        Self::Documentation,
-        Self::Benchmarking,
-        Self::As112,
-        Self::Amt,
-        Self::SixToFourRelayAnycast,
-        Self::Reserved,
-        Self::LimitedBroadcast,
-        Self::Multicast,
-        Self::Ipv4Mapped,
-        Self::Ipv4Compatible,
-        Self::Ipv4Translated,
-        Self::Nat64,
-        Self::SixToFour,
-        Self::Teredo,
-        Self::Isatap,
-        Self::DiscardOnly,
-        Self::DummyPrefix,
-        Self::Orchid,
-        Self::DroneRemoteId,
-        Self::SegmentRouting,
-        Self::UniqueLocal,
-        Self::SiteLocal,
-        Self::CloudMetadata,
-        Self::LocalhostName,
-        Self::MetadataName,
-        Self::SpecialUseName,
-        Self::Scheme,
-        Self::Userinfo,
-        Self::Malformed,
-        Self::Ambiguous,
-        Self::TooLong,
-        Self::NoAddress,
-        Self::PathOutsideRoot,
-        Self::OperatorDeny,
-    ];
-
-    /// The stable string, e.g. `ssrf.loopback`.
+    /// The stable string (same as [`DenialCode::code`]).
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Unspecified => "ssrf.unspecified",
-            Self::ThisNetwork => "ssrf.this_network",
-            Self::PrivateUse => "ssrf.private_use",
-            Self::SharedAddressSpace => "ssrf.shared_address_space",
-            Self::Loopback => "ssrf.loopback",
-            Self::LinkLocal => "ssrf.link_local",
-            Self::IetfProtocol => "ssrf.ietf_protocol",
-            Self::Documentation => "ssrf.documentation",
-            Self::Benchmarking => "ssrf.benchmarking",
-            Self::As112 => "ssrf.as112",
-            Self::Amt => "ssrf.amt",
-            Self::SixToFourRelayAnycast => "ssrf.6to4_relay_anycast",
-            Self::Reserved => "ssrf.reserved",
-            Self::LimitedBroadcast => "ssrf.limited_broadcast",
-            Self::Multicast => "ssrf.multicast",
-            Self::Ipv4Mapped => "ssrf.ipv4_mapped",
-            Self::Ipv4Compatible => "ssrf.ipv4_compatible",
-            Self::Ipv4Translated => "ssrf.ipv4_translated",
-            Self::Nat64 => "ssrf.nat64",
-            Self::SixToFour => "ssrf.6to4",
-            Self::Teredo => "ssrf.teredo",
-            Self::Isatap => "ssrf.isatap",
-            Self::DiscardOnly => "ssrf.discard_only",
-            Self::DummyPrefix => "ssrf.dummy_prefix",
-            Self::Orchid => "ssrf.orchid",
-            Self::DroneRemoteId => "ssrf.drone_remote_id",
-            Self::SegmentRouting => "ssrf.segment_routing",
-            Self::UniqueLocal => "ssrf.unique_local",
-            Self::SiteLocal => "ssrf.site_local",
-            Self::CloudMetadata => "ssrf.cloud_metadata",
-            Self::LocalhostName => "ssrf.localhost_name",
-            Self::MetadataName => "ssrf.metadata_name",
-            Self::SpecialUseName => "ssrf.special_use_name",
-            Self::Scheme => "url.scheme",
-            Self::Userinfo => "url.userinfo",
-            Self::Malformed => "url.malformed",
-            Self::Ambiguous => "url.ambiguous",
-            Self::TooLong => "url.too_long",
-            Self::NoAddress => "dns.no_address",
-            Self::PathOutsideRoot => "path.outside_root",
-            Self::OperatorDeny => "ssrf.operator_deny",
-        }
+        self.code()
     }
 
-    /// Where the meaning comes from (RFC, registry, or policy), for the README table.
-    pub const fn source(self) -> &'static str {
-        match self {
-            Self::Unspecified => "RFC 1122 §3.2.1.3; RFC 4291 §2.5.2",
-            Self::ThisNetwork => "RFC 791 §3.2",
-            Self::PrivateUse => "RFC 1918",
-            Self::SharedAddressSpace => "RFC 6598",
-            Self::Loopback => "RFC 1122 §3.2.1.3; RFC 4291 §2.5.3",
-            Self::LinkLocal => "RFC 3927; RFC 4291 §2.5.6",
-            Self::IetfProtocol => "RFC 6890 §2.1; RFC 2928; RFC 7335; RFC 7600; RFC 7723; RFC 8155; RFC 8880; RFC 9665",
-            Self::Documentation => "RFC 5737; RFC 3849; RFC 9637",
-            Self::Benchmarking => "RFC 2544; RFC 5180",
-            Self::As112 => "RFC 7534; RFC 7535",
-            Self::Amt => "RFC 7450",
-            Self::SixToFourRelayAnycast => "RFC 3068; RFC 7526",
-            Self::Reserved => "RFC 1112 §4; RFC 4291 §2.4 (IANA IPv6 Address Space)",
-            Self::LimitedBroadcast => "RFC 919 §7; RFC 8190",
-            Self::Multicast => "RFC 5771; RFC 4291 §2.7",
-            Self::Ipv4Mapped => "RFC 4291 §2.5.5.2",
-            Self::Ipv4Compatible => "RFC 4291 §2.5.5.1 (deprecated)",
-            Self::Ipv4Translated => "RFC 2765 §2.1 (SIIT); RFC 6052 §2",
-            Self::Nat64 => "RFC 6052; RFC 8215",
-            Self::SixToFour => "RFC 3056",
-            Self::Teredo => "RFC 4380; RFC 8190",
-            Self::Isatap => "RFC 5214 §6.1",
-            Self::DiscardOnly => "RFC 6666",
-            Self::DummyPrefix => "RFC 9780",
-            Self::Orchid => "RFC 4843; RFC 7343",
-            Self::DroneRemoteId => "RFC 9374",
-            Self::SegmentRouting => "RFC 9602",
-            Self::UniqueLocal => "RFC 4193; RFC 8190",
-            Self::SiteLocal => "RFC 3879 (deprecated)",
-            Self::CloudMetadata => "AWS, GCP, Azure, Alibaba, Oracle, Tencent, Scaleway, OpenStack documentation",
-            Self::LocalhostName => "RFC 6761 §6.3; draft-ietf-dnsop-let-localhost-be-localhost",
-            Self::MetadataName => "GCP, AWS, Tencent, IBM Cloud, Equinix documentation",
-            Self::SpecialUseName => "RFC 6761; RFC 6762; RFC 7686; RFC 8375; RFC 9476; ICANN .internal (2024)",
-            Self::Scheme => "WHATWG URL Standard §4.2 (special schemes); policy: http, https only",
-            Self::Userinfo => "RFC 3986 §3.2.1; WHATWG URL Standard (credentials)",
-            Self::Malformed => "WHATWG URL Standard §4.4 (basic URL parser)",
-            Self::Ambiguous => "WHATWG URL Standard §4.3 (IPv4 parser), RFC 3986 §7.4; policy",
-            Self::TooLong => "policy (MAX_URL_BYTES)",
-            Self::NoAddress => "policy (empty DNS answer)",
-            Self::PathOutsideRoot => "policy (MCP server --root)",
-            Self::OperatorDeny => "policy (operator deny entry: --deny, [net] deny)",
-        }
-    }
-
-    /// The code whose string is `s`, if any.
+    /// The code whose string is `s` (same as [`DenialCode::from_code`]).
     pub fn from_str_code(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|c| c.as_str() == s)
-    }
-}
-
-impl fmt::Display for DenialCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        Self::from_code(s)
     }
 }
 
@@ -258,7 +214,7 @@ impl fmt::Display for DenialCode {
 /// `Display`): refusing is on the hot path, reading why is not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
-    code: &'static str,
+    code: DenialCode,
     detail: Detail,
 }
 
@@ -301,6 +257,14 @@ impl fmt::Display for Detail {
                     DenialCode::MetadataName => {
                         write!(f, "`{name}` is a cloud metadata host name")
                     }
+                    DenialCode::SingleLabelName => write!(
+                        f,
+                        "`{name}` is a single-label name: resolver search domains complete it to an internal host"
+                    ),
+                    DenialCode::PrivateName => write!(
+                        f,
+                        "`{name}` is under a suffix private by convention or platform (RFC 6762 Appendix G; Kubernetes .svc)"
+                    ),
                     _ => write!(
                         f,
                         "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"
@@ -318,19 +282,9 @@ impl fmt::Display for Detail {
 }
 
 impl Denial {
-    /// Builds a denial from a stable code string and a reason. Prefer
-    /// [`Denial::of`] with a [`DenialCode`]; this stays for callers that
-    /// carry the code as a string.
-    pub fn new(code: &'static str, reason: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: Detail::Text(Cow::Owned(reason.into())),
-        }
-    }
-
-    /// Builds a denial from a [`DenialCode`].
+    /// Builds a denial from its code and a reason sentence.
     pub fn of(code: DenialCode, reason: impl Into<String>) -> Self {
-        Self::new(code.as_str(), reason)
+        Self::lazy(code, Detail::Text(Cow::Owned(reason.into())))
     }
 
     /// A denial whose reason is a fixed sentence (no allocation).
@@ -340,10 +294,7 @@ impl Denial {
 
     /// A denial whose reason is formatted from `detail` on demand.
     pub(crate) fn lazy(code: DenialCode, detail: Detail) -> Self {
-        Self {
-            code: code.as_str(),
-            detail,
-        }
+        Self { code, detail }
     }
 
     /// A `path.outside_root` denial (a file path leaving the server's root).
@@ -353,12 +304,12 @@ impl Denial {
 
     /// The stable machine-readable code, e.g. `ssrf.loopback`.
     pub fn code(&self) -> &'static str {
-        self.code
+        self.code.code()
     }
 
-    /// The code as an enum, when it is one of [`DenialCode::ALL`].
-    pub fn kind(&self) -> Option<DenialCode> {
-        DenialCode::from_str_code(self.code)
+    /// The code as an enum.
+    pub fn kind(&self) -> DenialCode {
+        self.code
     }
 
     /// A human-readable sentence saying why. Built on each call (borrowed

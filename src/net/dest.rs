@@ -211,8 +211,9 @@ fn is_invisible(c: char) -> bool {
 ///    domain, a domain with an empty label, or one made only of numbers.
 /// 6. IP hosts go through [`classify_ip`](super::classify_ip); every refused
 ///    block is denied with its code.
-/// 7. Domain names: `localhost` and its aliases, cloud metadata names and
-///    special-use names are denied by name; any other name yields a
+/// 7. Domain names: `localhost` and its aliases, cloud metadata names,
+///    special-use names, single-label names and private-by-convention
+///    suffixes are denied by name; any other name yields a
 ///    [`Destination`] that [`needs_dns`](Destination::needs_dns): never
 ///    "allowed" before its addresses pass [`vet_resolved`].
 ///
@@ -391,8 +392,8 @@ pub fn vet_resolved(addrs: &[IpAddr]) -> Result<(), Denial> {
     }
     for &a in addrs {
         if let Some(d) = classify_ip(a).denial(a) {
-            return Err(Denial::new(
-                d.code(),
+            return Err(Denial::of(
+                d.kind(),
                 format!(
                     "resolved address {}; one refused address refuses the whole answer (DNS rebinding)",
                     d.reason()

@@ -3,9 +3,25 @@
 //! from a real one, naming the handler, and describing a decrypted document.
 
 use lopdf::{Dictionary, Document, Object};
+use serde::{Deserialize, Serialize};
 
 use super::error::PdfError;
-use super::load::{resolve, Encryption};
+use super::object::resolve;
+
+/// How the document is encrypted (ISO 32000-1 §7.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encryption {
+    /// The security handler (`/Filter`), e.g. `Standard`.
+    pub handler: String,
+    /// `/V`, the algorithm version.
+    pub version: i64,
+    /// `/R`, the Standard handler's revision.
+    pub revision: i64,
+    /// `RC4`, `AES` (128-bit), `AES-256`: poppler's names, when known.
+    pub algorithm: Option<String>,
+    /// Key length in bits, when the document could be decrypted.
+    pub key_bits: Option<u32>,
+}
 
 /// The `/Encrypt` dictionary named by the trailer, whether it is an indirect
 /// object (the usual form) or written directly in the trailer.

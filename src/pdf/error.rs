@@ -8,7 +8,7 @@ use super::limits::Limit;
 /// Why a PDF could not be extracted or described.
 ///
 /// Serialized (serde, internally tagged) as `{"kind": "<kind>", ...fields}`;
-/// the `kind` strings are stable and listed in README section `pdf`.
+/// the `kind` strings are stable and listed in docs/pdf.md.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PdfError {

@@ -204,7 +204,7 @@ fn content_operators(
     else {
         return 0;
     };
-    let parts: Vec<&Object> = match super::load::resolve(doc, contents) {
+    let parts: Vec<&Object> = match super::object::resolve(doc, contents) {
         Ok(Object::Array(a)) => a.iter().take(MAX_CONTENT_PARTS_CHECKED).collect(),
         _ => vec![contents],
     };
@@ -218,7 +218,7 @@ fn content_operators(
             total = total.saturating_add(*n);
             continue;
         }
-        let Ok(stream) = super::load::resolve(doc, part).and_then(|o| {
+        let Ok(stream) = super::object::resolve(doc, part).and_then(|o| {
             o.as_stream()
                 .map_err(|_| PdfError::structure("content is not a stream"))
         }) else {
@@ -321,21 +321,21 @@ const MAX_CONTENT_PARTS_CHECKED: usize = 1024;
 fn lost_content(doc: &lopdf::Document, id: lopdf::ObjectId) -> Option<String> {
     use lopdf::Object;
     let page = doc.objects.get(&id)?.as_dict().ok()?;
-    let contents = super::load::resolve(doc, page.get(b"Contents").ok()?).ok()?;
+    let contents = super::object::resolve(doc, page.get(b"Contents").ok()?).ok()?;
     let parts: Vec<&Object> = match contents {
         Object::Array(a) => a.iter().take(MAX_CONTENT_PARTS_CHECKED).collect(),
         other => vec![other],
     };
     let lost = parts
         .into_iter()
-        .filter_map(|p| super::load::resolve(doc, p).ok()?.as_stream().ok())
+        .filter_map(|p| super::object::resolve(doc, p).ok()?.as_stream().ok())
         .filter(|s| s.content.is_empty())
         .filter(|s| {
             let length = s
                 .dict
                 .get(b"Length")
                 .ok()
-                .and_then(|l| super::load::resolve(doc, l).ok());
+                .and_then(|l| super::object::resolve(doc, l).ok());
             !matches!(length, Some(Object::Integer(0)))
         })
         .count();

@@ -2,30 +2,16 @@
 //! and encryption states onto [`PdfError`] kinds.
 
 use lopdf::{Document, LoadOptions, Object};
-use serde::{Deserialize, Serialize};
 
+pub use super::encryption::Encryption;
 use super::encryption::{
     describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_indirect_encrypt,
     without_encrypt_key,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+use super::object::resolve;
 use super::salvage;
-
-/// How the document is encrypted (ISO 32000-1 §7.6).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Encryption {
-    /// The security handler (`/Filter`), e.g. `Standard`.
-    pub handler: String,
-    /// `/V`, the algorithm version.
-    pub version: i64,
-    /// `/R`, the Standard handler's revision.
-    pub revision: i64,
-    /// `RC4`, `AES` (128-bit), `AES-256`: poppler's names, when known.
-    pub algorithm: Option<String>,
-    /// Key length in bits, when the document could be decrypted.
-    pub key_bits: Option<u32>,
-}
 
 /// A loaded document and what loading learned about it.
 #[derive(Debug)]
@@ -438,31 +424,6 @@ fn map_error(e: lopdf::Error, limits: &Limits, missing_eof: bool) -> PdfError {
         },
         _ => PdfError::MalformedStructure { detail },
     }
-}
-
-/// Follows indirect references from `obj` (at most
-/// [`super::limits::MAX_REFERENCE_CHAIN`] of them).
-///
-/// # Errors
-/// `reference_cycle` when the chain is longer; `malformed_structure` when a
-/// referenced object is missing.
-pub fn resolve<'d>(doc: &'d Document, mut obj: &'d Object) -> Result<&'d Object, PdfError> {
-    for _ in 0..super::limits::MAX_REFERENCE_CHAIN {
-        match obj {
-            Object::Reference(id) => {
-                obj = doc.objects.get(id).ok_or_else(|| {
-                    PdfError::structure(format!("object {} {} R is missing", id.0, id.1))
-                })?;
-            }
-            other => return Ok(other),
-        }
-    }
-    Err(PdfError::ReferenceCycle {
-        object: match obj {
-            Object::Reference(id) => id.0,
-            _ => 0,
-        },
-    })
 }
 
 /// The catalog (`/Root`) dictionary.

@@ -5,9 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use lopdf::{Document, Object};
 use serde::{Deserialize, Serialize};
 
+use super::encryption::Encryption;
 use super::error::PdfError;
 use super::limits::{Limit, Limits, MAX_INFO_ENTRIES, MAX_INFO_VALUE_CHARS, MAX_XMP_BYTES};
-use super::load::{catalog, load, resolve, Encryption, Loaded};
+use super::load::{catalog, load, Loaded};
+use super::object::resolve;
 use super::pagetree::{declared_pages, walk, PageTree};
 use super::stream::{decode_stream, DecodeBudget};
 use super::textstring::decode_text_string;

@@ -1,4 +1,4 @@
-//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See DESIGN.md
+//! `toolgate::pdf` — the lopdf-based extractor (feature `pdf`). See docs/pdf.md
 //! and README section `pdf`.
 //!
 //! Two entry points, each in two flavours:
@@ -20,6 +20,7 @@
 //! * [`pagetree`] — our bounded page-tree walk.
 //! * [`salvage`] — what lopdf drops from damaged files: a lost `/Info`, unparsable pages.
 //! * [`metadata`] — [`Metadata`].
+//! * `object` — lopdf object accessors (references, numbers, typed entries).
 //! * [`extract`] — [`Extraction`].
 //! * [`text`] — content-stream interpreter: fonts, encodings, CMaps, text placement.
 //! * [`textstring`] — PDF text strings (PDFDocEncoding, UTF-16BE).
@@ -35,6 +36,7 @@ pub mod extract;
 pub mod limits;
 pub mod load;
 pub mod metadata;
+mod object;
 pub mod pagetree;
 pub mod salvage;
 pub mod source;

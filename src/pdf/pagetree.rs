@@ -10,7 +10,8 @@ use lopdf::{Document, Object, ObjectId};
 
 use super::error::PdfError;
 use super::limits::{Limit, Limits};
-use super::load::{catalog, resolve};
+use super::load::catalog;
+use super::object::resolve;
 
 /// The pages found, in document order, and what was skipped on the way.
 #[derive(Debug, Default, Clone)]

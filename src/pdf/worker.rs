@@ -31,12 +31,12 @@ use super::source::{read_bounded, Source};
 use super::{extract, metadata, Extraction, Metadata, Options, PageRange};
 
 /// Default wall-clock timeout of one worker call: 5 s. Every generated
-/// hostile file finishes in well under 2 s in a release build (README), and
+/// hostile file finishes in well under 2 s in a release build (docs/pdf.md), and
 /// the largest real file of the corpus in a fraction of a second; a server
 /// should not hold a request longer. Debug builds (tests) pass a longer one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default address-space limit of the worker: 768 MiB of virtual memory
-/// (resident memory stays far below: see README's hostile-file table).
+/// (resident memory stays far below: see the hostile-file table in docs/pdf.md).
 pub const DEFAULT_WORKER_MEMORY: u64 = 768 << 20;
 /// Most bytes of the worker's stderr kept for the error message.
 pub const MAX_STDERR_TAIL: usize = 2048;

@@ -1,5 +1,17 @@
-//! `RpcError`: one variant per malformed shape, each with its JSON-RPC code
-//! (JSON-RPC 2.0 §5.1) and HTTP status.
+//! `RpcError`: why bytes are not an acceptable message, grouped into four
+//! categories that each map to one JSON-RPC 2.0 error code (§5.1), the way
+//! rustls maps its error categories to TLS alerts:
+//!
+//! | category | `jsonrpc_code()` | HTTP |
+//! |---|---|---|
+//! | [`RpcError::Json`] ([`JsonError`]) | -32700 parse error | 413 for `TooLarge`, else 400 |
+//! | [`RpcError::Envelope`] ([`EnvelopeError`]) | -32600 invalid request | 400 |
+//! | [`RpcError::MethodNotFound`] ([`MethodError`]) | -32601 method not found | 400 |
+//! | [`RpcError::Params`] ([`ParamsError`]) | -32602 invalid params | 400 |
+//!
+//! Names: `code()` is the stable machine-readable string (`error.data.kind`
+//! on the wire, e.g. `duplicate_key`), on every error type of the crate; the
+//! numeric JSON-RPC code is `jsonrpc_code()`.
 use std::fmt;
 
 use crate::json::JsonError;
@@ -21,13 +33,15 @@ pub const HTTP_PAYLOAD_TOO_LARGE: u16 = 413;
 /// HTTP status of every other protocol error.
 pub const HTTP_BAD_REQUEST: u16 = 400;
 /// HTTP status of a policy refusal ([`authorization_error`](super::authorization_error),
-/// [`denial_error`](super::denial_error)), and of nothing else.
+/// [`denial_error`](super::denial_error), [`refusal_error`](super::refusal_error)),
+/// and of nothing else.
 pub const HTTP_FORBIDDEN: u16 = 403;
 
 /// Longest excerpt of an offending value quoted back in an error, in bytes.
 pub const MAX_ERROR_EXCERPT: usize = 64;
 
-/// Why bytes are not an acceptable JSON-RPC 2.0 message / MCP `tools/call`.
+/// Why bytes are not an acceptable JSON-RPC 2.0 message / MCP request: one
+/// variant per category, each with one JSON-RPC code ([`RpcError::jsonrpc_code`]).
 ///
 /// Offsets are byte offsets into the input; pointers are RFC 6901.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,15 +50,26 @@ pub enum RpcError {
     /// The strict JSON layer refused the bytes (RFC 8259 plus the
     /// [`Limits`](crate::json::Limits)): oversize (HTTP 413), empty, only
     /// whitespace, a byte order mark, invalid UTF-8, a syntax error, nesting
-    /// too deep or a duplicate key, each with its offset or pointer. -32700
-    /// (JSON-RPC 2.0 §5.1, "Parse error"), answered with `"id": null`.
+    /// too deep or a duplicate key, each with its offset or pointer. -32700.
     Json(JsonError),
-    /// The top-level value is not an object (a scalar). -32600.
+    /// Valid JSON, but not a JSON-RPC 2.0 request object (§4). -32600.
+    Envelope(EnvelopeError),
+    /// A well-formed request for a method that does not exist here. -32601.
+    MethodNotFound(MethodError),
+    /// A well-formed request whose `params` do not fit the method. -32602.
+    Params(ParamsError),
+}
+
+/// Valid JSON that is not a JSON-RPC 2.0 request object (§4): -32600.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// The top-level value is not an object (a scalar).
     NotAnObject {
         /// What it is instead, e.g. `a string`.
         found: &'static str,
     },
-    /// The top-level value is an array: a JSON-RPC batch (§6). -32600 where
+    /// The top-level value is an array: a JSON-RPC batch (§6), where
     /// batches are not accepted; see [`parse_incoming`](super::parse_incoming).
     Batch {
         /// Number of elements.
@@ -52,81 +77,93 @@ pub enum RpcError {
     },
     /// `[]`: JSON-RPC 2.0 §6 answers an empty batch with one Invalid Request.
     EmptyBatch,
-    /// More than [`MAX_BATCH_LEN`](super::MAX_BATCH_LEN) elements. -32600.
+    /// More than [`MAX_BATCH_LEN`](super::MAX_BATCH_LEN) elements.
     BatchTooLong {
         /// Number of elements.
         len: usize,
         /// The bound.
         limit: usize,
     },
-    /// `jsonrpc` is missing or not exactly `"2.0"`. -32600.
+    /// `jsonrpc` is missing or not exactly `"2.0"`.
     InvalidJsonrpc {
         /// An excerpt of what was found, `None` when missing.
         found: Option<String>,
     },
     /// `id` is null, fractional, out of integer range, a boolean, an object
     /// or an array (MCP forbids null; JSON-RPC §4 wants a string or number
-    /// without fraction). -32600.
+    /// without fraction).
     InvalidId {
         /// What it is, e.g. `null` or `a fractional number`.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// `method` is missing. -32600.
+    /// `method` is missing.
     MissingMethod,
-    /// `method` is not a string. -32600.
+    /// `method` is not a string.
     InvalidMethod {
         /// What it is instead.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// `params` is present but neither an object nor an array (§4.2). -32600.
+    /// `params` is present but neither an object nor an array (§4.2).
     ParamsNotStructured {
         /// What it is instead.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// No `id`: a notification (§4.1) is not a call. -32600 (a server must
-    /// not answer a notification at all; this exists for callers that
-    /// require a request).
+    /// No `id`: a notification (§4.1) is not a call (a server must not
+    /// answer a notification at all; this exists for callers that require
+    /// a request).
     Notification {
         /// The notification's method.
         method: String,
     },
-    /// The method is not `tools/call`. -32601.
+}
+
+/// A request for a method that does not exist here: -32601.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MethodError {
+    /// The method is not `tools/call` (where only `tools/call` is accepted).
     NotToolsCall {
         /// The method found (excerpt).
         method: String,
     },
-    /// `params` is missing on `tools/call`. -32602.
+}
+
+/// `params` that do not fit the method: -32602.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParamsError {
+    /// `params` is missing on `tools/call`.
     MissingParams,
-    /// `params` is not an object on `tools/call`. -32602.
+    /// `params` is not an object on `tools/call`.
     ParamsNotObject {
         /// What it is instead.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// `params.name` is missing. -32602.
+    /// `params.name` is missing.
     MissingName,
-    /// `params.name` is not a string. -32602.
+    /// `params.name` is not a string.
     InvalidName {
         /// What it is instead.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// `params.arguments` is not an object. -32602.
+    /// `params.arguments` is not an object.
     ArgumentsNotObject {
         /// What it is instead.
         found: &'static str,
         /// Byte offset of the value.
         offset: usize,
     },
-    /// `params._meta` is not an object. -32602.
+    /// `params._meta` is not an object.
     MetaNotObject {
         /// What it is instead.
         found: &'static str,
@@ -134,7 +171,7 @@ pub enum RpcError {
         offset: usize,
     },
     /// The arguments do not fit the tool's typed arguments
-    /// ([`ToolCallRequest::arguments_as`](super::ToolCallRequest::arguments_as)). -32602.
+    /// ([`ToolCallRequest::arguments_as`](super::ToolCallRequest::arguments_as)).
     InvalidArguments {
         /// `serde`'s message (names the field).
         message: String,
@@ -142,28 +179,28 @@ pub enum RpcError {
 }
 
 impl RpcError {
-    /// The JSON-RPC 2.0 error code (§5.1): -32700, -32600, -32601 or -32602.
-    pub fn code(&self) -> i64 {
+    /// The stable machine-readable name (`error.data.kind` on the wire),
+    /// e.g. `invalid_id` or `duplicate_key`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            // The protocol layer has always called a syntax error
+            // `invalid_json`; the other names are the strict layer's own.
+            RpcError::Json(JsonError::Syntax { .. }) => "invalid_json",
+            RpcError::Json(e) => e.code(),
+            RpcError::Envelope(e) => e.code(),
+            RpcError::MethodNotFound(e) => e.code(),
+            RpcError::Params(e) => e.code(),
+        }
+    }
+
+    /// The JSON-RPC 2.0 error code (§5.1) of the category: -32700, -32600,
+    /// -32601 or -32602.
+    pub fn jsonrpc_code(&self) -> i64 {
         match self {
             RpcError::Json(_) => PARSE_ERROR,
-            RpcError::NotAnObject { .. }
-            | RpcError::Batch { .. }
-            | RpcError::EmptyBatch
-            | RpcError::BatchTooLong { .. }
-            | RpcError::InvalidJsonrpc { .. }
-            | RpcError::InvalidId { .. }
-            | RpcError::MissingMethod
-            | RpcError::InvalidMethod { .. }
-            | RpcError::ParamsNotStructured { .. }
-            | RpcError::Notification { .. } => INVALID_REQUEST,
-            RpcError::NotToolsCall { .. } => METHOD_NOT_FOUND,
-            RpcError::MissingParams
-            | RpcError::ParamsNotObject { .. }
-            | RpcError::MissingName
-            | RpcError::InvalidName { .. }
-            | RpcError::ArgumentsNotObject { .. }
-            | RpcError::MetaNotObject { .. }
-            | RpcError::InvalidArguments { .. } => INVALID_PARAMS,
+            RpcError::Envelope(_) => INVALID_REQUEST,
+            RpcError::MethodNotFound(_) => METHOD_NOT_FOUND,
+            RpcError::Params(_) => INVALID_PARAMS,
         }
     }
 
@@ -180,42 +217,17 @@ impl RpcError {
     /// `"id": null` (JSON-RPC 2.0 §5): oversize and invalid JSON (every
     /// -32700), a non-object or batch, and a non-2.0 envelope.
     pub fn is_parse_class(&self) -> bool {
-        self.code() == PARSE_ERROR
-            || matches!(
-                self,
-                RpcError::NotAnObject { .. }
-                    | RpcError::Batch { .. }
-                    | RpcError::EmptyBatch
-                    | RpcError::BatchTooLong { .. }
-                    | RpcError::InvalidJsonrpc { .. }
-            )
-    }
-
-    /// A stable machine-readable name, e.g. `invalid_id` or `duplicate_key`.
-    pub fn kind(&self) -> &'static str {
         match self {
-            // The protocol layer has always called a syntax error
-            // `invalid_json`; the other names are the strict layer's own.
-            RpcError::Json(JsonError::Syntax { .. }) => "invalid_json",
-            RpcError::Json(e) => e.code(),
-            RpcError::NotAnObject { .. } => "not_an_object",
-            RpcError::Batch { .. } => "batch",
-            RpcError::EmptyBatch => "empty_batch",
-            RpcError::BatchTooLong { .. } => "batch_too_long",
-            RpcError::InvalidJsonrpc { .. } => "invalid_jsonrpc",
-            RpcError::InvalidId { .. } => "invalid_id",
-            RpcError::MissingMethod => "missing_method",
-            RpcError::InvalidMethod { .. } => "invalid_method",
-            RpcError::ParamsNotStructured { .. } => "params_not_structured",
-            RpcError::Notification { .. } => "notification",
-            RpcError::NotToolsCall { .. } => "not_tools_call",
-            RpcError::MissingParams => "missing_params",
-            RpcError::ParamsNotObject { .. } => "params_not_object",
-            RpcError::MissingName => "missing_name",
-            RpcError::InvalidName { .. } => "invalid_name",
-            RpcError::ArgumentsNotObject { .. } => "arguments_not_object",
-            RpcError::MetaNotObject { .. } => "meta_not_object",
-            RpcError::InvalidArguments { .. } => "invalid_arguments",
+            RpcError::Json(_) => true,
+            RpcError::Envelope(e) => matches!(
+                e,
+                EnvelopeError::NotAnObject { .. }
+                    | EnvelopeError::Batch { .. }
+                    | EnvelopeError::EmptyBatch
+                    | EnvelopeError::BatchTooLong { .. }
+                    | EnvelopeError::InvalidJsonrpc { .. }
+            ),
+            RpcError::MethodNotFound(_) | RpcError::Params(_) => false,
         }
     }
 
@@ -223,14 +235,9 @@ impl RpcError {
     pub fn offset(&self) -> Option<usize> {
         match self {
             RpcError::Json(e) => e.offset(),
-            RpcError::InvalidId { offset, .. }
-            | RpcError::InvalidMethod { offset, .. }
-            | RpcError::ParamsNotStructured { offset, .. }
-            | RpcError::ParamsNotObject { offset, .. }
-            | RpcError::InvalidName { offset, .. }
-            | RpcError::ArgumentsNotObject { offset, .. }
-            | RpcError::MetaNotObject { offset, .. } => Some(*offset),
-            _ => None,
+            RpcError::Envelope(e) => e.offset(),
+            RpcError::MethodNotFound(_) => None,
+            RpcError::Params(e) => e.offset(),
         }
     }
 
@@ -238,107 +245,13 @@ impl RpcError {
     pub fn pointer(&self) -> Option<&str> {
         match self {
             RpcError::Json(e) => e.pointer(),
-            RpcError::NotAnObject { .. }
-            | RpcError::Batch { .. }
-            | RpcError::EmptyBatch
-            | RpcError::BatchTooLong { .. } => Some(""),
-            RpcError::InvalidJsonrpc { .. } => Some("/jsonrpc"),
-            RpcError::InvalidId { .. } | RpcError::Notification { .. } => Some("/id"),
-            RpcError::MissingMethod | RpcError::InvalidMethod { .. } => Some("/method"),
-            RpcError::NotToolsCall { .. } => Some("/method"),
-            RpcError::ParamsNotStructured { .. }
-            | RpcError::MissingParams
-            | RpcError::ParamsNotObject { .. } => Some("/params"),
-            RpcError::MissingName | RpcError::InvalidName { .. } => Some("/params/name"),
-            RpcError::ArgumentsNotObject { .. } | RpcError::InvalidArguments { .. } => {
-                Some("/params/arguments")
-            }
-            RpcError::MetaNotObject { .. } => Some("/params/_meta"),
+            RpcError::Envelope(e) => Some(e.pointer()),
+            RpcError::MethodNotFound(_) => Some("/method"),
+            RpcError::Params(e) => Some(e.pointer()),
         }
     }
-}
 
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |o: &usize| format!(" (byte {o})");
-        match self {
-            RpcError::Json(e) => write!(f, "parse error: {e}"),
-            RpcError::NotAnObject { found } => {
-                write!(f, "invalid request: the message is {found}, not an object")
-            }
-            RpcError::Batch { len } => {
-                write!(
-                    f,
-                    "invalid request: batch of {len} messages is not accepted here"
-                )
-            }
-            RpcError::EmptyBatch => write!(f, "invalid request: empty batch"),
-            RpcError::BatchTooLong { len, limit } => write!(
-                f,
-                "invalid request: batch of {len} messages exceeds the bound of {limit}"
-            ),
-            RpcError::InvalidJsonrpc { found: None } => {
-                write!(f, "invalid request: /jsonrpc is missing (must be \"2.0\")")
-            }
-            RpcError::InvalidJsonrpc { found: Some(x) } => {
-                write!(f, "invalid request: /jsonrpc must be \"2.0\", found {x}")
-            }
-            RpcError::InvalidId { found, offset } => write!(
-                f,
-                "invalid request: /id must be a string or an integer, found {found}{}",
-                at(offset)
-            ),
-            RpcError::MissingMethod => write!(f, "invalid request: /method is missing"),
-            RpcError::InvalidMethod { found, offset } => write!(
-                f,
-                "invalid request: /method must be a string, found {found}{}",
-                at(offset)
-            ),
-            RpcError::ParamsNotStructured { found, offset } => write!(
-                f,
-                "invalid request: /params must be an object or an array, found {found}{}",
-                at(offset)
-            ),
-            RpcError::Notification { method } => write!(
-                f,
-                "invalid request: /id is missing: notification {method:?} is not a call"
-            ),
-            RpcError::NotToolsCall { method } => {
-                write!(f, "method not found: {method:?} (at /method)")
-            }
-            RpcError::MissingParams => write!(f, "invalid params: /params is missing"),
-            RpcError::ParamsNotObject { found, offset } => write!(
-                f,
-                "invalid params: /params must be an object, found {found}{}",
-                at(offset)
-            ),
-            RpcError::MissingName => write!(f, "invalid params: /params/name is missing"),
-            RpcError::InvalidName { found, offset } => write!(
-                f,
-                "invalid params: /params/name must be a string, found {found}{}",
-                at(offset)
-            ),
-            RpcError::ArgumentsNotObject { found, offset } => write!(
-                f,
-                "invalid params: /params/arguments must be an object, found {found}{}",
-                at(offset)
-            ),
-            RpcError::MetaNotObject { found, offset } => write!(
-                f,
-                "invalid params: /params/_meta must be an object, found {found}{}",
-                at(offset)
-            ),
-            RpcError::InvalidArguments { message } => {
-                write!(f, "invalid params: /params/arguments: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for RpcError {}
-
-impl RpcError {
-    /// The strict-JSON-layer error this is, for the -32700 variant.
+    /// The strict-JSON-layer error this is, for the -32700 category.
     pub fn to_json_error(&self) -> Option<JsonError> {
         match self {
             RpcError::Json(e) => Some(e.clone()),
@@ -347,9 +260,215 @@ impl RpcError {
     }
 }
 
+impl EnvelopeError {
+    /// The stable machine-readable name, e.g. `invalid_id`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EnvelopeError::NotAnObject { .. } => "not_an_object",
+            EnvelopeError::Batch { .. } => "batch",
+            EnvelopeError::EmptyBatch => "empty_batch",
+            EnvelopeError::BatchTooLong { .. } => "batch_too_long",
+            EnvelopeError::InvalidJsonrpc { .. } => "invalid_jsonrpc",
+            EnvelopeError::InvalidId { .. } => "invalid_id",
+            EnvelopeError::MissingMethod => "missing_method",
+            EnvelopeError::InvalidMethod { .. } => "invalid_method",
+            EnvelopeError::ParamsNotStructured { .. } => "params_not_structured",
+            EnvelopeError::Notification { .. } => "notification",
+        }
+    }
+
+    fn offset(&self) -> Option<usize> {
+        match self {
+            EnvelopeError::InvalidId { offset, .. }
+            | EnvelopeError::InvalidMethod { offset, .. }
+            | EnvelopeError::ParamsNotStructured { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    fn pointer(&self) -> &'static str {
+        match self {
+            EnvelopeError::NotAnObject { .. }
+            | EnvelopeError::Batch { .. }
+            | EnvelopeError::EmptyBatch
+            | EnvelopeError::BatchTooLong { .. } => "",
+            EnvelopeError::InvalidJsonrpc { .. } => "/jsonrpc",
+            EnvelopeError::InvalidId { .. } | EnvelopeError::Notification { .. } => "/id",
+            EnvelopeError::MissingMethod | EnvelopeError::InvalidMethod { .. } => "/method",
+            EnvelopeError::ParamsNotStructured { .. } => "/params",
+        }
+    }
+}
+
+impl MethodError {
+    /// The stable machine-readable name, e.g. `not_tools_call`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MethodError::NotToolsCall { .. } => "not_tools_call",
+        }
+    }
+}
+
+impl ParamsError {
+    /// The stable machine-readable name, e.g. `missing_name`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ParamsError::MissingParams => "missing_params",
+            ParamsError::ParamsNotObject { .. } => "params_not_object",
+            ParamsError::MissingName => "missing_name",
+            ParamsError::InvalidName { .. } => "invalid_name",
+            ParamsError::ArgumentsNotObject { .. } => "arguments_not_object",
+            ParamsError::MetaNotObject { .. } => "meta_not_object",
+            ParamsError::InvalidArguments { .. } => "invalid_arguments",
+        }
+    }
+
+    fn offset(&self) -> Option<usize> {
+        match self {
+            ParamsError::ParamsNotObject { offset, .. }
+            | ParamsError::InvalidName { offset, .. }
+            | ParamsError::ArgumentsNotObject { offset, .. }
+            | ParamsError::MetaNotObject { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    fn pointer(&self) -> &'static str {
+        match self {
+            ParamsError::MissingParams | ParamsError::ParamsNotObject { .. } => "/params",
+            ParamsError::MissingName | ParamsError::InvalidName { .. } => "/params/name",
+            ParamsError::ArgumentsNotObject { .. } | ParamsError::InvalidArguments { .. } => {
+                "/params/arguments"
+            }
+            ParamsError::MetaNotObject { .. } => "/params/_meta",
+        }
+    }
+}
+
+/// ` (byte N)`, the suffix of messages that point at a value.
+struct At(usize);
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, " (byte {})", self.0)
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RpcError::Json(e) => write!(f, "parse error: {e}"),
+            RpcError::Envelope(e) => write!(f, "invalid request: {e}"),
+            RpcError::MethodNotFound(e) => write!(f, "method not found: {e}"),
+            RpcError::Params(e) => write!(f, "invalid params: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvelopeError::NotAnObject { found } => {
+                write!(f, "the message is {found}, not an object")
+            }
+            EnvelopeError::Batch { len } => {
+                write!(f, "batch of {len} messages is not accepted here")
+            }
+            EnvelopeError::EmptyBatch => write!(f, "empty batch"),
+            EnvelopeError::BatchTooLong { len, limit } => {
+                write!(f, "batch of {len} messages exceeds the bound of {limit}")
+            }
+            EnvelopeError::InvalidJsonrpc { found: None } => {
+                write!(f, "/jsonrpc is missing (must be \"2.0\")")
+            }
+            EnvelopeError::InvalidJsonrpc { found: Some(x) } => {
+                write!(f, "/jsonrpc must be \"2.0\", found {x}")
+            }
+            EnvelopeError::InvalidId { found, offset } => write!(
+                f,
+                "/id must be a string or an integer, found {found}{}",
+                At(*offset)
+            ),
+            EnvelopeError::MissingMethod => write!(f, "/method is missing"),
+            EnvelopeError::InvalidMethod { found, offset } => {
+                write!(f, "/method must be a string, found {found}{}", At(*offset))
+            }
+            EnvelopeError::ParamsNotStructured { found, offset } => write!(
+                f,
+                "/params must be an object or an array, found {found}{}",
+                At(*offset)
+            ),
+            EnvelopeError::Notification { method } => {
+                write!(f, "/id is missing: notification {method:?} is not a call")
+            }
+        }
+    }
+}
+
+impl fmt::Display for MethodError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MethodError::NotToolsCall { method } => write!(f, "{method:?} (at /method)"),
+        }
+    }
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamsError::MissingParams => write!(f, "/params is missing"),
+            ParamsError::ParamsNotObject { found, offset } => {
+                write!(f, "/params must be an object, found {found}{}", At(*offset))
+            }
+            ParamsError::MissingName => write!(f, "/params/name is missing"),
+            ParamsError::InvalidName { found, offset } => write!(
+                f,
+                "/params/name must be a string, found {found}{}",
+                At(*offset)
+            ),
+            ParamsError::ArgumentsNotObject { found, offset } => write!(
+                f,
+                "/params/arguments must be an object, found {found}{}",
+                At(*offset)
+            ),
+            ParamsError::MetaNotObject { found, offset } => write!(
+                f,
+                "/params/_meta must be an object, found {found}{}",
+                At(*offset)
+            ),
+            ParamsError::InvalidArguments { message } => {
+                write!(f, "/params/arguments: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RpcError {}
+impl std::error::Error for EnvelopeError {}
+impl std::error::Error for MethodError {}
+impl std::error::Error for ParamsError {}
+
 impl From<JsonError> for RpcError {
     fn from(e: JsonError) -> Self {
         RpcError::Json(e)
+    }
+}
+
+impl From<EnvelopeError> for RpcError {
+    fn from(e: EnvelopeError) -> Self {
+        RpcError::Envelope(e)
+    }
+}
+
+impl From<MethodError> for RpcError {
+    fn from(e: MethodError) -> Self {
+        RpcError::MethodNotFound(e)
+    }
+}
+
+impl From<ParamsError> for RpcError {
+    fn from(e: ParamsError) -> Self {
+        RpcError::Params(e)
     }
 }
 

@@ -13,8 +13,11 @@
 //!   request (MCP 2025-06-18, Tools) as a [`ToolCallRequest`].
 //! * [`protocol_error`], [`detectable_error_id`]: the error response
 //!   (JSON-RPC 2.0 §5, §5.1) for bytes that never reached application logic.
-//! * [`authorization_error`], [`denial_error`]: the -32001 response for a
-//!   call that parsed but is refused by policy.
+//! * [`authorization_error`], [`denial_error`], [`refusal_error`]: the -32001
+//!   response for a call that parsed but is refused by policy.
+//!
+//! Errors: [`RpcError`] has four categories, each with one JSON-RPC code
+//! (`jsonrpc_code()`); `code()` is the stable kind string (`error.data.kind`).
 //!
 //! ```
 //! use toolgate::rpc::{parse_tool_call, protocol_error, detectable_error_id};
@@ -27,7 +30,8 @@
 //!
 //! let bad = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#;
 //! let err = parse_tool_call(bad).unwrap_err();
-//! assert_eq!(err.code(), -32602);
+//! assert_eq!(err.jsonrpc_code(), -32602);
+//! assert_eq!(err.code(), "invalid_name");
 //! let id = detectable_error_id(bad, &err);
 //! let response = protocol_error(&err, id.as_ref());
 //! assert_eq!(response["id"], 7);
@@ -40,13 +44,14 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Number, Value};
 
 use crate::json::{self, Capture, JsonError, Kind, Limits, Member, Span, MAX_SUPPORTED_DEPTH};
-use crate::net::Denial;
+use crate::net::{Denial, StableCode};
 
 mod error;
 
 pub use error::{
-    RpcError, AUTHORIZATION_ERROR, HTTP_BAD_REQUEST, HTTP_FORBIDDEN, HTTP_PAYLOAD_TOO_LARGE,
-    INVALID_PARAMS, INVALID_REQUEST, MAX_ERROR_EXCERPT, METHOD_NOT_FOUND, PARSE_ERROR,
+    EnvelopeError, MethodError, ParamsError, RpcError, AUTHORIZATION_ERROR, HTTP_BAD_REQUEST,
+    HTTP_FORBIDDEN, HTTP_PAYLOAD_TOO_LARGE, INVALID_PARAMS, INVALID_REQUEST, MAX_ERROR_EXCERPT,
+    METHOD_NOT_FOUND, PARSE_ERROR,
 };
 
 /// Most elements accepted in one JSON-RPC batch (§6) by [`parse_incoming`].
@@ -231,11 +236,13 @@ impl ToolCallRequest {
     ///
     /// # Errors
     ///
-    /// [`RpcError::InvalidArguments`] (-32602) with `serde`'s message (which
+    /// [`RpcError::Params(ParamsError::InvalidArguments)`] (-32602) with `serde`'s message (which
     /// names the missing, unknown or mistyped field).
     pub fn arguments_as<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
-        serde_json::from_str(&self.arguments).map_err(|e| RpcError::InvalidArguments {
-            message: e.to_string(),
+        serde_json::from_str(&self.arguments).map_err(|e| {
+            RpcError::Params(ParamsError::InvalidArguments {
+                message: e.to_string(),
+            })
         })
     }
 
@@ -287,15 +294,15 @@ fn require_object(cap: &Capture) -> Result<(), RpcError> {
         Some(Member {
             kind: Kind::Array, ..
         }) => Err(if cap.element_count == 0 {
-            RpcError::EmptyBatch
+            RpcError::Envelope(EnvelopeError::EmptyBatch)
         } else {
-            RpcError::Batch {
+            RpcError::Envelope(EnvelopeError::Batch {
                 len: cap.element_count,
-            }
+            })
         }),
-        Some(m) => Err(RpcError::NotAnObject {
+        Some(m) => Err(RpcError::Envelope(EnvelopeError::NotAnObject {
             found: m.kind.name(),
-        }),
+        })),
         None => Err(RpcError::Json(JsonError::Empty)),
     }
 }
@@ -333,12 +340,14 @@ fn string_is(text: &str, m: Member, want: &str) -> bool {
 fn head(text: &str, cap: &Capture) -> Result<Head, Failed> {
     require_object(cap)?;
     match cap.jsonrpc {
-        None => return Err(RpcError::InvalidJsonrpc { found: None }.into()),
+        None => {
+            return Err(RpcError::Envelope(EnvelopeError::InvalidJsonrpc { found: None }).into())
+        }
         Some(m) if string_is(text, m, "2.0") => {}
         Some(m) => {
-            return Err(RpcError::InvalidJsonrpc {
+            return Err(RpcError::Envelope(EnvelopeError::InvalidJsonrpc {
                 found: Some(error::excerpt(slice(text, m.span))),
-            }
+            })
             .into())
         }
     }
@@ -349,7 +358,7 @@ fn head(text: &str, cap: &Capture) -> Result<Head, Failed> {
     let method = match cap.method {
         None => {
             return Err(Failed {
-                error: RpcError::MissingMethod,
+                error: RpcError::Envelope(EnvelopeError::MissingMethod),
                 id,
             })
         }
@@ -357,10 +366,10 @@ fn head(text: &str, cap: &Capture) -> Result<Head, Failed> {
             Some(s) => s,
             None => {
                 return Err(Failed {
-                    error: RpcError::InvalidMethod {
+                    error: RpcError::Envelope(EnvelopeError::InvalidMethod {
                         found: m.kind.name(),
                         offset: m.span.start,
-                    },
+                    }),
                     id,
                 })
             }
@@ -370,9 +379,11 @@ fn head(text: &str, cap: &Capture) -> Result<Head, Failed> {
 }
 
 fn decode_id(text: &str, m: Member) -> Result<Id, RpcError> {
-    let invalid = |found| RpcError::InvalidId {
-        found,
-        offset: m.span.start,
+    let invalid = |found| {
+        RpcError::Envelope(EnvelopeError::InvalidId {
+            found,
+            offset: m.span.start,
+        })
     };
     let raw = slice(text, m.span);
     match m.kind {
@@ -405,10 +416,10 @@ fn structured_params(text: &str, cap: &Capture) -> Result<Option<Value>, RpcErro
         Some(m) if matches!(m.kind, Kind::Object | Kind::Array) => {
             Ok(Some(json::from_vetted::<Value>(slice(text, m.span))?))
         }
-        Some(m) => Err(RpcError::ParamsNotStructured {
+        Some(m) => Err(RpcError::Envelope(EnvelopeError::ParamsNotStructured {
             found: m.kind.name(),
             offset: m.span.start,
-        }),
+        })),
     }
 }
 
@@ -461,7 +472,7 @@ pub fn parse_message(bytes: &[u8], limits: &Limits) -> Result<Message, RpcError>
 /// # Errors
 ///
 /// As [`parse_message`] for a single message; for a batch,
-/// `RpcError::EmptyBatch` for `[]` and `RpcError::BatchTooLong` beyond
+/// `RpcError::Envelope(EnvelopeError::EmptyBatch)` for `[]` and `RpcError::Envelope(EnvelopeError::BatchTooLong)` beyond
 /// [`MAX_BATCH_LEN`] elements (both -32600).
 pub fn parse_incoming(bytes: &[u8], limits: &Limits) -> Result<Incoming, RpcError> {
     let (text, cap) = vet(bytes, limits)?;
@@ -470,13 +481,13 @@ pub fn parse_incoming(bytes: &[u8], limits: &Limits) -> Result<Incoming, RpcErro
     }) = cap.top
     {
         if cap.element_count == 0 {
-            return Err(RpcError::EmptyBatch);
+            return Err(RpcError::Envelope(EnvelopeError::EmptyBatch));
         }
         if cap.element_count > MAX_BATCH_LEN {
-            return Err(RpcError::BatchTooLong {
+            return Err(RpcError::Envelope(EnvelopeError::BatchTooLong {
                 len: cap.element_count,
                 limit: MAX_BATCH_LEN,
-            });
+            }));
         }
         let mut out = Vec::with_capacity(cap.elements.len());
         for span in &cap.elements {
@@ -527,9 +538,9 @@ pub fn parse_tool_call_with(bytes: &[u8], limits: &Limits) -> Result<ToolCallReq
 fn tool_call_from(text: &str, cap: &Capture) -> Result<ToolCallRequest, Failed> {
     let head = head(text, cap)?;
     let Some(id) = head.id else {
-        return Err(RpcError::Notification {
+        return Err(RpcError::Envelope(EnvelopeError::Notification {
             method: error::excerpt(&head.method),
-        }
+        })
         .into());
     };
     let fail = |error: RpcError| Failed {
@@ -537,29 +548,29 @@ fn tool_call_from(text: &str, cap: &Capture) -> Result<ToolCallRequest, Failed> 
         id: Some(id.clone()),
     };
     if head.method != TOOLS_CALL {
-        return Err(fail(RpcError::NotToolsCall {
+        return Err(fail(RpcError::MethodNotFound(MethodError::NotToolsCall {
             method: error::excerpt(&head.method),
-        }));
+        })));
     }
     match cap.params {
-        None => return Err(fail(RpcError::MissingParams)),
+        None => return Err(fail(RpcError::Params(ParamsError::MissingParams))),
         Some(m) if m.kind != Kind::Object => {
-            return Err(fail(RpcError::ParamsNotObject {
+            return Err(fail(RpcError::Params(ParamsError::ParamsNotObject {
                 found: m.kind.name(),
                 offset: m.span.start,
-            }))
+            })))
         }
         Some(_) => {}
     }
     let name = match cap.name {
-        None => return Err(fail(RpcError::MissingName)),
+        None => return Err(fail(RpcError::Params(ParamsError::MissingName))),
         Some(m) => match decode_string(text, m) {
             Some(s) => s,
             None => {
-                return Err(fail(RpcError::InvalidName {
+                return Err(fail(RpcError::Params(ParamsError::InvalidName {
                     found: m.kind.name(),
                     offset: m.span.start,
-                }))
+                })))
             }
         },
     };
@@ -567,10 +578,10 @@ fn tool_call_from(text: &str, cap: &Capture) -> Result<ToolCallRequest, Failed> 
         None => "{}".to_owned(),
         Some(m) if m.kind == Kind::Object => slice(text, m.span).to_owned(),
         Some(m) => {
-            return Err(fail(RpcError::ArgumentsNotObject {
+            return Err(fail(RpcError::Params(ParamsError::ArgumentsNotObject {
                 found: m.kind.name(),
                 offset: m.span.start,
-            }))
+            })))
         }
     };
     let meta = match cap.meta {
@@ -580,10 +591,10 @@ fn tool_call_from(text: &str, cap: &Capture) -> Result<ToolCallRequest, Failed> 
                 .map_err(|e| fail(e.into()))?,
         ),
         Some(m) => {
-            return Err(fail(RpcError::MetaNotObject {
+            return Err(fail(RpcError::Params(ParamsError::MetaNotObject {
                 found: m.kind.name(),
                 offset: m.span.start,
-            }))
+            })))
         }
     };
     Ok(ToolCallRequest {
@@ -633,7 +644,7 @@ fn response_error(id: Option<&Id>, error: Value) -> Value {
 /// Send it with HTTP status [`RpcError::http_status`] behind HTTP.
 pub fn protocol_error(error: &RpcError, id: Option<&Id>) -> Value {
     let mut data = Map::new();
-    data.insert("kind".into(), error.kind().into());
+    data.insert("kind".into(), error.code().into());
     if let Some(o) = error.offset() {
         data.insert("offset".into(), o.into());
     }
@@ -649,7 +660,7 @@ pub fn protocol_error(error: &RpcError, id: Option<&Id>) -> Value {
     response_error(
         id,
         json!({
-            "code": error.code(),
+            "code": error.jsonrpc_code(),
             "message": error.to_string(),
             "data": data,
         }),
@@ -675,15 +686,22 @@ pub fn authorization_error(id: &Id, reason: &str) -> Value {
 }
 
 /// [`authorization_error`] for a [`Denial`] from `toolgate::net` (or path
-/// confinement), with its stable machine-readable code in `error.data.code`
-/// (e.g. `ssrf.loopback`) beside `error.data.reason`. HTTP status 403.
+/// confinement): [`refusal_error`] with its [`DenialCode`](crate::net::DenialCode).
+/// HTTP status 403.
 pub fn denial_error(id: &Id, denial: &Denial) -> Value {
+    refusal_error(id, denial.kind(), &denial.reason())
+}
+
+/// [`authorization_error`] with a stable code of any family
+/// ([`StableCode`]: `ssrf.*`, `policy.*`, `fetch.*`, ...) in
+/// `error.data.code` beside `error.data.reason`. HTTP status 403.
+pub fn refusal_error(id: &Id, code: impl StableCode, reason: &str) -> Value {
     response_error(
         Some(id),
         json!({
             "code": AUTHORIZATION_ERROR,
             "message": AUTHORIZATION_MESSAGE,
-            "data": { "code": denial.code(), "reason": denial.reason() },
+            "data": { "code": code.code(), "reason": reason },
         }),
     )
 }

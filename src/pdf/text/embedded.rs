@@ -35,7 +35,9 @@ impl Program {
     ) -> Option<Program> {
         for key in [&b"FontFile2"[..], b"FontFile3", b"FontFile"] {
             let Ok(obj) = fd.get(key) else { continue };
-            let obj = doc.dereference(obj).map(|(_, o)| o).unwrap_or(obj);
+            let Some(obj) = crate::pdf::object::deref(doc, obj) else {
+                continue;
+            };
             let Object::Stream(s) = obj else { continue };
             let data = match crate::pdf::stream::decode_stream(s, limits.max_stream_bytes) {
                 Ok(d) => d,

@@ -156,7 +156,9 @@ fn extra_name(name: &str) -> Option<&'static str> {
 pub fn apply_differences(doc: &Document, diffs: &[Object], names: &mut [Option<String>; 256]) {
     let mut code: i64 = -1;
     for item in diffs.iter().take(4096) {
-        let item = doc.dereference(item).map(|(_, o)| o).unwrap_or(item);
+        let Some(item) = crate::pdf::object::deref(doc, item) else {
+            continue;
+        };
         match item {
             Object::Integer(n) => code = *n,
             Object::Real(r) => code = *r as i64,

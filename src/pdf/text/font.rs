@@ -17,6 +17,7 @@ use super::cmap::CMap;
 use super::embedded;
 use super::encoding::{self, Base};
 use super::TextLimits;
+use crate::pdf::object::{deref, get, get_array, get_dict, get_name, num};
 
 /// Most entries read from a `/W` (CID widths) array.
 pub const MAX_W_ENTRIES: usize = 65_536;
@@ -211,44 +212,6 @@ pub struct Font {
     pub height: f64,
     /// Why parts of the font could not be read.
     pub warnings: Vec<String>,
-}
-
-fn num(obj: &Object) -> Option<f64> {
-    match obj {
-        Object::Integer(i) => Some(*i as f64),
-        Object::Real(r) => Some(f64::from(*r)),
-        _ => None,
-    }
-}
-
-fn deref<'a>(doc: &'a Document, obj: &'a Object) -> &'a Object {
-    doc.dereference(obj).map(|(_, o)| o).unwrap_or(obj)
-}
-
-fn get<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
-    dict.get(key).ok().map(|o| deref(doc, o))
-}
-
-fn get_dict<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
-    match get(doc, dict, key)? {
-        Object::Dictionary(d) => Some(d),
-        Object::Stream(s) => Some(&s.dict),
-        _ => None,
-    }
-}
-
-fn get_name<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a [u8]> {
-    match get(doc, dict, key)? {
-        Object::Name(n) => Some(n),
-        _ => None,
-    }
-}
-
-fn get_array<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a [Object]> {
-    match get(doc, dict, key)? {
-        Object::Array(a) => Some(a),
-        _ => None,
-    }
 }
 
 fn stream_bytes(
@@ -612,7 +575,7 @@ fn load_simple(
                 .skip(first)
                 .zip(ws.iter().take(MAX_SIMPLE_WIDTHS))
             {
-                *slot = num(deref(doc, w)).unwrap_or(missing) * scale;
+                *slot = deref(doc, w).and_then(num).unwrap_or(missing) * scale;
             }
         }
         None => {
@@ -784,7 +747,7 @@ fn load_composite(
     };
     let descendant = get_array(doc, dict, b"DescendantFonts")
         .and_then(|a| a.first())
-        .map(|o| deref(doc, o))
+        .and_then(|o| deref(doc, o))
         .and_then(|o| match o {
             Object::Dictionary(d) => Some(d),
             _ => None,
@@ -859,13 +822,13 @@ fn read_cid_widths(doc: &Document, w: &[Object], out: &mut HashMap<u32, f64>) {
     let mut i = 0usize;
     let mut budget = MAX_W_ENTRIES;
     while i < w.len() && budget > 0 {
-        let first = w.get(i).map(|o| deref(doc, o)).and_then(num);
-        let second = w.get(i + 1).map(|o| deref(doc, o));
+        let first = w.get(i).and_then(|o| deref(doc, o)).and_then(num);
+        let second = w.get(i + 1).and_then(|o| deref(doc, o));
         match (first, second) {
             (Some(c), Some(Object::Array(ws))) => {
                 let c = c.max(0.0) as u32;
                 for (k, wv) in ws.iter().enumerate().take(budget) {
-                    if let Some(v) = num(deref(doc, wv)) {
+                    if let Some(v) = deref(doc, wv).and_then(num) {
                         out.insert(c.saturating_add(k as u32), v);
                     }
                     budget -= 1;
@@ -873,9 +836,10 @@ fn read_cid_widths(doc: &Document, w: &[Object], out: &mut HashMap<u32, f64>) {
                 i += 2;
             }
             (Some(c1), Some(o)) => {
-                let (Some(c2), Some(v)) =
-                    (num(o), w.get(i + 2).map(|o| deref(doc, o)).and_then(num))
-                else {
+                let (Some(c2), Some(v)) = (
+                    num(o),
+                    w.get(i + 2).and_then(|o| deref(doc, o)).and_then(num),
+                ) else {
                     return;
                 };
                 let (c1, c2) = (c1.max(0.0) as u32, c2.max(0.0) as u32);

@@ -12,6 +12,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 use super::font::Font;
 use super::layout::Glyph;
 use super::TextLimits;
+use crate::pdf::object::{deref, num, nums, resolve_with_id};
 
 /// Deepest `q` nesting tracked; deeper saves are counted but not stored.
 pub const MAX_GSTATE_DEPTH: usize = 256;
@@ -144,24 +145,6 @@ pub struct Interp<'a> {
     stack: Vec<ObjectId>,
 }
 
-fn num(o: &Object) -> Option<f64> {
-    match o {
-        Object::Integer(i) => Some(*i as f64),
-        Object::Real(r) => Some(f64::from(*r)),
-        _ => None,
-    }
-    .filter(|v| v.is_finite())
-}
-
-fn nums<const N: usize>(ops: &[Object]) -> Option<[f64; N]> {
-    let tail = ops.get(ops.len().checked_sub(N)?..)?;
-    let mut out = [0.0; N];
-    for (o, v) in out.iter_mut().zip(tail) {
-        *o = num(v)?;
-    }
-    Some(out)
-}
-
 impl<'a> Interp<'a> {
     pub fn new(doc: &'a Document, limits: &'a TextLimits) -> Self {
         Interp {
@@ -171,12 +154,8 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn deref(&self, o: &'a Object) -> &'a Object {
-        self.doc.dereference(o).map(|(_, o)| o).unwrap_or(o)
-    }
-
     fn sub_dict(&self, res: Option<&'a Dictionary>, key: &[u8]) -> Option<&'a Dictionary> {
-        match self.deref(res?.get(key).ok()?) {
+        match deref(self.doc, res?.get(key).ok()?)? {
             Object::Dictionary(d) => Some(d),
             _ => None,
         }
@@ -190,10 +169,7 @@ impl<'a> Interp<'a> {
                 String::from_utf8_lossy(name)
             )));
         };
-        let (id, obj) = match self.doc.dereference(entry) {
-            Ok((id, o)) => (id, o),
-            Err(_) => (None, entry),
-        };
+        let (id, obj) = resolve_with_id(self.doc, entry).unwrap_or((None, entry));
         let Object::Dictionary(dict) = obj else {
             return Some(sink.fallback(format!(
                 "font /{} is not a dictionary; using a stand-in",
@@ -433,15 +409,17 @@ impl<'a> Interp<'a> {
         res: Option<&'a Dictionary>,
         props: Option<&'a Object>,
     ) -> Option<String> {
-        let dict = match self.deref(props?) {
+        let dict = match deref(self.doc, props?)? {
             Object::Dictionary(d) => d,
-            Object::Name(n) => match self.deref(self.sub_dict(res, b"Properties")?.get(n).ok()?) {
-                Object::Dictionary(d) => d,
-                _ => return None,
-            },
+            Object::Name(n) => {
+                match deref(self.doc, self.sub_dict(res, b"Properties")?.get(n).ok()?)? {
+                    Object::Dictionary(d) => d,
+                    _ => return None,
+                }
+            }
             _ => return None,
         };
-        match self.deref(dict.get(b"ActualText").ok()?) {
+        match deref(self.doc, dict.get(b"ActualText").ok()?)? {
             Object::String(bytes, _) => Some(crate::pdf::textstring::decode_text_string(
                 bytes,
                 self.limits.max_chars,
@@ -463,7 +441,7 @@ impl<'a> Interp<'a> {
         else {
             return;
         };
-        let Ok((id, Object::Stream(stream))) = self.doc.dereference(entry) else {
+        let Ok((id, Object::Stream(stream))) = resolve_with_id(self.doc, entry) else {
             return;
         };
         if stream
@@ -504,12 +482,15 @@ impl<'a> Interp<'a> {
             .dict
             .get(b"Matrix")
             .ok()
-            .map(|o| self.deref(o))
-            .and_then(|o| o.as_array().ok())
-            .and_then(|a| nums::<6>(a))
+            .and_then(|o| crate::pdf::object::number_array::<6>(self.doc, o))
             .map(Matrix)
             .unwrap_or(Matrix::IDENTITY);
-        let form_res = match stream.dict.get(b"Resources").ok().map(|o| self.deref(o)) {
+        let form_res = match stream
+            .dict
+            .get(b"Resources")
+            .ok()
+            .and_then(|o| deref(self.doc, o))
+        {
             Some(Object::Dictionary(d)) => Some(d),
             _ => resources,
         };
@@ -617,13 +598,8 @@ pub fn run_appearance(
             return;
         }
     };
-    let resources = match form
-        .dict
-        .get(b"Resources")
-        .ok()
-        .and_then(|o| doc.dereference(o).ok())
-    {
-        Some((_, Object::Dictionary(d))) => Some(d),
+    let resources = match form.dict.get(b"Resources").ok().and_then(|o| deref(doc, o)) {
+        Some(Object::Dictionary(d)) => Some(d),
         _ => None,
     };
     let mut interp = Interp::new(doc, limits);

@@ -28,27 +28,26 @@ pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH, MAX_MARKED_DEPTH};
 
 /// Default for [`TextLimits::max_chars`]: characters of text per page.
 pub const MAX_PAGE_CHARS: usize = 1 << 20;
-/// Default for [`TextLimits::max_form_depth`]: nesting of Form XObjects.
-pub const MAX_FORM_DEPTH: usize = 12;
-/// Default for [`TextLimits::max_operations`]: operators interpreted per page.
-pub const MAX_PAGE_OPERATIONS: usize = 2_000_000;
-/// Default for [`TextLimits::max_stream_bytes`]: decoded bytes of one stream.
-pub const MAX_STREAM_BYTES: usize = 64 << 20;
 /// Most content streams of one page (`/Contents` array entries) read.
 pub const MAX_CONTENT_STREAMS: usize = 4096;
 
 use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use crate::pdf::limits;
+use crate::pdf::object::{deref, number_array};
 
 /// Bounds for interpreting one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextLimits {
     /// Most characters of text produced for the page.
     pub max_chars: usize,
-    /// Deepest nesting of Form XObjects followed.
+    /// Deepest nesting of Form XObjects followed ([`limits::MAX_FORM_DEPTH`]).
     pub max_form_depth: usize,
-    /// Most content-stream operators interpreted (all streams of the page).
+    /// Most content-stream operators interpreted, all streams of the page
+    /// ([`limits::MAX_OPERATIONS_PER_PAGE`]).
     pub max_operations: usize,
-    /// Most decoded bytes of any one stream (content, form, CMap, font).
+    /// Most decoded bytes of any one stream: content, form, CMap, font
+    /// ([`limits::MAX_STREAM_BYTES`]).
     pub max_stream_bytes: usize,
 }
 
@@ -56,9 +55,9 @@ impl Default for TextLimits {
     fn default() -> Self {
         Self {
             max_chars: MAX_PAGE_CHARS,
-            max_form_depth: MAX_FORM_DEPTH,
-            max_operations: MAX_PAGE_OPERATIONS,
-            max_stream_bytes: MAX_STREAM_BYTES,
+            max_form_depth: limits::MAX_FORM_DEPTH,
+            max_operations: limits::MAX_OPERATIONS_PER_PAGE,
+            max_stream_bytes: limits::MAX_STREAM_BYTES,
         }
     }
 }
@@ -135,24 +134,9 @@ pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> Page
 /// `/MediaBox` (nothing is then dropped as off-page).
 pub fn page_bounds(doc: &Document, page: &Dictionary) -> Option<[f64; 4]> {
     let rect = |key: &[u8]| -> Option<[f64; 4]> {
-        let Object::Array(a) = inherited(doc, page, key)? else {
-            return None;
-        };
-        let mut v = [0.0; 4];
-        if a.len() != 4 {
-            return None;
-        }
-        for (slot, o) in v.iter_mut().zip(a) {
-            *slot = match doc.dereference(o).ok()?.1 {
-                Object::Integer(i) => *i as f64,
-                Object::Real(r) => f64::from(*r),
-                _ => return None,
-            };
-        }
-        let [a, b, c, d] = v;
+        let [a, b, c, d] = number_array::<4>(doc, inherited(doc, page, key)?)?;
         let (x0, y0, x1, y1) = (a.min(c), b.min(d), a.max(c), b.max(d));
-        (x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite() && x0 < x1 && y0 < y1)
-            .then_some([x0, y0, x1, y1])
+        (x0 < x1 && y0 < y1).then_some([x0, y0, x1, y1])
     };
     let media = rect(b"MediaBox")?;
     let Some([cx0, cy0, cx1, cy1]) = rect(b"CropBox") else {
@@ -185,7 +169,7 @@ fn run_annotations<'a>(
     limits: &TextLimits,
     sink: &mut interp::Sink,
 ) {
-    let deref = |o: &'a Object| -> Option<&'a Object> { doc.dereference(o).ok().map(|(_, o)| o) };
+    let deref = |o: &'a Object| deref(doc, o);
     let Some(Object::Array(annots)) = page.get(b"Annots").ok().and_then(deref) else {
         return;
     };
@@ -231,12 +215,7 @@ fn run_annotations<'a>(
             .dict
             .get(b"Matrix")
             .ok()
-            .and_then(deref)
-            .and_then(|o| o.as_array().ok())
-            .and_then(|m| {
-                let v: Vec<f64> = m.iter().filter_map(|o| number(deref(o)?)).collect();
-                <[f64; 6]>::try_from(v).ok()
-            })
+            .and_then(|m| number_array::<6>(doc, m))
             .map(interp::Matrix)
             .unwrap_or(interp::Matrix::IDENTITY);
         // The transformed box's bounds, then the map of those onto /Rect.
@@ -274,25 +253,9 @@ fn run_annotations<'a>(
     }
 }
 
-fn number(o: &Object) -> Option<f64> {
-    match o {
-        Object::Integer(i) => Some(*i as f64),
-        Object::Real(r) => Some(f64::from(*r)),
-        _ => None,
-    }
-    .filter(|v| v.is_finite())
-}
-
 /// A rectangle `[x0 y0 x1 y1]`, normalised so that `x0 <= x1`, `y0 <= y1`.
 fn rect_of(doc: &Document, o: Option<&Object>) -> Option<[f64; 4]> {
-    let Object::Array(a) = doc.dereference(o?).ok()?.1 else {
-        return None;
-    };
-    let v: Vec<f64> = a
-        .iter()
-        .filter_map(|o| number(doc.dereference(o).ok()?.1))
-        .collect();
-    let [a, b, c, d] = <[f64; 4]>::try_from(v).ok()?;
+    let [a, b, c, d] = number_array::<4>(doc, o?)?;
     Some([a.min(c), b.min(d), a.max(c), b.max(d)])
 }
 
@@ -304,10 +267,10 @@ fn inherited<'a>(doc: &'a Document, page: &'a Dictionary, key: &[u8]) -> Option<
     let mut node = page;
     for _ in 0..MAX_INHERIT_DEPTH {
         if let Ok(v) = node.get(key) {
-            return doc.dereference(v).map(|(_, o)| o).ok();
+            return deref(doc, v);
         }
         let parent = node.get(b"Parent").ok()?;
-        node = match doc.dereference(parent).ok()?.1 {
+        node = match deref(doc, parent)? {
             Object::Dictionary(d) => d,
             _ => return None,
         };
@@ -326,17 +289,16 @@ fn page_content(
     let Ok(contents) = page.get(b"Contents") else {
         return out;
     };
-    let streams: Vec<&Object> = match doc.dereference(contents) {
-        Ok((_, Object::Array(a))) => a.iter().take(MAX_CONTENT_STREAMS).collect(),
-        Ok((_, o)) => vec![o],
+    let streams: Vec<&Object> = match crate::pdf::object::resolve(doc, contents) {
+        Ok(Object::Array(a)) => a.iter().take(MAX_CONTENT_STREAMS).collect(),
+        Ok(o) => vec![o],
         Err(e) => {
             sink.warnings.push(format!("page /Contents: {e}"));
             return out;
         }
     };
     for s in streams {
-        let s = doc.dereference(s).map(|(_, o)| o).unwrap_or(s);
-        let Object::Stream(stream) = s else {
+        let Some(Object::Stream(stream)) = deref(doc, s) else {
             continue;
         };
         let room = limits.max_stream_bytes.saturating_sub(out.len());
