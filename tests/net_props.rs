@@ -384,6 +384,36 @@ proptest! {
         toolgate::harness::net::classify_url_differential(s.as_bytes());
     }
 
+    /// Names by their shape: a label alone is `ssrf.single_label_name`
+    /// (unless an older name rule claims it), a name under a private
+    /// suffix is `ssrf.private_name`, and a name under a public suffix
+    /// needs DNS (RFC 6762 Appendix G; Kubernetes `.svc`).
+    #[test]
+    fn names_are_judged_by_their_labels(
+        labels in proptest::collection::vec("[a-wyz][a-z0-9-]{0,8}[a-z0-9]", 1..4),
+        private in prop::sample::select(&["intranet", "private", "corp", "home", "lan", "svc"][..]),
+        public in prop::sample::select(&["com", "org", "rs", "io", "example.com"][..]),
+        port in proptest::option::of(any::<u16>()),
+        dot in any::<bool>(),
+    ) {
+        let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+        let dot = if dot { "." } else { "" };
+        let name = labels.join(".");
+        let under = |suffix: &str| format!("http://{name}.{suffix}{dot}{port}/");
+        let code = |u: &str| classify_url(u).err().map(|d| d.code());
+        let alone = format!("http://{}{dot}{port}/", labels[0]);
+        let older = ["localhost", "metadata", "local", "internal", "localdomain", "onion", "invalid", "test", "alt", "instance-data"];
+        if !older.contains(&labels[0].as_str()) && !labels[0].starts_with("localhost") {
+            prop_assert_eq!(code(&alone), Some("ssrf.single_label_name"), "{}", alone);
+        }
+        prop_assert_eq!(code(&under(private)), Some("ssrf.private_name"));
+        if !labels.iter().any(|l| older.contains(&l.as_str()) || l == "localhost") {
+            let u = under(public);
+            let d = classify_url(&u);
+            prop_assert!(d.as_ref().is_ok_and(|d| d.needs_dns()), "{}: {:?}", u, d);
+        }
+    }
+
     #[test]
     fn classify_ip_harness_is_total_on_bytes(b in proptest::collection::vec(any::<u8>(), 0..40)) {
         toolgate::harness::net::classify_ip(&b);

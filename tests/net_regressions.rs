@@ -100,6 +100,34 @@ fn localhost_aliases_and_special_use_names() {
 }
 
 #[test]
+fn single_label_names_and_private_suffixes_are_refused() {
+    for (u, want) in [
+        ("http://intranet/", "ssrf.single_label_name"),
+        ("http://db:5432/", "ssrf.single_label_name"),
+        ("https://Jenkins./job", "ssrf.single_label_name"),
+        ("http://redis.default.svc:6379/", "ssrf.private_name"),
+        (
+            "http://kubernetes.default.svc.cluster.local/",
+            "ssrf.special_use_name",
+        ),
+        ("http://git.corp/", "ssrf.private_name"),
+        ("http://nas.home/", "ssrf.private_name"),
+        ("http://printer.lan./", "ssrf.private_name"),
+        ("http://wiki.intranet/", "ssrf.private_name"),
+        ("http://vault.private/", "ssrf.private_name"),
+    ] {
+        assert_eq!(classify_url(u).unwrap_err().code(), want, "{u}");
+    }
+    for u in [
+        "http://example.com/",
+        "https://docs.rs/",
+        "http://corp.example/",
+    ] {
+        assert!(classify_url(u).unwrap().needs_dns(), "{u}");
+    }
+}
+
+#[test]
 fn teredo_fields_that_are_zero_mean_absent() {
     // An all-zero client field inverts to 255.255.255.255; zero server is 0.0.0.0:
     // neither is an embedded address, so the code is the embedding's.

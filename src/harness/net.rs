@@ -53,6 +53,12 @@ fn check_destination(input: &str, dest: &Destination) {
         (Target::Domain(d), Some(Host::Domain(h))) => {
             assert_eq!(d, h);
             assert!(refused_name(d).is_none(), "{input:?} let {d} through");
+            // A name needing DNS has two labels at least: search domains
+            // complete a single label to an internal host.
+            assert!(
+                d.strip_suffix('.').unwrap_or(d).contains('.'),
+                "{input:?} let the single-label {d} through"
+            );
             assert!(d.parse::<IpAddr>().is_err());
         }
         (t, h) => panic!("target {t:?} disagrees with parsed host {h:?} for {input:?}"),

@@ -30,9 +30,13 @@
 
 mod backend;
 mod confine;
+pub mod engine;
 mod framing;
+mod render;
 mod revision;
 mod server;
+pub mod service;
+pub mod stdio;
 mod tools;
 pub(crate) mod wire;
 
@@ -40,9 +44,11 @@ use std::path::PathBuf;
 
 pub use backend::{DefaultPdf, PageRange, PdfBackend, ToolFailure};
 pub use confine::{ConfineError, Root};
+pub use engine::{Engine, EngineConfig, Transport};
 pub use framing::{Frame, Framer, LineReader};
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use server::{looks_like_url, supported_versions, Server};
+pub use service::{CallContext, CancelToken, Handled, Peer, Progress, Reply, Service};
 pub use tools::{parse_pages, MAX_PAGE_NUMBER, TOOL_NAMES};
 pub use wire::code;
 

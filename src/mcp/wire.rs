@@ -4,8 +4,10 @@
 //! here, with the request id whenever it is detectable
 //! ([`crate::rpc::detectable_error_id`]).
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::service::{ClientResponse, ErrorObject, Response};
 use crate::json::{JsonError, Limits};
 use crate::rpc::{self, Dialect, Incoming, Message, Rejected, RpcError, ToolCallRequest};
 
@@ -17,6 +19,9 @@ pub mod code {
     /// MCP 2026-07-28: the request's protocol version is not served
     /// (`data: {"supported": [...], "requested": ...}`).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// JSON-RPC 2.0 §5.1: internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    pub use crate::mcp::service::SERVER_BUSY;
 }
 
 /// A vetted request or notification whose `params`, when present, is an
@@ -79,11 +84,6 @@ impl ProtocolError {
     }
 }
 
-/// A success response.
-pub fn result_response(id: &Id, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
-}
-
 /// The answer to a line over the payload bound (discarded unread): the
 /// core's `TooLarge` error, id `null`.
 pub fn oversized(len: u64, limit: usize) -> Value {
@@ -91,16 +91,85 @@ pub fn oversized(len: u64, limit: usize) -> Value {
     rpc::protocol_error(&RpcError::Json(JsonError::TooLarge { len, limit }), None)
 }
 
-/// The answer for a core rejection of `bytes`: `None` (stay silent) when the
-/// message is a well-formed response ([`is_valid_response`]) or a
-/// notification whose only defect is its `params`; otherwise the core's
-/// error response, with the id by the core's rule ([`Rejected`]).
-fn core_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Option<Value> {
+/// A success response.
+pub fn result_response(id: &Id, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// The answer to a line over the payload bound (discarded unread): the
+/// core's `TooLarge` error, id `null`.
+pub(crate) fn oversized_response(len: u64, limit: usize) -> Response {
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    response_from_value(rpc::protocol_error(
+        &RpcError::Json(JsonError::TooLarge { len, limit }),
+        None,
+    ))
+}
+
+/// The answer for a core rejection of `bytes`: a client's response to
+/// route ([`Parsed::Response`]) when the bytes are a well-formed response
+/// ([`is_valid_response`]); silence for a notification whose only defect is
+/// its `params` ([`Rejected::notification`]); otherwise the core's error
+/// response, with the id by the core's rule.
+fn classify_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Parsed {
     // A JSON-RPC response (`result` or `error`, no `method`): a client
-    // answering a server-to-client request. This server sends none, and
-    // JSON-RPC 2.0 §5 never answers a response (answering could start a
-    // loop between two peers), so it is logged and dropped.
+    // answering a server-to-client request. JSON-RPC 2.0 §5 never answers
+    // a response (answering could start a loop between two peers).
     // Any envelope defect counts (an error response may carry `"id": null`).
+    if !matches!(rejected.error, RpcError::Json(_)) {
+        let value = crate::json::parse_strict(bytes, limits).ok();
+        if let Some(v) = value.filter(is_valid_response) {
+            return Parsed::Response(client_response(v, bytes));
+        }
+    }
+    if rejected.notification {
+        tracing::debug!(error = %rejected, "dropped a notification with malformed params");
+        return Parsed::Answer(None);
+    }
+    Parsed::Answer(Some(response_from_value(rejected.to_response())))
+}
+
+fn client_response(v: Value, raw: &[u8]) -> ClientResponse {
+    let id = v
+        .get("id")
+        .and_then(|id| serde_json::from_value::<Id>(id.clone()).ok());
+    let outcome = match (v.get("result"), v.get("error")) {
+        (Some(r), _) => Ok(r.clone()),
+        (None, e) => Err(e.cloned().unwrap_or(Value::Null)),
+    };
+    ClientResponse {
+        id,
+        outcome,
+        raw: raw.into(),
+    }
+}
+
+/// The typed form of a full JSON-RPC error response built by the core.
+pub(crate) fn response_from_value(v: Value) -> Response {
+    let id = v
+        .get("id")
+        .and_then(|id| serde_json::from_value::<Id>(id.clone()).ok());
+    let e = v.get("error");
+    Response::error(
+        id,
+        ErrorObject {
+            code: e
+                .and_then(|e| e.get("code"))
+                .and_then(Value::as_i64)
+                .unwrap_or(code::INTERNAL_ERROR),
+            message: e
+                .and_then(|e| e.get("message"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            data: e.and_then(|e| e.get("data")).cloned(),
+        },
+    )
+}
+
+/// The answer for a core rejection of `bytes`, as a value (see
+/// [`classify_error`]): `None` for silence.
+fn core_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Option<Value> {
     if !matches!(rejected.error, RpcError::Json(_)) {
         let is_response = crate::json::parse_strict(bytes, limits)
             .ok()
@@ -142,6 +211,36 @@ pub fn is_valid_response(v: &Value) -> bool {
         && body_ok
         && o.keys()
             .all(|k| matches!(k.as_str(), "jsonrpc" | "id" | "result" | "error"))
+}
+
+/// What one line (or batch element) is, once through the core.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// A vetted request or notification.
+    Single(Message),
+    /// A batch (elements raw, each to go through [`classify_element`]).
+    Batch(Vec<Box<RawValue>>),
+    /// A client's response to a server-initiated request.
+    Response(ClientResponse),
+    /// The core refused it: the answer, or `None` for silence.
+    Answer(Option<Response>),
+}
+
+/// Parses one line: a message or a batch.
+pub(crate) fn classify_line(bytes: &[u8], limits: &Limits) -> Parsed {
+    match rpc::parse_incoming_as(bytes, limits, Dialect::Mcp) {
+        Ok(Incoming::Single(m)) => Parsed::Single(m),
+        Ok(Incoming::Batch(items)) => Parsed::Batch(items),
+        Err(e) => classify_error(bytes, &e, limits),
+    }
+}
+
+/// Parses one element of a batch.
+pub(crate) fn classify_element(bytes: &[u8], limits: &Limits) -> Parsed {
+    match rpc::parse_message_as(bytes, limits, Dialect::Mcp) {
+        Ok(m) => Parsed::Single(m),
+        Err(e) => classify_error(bytes, &e, limits),
+    }
 }
 
 /// Parses one line: a message or a batch, under the MCP rules

@@ -170,6 +170,12 @@ codes! {
         MetadataName => "ssrf.metadata_name", "GCP, AWS, Tencent, IBM Cloud, Equinix documentation";
         /// A special-use domain name that never resolves publicly (`.local`, `.internal`, ...).
         SpecialUseName => "ssrf.special_use_name", "RFC 6761; RFC 6762; RFC 7686; RFC 8375; RFC 9476; ICANN .internal (2024)";
+        /// A host name of one label (`intranet`, `db`): the resolver's search
+        /// domains complete it to an internal host.
+        SingleLabelName => "ssrf.single_label_name", "RFC 1535 (search lists); RFC 7085; ICANN SAC053 (dotless domains)";
+        /// A name under a suffix private by convention or by platform (`.corp`,
+        /// `.home`, `.lan`, `.intranet`, `.private`, Kubernetes `.svc`).
+        PrivateName => "ssrf.private_name", "RFC 6762 Appendix G (.intranet .private .corp .home .lan); Kubernetes DNS-Based Service Discovery (.svc)";
         /// A scheme other than `http` / `https`.
         Scheme => "url.scheme", "WHATWG URL Standard §4.2 (special schemes); policy: http, https only";
         /// Userinfo (`user@`, `user:pass@`, even an empty `@`) in the authority.
@@ -251,6 +257,14 @@ impl fmt::Display for Detail {
                     DenialCode::MetadataName => {
                         write!(f, "`{name}` is a cloud metadata host name")
                     }
+                    DenialCode::SingleLabelName => write!(
+                        f,
+                        "`{name}` is a single-label name: resolver search domains complete it to an internal host"
+                    ),
+                    DenialCode::PrivateName => write!(
+                        f,
+                        "`{name}` is under a suffix private by convention or platform (RFC 6762 Appendix G; Kubernetes .svc)"
+                    ),
                     _ => write!(
                         f,
                         "`{name}` is under a special-use name that never resolves in the public DNS (RFC 6761)"

@@ -211,8 +211,9 @@ fn is_invisible(c: char) -> bool {
 ///    domain, a domain with an empty label, or one made only of numbers.
 /// 6. IP hosts go through [`classify_ip`](super::classify_ip); every refused
 ///    block is denied with its code.
-/// 7. Domain names: `localhost` and its aliases, cloud metadata names and
-///    special-use names are denied by name; any other name yields a
+/// 7. Domain names: `localhost` and its aliases, cloud metadata names,
+///    special-use names, single-label names and private-by-convention
+///    suffixes are denied by name; any other name yields a
 ///    [`Destination`] that [`needs_dns`](Destination::needs_dns): never
 ///    "allowed" before its addresses pass [`vet_resolved`].
 ///

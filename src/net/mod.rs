@@ -7,7 +7,8 @@
 //! * [`classify_url`]: WHATWG parsing (the `url` crate) plus a conservative
 //!   policy: only `http(s)://`, no userinfo, no ambiguous text, no
 //!   non-canonical IPv4, no special-purpose IP literal, no `localhost` or
-//!   cloud metadata names; other names need DNS.
+//!   cloud metadata names, no single-label or private-suffix names; other
+//!   names need DNS.
 //! * [`vet_resolved`]: every address of a DNS answer must be global.
 //! * [`Entry`] and [`NetPolicy`]: an operator's allow and deny lists
 //!   (`CIDR` or `host[:port]`) on top of the classifier.
@@ -15,7 +16,8 @@
 //!   and `reason()` (a human sentence, formatted on demand).
 //!
 //! The tables ([`IPV4_BLOCKS`], [`IPV6_BLOCKS`], [`METADATA_ENDPOINTS`],
-//! [`LOCALHOST_NAMES`], [`METADATA_NAMES`], [`SPECIAL_USE_SUFFIXES`]) are
+//! [`LOCALHOST_NAMES`], [`METADATA_NAMES`], [`SPECIAL_USE_SUFFIXES`],
+//! [`PRIVATE_SUFFIXES`]) are
 //! public so they can be audited.
 //!
 //! # Code families and where they live
@@ -60,5 +62,7 @@ pub use entry::{
     MAX_ENTRIES, MAX_ENTRY_BYTES,
 };
 pub use ip::{classify_ip, classify_ipv4, classify_ipv6, embedded_ipv4, Embedding, Reach};
-pub use names::{refused_name, LOCALHOST_NAMES, METADATA_NAMES, SPECIAL_USE_SUFFIXES};
+pub use names::{
+    refused_name, LOCALHOST_NAMES, METADATA_NAMES, PRIVATE_SUFFIXES, SPECIAL_USE_SUFFIXES,
+};
 pub use registry::{Block, MetadataEndpoint, IPV4_BLOCKS, IPV6_BLOCKS, METADATA_ENDPOINTS};

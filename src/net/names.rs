@@ -1,5 +1,7 @@
 //! Host names refused without DNS: `localhost` and its aliases, cloud
-//! metadata names, special-use names that never resolve publicly.
+//! metadata names, special-use names that never resolve publicly,
+//! single-label names, and suffixes that are private by convention or by
+//! platform.
 
 use super::code::DenialCode;
 
@@ -51,6 +53,18 @@ pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
     "alt",
 ];
 
+/// Top-level names that are private by convention or by platform: not
+/// reserved in the IANA Special-Use Domain Names registry, but used inside
+/// networks, so an answer for them comes from an internal resolver.
+///
+/// * `intranet`, `private`, `corp`, `home`, `lan`: RFC 6762 Appendix G
+///   (names "used as private top-level domains"; `internal` and `local`,
+///   also listed there, are in [`SPECIAL_USE_SUFFIXES`]).
+/// * `svc`: Kubernetes DNS-based service discovery (`NAME.NAMESPACE.svc`
+///   is resolved through the pod's search domains). The cluster domain
+///   itself, `cluster.local` by default, is already under `local`.
+pub const PRIVATE_SUFFIXES: &[&str] = &["intranet", "private", "corp", "home", "lan", "svc"];
+
 /// `true` when `name` is `suffix` or ends with `.suffix`.
 fn is_or_under(name: &str, suffix: &str) -> bool {
     // Most names end in another byte: reject them before comparing strings.
@@ -76,5 +90,53 @@ pub fn refused_name(domain: &str) -> Option<DenialCode> {
     if SPECIAL_USE_SUFFIXES.iter().any(|s| is_or_under(name, s)) {
         return Some(DenialCode::SpecialUseName);
     }
+    // A name of one label is completed by the resolver's search domains
+    // (RFC 1535), so it names an internal host; the public DNS has no
+    // dotless host names (RFC 7085; ICANN SAC053).
+    if !name.contains('.') {
+        return Some(DenialCode::SingleLabelName);
+    }
+    if PRIVATE_SUFFIXES.iter().any(|s| is_or_under(name, s)) {
+        return Some(DenialCode::PrivateName);
+    }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_label_and_private_suffixes() {
+        for (name, code) in [
+            ("intranet", Some(DenialCode::SingleLabelName)),
+            ("db", Some(DenialCode::SingleLabelName)),
+            ("db.", Some(DenialCode::SingleLabelName)),
+            ("xn--wgv71a", Some(DenialCode::SingleLabelName)),
+            // Names of one label with an older code keep it.
+            ("localhost", Some(DenialCode::LocalhostName)),
+            ("metadata", Some(DenialCode::MetadataName)),
+            ("test", Some(DenialCode::SpecialUseName)),
+            ("api.default.svc", Some(DenialCode::PrivateName)),
+            (
+                "api.default.svc.cluster.local",
+                Some(DenialCode::SpecialUseName),
+            ),
+            ("git.corp", Some(DenialCode::PrivateName)),
+            ("nas.home", Some(DenialCode::PrivateName)),
+            ("printer.lan.", Some(DenialCode::PrivateName)),
+            ("wiki.intranet", Some(DenialCode::PrivateName)),
+            ("x.private", Some(DenialCode::PrivateName)),
+            // Public names, and names merely ending in the same letters.
+            ("example.com", None),
+            ("docs.rs", None),
+            ("lan.example.com", None),
+            ("myhome", Some(DenialCode::SingleLabelName)),
+            ("a.myhome", None),
+            ("a.svc.example", None),
+            ("a.scorp", None),
+        ] {
+            assert_eq!(refused_name(name), code, "{name}");
+        }
+    }
 }

@@ -1,0 +1,719 @@
+//! The session engine: one dispatch task between a transport and a
+//! [`Service`].
+//!
+//! The dispatch task reads frames, runs each line through the core
+//! ([`super::wire`]), acts on cancellations, and hands requests to the
+//! service in order. It never waits for a call: a call's work runs on its
+//! own task, so `ping`, `tools/list`, notifications and cancellations are
+//! handled while calls run.
+//!
+//! Bounds (all from [`EngineConfig`]):
+//! * at most `max_concurrent_calls` [`Handled::Call`] futures run at once;
+//! * at most `max_queued_calls` wait for a slot, in arrival order; a call
+//!   beyond that is answered at once with [`SERVER_BUSY`] (its future is
+//!   dropped unpolled), so memory stays bounded however fast a client
+//!   writes, and a cancellation is never stuck behind calls;
+//! * at most [`MAX_PENDING_LINES`] rendered lines wait for the writer (a
+//!   client that does not read stalls the engine, not its memory).
+//!
+//! Responses are written whole, one per line, in completion order. A
+//! batch is answered as one array once all its elements are done
+//! (JSON-RPC 2.0 §6); an all-notification batch gets nothing.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::framing::Frame;
+use super::render;
+use super::service::{
+    BoxFuture, CallContext, CancelToken, ErrorObject, Handled, Id, Notification, Peer, Progress,
+    ProgressReport, Reply, Request, Response, Service, PROGRESS_INTERVAL, SERVER_BUSY,
+};
+use super::wire::{self, Parsed};
+use crate::json::Limits;
+use crate::rpc::Message;
+
+/// Most rendered lines waiting for the transport's writer.
+pub const MAX_PENDING_LINES: usize = 64;
+/// Most progress reports waiting for the dispatch task (more are dropped).
+pub const MAX_PENDING_PROGRESS: usize = 256;
+/// Default bound on calls waiting for a slot ([`EngineConfig::max_queued_calls`]).
+pub const DEFAULT_MAX_QUEUED_CALLS: usize = 64;
+
+/// The engine's bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Calls running at once (at least 1). Default: the machine's available
+    /// parallelism.
+    pub max_concurrent_calls: usize,
+    /// Calls waiting for a slot; beyond this a call gets [`SERVER_BUSY`].
+    pub max_queued_calls: usize,
+    /// Bound on one message in bytes (the core's payload bound).
+    pub max_line_bytes: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            max_concurrent_calls: default_concurrency(),
+            max_queued_calls: DEFAULT_MAX_QUEUED_CALLS,
+            max_line_bytes: crate::json::MAX_PAYLOAD_BYTES,
+        }
+    }
+}
+
+/// The machine's available parallelism (1 when unknown).
+pub fn default_concurrency() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Where the engine reads and writes: frames in, rendered lines out. A
+/// transport (stdio today) feeds `frames` and drains `lines`; each element
+/// of `lines` is one whole message ending in `\n`, except the last the
+/// engine sends, which is empty and marks the end of the session's output
+/// (a service may still hold a [`Peer`], so the channel itself need not
+/// close).
+#[derive(Debug)]
+pub struct Transport {
+    /// Frames from the client; the engine stops reading when this closes.
+    pub frames: mpsc::Receiver<Frame>,
+    /// Lines to the client.
+    pub lines: mpsc::Sender<Vec<u8>>,
+}
+
+struct Done {
+    key: u64,
+    /// `None`: cancelled, nothing to send.
+    reply: Option<Reply>,
+}
+
+/// Sends `Done` when dropped, so a task that panics or is torn down still
+/// frees its slot (with an internal error as its answer).
+struct DoneGuard {
+    key: u64,
+    tx: mpsc::UnboundedSender<Done>,
+    sent: bool,
+}
+
+impl DoneGuard {
+    fn finish(mut self, reply: Option<Reply>) {
+        self.sent = true;
+        let _ = self.tx.send(Done {
+            key: self.key,
+            reply,
+        });
+    }
+}
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        if !self.sent {
+            let _ = self.tx.send(Done {
+                key: self.key,
+                reply: Some(Reply::Send(internal_error(None))),
+            });
+        }
+    }
+}
+
+fn internal_error(id: Option<Id>) -> Response {
+    Response::error(
+        id,
+        ErrorObject {
+            code: -32603,
+            message: "internal error: the request's work ended without an answer".into(),
+            data: None,
+        },
+    )
+}
+
+struct Call {
+    id: Id,
+    cancel: CancelToken,
+    progress_token: Option<Id>,
+    last_progress: Option<Instant>,
+    batch: Option<u64>,
+    bounded: bool,
+}
+
+struct Batch {
+    responses: Vec<Response>,
+    pending: usize,
+}
+
+/// The engine serving `S`.
+pub struct Engine<S> {
+    service: S,
+    config: EngineConfig,
+    next_key: u64,
+    calls: HashMap<u64, Call>,
+    by_id: HashMap<Id, u64>,
+    queue: VecDeque<(u64, BoxFuture<Reply>)>,
+    running: usize,
+    batches: HashMap<u64, Batch>,
+    done_tx: mpsc::UnboundedSender<Done>,
+    done_rx: mpsc::UnboundedReceiver<Done>,
+    progress_tx: mpsc::Sender<ProgressReport>,
+    progress_rx: mpsc::Receiver<ProgressReport>,
+    /// The writer side for server-initiated messages (set by `run`).
+    peer: Peer,
+}
+
+impl<S: Service> Engine<S> {
+    /// An engine serving `service` within `config`'s bounds.
+    pub fn new(service: S, config: EngineConfig) -> Self {
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let (progress_tx, progress_rx) = mpsc::channel(MAX_PENDING_PROGRESS);
+        Self {
+            service,
+            config: EngineConfig {
+                max_concurrent_calls: config.max_concurrent_calls.max(1),
+                ..config
+            },
+            next_key: 0,
+            calls: HashMap::new(),
+            by_id: HashMap::new(),
+            queue: VecDeque::new(),
+            running: 0,
+            batches: HashMap::new(),
+            done_tx,
+            done_rx,
+            progress_tx,
+            progress_rx,
+            peer: Peer::new(mpsc::channel(1).0),
+        }
+    }
+
+    /// Serves `transport` until its frames end and every call in flight or
+    /// queued has been answered (or the writer side closed). Returns the
+    /// service.
+    pub async fn run(mut self, transport: Transport) -> S {
+        let Transport { mut frames, lines } = transport;
+        self.peer = Peer::new(lines.clone());
+        self.service.attach(self.peer.clone());
+        let mut input_open = true;
+        let mut out = Output { lines, open: true };
+        loop {
+            if !input_open && self.calls.is_empty() {
+                break;
+            }
+            if !out.open {
+                break;
+            }
+            tokio::select! {
+                biased;
+                Some(done) = self.done_rx.recv() => self.on_done(done, &mut out).await,
+                Some(report) = self.progress_rx.recv() => self.on_progress(report, &mut out).await,
+                frame = frames.recv(), if input_open => match frame {
+                    Some(Frame::Eof) | None => {
+                        input_open = false;
+                        tracing::info!("input closed; finishing the calls in flight");
+                        self.service.closed();
+                    }
+                    Some(frame) => self.on_frame(frame, &mut out).await,
+                },
+            }
+        }
+        for call in self.calls.values() {
+            call.cancel.cancel();
+        }
+        out.send(Vec::new()).await;
+        self.service
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_payload_bytes: self.config.max_line_bytes,
+            ..Limits::default()
+        }
+    }
+
+    async fn on_frame(&mut self, frame: Frame, out: &mut Output) {
+        let bytes = match frame {
+            Frame::Eof => return,
+            Frame::Oversized { len } => {
+                tracing::warn!(len, "discarded an oversized line");
+                let r = wire::oversized_response(len, self.config.max_line_bytes);
+                out.send(render::response(&r)).await;
+                return;
+            }
+            Frame::Line(bytes) => bytes,
+        };
+        let limits = self.limits();
+        match wire::classify_line(&bytes, &limits) {
+            Parsed::Single(message) => {
+                let raw: Arc<[u8]> = Arc::from(bytes);
+                if let Some(r) = self.on_message(message, raw, None) {
+                    out.send(render::response(&r)).await;
+                }
+            }
+            Parsed::Batch(items) => self.on_batch(&items, out).await,
+            Parsed::Response(r) => self.service.response(r),
+            Parsed::Answer(Some(r)) => out.send(render::response(&r)).await,
+            Parsed::Answer(None) => {}
+        }
+    }
+
+    async fn on_batch(&mut self, items: &[Box<RawValue>], out: &mut Output) {
+        if let Err(error) = self.service.accept_batch(items.len()) {
+            out.send(render::response(&Response::error(None, error)))
+                .await;
+            return;
+        }
+        let key = self.key();
+        self.batches.insert(
+            key,
+            Batch {
+                responses: Vec::new(),
+                pending: 0,
+            },
+        );
+        let limits = self.limits();
+        for item in items {
+            let bytes = item.get().as_bytes();
+            let immediate = match wire::classify_element(bytes, &limits) {
+                Parsed::Single(message) => self.on_message(message, Arc::from(bytes), Some(key)),
+                Parsed::Response(r) => {
+                    self.service.response(r);
+                    None
+                }
+                Parsed::Answer(r) => r,
+                Parsed::Batch(_) => None,
+            };
+            if let (Some(r), Some(b)) = (immediate, self.batches.get_mut(&key)) {
+                b.responses.push(r);
+            }
+        }
+        self.flush_batch(key, out).await;
+    }
+
+    async fn flush_batch(&mut self, key: u64, out: &mut Output) {
+        if self.batches.get(&key).is_some_and(|b| b.pending == 0) {
+            if let Some(b) = self.batches.remove(&key) {
+                if !b.responses.is_empty() {
+                    out.send(render::batch(&b.responses)).await;
+                }
+            }
+        }
+    }
+
+    fn key(&mut self) -> u64 {
+        self.next_key = self.next_key.wrapping_add(1);
+        self.next_key
+    }
+
+    /// Handles one vetted message; returns the response to send now.
+    fn on_message(
+        &mut self,
+        message: Message,
+        raw: Arc<[u8]>,
+        batch: Option<u64>,
+    ) -> Option<Response> {
+        let request = match message {
+            Message::Notification(n) => {
+                if n.method == "notifications/cancelled" {
+                    self.on_cancelled(n.params.as_ref());
+                }
+                self.service.notification(Notification {
+                    method: n.method,
+                    params: n.params,
+                    raw,
+                });
+                return None;
+            }
+            Message::Request(r) => r,
+        };
+        if self.by_id.contains_key(&request.id) {
+            return Some(Response::error(
+                Some(request.id.clone()),
+                ErrorObject {
+                    code: crate::rpc::INVALID_REQUEST,
+                    message: format!(
+                        "request id {} is already in use by a request in flight",
+                        request.id
+                    ),
+                    data: None,
+                },
+            ));
+        }
+        let key = self.key();
+        let cancel = CancelToken::new();
+        let progress_token = progress_token(request.params.as_ref());
+        let ctx = CallContext {
+            cancel: cancel.clone(),
+            progress: progress_token.as_ref().map(|_| Progress {
+                key,
+                tx: self.progress_tx.clone(),
+            }),
+            peer: self.peer.clone(),
+        };
+        let id = request.id.clone();
+        let handled = self.service.request(
+            Request {
+                id: request.id,
+                method: request.method,
+                params: request.params,
+                raw,
+                in_batch: batch.is_some(),
+            },
+            ctx,
+        );
+        let (future, bounded) = match handled {
+            Handled::Reply(Reply::Send(r)) => return Some(r),
+            Handled::Reply(Reply::Silent) => return None,
+            Handled::Call(f) => (f, true),
+            Handled::Task(f) => (f, false),
+        };
+        if bounded
+            && self.running >= self.config.max_concurrent_calls
+            && self.queue.len() >= self.config.max_queued_calls
+        {
+            tracing::warn!(%id, "server busy: call refused");
+            return Some(self.busy(id));
+        }
+        self.calls.insert(
+            key,
+            Call {
+                id: id.clone(),
+                cancel,
+                progress_token,
+                last_progress: None,
+                batch,
+                bounded,
+            },
+        );
+        self.by_id.insert(id, key);
+        if let Some(b) = batch.and_then(|b| self.batches.get_mut(&b)) {
+            b.pending = b.pending.saturating_add(1);
+        }
+        if bounded && self.running >= self.config.max_concurrent_calls {
+            self.queue.push_back((key, future));
+        } else {
+            self.start(key, future, bounded);
+        }
+        None
+    }
+
+    fn busy(&self, id: Id) -> Response {
+        Response::error(
+            Some(id),
+            ErrorObject {
+                code: SERVER_BUSY,
+                message: format!(
+                    "server busy: {} calls running and {} queued; retry later",
+                    self.config.max_concurrent_calls, self.config.max_queued_calls
+                ),
+                data: Some(json!({
+                    "code": "server_busy",
+                    "maxConcurrentCalls": self.config.max_concurrent_calls,
+                    "maxQueuedCalls": self.config.max_queued_calls,
+                })),
+            },
+        )
+    }
+
+    fn start(&mut self, key: u64, future: BoxFuture<Reply>, bounded: bool) {
+        if bounded {
+            self.running = self.running.saturating_add(1);
+        }
+        let Some(cancel) = self.calls.get(&key).map(|c| c.cancel.clone()) else {
+            return;
+        };
+        let guard = DoneGuard {
+            key,
+            tx: self.done_tx.clone(),
+            sent: false,
+        };
+        tokio::spawn(async move {
+            let reply = tokio::select! {
+                biased;
+                () = cancel.cancelled() => None,
+                reply = future => Some(reply),
+            };
+            guard.finish(reply);
+        });
+    }
+
+    fn on_cancelled(&mut self, params: Option<&Value>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(|v| serde_json::from_value::<Id>(v.clone()).ok())
+        else {
+            tracing::debug!("notifications/cancelled without a usable requestId: ignored");
+            return;
+        };
+        let Some(&key) = self.by_id.get(&id) else {
+            tracing::debug!(%id, "cancellation of an unknown or finished request: ignored");
+            return;
+        };
+        if let Some(call) = self.calls.get(&key) {
+            tracing::info!(%id, "request cancelled by the client");
+            call.cancel.cancel();
+        }
+        // A queued call never started: drop it now and free its place.
+        if let Some(pos) = self.queue.iter().position(|(k, _)| *k == key) {
+            self.queue.remove(pos);
+            self.finish(key);
+        }
+    }
+
+    /// Forgets `key`; returns its batch, if any.
+    fn finish(&mut self, key: u64) -> Option<(Call, Option<u64>)> {
+        let call = self.calls.remove(&key)?;
+        self.by_id.remove(&call.id);
+        let batch = call.batch;
+        if let Some(b) = batch.and_then(|b| self.batches.get_mut(&b)) {
+            b.pending = b.pending.saturating_sub(1);
+        }
+        Some((call, batch))
+    }
+
+    async fn on_done(&mut self, done: Done, out: &mut Output) {
+        let Some((call, batch)) = self.finish(done.key) else {
+            return;
+        };
+        if call.bounded {
+            self.running = self.running.saturating_sub(1);
+            while self.running < self.config.max_concurrent_calls {
+                let Some((key, future)) = self.queue.pop_front() else {
+                    break;
+                };
+                self.start(key, future, true);
+            }
+        }
+        let response = match done.reply {
+            _ if call.cancel.is_cancelled() => None,
+            Some(Reply::Send(mut r)) => {
+                if r.id.is_none() {
+                    r.id = Some(call.id.clone());
+                }
+                Some(r)
+            }
+            Some(Reply::Silent) | None => None,
+        };
+        match batch {
+            Some(b) => {
+                if let (Some(r), Some(batch)) = (response, self.batches.get_mut(&b)) {
+                    batch.responses.push(r);
+                }
+                self.flush_batch(b, out).await;
+            }
+            None => {
+                if let Some(r) = response {
+                    out.send(render::response(&r)).await;
+                }
+            }
+        }
+    }
+
+    async fn on_progress(&mut self, report: ProgressReport, out: &mut Output) {
+        let Some(call) = self.calls.get_mut(&report.key) else {
+            return; // finished: progress never follows the result
+        };
+        let Some(token) = &call.progress_token else {
+            return;
+        };
+        if call.cancel.is_cancelled() {
+            return;
+        }
+        let now = Instant::now();
+        let last = report.total.is_some_and(|t| report.progress >= t);
+        if !last
+            && call
+                .last_progress
+                .is_some_and(|t| now.duration_since(t) < PROGRESS_INTERVAL)
+        {
+            return;
+        }
+        call.last_progress = Some(now);
+        let line = render::progress(
+            token,
+            report.progress,
+            report.total,
+            report.message.as_deref(),
+        );
+        out.send(line).await;
+    }
+}
+
+/// The `_meta.progressToken` of a request's params, when it is a string or
+/// an integer (MCP "Progress").
+fn progress_token(params: Option<&Value>) -> Option<Id> {
+    let token = params?.get("_meta")?.get("progressToken")?;
+    serde_json::from_value(token.clone()).ok()
+}
+
+struct Output {
+    lines: mpsc::Sender<Vec<u8>>,
+    open: bool,
+}
+
+impl Output {
+    async fn send(&mut self, line: Vec<u8>) {
+        if self.lines.send(line).await.is_err() {
+            tracing::info!("output closed, stopping");
+            self.open = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::stdio;
+    use std::time::Duration;
+
+    /// `sleep` waits `params.ms` on a call slot; `task` the same unbounded;
+    /// `ping` answers at once.
+    struct Toy;
+
+    impl Service for Toy {
+        fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+            let ms = request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("ms"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            let id = request.id.clone();
+            let work = async move {
+                if let Some(p) = &ctx.progress {
+                    p.report(1, Some(2), None);
+                }
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Reply::Send(Response::result(id, json!({"slept": ms})))
+            };
+            match request.method.as_str() {
+                "sleep" => Handled::Call(Box::pin(work)),
+                "task" => Handled::Task(Box::pin(work)),
+                _ => Handled::Reply(Reply::Send(Response::result(request.id, json!({})))),
+            }
+        }
+
+        fn accept_batch(&mut self, _len: usize) -> Result<(), ErrorObject> {
+            Ok(())
+        }
+    }
+
+    fn session(input: &str, config: EngineConfig) -> Vec<Value> {
+        let (_, out) = stdio::serve(
+            Toy,
+            config,
+            std::io::Cursor::new(input.as_bytes().to_vec()),
+            Vec::new(),
+        )
+        .unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn config(calls: usize, queued: usize) -> EngineConfig {
+        EngineConfig {
+            max_concurrent_calls: calls,
+            max_queued_calls: queued,
+            ..EngineConfig::default()
+        }
+    }
+
+    #[test]
+    fn ping_overtakes_a_slow_call_and_cancellation_silences_one() {
+        let rs = session(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":300}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"sleep","params":{"ms":5000}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}"#,
+                "\n",
+            ),
+            config(2, 4),
+        );
+        let ids: Vec<_> = rs.iter().map(|r| r["id"].clone()).collect();
+        assert_eq!(ids, [json!(3), json!(1)], "{rs:?}");
+    }
+
+    #[test]
+    fn beyond_the_queue_a_call_is_busy_at_once() {
+        let mut input = String::new();
+        for i in 1..=4 {
+            input.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"sleep\",\"params\":{{\"ms\":100}}}}\n"
+            ));
+        }
+        let rs = session(&input, config(1, 2));
+        assert_eq!(rs.len(), 4);
+        assert_eq!(rs[0]["id"], 4);
+        assert_eq!(rs[0]["error"]["code"], SERVER_BUSY);
+        assert_eq!(rs[0]["error"]["data"]["code"], "server_busy");
+        let done: Vec<_> = rs[1..].iter().map(|r| r["id"].clone()).collect();
+        assert_eq!(done, [json!(1), json!(2), json!(3)]);
+    }
+
+    #[test]
+    fn a_batch_is_one_array_once_every_element_is_done() {
+        let rs = session(
+            concat!(
+                r#"[{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":100}},"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"ping"},"#,
+                r#"{"jsonrpc":"2.0","method":"note"},"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"task","params":{"ms":10}}]"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+                "\n",
+            ),
+            config(2, 4),
+        );
+        assert_eq!(rs.len(), 2, "{rs:?}");
+        assert_eq!(rs[0]["id"], 4);
+        let ids: Vec<_> = rs[1]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect();
+        assert_eq!(ids, [json!(2), json!(3), json!(1)]);
+    }
+
+    #[test]
+    fn progress_comes_before_the_result_and_carries_the_token() {
+        let rs = session(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":50,"_meta":{"progressToken":"p"}}}"#,
+                "\n",
+            ),
+            config(2, 4),
+        );
+        assert_eq!(rs.len(), 2, "{rs:?}");
+        assert_eq!(rs[0]["method"], "notifications/progress");
+        assert_eq!(rs[0]["params"]["progressToken"], "p");
+        assert_eq!(rs[1]["id"], 1);
+    }
+
+    #[test]
+    fn an_id_in_flight_is_not_reused() {
+        let rs = session(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":100}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":1}}"#,
+                "\n",
+            ),
+            config(2, 4),
+        );
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs[0]["error"]["code"], -32600);
+        assert_eq!(rs[1]["result"]["slept"], 100);
+    }
+}

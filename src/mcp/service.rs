@@ -1,0 +1,410 @@
+//! What the engine serves: the [`Service`] trait and the typed values that
+//! cross it.
+//!
+//! One engine, several services, several transports: the engine (framing
+//! aside) owns everything a feature needs once — the core parse of every
+//! line, ids, the concurrency bound and its queue, cancellation,
+//! progress, batches, and writing each message whole as one line — and a
+//! service owns only what its methods mean. `toolgate mcp` is the engine
+//! serving the PDF tools; `toolgate gate` is the same engine serving a
+//! child process; stdio and (next) Streamable HTTP are two transports in
+//! front of the same engine.
+//!
+//! # The contract, message by message
+//!
+//! * A client **request** (it has an id) reaches [`Service::request`] once,
+//!   in the order the client sent it, on the engine's dispatch task. The
+//!   service decides synchronously (so state such as a protocol era
+//!   changes in message order) and returns a [`Handled`]:
+//!   * [`Handled::Reply`]: the answer now (`ping`, `tools/list`, every
+//!     protocol error). Never queued, so these are answered while calls run.
+//!   * [`Handled::Call`]: a bounded unit of work (a tool call). It runs when
+//!     one of the `max_concurrent_calls` slots is free, waits in the bounded
+//!     queue otherwise, and beyond the queue is answered at once with
+//!     [`SERVER_BUSY`] (its future is dropped unpolled).
+//!   * [`Handled::Task`]: unbounded work started at once (a gateway waiting
+//!     for its child's answer to `initialize` or `tools/list`). Cancellable
+//!     like a call.
+//! * A **notification** reaches [`Service::notification`] in order, after
+//!   the engine has acted on it: `notifications/cancelled` naming an
+//!   in-flight or queued request cancels it (its [`CancelToken`] fires,
+//!   its future is dropped, and no response is ever sent for it); an
+//!   unknown or finished id is ignored. A gateway still sees the
+//!   notification and may forward it.
+//! * A **response** from the client (to a server-initiated request sent
+//!   through the [`Peer`]) reaches [`Service::response`]; it is never
+//!   answered (JSON-RPC 2.0 §5).
+//! * Lines that fail the core (payload bound, strict JSON, envelope) never
+//!   reach the service: the engine answers them with the core's error.
+//!
+//! A request's future gets a [`CallContext`]: its cancel token, a
+//! [`Progress`] sink when the request's `_meta.progressToken` is set, and
+//! the [`Peer`] for server-initiated messages. Progress sent through the
+//! sink is rate-limited by the engine and never written after the
+//! request's response.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, Notify};
+
+pub use crate::rpc::Id;
+
+/// JSON-RPC error code of a call refused because the engine's call slots
+/// and its queue are all taken (`error.data.code` is `"server_busy"`,
+/// `error.data.maxConcurrentCalls` and `error.data.maxQueuedCalls` give the
+/// bounds). In the JSON-RPC implementation-defined server-error range
+/// (-32000 to -32099); the client may retry later.
+pub const SERVER_BUSY: i64 = -32000;
+
+/// A boxed future, as a service returns its work.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A vetted client request, as the engine hands it to a service.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The id the response must carry.
+    pub id: Id,
+    /// The method name.
+    pub method: String,
+    /// `params`: `None` when absent; otherwise the value as sent (MCP
+    /// defines every method's params as an object; the service answers
+    /// anything else).
+    pub params: Option<Value>,
+    /// The message's bytes as vetted by the core (a batch element: that
+    /// element's bytes), for a service that forwards messages verbatim.
+    pub raw: Arc<[u8]>,
+    /// Whether it came inside a JSON-RPC batch.
+    pub in_batch: bool,
+}
+
+impl Request {
+    /// `params` when it is an object.
+    pub fn params_object(&self) -> Option<&Map<String, Value>> {
+        self.params.as_ref().and_then(Value::as_object)
+    }
+}
+
+/// A vetted client notification (no id; never answered).
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/initialized`.
+    pub method: String,
+    /// `params` as sent.
+    pub params: Option<Value>,
+    /// The message's bytes as vetted by the core.
+    pub raw: Arc<[u8]>,
+}
+
+/// A JSON-RPC response the client sent (to a server-initiated request).
+#[derive(Debug, Clone)]
+pub struct ClientResponse {
+    /// The id it answers (`None` for `"id": null`).
+    pub id: Option<Id>,
+    /// `Ok(result)` or `Err(error object)`.
+    pub outcome: Result<Value, Value>,
+    /// The message's bytes as vetted by the core.
+    pub raw: Arc<[u8]>,
+}
+
+/// A JSON value to write: built by the service, or already serialized
+/// (a cached `tools/list` page, a child's result forwarded verbatim).
+#[derive(Debug, Clone)]
+pub enum Payload {
+    /// A value, serialized when the response is written.
+    Value(Value),
+    /// JSON text already vetted or rendered once.
+    Raw(Arc<RawValue>),
+}
+
+impl From<Value> for Payload {
+    fn from(v: Value) -> Self {
+        Self::Value(v)
+    }
+}
+
+/// A JSON-RPC error object (§5.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    /// The JSON-RPC code (e.g. -32602).
+    pub code: i64,
+    /// What was wrong, and where.
+    pub message: String,
+    /// Optional structured `error.data`.
+    pub data: Option<Value>,
+}
+
+/// The body of a response.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// `result`.
+    Result(Payload),
+    /// `error`.
+    Error(ErrorObject),
+}
+
+/// One response, typed until it is written.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The request's id; `None` renders as `"id": null` (only for bytes
+    /// whose id is not known for certain).
+    pub id: Option<Id>,
+    /// Result or error.
+    pub body: Body,
+}
+
+impl Response {
+    /// A success response.
+    pub fn result(id: Id, result: impl Into<Payload>) -> Self {
+        Self {
+            id: Some(id),
+            body: Body::Result(result.into()),
+        }
+    }
+
+    /// An error response.
+    pub fn error(id: Option<Id>, error: ErrorObject) -> Self {
+        Self {
+            id,
+            body: Body::Error(error),
+        }
+    }
+}
+
+/// What the engine sends for one message.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// Write this response.
+    Send(Response),
+    /// Write nothing (notifications, client responses, a cancelled call).
+    Silent,
+}
+
+/// A service's decision on one request.
+pub enum Handled {
+    /// Answer now, without taking a call slot.
+    Reply(Reply),
+    /// Bounded work: runs on one of the engine's call slots, queued when
+    /// all are busy, refused with [`SERVER_BUSY`] beyond the queue.
+    Call(BoxFuture<Reply>),
+    /// Unbounded work started at once (still cancellable and tracked).
+    Task(BoxFuture<Reply>),
+}
+
+impl std::fmt::Debug for Handled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Reply(r) => f.debug_tuple("Reply").field(r).finish(),
+            Self::Call(_) => f.write_str("Call(..)"),
+            Self::Task(_) => f.write_str("Task(..)"),
+        }
+    }
+}
+
+/// A per-request cancellation signal, fired by the engine when the client
+/// cancels the request (or the session ends). Cheap to clone; usable from
+/// async code ([`cancelled`](Self::cancelled)) and from blocking code
+/// ([`is_cancelled`](Self::is_cancelled), polled).
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Debug, Default)]
+struct CancelInner {
+    fired: AtomicBool,
+    notify: Notify,
+}
+
+impl CancelToken {
+    /// A token that has not fired.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Fires the token (idempotent).
+    pub fn cancel(&self) {
+        self.inner.fired.store(true, Ordering::SeqCst);
+        self.inner.notify.notify_waiters();
+    }
+
+    /// Whether the token has fired.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.fired.load(Ordering::SeqCst)
+    }
+
+    /// Completes once the token has fired.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// A message the engine writes to the client on a service's behalf.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    /// A notification: `{"jsonrpc":"2.0","method":…,"params":…}`.
+    Notification {
+        /// The method, e.g. `notifications/message`.
+        method: String,
+        /// `params`, omitted when `None`.
+        params: Option<Payload>,
+    },
+    /// A server-initiated request with an id the service chose (a gateway
+    /// forwarding its child's ids uses a namespace it reserves); the
+    /// client's answer comes back through [`Service::response`].
+    Request {
+        /// The id.
+        id: Id,
+        /// The method, e.g. `sampling/createMessage`.
+        method: String,
+        /// `params`, omitted when `None`.
+        params: Option<Payload>,
+    },
+    /// A message already vetted and rendered (a child's line forwarded
+    /// verbatim): written as it is, followed by a newline. It must be one
+    /// JSON value without a newline in it.
+    Raw(Arc<RawValue>),
+}
+
+/// The way from a service to the client, for server-initiated messages.
+/// Each message is written whole as one line, in the order sent.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    tx: mpsc::Sender<Vec<u8>>,
+}
+
+impl Peer {
+    pub(crate) fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
+        Self { tx }
+    }
+
+    /// Queues `message` for the client; waits while the output queue is
+    /// full (backpressure from a slow client).
+    ///
+    /// # Errors
+    /// When the session's output has closed.
+    pub async fn send(&self, message: Outbound) -> Result<(), Closed> {
+        let line = super::render::outbound(&message);
+        self.tx.send(line).await.map_err(|_| Closed)
+    }
+}
+
+/// The session's output has closed: nothing more can reach the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed;
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the session's output has closed")
+    }
+}
+
+impl std::error::Error for Closed {}
+
+/// Shortest interval between two progress notifications of one request.
+pub const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// One progress report on its way to the engine.
+#[derive(Debug, Clone)]
+pub(crate) struct ProgressReport {
+    pub(crate) key: u64,
+    pub(crate) progress: u64,
+    pub(crate) total: Option<u64>,
+    pub(crate) message: Option<String>,
+}
+
+/// Progress of one request (MCP "Progress"): present in a
+/// [`CallContext`] only when the request carried `_meta.progressToken`.
+/// The engine adds the token, rate-limits (at most one notification per
+/// [`PROGRESS_INTERVAL`] per request, except the report that reaches the
+/// total) and drops anything reported once the request's response is on
+/// its way, so progress never follows the result.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub(crate) key: u64,
+    pub(crate) tx: mpsc::Sender<ProgressReport>,
+}
+
+impl Progress {
+    /// Reports `progress` units done out of `total` (when known), with an
+    /// optional human-readable `message`. Never blocks: when the engine's
+    /// queue is full the report is dropped (progress is advisory).
+    pub fn report(&self, progress: u64, total: Option<u64>, message: Option<String>) {
+        let _ = self.tx.try_send(ProgressReport {
+            key: self.key,
+            progress,
+            total,
+            message,
+        });
+    }
+}
+
+/// What a request's work gets from the engine.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    /// Fires when the client cancels this request or the session ends.
+    pub cancel: CancelToken,
+    /// Present when the request asked for progress.
+    pub progress: Option<Progress>,
+    /// Server-initiated messages to the client.
+    pub peer: Peer,
+}
+
+/// A service served by the engine: the PDF tools, or a gateway's child.
+///
+/// Every method runs on the engine's dispatch task, in message order, and
+/// must not block: slow work goes into the future of a [`Handled::Call`] or
+/// [`Handled::Task`] (blocking work inside it through
+/// `tokio::task::spawn_blocking`).
+pub trait Service: Send + 'static {
+    /// Called once before the first message: the way to the client for
+    /// server-initiated messages (a service that sends none ignores it).
+    fn attach(&mut self, peer: Peer) {
+        let _ = peer;
+    }
+
+    /// Decides on one request. `ctx` belongs to this request; move it into
+    /// the returned future.
+    fn request(&mut self, request: Request, ctx: CallContext) -> Handled;
+
+    /// A notification, after the engine acted on it (cancellation).
+    fn notification(&mut self, notification: Notification) {
+        let _ = notification;
+    }
+
+    /// A response the client sent to a server-initiated request.
+    fn response(&mut self, response: ClientResponse) {
+        let _ = response;
+    }
+
+    /// Whether a JSON-RPC batch (§6) may be served now (MCP 2025-03-26
+    /// only). Its elements then reach [`request`](Self::request) one by one
+    /// with [`Request::in_batch`] set, and the engine answers the batch as
+    /// one array once every element is done.
+    ///
+    /// # Errors
+    /// The error object to answer the whole batch with (id `null`); the
+    /// default refuses every batch.
+    fn accept_batch(&mut self, len: usize) -> Result<(), ErrorObject> {
+        let _ = len;
+        Err(ErrorObject {
+            code: crate::rpc::INVALID_REQUEST,
+            message: "JSON-RPC batches are not accepted".into(),
+            data: None,
+        })
+    }
+
+    /// The input ended. The engine then finishes the work in flight and
+    /// queued, writes its answers, and stops.
+    fn closed(&mut self) {}
+}

@@ -1,0 +1,129 @@
+//! The stdio transport (MCP "Transports", stdio): newline-delimited
+//! messages on any [`BufRead`] in, whole lines on any [`Write`] out.
+//!
+//! Two plain threads stand between the blocking streams and the engine:
+//! the reader frames the input with [`LineReader`] (a line over the bound
+//! is discarded as it streams in) and hands frames over a channel of
+//! [`MAX_PENDING_FRAMES`]; the writer writes each rendered line whole and
+//! flushes whenever no further line is waiting (so a burst of answers
+//! costs one flush, a lone answer is flushed at once).
+
+use std::io::{self, BufRead, Write};
+use std::thread::JoinHandle;
+
+use tokio::sync::mpsc;
+
+use super::engine::{Engine, EngineConfig, Transport, MAX_PENDING_LINES};
+use super::framing::{Frame, LineReader};
+use super::service::Service;
+
+/// Most frames read ahead of the engine (each at most the line bound).
+pub const MAX_PENDING_FRAMES: usize = 4;
+
+/// The threads behind a stdio [`Transport`].
+#[derive(Debug)]
+pub struct StdioThreads<W> {
+    writer: JoinHandle<io::Result<W>>,
+}
+
+impl<W> StdioThreads<W> {
+    /// Waits until every line the engine produced is written and flushed;
+    /// returns the output.
+    ///
+    /// # Errors
+    /// The first write error (a closed output ends the session early).
+    pub fn finish(self) -> io::Result<W> {
+        self.writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the output thread panicked")))
+    }
+}
+
+/// A transport over `input` and `output`.
+///
+/// # Errors
+/// When a thread cannot be started.
+pub fn transport<R, W>(
+    input: R,
+    output: W,
+    max_line_bytes: usize,
+) -> io::Result<(Transport, StdioThreads<W>)>
+where
+    R: BufRead + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let (frame_tx, frames) = mpsc::channel(MAX_PENDING_FRAMES);
+    let (lines, line_rx) = mpsc::channel::<Vec<u8>>(MAX_PENDING_LINES);
+    // The reader is not joined: on a terminal or a pipe it may sit in
+    // `read` until the process exits, which is harmless.
+    std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || read_frames(input, max_line_bytes, &frame_tx))?;
+    let writer = std::thread::Builder::new()
+        .name("mcp-stdout".into())
+        .spawn(move || write_lines(output, line_rx))?;
+    Ok((Transport { frames, lines }, StdioThreads { writer }))
+}
+
+fn read_frames<R: BufRead>(input: R, max_line_bytes: usize, tx: &mpsc::Sender<Frame>) {
+    let mut reader = LineReader::new(input, max_line_bytes);
+    loop {
+        let frame = match reader.next_frame() {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read input; stopping");
+                Frame::Eof
+            }
+        };
+        let eof = frame == Frame::Eof;
+        if tx.blocking_send(frame).is_err() || eof {
+            return;
+        }
+    }
+}
+
+fn write_lines<W: Write>(mut output: W, mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<W> {
+    // An empty line is the engine's end marker.
+    while let Some(line) = rx.blocking_recv() {
+        if line.is_empty() {
+            break;
+        }
+        output.write_all(&line)?;
+        let mut end = false;
+        while let Ok(line) = rx.try_recv() {
+            if line.is_empty() {
+                end = true;
+                break;
+            }
+            output.write_all(&line)?;
+        }
+        output.flush()?;
+        if end {
+            break;
+        }
+    }
+    output.flush()?;
+    Ok(output)
+}
+
+/// Serves `service` on `input`/`output` until `input` ends and every call
+/// has been answered, on a runtime of its own; returns the service and the
+/// output.
+///
+/// # Errors
+/// When the runtime or a thread cannot start, or writing fails.
+pub fn serve<S, R, W>(service: S, config: EngineConfig, input: R, output: W) -> io::Result<(S, W)>
+where
+    S: Service,
+    R: BufRead + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (transport, threads) = transport(input, output, config.max_line_bytes)?;
+    let service = runtime.block_on(Engine::new(service, config).run(transport));
+    // The engine sent its end marker: the writer drains and ends.
+    let output = threads.finish()?;
+    Ok((service, output))
+}
