@@ -39,6 +39,6 @@ pub mod mcp;
 
 /// Invariant-checking harnesses: one per fuzz target, shared by `fuzz/`,
 /// the corpus replay test and the property suites. Not a stable API.
-#[cfg(any(fuzzing, feature = "harness"))]
+#[cfg(feature = "harness")]
 #[doc(hidden)]
 pub mod harness;

@@ -9,7 +9,10 @@
 #[path = "pdf_hostile/gen.rs"]
 mod gen;
 
-use gen::{in_object_stream, one_page, zlib, zlib_zeros, Doc, HELLO};
+use gen::{
+    form_tree, in_object_stream, many_fonts, one_page, text_lines, to_unicode_all, zlib,
+    zlib_zeros, Doc, HELLO,
+};
 use std::time::Duration;
 use toolgate::pdf::worker::{extract_isolated_with_stats, metadata_isolated_with_stats};
 use toolgate::pdf::{Isolation, Options, Source};
@@ -320,6 +323,14 @@ fn cases() -> Vec<Case> {
                 if n > 4 { at4.get() } else { off }
             })
         }, &["ok"]),
+        case("form tree 10 draws x 12 levels, 2000 pages", form_tree(2000, 10, 12, 0), &["ok"]),
+        case("form tree 10 draws x 12 levels, one page", form_tree(1, 10, 12, 0), &["ok"]),
+        case("annotation appearances drawing a form tree, 2000 pages", form_tree(2000, 10, 12, 4), &["ok"]),
+        case("1024 fonts sharing a 65536-entry CMap, 200 pages", many_fonts(200, 1024), &["ok"]),
+        case("250k short text lines", text_lines(250_000, "ab", 1, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", &[]), &["ok"]),
+        case("10M glyphs on one page", text_lines(20_000, "abcdefgh", 64, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", &[]), &["ok"]),
+        case("8M backslashes (escaped twice in a response)", text_lines(10_000, "\\\\", 256, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", &[]), &["ok"]),
+        case("8M control characters through ToUnicode", text_lines(20_000, "a", 512, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>", &[(6, to_unicode_all("0001"))]), &["ok"]),
     ];
     v.retain(|c| std::env::var("HOSTILE_ONLY").map_or(true, |f| c.name.contains(&f)));
     v
@@ -486,6 +497,79 @@ fn write_seeds() {
                 .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '-' })
                 .collect();
             std::fs::write(dir.join(format!("hostile-{name}.pdf")), &c.data).unwrap();
+        }
+    }
+}
+
+/// Property (issue: work budgets count every content stream): whatever the
+/// graph of Form XObjects (fan-out, depth), the pages drawing it and the
+/// annotation appearances drawing it too, one call never does more units of
+/// work than its budget, and a call that would have needed more is
+/// truncated with a warning naming `operations_per_call`.
+#[cfg(feature = "harness")]
+mod budget_props {
+    use super::gen::form_tree;
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+    use toolgate::pdf::{Limit, Limits};
+
+    fn config() -> ProptestConfig {
+        ProptestConfig {
+            cases: 48,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "proptest-regressions/pdf_hostile_budget.txt",
+            ))),
+            ..ProptestConfig::default()
+        }
+    }
+
+    /// Units a full interpretation of `form_tree(pages, fanout, depth,
+    /// annots)` needs: operators of every drawn stream plus one per
+    /// character shown, counted on the graph itself, plus the one font load
+    /// of the call (a simple font charges its 2 × 256 table entries).
+    fn needed(pages: u32, fanout: usize, depth: u32, annots: usize) -> u128 {
+        // A form of level i costs `fanout` Do operators plus `fanout`
+        // draws of level i + 1; the leaf costs 5 operators + 4 characters.
+        let mut cost: u128 = 9;
+        for _ in 1..depth {
+            cost = (fanout as u128) * (1 + cost);
+        }
+        let page = if annots > 0 {
+            (annots as u128) * (1 + cost)
+        } else {
+            1 + cost
+        };
+        u128::from(pages) * page + 512
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+        #[test]
+        fn no_form_graph_exceeds_the_call_budget(
+            pages in 1u32..12,
+            fanout in 1usize..12,
+            depth in 1u32..10,
+            annots in 0usize..3,
+            budget in 1usize..60_000,
+        ) {
+            let data = form_tree(pages, fanout, depth, annots);
+            let limits = Limits {
+                max_operations_per_call: budget,
+                max_operations_per_page: usize::MAX,
+                max_glyphs_per_page: usize::MAX,
+                max_call_cpu_ms: 600_000,
+                ..Limits::default()
+            };
+            let (x, work) = toolgate::harness::pdf::pdf_work(&data, &limits);
+            let x = x.unwrap();
+            prop_assert!(work <= budget, "{work} > {budget}");
+            let spent = x.warnings.iter().any(|w| w.limit == Some(Limit::OperationsPerCall));
+            if needed(pages, fanout, depth, annots) > budget as u128 {
+                prop_assert!(x.truncated && spent, "{:?}", x.warnings);
+            } else {
+                prop_assert!(!spent, "{:?}", x.warnings);
+                prop_assert_eq!(work as u128, needed(pages, fanout, depth, annots));
+            }
         }
     }
 }

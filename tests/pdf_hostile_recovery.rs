@@ -455,7 +455,9 @@ fn a_page_object_that_no_longer_parses_still_counts() {
 #[test]
 fn operators_are_capped_per_call_not_only_per_page() {
     // One content stream of 20 000 cheap operators shared by 50 pages: the
-    // per-page cap never trips, the per-call cap does, with a warning.
+    // per-page cap never trips, the per-call cap does, with a warning. The
+    // budget is used up exactly by page 5; page 6 is the page it ran out on
+    // (its text incomplete, here empty), and nothing follows.
     let n = 50u32;
     let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 10 + i)).collect();
     let mut d = Doc::new(1)
@@ -472,17 +474,18 @@ fn operators_are_capped_per_call_not_only_per_page() {
     let options = toolgate::pdf::Options {
         limits: toolgate::pdf::Limits {
             max_operations_per_call: 100_000,
+            max_call_cpu_ms: 600_000,
             ..Default::default()
         },
         ..Default::default()
     };
     let x = toolgate::pdf::extract_in_process(Source::Bytes(&data), None, &options).unwrap();
     assert!(x.truncated);
-    assert_eq!(x.pages.len(), 5, "{:?}", x.warnings);
+    assert_eq!(x.pages.len(), 6, "{:?}", x.warnings);
     assert!(x
         .warnings
         .iter()
-        .any(|w| w.limit == Some(toolgate::pdf::Limit::OperationsPerCall)));
+        .any(|w| w.limit == Some(toolgate::pdf::Limit::OperationsPerCall) && w.page == Some(6)));
 }
 
 #[test]

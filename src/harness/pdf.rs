@@ -1,7 +1,7 @@
 //! Harnesses for `toolgate::pdf`. In-process (fuzzers cannot spawn workers),
 //! with tight limits so each input stays fast.
 
-use crate::pdf::{extract_in_process, metadata_in_process, Limits, Options, PdfError, Source};
+use crate::pdf::{metadata_in_process, Limits, Options, PdfError, Source};
 
 /// The limits the harness runs under.
 pub fn harness_limits() -> Limits {
@@ -43,6 +43,29 @@ fn check_error(e: &PdfError) {
     assert!(!e.to_string().is_empty());
 }
 
+/// Extracts `data` in process under `limits` and returns the result beside
+/// the units of work the call charged to its budget (content operators of
+/// every interpreted stream, font table entries).
+///
+/// # Errors
+/// As [`crate::pdf::extract_in_process`].
+pub fn pdf_work(data: &[u8], limits: &Limits) -> (Result<crate::pdf::Extraction, PdfError>, usize) {
+    if data.len() > limits.max_input_bytes {
+        let options = Options {
+            password: None,
+            limits: *limits,
+        };
+        return (
+            crate::pdf::extract_in_process(Source::Bytes(data), None, &options),
+            0,
+        );
+    }
+    match crate::pdf::extract::extract_counted(data, None, None, limits) {
+        Ok((x, work)) => (Ok(x), work),
+        Err(e) => (Err(e), 0),
+    }
+}
+
 /// Fuzz target `pdf_extract`: extraction and metadata are total, bounded by
 /// their limits, agree on the page count, and their results round-trip
 /// through JSON (the worker protocol).
@@ -52,7 +75,13 @@ pub fn pdf_extract(data: &[u8]) {
         limits: harness_limits(),
     };
     let limits = &options.limits;
-    let extraction = extract_in_process(Source::Bytes(data), None, &options);
+    let (extraction, work) = pdf_work(data, limits);
+    assert!(
+        work <= limits.max_operations_per_call,
+        "{work} units of work past the budget of {}",
+        limits.max_operations_per_call
+    );
+
     let metadata = metadata_in_process(Source::Bytes(data), &options);
     match &extraction {
         Ok(x) => {

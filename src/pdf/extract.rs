@@ -7,8 +7,8 @@ use super::limits::{Limit, Limits};
 use super::load::load;
 use super::metadata::load_warnings;
 use super::pagetree::{declared_pages, walk};
-use super::stream::{decode_stream, DecodeBudget};
-use super::text::{page_text, TextLimits};
+use super::stream::DecodeBudget;
+use super::text::{page_text_in, Call, TextLimits};
 use super::{PageRange, Warning};
 
 /// The text of one page.
@@ -48,6 +48,20 @@ pub fn extract_from_bytes(
     password: Option<&str>,
     limits: &Limits,
 ) -> Result<Extraction, PdfError> {
+    extract_counted(data, range, password, limits).map(|(x, _)| x)
+}
+
+/// [`extract_from_bytes`], and the units of work the call charged to its
+/// budget (at most `limits.max_operations_per_call`).
+///
+/// # Errors
+/// As [`extract_from_bytes`].
+pub(crate) fn extract_counted(
+    data: &[u8],
+    range: Option<PageRange>,
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<(Extraction, usize), PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
     let mut tree = walk(&loaded.doc, limits)?;
@@ -86,8 +100,8 @@ pub fn extract_from_bytes(
     }
     let mut pages = Vec::with_capacity(selected);
     let mut chars_left = limits.max_output_chars;
-    let mut ops_left = limits.max_operations_per_call;
-    let mut op_memo = std::collections::HashMap::new();
+    // One work budget for every stream of every page of this call.
+    let mut call = Call::new(limits);
     let mut limits_warned: Vec<Limit> = Vec::new();
     let start = first.saturating_sub(1);
     for index in start..start.saturating_add(selected) {
@@ -112,27 +126,19 @@ pub fn extract_from_bytes(
             ));
             break;
         }
-        if ops_left == 0 {
+        if let Err(limit) = call.work.check_clock() {
             truncated = true;
-            warnings.push(Warning::limit(
-                Limit::OperationsPerCall,
-                format!(
-                    "output stopped before page {number}: {} content operators interpreted in this call; ask for the rest with a page range",
-                    limits.max_operations_per_call
-                ),
-            ));
+            warnings.push(budget_warning(limit, number, limits, &call));
             break;
         }
-        let page_ops = limits.max_operations_per_page.min(ops_left);
         let text_limits = TextLimits {
             max_chars: chars_left,
             max_form_depth: limits.max_form_depth,
-            max_operations: page_ops,
+            max_operations: limits.max_operations_per_page,
             max_stream_bytes: limits.max_stream_bytes,
+            max_glyphs: limits.max_glyphs_per_page,
         };
-        let pt = page_text(&loaded.doc, id, &text_limits);
-        let ops = content_operators(&loaded.doc, id, limits.max_stream_bytes, &mut op_memo);
-        ops_left = ops_left.saturating_sub(page_ops.min(ops));
+        let pt = page_text_in(&loaded.doc, id, &text_limits, &mut call);
         if let Some(lost) = lost_content(&loaded.doc, id) {
             warnings.push(Warning {
                 page: Some(number),
@@ -155,18 +161,25 @@ pub fn extract_from_bytes(
         // limit, so the caller knows the text is short and why.
         // Once per limit and call: the page's own warnings say which
         // streams were refused.
+        let spent = call.work.spent();
         for limit in &pt.limits_hit {
-            if limits_warned.contains(limit) {
+            if Some(*limit) == spent || limits_warned.contains(limit) {
                 continue;
             }
             limits_warned.push(*limit);
             warnings.push(Warning {
                 page: Some(number),
                 limit: Some(*limit),
-                message: format!(
-                    "the text of this page (and of any later page warning of a refused stream) is incomplete: a stream was past the {} limit",
-                    limit.name()
-                ),
+                message: match limit {
+                    Limit::StreamBytes | Limit::TotalDecodedBytes => format!(
+                        "the text of this page (and of any later page warning of a refused stream) is incomplete: a stream was past the {} limit",
+                        limit.name()
+                    ),
+                    _ => format!(
+                        "the text of this page (and of any later page warning of the same limit) is incomplete: the {} limit was reached",
+                        limit.name()
+                    ),
+                },
             });
         }
         warnings.extend(pt.warnings.into_iter().map(|message| Warning {
@@ -175,140 +188,40 @@ pub fn extract_from_bytes(
             message,
         }));
         pages.push(Page { number, text });
+        if let Some(limit) = spent {
+            truncated = true;
+            warnings.push(budget_warning(limit, number, limits, &call));
+            break;
+        }
     }
-    Ok(Extraction {
-        page_count,
-        pages,
-        truncated,
-        warnings,
-    })
+    let work = call.work.ops();
+    Ok((
+        Extraction {
+            page_count,
+            pages,
+            truncated,
+            warnings,
+        },
+        work,
+    ))
 }
 
-/// Operators in page `id`'s own content streams (not its Form XObjects:
-/// those are bounded by the per-page operator cap and the call's decode
-/// budget), counted by [`count_operators`]. A filtered stream is decoded
-/// again through [`decode_stream`], so under the call's budget; each stream
-/// is counted once per call (`memo`), however many pages share it.
-fn content_operators(
-    doc: &lopdf::Document,
-    id: lopdf::ObjectId,
-    max_stream_bytes: usize,
-    memo: &mut std::collections::HashMap<lopdf::ObjectId, usize>,
-) -> usize {
-    use lopdf::Object;
-    let Some(contents) = doc
-        .objects
-        .get(&id)
-        .and_then(|p| p.as_dict().ok())
-        .and_then(|p| p.get(b"Contents").ok())
-    else {
-        return 0;
+/// The warning for a call whose work budget ran out on (or before) page
+/// `number`: which limit, its value, and where to continue.
+fn budget_warning(limit: Limit, number: u32, limits: &Limits, call: &Call) -> Warning {
+    let value = match limit {
+        Limit::CallCpuTime => limits.max_call_cpu_ms.to_string(),
+        _ => call.work.max_ops().to_string(),
     };
-    let parts: Vec<&Object> = match super::object::resolve(doc, contents) {
-        Ok(Object::Array(a)) => a.iter().take(MAX_CONTENT_PARTS_CHECKED).collect(),
-        _ => vec![contents],
-    };
-    let mut total = 0usize;
-    for part in parts {
-        let key = match part {
-            Object::Reference(r) => Some(*r),
-            _ => None,
-        };
-        if let Some(n) = key.and_then(|k| memo.get(&k)) {
-            total = total.saturating_add(*n);
-            continue;
-        }
-        let Ok(stream) = super::object::resolve(doc, part).and_then(|o| {
-            o.as_stream()
-                .map_err(|_| PdfError::structure("content is not a stream"))
-        }) else {
-            continue;
-        };
-        let n = if stream.dict.has(b"Filter") {
-            decode_stream(stream, max_stream_bytes).map_or(0, |d| count_operators(&d))
-        } else {
-            count_operators(&stream.content)
-        };
-        if let Some(k) = key {
-            memo.insert(k, n);
-        }
-        total = total.saturating_add(n);
+    Warning {
+        page: Some(number),
+        limit: Some(limit),
+        message: format!(
+            "the call's work budget ran out on page {number} ({}: {value} {}): the text of this page may be incomplete and later pages were not extracted; ask for the rest with a page range starting at page {number}",
+            limit.name(),
+            limit.unit()
+        ),
     }
-    total
-}
-
-/// Counts the operators of a content stream (ISO 32000-1 §7.8.2) with a
-/// lexer that only tells them apart from operands: a run of regular
-/// characters that starts with a letter, `'` or `"` and is not `true`,
-/// `false` or `null`. Strings, hex strings, names, comments and inline image
-/// data (`ID` … `EI`) are skipped. Linear in the input.
-pub fn count_operators(c: &[u8]) -> usize {
-    let regular = |b: u8| !b.is_ascii_whitespace() && b != 0 && !b"()<>[]{}/%".contains(&b);
-    let mut n = 0usize;
-    let mut i = 0usize;
-    while let Some(&b) = c.get(i) {
-        match b {
-            b'(' => {
-                let mut depth = 1usize;
-                i = i.saturating_add(1);
-                while let Some(&x) = c.get(i) {
-                    match x {
-                        b'\\' => i = i.saturating_add(1),
-                        b'(' => depth = depth.saturating_add(1),
-                        b')' => {
-                            depth = depth.saturating_sub(1);
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    i = i.saturating_add(1);
-                }
-                i = i.saturating_add(1);
-            }
-            b'%' => {
-                while c.get(i).is_some_and(|&x| x != b'\n' && x != b'\r') {
-                    i = i.saturating_add(1);
-                }
-            }
-            b'<' if c.get(i.saturating_add(1)) != Some(&b'<') => {
-                while c.get(i).is_some_and(|&x| x != b'>') {
-                    i = i.saturating_add(1);
-                }
-                i = i.saturating_add(1);
-            }
-            b'/' => {
-                i = i.saturating_add(1);
-                while c.get(i).is_some_and(|&x| regular(x)) {
-                    i = i.saturating_add(1);
-                }
-            }
-            _ if regular(b) => {
-                let start = i;
-                while c.get(i).is_some_and(|&x| regular(x)) {
-                    i = i.saturating_add(1);
-                }
-                let token = c.get(start..i).unwrap_or_default();
-                let operator = (b.is_ascii_alphabetic() || b == b'\'' || b == b'"')
-                    && !matches!(token, b"true" | b"false" | b"null");
-                if operator {
-                    n = n.saturating_add(1);
-                }
-                if token == b"ID" {
-                    // Inline image data runs to the next `EI` between whitespace.
-                    match c.get(i..).unwrap_or_default().windows(4).position(|w| {
-                        matches!(w, [a, b'E', b'I', d] if a.is_ascii_whitespace() && !regular(*d))
-                    }) {
-                        Some(at) => i = i.saturating_add(at).saturating_add(3),
-                        None => i = c.len(),
-                    }
-                }
-            }
-            _ => i = i.saturating_add(1),
-        }
-    }
-    n
 }
 
 /// Most `/Contents` entries of one page checked by [`lost_content`].
@@ -342,21 +255,4 @@ fn lost_content(doc: &lopdf::Document, id: lopdf::ObjectId) -> Option<String> {
     (lost > 0).then(|| {
         format!("{lost} content stream(s) of this page were lost: unusable /Length (negative, self-referencing or missing)")
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count_operators as n;
-
-    #[test]
-    fn operators_are_counted_apart_from_operands() {
-        assert_eq!(n(b"BT /F1 12 Tf 72 720 Td (Hello (world) Tj) Tj ET"), 5);
-        assert_eq!(n(b"q Q q Q"), 4);
-        assert_eq!(n(b"[(a) -250 (b)] TJ 0 0 m true false null"), 2);
-        assert_eq!(n(b"% comment Tj Tj\nT* <48656c6c6f> Tj"), 2);
-        assert_eq!(n(b"BI /W 2 /H 2 ID \x00Tj Tj q\xff EI Q"), 3);
-        assert_eq!(n(&[0u8; 1000]), 0);
-        assert_eq!(n(b"(unterminated Tj"), 0);
-        assert_eq!(n(b"a' b\" c"), 3);
-    }
 }

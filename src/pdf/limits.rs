@@ -28,14 +28,27 @@ pub const MAX_PAGES: usize = 100_000;
 pub const MAX_PAGES_PER_CALL: usize = 2_000;
 /// Most characters of text returned by one call (all pages).
 pub const MAX_OUTPUT_CHARS: usize = 8 << 20;
-/// Most content-stream operators interpreted per page.
-pub const MAX_OPERATIONS_PER_PAGE: usize = 2_000_000;
-/// Most content-stream operators interpreted per call (all pages): 5 million,
-/// about a second of interpretation in a release build. Counted by a lexer
-/// over each page's decoded content streams (`extract::count_operators`), so
-/// a stream of cheap operators shared by many pages cannot multiply the
-/// per-page cap.
-pub const MAX_OPERATIONS_PER_CALL: usize = 5_000_000;
+/// Most content-stream operators interpreted per page (all its streams).
+pub const MAX_OPERATIONS_PER_PAGE: usize = 1_000_000;
+/// Most glyphs placed on one page: each costs about 200 bytes until the page
+/// is laid out, so this bounds the page's layout memory (about 50 MiB) and
+/// time.
+pub const MAX_GLYPHS_PER_PAGE: usize = 1 << 18;
+/// Most units of interpretation work per call: one per content-stream
+/// operator of every stream interpreted (page contents, Form XObjects at any
+/// depth, annotation appearances), one per character code shown, and one per
+/// font table entry built (CMap entries, widths). Shared by all pages of the
+/// call (see [`super::budget`]); never exceeded. About 0.5 s of CPU in a
+/// release build.
+pub const MAX_OPERATIONS_PER_CALL: usize = 2_000_000;
+/// Most CPU time, in milliseconds of the calling thread, spent interpreting
+/// the pages of one call: 1 s. Read every [`super::budget::OP_BATCH`] units
+/// of work, so exceeded by at most one batch. In a release build the
+/// operations budget runs out first on every generated hostile file; this
+/// bound catches work the operation count does not model. It is below the
+/// worker's wall-clock timeout ([`super::worker::DEFAULT_TIMEOUT`]), so a
+/// slow call returns truncated text instead of being killed.
+pub const MAX_CALL_CPU_MS: u64 = 1_000;
 /// Deepest nesting of Form XObjects followed.
 pub const MAX_FORM_DEPTH: usize = 12;
 /// Longest chain of indirect references followed to reach an object.
@@ -71,6 +84,10 @@ pub enum Limit {
     OutputChars,
     /// [`MAX_OPERATIONS_PER_CALL`].
     OperationsPerCall,
+    /// [`MAX_CALL_CPU_MS`].
+    CallCpuTime,
+    /// [`MAX_GLYPHS_PER_PAGE`].
+    GlyphsPerPage,
     /// lopdf's cap on object nesting while parsing.
     ObjectNesting,
     /// [`MAX_REFERENCE_CHAIN`].
@@ -97,6 +114,8 @@ impl Limit {
             Limit::PagesPerCall => "pages_per_call",
             Limit::OutputChars => "output_chars",
             Limit::OperationsPerCall => "operations_per_call",
+            Limit::CallCpuTime => "call_cpu_time",
+            Limit::GlyphsPerPage => "glyphs_per_page",
             Limit::ObjectNesting => "object_nesting",
             Limit::ReferenceChain => "reference_chain",
             Limit::InfoEntries => "info_entries",
@@ -117,10 +136,11 @@ impl Limit {
             Limit::PageTreeNodes => "nodes",
             Limit::Pages | Limit::PagesPerCall => "pages",
             Limit::OutputChars => "characters",
-            Limit::OperationsPerCall => "operators",
+            Limit::GlyphsPerPage => "glyphs",
+            Limit::OperationsPerCall => "operations",
             Limit::ReferenceChain => "references",
             Limit::InfoEntries => "entries",
-            Limit::WorkerTime => "milliseconds",
+            Limit::WorkerTime | Limit::CallCpuTime => "milliseconds",
         }
     }
 }
@@ -157,6 +177,10 @@ pub struct Limits {
     pub max_form_depth: usize,
     /// [`MAX_OPERATIONS_PER_CALL`].
     pub max_operations_per_call: usize,
+    /// [`MAX_CALL_CPU_MS`].
+    pub max_call_cpu_ms: u64,
+    /// [`MAX_GLYPHS_PER_PAGE`].
+    pub max_glyphs_per_page: usize,
 }
 
 impl Default for Limits {
@@ -173,6 +197,8 @@ impl Default for Limits {
             max_operations_per_page: MAX_OPERATIONS_PER_PAGE,
             max_form_depth: MAX_FORM_DEPTH,
             max_operations_per_call: MAX_OPERATIONS_PER_CALL,
+            max_call_cpu_ms: MAX_CALL_CPU_MS,
+            max_glyphs_per_page: MAX_GLYPHS_PER_PAGE,
         }
     }
 }

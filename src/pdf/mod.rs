@@ -15,6 +15,7 @@
 //! * [`limits`] — the named caps and [`Limits`].
 //! * [`source`] — reading the input under the size cap.
 //! * [`stream`] — bounded stream decoding (per stream and per call).
+//! * `budget` — the per-call work budget (operations, CPU time) every interpreted stream draws from.
 //! * [`load`] — lopdf loading, error mapping.
 //! * [`encryption`] — the `/Encrypt` dictionary: handler, malformed dictionaries.
 //! * [`pagetree`] — our bounded page-tree walk.
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+mod budget;
 pub mod encryption;
 pub mod error;
 pub mod extract;

@@ -212,3 +212,122 @@ pub fn in_object_stream(
     write!(out, "\nendstream\nendobj\nstartxref\n{xref_off}\n%%EOF\n").unwrap();
     out
 }
+
+/// Forms `/X0` … `/X{depth-1}` (objects 10…): each draws the next `fanout`
+/// times, the last shows a word; `pages` pages (objects 100…) draw `/X0`
+/// from their content (object 3), and each carries `annots` stamp
+/// annotations whose appearance draws `/X0` too. Resources are object 4,
+/// the font object 5.
+pub fn form_tree(pages: u32, fanout: usize, depth: u32, annots: usize) -> Vec<u8> {
+    let xobjects: String = (0..depth)
+        .map(|i| format!("/X{i} {} 0 R ", 10 + i))
+        .collect();
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 100 + i)).collect();
+    let mut d = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+                kids.join(" ")
+            ),
+        )
+        .stream(3, "", if annots > 0 { b"" } else { b"/X0 Do" })
+        .obj(
+            4,
+            format!("<< /XObject << {xobjects}>> /Font << /F1 5 0 R >> >>"),
+        )
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .obj(
+            6,
+            "<< /Type /Annot /Subtype /Stamp /Rect [0 0 100 100] /AP << /N 7 0 R >> >>",
+        )
+        .stream(
+            7,
+            "/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources 4 0 R",
+            b"/X0 Do",
+        );
+    for i in 0..depth {
+        let data = if i + 1 < depth {
+            format!("/X{} Do ", i + 1).repeat(fanout)
+        } else {
+            "BT /F1 9 Tf 72 720 Td (leaf) Tj ET".to_string()
+        };
+        d = d.stream(
+            10 + i,
+            "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources 4 0 R",
+            data.as_bytes(),
+        );
+    }
+    let annots = vec!["6 0 R"; annots].join(" ");
+    for i in 0..pages {
+        d = d.obj(
+            100 + i,
+            format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R /Contents 3 0 R /Annots [{annots}] >>"),
+        );
+    }
+    d.build()
+}
+
+/// One page whose flate-compressed content shows `lines` lines of
+/// `per_line` copies of `chars` with font `/F1` (object 5, `font` its
+/// dictionary body, `extra` further objects from 6 on).
+pub fn text_lines(
+    lines: usize,
+    chars: &str,
+    per_line: usize,
+    font: &str,
+    extra: &[(u32, Vec<u8>)],
+) -> Vec<u8> {
+    let line = format!("({}) '\n", chars.repeat(per_line));
+    let content = format!("BT /F1 1 Tf 0.003 TL 10 790 Td {}ET", line.repeat(lines));
+    let mut d = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        .obj(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>")
+        .stream(4, "/Filter /FlateDecode", &zlib(content.as_bytes()))
+        .obj(5, font);
+    for (n, body) in extra {
+        d = d.obj(*n, body);
+    }
+    d.build()
+}
+
+/// A ToUnicode CMap mapping every one-byte code to `target` (hex UTF-16BE).
+pub fn to_unicode_all(target: &str) -> Vec<u8> {
+    let cmap = format!("begincmap 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <00> <FF> <{target}> endbfrange endcmap");
+    format!("<< /Length {} >>\nstream\n{cmap}\nendstream", cmap.len()).into_bytes()
+}
+
+/// `pages` pages each drawing one character with each of `fonts` fonts
+/// that share one ToUnicode CMap of 65 536 entries.
+pub fn many_fonts(pages: u32, fonts: u32) -> Vec<u8> {
+    let cmap = "begincmap 1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0000> <FFFF> <0041> endbfrange endcmap";
+    let names: String = (0..fonts)
+        .map(|i| format!("/F{i} {} 0 R ", 1000 + i))
+        .collect();
+    let content: String = (0..fonts).map(|i| format!("/F{i} 9 Tf (a) Tj ")).collect();
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 100 + i)).collect();
+    let mut d = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+                kids.join(" ")
+            ),
+        )
+        .stream(3, "", format!("BT {content}ET").as_bytes())
+        .obj(4, format!("<< /Font << {names}>> >>"))
+        .stream(6, "", cmap.as_bytes());
+    for i in 0..fonts {
+        d = d.obj(
+            1000 + i,
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        );
+    }
+    for i in 0..pages {
+        d = d.obj(100 + i, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R /Contents 3 0 R >>");
+    }
+    d.build()
+}

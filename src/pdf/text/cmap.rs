@@ -259,10 +259,6 @@ impl CMap {
         cmap
     }
 
-    fn entries(&self) -> usize {
-        self.chars.len() + self.cids.len() + self.ranges.len()
-    }
-
     fn full(&mut self) -> bool {
         let full = self.entries() >= MAX_CMAP_ENTRIES;
         self.clipped |= full;
@@ -375,7 +371,16 @@ impl CMap {
         }
     }
 
-    /// Whether a codespace was declared.
+    /// Table entries held (mappings and ranges): bounded by
+    /// [`MAX_CMAP_ENTRIES`], and the work charged for building the map.
+    pub fn entries(&self) -> usize {
+        self.chars
+            .len()
+            .saturating_add(self.cids.len())
+            .saturating_add(self.ranges.len())
+    }
+
+    /// Whether a codespace range was declared.
     pub fn has_codespace(&self) -> bool {
         !self.codespace.is_empty()
     }

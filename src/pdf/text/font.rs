@@ -294,6 +294,30 @@ impl Font {
         font
     }
 
+    /// Table entries the font holds (code mappings, widths, CMap entries):
+    /// the work charged to the call's budget for loading it.
+    pub fn entries(&self) -> usize {
+        let own = match &self.kind {
+            Kind::Simple { .. } => 512,
+            Kind::Composite {
+                encoding,
+                widths,
+                cid_text,
+                ..
+            } => {
+                let cmap = match encoding {
+                    CidEncoding::Embedded(c, _) => c.entries(),
+                    _ => 0,
+                };
+                widths
+                    .len()
+                    .saturating_add(cid_text.len())
+                    .saturating_add(cmap)
+            }
+        };
+        own.saturating_add(self.to_unicode.as_ref().map_or(0, CMap::entries))
+    }
+
     /// Splits the next code off `bytes` (non-empty). Returns the code and its length.
     pub fn next_code(&self, bytes: &[u8]) -> Code {
         let len = match &self.kind {

@@ -12,6 +12,8 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 use super::font::Font;
 use super::layout::Glyph;
 use super::TextLimits;
+use crate::pdf::budget::Work;
+use crate::pdf::limits::{Limit, Limits};
 use crate::pdf::object::{deref, num, nums, resolve_with_id};
 
 /// Deepest `q` nesting tracked; deeper saves are counted but not stored.
@@ -71,24 +73,60 @@ struct GState {
     text: TextState,
 }
 
+/// Most table entries (see [`Font::entries`]) kept in a call's font cache;
+/// past it the cache is emptied before the next font is added (fonts in use
+/// stay alive through the graphics state).
+pub const MAX_CACHED_FONT_ENTRIES: usize = 1 << 20;
+/// Most decoded bytes of Form XObjects kept in a call's form cache; forms
+/// past it are decoded again at each use (each decode charged to the call's
+/// decode budget).
+pub const MAX_CACHED_FORM_BYTES: usize = 16 << 20;
+
+/// What one call keeps across its pages: the work budget every interpreted
+/// stream draws from, the fonts loaded and the Form XObjects decoded (each
+/// loaded or decoded once per call, however many pages use it).
+#[derive(Debug)]
+pub struct Call {
+    pub(crate) work: Work,
+    fonts: HashMap<usize, Rc<Font>>,
+    font_entries: usize,
+    forms: HashMap<ObjectId, Rc<[u8]>>,
+    form_bytes: usize,
+}
+
+impl Call {
+    /// A call with the work budget of `limits`; its CPU clock starts now.
+    pub fn new(limits: &Limits) -> Call {
+        Call {
+            work: Work::new(limits),
+            fonts: HashMap::new(),
+            font_entries: 0,
+            forms: HashMap::new(),
+            form_bytes: 0,
+        }
+    }
+}
+
 /// Output sink shared by the page and its forms.
-pub struct Sink {
+pub struct Sink<'c> {
     pub glyphs: Vec<Glyph>,
     pub text: String,
     pub warnings: Vec<String>,
     pub truncated: bool,
     /// Call limits that cut a stream of this page (its text is incomplete).
-    pub limits_hit: Vec<crate::pdf::limits::Limit>,
+    pub limits_hit: Vec<Limit>,
     /// The visible page area `[x0, y0, x1, y1]` (default user space): glyphs
     /// wholly outside it are dropped, as pdftotext drops them.
     pub bounds: Option<[f64; 4]>,
+    /// The call this page belongs to.
+    pub call: &'c mut Call,
     ops: usize,
-    fonts: HashMap<usize, Rc<Font>>,
+    page_fonts: Vec<usize>,
     fallback: Option<Rc<Font>>,
 }
 
-impl Sink {
-    pub fn new() -> Sink {
+impl<'c> Sink<'c> {
+    pub fn new(call: &'c mut Call) -> Sink<'c> {
         Sink {
             glyphs: Vec::new(),
             text: String::new(),
@@ -96,8 +134,9 @@ impl Sink {
             truncated: false,
             limits_hit: Vec::new(),
             bounds: None,
+            call,
             ops: 0,
-            fonts: HashMap::new(),
+            page_fonts: Vec::new(),
             fallback: None,
         }
     }
@@ -109,11 +148,39 @@ impl Sink {
             .clone()
     }
 
+    fn hit(&mut self, limit: Limit) {
+        self.truncated = true;
+        if !self.limits_hit.contains(&limit) {
+            self.limits_hit.push(limit);
+        }
+    }
+
+    /// The call's work budget ran out (operations or CPU time): the page
+    /// stops here.
+    pub fn budget_spent(&mut self, limit: Limit) {
+        self.hit(limit);
+        self.warn(format!(
+            "interpretation stopped: the call's {} budget is used up",
+            limit.name()
+        ));
+    }
+
+    /// Charges `units` of work to the call; false (and the page cut short)
+    /// when the budget is used up.
+    pub fn charge(&mut self, units: usize) -> bool {
+        match self.call.work.charge(units) {
+            Ok(()) => true,
+            Err(limit) => {
+                self.budget_spent(limit);
+                false
+            }
+        }
+    }
+
     /// A content stream, Form XObject or appearance stream that could not be
     /// decoded: a warning, and when a size cap or the call's decode budget
     /// refused it, the page is marked cut short by that limit.
     pub fn stream_failed(&mut self, what: String, e: &crate::pdf::stream::StreamError) {
-        use crate::pdf::limits::Limit;
         use crate::pdf::stream::StreamError;
         let limit = match e {
             StreamError::TooLarge { .. } => Some(Limit::StreamBytes),
@@ -121,10 +188,7 @@ impl Sink {
             _ => None,
         };
         if let Some(l) = limit {
-            self.truncated = true;
-            if !self.limits_hit.contains(&l) {
-                self.limits_hit.push(l);
-            }
+            self.hit(l);
         }
         self.warn(format!("{what}: {e}"));
     }
@@ -181,19 +245,35 @@ impl<'a> Interp<'a> {
             Some((n, g)) => ((n as usize) << 16) ^ usize::from(g),
             None => dict as *const Dictionary as usize,
         };
-        if let Some(f) = sink.fonts.get(&key) {
+        if !sink.page_fonts.contains(&key) {
+            if sink.page_fonts.len() >= MAX_FONTS_PER_PAGE {
+                sink.warn(format!("more than {MAX_FONTS_PER_PAGE} fonts on the page"));
+                return None;
+            }
+            sink.page_fonts.push(key);
+        }
+        if let Some(f) = sink.call.fonts.get(&key) {
             return Some(f.clone());
         }
-        if sink.fonts.len() >= MAX_FONTS_PER_PAGE {
-            sink.warn(format!("more than {MAX_FONTS_PER_PAGE} fonts on the page"));
+        if let Err(limit) = sink.call.work.check_clock() {
+            sink.budget_spent(limit);
             return None;
         }
         let font = Font::load(self.doc, dict, self.limits);
         for w in &font.warnings {
             sink.warn(format!("font /{}: {w}", String::from_utf8_lossy(name)));
         }
+        let entries = font.entries();
+        // The work is done either way: a font past the budget is still used
+        // for what is drawn before the next operator finds the budget spent.
+        sink.charge(entries);
         let font = Rc::new(font);
-        sink.fonts.insert(key, font.clone());
+        if sink.call.font_entries.saturating_add(entries) > MAX_CACHED_FONT_ENTRIES {
+            sink.call.fonts.clear();
+            sink.call.font_entries = 0;
+        }
+        sink.call.font_entries = sink.call.font_entries.saturating_add(entries);
+        sink.call.fonts.insert(key, font.clone());
         Some(font)
     }
 
@@ -243,9 +323,12 @@ impl<'a> Interp<'a> {
             if sink.ops > self.limits.max_operations {
                 sink.truncated = true;
                 sink.warn(format!(
-                    "stopped after {} content-stream operations",
+                    "stopped after {} content-stream operations on this page",
                     self.limits.max_operations
                 ));
+                return;
+            }
+            if !sink.charge(1) {
                 return;
             }
             let op = match op {
@@ -453,6 +536,7 @@ impl<'a> Interp<'a> {
         {
             return;
         }
+        let cacheable = id.is_some();
         let id = id.unwrap_or((0, 0));
         if self.stack.contains(&id) {
             sink.warn(format!(
@@ -468,15 +552,27 @@ impl<'a> Interp<'a> {
             ));
             return;
         }
-        let data = match crate::pdf::stream::decode_stream(stream, self.limits.max_stream_bytes) {
-            Ok(d) => d,
-            Err(e) => {
-                sink.stream_failed(
-                    format!("Form XObject /{}", String::from_utf8_lossy(name)),
-                    &e,
-                );
-                return;
-            }
+        let data = match sink.call.forms.get(&id).filter(|_| cacheable) {
+            Some(d) => d.clone(),
+            None => match crate::pdf::stream::decode_stream(stream, self.limits.max_stream_bytes) {
+                Ok(d) => {
+                    let d: Rc<[u8]> = d.into();
+                    if cacheable
+                        && sink.call.form_bytes.saturating_add(d.len()) <= MAX_CACHED_FORM_BYTES
+                    {
+                        sink.call.form_bytes = sink.call.form_bytes.saturating_add(d.len());
+                        sink.call.forms.insert(id, d.clone());
+                    }
+                    d
+                }
+                Err(e) => {
+                    sink.stream_failed(
+                        format!("Form XObject /{}", String::from_utf8_lossy(name)),
+                        &e,
+                    );
+                    return;
+                }
+            },
         };
         let matrix = stream
             .dict
@@ -518,6 +614,19 @@ impl<'a> Interp<'a> {
                     "page text cut at {} characters",
                     self.limits.max_chars
                 ));
+                return;
+            }
+            if sink.glyphs.len() >= self.limits.max_glyphs {
+                sink.hit(Limit::GlyphsPerPage);
+                sink.warn(format!(
+                    "page cut at {} glyphs ({})",
+                    self.limits.max_glyphs,
+                    Limit::GlyphsPerPage.name()
+                ));
+                return;
+            }
+            // Each code shown is a unit of work (decoding, placing, laying out).
+            if !sink.charge(1) {
                 return;
             }
             let code = font.next_code(rest);

@@ -22,6 +22,8 @@ mod interp;
 pub mod layout;
 mod std14;
 
+pub(crate) use interp::Call;
+
 pub use cmap::{MAX_BFRANGE_SPAN, MAX_CMAP_ENTRIES, MAX_CODESPACE_RANGES};
 pub use font::{MAX_SIMPLE_WIDTHS, MAX_W_ENTRIES};
 pub use interp::{MAX_FONTS_PER_PAGE, MAX_GSTATE_DEPTH, MAX_MARKED_DEPTH};
@@ -49,6 +51,8 @@ pub struct TextLimits {
     /// Most decoded bytes of any one stream: content, form, CMap, font
     /// ([`limits::MAX_STREAM_BYTES`]).
     pub max_stream_bytes: usize,
+    /// Most glyphs placed ([`limits::MAX_GLYPHS_PER_PAGE`]).
+    pub max_glyphs: usize,
 }
 
 impl Default for TextLimits {
@@ -58,6 +62,7 @@ impl Default for TextLimits {
             max_form_depth: limits::MAX_FORM_DEPTH,
             max_operations: limits::MAX_OPERATIONS_PER_PAGE,
             max_stream_bytes: limits::MAX_STREAM_BYTES,
+            max_glyphs: limits::MAX_GLYPHS_PER_PAGE,
         }
     }
 }
@@ -78,13 +83,26 @@ pub struct PageText {
 }
 
 /// Extracts the text of page `page_id` of `doc`: lines separated by `\n`,
-/// words by a space, in reading order.
+/// words by a space, in reading order, with a fresh call budget
+/// ([`crate::pdf::Limits::default`]).
 ///
 /// Total: never panics, never fails as a whole. Unreadable fonts, streams
-/// and operators become `warnings`; hitting a [`TextLimits`] bound sets
-/// `truncated` and keeps the text placed so far.
+/// and operators become `warnings`; hitting a [`TextLimits`] bound or the
+/// call's work budget sets `truncated` and keeps the text placed so far.
 pub fn page_text(doc: &Document, page_id: ObjectId, limits: &TextLimits) -> PageText {
-    let mut sink = interp::Sink::new();
+    let mut call = interp::Call::new(&limits::Limits::default());
+    page_text_in(doc, page_id, limits, &mut call)
+}
+
+/// [`page_text`] as one page of `call`: its work draws from the call's
+/// budget, and fonts and forms loaded by earlier pages are reused.
+pub(crate) fn page_text_in(
+    doc: &Document,
+    page_id: ObjectId,
+    limits: &TextLimits,
+    call: &mut interp::Call,
+) -> PageText {
+    let mut sink = interp::Sink::new(call);
     let Ok(page) = doc.get_dictionary(page_id) else {
         return PageText {
             warnings: vec![format!(
