@@ -7,6 +7,7 @@
 //! * [`net`]: URL / IP classifier refusing non-public destinations (SSRF).
 //! * `pdf` (feature `pdf`): lopdf-based text and metadata extractor with resource limits.
 //! * `mcp` (feature `mcp`): the MCP stdio server.
+//! * `gate` (feature `gate`): the policy gateway in front of any stdio MCP server.
 //!
 //! `toolgate = { default-features = false }` is the bare core (`json`, `rpc`, `net`).
 //!
@@ -36,6 +37,9 @@ pub mod pdf;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
+
+#[cfg(feature = "gate")]
+pub mod gate;
 
 /// Invariant-checking harnesses: one per fuzz target, shared by `fuzz/`,
 /// the corpus replay test and the property suites. Not a stable API.

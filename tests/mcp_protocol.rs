@@ -491,4 +491,58 @@ fn exits_cleanly_on_eof() {
     }
 }
 
+/// Secure by default: no `--root` is a usage error naming what to pass;
+/// `--unconfined` is explicit, warned about, and the tools say so.
+#[test]
+fn a_root_is_required_and_unconfined_is_loud() {
+    let o = std::process::Command::new(BIN).arg("mcp").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--root DIR") && err.contains("--unconfined"),
+        "{err}"
+    );
+    let both = std::process::Command::new(BIN)
+        .args(["mcp", "--root", ".", "--unconfined"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    let mut child = std::process::Command::new(BIN)
+        .args(["mcp", "--unconfined"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&lines(&[
+                INIT,
+                INITIALIZED,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            ]))
+            .unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--unconfined"));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let rs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rs[0]["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .contains("UNCONFINED"));
+    for t in rs[1]["result"]["tools"].as_array().unwrap() {
+        let d = t["inputSchema"]["properties"]["path"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(d.contains("UNCONFINED"), "{d}");
+    }
+}
+
 use std::path::Path;

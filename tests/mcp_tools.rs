@@ -187,9 +187,15 @@ fn paths_leaving_the_root_are_refused() {
                 "get_metadata",
                 json!({"path": root.join("sub/in.pdf").to_str().unwrap()}),
             ),
+            // No existence oracle outside: missing, and a file used as a
+            // directory, through a link leaving the root.
+            call(13, "get_metadata", json!({"path": "up/does-not-exist.pdf"})),
+            call(14, "get_metadata", json!({"path": "up/secret.pdf/x"})),
+            call(15, "get_metadata", json!({"path": "../secret.pdf/x"})),
+            call(16, "get_metadata", json!({"path": "/nonexistent/x.pdf"})),
         ],
     );
-    for r in &rs[0..8] {
+    for r in rs[0..8].iter().chain(&rs[11..15]) {
         assert_eq!(tool_error_kind(r), "path.outside_root", "{r}");
     }
     for r in &rs[8..11] {

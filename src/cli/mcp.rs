@@ -8,9 +8,17 @@ use toolgate::mcp::{Config, DefaultPdf, Server};
 /// Arguments of `toolgate mcp`.
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {
-    /// Confine every file path to this directory.
-    #[arg(long)]
+    /// Confine every file path to this directory (required unless --unconfined).
+    #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Serve every file this process can read, with no root directory (dangerous;
+    /// logged as a warning, and the tool descriptions say so).
+    #[arg(long, conflicts_with = "root")]
+    pub unconfined: bool,
+    /// Refuse files with more than one hard link (path.multiply_linked): a hard
+    /// link inside the root may name a file outside it, which no path check sees.
+    #[arg(long)]
+    pub refuse_hard_links: bool,
     /// Log level for stderr (overrides RUST_LOG), e.g. `info`, `debug`, `toolgate=trace`.
     #[arg(long, value_parser = parse_log_filter)]
     pub log_level: Option<String>,
@@ -21,8 +29,17 @@ pub struct McpArgs {
 
 pub fn run(args: McpArgs) -> ExitCode {
     init_logging(args.log_level.as_deref());
+    if args.root.is_none() && !args.unconfined {
+        eprintln!(
+            "toolgate mcp: pass --root DIR, the directory whose files the tools may read \
+             (or --unconfined to serve every file this process can read)"
+        );
+        return ExitCode::from(2);
+    }
     let config = Config {
         root: args.root,
+        unconfined: args.unconfined,
+        refuse_multiply_linked: args.refuse_hard_links,
         tools_page_size: args.page_size,
         ..Config::default()
     };
@@ -41,6 +58,11 @@ pub fn run(args: McpArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if config.unconfined {
+        tracing::warn!(
+            "--unconfined: serving every file this process can read, with no root directory"
+        );
+    }
     tracing::info!(root = ?config.root, "serving MCP on stdio");
     let stdin = io::stdin();
     let stdout = io::stdout();

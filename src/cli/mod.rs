@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod classify;
+mod fetch;
 mod mcp;
 mod parse;
 mod pdf;
@@ -28,6 +29,8 @@ enum Command {
     Metadata(pdf::MetadataArgs),
     /// Classify URLs or IP addresses as SSRF destinations (one JSON line each).
     Classify(classify::ClassifyArgs),
+    /// Fetch one URL through the SSRF-safe fetcher (body to stdout or -o FILE).
+    Fetch(fetch::FetchArgs),
     /// Parse a JSON-RPC 2.0 tools/call request (stdin when FILE is absent).
     Parse {
         /// File holding the request; stdin when absent.
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Extract(a) => pdf::run_extract(a),
         Command::Metadata(a) => pdf::run_metadata(a),
         Command::Classify(a) => classify::run(a),
+        Command::Fetch(a) => fetch::run(a),
         Command::Parse { file } => parse::run_parse(file.as_deref()),
         Command::JsonCheck { file } => parse::run_json_check(file.as_deref()),
         Command::PdfWorker(a) => pdf::run_worker(a),

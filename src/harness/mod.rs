@@ -19,6 +19,9 @@ pub mod pdf;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 
+#[cfg(feature = "fetch")]
+pub mod fetch;
+
 /// The one list of fuzz targets: `name => module::function`, each function a
 /// harness in this module taking `&[u8]`. Everything else is generated from it
 /// or checked against it: [`TARGETS`], [`run`], the per-target tests (a
@@ -49,6 +52,8 @@ macro_rules! for_each_fuzz_target {
             pdf_extract => pdf::pdf_extract,
             #[cfg(feature = "mcp")]
             mcp_session => mcp::mcp_session,
+            #[cfg(feature = "fetch")]
+            fetch_redirects => fetch::fetch_redirects,
         }
     };
 }

@@ -43,13 +43,13 @@ pub(crate) mod wire;
 use std::path::PathBuf;
 
 pub use backend::{DefaultPdf, PageRange, PdfBackend, ToolFailure};
-pub use confine::{ConfineError, Root};
+pub use confine::{ConfineError, Resolution, Root, MAX_OPEN_RETRIES, MAX_SYMLINK_FOLLOWS};
 pub use engine::{Engine, EngineConfig, Transport};
 pub use framing::{Frame, Framer, LineReader};
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use server::{looks_like_url, supported_versions, Server};
 pub use service::{CallContext, CancelToken, Handled, Peer, Progress, Reply, Service};
-pub use tools::{parse_pages, MAX_PAGE_NUMBER, TOOL_NAMES};
+pub use tools::{parse_pages, PathScope, MAX_PAGE_NUMBER, TOOL_NAMES};
 pub use wire::code;
 
 /// Default bound on one line (one JSON-RPC message), in bytes, terminator
@@ -66,9 +66,18 @@ pub const TOOLS_PAGE_SIZE: usize = 50;
 /// Server settings.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Confine every file path to this directory (canonicalized at start).
-    /// `None`: paths are used as given.
+    /// Confine every file path to this directory (canonicalized and opened
+    /// at start). Required unless `unconfined` is set.
     pub root: Option<PathBuf>,
+    /// Serve any path the process can read, without a root. Off by default:
+    /// [`Server::new`] refuses a config with neither a root nor this (and
+    /// one with both). The tool descriptions then say the server is
+    /// unconfined.
+    pub unconfined: bool,
+    /// Refuse regular files with more than one hard link
+    /// (`path.multiply_linked`): no path check can see where a hard link
+    /// leads. Off by default.
+    pub refuse_multiply_linked: bool,
     /// Bound on one line in bytes ([`MAX_LINE_BYTES`]).
     pub max_line_bytes: usize,
     /// Bound on a PDF file in bytes ([`MAX_PDF_BYTES`]).
@@ -81,6 +90,8 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             root: None,
+            unconfined: false,
+            refuse_multiply_linked: false,
             max_line_bytes: MAX_LINE_BYTES,
             max_pdf_bytes: MAX_PDF_BYTES,
             tools_page_size: TOOLS_PAGE_SIZE,

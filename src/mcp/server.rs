@@ -32,6 +32,7 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 const INSTRUCTIONS: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. Paths are relative to the server's root directory; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
+const INSTRUCTIONS_UNCONFINED: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. UNCONFINED: this server was started with --unconfined and reads any path its process can read; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Era {
@@ -55,11 +56,27 @@ impl<B: PdfBackend> Server<B> {
     /// A session with `config`, serving the tools through `backend`.
     ///
     /// # Errors
-    /// When `config.root` is given but cannot be canonicalized to a directory.
+    /// When `config.root` is given but cannot be canonicalized to a
+    /// directory, and when neither or both of `config.root` and
+    /// `config.unconfined` are set (`InvalidInput`).
     pub fn new(config: Config, backend: B) -> io::Result<Self> {
-        let root = match &config.root {
-            Some(dir) => Some(Root::new(dir)?),
-            None => None,
+        let root = match (&config.root, config.unconfined) {
+            (Some(dir), false) => {
+                Some(Root::new(dir)?.refuse_multiply_linked(config.refuse_multiply_linked))
+            }
+            (None, true) => None,
+            (Some(_), true) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "both a root and unconfined: choose one",
+                ))
+            }
+            (None, false) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "no root: set a root directory to confine paths to, or unconfined to serve every readable path",
+                ))
+            }
         };
         Ok(Self {
             config,
@@ -236,7 +253,7 @@ impl<B: PdfBackend> Server<B> {
                     format!("{method} received before initialize: send initialize first, or carry the 2026-07-28 _meta envelope in every request"),
                 ),
                 "server/discover" => stateless_envelope(id, env.params.as_ref())
-                    .map(|_| discover_result())
+                    .map(|_| discover_result(self.instructions()))
                     .map_err(|e| e.to_response()),
                 _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
             },
@@ -283,7 +300,7 @@ impl<B: PdfBackend> Server<B> {
         }
         let rev = stateless_envelope(id, env.params.as_ref()).map_err(|e| e.to_response())?;
         match method {
-            "server/discover" => Ok(discover_result()),
+            "server/discover" => Ok(discover_result(self.instructions())),
             "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
             "tools/call" => self.tools_call(id, env, rev),
             _ => Err(ProtocolError::new(
@@ -323,12 +340,12 @@ impl<B: PdfBackend> Server<B> {
             "protocolVersion": rev.as_str(),
             "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": server_info(),
-            "instructions": INSTRUCTIONS,
+            "instructions": self.instructions(),
         }))
     }
 
     fn tools_list(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, ProtocolError> {
-        let defs = tools::definitions(rev);
+        let defs = tools::definitions(rev, self.path_scope());
         let page = self.config.tools_page_size.max(1);
         let start = match env.params.as_ref().and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
@@ -383,6 +400,20 @@ impl<B: PdfBackend> Server<B> {
         })
     }
 
+    fn path_scope(&self) -> tools::PathScope {
+        match self.root {
+            Some(_) => tools::PathScope::Root,
+            None => tools::PathScope::Unconfined,
+        }
+    }
+
+    fn instructions(&self) -> &'static str {
+        match self.root {
+            Some(_) => INSTRUCTIONS,
+            None => INSTRUCTIONS_UNCONFINED,
+        }
+    }
+
     fn run(&self, call: &ToolCall) -> Result<Value, ToolFailure> {
         let bytes = self.read_input(call.path())?;
         match call {
@@ -405,7 +436,7 @@ impl<B: PdfBackend> Server<B> {
         let max = self.config.max_pdf_bytes;
         let read = match &self.root {
             Some(root) => root.read(path, max),
-            None => confine::read_unconfined(path, max),
+            None => confine::read_unconfined(path, max, self.config.refuse_multiply_linked),
         };
         read.map_err(|e| match e {
             ConfineError::OutsideRoot => {
@@ -424,6 +455,15 @@ impl<B: PdfBackend> Server<B> {
                 "too_large",
                 format!("{path:?} is larger than the {limit}-byte file bound"),
             ),
+            ConfineError::MultiplyLinked { links } => {
+                let d = crate::net::Denial::of(
+                    crate::net::DenialCode::PathMultiplyLinked,
+                    format!(
+                        "{path:?} has {links} hard links: refused (--refuse-hard-links), a link may name a file outside the root"
+                    ),
+                );
+                ToolFailure::new(d.code(), d.reason())
+            }
             ConfineError::Io(err) => {
                 ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
             }
@@ -460,14 +500,14 @@ pub fn supported_versions() -> Vec<&'static str> {
         .collect()
 }
 
-fn discover_result() -> Value {
+fn discover_result(instructions: &str) -> Value {
     let mut meta = Map::new();
     meta.insert(META_SERVER_INFO.into(), server_info());
     json!({
         "supportedVersions": stateless_versions(),
         "capabilities": {"tools": {"listChanged": false}},
         "serverInfo": server_info(),
-        "instructions": INSTRUCTIONS,
+        "instructions": instructions,
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": meta,

@@ -141,24 +141,52 @@ pub fn parse_pages(s: &str) -> Result<PageRange, ToolFailure> {
     Ok(PageRange { first, last })
 }
 
+/// What a tool's `path` may name: the tool descriptions say which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathScope {
+    /// Files under the server's root directory (`--root`).
+    Root,
+    /// Any path the server process can read (`--unconfined`).
+    Unconfined,
+}
+
 /// The `tools/list` entries, shaped for `rev` (fields a revision does not
 /// define are left out: `annotations` from 2025-03-26, `title` and
-/// `outputSchema` from 2025-06-18).
-pub fn definitions(rev: Revision) -> &'static [Value] {
+/// `outputSchema` from 2025-06-18), describing `path` as `scope` allows.
+pub fn definitions(rev: Revision, scope: PathScope) -> &'static [Value] {
     use std::sync::OnceLock;
-    // Built once per revision: tools/list is answered from these.
-    static CACHE: [OnceLock<Vec<Value>>; 5] = [const { OnceLock::new() }; 5];
-    let slot = match rev {
-        Revision::V2024_11_05 => &CACHE[0],
-        Revision::V2025_03_26 => &CACHE[1],
-        Revision::V2025_06_18 => &CACHE[2],
-        Revision::V2025_11_25 => &CACHE[3],
-        Revision::V2026_07_28 => &CACHE[4],
+    // Built once per revision and scope: tools/list is answered from these.
+    static CACHE: [[OnceLock<Vec<Value>>; 5]; 2] = [const { [const { OnceLock::new() }; 5] }; 2];
+    let by_scope = match scope {
+        PathScope::Root => &CACHE[0],
+        PathScope::Unconfined => &CACHE[1],
     };
-    slot.get_or_init(|| vec![extract_definition(rev), metadata_definition(rev)])
+    let slot = match rev {
+        Revision::V2024_11_05 => &by_scope[0],
+        Revision::V2025_03_26 => &by_scope[1],
+        Revision::V2025_06_18 => &by_scope[2],
+        Revision::V2025_11_25 => &by_scope[3],
+        Revision::V2026_07_28 => &by_scope[4],
+    };
+    let path = path_description(scope);
+    slot.get_or_init(|| {
+        vec![
+            extract_definition(rev, path),
+            metadata_definition(rev, path),
+        ]
+    })
+}
+
+/// The `path` argument's description under `scope`.
+pub fn path_description(scope: PathScope) -> &'static str {
+    match scope {
+        PathScope::Root => PATH_DESCRIPTION,
+        PathScope::Unconfined => PATH_DESCRIPTION_UNCONFINED,
+    }
 }
 
 const PATH_DESCRIPTION: &str = "The PDF file: a path relative to the server's root directory (or an absolute path inside it). Paths that resolve outside the root, through `..` or symlinks, are refused with error kind path.outside_root. URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled.";
+const PATH_DESCRIPTION_UNCONFINED: &str = "The PDF file: any path this server process can read. UNCONFINED: the server was started with --unconfined, so no root directory limits which files are read. Relative paths are taken from the server's working directory. URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled.";
 const PASSWORD_DESCRIPTION: &str =
     "Password for an encrypted PDF (user or owner password). Omit for unencrypted files.";
 
@@ -198,14 +226,14 @@ fn finish(mut tool: Map<String, Value>, rev: Revision, title: &str, output: Valu
     Value::Object(tool)
 }
 
-fn extract_definition(rev: Revision) -> Value {
+fn extract_definition(rev: Revision, path: &str) -> Value {
     let Value::Object(tool) = json!({
         "name": "extract",
         "description": "Extract the text of a PDF file, page by page, in reading order. Returns pageCount (pages in the document) and pages: one {page, text} entry per selected page, page numbers 1-based. Select pages with `pages` (\"3\" or \"2-5\"); all pages when omitted. Failures (missing file, not a PDF, damaged or hostile file, wrong password, refused path) come back as a tool error whose text names a stable error kind.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "path": {"type": "string", "minLength": 1, "description": PATH_DESCRIPTION},
+                "path": {"type": "string", "minLength": 1, "description": path},
                 "pages": {
                     "type": "string",
                     "pattern": "^[0-9]+(-[0-9]*)?$",
@@ -247,14 +275,14 @@ fn extract_definition(rev: Revision) -> Value {
     )
 }
 
-fn metadata_definition(rev: Revision) -> Value {
+fn metadata_definition(rev: Revision, path: &str) -> Value {
     let Value::Object(tool) = json!({
         "name": "get_metadata",
         "description": "Read a PDF file's metadata without extracting text: PDF version, page count, whether it is encrypted, the document Info dictionary (Title, Author, Subject, Keywords, Creator, Producer, CreationDate, ModDate, ...) and the XMP metadata packet when present. Failures come back as a tool error whose text names a stable error kind.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "path": {"type": "string", "minLength": 1, "description": PATH_DESCRIPTION},
+                "path": {"type": "string", "minLength": 1, "description": path},
                 "password": {"type": "string", "description": PASSWORD_DESCRIPTION}
             },
             "required": ["path"],
@@ -383,14 +411,36 @@ mod tests {
     }
 
     #[test]
+    fn unconfined_descriptions_say_so() {
+        for rev in [Revision::V2024_11_05, Revision::V2025_11_25] {
+            for (scope, word) in [
+                (PathScope::Root, "root directory"),
+                (PathScope::Unconfined, "UNCONFINED"),
+            ] {
+                for t in definitions(rev, scope) {
+                    let d = t["inputSchema"]["properties"]["path"]["description"]
+                        .as_str()
+                        .unwrap();
+                    assert!(d.contains(word), "{scope:?}: {d}");
+                }
+            }
+        }
+        let d = definitions(Revision::V2025_11_25, PathScope::Unconfined)[0]["inputSchema"]
+            ["properties"]["path"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(!d.contains("server's root directory"));
+    }
+
+    #[test]
     fn schemas_are_closed_and_read_only() {
-        for t in definitions(Revision::V2025_11_25) {
+        for t in definitions(Revision::V2025_11_25, PathScope::Root) {
             assert_eq!(t["inputSchema"]["additionalProperties"], false);
             assert_eq!(t["annotations"]["readOnlyHint"], true);
             assert_eq!(t["annotations"]["openWorldHint"], false);
             assert!(t["outputSchema"].is_object());
         }
-        for t in definitions(Revision::V2024_11_05) {
+        for t in definitions(Revision::V2024_11_05, PathScope::Root) {
             assert!(t.get("annotations").is_none() && t.get("outputSchema").is_none());
         }
     }

@@ -191,6 +191,9 @@ codes! {
         NoAddress => "dns.no_address", "policy (empty DNS answer)";
         /// A file path that leaves the configured root (used by the MCP server).
         PathOutsideRoot => "path.outside_root", "policy (MCP server --root)";
+        /// A file with more than one hard link, refused by `toolgate mcp
+        /// --refuse-hard-links` (a hard link may name a file outside the root).
+        PathMultiplyLinked => "path.multiply_linked", "policy (toolgate mcp --refuse-hard-links)";
         /// A host or address matching an operator deny entry ([`crate::net::NetPolicy`]).
         OperatorDeny => "ssrf.operator_deny", "policy (operator deny entry: --deny, [net] deny)";
     }

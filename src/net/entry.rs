@@ -612,8 +612,8 @@ impl From<Destination> for Admitted {
 /// `ssrf.metadata_name`, or a `url.*` code.
 fn liftable(code: &str) -> bool {
     code.starts_with("ssrf.")
-        && code != DenialCode::CloudMetadata.as_str()
-        && code != DenialCode::MetadataName.as_str()
+        && code != DenialCode::CloudMetadata.code()
+        && code != DenialCode::MetadataName.code()
 }
 
 impl NetPolicy {
@@ -1162,7 +1162,7 @@ mod tests {
                 let _ = c;
                 Ok(())
             }
-            Some(c) => Err(c.as_str().into()),
+            Some(c) => Err(c.code().into()),
         }
     }
 

@@ -49,6 +49,9 @@ mod ip;
 mod names;
 mod registry;
 
+#[cfg(feature = "fetch")]
+pub mod fetch;
+
 // For the `gate` and `net::fetch` code tables (see "Code families" above).
 #[allow(unused_imports)]
 pub(crate) use code::codes;

@@ -1,0 +1,203 @@
+//! The audit log (`--audit FILE`): one JSON line per decision that refused
+//! or changed something, and with `--audit-all` one per call too.
+//!
+//! Opened for appending only, created with mode 0600, each line written
+//! whole with one `write` and no buffer. Past `max_bytes` the file is
+//! renamed to `FILE.1` (replacing an older one) and a new one started.
+//! Argument values are never written: only their names and sizes.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Default `--audit-max-bytes`: 64 MiB.
+pub const DEFAULT_AUDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One audit record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record<'a> {
+    /// RFC 3339 UTC time with milliseconds.
+    pub time: String,
+    /// `client->server` or `server->client`.
+    pub direction: &'a str,
+    /// The request id, when the message has one.
+    pub id: Option<Value>,
+    /// The method.
+    pub method: Option<&'a str>,
+    /// The tool.
+    pub tool: Option<&'a str>,
+    /// `refused`, `changed`, `allowed`.
+    pub decision: &'a str,
+    /// The stable code, when refused or changed.
+    pub code: Option<&'a str>,
+    /// The rule that decided.
+    pub rule: Option<&'a str>,
+    /// Argument names and their sizes in bytes (JSON text), never values.
+    pub arguments: Option<Map<String, Value>>,
+}
+
+/// The names and JSON sizes of `arguments` (an object; `None` otherwise).
+pub fn argument_sizes(arguments: &Value) -> Option<Map<String, Value>> {
+    let m = arguments.as_object()?;
+    Some(
+        m.iter()
+            .map(|(k, v)| {
+                let size = serde_json::to_string(v).map_or(0, |s| s.len());
+                (k.clone(), Value::from(size))
+            })
+            .collect(),
+    )
+}
+
+/// The audit file.
+#[derive(Debug)]
+pub struct Audit {
+    path: PathBuf,
+    file: File,
+    size: u64,
+    max_bytes: u64,
+}
+
+fn open(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+}
+
+impl Audit {
+    /// Opens (or creates, mode 0600) `path` for appending.
+    ///
+    /// # Errors
+    /// Any I/O error opening it.
+    pub fn open(path: &Path, max_bytes: u64) -> io::Result<Self> {
+        let file = open(path)?;
+        let size = file.metadata()?.len();
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+            size,
+            max_bytes,
+        })
+    }
+
+    /// Appends one record as a line, rotating first when it would pass the bound.
+    ///
+    /// # Errors
+    /// Any I/O error: the caller refuses calls from then on (fail closed).
+    pub fn write(&mut self, record: &Record<'_>) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        let len = line.len() as u64;
+        if self.size > 0 && self.size + len > self.max_bytes {
+            let mut old = self.path.as_os_str().to_owned();
+            old.push(".1");
+            std::fs::rename(&self.path, PathBuf::from(old))?;
+            self.file = open(&self.path)?;
+            self.size = 0;
+        }
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        self.size += len;
+        Ok(())
+    }
+}
+
+/// `now` as RFC 3339 UTC with milliseconds, e.g. `2026-12-01T10:20:30.123Z`.
+pub fn rfc3339_now() -> String {
+    rfc3339(SystemTime::now())
+}
+
+/// `t` as RFC 3339 UTC with milliseconds (times before 1970 read as 1970).
+pub fn rfc3339(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil-from-days (H. Hinnant's algorithm, proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn times() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_796_120_430_123);
+        assert_eq!(rfc3339(t), "2026-12-01T10:20:30.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    fn rec(code: &str) -> Record<'_> {
+        Record {
+            time: rfc3339_now(),
+            direction: "client->server",
+            id: Some(json!(1)),
+            method: Some("tools/call"),
+            tool: Some("t"),
+            decision: "refused",
+            code: Some(code),
+            rule: Some("r"),
+            arguments: argument_sizes(&json!({"secret": "hunter2", "n": 12})),
+        }
+    }
+
+    #[test]
+    fn lines_mode_rotation_and_no_values() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let mut a = Audit::open(&p, 400).unwrap();
+        a.write(&rec("policy.tool_denied")).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.contains("hunter2"));
+        let v: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(v["arguments"], json!({"secret": 9, "n": 2}));
+        assert_eq!(v["code"], "policy.tool_denied");
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        for _ in 0..3 {
+            a.write(&rec("x")).unwrap();
+        }
+        assert!(t.path().join("audit.jsonl.1").exists());
+        assert!(std::fs::metadata(&p).unwrap().len() <= 400);
+    }
+
+    #[test]
+    fn failure_is_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let mut a = Audit::open(&p, 100).unwrap();
+        a.write(&rec("x")).unwrap();
+        // Rotation needs a rename; make the directory read-only... as root
+        // that still works, so remove the directory instead.
+        drop(t);
+        assert!(a.write(&rec("y")).is_err());
+    }
+}

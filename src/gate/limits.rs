@@ -1,0 +1,160 @@
+//! Per-tool `max_concurrent` and `rate` (`[[limits]]`): counters kept per
+//! tool name, every matching rule applied (the strictest decides).
+//!
+//! The rate is a token bucket per tool: `rate` tokens, refilled at `rate`
+//! per minute, one spent per call; so at most `rate` calls in any minute
+//! after an idle one, and `rate` per minute sustained.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use super::code::{GateCode, Refusal};
+use super::policy::LimitRule;
+
+/// Most tool names tracked at once; idle ones are dropped first.
+pub const MAX_TRACKED_TOOLS: usize = 4096;
+
+#[derive(Debug, Clone)]
+struct Counter {
+    inflight: u32,
+    tokens: f64,
+    at: Instant,
+}
+
+/// The counters of the `[[limits]]` rules.
+#[derive(Debug, Default)]
+pub struct Limiter {
+    tools: HashMap<String, Counter>,
+}
+
+/// The strictest limits applying to one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Applied {
+    max_concurrent: Option<(u32, usize)>,
+    rate: Option<(u32, usize)>,
+}
+
+fn applied(rules: &[LimitRule], tool: &str) -> Applied {
+    let mut a = Applied {
+        max_concurrent: None,
+        rate: None,
+    };
+    for r in rules.iter().filter(|r| r.applies_to(tool)) {
+        if let Some(m) = r.max_concurrent {
+            if a.max_concurrent.is_none_or(|(x, _)| m < x) {
+                a.max_concurrent = Some((m, r.line));
+            }
+        }
+        if let Some(m) = r.rate {
+            if a.rate.is_none_or(|(x, _)| m < x) {
+                a.rate = Some((m, r.line));
+            }
+        }
+    }
+    a
+}
+
+impl Limiter {
+    /// Takes a slot for a call of `tool` at `now`; pair each `Ok(true)`
+    /// with one [`Limiter::release`] when the call ends. `Ok(false)`: no
+    /// rule applies, nothing to release.
+    ///
+    /// # Errors
+    /// `policy.concurrency_limited` or `policy.rate_limited`, naming the rule's line.
+    pub fn acquire(
+        &mut self,
+        rules: &[LimitRule],
+        tool: &str,
+        now: Instant,
+    ) -> Result<bool, Refusal> {
+        let a = applied(rules, tool);
+        if a.max_concurrent.is_none() && a.rate.is_none() {
+            return Ok(false);
+        }
+        if !self.tools.contains_key(tool) && self.tools.len() >= MAX_TRACKED_TOOLS {
+            self.tools.retain(|_, c| c.inflight > 0);
+            if self.tools.len() >= MAX_TRACKED_TOOLS {
+                return Err(Refusal::new(
+                    GateCode::RateLimited,
+                    format!("more than {MAX_TRACKED_TOOLS} tools are being limited at once"),
+                    "builtin limit bound",
+                ));
+            }
+        }
+        let full = a.rate.map_or(0.0, |(r, _)| f64::from(r));
+        let c = self.tools.entry(tool.to_owned()).or_insert(Counter {
+            inflight: 0,
+            tokens: full,
+            at: now,
+        });
+        if let Some((m, line)) = a.max_concurrent {
+            if c.inflight >= m {
+                return Err(Refusal::new(
+                    GateCode::ConcurrencyLimited,
+                    format!("tool `{tool}` already has {m} calls in flight"),
+                    format!("limits max_concurrent = {m} (line {line})"),
+                ));
+            }
+        }
+        if let Some((r, line)) = a.rate {
+            let elapsed = now.saturating_duration_since(c.at).as_secs_f64();
+            c.tokens = (c.tokens + elapsed * f64::from(r) / 60.0).min(f64::from(r));
+            c.at = now;
+            if c.tokens < 1.0 {
+                return Err(Refusal::new(
+                    GateCode::RateLimited,
+                    format!("tool `{tool}` is limited to {r} calls per minute"),
+                    format!("limits rate = {r} (line {line})"),
+                ));
+            }
+            c.tokens -= 1.0;
+        }
+        c.inflight += 1;
+        Ok(true)
+    }
+
+    /// Ends a call that [`Limiter::acquire`] admitted with `Ok(true)`.
+    pub fn release(&mut self, tool: &str) {
+        if let Some(c) = self.tools.get_mut(tool) {
+            c.inflight = c.inflight.saturating_sub(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::policy::Policy;
+    use std::time::Duration;
+
+    #[test]
+    fn concurrency_and_rate() {
+        let p = Policy::parse(
+            "[[limits]]\ntool = \"*\"\nmax_concurrent = 2\n[[limits]]\ntool = \"f*\"\nrate = 3\nmax_concurrent = 5\n",
+        )
+        .unwrap();
+        let mut l = Limiter::default();
+        let t0 = Instant::now();
+        let code = |r: Result<bool, Refusal>| r.map(|_| "ok").unwrap_or_else(|e| e.code());
+        assert_eq!(code(l.acquire(&p.limits, "g", t0)), "ok");
+        assert_eq!(code(l.acquire(&p.limits, "g", t0)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, "g", t0)),
+            "policy.concurrency_limited"
+        );
+        l.release("g");
+        assert_eq!(code(l.acquire(&p.limits, "g", t0)), "ok");
+        for _ in 0..3 {
+            assert_eq!(code(l.acquire(&p.limits, "f", t0)), "ok");
+            l.release("f");
+        }
+        assert_eq!(code(l.acquire(&p.limits, "f", t0)), "policy.rate_limited");
+        let later = t0 + Duration::from_secs(20);
+        assert_eq!(code(l.acquire(&p.limits, "f", later)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, "f", later)),
+            "policy.rate_limited"
+        );
+        assert_eq!(l.acquire(&[], "f", later), Ok(false));
+    }
+}

@@ -1,0 +1,47 @@
+//! `toolgate::gate` (feature `gate`): the policy gateway's decisions.
+//!
+//! `toolgate gate -- CMD ...` puts the vetted core in front of any stdio MCP
+//! server. This module holds the policy layer, pure and testable without a
+//! child process:
+//!
+//! * [`Policy`]: the TOML policy file, validated (errors name the line).
+//! * [`Gatekeeper::tool_decision`]: the one decision that both filters
+//!   `tools/list` and refuses `tools/call`, so a hidden tool is never callable
+//!   and a callable tool is never hidden.
+//! * [`Gatekeeper::check_arguments`]: URLs anywhere in `arguments`
+//!   ([`looks_like_url`], then [`crate::net::NetPolicy::classify_url`] with the
+//!   `[net]` entries), path arguments confined to the roots ([`Roots`]), the
+//!   `[[args]]` rules.
+//! * [`Limiter`]: per-tool `max_concurrent` and `rate`.
+//! * [`definition_hash`] and [`Pins`]: tool pinning over RFC 8785 canonical JSON.
+//! * [`poison`]: invisible and deceptive characters in definitions and results.
+//! * [`Audit`]: the append-only audit log.
+//! * [`GateCode`] and [`Refusal`]: the stable `policy.*`, `tool.*` and
+//!   `gate.*` codes.
+//!
+//! The reference, the code table and the threat model are in `docs/gate.md`.
+
+mod audit;
+mod code;
+mod decide;
+mod limits;
+mod listing;
+mod paths;
+mod pin;
+pub mod poison;
+mod policy;
+mod urls;
+
+pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
+pub use code::{AnyCode, GateCode, Refusal};
+pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
+pub use limits::{Limiter, MAX_TRACKED_TOOLS};
+pub use listing::{tool_state, ListEvent, ToolView};
+pub use paths::{is_path_name, Roots, MAX_PATH_BYTES, MAX_SYMLINKS, PATH_ARGUMENT_NAMES};
+pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
+pub use poison::PoisonMode;
+pub use policy::{
+    valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
+    MAX_POLICY_ENTRIES,
+};
+pub use urls::{looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};

@@ -1,0 +1,220 @@
+//! Tool pinning (`--pin FILE`): a SHA-256 of each tool's whole definition
+//! (name, title, description, input and output schemas, annotations, and
+//! any other member), taken over its RFC 8785 canonical JSON, so member
+//! order and number spelling do not matter and every other change does.
+//!
+//! The pin file is JSON: `{"version": 1, "tools": {"NAME": "sha256:HEX", ...}}`,
+//! written atomically (a temporary file renamed over it) with mode 0600.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::json::{parse_strict, Limits};
+
+/// Largest pin file read, in bytes.
+pub const MAX_PIN_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Most tools one listing (all pages) or pin file holds.
+pub const MAX_TOOLS: usize = 10_000;
+
+/// The hash of one tool definition: `sha256:` and 64 lower-case hex digits.
+///
+/// A definition that cannot be canonicalized (it cannot happen for a value
+/// that passed the strict JSON layer) hashes its plain serialization.
+pub fn definition_hash(definition: &Value) -> String {
+    let bytes = serde_json_canonicalizer::to_vec(definition)
+        .or_else(|_| serde_json::to_vec(definition))
+        .unwrap_or_default();
+    let digest = Sha256::digest(&bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest.iter() {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// The accepted definitions: tool name to hash.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pins {
+    tools: BTreeMap<String, String>,
+}
+
+impl Pins {
+    /// The pinned hash of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.tools.get(name).map(String::as_str)
+    }
+
+    /// Pins `name` to `hash`.
+    pub fn insert(&mut self, name: String, hash: String) {
+        self.tools.insert(name, hash);
+    }
+
+    /// Number of pinned tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// `true` when nothing is pinned.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Reads a pin file; `Ok(None)` when it does not exist (trust on first use).
+    ///
+    /// # Errors
+    /// I/O errors, a file over [`MAX_PIN_FILE_BYTES`], or content that is not
+    /// a version-1 pin file (the error says what).
+    pub fn load(path: &Path) -> io::Result<Option<Self>> {
+        let bytes = match std::fs::File::open(path) {
+            Ok(f) => {
+                let mut buf = Vec::new();
+                io::Read::read_to_end(&mut io::Read::take(f, MAX_PIN_FILE_BYTES + 1), &mut buf)?;
+                buf
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if bytes.len() as u64 > MAX_PIN_FILE_BYTES {
+            return Err(bad(format!("over {MAX_PIN_FILE_BYTES} bytes")));
+        }
+        let limits = Limits {
+            max_payload_bytes: MAX_PIN_FILE_BYTES as usize,
+            ..Limits::default()
+        };
+        let v = parse_strict(&bytes, &limits).map_err(|e| bad(e.to_string()))?;
+        if v.get("version") != Some(&json!(1)) {
+            return Err(bad("`version` is not 1".into()));
+        }
+        let Some(tools) = v.get("tools").and_then(Value::as_object) else {
+            return Err(bad("`tools` is not an object".into()));
+        };
+        if tools.len() > MAX_TOOLS {
+            return Err(bad(format!("more than {MAX_TOOLS} tools")));
+        }
+        let mut pins = Pins::default();
+        for (name, h) in tools {
+            let Some(h) = h.as_str().filter(|h| valid_hash(h)) else {
+                return Err(bad(format!(
+                    "the hash of `{name}` is not sha256:<64 hex digits>"
+                )));
+            };
+            pins.insert(name.clone(), h.to_owned());
+        }
+        Ok(Some(pins))
+    }
+
+    /// Writes the pin file atomically, mode 0600.
+    ///
+    /// # Errors
+    /// I/O errors creating, writing or renaming the file.
+    pub fn save(&self, path: &Path) -> io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let text = serde_json::to_string_pretty(&json!({"version": 1, "tools": self.tools}))
+            .map_err(io::Error::other)?;
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+fn valid_hash(h: &str) -> bool {
+    h.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+fn bad(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("pin file: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 8785 §3.2.2 / Appendix: the canonical form of the RFC's example.
+    #[test]
+    fn canonical_form_matches_rfc8785() {
+        let input = r#"{
+  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+  "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+  "literals": [null, true, false]
+}"#;
+        let v: Value = serde_json::from_str(input).unwrap();
+        let out = String::from_utf8(serde_json_canonicalizer::to_vec(&v).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
+        );
+        // §3.2.3: keys sorted by UTF-16 code units.
+        let v: Value = serde_json::from_str(
+            r#"{"\u20ac":"Euro Sign","\r":"Carriage Return","\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}"#,
+        )
+        .unwrap();
+        let out = String::from_utf8(serde_json_canonicalizer::to_vec(&v).unwrap()).unwrap();
+        let keys: Vec<&str> = ["\r", "1", "\u{80}", "ö", "€", "😀", "\u{fb33}"].to_vec();
+        let mut at = 0;
+        for k in keys {
+            let needle = serde_json::to_string(k).unwrap();
+            let pos = out[at..].find(&needle).map(|p| p + at).unwrap();
+            at = pos;
+        }
+    }
+
+    #[test]
+    fn hash_ignores_order_and_spelling_not_content() {
+        let a: Value =
+            serde_json::from_str(r#"{"name":"t","inputSchema":{"type":"object","x":1.0}}"#)
+                .unwrap();
+        let b: Value =
+            serde_json::from_str(r#"{"inputSchema":{"x":1,"type":"object"},"name":"t"}"#).unwrap();
+        let c: Value =
+            serde_json::from_str(r#"{"name":"t","inputSchema":{"type":"object","x":2}}"#).unwrap();
+        assert_eq!(definition_hash(&a), definition_hash(&b));
+        assert_ne!(definition_hash(&a), definition_hash(&c));
+        assert!(valid_hash(&definition_hash(&a)));
+    }
+
+    #[test]
+    fn file_round_trip_and_errors() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("pins.json");
+        assert_eq!(Pins::load(&p).unwrap(), None);
+        let mut pins = Pins::default();
+        pins.insert("a".into(), definition_hash(&json!({"name": "a"})));
+        pins.save(&p).unwrap();
+        assert_eq!(Pins::load(&p).unwrap(), Some(pins));
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        for bad in [
+            "{",
+            r#"{"version":2,"tools":{}}"#,
+            r#"{"version":1,"tools":[]}"#,
+            r#"{"version":1,"tools":{"a":"md5:x"}}"#,
+            r#"{"version":1,"version":1,"tools":{}}"#,
+        ] {
+            std::fs::write(&p, bad).unwrap();
+            assert!(Pins::load(&p).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,589 @@
+//! The policy file (TOML) and its validated form, [`Policy`].
+//!
+//! ```toml
+//! [tools]
+//! allow = ["read_*", "list_directory"]   # when present, only these tools
+//! deny  = ["*write*"]                    # deny wins over allow
+//!
+//! [[args]]                 # one rule per argument to vet specially
+//! tool = "fetch"           # tool-name glob
+//! pointer = "/url"         # RFC 6901 pointer into `arguments`
+//! kind = "url"             # url | path | text
+//! max_bytes = 2048         # optional bound on the value (UTF-8 bytes; JSON text for non-strings)
+//!
+//! [net]
+//! allow = ["10.1.0.0/16", "wiki.corp:443"]   # lifted through the range checks
+//! deny  = ["10.1.9.0/24"]                    # wins over every allow
+//! resolve = false                            # resolve and vet names at the gateway
+//!
+//! [[limits]]
+//! tool = "fetch*"
+//! max_concurrent = 2       # calls in flight per tool
+//! rate = 30                # calls per minute per tool
+//!
+//! [paths]
+//! roots = ["/data"]        # as many --root
+//! ```
+//!
+//! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
+//! `{a,b}`; `*` also matches `/`). `kind = "url"`: the value must be a string
+//! (or an array of strings) and a URL the net policy lets through;
+//! `kind = "path"`: a path that must resolve inside a root (roots are then
+//! required); `kind = "text"`: the value is exempt from the URL and
+//! path-name checks (for an argument such as a file's content). Every
+//! matching `[[limits]]` rule applies (the strictest wins).
+//!
+//! Any error (syntax, an unknown key, a bad glob, pointer or entry) names
+//! its line and is a start-up error.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::net::{Entry, NetPolicy};
+
+/// Largest policy file read, in bytes.
+pub const MAX_POLICY_BYTES: usize = 1024 * 1024;
+
+/// Most entries in any one list of the policy (globs, rules, entries, roots).
+pub const MAX_POLICY_ENTRIES: usize = 4096;
+
+/// A policy file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError {
+    /// 1-based line of the fault (`0` when it has no place, e.g. too large).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// How an `[[args]]` rule treats its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArgKind {
+    /// A URL (string or array of strings) vetted by the net policy.
+    Url,
+    /// A path (string or array of strings) confined to the roots.
+    Path,
+    /// Free text: exempt from the URL and path-name checks.
+    Text,
+}
+
+/// One validated `[[args]]` rule.
+#[derive(Debug, Clone)]
+pub struct ArgRule {
+    /// The tool glob as written.
+    pub tool: String,
+    matcher: GlobMatcher,
+    /// The RFC 6901 pointer into `arguments`.
+    pub pointer: String,
+    /// The kind.
+    pub kind: ArgKind,
+    /// Bound on the value in bytes.
+    pub max_bytes: Option<usize>,
+    /// The rule's line in the policy file.
+    pub line: usize,
+}
+
+impl ArgRule {
+    /// `true` when the rule applies to tool `name`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        self.matcher.is_match(name)
+    }
+
+    /// The rule's label in refusals and the audit log.
+    pub fn label(&self) -> String {
+        format!(
+            "args \"{}\" {} (line {})",
+            self.tool, self.pointer, self.line
+        )
+    }
+}
+
+/// One validated `[[limits]]` rule.
+#[derive(Debug, Clone)]
+pub struct LimitRule {
+    /// The tool glob as written.
+    pub tool: String,
+    matcher: GlobMatcher,
+    /// Calls in flight per tool.
+    pub max_concurrent: Option<u32>,
+    /// Calls per minute per tool.
+    pub rate: Option<u32>,
+    /// The rule's line.
+    pub line: usize,
+}
+
+impl LimitRule {
+    /// `true` when the rule applies to tool `name`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        self.matcher.is_match(name)
+    }
+}
+
+/// A list of globs with their text, matched as one set.
+#[derive(Debug, Clone)]
+pub struct GlobList {
+    set: GlobSet,
+    texts: Vec<String>,
+}
+
+impl GlobList {
+    fn empty() -> Self {
+        Self {
+            set: GlobSet::empty(),
+            texts: Vec::new(),
+        }
+    }
+
+    /// The first glob (as written) matching `name`.
+    pub fn first_match(&self, name: &str) -> Option<&str> {
+        let hits = self.set.matches(name);
+        hits.first()
+            .and_then(|&i| self.texts.get(i))
+            .map(String::as_str)
+    }
+
+    /// The globs as written.
+    pub fn texts(&self) -> &[String] {
+        &self.texts
+    }
+}
+
+/// A validated policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// `[tools] allow`: when `Some`, only matching tools exist.
+    pub tools_allow: Option<GlobList>,
+    /// `[tools] deny`.
+    pub tools_deny: GlobList,
+    /// `[[args]]` rules, in file order.
+    pub args: Vec<ArgRule>,
+    /// `[net] allow` / `deny`.
+    pub net: NetPolicy,
+    /// `[net] resolve`.
+    pub resolve: bool,
+    /// `[[limits]]` rules.
+    pub limits: Vec<LimitRule>,
+    /// `[paths] roots`, as written.
+    pub roots: Vec<PathBuf>,
+}
+
+impl Default for Policy {
+    /// The zero-configuration policy: every tool, no rules, no roots.
+    fn default() -> Self {
+        Self {
+            tools_allow: None,
+            tools_deny: GlobList::empty(),
+            args: Vec::new(),
+            net: NetPolicy::default(),
+            resolve: false,
+            limits: Vec::new(),
+            roots: Vec::new(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTop {
+    #[serde(default)]
+    tools: Option<FileTools>,
+    #[serde(default)]
+    args: Vec<Spanned<FileArg>>,
+    #[serde(default)]
+    net: Option<FileNet>,
+    #[serde(default)]
+    limits: Vec<Spanned<FileLimit>>,
+    #[serde(default)]
+    paths: Option<FilePaths>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTools {
+    allow: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    deny: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileArg {
+    tool: Spanned<String>,
+    pointer: Spanned<String>,
+    kind: ArgKind,
+    max_bytes: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileNet {
+    #[serde(default)]
+    allow: Vec<Spanned<String>>,
+    #[serde(default)]
+    deny: Vec<Spanned<String>>,
+    #[serde(default)]
+    resolve: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLimit {
+    tool: Spanned<String>,
+    max_concurrent: Option<Spanned<i64>>,
+    rate: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePaths {
+    #[serde(default)]
+    roots: Vec<Spanned<String>>,
+}
+
+/// 1-based line holding byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()
+        .get(..at.min(text.len()))
+        .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+        + 1
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Range<usize>, message: impl Into<String>) -> PolicyError {
+        PolicyError {
+            line: line_of(self.text, span.start),
+            message: message.into(),
+        }
+    }
+
+    fn bounded<T>(&self, list: &[T], what: &str) -> Result<(), PolicyError> {
+        if list.len() > MAX_POLICY_ENTRIES {
+            return Err(PolicyError {
+                line: 0,
+                message: format!(
+                    "{what} has {} entries, over {MAX_POLICY_ENTRIES}",
+                    list.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn glob(&self, g: &Spanned<String>) -> Result<Glob, PolicyError> {
+        GlobBuilder::new(g.get_ref())
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| {
+                self.err(
+                    g.span(),
+                    format!("bad glob `{}`: {}", g.get_ref(), e.kind()),
+                )
+            })
+    }
+
+    fn globs(&self, list: &[Spanned<String>], what: &str) -> Result<GlobList, PolicyError> {
+        self.bounded(list, what)?;
+        let mut b = GlobSetBuilder::new();
+        for g in list {
+            b.add(self.glob(g)?);
+        }
+        let set = b.build().map_err(|e| PolicyError {
+            line: 0,
+            message: format!("{what}: {e}"),
+        })?;
+        Ok(GlobList {
+            set,
+            texts: list.iter().map(|g| g.get_ref().clone()).collect(),
+        })
+    }
+
+    fn entries(&self, list: &[Spanned<String>], what: &str) -> Result<Vec<Entry>, PolicyError> {
+        self.bounded(list, what)?;
+        list.iter()
+            .map(|e| {
+                Entry::parse(e.get_ref())
+                    .map_err(|m| self.err(e.span(), format!("{what}: `{}`: {m}", e.get_ref())))
+            })
+            .collect()
+    }
+
+    fn positive(&self, v: &Spanned<i64>, what: &str) -> Result<u64, PolicyError> {
+        u64::try_from(*v.get_ref())
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| self.err(v.span(), format!("{what} must be a positive integer")))
+    }
+}
+
+/// Checks an RFC 6901 pointer: empty, or `/`-separated tokens in which `~`
+/// is only ever `~0` or `~1`.
+pub fn valid_pointer(p: &str) -> bool {
+    if p.is_empty() {
+        return true;
+    }
+    if !p.starts_with('/') {
+        return false;
+    }
+    let b = p.as_bytes();
+    b.iter()
+        .enumerate()
+        .all(|(i, &c)| c != b'~' || matches!(b.get(i + 1), Some(b'0' | b'1')))
+}
+
+impl Policy {
+    /// Parses and validates a policy file's text.
+    ///
+    /// # Errors
+    /// A [`PolicyError`] naming the line: TOML syntax, an unknown key or
+    /// section, a wrong type, a bad glob, pointer, net entry or number, a
+    /// list over [`MAX_POLICY_ENTRIES`], a file over [`MAX_POLICY_BYTES`].
+    pub fn parse(text: &str) -> Result<Self, PolicyError> {
+        if text.len() > MAX_POLICY_BYTES {
+            return Err(PolicyError {
+                line: 0,
+                message: format!(
+                    "the policy is {} bytes, over {MAX_POLICY_BYTES}",
+                    text.len()
+                ),
+            });
+        }
+        let top: FileTop = toml::from_str(text).map_err(|e| PolicyError {
+            line: e.span().map_or(0, |s| line_of(text, s.start)),
+            message: e.message().to_owned(),
+        })?;
+        let cx = Ctx { text };
+        let mut p = Policy::default();
+        if let Some(t) = &top.tools {
+            if let Some(a) = &t.allow {
+                p.tools_allow = Some(cx.globs(a, "tools.allow")?);
+            }
+            p.tools_deny = cx.globs(&t.deny, "tools.deny")?;
+        }
+        cx.bounded(&top.args, "args")?;
+        for a in &top.args {
+            let line = line_of(text, a.span().start);
+            let r = a.get_ref();
+            if !valid_pointer(r.pointer.get_ref()) {
+                return Err(cx.err(
+                    r.pointer.span(),
+                    format!(
+                        "`{}` is not an RFC 6901 JSON Pointer (empty, or starting with `/`; `~` only as `~0` or `~1`)",
+                        r.pointer.get_ref()
+                    ),
+                ));
+            }
+            let max_bytes = match &r.max_bytes {
+                Some(m) => {
+                    Some(usize::try_from(cx.positive(m, "max_bytes")?).unwrap_or(usize::MAX))
+                }
+                None => None,
+            };
+            p.args.push(ArgRule {
+                tool: r.tool.get_ref().clone(),
+                matcher: cx.glob(&r.tool)?.compile_matcher(),
+                pointer: r.pointer.get_ref().clone(),
+                kind: r.kind,
+                max_bytes,
+                line,
+            });
+        }
+        if let Some(n) = &top.net {
+            let allow = cx.entries(&n.allow, "net.allow")?;
+            let deny = cx.entries(&n.deny, "net.deny")?;
+            p.net = NetPolicy::new(allow, deny).map_err(|e| {
+                let span = match &e {
+                    crate::net::PolicyError::Metadata { index, .. } => {
+                        n.allow.get(*index).map(Spanned::span)
+                    }
+                    _ => None,
+                };
+                PolicyError {
+                    line: span.map_or(0, |s| line_of(text, s.start)),
+                    message: format!("net: {e}"),
+                }
+            })?;
+            p.resolve = n.resolve;
+        }
+        cx.bounded(&top.limits, "limits")?;
+        for l in &top.limits {
+            let line = line_of(text, l.span().start);
+            let r = l.get_ref();
+            let num = |v: &Option<Spanned<i64>>, what| -> Result<Option<u32>, PolicyError> {
+                match v {
+                    Some(v) => Ok(Some(
+                        u32::try_from(cx.positive(v, what)?).unwrap_or(u32::MAX),
+                    )),
+                    None => Ok(None),
+                }
+            };
+            let max_concurrent = num(&r.max_concurrent, "max_concurrent")?;
+            let rate = num(&r.rate, "rate")?;
+            if max_concurrent.is_none() && rate.is_none() {
+                return Err(PolicyError {
+                    line,
+                    message: "a [[limits]] rule needs max_concurrent or rate".into(),
+                });
+            }
+            p.limits.push(LimitRule {
+                tool: r.tool.get_ref().clone(),
+                matcher: cx.glob(&r.tool)?.compile_matcher(),
+                max_concurrent,
+                rate,
+                line,
+            });
+        }
+        if let Some(paths) = &top.paths {
+            cx.bounded(&paths.roots, "paths.roots")?;
+            for r in &paths.roots {
+                if r.get_ref().is_empty() {
+                    return Err(cx.err(r.span(), "an empty root"));
+                }
+                p.roots.push(PathBuf::from(r.get_ref()));
+            }
+        }
+        Ok(p)
+    }
+
+    /// The line of the first `kind = "path"` rule, when there is one (such a
+    /// rule needs roots).
+    pub fn first_path_rule(&self) -> Option<usize> {
+        self.args
+            .iter()
+            .find(|a| a.kind == ArgKind::Path)
+            .map(|a| a.line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+[tools]
+allow = ["read_*", "list_directory", "fetch"]
+deny = ["*write*"]
+
+[[args]]
+tool = "fetch"
+pointer = "/url"
+kind = "url"
+max_bytes = 2048
+
+[net]
+allow = ["10.1.0.0/16", "wiki.corp:443"]
+deny = ["10.1.9.0/24"]
+resolve = true
+
+[[limits]]
+tool = "fetch*"
+max_concurrent = 2
+rate = 30
+
+[paths]
+roots = ["/data"]
+"#;
+
+    #[test]
+    fn example_parses() {
+        let p = Policy::parse(EXAMPLE).unwrap();
+        let allow = p.tools_allow.as_ref().unwrap();
+        assert_eq!(allow.first_match("read_file"), Some("read_*"));
+        assert_eq!(allow.first_match("write_file"), None);
+        assert_eq!(p.tools_deny.first_match("read_write"), Some("*write*"));
+        assert_eq!(p.args.len(), 1);
+        assert_eq!(p.args[0].line, 6);
+        assert_eq!(p.args[0].max_bytes, Some(2048));
+        assert!(p.args[0].applies_to("fetch"));
+        assert_eq!(p.net.allow().len(), 2);
+        assert!(p.resolve);
+        assert_eq!(p.limits[0].rate, Some(30));
+        assert_eq!(p.roots, vec![PathBuf::from("/data")]);
+        let empty = Policy::parse("").unwrap();
+        assert!(empty.tools_allow.is_none());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            ("[tools]\nallow = [\"[\"]\n", 2, "bad glob"),
+            ("[tools]\nbogus = 1\n", 2, "unknown field"),
+            ("[nope]\n", 1, "unknown field"),
+            (
+                "\n\n[[args]]\ntool = \"x\"\npointer = \"url\"\nkind = \"url\"\n",
+                5,
+                "RFC 6901",
+            ),
+            (
+                "[[args]]\ntool = \"x\"\npointer = \"/a~2\"\nkind = \"url\"\n",
+                3,
+                "RFC 6901",
+            ),
+            (
+                "[[args]]\ntool = \"x\"\npointer = \"/a\"\nkind = \"blob\"\n",
+                4,
+                "unknown variant",
+            ),
+            (
+                "[[args]]\ntool = \"x\"\npointer = \"/a\"\nkind = \"url\"\nmax_bytes = 0\n",
+                5,
+                "positive",
+            ),
+            (
+                "[net]\nallow = [\"ok.example\",\n \"not a host\"]\n",
+                3,
+                "net.allow",
+            ),
+            ("[net]\ndeny = [\"10.0.0.0/33\"]\n", 2, "net.deny"),
+            ("\n[[limits]]\ntool = \"x\"\n", 2, "max_concurrent or rate"),
+            ("[[limits]]\ntool = \"x\"\nrate = -1\n", 3, "positive"),
+            ("[tools]\nallow = \"x\"\n", 2, "invalid type"),
+            ("a = [\n", 1, ""),
+            ("[paths]\nroots = [\"\"]\n", 2, "empty root"),
+            (
+                "[net]\nallow = [\"10.0.0.0/8\",\n \"169.254.169.254\"]\n",
+                3,
+                "metadata",
+            ),
+        ];
+        for (text, line, want) in cases {
+            let e = Policy::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.contains(want), "{text:?}: {e}");
+        }
+        let big = "#".repeat(MAX_POLICY_BYTES + 1);
+        assert_eq!(Policy::parse(&big).unwrap_err().line, 0);
+    }
+
+    #[test]
+    fn pointers() {
+        for ok in ["", "/", "/a", "/a~0b/~1c", "/0/x"] {
+            assert!(valid_pointer(ok), "{ok}");
+        }
+        for bad in ["a", "/~", "/~2", "/a~"] {
+            assert!(!valid_pointer(bad), "{bad}");
+        }
+    }
+}

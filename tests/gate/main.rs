@@ -1,0 +1,5 @@
+//! `toolgate gate`: the policy layer's properties, and the gateway end to
+//! end over pipes (one test binary; regressions in `proptest-regressions/gate.txt`).
+#![cfg(feature = "gate")]
+
+mod props;

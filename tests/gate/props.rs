@@ -1,0 +1,188 @@
+//! Properties of the policy layer.
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use serde_json::{json, Value};
+use toolgate::gate::{tool_state, Gatekeeper, Pins, PoisonMode, Policy, ToolView};
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/gate.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn name() -> impl Strategy<Value = String> {
+    "[ab_/]{1,4}"
+}
+
+fn glob() -> impl Strategy<Value = String> {
+    "[ab_*?]{1,4}"
+}
+
+#[derive(Debug, Clone)]
+struct Tool {
+    name: String,
+    poisoned_description: bool,
+    poisoned_name: bool,
+    version: u8,
+}
+
+fn tool() -> impl Strategy<Value = Tool> {
+    (name(), any::<bool>(), prop::bool::weighted(0.1), 0u8..3).prop_map(
+        |(name, poisoned_description, poisoned_name, version)| Tool {
+            name,
+            poisoned_description,
+            poisoned_name,
+            version,
+        },
+    )
+}
+
+impl Tool {
+    fn name(&self) -> String {
+        if self.poisoned_name {
+            format!("{}\u{200B}", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+    fn def(&self) -> Value {
+        let d = if self.poisoned_description {
+            "Reads.\u{E0049}"
+        } else {
+            "Reads."
+        };
+        json!({"name": self.name(), "description": d, "inputSchema": {"type": "object", "v": self.version}})
+    }
+}
+
+fn policy_text(allow: &Option<Vec<String>>, deny: &[String]) -> String {
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|g| format!("{g:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::from("[tools]\n");
+    if let Some(a) = allow {
+        s.push_str(&format!("allow = [{}]\n", list(a)));
+    }
+    s.push_str(&format!("deny = [{}]\n", list(deny)));
+    s
+}
+
+fn mode() -> impl Strategy<Value = PoisonMode> {
+    prop_oneof![
+        Just(PoisonMode::Keep),
+        Just(PoisonMode::Strip),
+        Just(PoisonMode::Refuse)
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The tools a listing shows are exactly the tools `tools/call` lets
+    /// through, for generated policies, tool sets, pins and poison modes.
+    #[test]
+    fn tools_shown_are_tools_callable(
+        allow in prop::option::of(prop::collection::vec(glob(), 0..4)),
+        deny in prop::collection::vec(glob(), 0..3),
+        tools in prop::collection::vec(tool(), 0..12),
+        pinned in prop::option::of(prop::collection::vec((name(), 0u8..3), 0..8)),
+        poison in mode(),
+        probes in prop::collection::vec(name(), 0..6),
+    ) {
+        let policy = Policy::parse(&policy_text(&allow, &deny)).unwrap();
+        let g = Gatekeeper { policy, roots: None, poison };
+        let pins = pinned.map(|list| {
+            let mut p = Pins::default();
+            for (n, v) in list {
+                let t = Tool { name: n, poisoned_description: false, poisoned_name: false, version: v };
+                p.insert(t.name(), tool_state(&t.def()).hash);
+            }
+            p
+        });
+        let mut page = json!({"tools": tools.iter().map(Tool::def).collect::<Vec<_>>()});
+        let mut view = ToolView::default();
+        g.filter_tools_page(&mut page, &mut view, pins.as_ref());
+        let shown: BTreeSet<String> = page["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        // First occurrence of each name is what the listing considered.
+        let mut first: BTreeMap<String, &Tool> = BTreeMap::new();
+        for t in &tools {
+            first.entry(t.name()).or_insert(t);
+        }
+        let candidates = first.keys().cloned().chain(probes);
+        for n in candidates {
+            let callable = g
+                .check_call(&n, view.get(&n), pins.as_ref(), &json!({"q": "text"}))
+                .is_ok();
+            let listed = first.contains_key(&n);
+            if listed {
+                prop_assert_eq!(shown.contains(&n), callable, "tool {:?}", n);
+            } else {
+                prop_assert!(!shown.contains(&n));
+            }
+        }
+        // Nothing shown carries a hidden character in strip mode.
+        if poison == PoisonMode::Strip {
+            let text = page.to_string();
+            let hidden = text.contains('\u{E0049}');
+            prop_assert!(!hidden, "a tag character survived stripping");
+        }
+    }
+
+    /// Text without a scheme-and-colon start is never taken for a URL, and
+    /// passes the argument checks untouched.
+    #[test]
+    fn prose_passes(words in prop::collection::vec("[A-Za-z]{1,8}(: [a-z ]{0,10})?", 0..6)) {
+        let g = Gatekeeper::default();
+        let args: serde_json::Map<String, Value> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (format!("k{i}"), Value::String(w.clone())))
+            .collect();
+        prop_assert!(g.check_arguments("t", &Value::Object(args)).is_ok());
+    }
+
+    /// Every URL with a special-purpose IP literal host is refused wherever
+    /// it sits in the arguments.
+    #[test]
+    fn internal_literals_refused_anywhere(
+        host in prop_oneof![
+            Just("127.0.0.1"), Just("10.1.2.3"), Just("169.254.169.254"),
+            Just("[::1]"), Just("[::ffff:10.0.0.1]"), Just("192.168.0.1"), Just("0.0.0.0"),
+        ],
+        depth in 0usize..5,
+        scheme in prop_oneof![Just("http"), Just("https"), Just("HTTP")],
+    ) {
+        let mut v = json!(format!("{scheme}://{host}/x"));
+        for i in 0..depth {
+            v = if i % 2 == 0 { json!([1, v]) } else { json!({"inner": v}) };
+        }
+        let g = Gatekeeper::default();
+        let args = json!({"a": v});
+        prop_assert!(g.check_arguments("t", &args).is_err(), "{} passed", args);
+    }
+}
+
+#[test]
+fn docs_list_every_gate_code() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/codes.md")).unwrap();
+    for c in toolgate::gate::GateCode::ALL {
+        assert!(
+            docs.contains(&format!("| `{}` |", c.code())),
+            "docs/codes.md lacks {c}"
+        );
+    }
+}
