@@ -125,7 +125,7 @@ fn n_files_are_rejected() {
         assert!(check(p).is_err(), "{} accepted", name(p));
         // The rpc layer refuses them as parse errors too (never a panic).
         let e = toolgate::rpc::parse_tool_call(&std::fs::read(p).unwrap()).unwrap_err();
-        assert_eq!(e.jsonrpc_code(), -32700, "{}", name(p));
+        assert_eq!(e.error.jsonrpc_code(), -32700, "{}", name(p));
     }
 }
 

@@ -31,7 +31,8 @@ fn deeply_nested_json_is_refused() {
     let rs = after_init(&[deep.into_bytes(), deep_obj.into_bytes()]);
     assert_eq!(rs.len(), 2);
     assert_core_error(&rs[0], -32700, "too_deep", Value::Null);
-    assert_core_error(&rs[1], -32700, "too_deep", Value::Null);
+    // Valid JSON with one valid top-level id: the id is echoed (JSON-RPC 2.0 §5).
+    assert_core_error(&rs[1], -32700, "too_deep", json!(5));
 }
 
 #[test]
@@ -39,10 +40,10 @@ fn duplicate_keys_are_refused() {
     let dup = br#"{"jsonrpc":"2.0","id":5,"method":"ping","method":"tools/call"}"#.to_vec();
     let escaped = br#"{"jsonrpc":"2.0","id":6,"method":"ping","\u006dethod":"ping"}"#.to_vec();
     let rs = after_init(&[dup, escaped]);
-    assert_core_error(&rs[0], -32700, "duplicate_key", Value::Null);
+    assert_core_error(&rs[0], -32700, "duplicate_key", json!(5));
     assert_eq!(rs[0]["error"]["data"]["key"], "method");
     assert_eq!(rs[0]["error"]["data"]["pointer"], "/method");
-    assert_core_error(&rs[1], -32700, "duplicate_key", Value::Null);
+    assert_core_error(&rs[1], -32700, "duplicate_key", json!(6));
 }
 
 #[test]
@@ -111,10 +112,11 @@ fn envelope_errors_carry_the_detectable_id() {
     assert_core_error(&rs[0], -32600, "invalid_id", Value::Null);
     assert_core_error(&rs[1], -32600, "invalid_id", Value::Null);
     assert_core_error(&rs[2], -32600, "invalid_id", Value::Null);
-    assert_core_error(&rs[3], -32600, "invalid_jsonrpc", Value::Null);
+    assert_core_error(&rs[3], -32600, "invalid_jsonrpc", json!(7));
     assert_core_error(&rs[4], -32600, "missing_method", json!(8));
     assert_core_error(&rs[5], -32600, "invalid_method", json!(9));
-    assert_core_error(&rs[6], -32600, "params_not_structured", json!("s"));
+    // MCP params are objects: -32602, as the official SDKs answer.
+    assert_core_error(&rs[6], -32602, "params_not_object", json!("s"));
     assert_core_error(&rs[7], -32600, "not_an_object", Value::Null);
     assert_core_error(&rs[8], -32700, "invalid_json", Value::Null);
 }
@@ -252,10 +254,9 @@ fn an_id_bearing_notification_name_is_a_request() {
         br#"{"jsonrpc":"2.0","id":5,"method":"notifications/cancelled","params":{"requestId":1}}"#
             .to_vec(),
     ]);
-    assert_eq!(
-        rs[0],
-        json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "notifications/cancelled is a notification: it must not carry an id"}})
-    );
+    // A request for a method that does not exist: -32601 with the id (as
+    // the TypeScript and Python SDKs answer).
+    assert_core_error(&rs[0], -32601, "notification_method", json!(5));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use toolgate::rpc::{
 const OK: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"a.pdf"}}}"#;
 
 fn err(s: &[u8]) -> RpcError {
-    parse_tool_call(s).unwrap_err()
+    parse_tool_call(s).unwrap_err().error
 }
 
 fn call_with(envelope: serde_json::Value) -> RpcError {
@@ -211,7 +211,9 @@ fn envelope_shapes() {
         assert_eq!(e.http_status(), 400);
         let bytes = v.to_string();
         let id = detectable_error_id(bytes.as_bytes(), &e);
-        let expect_id = code != -32600 || kind == "missing_method" || kind == "invalid_method";
+        // The id rule: valid JSON, an object, exactly one valid `id` => echoed,
+        // whatever else is wrong (here a wrong or missing `jsonrpc` too).
+        let expect_id = v.get("id") == Some(&json!(1));
         assert_eq!(id.is_some(), expect_id, "{v}: {id:?}");
         let resp = protocol_error(&e, id.as_ref());
         assert_eq!(resp["error"]["code"], code);
@@ -341,7 +343,7 @@ fn general_messages() {
         &l,
     )
     .unwrap_err();
-    assert_eq!(e.code(), "params_not_structured");
+    assert_eq!(e.error.code(), "params_not_structured");
     match parse_incoming(
         br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"a":1}]"#,
         &l,
@@ -356,11 +358,11 @@ fn general_messages() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        parse_incoming(b"[]", &l),
+        parse_incoming(b"[]", &l).map_err(|r| r.error),
         Err(RpcError::Envelope(EnvelopeError::EmptyBatch))
     ));
     assert!(matches!(
-        parse_incoming(br#"[{"a":1,"a":2}]"#, &l),
+        parse_incoming(br#"[{"a":1,"a":2}]"#, &l).map_err(|r| r.error),
         Err(RpcError::Json(JsonError::DuplicateKey(_)))
     ));
 }
@@ -390,4 +392,191 @@ fn empty_meta_round_trips() {
     assert_eq!(r.meta, Some(serde_json::Map::new()));
     let call = ToolCall::new("e").id(2).meta_map(serde_json::Map::new());
     assert_eq!(parse_tool_call(call.to_json().as_bytes()).unwrap(), r);
+}
+
+/// The id rule (JSON-RPC 2.0 §5, stated on `Rejected`), one raw line per
+/// kind of deep fault: valid JSON, an object, exactly one valid `id` => the
+/// id is echoed, whatever else is wrong.
+#[test]
+fn id_rule_by_kind_of_fault() {
+    use toolgate::rpc::{parse_incoming_as, Dialect};
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"e","arguments":{{"a":{}1{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let deep_then_id = format!(
+        r#"{{"params":{{"a":{}1{}}},"jsonrpc":"2.0","id":7,"method":"tools/call"}}"#,
+        "[".repeat(70),
+        "]".repeat(70)
+    );
+    let echoed: &[(&[u8], &str)] = &[
+        (deep.as_bytes(), "too_deep"),
+        // The id after the deep fault: the scan goes on to find it.
+        (deep_then_id.as_bytes(), "too_deep"),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"e","name":"f"}}"#,
+            "duplicate_key",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"e","arguments":{"a":1,"\u0061":2}}}"#,
+            "duplicate_key",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"e","_meta":{"p":1,"p":2}}}"#,
+            "duplicate_key",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"tools/call","method":"ping","id":7}"#,
+            "duplicate_key",
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{}}"#,
+            "invalid_jsonrpc",
+        ),
+        (br#"{"id":7,"method":"tools/call"}"#, "invalid_jsonrpc"),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":3}}"#,
+            "invalid_name",
+        ),
+        (br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#, "params_not_object"),
+        (br#"{"jsonrpc":"2.0","id":7,"method":9}"#, "invalid_method"),
+    ];
+    let limits = Limits::default();
+    for (line, kind) in echoed {
+        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+        let r = parse_tool_call(line).unwrap_err();
+        assert_eq!(r.error.code(), *kind, "{shown}");
+        assert_eq!(r.id, Some(Id::from(7)), "{shown}: {}", r.error);
+        assert_eq!(r.to_response()["id"], 7, "{shown}");
+        assert_eq!(
+            detectable_error_id(line, &r.error),
+            Some(Id::from(7)),
+            "{shown}"
+        );
+        // The same id from the server's parse (any error it raises).
+        if let Err(r) = parse_incoming_as(line, &limits, Dialect::Mcp) {
+            assert_eq!(r.id, Some(Id::from(7)), "{shown}: {}", r.error);
+        }
+    }
+    let null: &[&[u8]] = &[
+        // not valid JSON (even with a unique id before the fault)
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":1,"a":2}"#,
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":[1}}"#,
+        // not an object
+        br#"[{"jsonrpc":"2.0","id":7,"method":"tools/call"}]"#,
+        // id absent, duplicated, invalid
+        br#"{"jsonrpc":"2.0","method":"tools/call","params":{"a":1,"a":2}}"#,
+        br#"{"jsonrpc":"2.0","id":7,"id":7,"method":"tools/call"}"#,
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":1,"x":1},"\u0069d":8}"#,
+        br#"{"jsonrpc":"2.0","id":null,"method":"tools/call"}"#,
+        br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"a":1,"a":2}}"#,
+        // invalid UTF-8
+        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\"}",
+    ];
+    for line in null {
+        let r = parse_tool_call(line).unwrap_err();
+        assert_eq!(r.id, None, "{}: {}", String::from_utf8_lossy(line), r.error);
+        assert!(r.to_response()["id"].is_null());
+        assert_eq!(detectable_error_id(line, &r.error), None);
+    }
+    // Over the bound: null, even under a bound the line is only just over.
+    let line = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#;
+    let tight = Limits {
+        max_payload_bytes: line.len() - 1,
+        ..Limits::default()
+    };
+    let r = parse_tool_call_with(line, &tight).unwrap_err();
+    assert_eq!(r.error.code(), "too_large");
+    assert_eq!(r.id, None);
+    assert_eq!(detectable_error_id(line, &r.error), None);
+}
+
+/// The MCP protocol kinds of `Dialect::Mcp` (what the server parses with),
+/// and `parse_tool_call` giving the same answer for the params kinds.
+#[test]
+fn mcp_dialect_kinds() {
+    use toolgate::rpc::{parse_message_as, Dialect};
+    let limits = Limits::default();
+    for params in ["null", "\"s\"", "3", "true", "[1]", "[]"] {
+        for method in ["tools/call", "tools/list", "ping", "initialize"] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
+            let r = parse_message_as(line.as_bytes(), &limits, Dialect::Mcp).unwrap_err();
+            assert_eq!(r.error.code(), "params_not_object", "{line}");
+            assert_eq!(r.error.jsonrpc_code(), -32602, "{line}");
+            assert_eq!(r.id, Some(Id::from(4)));
+            assert!(!r.notification);
+            if method == "tools/call" {
+                // `toolgate parse` (parse_tool_call) answers exactly the same.
+                let p = parse_tool_call(line.as_bytes()).unwrap_err();
+                assert_eq!(p.to_response(), r.to_response(), "{line}");
+            }
+        }
+        // JSON-RPC alone: arrays are structured, scalars are -32600.
+        let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{params}}}"#);
+        let plain = parse_message(line.as_bytes(), &limits);
+        if params.starts_with('[') {
+            assert!(plain.is_ok(), "{line}");
+        } else {
+            assert_eq!(plain.unwrap_err().error.jsonrpc_code(), -32600, "{line}");
+        }
+        // A notification with such params: never answered.
+        let note = format!(r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{params}}}"#);
+        let r = parse_message_as(note.as_bytes(), &limits, Dialect::Mcp).unwrap_err();
+        assert!(r.notification && r.id.is_none(), "{note}");
+    }
+    // Absent params on tools/call: -32602 with the id, kept on the message.
+    let line = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#;
+    let Message::Request(req) = parse_message_as(line, &limits, Dialect::Mcp).unwrap() else {
+        panic!("a request")
+    };
+    let r = req.tool_call().unwrap().unwrap_err();
+    assert_eq!(
+        (r.error.code(), r.error.jsonrpc_code()),
+        ("missing_params", -32602)
+    );
+    assert_eq!(r.id, Some(Id::from(4)));
+    assert_eq!(parse_tool_call(line).unwrap_err(), r);
+    // An id on a method named like a notification: -32601 with the id.
+    for m in [
+        "notifications/cancelled",
+        "notifications/initialized",
+        "notifications/x",
+    ] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":"n","method":"{m}","params":{{}}}}"#);
+        let r = parse_message_as(line.as_bytes(), &limits, Dialect::Mcp).unwrap_err();
+        assert_eq!(r.error.code(), "notification_method", "{line}");
+        assert_eq!(r.error.jsonrpc_code(), -32601);
+        assert_eq!(r.id, Some(Id::from("n")));
+        // Without the id it is a notification like any other.
+        let note = format!(r#"{{"jsonrpc":"2.0","method":"{m}","params":{{}}}}"#);
+        assert!(matches!(
+            parse_message_as(note.as_bytes(), &limits, Dialect::Mcp),
+            Ok(Message::Notification(_))
+        ));
+    }
+}
+
+/// A `tools/call` parsed as a message keeps its call: the same request
+/// `parse_tool_call` reads from the bytes.
+#[test]
+fn a_message_keeps_its_tool_call() {
+    let line = ToolCall::new("extract")
+        .arg("path", "a.pdf")
+        .meta("progressToken", 3)
+        .id(9)
+        .to_json();
+    let Message::Request(req) = parse_message(line.as_bytes(), &Limits::default()).unwrap() else {
+        panic!("a request")
+    };
+    assert_eq!(
+        req.tool_call(),
+        Some(Ok(parse_tool_call(line.as_bytes()).unwrap()))
+    );
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let Message::Request(req) = parse_message(ping, &Limits::default()).unwrap() else {
+        panic!("a request")
+    };
+    assert_eq!(req.tool_call(), None);
 }

@@ -51,7 +51,8 @@ fn parse_prints_the_error_response() {
     assert_eq!(v["jsonrpc"], "2.0");
     assert_eq!(v["error"]["code"], -32700);
     assert_eq!(v["error"]["data"]["pointer"], "/params/arguments/a");
-    assert!(v["id"].is_null());
+    // A duplicate key deep inside: the unique top-level id is still echoed.
+    assert_eq!(v["id"], "q");
     let (code, out, _) = run(&["parse"], br#"{"jsonrpc":"2.0","id":"q","method":"x"}"#).unwrap();
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -126,3 +126,56 @@ proptest! {
         harness::rpc::parse_tool_call(bytes.as_bytes());
     }
 }
+
+/// Lines around `tools/call`: the envelope variants, some with a deep fault
+/// or a duplicate key spliced into `params`, some whose `params` or method is
+/// of another kind.
+fn tool_call_line() -> impl Strategy<Value = String> {
+    (
+        envelope(),
+        prop_oneof![
+            Just(None),
+            Just(Some("tools/list")),
+            Just(Some("notifications/x"))
+        ],
+        0..4u8,
+    )
+        .prop_map(|(mut v, method, fault)| {
+            if let (Some(m), Value::Object(o)) = (method, &mut v) {
+                o.insert("method".into(), json!(m));
+            }
+            let text = v.to_string();
+            match fault {
+                // A duplicate key inside params (when params is an object).
+                1 => text.replacen(r#""params":{"#, r#""params":{"d":1,"d":2,"#, 1),
+                // Nesting over the limit inside params.
+                2 => text.replacen(
+                    r#""params":{"#,
+                    &format!(
+                        r#""params":{{"deep":{}0{},"#,
+                        "[".repeat(80),
+                        "]".repeat(80)
+                    ),
+                    1,
+                ),
+                // A second id after params.
+                3 => text.replacen(r#""params":{"#, r#""id":5,"params":{"#, 1),
+                _ => text,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The single-parse path (the call kept from the message's one scan)
+    /// gives exactly the answers of the old two-parse path.
+    #[test]
+    fn one_parse_answers_like_two_parses(line in tool_call_line()) {
+        let limits = toolgate::json::Limits::default();
+        let one = toolgate::rpc::legacy::one_parse_tool_call(line.as_bytes(), &limits);
+        let two = toolgate::rpc::legacy::two_parse_tool_call(line.as_bytes(), &limits);
+        prop_assert_eq!(one, two, "{}", line);
+        harness::rpc::parse_tool_call(line.as_bytes());
+    }
+}

@@ -63,10 +63,12 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
     };
     let limits = Limits::default();
     let result = if total > limits.max_payload_bytes {
-        Err(rpc::RpcError::Json(json::JsonError::TooLarge {
-            len: total,
-            limit: limits.max_payload_bytes,
-        }))
+        Err(rpc::Rejected::without_id(rpc::RpcError::Json(
+            json::JsonError::TooLarge {
+                len: total,
+                limit: limits.max_payload_bytes,
+            },
+        )))
     } else {
         rpc::parse_tool_call_with(&data, &limits)
     };
@@ -83,9 +85,8 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
             let _ = writeln!(out, "{line}");
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            let id = rpc::detectable_error_id(&data, &e);
-            print_line(&rpc::protocol_error(&e, id.as_ref()));
+        Err(rejected) => {
+            print_line(&rejected.to_response());
             ExitCode::from(1)
         }
     }

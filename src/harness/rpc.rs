@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use crate::json::{parse_strict, JsonError, Limits, MAX_PAYLOAD_BYTES};
 use crate::rpc::{
     self, detectable_error_id, parse_incoming, parse_message, protocol_error, Incoming, Message,
-    RpcError, ToolCall,
+    Rejected, RpcError, ToolCall,
 };
 
 /// Fuzz target `parse_tool_call`: total; an accepted request matches the
@@ -82,7 +82,8 @@ pub fn parse_tool_call(data: &[u8]) {
     }
 }
 
-fn check_error(data: &[u8], e: &RpcError, strict_err: Option<RpcError>) {
+fn check_error(data: &[u8], r: &Rejected, strict_err: Option<RpcError>) {
+    let e = &r.error;
     let code = e.jsonrpc_code();
     assert!(
         matches!(code, -32700 | -32600 | -32601 | -32602),
@@ -99,15 +100,63 @@ fn check_error(data: &[u8], e: &RpcError, strict_err: Option<RpcError>) {
         None => assert_ne!(code, -32700, "valid JSON reported as a parse error: {e}"),
     }
     let _ = e.to_string();
-    let id = detectable_error_id(data, e);
+    // The id the parser carries is the id rule's, which the public wrapper
+    // states for callers holding only the error.
+    let id = r.id.clone();
+    assert_eq!(
+        detectable_error_id(data, e),
+        id,
+        "wrapper and parser disagree"
+    );
     if let Some(id) = &id {
-        assert!(!e.is_parse_class());
-        let v = parse_strict(data, &Limits::default()).expect("id only from parsed input");
-        assert_eq!(v.get("id"), Some(&id.to_value()), "id not from the input");
+        assert!(!matches!(e, RpcError::Json(JsonError::TooLarge { .. })));
+        assert!(data.len() <= MAX_PAYLOAD_BYTES);
+        // serde_json (recursion limit 128) as the independent reader when it
+        // can read the text; the id is unique, so its last-wins is harmless.
+        if let Ok(v) = serde_json::from_slice::<Value>(data) {
+            assert_eq!(v.get("id"), Some(&id.to_value()), "id not from the input");
+        }
+    } else if let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(data) {
+        // serde_json read it as an object: the id is null only when the
+        // top-level id is absent, invalid, or (serde_json keeps the last of
+        // two) duplicated.
+        let valid = |v: &Value| v.is_string() || v.is_i64() || v.is_u64();
+        if let Some(v) = o.get("id").filter(|v| valid(v)) {
+            assert!(
+                top_level_key_count(data, "id") != 1,
+                "a unique valid id {v} was not echoed for {e}"
+            );
+        }
     }
-    let resp = protocol_error(e, id.as_ref());
+    let resp = r.to_response();
+    assert_eq!(resp, protocol_error(e, id.as_ref()));
     assert_eq!(resp["jsonrpc"], "2.0");
     assert_eq!(resp["error"]["code"], code);
     assert!(resp["error"]["message"].is_string());
     assert_eq!(resp["id"], id.map_or(Value::Null, |i| i.to_value()));
+}
+
+/// How many members named `key` the top-level object of `data` has (keys
+/// compared after unescaping), read by serde_json's own map visitor.
+fn top_level_key_count(data: &[u8], key: &str) -> usize {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Count<'k>(&'k str);
+    impl<'de> Visitor<'de> for Count<'_> {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<usize, A::Error> {
+            let mut n = 0;
+            while let Some(k) = a.next_key::<String>()? {
+                if k == self.0 {
+                    n += 1;
+                }
+                a.next_value::<IgnoredAny>()?;
+            }
+            Ok(n)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(data);
+    de.deserialize_map(Count(key)).unwrap_or(0)
 }

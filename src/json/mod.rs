@@ -31,7 +31,7 @@ use serde_json::Value;
 
 mod scan;
 
-pub(crate) use scan::{scan, Capture, Fail, Kind, Member, Options, Span};
+pub(crate) use scan::{scan, Fail, Kind, Member, NoSink, Options, Sink, Slot, Span, NO_SLOT, ROOT};
 
 /// Default bound on a payload (one JSON text, one JSON-RPC message), in bytes: 4 MiB.
 ///
@@ -332,23 +332,30 @@ pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, 
     Ok(text)
 }
 
-/// Runs the strict scan (grammar, depth, duplicate keys) over a prechecked text.
-pub(crate) fn scan_strict(
+/// Runs the strict scan (grammar, depth, duplicate keys) over a prechecked
+/// text, reporting to `sink`. With `finish`, the scan reads the whole text
+/// even after a depth or duplicate-key fault ([`Outcome::complete`] then says
+/// whether the text is valid JSON by the grammar).
+pub(crate) fn scan_strict<S: Sink>(
     text: &str,
     limits: &Limits,
-    capture: bool,
-    max_elements: usize,
-) -> Result<Capture, JsonError> {
+    finish: bool,
+    sink: &mut S,
+) -> (Option<JsonError>, bool) {
     let limit = limits.effective_max_depth();
-    scan(
+    let out = scan(
         text.as_bytes(),
         Options {
             max_depth: limit,
-            capture,
-            max_elements,
+            finish,
         },
-    )
-    .map_err(|f| match f {
+        sink,
+    );
+    (out.fault.map(|f| fail_to_error(f, limit)), out.complete)
+}
+
+fn fail_to_error(f: Fail, limit: usize) -> JsonError {
+    match f {
         Fail::Syntax(kind, offset) => JsonError::Syntax { kind, offset },
         Fail::TooDeep { offset, pointer } => JsonError::TooDeep {
             limit,
@@ -356,7 +363,7 @@ pub(crate) fn scan_strict(
             pointer,
         },
         Fail::Duplicate(d) => JsonError::DuplicateKey(d),
-    })
+    }
 }
 
 /// Parses untrusted bytes as one strict JSON text.
@@ -385,7 +392,9 @@ pub(crate) fn scan_strict(
 /// * [`JsonError::DuplicateKey`]: two equal keys in one object, at any depth.
 pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
     let text = precheck(bytes, limits)?;
-    scan_strict(text, limits, false, 0)?;
+    if let (Some(e), _) = scan_strict(text, limits, false, &mut NoSink) {
+        return Err(e);
+    }
     from_vetted(text)
 }
 
@@ -424,15 +433,16 @@ pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
 /// [`DuplicateKey`] with the key, its RFC 6901 pointer and the byte offset
 /// of the second occurrence.
 pub fn refuse_duplicate_json_keys(bytes: &[u8]) -> Result<(), DuplicateKey> {
-    match scan(
+    let out = scan(
         bytes,
         Options {
             max_depth: MAX_SUPPORTED_DEPTH,
-            capture: false,
-            max_elements: 0,
+            finish: false,
         },
-    ) {
-        Err(Fail::Duplicate(d)) => Err(d),
+        &mut NoSink,
+    );
+    match out.fault {
+        Some(Fail::Duplicate(d)) => Err(d),
         _ => Ok(()),
     }
 }

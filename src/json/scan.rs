@@ -1,8 +1,15 @@
 //! The strict scanner: one iterative pass over the bytes that checks the
 //! RFC 8259 grammar exactly as `serde_json` accepts it, the nesting depth and
-//! duplicate keys (compared after unescaping), and, when asked, records the
-//! spans of the JSON-RPC envelope members so `rpc` never builds a `Value` for
-//! `arguments`.
+//! duplicate keys (compared after unescaping), and reports the members a
+//! caller's [`Sink`] asks for (their kind and span), so a caller such as `rpc`
+//! never builds a `Value` for what it only needs to locate. The scanner knows
+//! no member names: the sink's table decides what is recorded.
+//!
+//! In `finish` mode a depth or duplicate-key fault is remembered and the scan
+//! goes on to the end of the input (grammar only below the depth bound, an
+//! explicit stack of one byte per level, so it is bounded by the input
+//! length), so the caller learns whether the whole text is valid JSON and
+//! what its top-level members are.
 //!
 //! Why a hand-written pass rather than a serde visitor: it knows byte offsets
 //! (serde only reports line/column) and it never allocates for values, which
@@ -54,34 +61,39 @@ pub(crate) struct Member {
     pub span: Span,
 }
 
-/// Envelope spans recorded during the scan (JSON-RPC 2.0 §4, MCP tools/call).
-#[derive(Debug, Default)]
-pub(crate) struct Capture {
-    pub top: Option<Member>,
-    pub jsonrpc: Option<Member>,
-    pub id: Option<Member>,
-    pub method: Option<Member>,
-    pub params: Option<Member>,
-    pub name: Option<Member>,
-    pub arguments: Option<Member>,
-    pub meta: Option<Member>,
-    /// Spans of top-level array elements, at most `max_elements`.
-    pub elements: Vec<Span>,
-    /// Number of top-level array elements (may exceed `elements.len()`).
-    pub element_count: usize,
+/// What a [`Sink`] calls a member it wants recorded; [`NO_SLOT`] records nothing.
+pub(crate) type Slot = u8;
+
+/// The slot of nothing: a member the sink does not want.
+pub(crate) const NO_SLOT: Slot = 0;
+
+/// The slot of the top-level value (the parent of its members or elements).
+pub(crate) const ROOT: Slot = 1;
+
+/// Receives the members a caller's table asks for. Only containers that
+/// are the value of a recorded slot ask the sink about their members, so a
+/// sink that wants little costs little.
+pub(crate) trait Sink {
+    /// The slot of member `key` (unescaped) of an object that is the value
+    /// of `parent` ([`ROOT`] for the top-level value).
+    fn member(&mut self, parent: Slot, key: &[u8]) -> Slot;
+    /// The slot of the next element of an array that is the value of `parent`.
+    fn element(&mut self, parent: Slot) -> Slot;
+    /// The value of `slot` is complete: its kind and span.
+    fn record(&mut self, slot: Slot, m: Member);
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    None,
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Name,
-    Arguments,
-    Meta,
-    Element,
+/// A sink that records nothing.
+pub(crate) struct NoSink;
+
+impl Sink for NoSink {
+    fn member(&mut self, _: Slot, _: &[u8]) -> Slot {
+        NO_SLOT
+    }
+    fn element(&mut self, _: Slot) -> Slot {
+        NO_SLOT
+    }
+    fn record(&mut self, _: Slot, _: Member) {}
 }
 
 /// Why a scan stopped.
@@ -104,27 +116,43 @@ struct Frame {
     value_start: usize,
     value_kind: Kind,
     slot: Slot,
+    /// The slot this container is the value of ([`NO_SLOT`]: not recorded).
+    own: Slot,
 }
 
 /// Options of one scan.
 pub(crate) struct Options {
     pub max_depth: usize,
-    pub capture: bool,
-    pub max_elements: usize,
+    /// Go on after a depth or duplicate-key fault (see the module docs).
+    pub finish: bool,
 }
 
-struct Scanner<'a> {
+/// What a scan found.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// The first fault, if any.
+    pub fault: Option<Fail>,
+    /// The whole input is one JSON text by the grammar (depth and duplicate
+    /// keys aside). Only meaningful in `finish` mode; otherwise it is false
+    /// whenever `fault` is set.
+    pub complete: bool,
+}
+
+struct Scanner<'a, 's, S: Sink> {
     b: &'a [u8],
     pos: usize,
     frames: Vec<Frame>,
     keys: Vec<(Cow<'a, [u8]>, usize)>,
     opts: Options,
-    cap: Capture,
+    sink: &'s mut S,
+    top_kind: Kind,
+    top_start: usize,
+    fault: Option<Fail>,
     scratch: Vec<u8>,
 }
 
-/// Scans `b` as one JSON text. Returns the capture on success.
-pub(crate) fn scan(b: &[u8], opts: Options) -> Result<Capture, Fail> {
+/// Scans `b` as one JSON text, reporting the members `sink` asks for.
+pub(crate) fn scan<S: Sink>(b: &[u8], opts: Options, sink: &mut S) -> Outcome {
     let mut s = Scanner {
         b,
         pos: 0,
@@ -132,11 +160,22 @@ pub(crate) fn scan(b: &[u8], opts: Options) -> Result<Capture, Fail> {
         frames: Vec::with_capacity(8),
         keys: Vec::with_capacity(16),
         opts,
-        cap: Capture::default(),
+        sink,
+        top_kind: Kind::Null,
+        top_start: 0,
+        fault: None,
         scratch: Vec::new(),
     };
-    s.run()?;
-    Ok(s.cap)
+    match s.run() {
+        Ok(()) => Outcome {
+            fault: s.fault,
+            complete: true,
+        },
+        Err(f) => Outcome {
+            fault: Some(s.fault.unwrap_or(f)),
+            complete: false,
+        },
+    }
 }
 
 #[inline]
@@ -150,7 +189,19 @@ fn is_string_special(c: u8) -> bool {
     c == b'"' || c == b'\\' || c < 0x20
 }
 
-impl<'a> Scanner<'a> {
+impl<'a, S: Sink> Scanner<'a, '_, S> {
+    /// Remembers a depth or duplicate-key fault in `finish` mode (the first
+    /// one wins); otherwise stops the scan with it.
+    fn fault(&mut self, f: Fail) -> Result<(), Fail> {
+        if !self.opts.finish {
+            return Err(f);
+        }
+        if self.fault.is_none() {
+            self.fault = Some(f);
+        }
+        Ok(())
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.pos).copied()
@@ -184,18 +235,21 @@ impl<'a> Scanner<'a> {
             let end = self.pos;
             let Some(frame) = self.frames.last_mut() else {
                 // Top-level value done.
-                if self.opts.capture {
-                    if let Some(top) = self.cap.top.as_mut() {
-                        top.span.end = end;
-                    }
-                }
+                let top = Member {
+                    kind: self.top_kind,
+                    span: Span {
+                        start: self.top_start,
+                        end,
+                    },
+                };
+                self.sink.record(ROOT, top);
                 self.skip_ws();
                 if self.pos != self.b.len() {
                     return self.err(SyntaxKind::TrailingCharacters, self.pos);
                 }
                 return Ok(());
             };
-            if frame.slot != Slot::None {
+            if frame.slot != NO_SLOT {
                 let m = Member {
                     kind: frame.value_kind,
                     span: Span {
@@ -204,7 +258,7 @@ impl<'a> Scanner<'a> {
                     },
                 };
                 let slot = frame.slot;
-                self.record(slot, m);
+                self.sink.record(slot, m);
             }
             self.skip_ws();
             let Some(frame) = self.frames.last_mut() else {
@@ -236,27 +290,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn record(&mut self, slot: Slot, m: Member) {
-        let c = &mut self.cap;
-        let dst = match slot {
-            Slot::None => return,
-            Slot::Jsonrpc => &mut c.jsonrpc,
-            Slot::Id => &mut c.id,
-            Slot::Method => &mut c.method,
-            Slot::Params => &mut c.params,
-            Slot::Name => &mut c.name,
-            Slot::Arguments => &mut c.arguments,
-            Slot::Meta => &mut c.meta,
-            Slot::Element => {
-                if let Some(last) = c.elements.last_mut() {
-                    last.end = m.span.end;
-                }
-                return;
-            }
-        };
-        *dst = Some(m);
-    }
-
     fn pop(&mut self) {
         if let Some(f) = self.frames.pop() {
             if f.object {
@@ -285,14 +318,22 @@ impl<'a> Scanner<'a> {
         };
         self.note_value_start(kind, start);
         match kind {
-            Kind::Object | Kind::Array => return self.open(kind == Kind::Object),
-            Kind::String => self.string(None).map(|_| ())?,
-            Kind::Number => self.number()?,
-            Kind::Bool if c == b't' => self.literal(b"true")?,
-            Kind::Bool => self.literal(b"false")?,
-            Kind::Null => self.literal(b"null")?,
+            Kind::Object | Kind::Array => self.open(kind == Kind::Object),
+            _ => self.scalar(c).map(|()| true),
         }
-        Ok(true)
+    }
+
+    /// Reads the scalar whose first byte is `c` at `self.pos`.
+    fn scalar(&mut self, c: u8) -> Result<(), Fail> {
+        match c {
+            b'"' => self.string(None).map(|_| ()),
+            b'-' | b'0'..=b'9' => self.number(),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'/' => self.err(SyntaxKind::Comment, self.pos),
+            _ => self.err(SyntaxKind::ExpectedValue, self.pos),
+        }
     }
 
     fn note_value_start(&mut self, kind: Kind, start: usize) {
@@ -302,12 +343,8 @@ impl<'a> Scanner<'a> {
                 f.value_kind = kind;
             }
             None => {
-                if self.opts.capture {
-                    self.cap.top = Some(Member {
-                        kind,
-                        span: Span { start, end: start },
-                    });
-                }
+                self.top_kind = kind;
+                self.top_start = start;
             }
         }
     }
@@ -316,12 +353,18 @@ impl<'a> Scanner<'a> {
     fn open(&mut self, object: bool) -> Result<bool, Fail> {
         let offset = self.pos;
         if self.frames.len() >= self.opts.max_depth {
-            return Err(Fail::TooDeep {
+            self.fault(Fail::TooDeep {
                 offset,
                 pointer: self.pointer(None),
-            });
+            })?;
+            self.skip_deep()?;
+            return Ok(true);
         }
         self.pos += 1;
+        let own = match self.frames.last() {
+            Some(f) => f.slot,
+            None => ROOT,
+        };
         self.frames.push(Frame {
             object,
             keys_start: self.keys.len(),
@@ -329,7 +372,8 @@ impl<'a> Scanner<'a> {
             set: None,
             value_start: 0,
             value_kind: Kind::Null,
-            slot: Slot::None,
+            slot: NO_SLOT,
+            own,
         });
         self.skip_ws();
         let close = if object { b'}' } else { b']' };
@@ -347,19 +391,102 @@ impl<'a> Scanner<'a> {
     }
 
     fn array_element_start(&mut self) {
-        if !self.opts.capture || self.frames.len() != 1 {
-            return;
-        }
-        let start = self.pos;
-        self.cap.element_count = self.cap.element_count.saturating_add(1);
-        let slot = if self.cap.elements.len() < self.opts.max_elements {
-            self.cap.elements.push(Span { start, end: start });
-            Slot::Element
-        } else {
-            Slot::None
-        };
         if let Some(f) = self.frames.last_mut() {
-            f.slot = slot;
+            f.slot = if f.own == NO_SLOT {
+                NO_SLOT
+            } else {
+                self.sink.element(f.own)
+            };
+        }
+    }
+
+    /// Reads the too-deep container at `self.pos` to its end for the grammar
+    /// alone (`finish` mode, after a depth fault): no duplicate check, no
+    /// sink. One byte of stack per level, so bounded by the input length.
+    fn skip_deep(&mut self) -> Result<(), Fail> {
+        let mut stack: Vec<bool> = Vec::new();
+        loop {
+            // A value is expected at `self.pos`.
+            self.skip_ws();
+            let Some(c) = self.peek() else {
+                return self.err(SyntaxKind::UnexpectedEnd, self.pos);
+            };
+            let mut opened = false;
+            if c == b'{' || c == b'[' {
+                let object = c == b'{';
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(if object { b'}' } else { b']' }) {
+                    self.pos += 1;
+                } else {
+                    stack.push(object);
+                    if object {
+                        self.deep_key()?;
+                    }
+                    opened = true;
+                }
+            } else {
+                self.scalar(c)?;
+            }
+            if opened {
+                continue;
+            }
+            // A value completed: close containers until one goes on.
+            loop {
+                let Some(&object) = stack.last() else {
+                    return Ok(());
+                };
+                self.skip_ws();
+                match (self.peek(), object) {
+                    (Some(b','), true) => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        self.deep_key()?;
+                        break;
+                    }
+                    (Some(b','), false) => {
+                        self.pos += 1;
+                        break;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        self.pos += 1;
+                        stack.pop();
+                    }
+                    (None, _) => return self.err(SyntaxKind::UnexpectedEnd, self.pos),
+                    (Some(b'/'), _) => return self.err(SyntaxKind::Comment, self.pos),
+                    (Some(_), true) => return self.err(SyntaxKind::ExpectedCommaOrBrace, self.pos),
+                    (Some(_), false) => {
+                        return self.err(SyntaxKind::ExpectedCommaOrBracket, self.pos)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `"key" :` inside a skipped container (grammar only).
+    fn deep_key(&mut self) -> Result<(), Fail> {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'"') => {}
+            None => return self.err(SyntaxKind::UnexpectedEnd, at),
+            Some(b'/') => return self.err(SyntaxKind::Comment, at),
+            Some(_) => return self.err(SyntaxKind::ExpectedKey, at),
+        }
+        self.string(None)?;
+        self.colon()
+    }
+
+    /// Whitespace, `:`, whitespace.
+    fn colon(&mut self) -> Result<(), Fail> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                self.skip_ws();
+                Ok(())
+            }
+            None => self.err(SyntaxKind::UnexpectedEnd, self.pos),
+            Some(_) => self.err(SyntaxKind::ExpectedColon, self.pos),
         }
     }
 
@@ -376,56 +503,17 @@ impl<'a> Scanner<'a> {
             return self.err(SyntaxKind::ExpectedKey, at);
         };
         self.check_duplicate(&key, at)?;
-        let slot = self.slot_for(&key);
+        let own = self.frames.last().map_or(NO_SLOT, |f| f.own);
+        let slot = if own == NO_SLOT {
+            NO_SLOT
+        } else {
+            self.sink.member(own, &key)
+        };
         if let Some(f) = self.frames.last_mut() {
             f.slot = slot;
         }
         self.keys.push((key, at));
-        self.skip_ws();
-        match self.peek() {
-            Some(b':') => {
-                self.pos += 1;
-                self.skip_ws();
-                Ok(())
-            }
-            None => self.err(SyntaxKind::UnexpectedEnd, self.pos),
-            Some(_) => self.err(SyntaxKind::ExpectedColon, self.pos),
-        }
-    }
-
-    fn slot_for(&self, key: &[u8]) -> Slot {
-        if !self.opts.capture {
-            return Slot::None;
-        }
-        match self.frames.len() {
-            1 => match key {
-                b"jsonrpc" => Slot::Jsonrpc,
-                b"id" => Slot::Id,
-                b"method" => Slot::Method,
-                b"params" => Slot::Params,
-                _ => Slot::None,
-            },
-            2 => {
-                let parent_is_params = self.frames.first().is_some_and(|f| f.object)
-                    && self.frames.get(1).is_some_and(|f| f.object)
-                    && self
-                        .frames
-                        .get(1)
-                        .and_then(|f| f.keys_start.checked_sub(1))
-                        .and_then(|i| self.keys.get(i))
-                        .is_some_and(|(k, _)| k.as_ref() == b"params");
-                if !parent_is_params {
-                    return Slot::None;
-                }
-                match key {
-                    b"name" => Slot::Name,
-                    b"arguments" => Slot::Arguments,
-                    b"_meta" => Slot::Meta,
-                    _ => Slot::None,
-                }
-            }
-            _ => Slot::None,
-        }
+        self.colon()
     }
 
     fn check_duplicate(&mut self, key: &[u8], at: usize) -> Result<(), Fail> {
@@ -457,7 +545,7 @@ impl<'a> Scanner<'a> {
             dup
         };
         if dup {
-            return Err(Fail::Duplicate(DuplicateKey {
+            return self.fault(Fail::Duplicate(DuplicateKey {
                 key: String::from_utf8_lossy(key).into_owned(),
                 pointer: self.pointer(Some(key)),
                 offset: at,

@@ -122,7 +122,7 @@ impl<B: PdfBackend> Server<B> {
     /// The response (if any) to one line of bytes (no terminator).
     pub fn handle_line(&mut self, bytes: &[u8]) -> Option<Value> {
         match wire::parse_line(bytes, &self.limits()) {
-            Ok(Incoming::Single(message)) => self.handle_message(message, bytes),
+            Ok(Incoming::Single(message)) => self.handle_message(message),
             Ok(Incoming::Batch(items)) => self.handle_batch(&items),
             Err(response) => response,
         }
@@ -177,7 +177,7 @@ impl<B: PdfBackend> Server<B> {
                         );
                     }
                 }
-                self.handle_message(message, bytes)
+                self.handle_message(message)
             })
             .collect();
         if responses.is_empty() {
@@ -187,7 +187,7 @@ impl<B: PdfBackend> Server<B> {
         }
     }
 
-    fn handle_message(&mut self, message: Message, raw: &[u8]) -> Option<Value> {
+    fn handle_message(&mut self, message: Message) -> Option<Value> {
         let env = match wire::envelope(message) {
             Ok(env) => env,
             Err(response) => return response,
@@ -197,7 +197,7 @@ impl<B: PdfBackend> Server<B> {
             return None;
         };
         let rev = self.current_revision();
-        Some(match self.dispatch(&id, &env, raw) {
+        Some(match self.dispatch(&id, &env) {
             Ok(mut result) => {
                 let stateless = self.era == Era::Stateless;
                 if stateless || rev.is_some_and(Revision::has_result_type) {
@@ -233,24 +233,18 @@ impl<B: PdfBackend> Server<B> {
     }
 
     /// A result, or the complete error response.
-    fn dispatch(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
+    fn dispatch(&mut self, id: &Id, env: &Envelope) -> Result<Value, Value> {
         let method = env.method.as_str();
         let err = |code: i64, msg: String| {
             Err(ProtocolError::new(code, msg, Some(id.clone())).to_response())
         };
-        if method.starts_with("notifications/") {
-            return err(
-                code::INVALID_REQUEST,
-                format!("{method} is a notification: it must not carry an id"),
-            );
-        }
         let enveloped = has_stateless_envelope(env.params.as_ref());
         match self.era {
             Era::Fresh if method == "initialize" => self.initialize(id, env).map_err(|e| e.to_response()),
             Era::Fresh if enveloped => {
                 self.era = Era::Stateless;
                 tracing::info!("stateless session (2026-07-28)");
-                self.dispatch_stateless(id, env, raw)
+                self.dispatch_stateless(id, env)
             }
             Era::Fresh => match method {
                 "ping" => Ok(json!({})),
@@ -279,15 +273,15 @@ impl<B: PdfBackend> Server<B> {
                 match method {
                     "ping" => Ok(json!({})),
                     "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-                    "tools/call" => self.tools_call(id, raw, rev),
+                    "tools/call" => self.tools_call(id, env, rev),
                     _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
                 }
             }
-            Era::Stateless => self.dispatch_stateless(id, env, raw),
+            Era::Stateless => self.dispatch_stateless(id, env),
         }
     }
 
-    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope, raw: &[u8]) -> Result<Value, Value> {
+    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope) -> Result<Value, Value> {
         let method = env.method.as_str();
         if method == "initialize" {
             let requested = env
@@ -308,7 +302,7 @@ impl<B: PdfBackend> Server<B> {
         match method {
             "server/discover" => Ok(discover_result(self.instructions())),
             "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-            "tools/call" => self.tools_call(id, raw, rev),
+            "tools/call" => self.tools_call(id, env, rev),
             _ => Err(ProtocolError::new(
                 code::METHOD_NOT_FOUND,
                 format!("method not found: {method} (not a 2026-07-28 method)"),
@@ -375,13 +369,15 @@ impl<B: PdfBackend> Server<B> {
         Ok(Value::Object(result))
     }
 
-    /// `tools/call`: the envelope and `params` shape are vetted again by
-    /// the core's [`crate::rpc::parse_tool_call_with`] on the raw bytes.
-    fn tools_call(&self, id: &Id, raw: &[u8], rev: Revision) -> Result<Value, Value> {
-        let request = crate::rpc::parse_tool_call_with(raw, &self.limits()).map_err(|e| {
-            let detected = crate::rpc::detectable_error_id(raw, &e).unwrap_or_else(|| id.clone());
-            crate::rpc::protocol_error(&e, Some(&detected))
-        })?;
+    /// `tools/call`: the call the core vetted from the line's one scan.
+    fn tools_call(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, Value> {
+        let request = match &env.call {
+            Some(Ok(call)) => call.clone(),
+            Some(Err(rejected)) => return Err(rejected.to_response()),
+            None => {
+                return Err(invalid_params(id, "/params is missing").to_response());
+            }
+        };
         let name = request.name.as_str();
         if !tools::is_tool(name) {
             return Err(invalid_params(

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::service::{ClientResponse, ErrorObject, Response};
 use crate::json::{JsonError, Limits};
-use crate::rpc::{self, EnvelopeError, Incoming, Message, RpcError};
+use crate::rpc::{self, Dialect, Incoming, Message, Rejected, RpcError, ToolCallRequest};
 
 pub use crate::rpc::Id;
 
@@ -34,6 +34,8 @@ pub struct Envelope {
     pub method: String,
     /// `params` when present.
     pub params: Option<Map<String, Value>>,
+    /// For `tools/call`: the call the core vetted from the same scan.
+    pub call: Option<Result<ToolCallRequest, Rejected>>,
 }
 
 /// An MCP-level protocol error raised after the envelope parsed.
@@ -104,37 +106,27 @@ pub(crate) fn oversized_response(len: u64, limit: usize) -> Response {
     ))
 }
 
-/// The answer for a core error on `bytes`: a client's response to route
-/// ([`Parsed::Response`]) when the bytes are a well-formed response
-/// ([`is_valid_response`]); silence for a notification (no `id` member)
-/// whose only defect is its `params`; otherwise the core's error response
-/// with the detectable id.
-fn classify_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Parsed {
+/// The answer for a core rejection of `bytes`: a client's response to
+/// route ([`Parsed::Response`]) when the bytes are a well-formed response
+/// ([`is_valid_response`]); silence for a notification whose only defect is
+/// its `params` ([`Rejected::notification`]); otherwise the core's error
+/// response, with the id by the core's rule.
+fn classify_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Parsed {
     // A JSON-RPC response (`result` or `error`, no `method`): a client
     // answering a server-to-client request. JSON-RPC 2.0 §5 never answers
     // a response (answering could start a loop between two peers).
     // Any envelope defect counts (an error response may carry `"id": null`).
-    if !matches!(error, RpcError::Json(_)) {
+    if !matches!(rejected.error, RpcError::Json(_)) {
         let value = crate::json::parse_strict(bytes, limits).ok();
         if let Some(v) = value.filter(is_valid_response) {
             return Parsed::Response(client_response(v, bytes));
         }
     }
-    if let RpcError::Envelope(EnvelopeError::ParamsNotStructured { .. }) = error {
-        let no_id = crate::json::parse_strict(bytes, limits)
-            .ok()
-            .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
-            .unwrap_or(false);
-        if no_id {
-            tracing::debug!(%error, "dropped a notification with malformed params");
-            return Parsed::Answer(None);
-        }
+    if rejected.notification {
+        tracing::debug!(error = %rejected, "dropped a notification with malformed params");
+        return Parsed::Answer(None);
     }
-    let id = rpc::detectable_error_id(bytes, error);
-    Parsed::Answer(Some(response_from_value(rpc::protocol_error(
-        error,
-        id.as_ref(),
-    ))))
+    Parsed::Answer(Some(response_from_value(rejected.to_response())))
 }
 
 fn client_response(v: Value, raw: &[u8]) -> ClientResponse {
@@ -175,16 +167,10 @@ pub(crate) fn response_from_value(v: Value) -> Response {
     )
 }
 
-/// The answer for a core error on `bytes`: `None` (stay silent) when the
-/// message is a well-formed response ([`is_valid_response`]) or a
-/// notification (no `id` member) whose only defect is its `params`; otherwise the core's error response with the detectable id.
-fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> {
-    // A JSON-RPC response (`result` or `error`, no `method`): a client
-    // answering a server-to-client request. This server sends none, and
-    // JSON-RPC 2.0 §5 never answers a response (answering could start a
-    // loop between two peers), so it is logged and dropped.
-    // Any envelope defect counts (an error response may carry `"id": null`).
-    if !matches!(error, RpcError::Json(_)) {
+/// The answer for a core rejection of `bytes`, as a value (see
+/// [`classify_error`]): `None` for silence.
+fn core_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Option<Value> {
+    if !matches!(rejected.error, RpcError::Json(_)) {
         let is_response = crate::json::parse_strict(bytes, limits)
             .ok()
             .is_some_and(|v| is_valid_response(&v));
@@ -193,18 +179,11 @@ fn core_error(bytes: &[u8], error: &RpcError, limits: &Limits) -> Option<Value> 
             return None;
         }
     }
-    if let RpcError::Envelope(EnvelopeError::ParamsNotStructured { .. }) = error {
-        let no_id = crate::json::parse_strict(bytes, limits)
-            .ok()
-            .and_then(|v| v.as_object().map(|o| !o.contains_key("id")))
-            .unwrap_or(false);
-        if no_id {
-            tracing::debug!(%error, "dropped a notification with malformed params");
-            return None;
-        }
+    if rejected.notification {
+        tracing::debug!(error = %rejected, "dropped a notification with malformed params");
+        return None;
     }
-    let id = rpc::detectable_error_id(bytes, error);
-    Some(rpc::protocol_error(error, id.as_ref()))
+    Some(rejected.to_response())
 }
 
 /// A well-formed JSON-RPC 2.0 response (§5): `"jsonrpc": "2.0"`, an `id`
@@ -249,7 +228,7 @@ pub(crate) enum Parsed {
 
 /// Parses one line: a message or a batch.
 pub(crate) fn classify_line(bytes: &[u8], limits: &Limits) -> Parsed {
-    match rpc::parse_incoming(bytes, limits) {
+    match rpc::parse_incoming_as(bytes, limits, Dialect::Mcp) {
         Ok(Incoming::Single(m)) => Parsed::Single(m),
         Ok(Incoming::Batch(items)) => Parsed::Batch(items),
         Err(e) => classify_error(bytes, &e, limits),
@@ -258,18 +237,20 @@ pub(crate) fn classify_line(bytes: &[u8], limits: &Limits) -> Parsed {
 
 /// Parses one element of a batch.
 pub(crate) fn classify_element(bytes: &[u8], limits: &Limits) -> Parsed {
-    match rpc::parse_message(bytes, limits) {
+    match rpc::parse_message_as(bytes, limits, Dialect::Mcp) {
         Ok(m) => Parsed::Single(m),
         Err(e) => classify_error(bytes, &e, limits),
     }
 }
 
-/// Parses one line: a message or a batch.
+/// Parses one line: a message or a batch, under the MCP rules
+/// ([`Dialect::Mcp`]: `params` is an object; no request calls a
+/// `notifications/...` method).
 ///
 /// # Errors
 /// The error response to send, or `None` when nothing may be sent.
 pub fn parse_line(bytes: &[u8], limits: &Limits) -> Result<Incoming, Option<Value>> {
-    rpc::parse_incoming(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
+    rpc::parse_incoming_as(bytes, limits, Dialect::Mcp).map_err(|r| core_error(bytes, &r, limits))
 }
 
 /// Parses one element of a batch.
@@ -277,7 +258,7 @@ pub fn parse_line(bytes: &[u8], limits: &Limits) -> Result<Incoming, Option<Valu
 /// # Errors
 /// As [`parse_line`].
 pub fn parse_element(bytes: &[u8], limits: &Limits) -> Result<Message, Option<Value>> {
-    rpc::parse_message(bytes, limits).map_err(|e| core_error(bytes, &e, limits))
+    rpc::parse_message_as(bytes, limits, Dialect::Mcp).map_err(|r| core_error(bytes, &r, limits))
 }
 
 /// Checks MCP's by-name `params` rule on a vetted message.
@@ -286,9 +267,12 @@ pub fn parse_element(bytes: &[u8], limits: &Limits) -> Result<Message, Option<Va
 /// -32602 for a request whose `params` is an array; `None` (silence) for
 /// such a notification.
 pub fn envelope(message: Message) -> Result<Envelope, Option<Value>> {
-    let (id, method, params) = match message {
-        Message::Request(r) => (Some(r.id), r.method, r.params),
-        Message::Notification(n) => (None, n.method, n.params),
+    let (id, method, params, call) = match message {
+        Message::Request(r) => {
+            let call = r.tool_call();
+            (Some(r.id), r.method, r.params, call)
+        }
+        Message::Notification(n) => (None, n.method, n.params, None),
     };
     let params = match params {
         None => None,
@@ -304,5 +288,10 @@ pub fn envelope(message: Message) -> Result<Envelope, Option<Value>> {
             }))
         }
     };
-    Ok(Envelope { id, method, params })
+    Ok(Envelope {
+        id,
+        method,
+        params,
+        call,
+    })
 }

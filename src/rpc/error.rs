@@ -60,6 +60,53 @@ pub enum RpcError {
     Params(ParamsError),
 }
 
+/// A parse failure with the id to answer it with (JSON-RPC 2.0 §5).
+///
+/// The id rule: when the bytes are valid JSON within the payload bound and
+/// the top-level value is an object with exactly one `id` member whose value
+/// is a valid id, `id` is that id, whatever else is wrong (nesting over the
+/// depth limit or a duplicate key anywhere but `id` itself, a wrong `jsonrpc`,
+/// a missing or malformed `method` or `params`). It is `None` (answer
+/// `"id": null`) only when the bytes are over the bound, not UTF-8, not valid
+/// JSON, not an object, or the top-level `id` is absent, duplicated or
+/// invalid. A notification's own failure has no id either: it must not be
+/// answered at all ([`Rejected::notification`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// What is wrong.
+    pub error: RpcError,
+    /// The id to echo, by the rule above.
+    pub id: Option<super::Id>,
+    /// The input is a JSON object with no `id` member at all: a
+    /// notification (or a response) a server must not answer.
+    pub notification: bool,
+}
+
+impl Rejected {
+    /// A rejection with no id.
+    pub fn without_id(error: RpcError) -> Self {
+        Self {
+            error,
+            id: None,
+            notification: false,
+        }
+    }
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+impl From<Rejected> for RpcError {
+    fn from(r: Rejected) -> Self {
+        r.error
+    }
+}
+
 /// Valid JSON that is not a JSON-RPC 2.0 request object (§4): -32600.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -132,6 +179,13 @@ pub enum MethodError {
         /// The method found (excerpt).
         method: String,
     },
+    /// A request (it has an `id`) for a method named like a notification
+    /// (`notifications/...`): no such request method exists (what the
+    /// official TypeScript and Python SDKs answer). [`Dialect::Mcp`](super::Dialect::Mcp) only.
+    NotificationMethod {
+        /// The method found (excerpt).
+        method: String,
+    },
 }
 
 /// `params` that do not fit the method: -32602.
@@ -140,7 +194,10 @@ pub enum MethodError {
 pub enum ParamsError {
     /// `params` is missing on `tools/call`.
     MissingParams,
-    /// `params` is not an object on `tools/call`.
+    /// `params` is not an object: on `tools/call`, and under
+    /// [`Dialect::Mcp`](super::Dialect::Mcp) on every method (MCP defines every
+    /// method's params as an object; the official SDKs answer -32602 where
+    /// JSON-RPC alone would say -32600 for a non-structured value).
     ParamsNotObject {
         /// What it is instead.
         found: &'static str,
@@ -210,24 +267,6 @@ impl RpcError {
         match self {
             RpcError::Json(JsonError::TooLarge { .. }) => HTTP_PAYLOAD_TOO_LARGE,
             _ => HTTP_BAD_REQUEST,
-        }
-    }
-
-    /// True for failures where the id cannot be trusted, answered with
-    /// `"id": null` (JSON-RPC 2.0 §5): oversize and invalid JSON (every
-    /// -32700), a non-object or batch, and a non-2.0 envelope.
-    pub fn is_parse_class(&self) -> bool {
-        match self {
-            RpcError::Json(_) => true,
-            RpcError::Envelope(e) => matches!(
-                e,
-                EnvelopeError::NotAnObject { .. }
-                    | EnvelopeError::Batch { .. }
-                    | EnvelopeError::EmptyBatch
-                    | EnvelopeError::BatchTooLong { .. }
-                    | EnvelopeError::InvalidJsonrpc { .. }
-            ),
-            RpcError::MethodNotFound(_) | RpcError::Params(_) => false,
         }
     }
 
@@ -305,6 +344,7 @@ impl MethodError {
     pub fn code(&self) -> &'static str {
         match self {
             MethodError::NotToolsCall { .. } => "not_tools_call",
+            MethodError::NotificationMethod { .. } => "notification_method",
         }
     }
 }
@@ -409,6 +449,10 @@ impl fmt::Display for MethodError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MethodError::NotToolsCall { method } => write!(f, "{method:?} (at /method)"),
+            MethodError::NotificationMethod { method } => write!(
+                f,
+                "{method:?} is a notification, not a request method: send it without an id (at /method)"
+            ),
         }
     }
 }
