@@ -12,6 +12,7 @@ pub mod json;
 pub mod net;
 pub mod numbers;
 pub mod rpc;
+pub mod rpc_structured;
 
 #[cfg(feature = "pdf")]
 pub mod pdf;
@@ -43,6 +44,7 @@ macro_rules! for_each_fuzz_target {
     ($callback:ident) => {
         $callback! {
             parse_tool_call => rpc::parse_tool_call,
+            parse_tool_call_structured => rpc_structured::parse_tool_call_structured,
             depth_of => json::depth_of,
             duplicate_keys => json::duplicate_keys,
             classify_url => net::classify_url,

@@ -1,0 +1,1231 @@
+//! Structure-aware model of MCP `tools/call` messages (the wasm-smith
+//! pattern): an `arbitrary` model builds a *valid* request as a tree that
+//! knows how each string is spelled (plain or escaped), the member order and
+//! the whitespace; one typed [`Mutation`] is applied to the tree; the tree is
+//! rendered to bytes while every value's and key's byte offset and RFC 6901
+//! pointer are recorded; and the model states the exact answer:
+//! `parse_tool_call` must return exactly the expected [`RpcError`] (kind,
+//! JSON-RPC code, pointer, offset, excerpt) with the id the id rule gives,
+//! or, with no error expected, exactly the modelled request (id, name,
+//! arguments down to their exact text, `_meta`).
+//!
+//! Nothing here calls the parser to learn the answer: the expectation is
+//! computed from the tree alone (decoded strings, the offsets the renderer
+//! wrote, the depth the model built).
+use arbitrary::{Arbitrary, Unstructured};
+use serde_json::{Map, Number, Value};
+
+use crate::json::{JsonError, MAX_JSON_DEPTH};
+use crate::rpc::{
+    self, EnvelopeError, Id, Message, MethodError, ParamsError, RpcError, MAX_ERROR_EXCERPT,
+};
+
+/// Fuzz target `parse_tool_call_structured`: the model built from `data`,
+/// one mutation, the exact expected answer.
+pub fn parse_tool_call_structured(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(model) = CallModel::arbitrary(&mut u) else {
+        return;
+    };
+    check_model(&model);
+}
+
+// ---------------------------------------------------------------------------
+// Strings
+
+/// A JSON string: its decoded text and how each char is written.
+#[derive(Debug, Clone)]
+pub struct JStr {
+    text: String,
+    /// Per char (cycled): 0 plain where allowed, 1 `\uXXXX`, 2 a short
+    /// escape where one exists (`\/` for `/`), 3 upper-case `\uXXXX`.
+    spelling: Vec<u8>,
+}
+
+/// Strings the model likes to reach for: envelope names, characters that
+/// need escapes or pointer escaping, non-ASCII, astral.
+const POOL: &[&str] = &[
+    "a",
+    "id",
+    "name",
+    "path",
+    "jsonrpc",
+    "method",
+    "params",
+    "arguments",
+    "_meta",
+    "progressToken",
+    "a/b",
+    "~1",
+    "q\"uote",
+    "back\\slash",
+    "tab\there",
+    "line\nbreak",
+    "\u{0}\u{1f}",
+    "é",
+    "ａ",
+    "😀",
+    "\u{2028}",
+    "",
+];
+
+impl JStr {
+    fn plain(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            spelling: vec![0],
+        }
+    }
+
+    fn spelled(text: &str, spelling: Vec<u8>) -> Self {
+        Self {
+            text: text.to_owned(),
+            spelling: if spelling.is_empty() {
+                vec![0]
+            } else {
+                spelling
+            },
+        }
+    }
+
+    /// The same text with another spelling (an escaped twin when `spelling`
+    /// escapes something).
+    fn respelled(&self, spelling: Vec<u8>) -> Self {
+        Self::spelled(&self.text, spelling)
+    }
+
+    fn render(&self, out: &mut String) {
+        out.push('"');
+        for (i, c) in self.text.chars().enumerate() {
+            let s = self.spelling[i % self.spelling.len()] % 4;
+            let short = match c {
+                '"' => Some("\\\""),
+                '\\' => Some("\\\\"),
+                '\n' => Some("\\n"),
+                '\t' => Some("\\t"),
+                '\r' => Some("\\r"),
+                '\u{8}' => Some("\\b"),
+                '\u{c}' => Some("\\f"),
+                '/' => Some("\\/"),
+                _ => None,
+            };
+            let must_escape = matches!(c, '"' | '\\') || (c as u32) < 0x20;
+            match (s, short) {
+                (2, Some(e)) => out.push_str(e),
+                (0, Some(e)) if must_escape => out.push_str(e),
+                (0, _) if !must_escape => out.push(c),
+                _ => {
+                    let mut buf = [0u16; 2];
+                    for unit in c.encode_utf16(&mut buf) {
+                        if s == 3 {
+                            out.push_str(&format!("\\u{unit:04X}"));
+                        } else {
+                            out.push_str(&format!("\\u{unit:04x}"));
+                        }
+                    }
+                }
+            }
+        }
+        out.push('"');
+    }
+}
+
+impl<'a> Arbitrary<'a> for JStr {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let text = if u.ratio(2, 3)? {
+            (*u.choose(POOL)?).to_owned()
+        } else {
+            let s: String = u.arbitrary()?;
+            s.chars().take(12).collect()
+        };
+        let n = u.int_in_range(0..=4)?;
+        let spelling = (0..n)
+            .map(|_| u.arbitrary::<u8>())
+            .collect::<arbitrary::Result<_>>()?;
+        Ok(Self::spelled(&text, spelling))
+    }
+}
+
+/// RFC 6901 reference token of a key.
+fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+// ---------------------------------------------------------------------------
+// The document tree
+
+/// A JSON value as the model writes it.
+#[derive(Debug, Clone)]
+enum J {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    /// Number text written as is (bad ids: `1e3`, `-0`, out of range).
+    RawNum(&'static str),
+    Str(JStr),
+    Arr(Vec<J>),
+    Obj(Vec<(JStr, J)>),
+}
+
+impl J {
+    fn value(&self) -> Value {
+        match self {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Int(i) => Value::from(*i),
+            J::UInt(i) => Value::from(*i),
+            J::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            J::RawNum(t) => panic!("no value for the raw number {t} in an accepted document"),
+            J::Str(s) => Value::String(s.text.clone()),
+            J::Arr(items) => Value::Array(items.iter().map(J::value).collect()),
+            J::Obj(members) => Value::Object(object_map(members)),
+        }
+    }
+
+    /// The scanner's name for the kind of this value.
+    fn kind_name(&self) -> &'static str {
+        match self {
+            J::Null => "null",
+            J::Bool(_) => "a boolean",
+            J::Int(_) | J::UInt(_) | J::Float(_) | J::RawNum(_) => "a number",
+            J::Str(_) => "a string",
+            J::Arr(_) => "an array",
+            J::Obj(_) => "an object",
+        }
+    }
+
+    fn members(&self) -> &[(JStr, J)] {
+        match self {
+            J::Obj(m) => m,
+            _ => &[],
+        }
+    }
+
+    fn members_mut(&mut self) -> Option<&mut Vec<(JStr, J)>> {
+        match self {
+            J::Obj(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&J> {
+        self.members()
+            .iter()
+            .find(|(k, _)| k.text == key)
+            .map(|(_, v)| v)
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Some(m) = self.members_mut() {
+            m.retain(|(k, _)| k.text != key);
+        }
+    }
+
+    fn set(&mut self, key: &str, value: J) {
+        if let Some(m) = self.members_mut() {
+            match m.iter_mut().find(|(k, _)| k.text == key) {
+                Some((_, v)) => *v = value,
+                None => m.push((JStr::plain(key), value)),
+            }
+        }
+    }
+}
+
+fn object_map(members: &[(JStr, J)]) -> Map<String, Value> {
+    members
+        .iter()
+        .map(|(k, v)| (k.text.clone(), v.value()))
+        .collect()
+}
+
+/// Keeps the first member of each decoded key, and none of `reserved`.
+fn dedup(members: Vec<(JStr, J)>, reserved: &[&str]) -> Vec<(JStr, J)> {
+    let mut seen: Vec<String> = reserved.iter().map(|s| (*s).to_owned()).collect();
+    let mut out = Vec::new();
+    for (k, v) in members {
+        if !seen.contains(&k.text) {
+            seen.push(k.text.clone());
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+/// A nested value of at most `depth` more levels.
+fn gen_value(u: &mut Unstructured<'_>, depth: usize) -> arbitrary::Result<J> {
+    let top = if depth == 0 { 5 } else { 7 };
+    Ok(match u.int_in_range(0..=top)? {
+        0 => J::Null,
+        1 => J::Bool(u.arbitrary()?),
+        2 => J::Int(u.arbitrary()?),
+        3 => {
+            let f: f64 = u.arbitrary()?;
+            if f.is_finite() {
+                J::Float(f)
+            } else {
+                J::UInt(u.arbitrary()?)
+            }
+        }
+        4 | 5 => J::Str(u.arbitrary()?),
+        6 => {
+            let n = u.int_in_range(0..=3)?;
+            J::Arr(
+                (0..n)
+                    .map(|_| gen_value(u, depth - 1))
+                    .collect::<arbitrary::Result<_>>()?,
+            )
+        }
+        _ => J::Obj(gen_members(u, depth - 1, &[])?),
+    })
+}
+
+fn gen_members(
+    u: &mut Unstructured<'_>,
+    depth: usize,
+    reserved: &[&str],
+) -> arbitrary::Result<Vec<(JStr, J)>> {
+    let n = u.int_in_range(0..=4)?;
+    let members = (0..n)
+        .map(|_| Ok((u.arbitrary()?, gen_value(u, depth)?)))
+        .collect::<arbitrary::Result<Vec<_>>>()?;
+    Ok(dedup(members, reserved))
+}
+
+/// Members of an object: the model's own nested values (depth bounded).
+#[derive(Debug, Clone)]
+pub struct Members(Vec<(JStr, J)>);
+
+impl<'a> Arbitrary<'a> for Members {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(Self(gen_members(u, 4, &[])?))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The model
+
+/// A valid `tools/call` request, and one mutation.
+#[derive(Debug, Arbitrary)]
+pub struct CallModel {
+    id: IdModel,
+    /// `"jsonrpc"` written with these escapes (still `"2.0"`).
+    jsonrpc_spelling: Vec<u8>,
+    /// `"tools/call"` written with these escapes (`\u0074ools\/call`).
+    method_spelling: Vec<u8>,
+    /// Member names of the envelope spelled with these escapes.
+    key_spelling: Vec<u8>,
+    name: JStr,
+    arguments: Option<Members>,
+    meta: Option<Members>,
+    /// Unknown members of the envelope and of `params` (vetted, ignored).
+    extra_top: Members,
+    extra_params: Members,
+    /// Sort keys of the members (order is free in JSON).
+    order: Vec<u8>,
+    /// Whitespace between tokens, cycled.
+    whitespace: Vec<u8>,
+    mutation: Mutation,
+}
+
+#[derive(Debug, Clone, Arbitrary)]
+enum IdModel {
+    Int(i64),
+    Big(u64),
+    Str(JStr),
+}
+
+impl IdModel {
+    fn tree(&self) -> J {
+        match self {
+            IdModel::Int(i) => J::Int(*i),
+            IdModel::Big(b) => J::UInt(*b),
+            IdModel::Str(s) => J::Str(s.clone()),
+        }
+    }
+
+    fn id(&self) -> Id {
+        match self {
+            IdModel::Int(i) => Id::Number((*i).into()),
+            IdModel::Big(b) => Id::Number((*b).into()),
+            IdModel::Str(s) => Id::String(s.text.clone()),
+        }
+    }
+}
+
+/// A value of the wrong type for a member that must be an object or a string.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum Wrong {
+    Null,
+    Bool(bool),
+    Number(i8),
+    String,
+    Array,
+    Object,
+}
+
+impl Wrong {
+    fn tree(self) -> J {
+        match self {
+            Wrong::Null => J::Null,
+            Wrong::Bool(b) => J::Bool(b),
+            Wrong::Number(n) => J::Int(n.into()),
+            Wrong::String => J::Str(JStr::plain("x")),
+            Wrong::Array => J::Arr(vec![J::Int(1)]),
+            Wrong::Object => J::Obj(vec![(JStr::plain("k"), J::Null)]),
+        }
+    }
+}
+
+/// An id that is not a string or an integer.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum BadId {
+    Null,
+    Bool(bool),
+    Fraction,
+    Exponent,
+    UpperExponent,
+    NegativeZero,
+    NegativeZeroFraction,
+    TooLarge,
+    TooSmall,
+    Array,
+    Object,
+}
+
+impl BadId {
+    fn tree_and_found(self) -> (J, &'static str) {
+        const FRACTION: &str = "a number with a fraction or exponent";
+        const RANGE: &str = "an integer outside the 64-bit range";
+        match self {
+            BadId::Null => (J::Null, "null"),
+            BadId::Bool(b) => (J::Bool(b), "a boolean"),
+            BadId::Fraction => (J::RawNum("1.5"), FRACTION),
+            BadId::Exponent => (J::RawNum("1e3"), FRACTION),
+            BadId::UpperExponent => (J::RawNum("7E+0"), FRACTION),
+            BadId::NegativeZero => (J::RawNum("-0"), "negative zero"),
+            BadId::NegativeZeroFraction => (J::RawNum("-0.0"), FRACTION),
+            BadId::TooLarge => (J::RawNum("18446744073709551616"), RANGE),
+            BadId::TooSmall => (J::RawNum("-9223372036854775809"), RANGE),
+            BadId::Array => (J::Arr(vec![]), "an array"),
+            BadId::Object => (J::Obj(vec![]), "an object"),
+        }
+    }
+}
+
+/// `jsonrpc` values other than `"2.0"`.
+const BAD_JSONRPC: &[&str] = &["1.0", "2.00", "2", "2.0 ", " 2.0", "", "2.0\u{0}", "２.0"];
+
+/// Methods that are not `tools/call` (near misses).
+const NEAR_MISS: &[&str] = &[
+    "tools/Call",
+    "TOOLS/CALL",
+    "tools/call ",
+    " tools/call",
+    "tools/calls",
+    "tools/cal",
+    "tool/call",
+    "tools\\call",
+    "tools/call\u{0}",
+    "tools/list",
+    "notifications/tools/call",
+    "",
+];
+
+/// One typed change to the valid request, each with a known answer.
+#[derive(Debug, Clone, Arbitrary)]
+enum Mutation {
+    None,
+    /// A second member with the key of an existing one (spelled anew, so
+    /// often an escaped twin) in the `site`-th object that has members.
+    DuplicateKey {
+        site: u8,
+        member: u8,
+        spelling: Vec<u8>,
+        position: u8,
+    },
+    /// A new member holding containers nested to one level past
+    /// `MAX_JSON_DEPTH` (or exactly to it when `exact`: accepted).
+    Deep {
+        site: u8,
+        arrays: bool,
+        exact: bool,
+    },
+    JsonrpcMissing,
+    JsonrpcWrongString(u8),
+    JsonrpcNotString(Wrong),
+    IdMissing,
+    IdInvalid(BadId),
+    MethodMissing,
+    MethodNotString(Wrong),
+    MethodNearMiss(u8),
+    ParamsMissing,
+    ParamsWrong(Wrong),
+    NameMissing,
+    NameWrong(Wrong),
+    ArgumentsWrong(Wrong),
+    MetaWrong(Wrong),
+    /// A top-level array (0 to 3 copies of the request) or scalar.
+    TopLevel {
+        copies: u8,
+        scalar: Option<Wrong>,
+    },
+}
+
+/// What the parser must answer.
+#[derive(Debug)]
+enum Expected {
+    /// The request, with the exact text of its arguments.
+    Call {
+        id: Id,
+        name: String,
+        arguments: Map<String, Value>,
+        arguments_text: String,
+        meta: Option<Map<String, Value>>,
+    },
+    Error {
+        error: RpcError,
+        id: Option<Id>,
+    },
+}
+
+// ---------------------------------------------------------------------------
+// Rendering with offsets
+
+#[derive(Default)]
+struct Rendered {
+    out: String,
+    whitespace: Vec<u8>,
+    next_ws: usize,
+    /// (pointer, byte offset of the value's first byte), in writing order.
+    values: Vec<(String, usize)>,
+    /// (pointer of the member, byte offset of its key's opening quote).
+    keys: Vec<(String, usize)>,
+}
+
+impl Rendered {
+    fn ws(&mut self) {
+        if self.whitespace.is_empty() {
+            return;
+        }
+        let w = self.whitespace[self.next_ws % self.whitespace.len()];
+        self.next_ws += 1;
+        self.out.push_str(match w % 8 {
+            0 => " ",
+            1 => "\n",
+            2 => "\t",
+            3 => "\r\n",
+            4 => "  ",
+            _ => "",
+        });
+    }
+
+    fn value(&mut self, j: &J, pointer: &str) {
+        self.values.push((pointer.to_owned(), self.out.len()));
+        match j {
+            J::Null => self.out.push_str("null"),
+            J::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            J::Int(i) => self.out.push_str(&i.to_string()),
+            J::UInt(i) => self.out.push_str(&i.to_string()),
+            // Debug: the shortest text that reads back as the same f64,
+            // always with a `.` or an exponent (so it stays a float).
+            J::Float(f) => self.out.push_str(&format!("{f:?}")),
+            J::RawNum(t) => self.out.push_str(t),
+            J::Str(s) => s.render(&mut self.out),
+            J::Arr(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.ws();
+                    self.value(item, &format!("{pointer}/{i}"));
+                    self.ws();
+                }
+                self.out.push(']');
+            }
+            J::Obj(members) => {
+                self.out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.ws();
+                    let p = format!("{pointer}/{}", token(&k.text));
+                    self.keys.push((p.clone(), self.out.len()));
+                    k.render(&mut self.out);
+                    self.ws();
+                    self.out.push(':');
+                    self.ws();
+                    self.value(v, &p);
+                    self.ws();
+                }
+                self.out.push('}');
+            }
+        }
+    }
+
+    fn value_at(&self, pointer: &str) -> usize {
+        self.values
+            .iter()
+            .rev()
+            .find(|(p, _)| p == pointer)
+            .map(|(_, o)| *o)
+            .unwrap_or_else(|| panic!("model bug: nothing written at {pointer}"))
+    }
+
+    fn key_at(&self, pointer: &str) -> usize {
+        self.keys
+            .iter()
+            .rev()
+            .find(|(p, _)| p == pointer)
+            .map(|(_, o)| *o)
+            .unwrap_or_else(|| panic!("model bug: no key written at {pointer}"))
+    }
+}
+
+/// Pointers (and depths: the object itself is at depth `d`) of every object
+/// with at least one member, in document order.
+fn object_sites(j: &J, pointer: &str, depth: usize, out: &mut Vec<(String, usize)>) {
+    match j {
+        J::Obj(members) => {
+            if !members.is_empty() {
+                out.push((pointer.to_owned(), depth));
+            }
+            for (k, v) in members {
+                object_sites(v, &format!("{pointer}/{}", token(&k.text)), depth + 1, out);
+            }
+        }
+        J::Arr(items) => {
+            for (i, v) in items.iter().enumerate() {
+                object_sites(v, &format!("{pointer}/{i}"), depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The object at `pointer` (a pointer `object_sites` produced).
+fn object_at_mut<'t>(root: &'t mut J, pointer: &str) -> &'t mut J {
+    let mut cur = root;
+    for tok in pointer.split('/').skip(1) {
+        let key = tok.replace("~1", "/").replace("~0", "~");
+        cur = match cur {
+            J::Obj(m) => {
+                &mut m
+                    .iter_mut()
+                    .find(|(k, _)| k.text == key)
+                    .expect("model bug: pointer")
+                    .1
+            }
+            J::Arr(items) => &mut items[key.parse::<usize>().expect("model bug: index")],
+            _ => panic!("model bug: pointer through a scalar"),
+        };
+    }
+    cur
+}
+
+impl CallModel {
+    /// The valid request as a tree (top-level object).
+    fn tree(&self) -> J {
+        let key = |k: &str| JStr::spelled(k, self.key_spelling.clone());
+        let mut params = vec![(key("name"), J::Str(self.name.clone()))];
+        if let Some(a) = &self.arguments {
+            params.push((key("arguments"), J::Obj(a.0.clone())));
+        }
+        if let Some(m) = &self.meta {
+            params.push((key("_meta"), J::Obj(m.0.clone())));
+        }
+        params.extend(dedup(
+            self.extra_params.0.clone(),
+            &["name", "arguments", "_meta"],
+        ));
+        let mut top = vec![
+            (
+                key("jsonrpc"),
+                J::Str(JStr::spelled("2.0", self.jsonrpc_spelling.clone())),
+            ),
+            (key("id"), self.id.tree()),
+            (
+                key("method"),
+                J::Str(JStr::spelled(rpc::TOOLS_CALL, self.method_spelling.clone())),
+            ),
+            (key("params"), J::Obj(self.shuffled(params, 1))),
+        ];
+        top.extend(dedup(
+            self.extra_top.0.clone(),
+            &["jsonrpc", "id", "method", "params"],
+        ));
+        J::Obj(self.shuffled(top, 0))
+    }
+
+    fn shuffled(&self, members: Vec<(JStr, J)>, salt: usize) -> Vec<(JStr, J)> {
+        if self.order.is_empty() {
+            return members;
+        }
+        let mut keyed: Vec<_> = members
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| (self.order[(i + salt * 7) % self.order.len()], i, m))
+            .collect();
+        keyed.sort_by_key(|(k, i, _)| (*k, *i));
+        keyed.into_iter().map(|(_, _, m)| m).collect()
+    }
+}
+
+/// Applies the mutation, renders, and states the answer.
+fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
+    let mut tree = model.tree();
+    let id = model.id.id();
+    let mut r = Rendered {
+        whitespace: model.whitespace.clone(),
+        ..Rendered::default()
+    };
+    // Errors whose offset is that of a value get it after rendering.
+    let mut expected_id = Some(id.clone());
+    let mut error: Option<RpcError> = None;
+    let mut top_level: Option<(u8, Option<Wrong>)> = None;
+    // Pointer of the container one level too deep.
+    let mut deep: Option<String> = None;
+    // (pointer of the second member, its key).
+    let mut duplicate: Option<(String, String)> = None;
+
+    match &model.mutation {
+        Mutation::None => {}
+        Mutation::DuplicateKey {
+            site,
+            member,
+            spelling,
+            position,
+        } => {
+            let mut sites = Vec::new();
+            object_sites(&tree, "", 1, &mut sites);
+            let (site_ptr, _) = sites[usize::from(*site) % sites.len()].clone();
+            let obj = object_at_mut(&mut tree, &site_ptr);
+            let members = obj.members_mut().expect("a site is an object");
+            let i = usize::from(*member) % members.len();
+            let (k, _) = members[i].clone();
+            let twin = k.respelled(spelling.clone());
+            let at_pos = i + 1 + usize::from(*position) % (members.len() - i);
+            members.insert(at_pos, (twin, J::Int(0)));
+            if site_ptr.is_empty() && k.text == "id" {
+                expected_id = None;
+            }
+            duplicate = Some((format!("{site_ptr}/{}", token(&k.text)), k.text));
+        }
+        Mutation::Deep {
+            site,
+            arrays,
+            exact,
+        } => {
+            let mut sites = Vec::new();
+            object_sites(&tree, "", 1, &mut sites);
+            let (site_ptr, depth) = sites[usize::from(*site) % sites.len()].clone();
+            let obj = object_at_mut(&mut tree, &site_ptr);
+            let mut key = "\u{1}deep".to_owned();
+            while obj.get(&key).is_some() {
+                key.push('~');
+            }
+            // The object is at `depth`; n containers below it reach depth + n.
+            let n = MAX_JSON_DEPTH + usize::from(!*exact) - depth;
+            let mut v = if *arrays {
+                J::Arr(vec![])
+            } else {
+                J::Obj(vec![])
+            };
+            for _ in 1..n {
+                v = if *arrays {
+                    J::Arr(vec![v])
+                } else {
+                    J::Obj(vec![(JStr::plain("d"), v)])
+                };
+            }
+            obj.members_mut()
+                .expect("a site is an object")
+                .push((JStr::plain(&key), v));
+            if !*exact {
+                let mut p = format!("{site_ptr}/{}", token(&key));
+                for _ in 1..n {
+                    p.push_str(if *arrays { "/0" } else { "/d" });
+                }
+                deep = Some(p);
+            }
+        }
+        Mutation::JsonrpcMissing => {
+            tree.remove("jsonrpc");
+            error = Some(EnvelopeError::InvalidJsonrpc { found: None }.into());
+        }
+        Mutation::JsonrpcWrongString(i) => {
+            let s = JStr::spelled(
+                BAD_JSONRPC[usize::from(*i) % BAD_JSONRPC.len()],
+                model.jsonrpc_spelling.clone(),
+            );
+            let mut raw = String::new();
+            s.render(&mut raw);
+            tree.set("jsonrpc", J::Str(s));
+            error = Some(
+                EnvelopeError::InvalidJsonrpc {
+                    found: Some(excerpt(&raw)),
+                }
+                .into(),
+            );
+        }
+        Mutation::JsonrpcNotString(w) => {
+            tree.set("jsonrpc", w.tree());
+            // The excerpt is of the text as written: known after rendering.
+            error = Some(
+                EnvelopeError::InvalidJsonrpc {
+                    found: Some(String::new()),
+                }
+                .into(),
+            );
+        }
+        Mutation::IdMissing => {
+            tree.remove("id");
+            expected_id = None;
+            error = Some(
+                EnvelopeError::Notification {
+                    method: rpc::TOOLS_CALL.to_owned(),
+                }
+                .into(),
+            );
+        }
+        Mutation::IdInvalid(b) => {
+            let (v, found) = b.tree_and_found();
+            tree.set("id", v);
+            expected_id = None;
+            let found: &'static str = found;
+            error = Some(EnvelopeError::InvalidId { found, offset: 0 }.into());
+        }
+        Mutation::MethodMissing => {
+            tree.remove("method");
+            error = Some(EnvelopeError::MissingMethod.into());
+        }
+        Mutation::MethodNotString(w) => {
+            let w = match w {
+                Wrong::String => Wrong::Null,
+                w => *w,
+            };
+            tree.set("method", w.tree());
+            error = Some(
+                EnvelopeError::InvalidMethod {
+                    found: w.tree().kind_name(),
+                    offset: 0,
+                }
+                .into(),
+            );
+        }
+        Mutation::MethodNearMiss(i) => {
+            let m = NEAR_MISS[usize::from(*i) % NEAR_MISS.len()];
+            tree.set(
+                "method",
+                J::Str(JStr::spelled(m, model.method_spelling.clone())),
+            );
+            error = Some(MethodError::NotToolsCall { method: excerpt(m) }.into());
+        }
+        Mutation::ParamsMissing => {
+            tree.remove("params");
+            error = Some(ParamsError::MissingParams.into());
+        }
+        Mutation::ParamsWrong(w) => {
+            let w = not_object(*w);
+            tree.set("params", w.tree());
+            error = Some(
+                ParamsError::ParamsNotObject {
+                    found: w.tree().kind_name(),
+                    offset: 0,
+                }
+                .into(),
+            );
+        }
+        Mutation::NameMissing => {
+            object_at_mut(&mut tree, "/params").remove("name");
+            error = Some(ParamsError::MissingName.into());
+        }
+        Mutation::NameWrong(w) | Mutation::ArgumentsWrong(w) | Mutation::MetaWrong(w) => {
+            type Make = fn(&'static str, usize) -> ParamsError;
+            let (key, w, make): (&str, Wrong, Make) = match &model.mutation {
+                Mutation::NameWrong(_) => (
+                    "name",
+                    match w {
+                        Wrong::String => Wrong::Object,
+                        w => *w,
+                    },
+                    |found, offset| ParamsError::InvalidName { found, offset },
+                ),
+                Mutation::ArgumentsWrong(_) => ("arguments", not_object(*w), |found, offset| {
+                    ParamsError::ArgumentsNotObject { found, offset }
+                }),
+                _ => ("_meta", not_object(*w), |found, offset| {
+                    ParamsError::MetaNotObject { found, offset }
+                }),
+            };
+            object_at_mut(&mut tree, "/params").set(key, w.tree());
+            error = Some(make(w.tree().kind_name(), 0).into());
+        }
+        Mutation::TopLevel { copies, scalar } => {
+            top_level = Some((*copies % 4, scalar.map(not_container)));
+            expected_id = None;
+        }
+    }
+
+    // Render.
+    match top_level {
+        None => r.value(&tree, ""),
+        Some((_, Some(w))) => {
+            let v = w.tree();
+            r.value(&v, "");
+            error = Some(
+                EnvelopeError::NotAnObject {
+                    found: v.kind_name(),
+                }
+                .into(),
+            );
+        }
+        Some((copies, None)) => {
+            let v = J::Arr(vec![tree.clone(); usize::from(copies)]);
+            r.value(&v, "");
+            error = Some(if copies == 0 {
+                EnvelopeError::EmptyBatch.into()
+            } else {
+                EnvelopeError::Batch {
+                    len: usize::from(copies),
+                }
+                .into()
+            });
+        }
+    }
+
+    // Offsets now known.
+    if let Some(e) = &mut error {
+        let fill = |e: &mut RpcError, r: &Rendered| match e {
+            RpcError::Envelope(EnvelopeError::InvalidId { offset, .. }) => {
+                *offset = r.value_at("/id")
+            }
+            RpcError::Envelope(EnvelopeError::InvalidMethod { offset, .. }) => {
+                *offset = r.value_at("/method")
+            }
+            RpcError::Params(ParamsError::ParamsNotObject { offset, .. }) => {
+                *offset = r.value_at("/params")
+            }
+            RpcError::Params(ParamsError::InvalidName { offset, .. }) => {
+                *offset = r.value_at("/params/name")
+            }
+            RpcError::Params(ParamsError::ArgumentsNotObject { offset, .. }) => {
+                *offset = r.value_at("/params/arguments")
+            }
+            RpcError::Params(ParamsError::MetaNotObject { offset, .. }) => {
+                *offset = r.value_at("/params/_meta")
+            }
+            RpcError::Envelope(EnvelopeError::InvalidJsonrpc { found: Some(f) })
+                if f.is_empty() =>
+            {
+                let start = r.value_at("/jsonrpc");
+                *f = excerpt(value_text(&r.out, start));
+            }
+            _ => {}
+        };
+        fill(e, &r);
+    }
+    if let Some((pointer, key)) = duplicate {
+        error = Some(RpcError::Json(JsonError::DuplicateKey(
+            crate::json::DuplicateKey {
+                key,
+                offset: r.key_at(&pointer),
+                pointer,
+            },
+        )));
+    }
+    if let Some(pointer) = deep {
+        error = Some(RpcError::Json(JsonError::TooDeep {
+            limit: MAX_JSON_DEPTH,
+            offset: r.value_at(&pointer),
+            pointer,
+        }));
+    }
+
+    let expected = match error {
+        Some(error) => Expected::Error {
+            error,
+            id: expected_id,
+        },
+        None => {
+            let params = tree.get("params").expect("params");
+            let (arguments, arguments_text) = match params.get("arguments") {
+                Some(a) => (
+                    object_map(a.members()),
+                    span_of_container(&r.out, r.value_at("/params/arguments")).to_owned(),
+                ),
+                None => (Map::new(), "{}".to_owned()),
+            };
+            Expected::Call {
+                id,
+                name: match params.get("name") {
+                    Some(J::Str(s)) => s.text.clone(),
+                    other => panic!("model bug: name {other:?}"),
+                },
+                arguments,
+                arguments_text,
+                meta: params.get("_meta").map(|m| object_map(m.members())),
+            }
+        }
+    };
+    (r, expected)
+}
+
+fn not_container(w: Wrong) -> Wrong {
+    match w {
+        Wrong::Object | Wrong::Array => Wrong::Null,
+        w => w,
+    }
+}
+
+fn not_object(w: Wrong) -> Wrong {
+    match w {
+        Wrong::Object => Wrong::Array,
+        w => w,
+    }
+}
+
+fn excerpt(s: &str) -> String {
+    if s.len() <= MAX_ERROR_EXCERPT {
+        return s.to_owned();
+    }
+    let mut end = MAX_ERROR_EXCERPT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// The string starting at `start`.
+fn string_span(text: &str, start: usize) -> &str {
+    let b = text.as_bytes();
+    let mut i = start + 1;
+    while b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    &text[start..=i]
+}
+
+/// The text of the value starting at `start` in a document the model wrote
+/// (a string's or container's end found by reading its brackets and quotes,
+/// a literal's or number's at the first delimiter).
+fn value_text(text: &str, start: usize) -> &str {
+    match text.as_bytes()[start] {
+        b'{' | b'[' | b'"' => span_of_container(text, start),
+        _ => {
+            let rest = &text[start..];
+            let end = rest
+                .find([',', '}', ']', ' ', '\t', '\r', '\n'])
+                .unwrap_or(rest.len());
+            &rest[..end]
+        }
+    }
+}
+
+/// The text of the object, array or string starting at `start` in a
+/// document the model wrote (brackets inside strings skipped).
+fn span_of_container(text: &str, start: usize) -> &str {
+    let b = text.as_bytes();
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for (i, &c) in b.iter().enumerate().skip(start) {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' if i == start => return string_span(text, start),
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[start..=i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("model bug: unclosed container at {start}")
+}
+
+fn check_model(model: &CallModel) {
+    let (r, expected) = render_and_expect(model);
+    let bytes = r.out.as_bytes();
+    let got = rpc::parse_tool_call(bytes);
+    match (&expected, &got) {
+        (
+            Expected::Call {
+                id,
+                name,
+                arguments,
+                arguments_text,
+                meta,
+            },
+            Ok(req),
+        ) => {
+            assert_eq!(&req.id, id, "id of {:?}", r.out);
+            assert_eq!(&req.name, name, "name of {:?}", r.out);
+            assert_eq!(&req.arguments(), arguments, "arguments of {:?}", r.out);
+            assert_eq!(req.arguments_json(), arguments_text, "arguments text");
+            assert_eq!(&req.meta, meta, "_meta of {:?}", r.out);
+            // The general parser reads the same call from the same scan.
+            match crate::rpc::parse_message(bytes, &crate::json::Limits::default()) {
+                Ok(Message::Request(m)) => {
+                    assert_eq!(m.method, rpc::TOOLS_CALL);
+                    assert_eq!(m.tool_call(), Some(Ok(req.clone())));
+                }
+                other => panic!("parse_message disagrees on {:?}: {other:?}", r.out),
+            }
+        }
+        (Expected::Error { error, id }, Err(rej)) => {
+            assert_eq!(&rej.error, error, "error for {:?}", r.out);
+            assert_eq!(rej.error.code(), error.code());
+            assert_eq!(rej.error.jsonrpc_code(), error.jsonrpc_code());
+            assert_eq!(rej.error.pointer(), error.pointer());
+            assert_eq!(rej.error.offset(), error.offset());
+            assert_eq!(&rej.id, id, "echoed id for {:?} ({error})", r.out);
+        }
+        _ => panic!(
+            "for {:?} (mutation {:?}) the model expects {expected:?}, the parser says {got:?}",
+            r.out, model.mutation
+        ),
+    }
+    // The byte-level harness's invariants hold on the same bytes.
+    super::rpc::parse_tool_call(bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base(mutation: Mutation) -> CallModel {
+        let members = |k: &str, v: J| Members(vec![(JStr::spelled(k, vec![0, 1]), v)]);
+        CallModel {
+            id: IdModel::Str(JStr::spelled("r\"1", vec![1, 0])),
+            jsonrpc_spelling: vec![0, 3],
+            method_spelling: vec![0, 2],
+            key_spelling: vec![0, 1],
+            name: JStr::plain("extract"),
+            arguments: Some(members(
+                "a/b",
+                J::Obj(vec![(
+                    JStr::plain("n"),
+                    J::Arr(vec![J::Float(0.1), J::Null]),
+                )]),
+            )),
+            meta: Some(members("progressToken", J::Int(7))),
+            extra_top: members("x", J::Bool(true)),
+            extra_params: Members(vec![]),
+            order: vec![3, 1, 2, 0],
+            whitespace: vec![0, 5, 1],
+            mutation,
+        }
+    }
+
+    /// Every kind of mutation, at every site, against the parser.
+    #[test]
+    fn every_mutation_has_its_exact_answer() {
+        let w = [
+            Wrong::Null,
+            Wrong::Bool(true),
+            Wrong::Number(-3),
+            Wrong::String,
+            Wrong::Array,
+            Wrong::Object,
+        ];
+        let mut all = vec![
+            Mutation::None,
+            Mutation::JsonrpcMissing,
+            Mutation::IdMissing,
+            Mutation::MethodMissing,
+            Mutation::ParamsMissing,
+            Mutation::NameMissing,
+        ];
+        for site in 0..6 {
+            for member in 0..4 {
+                all.push(Mutation::DuplicateKey {
+                    site,
+                    member,
+                    spelling: vec![member, 1],
+                    position: site,
+                });
+            }
+            for (arrays, exact) in [(true, true), (true, false), (false, true), (false, false)] {
+                all.push(Mutation::Deep {
+                    site,
+                    arrays,
+                    exact,
+                });
+            }
+        }
+        for i in 0..16 {
+            all.push(Mutation::JsonrpcWrongString(i));
+            all.push(Mutation::MethodNearMiss(i));
+        }
+        for b in [
+            BadId::Null,
+            BadId::Bool(false),
+            BadId::Fraction,
+            BadId::Exponent,
+            BadId::UpperExponent,
+            BadId::NegativeZero,
+            BadId::NegativeZeroFraction,
+            BadId::TooLarge,
+            BadId::TooSmall,
+            BadId::Array,
+            BadId::Object,
+        ] {
+            all.push(Mutation::IdInvalid(b));
+        }
+        for w in w {
+            all.push(Mutation::JsonrpcNotString(w));
+            all.push(Mutation::MethodNotString(w));
+            all.push(Mutation::ParamsWrong(w));
+            all.push(Mutation::NameWrong(w));
+            all.push(Mutation::ArgumentsWrong(w));
+            all.push(Mutation::MetaWrong(w));
+            all.push(Mutation::TopLevel {
+                copies: 0,
+                scalar: Some(w),
+            });
+        }
+        for copies in 0..4 {
+            all.push(Mutation::TopLevel {
+                copies,
+                scalar: None,
+            });
+        }
+        for m in all {
+            check_model(&base(m));
+        }
+    }
+
+    /// The escaped twin of a key is a duplicate, at the offset of its quote.
+    #[test]
+    fn escaped_twin_is_reported_where_the_model_wrote_it() {
+        let m = base(Mutation::DuplicateKey {
+            site: 0,
+            member: 0,
+            spelling: vec![1],
+            position: 0,
+        });
+        let (r, expected) = render_and_expect(&m);
+        assert!(r.out.contains("\\u00"), "{}", r.out);
+        match expected {
+            Expected::Error {
+                error: RpcError::Json(JsonError::DuplicateKey(d)),
+                ..
+            } => assert_eq!(&r.out[d.offset..d.offset + 2], "\"\\"),
+            other => panic!("{other:?}"),
+        }
+        check_model(&m);
+    }
+}
