@@ -10,6 +10,8 @@
 
 pub mod json;
 pub mod net;
+pub mod net_reference;
+pub mod net_structured;
 pub mod numbers;
 pub mod rpc;
 pub mod rpc_structured;
@@ -50,6 +52,7 @@ macro_rules! for_each_fuzz_target {
             classify_url => net::classify_url,
             classify_ip => net::classify_ip,
             classify_url_differential => net::classify_url_differential,
+            classify_url_structured => net_structured::classify_url_structured,
             #[cfg(feature = "pdf")]
             pdf_extract => pdf::pdf_extract,
             #[cfg(feature = "mcp")]
