@@ -10,8 +10,8 @@
 //!
 //! `JSON_COST=<none|ignored|value|tool_call|strict|dup> JSON_COST_SIZE=<bytes>
 //! JSON_COST_N=<loops> target/release/deps/core_json-*` runs one plain loop
-//! instead of criterion, for `valgrind --tool=callgrind` profiles and
-//! instruction counts (subtract the `none` run: setup).
+//! instead of criterion, for `valgrind --tool=callgrind
+//! --toggle-collect='*cost_loop*'` profiles and instruction counts.
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -175,14 +175,21 @@ fn cost_driver(mode: &str) {
             .unwrap_or(d)
     };
     let bytes = request(env("JSON_COST_SIZE", 64 * 1024));
+    cost_loop(mode, &bytes, env("JSON_COST_N", 100));
+}
+
+/// The measured loop alone (`valgrind --tool=callgrind
+/// --toggle-collect='*cost_loop*'` counts nothing else).
+#[inline(never)]
+fn cost_loop(mode: &str, bytes: &[u8], n: usize) {
     let limits = Limits::default();
-    for _ in 0..env("JSON_COST_N", 100) {
+    for _ in 0..n {
         match mode {
-            "ignored" => drop(black_box(ignored_any(&bytes))),
-            "value" => drop(black_box(serde_value(&bytes))),
-            "tool_call" => drop(black_box(parse_tool_call(black_box(&bytes)))),
-            "strict" => drop(black_box(parse_strict(black_box(&bytes), &limits))),
-            "dup" => drop(black_box(refuse_duplicate_json_keys(black_box(&bytes)))),
+            "ignored" => drop(black_box(ignored_any(bytes))),
+            "value" => drop(black_box(serde_value(bytes))),
+            "tool_call" => drop(black_box(parse_tool_call(black_box(bytes)))),
+            "strict" => drop(black_box(parse_strict(black_box(bytes), &limits))),
+            "dup" => drop(black_box(refuse_duplicate_json_keys(black_box(bytes)))),
             _ => {}
         }
     }

@@ -179,19 +179,14 @@ impl<'a> Keys<'a> {
 
     /// Whether `key` (fingerprint `fp`) is already a key of `frame`, the
     /// innermost object; then records it as one.
+    #[inline(always)]
     pub(super) fn insert(&mut self, frame: &mut Frame<'a>, key: Cow<'a, [u8]>, fp: u64) -> bool {
-        let start = frame.keys_start;
-        let dup = if let Some(set) = frame.set.as_mut() {
-            !set.insert(key.clone())
+        let own = self.recs.get(frame.keys_start..).unwrap_or_default();
+        let dup = if own.len() < LINEAR_KEY_CHECK {
+            // Integer compares; the bytes only when a fingerprint matches.
+            own.iter().any(|r| r.fp == fp) && same_key(own, fp, &key)
         } else {
-            let own = self.recs.get(start..).unwrap_or_default();
-            let dup = own.iter().any(|r| r.fp == fp && r.key == key);
-            if !dup && own.len() >= LINEAR_KEY_CHECK {
-                let mut set: HashSet<Cow<'a, [u8]>> = own.iter().map(|r| r.key.clone()).collect();
-                set.insert(key.clone());
-                frame.set = Some(Box::new(set));
-            }
-            dup
+            large_insert(own, frame, &key)
         };
         self.recs.push(KeyRec { fp, key });
         dup
@@ -205,6 +200,23 @@ impl<'a> Keys<'a> {
     fn get(&self, i: usize) -> Option<&[u8]> {
         self.recs.get(i).map(|r| r.key.as_ref())
     }
+}
+
+/// Whether a key of `own` with fingerprint `fp` equals `key`.
+#[cold]
+#[inline(never)]
+fn same_key(own: &[KeyRec<'_>], fp: u64, key: &[u8]) -> bool {
+    own.iter().any(|r| r.fp == fp && r.key.as_ref() == key)
+}
+
+/// The duplicate check of an object that already has [`LINEAR_KEY_CHECK`]
+/// keys (`own`): a hash set of its keys, built on first use.
+#[inline(never)]
+fn large_insert<'a>(own: &[KeyRec<'a>], frame: &mut Frame<'a>, key: &Cow<'a, [u8]>) -> bool {
+    let set = frame
+        .set
+        .get_or_insert_with(|| Box::new(own.iter().map(|r| r.key.clone()).collect()));
+    !set.insert(key.clone())
 }
 
 /// RFC 6901 pointer to the current position in `frames`; `last` is a key
@@ -359,17 +371,31 @@ fn string_run(b: &[u8], mut pos: usize) -> usize {
 /// after its closing quote and whether it held an escape. With `out`, an
 /// escaped string's unescaped bytes are appended to it (all of them: the
 /// runs between escapes too); an unescaped string appends nothing.
-#[inline]
+#[inline(always)]
 pub(super) fn string(
     b: &[u8],
     pos: usize,
+    out: Option<&mut Vec<u8>>,
+) -> Result<(usize, bool), Fail> {
+    let p = string_run(b, pos + 1);
+    if b.get(p) == Some(&b'"') {
+        return Ok((p + 1, false));
+    }
+    string_rest(b, pos + 1, p, out)
+}
+
+/// The rest of a string whose content starts at `content` and whose first
+/// special byte (not a closing quote) is at `p`.
+#[inline(never)]
+fn string_rest(
+    b: &[u8],
+    content: usize,
+    mut p: usize,
     mut out: Option<&mut Vec<u8>>,
 ) -> Result<(usize, bool), Fail> {
-    let mut p = pos + 1;
-    let mut run = p;
+    let mut run = content;
     let mut escaped = false;
     loop {
-        p = string_run(b, p);
         match b.get(p) {
             Some(b'"') => {
                 if let (true, Some(o)) = (escaped, out.as_deref_mut()) {
@@ -388,6 +414,7 @@ pub(super) fn string(
             Some(_) => return syntax(SyntaxKind::ControlCharacterInString, p),
             None => return syntax(SyntaxKind::UnexpectedEnd, p),
         }
+        p = string_run(b, p);
     }
 }
 
@@ -496,10 +523,29 @@ pub(super) struct NumberToken {
     pub(super) float: bool,
 }
 
+/// Integers of at most this many digits are read on the fast path (more
+/// may be out of `f64` range: see [`number_slow`]).
+const FAST_INT_DIGITS: usize = 300;
+
 /// Reads the number at `pos` (RFC 8259 §6, refusing what `serde_json`
 /// refuses, out-of-range included).
-#[inline]
+#[inline(always)]
 pub(super) fn number(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
+    // Fast path: `-?[1-9][0-9]*` not followed by a fraction or exponent.
+    let p = pos + usize::from(b.get(pos) == Some(&b'-'));
+    if let Some(b'1'..=b'9') = b.get(p) {
+        let end = digits(b, p + 1);
+        if end - p <= FAST_INT_DIGITS && !matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
+            return Ok(NumberToken { end, float: false });
+        }
+    }
+    number_slow(b, pos)
+}
+
+/// [`number`] for every form: a leading zero, a fraction, an exponent, a
+/// long integer, or an error.
+#[inline(never)]
+fn number_slow(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
     let start = pos;
     let mut p = pos;
     if b.get(p) == Some(&b'-') {
@@ -545,7 +591,7 @@ pub(super) fn number(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
     // A number can only be out of f64 range with an exponent or more than
     // 300 integer digits (10^300 < f64::MAX); ask serde_json in those
     // rare cases so both agree exactly on the range.
-    if exp || int_digits > 300 {
+    if exp || int_digits > FAST_INT_DIGITS {
         let text = b.get(start..p).unwrap_or_default();
         let ok = std::str::from_utf8(text)
             .ok()
@@ -610,8 +656,13 @@ pub(super) fn key<'a>(
         Some(b'/') => return syntax(SyntaxKind::Comment, at),
         Some(_) => return syntax(SyntaxKind::ExpectedKey, at),
     }
+    let p = string_run(b, at + 1);
+    if b.get(p) == Some(&b'"') {
+        let raw = b.get(at + 1..p).unwrap_or_default();
+        return Ok((p + 1, Cow::Borrowed(raw), fingerprint_in(b, at + 1, p)));
+    }
     scratch.clear();
-    let (end, escaped) = string(b, at, Some(scratch))?;
+    let (end, escaped) = string_rest(b, at + 1, p, Some(scratch))?;
     if escaped {
         let k = std::mem::take(scratch);
         let fp = fingerprint(&k);
