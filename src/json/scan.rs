@@ -126,7 +126,7 @@ pub(super) struct Frame<'a> {
     /// Array index of the current element.
     pub(super) index: usize,
     /// Set once the object has more than [`LINEAR_KEY_CHECK`] keys.
-    set: Option<Box<HashSet<Cow<'a, [u8]>>>>,
+    set: Option<HashSet<Cow<'a, [u8]>>>,
     /// Where this container starts.
     start: usize,
     /// The slot the current member or element is recorded in.
@@ -186,7 +186,7 @@ impl<'a> Keys<'a> {
             // Integer compares; the bytes only when a fingerprint matches.
             own.iter().any(|r| r.fp == fp) && same_key(own, fp, &key)
         } else {
-            large_insert(own, frame, &key)
+            large_insert(own, frame, key.clone())
         };
         self.recs.push(KeyRec { fp, key });
         dup
@@ -212,11 +212,11 @@ fn same_key(own: &[KeyRec<'_>], fp: u64, key: &[u8]) -> bool {
 /// The duplicate check of an object that already has [`LINEAR_KEY_CHECK`]
 /// keys (`own`): a hash set of its keys, built on first use.
 #[inline(never)]
-fn large_insert<'a>(own: &[KeyRec<'a>], frame: &mut Frame<'a>, key: &Cow<'a, [u8]>) -> bool {
+fn large_insert<'a>(own: &[KeyRec<'a>], frame: &mut Frame<'a>, key: Cow<'a, [u8]>) -> bool {
     let set = frame
         .set
-        .get_or_insert_with(|| Box::new(own.iter().map(|r| r.key.clone()).collect()));
-    !set.insert(key.clone())
+        .get_or_insert_with(|| own.iter().map(|r| r.key.clone()).collect());
+    !set.insert(key)
 }
 
 /// RFC 6901 pointer to the current position in `frames`; `last` is a key
