@@ -6,8 +6,12 @@
 //! * [`rpc`]: JSON-RPC 2.0 envelope, `tools/call` parsing, error responses.
 //! * [`net`]: URL / IP classifier refusing non-public destinations (SSRF).
 //! * `pdf` (feature `pdf`): lopdf-based text and metadata extractor with resource limits.
-//! * `mcp` (feature `mcp`): the MCP stdio server.
-//! * `gate` (feature `gate`): the policy gateway in front of any stdio MCP server.
+//! * `confine` (feature `confine`): path confinement beneath a root directory.
+//! * `engine` (feature `engine`): the session engine and its transports,
+//!   below both services.
+//! * `mcp` (feature `mcp`): the MCP server for the PDF tools, on the engine.
+//! * `gate` (feature `gate`): the policy gateway in front of any stdio MCP
+//!   server, on the engine (never on `mcp`).
 //!
 //! `toolgate = { default-features = false }` is the bare core (`json`, `rpc`, `net`).
 //!
@@ -34,6 +38,12 @@ pub mod rpc;
 
 #[cfg(feature = "pdf")]
 pub mod pdf;
+
+#[cfg(feature = "confine")]
+pub mod confine;
+
+#[cfg(feature = "engine")]
+pub mod engine;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;

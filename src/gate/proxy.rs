@@ -1,4 +1,4 @@
-//! The gateway service: the session engine ([`crate::mcp::engine`]) serves
+//! The gateway service: the session engine ([`crate::engine`]) serves
 //! it, and it forwards to the child server through the policy.
 //!
 //! * Client → child: the engine has run every line through the core; a
@@ -33,12 +33,11 @@ use super::listing::{ListEvent, ToolView};
 use super::pin::Pins;
 use super::poison::{clean_value, PoisonMode};
 use super::urls::vet_addresses;
-use crate::json::{parse_strict, Limits};
-use crate::mcp::service::{
-    ClientResponse, ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer, Reply,
-    Request, Response, Service,
+use crate::engine::{
+    CallContext, ClientResponse, ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer,
+    Reply, Request, Response, Service,
 };
-use crate::mcp::CallContext;
+use crate::json::{parse_strict, Limits};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
 /// Default `--max-response-bytes`: 16 MiB, the server's response bound.
@@ -493,7 +492,7 @@ impl GateService {
             }
         };
         if value.get("method").is_some() {
-            match crate::mcp::wire::parse_element(bytes, &self.shared.limits) {
+            match crate::engine::wire::parse_element(bytes, &self.shared.limits) {
                 Ok(_) => {
                     let raw = String::from_utf8_lossy(bytes).into_owned();
                     let Ok(raw) = RawValue::from_string(raw) else {
@@ -511,7 +510,7 @@ impl GateService {
             return;
         }
         let id = value.get("id").and_then(valid_id);
-        if !crate::mcp::wire::is_valid_response(&value) {
+        if !crate::engine::wire::is_valid_response(&value) {
             tracing::warn!("the child wrote a malformed response; dropped");
             if let Some(id) = id {
                 if let Some(p) = self.finish(&id) {

@@ -20,7 +20,8 @@ use rustix::process::Signal;
 
 use super::child::{child_env, ChildProcess};
 use super::proxy::{GateConfig, GateService, MAX_PENDING_REQUESTS};
-use crate::mcp::{EngineConfig, Frame, LineReader};
+use crate::engine::transport::{stdio, Frame, LineReader};
+use crate::engine::EngineConfig;
 
 /// How long the child may take to exit after its stdin is closed.
 pub const GRACE: Duration = Duration::from_secs(2);
@@ -67,7 +68,7 @@ pub fn run(
         ..EngineConfig::default()
     };
     let input = BufReader::new(io::stdin());
-    let result = crate::mcp::stdio::serve(service, engine, input, io::stdout());
+    let result = stdio::serve(service, engine, input, io::stdout());
     let code = child.lock().map_or(0, |mut c| {
         c.stop(GRACE);
         0

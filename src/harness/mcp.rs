@@ -1,7 +1,8 @@
 //! Harnesses for `toolgate::mcp`.
 use serde_json::{json, Value};
 
-use crate::mcp::{Config, Frame, LineReader, PageRange, PdfBackend, Server, ToolFailure};
+use crate::engine::transport::{Frame, LineReader};
+use crate::mcp::{Config, PageRange, PdfBackend, Server, ToolFailure};
 
 /// A backend that never parses PDFs (the fuzz target must not spawn
 /// extractor processes); file access and confinement stay real.
@@ -96,7 +97,7 @@ fn is_notification(v: &Value) -> bool {
 /// A JSON-RPC response sent by the client (`result` or `error`, no
 /// `method`): the server drops it unanswered (JSON-RPC 2.0 §5).
 fn is_response(v: &Value) -> bool {
-    crate::mcp::wire::is_valid_response(v)
+    crate::engine::wire::is_valid_response(v)
 }
 
 /// A message that must never be answered.

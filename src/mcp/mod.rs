@@ -29,28 +29,14 @@
 //! ```
 
 mod backend;
-mod confine;
-pub mod engine;
-mod framing;
-mod render;
-mod revision;
 mod server;
-pub mod service;
-pub mod stdio;
 mod tools;
-pub(crate) mod wire;
 
 use std::path::PathBuf;
 
 pub use backend::{DefaultPdf, PageRange, PdfBackend, ToolFailure};
-pub use confine::{ConfineError, Resolution, Root, MAX_OPEN_RETRIES, MAX_SYMLINK_FOLLOWS};
-pub use engine::{Engine, EngineConfig, Transport};
-pub use framing::{Frame, Framer, LineReader};
-pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
-pub use server::{looks_like_url, supported_versions, Server};
-pub use service::{CallContext, CancelToken, Handled, Peer, Progress, Reply, Service};
+pub use server::{looks_like_url, Server};
 pub use tools::{parse_pages, PathScope, MAX_PAGE_NUMBER, TOOL_NAMES};
-pub use wire::code;
 
 /// Default bound on one line (one JSON-RPC message), in bytes, terminator
 /// excluded: the core's payload bound. Longer lines are discarded as they

@@ -1,12 +1,6 @@
-//! The session: lifecycle state for both protocol eras and method dispatch.
-//!
-//! Era selection follows the reference SDK's dual-era stdio server: the
-//! first request decides, once. `initialize` opens a handshake-era session
-//! (2024-11-05 .. 2025-11-25); a request carrying the 2026-07-28 `_meta`
-//! envelope (`io.modelcontextprotocol/protocolVersion`) opens a stateless
-//! one. Afterwards a claim from the other era is refused: `initialize` on a
-//! stateless session gets -32022 naming the stateless versions, an enveloped
-//! request on a handshake session gets -32600.
+//! The session: method dispatch for both protocol eras. The era itself
+//! (which request fixes it, what the other era's requests get) is the
+//! engine's [`Era`] state machine, shared with the gateway.
 
 use std::io::{self, BufRead, Write};
 
@@ -17,32 +11,18 @@ use crate::json::Limits;
 use crate::rpc::{Incoming, Message};
 
 use super::backend::{refuse_url, PdfBackend, ToolFailure};
-use super::confine::{self, ConfineError, Root};
-use super::framing::{Frame, LineReader};
-use super::revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 use super::tools::{self, ToolCall};
-use super::wire::{self, code, Envelope, Id, ProtocolError};
 use super::Config;
-
-/// `_meta` key carrying a stateless request's protocol version.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key carrying a stateless request's client capabilities.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key carrying the server identity on stateless results.
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+use crate::confine::{self, ConfineError, Root};
+use crate::engine::transport::{Frame, LineReader};
+use crate::engine::wire::{self, code, Envelope, Id, ProtocolError};
+use crate::engine::{
+    stateless_envelope, stateless_versions, Admitted, Era, Revision, LATEST_HANDSHAKE,
+    META_SERVER_INFO,
+};
 
 const INSTRUCTIONS: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. Paths are relative to the server's root directory; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
 const INSTRUCTIONS_UNCONFINED: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. UNCONFINED: this server was started with --unconfined and reads any path its process can read; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Era {
-    /// No request decided the era yet.
-    Fresh,
-    /// `initialize` answered with `rev`.
-    Handshake { rev: Revision, initialized: bool },
-    /// 2026-07-28: every request carries its own version.
-    Stateless,
-}
 
 /// One MCP session over one connection.
 pub struct Server<B> {
@@ -196,11 +176,10 @@ impl<B: PdfBackend> Server<B> {
             self.handle_notification(&env);
             return None;
         };
-        let rev = self.current_revision();
+        let era = self.era;
         Some(match self.dispatch(&id, &env) {
             Ok(mut result) => {
-                let stateless = self.era == Era::Stateless;
-                if stateless || rev.is_some_and(Revision::has_result_type) {
+                if self.era.is_stateless() || era.has_result_type() {
                     if let Value::Object(m) = &mut result {
                         m.insert("resultType".into(), Value::from("complete"));
                     }
@@ -214,21 +193,11 @@ impl<B: PdfBackend> Server<B> {
         })
     }
 
-    fn current_revision(&self) -> Option<Revision> {
-        match self.era {
-            Era::Fresh => None,
-            Era::Handshake { rev, .. } => Some(rev),
-            Era::Stateless => Some(Revision::V2026_07_28),
-        }
-    }
-
     fn handle_notification(&mut self, env: &Envelope) {
-        match (env.method.as_str(), &mut self.era) {
-            ("notifications/initialized", Era::Handshake { initialized, .. }) => {
-                *initialized = true;
-                tracing::info!("client initialized");
-            }
-            (method, _) => tracing::debug!(method, "notification ignored"),
+        if self.era.notified(&env.method) {
+            tracing::info!("client initialized");
+        } else {
+            tracing::debug!(method = %env.method, "notification ignored");
         }
     }
 
@@ -238,15 +207,13 @@ impl<B: PdfBackend> Server<B> {
         let err = |code: i64, msg: String| {
             Err(ProtocolError::new(code, msg, Some(id.clone())).to_response())
         };
-        let enveloped = has_stateless_envelope(env.params.as_ref());
-        match self.era {
-            Era::Fresh if method == "initialize" => self.initialize(id, env).map_err(|e| e.to_response()),
-            Era::Fresh if enveloped => {
-                self.era = Era::Stateless;
-                tracing::info!("stateless session (2026-07-28)");
-                self.dispatch_stateless(id, env)
-            }
-            Era::Fresh => match method {
+        let admitted = self
+            .era
+            .admit(id, method, env.params.as_ref())
+            .map_err(|e| e.to_response())?;
+        match admitted {
+            Admitted::Initialize => self.initialize(id, env).map_err(|e| e.to_response()),
+            Admitted::Fresh => match method {
                 "ping" => Ok(json!({})),
                 "tools/list" | "tools/call" => err(
                     code::INVALID_REQUEST,
@@ -257,58 +224,21 @@ impl<B: PdfBackend> Server<B> {
                     .map_err(|e| e.to_response()),
                 _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
             },
-            Era::Handshake { rev, .. } => {
-                if method == "initialize" {
-                    return err(
-                        code::INVALID_REQUEST,
-                        format!("already initialized (protocol revision {}): initialize may be sent once per session", rev.as_str()),
-                    );
-                }
-                if enveloped {
-                    return err(
-                        code::INVALID_REQUEST,
-                        "this session uses the initialize handshake; requests carrying the 2026-07-28 _meta envelope are not accepted on it".into(),
-                    );
-                }
-                match method {
-                    "ping" => Ok(json!({})),
-                    "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-                    "tools/call" => self.tools_call(id, env, rev),
-                    _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
-                }
-            }
-            Era::Stateless => self.dispatch_stateless(id, env),
-        }
-    }
-
-    fn dispatch_stateless(&mut self, id: &Id, env: &Envelope) -> Result<Value, Value> {
-        let method = env.method.as_str();
-        if method == "initialize" {
-            let requested = env
-                .params
-                .as_ref()
-                .and_then(|p| p.get("protocolVersion"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            return Err(ProtocolError::new(
-                code::UNSUPPORTED_PROTOCOL_VERSION,
-                "this session serves the stateless 2026-07-28 protocol; the initialize handshake is not accepted on it",
-                Some(id.clone()),
-            )
-            .with_data(json!({"supported": stateless_versions(), "requested": requested}))
-            .to_response());
-        }
-        let rev = stateless_envelope(id, env.params.as_ref()).map_err(|e| e.to_response())?;
-        match method {
-            "server/discover" => Ok(discover_result(self.instructions())),
-            "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-            "tools/call" => self.tools_call(id, env, rev),
-            _ => Err(ProtocolError::new(
-                code::METHOD_NOT_FOUND,
-                format!("method not found: {method} (not a 2026-07-28 method)"),
-                Some(id.clone()),
-            )
-            .to_response()),
+            Admitted::Handshake(rev) => match method {
+                "ping" => Ok(json!({})),
+                "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+                "tools/call" => self.tools_call(id, env, rev),
+                _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
+            },
+            Admitted::Stateless(rev) => match method {
+                "server/discover" => Ok(discover_result(self.instructions())),
+                "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
+                "tools/call" => self.tools_call(id, env, rev),
+                _ => err(
+                    code::METHOD_NOT_FOUND,
+                    format!("method not found: {method} (not a 2026-07-28 method)"),
+                ),
+            },
         }
     }
 
@@ -316,13 +246,13 @@ impl<B: PdfBackend> Server<B> {
         let offered = match env.params.as_ref().and_then(|p| p.get("protocolVersion")) {
             Some(Value::String(v)) => v.clone(),
             Some(_) => {
-                return Err(invalid_params(
+                return Err(ProtocolError::invalid_params(
                     id,
                     "/params/protocolVersion must be a string",
                 ))
             }
             None => {
-                return Err(invalid_params(
+                return Err(ProtocolError::invalid_params(
                     id,
                     "initialize requires /params/protocolVersion",
                 ))
@@ -332,10 +262,7 @@ impl<B: PdfBackend> Server<B> {
             .filter(|r| r.is_handshake())
             .unwrap_or(LATEST_HANDSHAKE);
         tracing::info!(offered = %offered, answered = rev.as_str(), "initialize");
-        self.era = Era::Handshake {
-            rev,
-            initialized: false,
-        };
+        self.era.enter_handshake(rev);
         Ok(json!({
             "protocolVersion": rev.as_str(),
             "capabilities": {"tools": {"listChanged": false}},
@@ -350,8 +277,8 @@ impl<B: PdfBackend> Server<B> {
         let start = match env.params.as_ref().and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => decode_cursor(c, page, defs.len())
-                .ok_or_else(|| invalid_params(id, &format!("invalid cursor {c:?}: pass a nextCursor value from a previous tools/list result")))?,
-            Some(_) => return Err(invalid_params(id, "/params/cursor must be a string")),
+                .ok_or_else(|| ProtocolError::invalid_params(id, &format!("invalid cursor {c:?}: pass a nextCursor value from a previous tools/list result")))?,
+            Some(_) => return Err(ProtocolError::invalid_params(id, "/params/cursor must be a string")),
         };
         let end = start.saturating_add(page).min(defs.len());
         let mut result = Map::new();
@@ -375,12 +302,12 @@ impl<B: PdfBackend> Server<B> {
             Some(Ok(call)) => call.clone(),
             Some(Err(rejected)) => return Err(rejected.to_response()),
             None => {
-                return Err(invalid_params(id, "/params is missing").to_response());
+                return Err(ProtocolError::invalid_params(id, "/params is missing").to_response());
             }
         };
         let name = request.name.as_str();
         if !tools::is_tool(name) {
-            return Err(invalid_params(
+            return Err(ProtocolError::invalid_params(
                 id,
                 &format!(
                     "unknown tool {name:?}; tools: {}",
@@ -475,29 +402,8 @@ fn refuse_batch(message: String) -> Value {
     ProtocolError::new(code::INVALID_REQUEST, message, None).to_response()
 }
 
-fn invalid_params(id: &Id, message: &str) -> ProtocolError {
-    ProtocolError::new(
-        code::INVALID_PARAMS,
-        format!("invalid params: {message}"),
-        Some(id.clone()),
-    )
-}
-
 fn server_info() -> Value {
     json!({"name": "toolgate", "version": env!("CARGO_PKG_VERSION")})
-}
-
-fn stateless_versions() -> Vec<&'static str> {
-    STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect()
-}
-
-/// Every revision this server speaks, handshake ones first.
-pub fn supported_versions() -> Vec<&'static str> {
-    HANDSHAKE_REVISIONS
-        .iter()
-        .chain(STATELESS_REVISIONS)
-        .map(|r| r.as_str())
-        .collect()
 }
 
 fn discover_result(instructions: &str) -> Value {
@@ -512,76 +418,6 @@ fn discover_result(instructions: &str) -> Value {
         "cacheScope": "private",
         "_meta": meta,
     })
-}
-
-fn has_stateless_envelope(params: Option<&Map<String, Value>>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
-}
-
-/// The stateless validation ladder (2026-07-28 "Per-request protocol
-/// fields"): `_meta` must carry a string protocol version and an object of
-/// client capabilities, and the version must be one we serve.
-fn stateless_envelope(
-    id: &Id,
-    params: Option<&Map<String, Value>>,
-) -> Result<Revision, ProtocolError> {
-    let meta = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .ok_or_else(|| {
-            invalid_params(
-                id,
-                &format!("/params/_meta must be an object carrying {META_PROTOCOL_VERSION:?} and {META_CLIENT_CAPABILITIES:?}"),
-            )
-        })?;
-    let version = match meta.get(META_PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v,
-        Some(_) => {
-            return Err(invalid_params(
-                id,
-                &format!(
-                    "/params/_meta/{} must be a string",
-                    pointer_token(META_PROTOCOL_VERSION)
-                ),
-            ))
-        }
-        None => {
-            return Err(invalid_params(
-                id,
-                &format!("/params/_meta is missing {META_PROTOCOL_VERSION:?}"),
-            ))
-        }
-    };
-    match meta.get(META_CLIENT_CAPABILITIES) {
-        Some(Value::Object(_)) => {}
-        Some(_) => {
-            return Err(invalid_params(
-                id,
-                &format!(
-                    "/params/_meta/{} must be an object",
-                    pointer_token(META_CLIENT_CAPABILITIES)
-                ),
-            ))
-        }
-        None => {
-            return Err(invalid_params(
-                id,
-                &format!("/params/_meta is missing {META_CLIENT_CAPABILITIES:?}"),
-            ))
-        }
-    }
-    match Revision::parse(version).filter(|r| STATELESS_REVISIONS.contains(r)) {
-        Some(rev) => Ok(rev),
-        None => Err(ProtocolError::new(
-            code::UNSUPPORTED_PROTOCOL_VERSION,
-            format!("unsupported protocol version {version:?}"),
-            Some(id.clone()),
-        )
-        .with_data(json!({"supported": stateless_versions(), "requested": version}))),
-    }
 }
 
 const CURSOR_PREFIX: &str = "tools:";
@@ -628,12 +464,6 @@ pub fn looks_like_url(path: &str) -> bool {
     rest.starts_with(['/', '\\']) || ALWAYS.contains(&scheme.to_ascii_lowercase().as_str())
 }
 
-/// `key` as an RFC 6901 reference token (`~` is `~0`, `/` is `~1`), for
-/// JSON Pointers in messages: the `_meta` keys contain `/`.
-fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -677,5 +507,63 @@ mod tests {
         ] {
             assert_eq!(decode_cursor(bad, 1, 2), None, "{bad}");
         }
+    }
+
+    /// A FIFO swapped in after the type check once blocked the open, and
+    /// with it the whole session. Races a FIFO against a regular file for
+    /// many calls; the server answers every call and every `ping`.
+    #[test]
+    fn a_fifo_racing_a_regular_file_never_blocks_the_server() {
+        use crate::mcp::{PageRange, PdfBackend, ToolFailure};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+
+        struct Stub;
+        impl PdfBackend for Stub {
+            fn extract(
+                &self,
+                _: &[u8],
+                _: Option<PageRange>,
+                _: Option<&str>,
+            ) -> Result<Value, ToolFailure> {
+                Err(ToolFailure::new("not_a_pdf", "stub"))
+            }
+            fn metadata(&self, _: &[u8], _: Option<&str>) -> Result<Value, ToolFailure> {
+                Err(ToolFailure::new("not_a_pdf", "stub"))
+            }
+        }
+
+        const CALLS: usize = 400;
+        let dir = tempfile::tempdir().unwrap();
+        let root_dir = dir.path().canonicalize().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let racer = crate::confine::race_fifo(&root_dir, "race.pdf", Arc::clone(&stop));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = std::thread::spawn(move || {
+            let config = Config {
+                root: Some(root_dir),
+                ..Config::default()
+            };
+            let mut server = Server::new(config, Stub).unwrap();
+            let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+            assert!(server.handle_line(init).is_some());
+            let mut answered = 0usize;
+            for i in 1..=CALLS {
+                let call = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"get_metadata","arguments":{"path":"race.pdf"}}});
+                let r = server.handle_line(call.to_string().as_bytes()).unwrap();
+                assert_eq!(r["id"], i, "{r}");
+                let ping = json!({"jsonrpc":"2.0","id":format!("p{i}"),"method":"ping"});
+                let p = server.handle_line(ping.to_string().as_bytes()).unwrap();
+                assert_eq!(p["result"], json!({}));
+                answered += 2;
+            }
+            tx.send(answered).unwrap();
+        });
+        // A hang is the failure: wait long, never forever.
+        let answered = rx.recv_timeout(std::time::Duration::from_secs(300));
+        stop.store(true, Ordering::Relaxed);
+        racer.join().unwrap();
+        assert_eq!(answered.ok(), Some(2 * CALLS), "a call never returned");
+        worker.join().unwrap();
     }
 }

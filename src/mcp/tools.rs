@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use super::backend::{PageRange, ToolFailure};
-use super::revision::Revision;
+use crate::engine::Revision;
 
 /// Upper bound on a page number accepted in `pages` (PDF viewers' practical
 /// limit is far lower; this only keeps arithmetic on input in range).

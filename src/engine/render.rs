@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::service::{Body, ErrorObject, Id, Outbound, Payload, Response};
+use super::message::{Body, ErrorObject, Id, Outbound, Payload, Response};
 
 fn push_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
     // Serializing a `Value`, a `RawValue` or an id into a `Vec` cannot

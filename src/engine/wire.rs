@@ -7,7 +7,7 @@
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use super::service::{ClientResponse, ErrorObject, Response};
+use super::message::{ClientResponse, ErrorObject, Response};
 use crate::json::{JsonError, Limits};
 use crate::rpc::{self, Dialect, Incoming, Message, Rejected, RpcError, ToolCallRequest};
 
@@ -21,7 +21,7 @@ pub mod code {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     /// JSON-RPC 2.0 §5.1: internal error.
     pub const INTERNAL_ERROR: i64 = -32603;
-    pub use crate::mcp::service::SERVER_BUSY;
+    pub use crate::engine::service::SERVER_BUSY;
 }
 
 /// A vetted request or notification whose `params`, when present, is an
@@ -60,6 +60,16 @@ impl ProtocolError {
             data: None,
             id,
         }
+    }
+
+    /// -32602, `"invalid params: "` followed by `message` (which names the
+    /// member by JSON Pointer).
+    pub fn invalid_params(id: &Id, message: &str) -> Self {
+        Self::new(
+            code::INVALID_PARAMS,
+            format!("invalid params: {message}"),
+            Some(id.clone()),
+        )
     }
 
     /// Adds `error.data`.

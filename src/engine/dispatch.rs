@@ -13,10 +13,11 @@
 //!   beyond that is answered at once with [`SERVER_BUSY`] (its future is
 //!   dropped unpolled), so memory stays bounded however fast a client
 //!   writes, and a cancellation is never stuck behind calls;
-//! * at most [`MAX_PENDING_LINES`] rendered lines wait for the writer (a
-//!   client that does not read stalls the engine, not its memory).
+//! * at most [`MAX_PENDING_LINES`] outbound messages wait for the writer
+//!   (a client that does not read stalls the engine, not its memory).
 //!
-//! Responses are written whole, one per line, in completion order. A
+//! Every message leaves as an [`Outgoing`] naming its [`Route`] (the
+//! request it answers or reports on, or the session), in completion order. A
 //! batch is answered as one array once all its elements are done
 //! (JSON-RPC 2.0 §6); an all-notification batch gets nothing.
 
@@ -28,18 +29,19 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::framing::Frame;
+use super::message::{ErrorObject, Id, Notification, Reply, Request, Response};
 use super::render;
 use super::service::{
-    BoxFuture, CallContext, CancelToken, ErrorObject, Handled, Id, Notification, Peer, Progress,
-    ProgressReport, Reply, Request, Response, Service, PROGRESS_INTERVAL, SERVER_BUSY,
+    BoxFuture, CallContext, CancelToken, Handled, Peer, Progress, ProgressReport, Service,
+    PROGRESS_INTERVAL, SERVER_BUSY,
 };
+#[cfg(doc)]
+use super::transport::MAX_PENDING_LINES;
+use super::transport::{Frame, Outgoing, Route, Transport};
 use super::wire::{self, Parsed};
 use crate::json::Limits;
 use crate::rpc::Message;
 
-/// Most rendered lines waiting for the transport's writer.
-pub const MAX_PENDING_LINES: usize = 64;
 /// Most progress reports waiting for the dispatch task (more are dropped).
 pub const MAX_PENDING_PROGRESS: usize = 256;
 /// Default bound on calls waiting for a slot ([`EngineConfig::max_queued_calls`]).
@@ -70,20 +72,6 @@ impl Default for EngineConfig {
 /// The machine's available parallelism (1 when unknown).
 pub fn default_concurrency() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// Where the engine reads and writes: frames in, rendered lines out. A
-/// transport (stdio today) feeds `frames` and drains `lines`; each element
-/// of `lines` is one whole message ending in `\n`, except the last the
-/// engine sends, which is empty and marks the end of the session's output
-/// (a service may still hold a [`Peer`], so the channel itself need not
-/// close).
-#[derive(Debug)]
-pub struct Transport {
-    /// Frames from the client; the engine stops reading when this closes.
-    pub frames: mpsc::Receiver<Frame>,
-    /// Lines to the client.
-    pub lines: mpsc::Sender<Vec<u8>>,
 }
 
 struct Done {
@@ -193,11 +181,17 @@ impl<S: Service> Engine<S> {
     /// queued has been answered (or the writer side closed). Returns the
     /// service.
     pub async fn run(mut self, transport: Transport) -> S {
-        let Transport { mut frames, lines } = transport;
-        self.peer = Peer::new(lines.clone());
+        let Transport {
+            mut frames,
+            outgoing,
+        } = transport;
+        self.peer = Peer::new(outgoing.clone());
         self.service.attach(self.peer.clone());
         let mut input_open = true;
-        let mut out = Output { lines, open: true };
+        let mut out = Output {
+            outgoing,
+            open: true,
+        };
         loop {
             if !input_open && self.calls.is_empty() {
                 break;
@@ -222,7 +216,7 @@ impl<S: Service> Engine<S> {
         for call in self.calls.values() {
             call.cancel.cancel();
         }
-        out.send(Vec::new()).await;
+        out.end().await;
         self.service
     }
 
@@ -239,7 +233,7 @@ impl<S: Service> Engine<S> {
             Frame::Oversized { len } => {
                 tracing::warn!(len, "discarded an oversized line");
                 let r = wire::oversized_response(len, self.config.max_line_bytes);
-                out.send(render::response(&r)).await;
+                out.response(&r).await;
                 return;
             }
             Frame::Line(bytes) => bytes,
@@ -249,20 +243,19 @@ impl<S: Service> Engine<S> {
             Parsed::Single(message) => {
                 let raw: Arc<[u8]> = Arc::from(bytes);
                 if let Some(r) = self.on_message(message, raw, None) {
-                    out.send(render::response(&r)).await;
+                    out.response(&r).await;
                 }
             }
             Parsed::Batch(items) => self.on_batch(&items, out).await,
             Parsed::Response(r) => self.service.response(r),
-            Parsed::Answer(Some(r)) => out.send(render::response(&r)).await,
+            Parsed::Answer(Some(r)) => out.response(&r).await,
             Parsed::Answer(None) => {}
         }
     }
 
     async fn on_batch(&mut self, items: &[Box<RawValue>], out: &mut Output) {
         if let Err(error) = self.service.accept_batch(items.len()) {
-            out.send(render::response(&Response::error(None, error)))
-                .await;
+            out.response(&Response::error(None, error)).await;
             return;
         }
         let key = self.key();
@@ -296,7 +289,9 @@ impl<S: Service> Engine<S> {
         if self.batches.get(&key).is_some_and(|b| b.pending == 0) {
             if let Some(b) = self.batches.remove(&key) {
                 if !b.responses.is_empty() {
-                    out.send(render::batch(&b.responses)).await;
+                    let ids = b.responses.iter().map(|r| r.id.clone()).collect();
+                    out.send(Route::Batch(ids), render::batch(&b.responses))
+                        .await;
                 }
             }
         }
@@ -505,7 +500,7 @@ impl<S: Service> Engine<S> {
             }
             None => {
                 if let Some(r) = response {
-                    out.send(render::response(&r)).await;
+                    out.response(&r).await;
                 }
             }
         }
@@ -537,7 +532,7 @@ impl<S: Service> Engine<S> {
             report.total,
             report.message.as_deref(),
         );
-        out.send(line).await;
+        out.send(Route::Request(call.id.clone()), line).await;
     }
 }
 
@@ -549,13 +544,26 @@ fn progress_token(params: Option<&Value>) -> Option<Id> {
 }
 
 struct Output {
-    lines: mpsc::Sender<Vec<u8>>,
+    outgoing: mpsc::Sender<Outgoing>,
     open: bool,
 }
 
 impl Output {
-    async fn send(&mut self, line: Vec<u8>) {
-        if self.lines.send(line).await.is_err() {
+    async fn send(&mut self, route: Route, line: Vec<u8>) {
+        self.put(Outgoing::Message { route, line }).await;
+    }
+
+    async fn response(&mut self, r: &Response) {
+        self.send(Route::Response(r.id.clone()), render::response(r))
+            .await;
+    }
+
+    async fn end(&mut self) {
+        self.put(Outgoing::End).await;
+    }
+
+    async fn put(&mut self, message: Outgoing) {
+        if self.outgoing.send(message).await.is_err() {
             tracing::info!("output closed, stopping");
             self.open = false;
         }
@@ -565,11 +573,12 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::stdio;
+    use crate::engine::transport::stdio;
     use std::time::Duration;
 
     /// `sleep` waits `params.ms` on a call slot; `task` the same unbounded;
-    /// `ping` answers at once.
+    /// `notify` sends a session notification, then answers; `ping` answers
+    /// at once.
     struct Toy;
 
     impl Service for Toy {
@@ -581,6 +590,7 @@ mod tests {
                 .and_then(Value::as_u64)
                 .unwrap_or(0);
             let id = request.id.clone();
+            let peer = ctx.peer.clone();
             let work = async move {
                 if let Some(p) = &ctx.progress {
                     p.report(1, Some(2), None);
@@ -591,6 +601,14 @@ mod tests {
             match request.method.as_str() {
                 "sleep" => Handled::Call(Box::pin(work)),
                 "task" => Handled::Task(Box::pin(work)),
+                "notify" => Handled::Task(Box::pin(async move {
+                    let note = crate::engine::Outbound::Notification {
+                        method: "notifications/message".into(),
+                        params: None,
+                    };
+                    let _ = peer.send(note).await;
+                    Reply::Send(Response::result(request.id, json!({})))
+                })),
                 _ => Handled::Reply(Reply::Send(Response::result(request.id, json!({})))),
             }
         }
@@ -715,5 +733,102 @@ mod tests {
         assert_eq!(rs.len(), 2);
         assert_eq!(rs[0]["error"]["code"], -32600);
         assert_eq!(rs[1]["result"]["slept"], 100);
+    }
+
+    /// What the engine hands its transport names where each message goes:
+    /// a router that delivers by the route alone puts every response in
+    /// the mailbox of the request it answers, progress before its
+    /// response, and the end last.
+    #[test]
+    fn a_transport_routes_each_message_by_the_request_it_names() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":80,"_meta":{"progressToken":"p"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"notify"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method"#,
+            r#"[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"sleep","params":{"ms":5}}]"#,
+        ];
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let all = runtime.block_on(async {
+            let (frame_tx, frames) = mpsc::channel(16);
+            let (outgoing, mut rx) = mpsc::channel(64);
+            let engine = Engine::new(Toy, config(2, 4));
+            let drive = async move {
+                for line in lines {
+                    frame_tx
+                        .send(Frame::Line(line.as_bytes().to_vec()))
+                        .await
+                        .unwrap();
+                }
+                frame_tx.send(Frame::Eof).await.unwrap();
+                let mut all = Vec::new();
+                while let Some(m) = rx.recv().await {
+                    let end = m == Outgoing::End;
+                    all.push(m);
+                    if end {
+                        break;
+                    }
+                }
+                all
+            };
+            let (_, all) = tokio::join!(engine.run(Transport { frames, outgoing }), drive);
+            all
+        });
+        assert_eq!(all.last(), Some(&Outgoing::End), "{all:?}");
+        let mut mailboxes: HashMap<Id, Vec<Value>> = HashMap::new();
+        let (mut unknown, mut session, mut batches) = (0, 0, 0);
+        for m in &all[..all.len() - 1] {
+            let Outgoing::Message { route, line } = m else {
+                panic!("End before the last message: {all:?}");
+            };
+            assert!(line.ends_with(b"\n"));
+            let v: Value = serde_json::from_slice(line).unwrap();
+            match route {
+                Route::Response(Some(id)) => {
+                    assert_eq!(v["id"], id.to_value(), "{v}");
+                    mailboxes.entry(id.clone()).or_default().push(v);
+                }
+                Route::Response(None) => {
+                    assert_eq!(v["id"], Value::Null, "{v}");
+                    unknown += 1;
+                }
+                Route::Request(id) => {
+                    assert_eq!(v["method"], "notifications/progress", "{v}");
+                    let mailbox = mailboxes.entry(id.clone()).or_default();
+                    assert!(mailbox.is_empty(), "progress after the response of {id}");
+                    mailbox.push(v);
+                }
+                Route::Batch(ids) => {
+                    let got: Vec<Value> = v
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| r["id"].clone())
+                        .collect();
+                    let named: Vec<Value> = ids
+                        .iter()
+                        .map(|i| i.as_ref().map_or(Value::Null, Id::to_value))
+                        .collect();
+                    assert_eq!(got, named);
+                    assert_eq!(got, [json!(4), json!(5)]);
+                    batches += 1;
+                }
+                Route::Session => {
+                    assert_eq!(v["method"], "notifications/message", "{v}");
+                    session += 1;
+                }
+            }
+        }
+        assert_eq!((unknown, session, batches), (1, 1, 1), "{all:?}");
+        let one = &mailboxes[&Id::from(1)];
+        assert_eq!(one.len(), 2, "{one:?}");
+        assert_eq!(one[0]["params"]["progressToken"], "p");
+        assert_eq!(one[1]["result"]["slept"], 80);
+        assert_eq!(mailboxes[&Id::from("b")][0]["result"], json!({}));
+        assert_eq!(mailboxes[&Id::from(2)][0]["result"], json!({}));
+        assert_eq!(mailboxes.len(), 3);
     }
 }

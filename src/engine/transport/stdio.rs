@@ -4,18 +4,20 @@
 //! Two plain threads stand between the blocking streams and the engine:
 //! the reader frames the input with [`LineReader`] (a line over the bound
 //! is discarded as it streams in) and hands frames over a channel of
-//! [`MAX_PENDING_FRAMES`]; the writer writes each rendered line whole and
-//! flushes whenever no further line is waiting (so a burst of answers
-//! costs one flush, a lone answer is flushed at once).
+//! [`MAX_PENDING_FRAMES`]; the writer writes each message's line whole,
+//! whatever its [`Route`](super::Route) (stdio is one stream), until
+//! [`Outgoing::End`], and flushes whenever no further message is waiting
+//! (so a burst of answers costs one flush, a lone answer is flushed at
+//! once).
 
 use std::io::{self, BufRead, Write};
 use std::thread::JoinHandle;
 
 use tokio::sync::mpsc;
 
-use super::engine::{Engine, EngineConfig, Transport, MAX_PENDING_LINES};
 use super::framing::{Frame, LineReader};
-use super::service::Service;
+use super::{Outgoing, Transport, MAX_PENDING_LINES};
+use crate::engine::{Engine, EngineConfig, Service};
 
 /// Most frames read ahead of the engine (each at most the line bound).
 pub const MAX_PENDING_FRAMES: usize = 4;
@@ -53,16 +55,16 @@ where
     W: Write + Send + 'static,
 {
     let (frame_tx, frames) = mpsc::channel(MAX_PENDING_FRAMES);
-    let (lines, line_rx) = mpsc::channel::<Vec<u8>>(MAX_PENDING_LINES);
+    let (outgoing, rx) = mpsc::channel::<Outgoing>(MAX_PENDING_LINES);
     // The reader is not joined: on a terminal or a pipe it may sit in
     // `read` until the process exits, which is harmless.
     std::thread::Builder::new()
-        .name("mcp-stdin".into())
+        .name("engine-stdin".into())
         .spawn(move || read_frames(input, max_line_bytes, &frame_tx))?;
     let writer = std::thread::Builder::new()
-        .name("mcp-stdout".into())
-        .spawn(move || write_lines(output, line_rx))?;
-    Ok((Transport { frames, lines }, StdioThreads { writer }))
+        .name("engine-stdout".into())
+        .spawn(move || write_lines(output, rx))?;
+    Ok((Transport { frames, outgoing }, StdioThreads { writer }))
 }
 
 fn read_frames<R: BufRead>(input: R, max_line_bytes: usize, tx: &mpsc::Sender<Frame>) {
@@ -82,20 +84,19 @@ fn read_frames<R: BufRead>(input: R, max_line_bytes: usize, tx: &mpsc::Sender<Fr
     }
 }
 
-fn write_lines<W: Write>(mut output: W, mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<W> {
-    // An empty line is the engine's end marker.
-    while let Some(line) = rx.blocking_recv() {
-        if line.is_empty() {
+fn write_lines<W: Write>(mut output: W, mut rx: mpsc::Receiver<Outgoing>) -> io::Result<W> {
+    while let Some(message) = rx.blocking_recv() {
+        let Some(line) = message.line() else {
             break;
-        }
-        output.write_all(&line)?;
+        };
+        output.write_all(line)?;
         let mut end = false;
-        while let Ok(line) = rx.try_recv() {
-            if line.is_empty() {
+        while let Ok(message) = rx.try_recv() {
+            let Some(line) = message.line() else {
                 end = true;
                 break;
-            }
-            output.write_all(&line)?;
+            };
+            output.write_all(line)?;
         }
         output.flush()?;
         if end {

@@ -404,7 +404,7 @@ mod tests {
     /// one and two under, and one over the harness's 4096-byte bound.
     #[test]
     fn the_bound_seed_frames_as_intended() {
-        let seed = include_bytes!("../../corpus/mcp_session/bound-bom-crlf.jsonl");
+        let seed = include_bytes!("../../../corpus/mcp_session/bound-bom-crlf.jsonl");
         let got: Vec<Option<u64>> = frames_with(seed, 4096, 8192)
             .into_iter()
             .map(|f| match f {

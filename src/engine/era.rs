@@ -1,0 +1,321 @@
+//! The protocol era of a session, and how each request moves it.
+//!
+//! Era selection follows the reference SDK's dual-era stdio server: the
+//! first request that decides, decides once. `initialize` opens a
+//! handshake-era session (2024-11-05 .. 2025-11-25); a request carrying the
+//! 2026-07-28 `_meta` envelope ([`META_PROTOCOL_VERSION`]) opens a
+//! stateless one. Afterwards a claim from the other era is refused:
+//! `initialize` on a stateless session gets -32022 naming the stateless
+//! versions, an enveloped request or a second `initialize` on a handshake
+//! session gets -32600.
+//!
+//! Every service answers in the revision its session uses
+//! ([`Era::revision`]): `toolgate mcp` for its results, `toolgate gate` for
+//! the answers it writes itself.
+
+use serde_json::{json, Map, Value};
+
+use super::revision::{Revision, HANDSHAKE_REVISIONS, STATELESS_REVISIONS};
+use super::wire::{code, Id, ProtocolError};
+
+/// `_meta` key carrying a stateless request's protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key carrying a stateless request's client capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key carrying the server identity on stateless results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A session's protocol era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// No request decided the era yet.
+    #[default]
+    Fresh,
+    /// `initialize` answered with `rev`.
+    Handshake {
+        /// The revision the handshake agreed on.
+        rev: Revision,
+        /// Whether `notifications/initialized` has arrived.
+        initialized: bool,
+    },
+    /// 2026-07-28: every request carries its own version.
+    Stateless,
+}
+
+/// Where a request stands once [`Era::admit`] has let it in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admitted {
+    /// No era yet, and this request does not choose one (`ping`,
+    /// `server/discover`, anything else before `initialize`).
+    Fresh,
+    /// `initialize` on a fresh session: the service checks it and, when it
+    /// answers with a result, calls [`Era::enter_handshake`].
+    Initialize,
+    /// A request of the handshake era, at the agreed revision.
+    Handshake(Revision),
+    /// A stateless request whose `_meta` envelope names this revision.
+    Stateless(Revision),
+}
+
+impl Era {
+    /// The revision the session uses, once decided.
+    pub fn revision(self) -> Option<Revision> {
+        match self {
+            Self::Fresh => None,
+            Self::Handshake { rev, .. } => Some(rev),
+            Self::Stateless => Some(Revision::V2026_07_28),
+        }
+    }
+
+    /// Whether the session is stateless (2026-07-28).
+    pub fn is_stateless(self) -> bool {
+        self == Self::Stateless
+    }
+
+    /// Whether a result written now carries `resultType`.
+    pub fn has_result_type(self) -> bool {
+        self.is_stateless() || self.revision().is_some_and(Revision::has_result_type)
+    }
+
+    /// Decides on request `id` calling `method` with `params`; a request
+    /// carrying the stateless envelope on a fresh session makes it
+    /// stateless (before the envelope is checked).
+    ///
+    /// # Errors
+    /// The error answer (carrying `id`) for a request from the other era,
+    /// a second `initialize`, or a stateless request whose envelope fails
+    /// [`stateless_envelope`].
+    pub fn admit(
+        &mut self,
+        id: &Id,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Admitted, ProtocolError> {
+        let enveloped = has_stateless_envelope(params);
+        match *self {
+            Self::Fresh if method == "initialize" => Ok(Admitted::Initialize),
+            Self::Fresh if enveloped => {
+                *self = Self::Stateless;
+                tracing::info!("stateless session (2026-07-28)");
+                admit_stateless(id, method, params)
+            }
+            Self::Fresh => Ok(Admitted::Fresh),
+            Self::Handshake { rev, .. } => {
+                if method == "initialize" {
+                    return Err(ProtocolError::new(
+                        code::INVALID_REQUEST,
+                        format!("already initialized (protocol revision {}): initialize may be sent once per session", rev.as_str()),
+                        Some(id.clone()),
+                    ));
+                }
+                if enveloped {
+                    return Err(ProtocolError::new(
+                        code::INVALID_REQUEST,
+                        "this session uses the initialize handshake; requests carrying the 2026-07-28 _meta envelope are not accepted on it",
+                        Some(id.clone()),
+                    ));
+                }
+                Ok(Admitted::Handshake(rev))
+            }
+            Self::Stateless => admit_stateless(id, method, params),
+        }
+    }
+
+    /// The handshake answered with `rev`: the session's era from now on.
+    pub fn enter_handshake(&mut self, rev: Revision) {
+        *self = Self::Handshake {
+            rev,
+            initialized: false,
+        };
+    }
+
+    /// A notification arrived; returns whether it moved the era
+    /// (`notifications/initialized` on a handshake session).
+    pub fn notified(&mut self, method: &str) -> bool {
+        match (method, self) {
+            ("notifications/initialized", Self::Handshake { initialized, .. }) => {
+                *initialized = true;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+fn admit_stateless(
+    id: &Id,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+) -> Result<Admitted, ProtocolError> {
+    if method == "initialize" {
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        return Err(ProtocolError::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "this session serves the stateless 2026-07-28 protocol; the initialize handshake is not accepted on it",
+            Some(id.clone()),
+        )
+        .with_data(json!({"supported": stateless_versions(), "requested": requested})));
+    }
+    stateless_envelope(id, params).map(Admitted::Stateless)
+}
+
+/// The stateless revisions' wire forms.
+pub fn stateless_versions() -> Vec<&'static str> {
+    STATELESS_REVISIONS.iter().map(|r| r.as_str()).collect()
+}
+
+/// Every revision served, handshake ones first.
+pub fn supported_versions() -> Vec<&'static str> {
+    HANDSHAKE_REVISIONS
+        .iter()
+        .chain(STATELESS_REVISIONS)
+        .map(|r| r.as_str())
+        .collect()
+}
+
+/// Whether `params._meta` names a protocol version (the 2026-07-28
+/// envelope), valid or not.
+pub fn has_stateless_envelope(params: Option<&Map<String, Value>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
+/// The stateless validation ladder (2026-07-28 "Per-request protocol
+/// fields"): `_meta` must carry a string protocol version and an object of
+/// client capabilities, and the version must be one served.
+///
+/// # Errors
+/// -32602 naming the member (an RFC 6901 pointer) for a missing or
+/// mistyped field; -32022 with `data: {"supported", "requested"}` for a
+/// version not served.
+pub fn stateless_envelope(
+    id: &Id,
+    params: Option<&Map<String, Value>>,
+) -> Result<Revision, ProtocolError> {
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            ProtocolError::invalid_params(
+                id,
+                &format!("/params/_meta must be an object carrying {META_PROTOCOL_VERSION:?} and {META_CLIENT_CAPABILITIES:?}"),
+            )
+        })?;
+    let version = match meta.get(META_PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v,
+        Some(_) => {
+            return Err(ProtocolError::invalid_params(
+                id,
+                &format!(
+                    "/params/_meta/{} must be a string",
+                    pointer_token(META_PROTOCOL_VERSION)
+                ),
+            ))
+        }
+        None => {
+            return Err(ProtocolError::invalid_params(
+                id,
+                &format!("/params/_meta is missing {META_PROTOCOL_VERSION:?}"),
+            ))
+        }
+    };
+    match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(ProtocolError::invalid_params(
+                id,
+                &format!(
+                    "/params/_meta/{} must be an object",
+                    pointer_token(META_CLIENT_CAPABILITIES)
+                ),
+            ))
+        }
+        None => {
+            return Err(ProtocolError::invalid_params(
+                id,
+                &format!("/params/_meta is missing {META_CLIENT_CAPABILITIES:?}"),
+            ))
+        }
+    }
+    match Revision::parse(version).filter(|r| STATELESS_REVISIONS.contains(r)) {
+        Some(rev) => Ok(rev),
+        None => Err(ProtocolError::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported protocol version {version:?}"),
+            Some(id.clone()),
+        )
+        .with_data(json!({"supported": stateless_versions(), "requested": version}))),
+    }
+}
+
+/// `key` as an RFC 6901 reference token (`~` is `~0`, `/` is `~1`), for
+/// JSON Pointers in messages: the `_meta` keys contain `/`.
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn envelope(version: &str) -> Map<String, Value> {
+        let v = json!({"_meta": {
+            META_PROTOCOL_VERSION: version,
+            META_CLIENT_CAPABILITIES: {},
+        }});
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn the_first_deciding_request_fixes_the_era() {
+        let id = Id::from(1);
+        let mut era = Era::default();
+        assert_eq!(era.admit(&id, "ping", None), Ok(Admitted::Fresh));
+        assert_eq!(era.admit(&id, "initialize", None), Ok(Admitted::Initialize));
+        assert_eq!(
+            era,
+            Era::Fresh,
+            "initialize moves the era only once answered"
+        );
+        era.enter_handshake(Revision::V2025_06_18);
+        assert!(era.notified("notifications/initialized"));
+        assert_eq!(
+            era.admit(&id, "tools/list", None),
+            Ok(Admitted::Handshake(Revision::V2025_06_18))
+        );
+        let second = era.admit(&id, "initialize", None).unwrap_err();
+        assert_eq!(second.code, code::INVALID_REQUEST);
+        let other = era
+            .admit(&id, "tools/list", Some(&envelope("2026-07-28")))
+            .unwrap_err();
+        assert_eq!(other.code, code::INVALID_REQUEST);
+        assert!(!era.has_result_type());
+
+        let mut era = Era::default();
+        assert_eq!(
+            era.admit(&id, "tools/list", Some(&envelope("2026-07-28"))),
+            Ok(Admitted::Stateless(Revision::V2026_07_28))
+        );
+        assert!(era.is_stateless() && era.has_result_type());
+        let init = era.admit(&id, "initialize", None).unwrap_err();
+        assert_eq!(init.code, code::UNSUPPORTED_PROTOCOL_VERSION);
+        let unknown = era
+            .admit(&id, "tools/list", Some(&envelope("2099-01-01")))
+            .unwrap_err();
+        assert_eq!(unknown.code, code::UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(unknown.id, Some(id));
+    }
+
+    #[test]
+    fn versions_list_handshake_revisions_first() {
+        let all = supported_versions();
+        assert_eq!(all.last(), Some(&"2026-07-28"));
+        assert_eq!(all.first(), Some(&"2024-11-05"));
+        assert_eq!(stateless_versions(), vec!["2026-07-28"]);
+    }
+}

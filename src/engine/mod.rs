@@ -1,0 +1,45 @@
+//! `toolgate::engine` (feature `engine`): the session engine, below every
+//! service.
+//!
+//! One engine, several services, several transports. The engine owns what
+//! every front needs once: one core parse per line ([`wire`]), ids, the
+//! concurrency bound and its queue, cancellation, progress, batches, and the
+//! typed outbound messages ([`Outgoing`]) that name the request they answer.
+//! A [`Service`] owns only what its methods mean: `toolgate mcp` serves the
+//! PDF tools ([`crate::mcp`]), `toolgate gate` a child server through a
+//! policy ([`crate::gate`]). A transport ([`transport::stdio`] today)
+//! feeds the engine frames and writes what it sends.
+//!
+//! The protocol revisions ([`Revision`]) and the era state machine
+//! ([`Era`]) live here too, so every service answers in the revision its
+//! session uses.
+//!
+//! Layers: the engine imports the core (`json`, `rpc`) and nothing above
+//! it; `mcp` and `gate` import the engine and never each other.
+
+mod dispatch;
+mod era;
+mod message;
+mod render;
+mod revision;
+mod service;
+pub mod transport;
+pub mod wire;
+
+pub use dispatch::{
+    default_concurrency, Engine, EngineConfig, DEFAULT_MAX_QUEUED_CALLS, MAX_PENDING_PROGRESS,
+};
+pub use era::{
+    has_stateless_envelope, stateless_envelope, stateless_versions, supported_versions, Admitted,
+    Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
+};
+pub use message::{
+    Body, ClientResponse, ErrorObject, Id, Notification, Outbound, Payload, Reply, Request,
+    Response,
+};
+pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
+pub use service::{
+    BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,
+    PROGRESS_INTERVAL, SERVER_BUSY,
+};
+pub use transport::{Outgoing, Route, Transport, MAX_PENDING_LINES};
