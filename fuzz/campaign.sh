@@ -61,7 +61,7 @@ for t in "${targets[@]}"; do
   before=$(find "$artifacts" -type f | wc -l)
   echo "== $t: $minutes min ($mode)" >&2
   status=0
-  "${fuzz[@]}" run "${san[@]}" "$t" "$scratch" "corpus/$t" -- \
+  "${fuzz[@]}" run -a "${san[@]}" "$t" "$scratch" "corpus/$t" -- \
     -max_total_time=$((minutes * 60)) -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
   tail -n 4 "$log" >&2
@@ -76,7 +76,7 @@ for t in "${targets[@]}"; do
   # Minimize seeds + finds together, then keep what is new.
   find "corpus/$t" -maxdepth 1 -type f ! -name README.md -exec cp {} "$stage/" \;
   cp "$scratch"/* "$stage/" 2>/dev/null || true
-  "${fuzz[@]}" cmin "${san[@]}" "$t" "$stage" >"$work/$t.cmin.log" 2>&1 ||
+  "${fuzz[@]}" cmin -a "${san[@]}" "$t" "$stage" >"$work/$t.cmin.log" 2>&1 ||
     { echo "campaign.sh: cmin of $t failed" >&2; tail -n 20 "$work/$t.cmin.log" >&2; exit 1; }
   declare -A have=()
   while read -r h _; do have[$h]=1; done < <(find "corpus/$t" -maxdepth 1 -type f -exec sha1sum {} +)

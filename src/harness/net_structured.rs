@@ -520,7 +520,7 @@ impl UrlModel {
                 (cased, true)
             }
         };
-        let (scheme, http) = if self.odd % 8 == 0 {
+        let (scheme, http) = if self.odd.is_multiple_of(8) {
             let i = usize::from(self.other_scheme) % OTHER_SCHEMES.len();
             (OTHER_SCHEMES[i].to_owned(), false)
         } else {
