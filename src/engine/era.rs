@@ -1,10 +1,16 @@
 //! The protocol era of a session, and how each request moves it.
 //!
-//! Era selection follows the reference SDK's dual-era stdio server: the
-//! first request that decides, decides once. `initialize` opens a
-//! handshake-era session (2024-11-05 .. 2025-11-25); a request carrying the
-//! 2026-07-28 `_meta` envelope ([`META_PROTOCOL_VERSION`]) opens a
-//! stateless one. Afterwards a claim from the other era is refused:
+//! Era selection follows the reference SDK's dual-era stdio server and MCP
+//! 2026-07-28's stdio backward compatibility: the first request that
+//! *succeeds* in an era decides, once. A successful `initialize` opens a
+//! handshake-era session (2024-11-05 .. 2025-11-25); a successful request
+//! carrying the 2026-07-28 `_meta` envelope ([`META_PROTOCOL_VERSION`])
+//! opens a stateless one — except `server/discover`, the probe a client
+//! sends before it chooses, and except a request that failed (an envelope
+//! naming an unsupported version, a missing capability object, an unknown
+//! method): neither fixes the era, so a client may probe and still fall
+//! back to the handshake. The service reports each answer through
+//! [`Era::answered`]. Once fixed, a claim from the other era is refused:
 //! `initialize` on a stateless session gets -32022 naming the stateless
 //! versions, an enveloped request or a second `initialize` on a handshake
 //! session gets -32600.
@@ -77,9 +83,10 @@ impl Era {
         self.is_stateless() || self.revision().is_some_and(Revision::has_result_type)
     }
 
-    /// Decides on request `id` calling `method` with `params`; a request
-    /// carrying the stateless envelope on a fresh session makes it
-    /// stateless (before the envelope is checked).
+    /// Decides on request `id` calling `method` with `params`. Admitting
+    /// never fixes the era: a fresh session stays fresh until the service
+    /// reports a successful answer through [`answered`](Self::answered)
+    /// (or [`enter_handshake`](Self::enter_handshake)).
     ///
     /// # Errors
     /// The error answer (carrying `id`) for a request from the other era,
@@ -94,11 +101,7 @@ impl Era {
         let enveloped = has_stateless_envelope(params);
         match *self {
             Self::Fresh if method == "initialize" => Ok(Admitted::Initialize),
-            Self::Fresh if enveloped => {
-                *self = Self::Stateless;
-                tracing::info!("stateless session (2026-07-28)");
-                admit_stateless(id, method, params)
-            }
+            Self::Fresh if enveloped => admit_stateless(id, method, params),
             Self::Fresh => Ok(Admitted::Fresh),
             Self::Handshake { rev, .. } => {
                 if method == "initialize" {
@@ -118,6 +121,21 @@ impl Era {
                 Ok(Admitted::Handshake(rev))
             }
             Self::Stateless => admit_stateless(id, method, params),
+        }
+    }
+
+    /// The service answered a request that [`admit`](Self::admit) let in
+    /// as `admitted`, successfully (a result) or not (an error). A
+    /// successful stateless request other than `server/discover` fixes a
+    /// fresh session's era as stateless; anything else leaves it as it is.
+    pub fn answered(&mut self, method: &str, admitted: Admitted, success: bool) {
+        if *self == Self::Fresh
+            && success
+            && matches!(admitted, Admitted::Stateless(_))
+            && method != "server/discover"
+        {
+            *self = Self::Stateless;
+            tracing::info!("stateless session (2026-07-28)");
         }
     }
 
@@ -297,9 +315,13 @@ mod tests {
         assert!(!era.has_result_type());
 
         let mut era = Era::default();
-        assert_eq!(
-            era.admit(&id, "tools/list", Some(&envelope("2026-07-28"))),
-            Ok(Admitted::Stateless(Revision::V2026_07_28))
+        let admitted = era.admit(&id, "tools/list", Some(&envelope("2026-07-28")));
+        assert_eq!(admitted, Ok(Admitted::Stateless(Revision::V2026_07_28)));
+        assert_eq!(era, Era::Fresh, "admitting alone fixes nothing");
+        era.answered(
+            "tools/list",
+            Admitted::Stateless(Revision::V2026_07_28),
+            true,
         );
         assert!(era.is_stateless() && era.has_result_type());
         let init = era.admit(&id, "initialize", None).unwrap_err();
@@ -309,6 +331,38 @@ mod tests {
             .unwrap_err();
         assert_eq!(unknown.code, code::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(unknown.id, Some(id));
+    }
+
+    /// MCP 2026-07-28, stdio backward compatibility: a `server/discover`
+    /// probe, or a stateless request that failed, leaves the session free
+    /// to fall back to the handshake.
+    #[test]
+    fn a_probe_or_a_failed_stateless_request_leaves_the_era_open() {
+        let id = Id::from(1);
+        let stateless = Admitted::Stateless(Revision::V2026_07_28);
+        let mut era = Era::default();
+        let probe = era.admit(&id, "server/discover", Some(&envelope("2026-07-28")));
+        assert_eq!(probe, Ok(stateless));
+        era.answered("server/discover", stateless, true);
+        assert_eq!(era, Era::Fresh, "a successful probe fixes nothing");
+        let bad = era.admit(&id, "tools/list", Some(&envelope("2099-01-01")));
+        assert_eq!(
+            bad.map_err(|e| e.code),
+            Err(code::UNSUPPORTED_PROTOCOL_VERSION)
+        );
+        assert_eq!(era, Era::Fresh, "a refused envelope fixes nothing");
+        era.answered("tools/list", stateless, false);
+        assert_eq!(era, Era::Fresh, "a failed stateless request fixes nothing");
+        era.answered("tools/list", Admitted::Fresh, true);
+        assert_eq!(era, Era::Fresh, "a request outside any era fixes nothing");
+        assert_eq!(era.admit(&id, "initialize", None), Ok(Admitted::Initialize));
+        era.enter_handshake(Revision::V2025_11_25);
+        era.answered("tools/list", stateless, true);
+        assert_eq!(
+            era.revision(),
+            Some(Revision::V2025_11_25),
+            "a fixed era stays fixed"
+        );
     }
 
     #[test]
