@@ -104,21 +104,12 @@ impl<B: PdfBackend> Server<B> {
             )))
         };
         match admitted {
-            Admitted::Initialize => {
-                if request.in_batch {
-                    return answer(Err(ProtocolError::new(
-                        code::INVALID_REQUEST,
-                        "initialize must not be part of a JSON-RPC batch",
-                        Some(id.clone()),
-                    )));
-                }
-                answer(
+            Admitted::Initialize => answer(
                     lifecycle::initialize(id, params, self.confined()).map(|(rev, result)| {
-                        self.era.enter_handshake(rev);
-                        result
-                    }),
-                )
-            }
+                    self.era.enter_handshake(rev);
+                    result
+                }),
+            ),
             Admitted::Fresh => match method {
                 "ping" => answer(Ok(json!({}))),
                 "tools/list" | "tools/call" => answer(Err(ProtocolError::new(
@@ -257,6 +248,16 @@ impl<B: PdfBackend> Service for Server<B> {
                 .into(),
             ));
         }
+        if request.in_batch && request.method == "initialize" {
+            return Handled::Reply(Reply::Send(
+                ProtocolError::new(
+                    code::INVALID_REQUEST,
+                    "initialize must not be part of a JSON-RPC batch",
+                    Some(request.id),
+                )
+                .into(),
+            ));
+        }
         let admitted = match self
             .era
             .admit(&request.id, &request.method, request.params_object())
@@ -361,6 +362,8 @@ mod tests {
         let worker = std::thread::spawn(move || {
             let config = Config {
                 root: Some(root_dir),
+                // Every call is queued at once: none may be refused as busy.
+                max_queued_calls: CALLS,
                 ..Config::default()
             };
             let mut input = String::from(
