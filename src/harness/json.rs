@@ -156,3 +156,69 @@ pub fn duplicate_keys(data: &[u8]) {
         }
     }
 }
+
+/// A sink that asks for every member and element (except under keys
+/// starting with `x`) and logs every call, so two scanners' reports can be
+/// compared call for call.
+#[derive(Default)]
+struct LogSink(Vec<String>);
+
+impl crate::json::Sink for LogSink {
+    fn member(&mut self, parent: crate::json::Slot, key: &[u8]) -> crate::json::Slot {
+        self.0.push(format!("member {parent} {key:?}"));
+        if key.first() == Some(&b'x') {
+            crate::json::NO_SLOT
+        } else {
+            2 + parent.wrapping_add(key.len() as u8) % 200
+        }
+    }
+    fn element(&mut self, parent: crate::json::Slot) -> crate::json::Slot {
+        self.0.push(format!("element {parent}"));
+        2 + parent.wrapping_mul(3) % 200
+    }
+    fn record(&mut self, slot: crate::json::Slot, m: crate::json::Member) {
+        self.0.push(format!("record {slot} {m:?}"));
+    }
+}
+
+/// Differential check of issue 17, for as long as the legacy scanner
+/// exists: the current scanner and the legacy one give the same verdict,
+/// the same error (kind, offset, pointer, key) and the same value, through
+/// `parse_strict` (default and shallow depth limits), through
+/// `refuse_duplicate_json_keys`, and through the member-recording scan `rpc`
+/// uses, call for call, with and without `finish`.
+pub fn scanners_agree(data: &[u8]) {
+    use crate::json::{legacy, scan, Options};
+    for max_depth in [MAX_JSON_DEPTH, 3, 1, 0] {
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let new = parse_strict(data, &limits);
+        let old = legacy::parse_strict(data, &limits);
+        assert_eq!(new, old, "parse_strict disagrees at depth {max_depth}");
+        if let (Ok(n), Ok(o)) = (&new, &old) {
+            // `Value` equality says -0.0 == 0.0; the text does not.
+            assert_eq!(n.to_string(), o.to_string());
+        }
+    }
+    assert_eq!(
+        refuse_duplicate_json_keys(data),
+        legacy::refuse_duplicate_json_keys(data),
+        "refuse_duplicate_json_keys disagrees"
+    );
+    for finish in [false, true] {
+        for max_depth in [MAX_JSON_DEPTH, 2] {
+            let opts = || Options { max_depth, finish };
+            let (mut a, mut b) = (LogSink::default(), LogSink::default());
+            let new = scan(data, opts(), &mut a);
+            let old = legacy::scan(data, opts(), &mut b);
+            assert_eq!(
+                format!("{new:?}"),
+                format!("{old:?}"),
+                "scan outcome disagrees"
+            );
+            assert_eq!(a.0, b.0, "scan reports disagree");
+        }
+    }
+}

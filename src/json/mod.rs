@@ -2,8 +2,10 @@
 //!
 //! Untrusted bytes go through, in order: the payload bound, a UTF-8 check
 //! (a byte order mark is refused, RFC 8259 §8.1), and one iterative scan that
-//! checks the RFC 8259 grammar, the nesting depth and duplicate keys. Only
-//! then does `serde_json` build a [`Value`].
+//! checks the RFC 8259 grammar, the nesting depth and duplicate keys.
+//! [`parse_strict`] builds the [`Value`] in that same pass (exactly the
+//! value `serde_json` builds; UTF-8 is then checked string by string as
+//! strings are copied out); `rpc` scans without building.
 //!
 //! `serde_json` alone is not strict enough: it keeps the last of two equal
 //! keys silently (RFC 8259 §4 and §8.3 leave the behaviour undefined;
@@ -29,7 +31,14 @@ use std::fmt;
 
 use serde_json::Value;
 
+mod build;
 mod scan;
+
+/// The scanner as it was before issue 17, the reference the current one is
+/// checked against (hidden, `harness` feature only).
+#[cfg(any(fuzzing, feature = "harness"))]
+#[doc(hidden)]
+pub mod legacy;
 
 pub(crate) use scan::{scan, Fail, Kind, Member, NoSink, Options, Sink, Slot, Span, NO_SLOT, ROOT};
 
@@ -305,9 +314,10 @@ impl From<DuplicateKey> for JsonError {
     }
 }
 
-/// Checks what can be checked without parsing: the bound, emptiness, a byte
-/// order mark and UTF-8. Returns the text.
-pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, JsonError> {
+/// Checks what can be checked without reading the text: the bound,
+/// emptiness, a byte order mark and whitespace-only input (which is UTF-8,
+/// so checking it before UTF-8 changes no answer).
+fn precheck_bytes(bytes: &[u8], limits: &Limits) -> Result<(), JsonError> {
     if bytes.len() > limits.max_payload_bytes {
         return Err(JsonError::TooLarge {
             len: bytes.len(),
@@ -320,16 +330,26 @@ pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, 
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         return Err(JsonError::ByteOrderMark);
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| JsonError::InvalidUtf8 {
-        offset: e.valid_up_to(),
-    })?;
-    if text
-        .bytes()
+    if bytes
+        .iter()
         .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
     {
         return Err(JsonError::WhitespaceOnly { len: bytes.len() });
     }
-    Ok(text)
+    Ok(())
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, JsonError> {
+    std::str::from_utf8(bytes).map_err(|e| JsonError::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })
+}
+
+/// Checks what can be checked without parsing: the bound, emptiness, a byte
+/// order mark, whitespace-only input and UTF-8. Returns the text.
+pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, JsonError> {
+    precheck_bytes(bytes, limits)?;
+    utf8(bytes)
 }
 
 /// Runs the strict scan (grammar, depth, duplicate keys) over a prechecked
@@ -371,11 +391,13 @@ fn fail_to_error(f: Fail, limit: usize) -> JsonError {
 /// Checks, in order: the payload bound (before reading anything), empty or
 /// whitespace-only input, a byte order mark, UTF-8 (RFC 8259 §8.1), then in
 /// one iterative pass the RFC 8259 grammar, the nesting depth and duplicate
-/// keys (RFC 8259 §8.3, RFC 7493 §2.3; compared after unescaping). The value
-/// is then built by `serde_json`, so an accepted document parses to exactly
-/// what `serde_json::from_slice::<Value>` gives.
+/// keys (RFC 8259 §8.3, RFC 7493 §2.3; compared after unescaping), building
+/// the value in the same pass: an accepted document parses to exactly what
+/// `serde_json::from_slice::<Value>` (with `float_roundtrip`) gives, numbers
+/// included. An input with invalid UTF-8 anywhere is refused as
+/// [`JsonError::InvalidUtf8`] whatever else is wrong with it.
 ///
-/// Memory: the value itself plus, during the scan, the keys of the open
+/// Memory: the value itself plus, during the pass, the keys of the open
 /// objects (at most the input length) and one frame per nesting level
 /// (at most [`Limits::max_depth`]).
 ///
@@ -391,11 +413,12 @@ fn fail_to_error(f: Fail, limit: usize) -> JsonError {
 /// * [`JsonError::TooDeep`]: nesting beyond `limits.max_depth` (see the module docs).
 /// * [`JsonError::DuplicateKey`]: two equal keys in one object, at any depth.
 pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
-    let text = precheck(bytes, limits)?;
-    if let (Some(e), _) = scan_strict(text, limits, false, &mut NoSink) {
-        return Err(e);
-    }
-    from_vetted(text)
+    precheck_bytes(bytes, limits)?;
+    let limit = limits.effective_max_depth();
+    build::build(bytes, limit).map_err(|f| match utf8(bytes) {
+        Err(e) => e,
+        Ok(_) => fail_to_error(f, limit),
+    })
 }
 
 /// Deserializes a text the scanner accepted. `serde_json` cannot refuse it

@@ -13,7 +13,15 @@
 //!
 //! Why a hand-written pass rather than a serde visitor: it knows byte offsets
 //! (serde only reports line/column) and it never allocates for values, which
-//! is what lets the vetted `parse_tool_call` outrun an unvetted `Value` parse.
+//! is what lets the vetted `parse_tool_call` outrun an unvetted parse.
+//!
+//! What keeps it cheap (issue 17): string bodies are skipped a word at a
+//! time (the first special byte found from the word's mask, no byte loop);
+//! keys are never copied unless they hold an escape, and each carries a
+//! 64-bit fingerprint so the duplicate check is integer compares, with the
+//! bytes compared only when two fingerprints match. The lexing functions
+//! (strings, escapes, numbers, literals) are shared with the one-pass value
+//! builder of [`super::build`].
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -21,7 +29,7 @@ use super::{DuplicateKey, SyntaxKind};
 
 /// Objects with more keys than this switch from a linear duplicate check to
 /// a hash set, so duplicate detection stays O(n) on huge objects.
-const LINEAR_KEY_CHECK: usize = 16;
+pub(crate) const LINEAR_KEY_CHECK: usize = 16;
 
 /// A byte range `start..end` of the input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -104,20 +112,141 @@ pub(crate) enum Fail {
     Duplicate(DuplicateKey),
 }
 
-struct Frame {
-    object: bool,
-    /// Index in `Scanner::keys` of this object's first key.
-    keys_start: usize,
+#[cold]
+#[inline(never)]
+fn syntax<T>(kind: SyntaxKind, offset: usize) -> Result<T, Fail> {
+    Err(Fail::Syntax(kind, offset))
+}
+
+/// One open array or object.
+pub(super) struct Frame<'a> {
+    pub(super) object: bool,
+    /// Index in [`Keys`] of this object's first key.
+    pub(super) keys_start: usize,
     /// Array index of the current element.
-    index: usize,
-    /// Set once the object has more than `LINEAR_KEY_CHECK` keys.
-    set: Option<HashSet<Vec<u8>>>,
-    /// Where the current member value starts, and which slot records it.
-    value_start: usize,
-    value_kind: Kind,
+    pub(super) index: usize,
+    /// Set once the object has more than [`LINEAR_KEY_CHECK`] keys.
+    set: Option<HashSet<Cow<'a, [u8]>>>,
+    /// Where this container starts.
+    start: usize,
+    /// The slot the current member or element is recorded in.
     slot: Slot,
     /// The slot this container is the value of ([`NO_SLOT`]: not recorded).
     own: Slot,
+}
+
+impl Frame<'_> {
+    pub(super) fn new(object: bool, keys_start: usize, start: usize) -> Self {
+        Frame {
+            object,
+            keys_start,
+            index: 0,
+            set: None,
+            start,
+            slot: NO_SLOT,
+            own: NO_SLOT,
+        }
+    }
+}
+
+/// One key of an open object: its fingerprint, its unescaped bytes
+/// (borrowed from the input unless it held an escape) and its offset.
+struct KeyRec<'a> {
+    fp: u64,
+    key: Cow<'a, [u8]>,
+}
+
+/// The keys of every open object, innermost last.
+#[derive(Default)]
+pub(super) struct Keys<'a> {
+    recs: Vec<KeyRec<'a>>,
+}
+
+impl<'a> Keys<'a> {
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Keys {
+            recs: Vec::with_capacity(n),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    pub(super) fn truncate(&mut self, n: usize) {
+        self.recs.truncate(n);
+    }
+
+    /// Whether `key` (fingerprint `fp`) is already a key of `frame`, the
+    /// innermost object; then records it as one.
+    #[inline(always)]
+    pub(super) fn insert(&mut self, frame: &mut Frame<'a>, key: Cow<'a, [u8]>, fp: u64) -> bool {
+        let own = self.recs.get(frame.keys_start..).unwrap_or_default();
+        let dup = if own.len() < LINEAR_KEY_CHECK {
+            // Integer compares; the bytes only when a fingerprint matches.
+            own.iter().any(|r| r.fp == fp) && same_key(own, fp, &key)
+        } else {
+            large_insert(own, frame, key.clone())
+        };
+        self.recs.push(KeyRec { fp, key });
+        dup
+    }
+
+    /// The last key recorded.
+    fn last(&self) -> Option<&[u8]> {
+        self.recs.last().map(|r| r.key.as_ref())
+    }
+
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        self.recs.get(i).map(|r| r.key.as_ref())
+    }
+}
+
+/// Whether a key of `own` with fingerprint `fp` equals `key`.
+#[cold]
+#[inline(never)]
+fn same_key(own: &[KeyRec<'_>], fp: u64, key: &[u8]) -> bool {
+    own.iter().any(|r| r.fp == fp && r.key.as_ref() == key)
+}
+
+/// The duplicate check of an object that already has [`LINEAR_KEY_CHECK`]
+/// keys (`own`): a hash set of its keys, built on first use.
+#[inline(never)]
+fn large_insert<'a>(own: &[KeyRec<'a>], frame: &mut Frame<'a>, key: Cow<'a, [u8]>) -> bool {
+    let set = frame
+        .set
+        .get_or_insert_with(|| own.iter().map(|r| r.key.clone()).collect());
+    !set.insert(key)
+}
+
+/// RFC 6901 pointer to the current position in `frames`; `last` is a key
+/// being read in the innermost object (`None`: its last recorded key).
+pub(super) fn pointer(frames: &[Frame<'_>], keys: &Keys<'_>, last: Option<&[u8]>) -> String {
+    let mut out = String::new();
+    for (i, f) in frames.iter().enumerate() {
+        let innermost = i + 1 == frames.len();
+        if f.object {
+            let key = if innermost {
+                match last {
+                    Some(k) => Some(k),
+                    None => keys.last(),
+                }
+            } else {
+                frames
+                    .get(i + 1)
+                    .and_then(|n| n.keys_start.checked_sub(1))
+                    .and_then(|j| keys.get(j))
+            };
+            if let Some(k) = key {
+                out.push('/');
+                push_pointer_token(&mut out, k);
+            }
+        } else {
+            out.push('/');
+            out.push_str(&f.index.to_string());
+        }
+    }
+    out
 }
 
 /// Options of one scan.
@@ -140,31 +269,23 @@ pub(crate) struct Outcome {
 
 struct Scanner<'a, 's, S: Sink> {
     b: &'a [u8],
-    pos: usize,
-    frames: Vec<Frame>,
-    keys: Vec<(Cow<'a, [u8]>, usize)>,
+    frames: Vec<Frame<'a>>,
+    keys: Keys<'a>,
     opts: Options,
     sink: &'s mut S,
-    top_kind: Kind,
-    top_start: usize,
     fault: Option<Fail>,
-    scratch: Vec<u8>,
 }
 
 /// Scans `b` as one JSON text, reporting the members `sink` asks for.
 pub(crate) fn scan<S: Sink>(b: &[u8], opts: Options, sink: &mut S) -> Outcome {
     let mut s = Scanner {
         b,
-        pos: 0,
         // Typical envelopes nest 3-4 deep with a dozen keys: start there.
         frames: Vec::with_capacity(8),
-        keys: Vec::with_capacity(16),
+        keys: Keys::with_capacity(16),
         opts,
         sink,
-        top_kind: Kind::Null,
-        top_start: 0,
         fault: None,
-        scratch: Vec::new(),
     };
     match s.run() {
         Ok(()) => Outcome {
@@ -178,20 +299,430 @@ pub(crate) fn scan<S: Sink>(b: &[u8], opts: Options, sink: &mut S) -> Outcome {
     }
 }
 
-#[inline]
-fn is_ws(c: u8) -> bool {
+#[inline(always)]
+pub(super) fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Bytes that end the fast run inside a string: quote, backslash, controls.
-#[inline]
+/// The first non-whitespace offset at or after `pos`.
+#[inline(always)]
+pub(super) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+    while let Some(&c) = b.get(pos) {
+        if !is_ws(c) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Bytes that end a run inside a string: quote, backslash, controls.
+#[inline(always)]
 fn is_string_special(c: u8) -> bool {
     c == b'"' || c == b'\\' || c < 0x20
+}
+
+/// `0x01` in every byte.
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+/// `0x80` in every byte.
+const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// A mask whose lowest set bit is the high bit of the first byte of `w`
+/// (little-endian) that is `"`, `\` or below 0x20; zero when none is. Bits
+/// above the lowest may be false positives (borrows), never below it.
+#[inline(always)]
+fn special_mask(w: u64) -> u64 {
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
+    // Bytes below 0x20: (b - 0x20) borrows into the high bit, b < 0x80.
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    quote | backslash | control
+}
+
+/// The eight bytes at `at`, little-endian, when there are eight.
+#[inline(always)]
+fn word_at(b: &[u8], at: usize) -> Option<u64> {
+    let chunk = b.get(at..at.checked_add(8)?)?;
+    <[u8; 8]>::try_from(chunk).ok().map(u64::from_le_bytes)
+}
+
+/// The offset of the first `"`, `\` or control byte at or after `pos`
+/// (`b.len()` when none): a word at a time, the byte found from the mask.
+#[inline(always)]
+fn string_run(b: &[u8], mut pos: usize) -> usize {
+    while let Some(w) = word_at(b, pos) {
+        let m = special_mask(w);
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&c) = b.get(pos) {
+        if is_string_special(c) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Reads the string whose opening quote is at `pos`; returns the offset
+/// after its closing quote and whether it held an escape. With `out`, an
+/// escaped string's unescaped bytes are appended to it (all of them: the
+/// runs between escapes too); an unescaped string appends nothing.
+#[inline(always)]
+pub(super) fn string(
+    b: &[u8],
+    pos: usize,
+    out: Option<&mut Vec<u8>>,
+) -> Result<(usize, bool), Fail> {
+    let p = string_run(b, pos + 1);
+    if b.get(p) == Some(&b'"') {
+        return Ok((p + 1, false));
+    }
+    string_rest(b, pos + 1, p, out)
+}
+
+/// The rest of a string whose content starts at `content` and whose first
+/// special byte (not a closing quote) is at `p`.
+#[inline(never)]
+fn string_rest(
+    b: &[u8],
+    content: usize,
+    mut p: usize,
+    mut out: Option<&mut Vec<u8>>,
+) -> Result<(usize, bool), Fail> {
+    let mut run = content;
+    let mut escaped = false;
+    loop {
+        match b.get(p) {
+            Some(b'"') => {
+                if let (true, Some(o)) = (escaped, out.as_deref_mut()) {
+                    o.extend_from_slice(b.get(run..p).unwrap_or_default());
+                }
+                return Ok((p + 1, escaped));
+            }
+            Some(b'\\') => {
+                if let Some(o) = out.as_deref_mut() {
+                    o.extend_from_slice(b.get(run..p).unwrap_or_default());
+                }
+                escaped = true;
+                p = escape(b, p, out.as_deref_mut())?;
+                run = p;
+            }
+            Some(_) => return syntax(SyntaxKind::ControlCharacterInString, p),
+            None => return syntax(SyntaxKind::UnexpectedEnd, p),
+        }
+        p = string_run(b, p);
+    }
+}
+
+/// Reads one escape at `at` (on the backslash); returns the offset after
+/// it, appending its unescaped bytes to `out` when given.
+fn escape(b: &[u8], at: usize, out: Option<&mut Vec<u8>>) -> Result<usize, Fail> {
+    let Some(&c) = b.get(at + 1) else {
+        return syntax(SyntaxKind::UnexpectedEnd, at + 1);
+    };
+    let simple = match c {
+        b'"' => Some(b'"'),
+        b'\\' => Some(b'\\'),
+        b'/' => Some(b'/'),
+        b'b' => Some(0x08),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'u' => None,
+        _ => return syntax(SyntaxKind::InvalidEscape, at),
+    };
+    if let Some(byte) = simple {
+        if let Some(o) = out {
+            o.push(byte);
+        }
+        return Ok(at + 2);
+    }
+    let unit = hex4(b, at + 2)?;
+    let mut end = at + 6;
+    let ch = match unit {
+        0xD800..=0xDBFF => {
+            // A high surrogate must be followed by `\u` + low surrogate.
+            if b.get(end) != Some(&b'\\') || b.get(end + 1) != Some(&b'u') {
+                return syntax(SyntaxKind::LoneSurrogate, at);
+            }
+            let low = hex4(b, end + 2)?;
+            if !(0xDC00..=0xDFFF).contains(&low) {
+                return syntax(SyntaxKind::LoneSurrogate, at);
+            }
+            end += 6;
+            let cp = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+            char::from_u32(cp)
+        }
+        0xDC00..=0xDFFF => return syntax(SyntaxKind::LoneSurrogate, at),
+        _ => char::from_u32(u32::from(unit)),
+    };
+    let Some(ch) = ch else {
+        return syntax(SyntaxKind::LoneSurrogate, at);
+    };
+    if let Some(o) = out {
+        let mut buf = [0u8; 4];
+        o.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+    }
+    Ok(end)
+}
+
+fn hex4(b: &[u8], at: usize) -> Result<u16, Fail> {
+    let mut v: u16 = 0;
+    for i in at..at + 4 {
+        let d = match b.get(i) {
+            None => return syntax(SyntaxKind::UnexpectedEnd, i),
+            Some(&c @ b'0'..=b'9') => c - b'0',
+            Some(&c @ b'a'..=b'f') => c - b'a' + 10,
+            Some(&c @ b'A'..=b'F') => c - b'A' + 10,
+            Some(_) => return syntax(SyntaxKind::InvalidEscape, i),
+        };
+        v = (v << 4) | u16::from(d);
+    }
+    Ok(v)
+}
+
+/// Reads `word` (`true`, `false`, `null`) at `pos`; returns the offset after it.
+#[inline]
+pub(super) fn literal(b: &[u8], pos: usize, word: &'static [u8]) -> Result<usize, Fail> {
+    let end = pos + word.len();
+    if b.get(pos..end) == Some(word) {
+        return Ok(end);
+    }
+    // Point at the first byte that differs (or the end).
+    let mut i = pos;
+    for &w in word {
+        match b.get(i) {
+            Some(&c) if c == w => i += 1,
+            None => return syntax(SyntaxKind::UnexpectedEnd, i),
+            Some(_) => break,
+        }
+    }
+    syntax(SyntaxKind::InvalidLiteral, i)
+}
+
+#[inline(always)]
+fn digits(b: &[u8], mut pos: usize) -> usize {
+    while let Some(c) = b.get(pos) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// A number token's end and shape, as [`number`] read it.
+pub(super) struct NumberToken {
+    pub(super) end: usize,
+    /// It has a fraction or an exponent (so it is a float for `serde_json`).
+    pub(super) float: bool,
+}
+
+/// Integers of at most this many digits are read on the fast path (more
+/// may be out of `f64` range: see [`number_slow`]).
+const FAST_INT_DIGITS: usize = 300;
+
+/// Reads the number at `pos` (RFC 8259 §6, refusing what `serde_json`
+/// refuses, out-of-range included).
+#[inline(always)]
+pub(super) fn number(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
+    // Fast path: `-?[1-9][0-9]*` not followed by a fraction or exponent.
+    let p = pos + usize::from(b.get(pos) == Some(&b'-'));
+    if let Some(b'1'..=b'9') = b.get(p) {
+        let end = digits(b, p + 1);
+        if end - p <= FAST_INT_DIGITS && !matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
+            return Ok(NumberToken { end, float: false });
+        }
+    }
+    number_slow(b, pos)
+}
+
+/// [`number`] for every form: a leading zero, a fraction, an exponent, a
+/// long integer, or an error.
+#[inline(never)]
+fn number_slow(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
+    let start = pos;
+    let mut p = pos;
+    if b.get(p) == Some(&b'-') {
+        p += 1;
+    }
+    let int_start = p;
+    match b.get(p) {
+        Some(b'0') => p += 1,
+        Some(b'1'..=b'9') => p = digits(b, p + 1),
+        None => return syntax(SyntaxKind::UnexpectedEnd, p),
+        Some(_) => return syntax(SyntaxKind::InvalidNumber, p),
+    }
+    let int_digits = p - int_start;
+    let mut float = false;
+    let mut exp = false;
+    if b.get(p) == Some(&b'.') {
+        float = true;
+        let d = p + 1;
+        p = digits(b, d);
+        if p == d {
+            return match b.get(p) {
+                None => syntax(SyntaxKind::UnexpectedEnd, p),
+                Some(_) => syntax(SyntaxKind::InvalidNumber, p),
+            };
+        }
+    }
+    if matches!(b.get(p), Some(b'e' | b'E')) {
+        float = true;
+        exp = true;
+        p += 1;
+        if matches!(b.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        let d = p;
+        p = digits(b, d);
+        if p == d {
+            return match b.get(p) {
+                None => syntax(SyntaxKind::UnexpectedEnd, p),
+                Some(_) => syntax(SyntaxKind::InvalidNumber, p),
+            };
+        }
+    }
+    // A number can only be out of f64 range with an exponent or more than
+    // 300 integer digits (10^300 < f64::MAX); ask serde_json in those
+    // rare cases so both agree exactly on the range.
+    if exp || int_digits > FAST_INT_DIGITS {
+        let text = b.get(start..p).unwrap_or_default();
+        let ok = std::str::from_utf8(text)
+            .ok()
+            .is_some_and(|t| serde_json::from_str::<serde_json::Number>(t).is_ok());
+        if !ok {
+            return syntax(SyntaxKind::NumberOutOfRange, start);
+        }
+    }
+    Ok(NumberToken { end: p, float })
+}
+
+/// A 64-bit fingerprint of a key: equal keys have equal fingerprints. For
+/// keys of at most seven bytes it is exact (the bytes and the length).
+#[inline(always)]
+fn fingerprint_of(first: u64, last: u64, len: usize) -> u64 {
+    if len < 8 {
+        first | ((len as u64) << 56)
+    } else {
+        first ^ last.rotate_left(31) ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+/// The fingerprint of `key` (an owned, unescaped key).
+pub(super) fn fingerprint(key: &[u8]) -> u64 {
+    let len = key.len();
+    let mut first = [0u8; 8];
+    let n = len.min(8);
+    if let (Some(dst), Some(src)) = (first.get_mut(..n), key.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    let last = len
+        .checked_sub(8)
+        .and_then(|s| word_at(key, s))
+        .unwrap_or(0);
+    fingerprint_of(u64::from_le_bytes(first), last, len)
+}
+
+/// The fingerprint of the unescaped key `b[start..end]`, read with whole
+/// words from the input where it has them.
+#[inline(always)]
+pub(super) fn fingerprint_in(b: &[u8], start: usize, end: usize) -> u64 {
+    let len = end - start;
+    match word_at(b, start) {
+        Some(w) if len < 8 => fingerprint_of(w & ((1u64 << (8 * len)) - 1), 0, len),
+        Some(w) => fingerprint_of(w, word_at(b, end - 8).unwrap_or(0), len),
+        None => fingerprint(b.get(start..end).unwrap_or_default()),
+    }
+}
+
+/// Reads the key whose opening quote is at `at`; returns the offset after
+/// its closing quote, the unescaped key and its fingerprint. `scratch` is
+/// the buffer an escaped key is unescaped into.
+#[inline(always)]
+pub(super) fn key<'a>(
+    b: &'a [u8],
+    at: usize,
+    scratch: &mut Vec<u8>,
+) -> Result<(usize, Cow<'a, [u8]>, u64), Fail> {
+    match b.get(at) {
+        Some(b'"') => {}
+        None => return syntax(SyntaxKind::UnexpectedEnd, at),
+        Some(b'/') => return syntax(SyntaxKind::Comment, at),
+        Some(_) => return syntax(SyntaxKind::ExpectedKey, at),
+    }
+    let p = string_run(b, at + 1);
+    if b.get(p) == Some(&b'"') {
+        let raw = b.get(at + 1..p).unwrap_or_default();
+        return Ok((p + 1, Cow::Borrowed(raw), fingerprint_in(b, at + 1, p)));
+    }
+    scratch.clear();
+    let (end, escaped) = string_rest(b, at + 1, p, Some(scratch))?;
+    if escaped {
+        let k = std::mem::take(scratch);
+        let fp = fingerprint(&k);
+        return Ok((end, Cow::Owned(k), fp));
+    }
+    let raw = b.get(at + 1..end - 1).unwrap_or_default();
+    Ok((end, Cow::Borrowed(raw), fingerprint_in(b, at + 1, end - 1)))
+}
+
+/// Whitespace, `:`, whitespace at `pos`; returns the offset after them.
+#[inline(always)]
+pub(super) fn colon(b: &[u8], pos: usize) -> Result<usize, Fail> {
+    let p = skip_ws(b, pos);
+    match b.get(p) {
+        Some(b':') => Ok(skip_ws(b, p + 1)),
+        None => syntax(SyntaxKind::UnexpectedEnd, p),
+        Some(_) => syntax(SyntaxKind::ExpectedColon, p),
+    }
+}
+
+/// The error for byte `c` (or the end) where a value was expected.
+#[cold]
+pub(super) fn not_a_value<T>(c: Option<u8>, at: usize) -> Result<T, Fail> {
+    match c {
+        None => syntax(SyntaxKind::UnexpectedEnd, at),
+        Some(b'/') => syntax(SyntaxKind::Comment, at),
+        Some(_) => syntax(SyntaxKind::ExpectedValue, at),
+    }
+}
+
+/// The error for byte `c` (or the end) where `,` or the close of an object
+/// (`object`) or array was expected.
+#[cold]
+pub(super) fn not_a_separator<T>(c: Option<u8>, at: usize, object: bool) -> Result<T, Fail> {
+    match (c, object) {
+        (None, _) => syntax(SyntaxKind::UnexpectedEnd, at),
+        (Some(b'/'), _) => syntax(SyntaxKind::Comment, at),
+        (Some(_), true) => syntax(SyntaxKind::ExpectedCommaOrBrace, at),
+        (Some(_), false) => syntax(SyntaxKind::ExpectedCommaOrBracket, at),
+    }
+}
+
+/// Reads the scalar whose first byte `c` is at `pos`; returns its kind and
+/// the offset after it.
+#[inline(always)]
+fn scalar(b: &[u8], pos: usize, c: u8) -> Result<(Kind, usize), Fail> {
+    match c {
+        b'"' => Ok((Kind::String, string(b, pos, None)?.0)),
+        b'-' | b'0'..=b'9' => Ok((Kind::Number, number(b, pos)?.end)),
+        b't' => Ok((Kind::Bool, literal(b, pos, b"true")?)),
+        b'f' => Ok((Kind::Bool, literal(b, pos, b"false")?)),
+        b'n' => Ok((Kind::Null, literal(b, pos, b"null")?)),
+        _ => not_a_value(Some(c), pos),
+    }
 }
 
 impl<'a, S: Sink> Scanner<'a, '_, S> {
     /// Remembers a depth or duplicate-key fault in `finish` mode (the first
     /// one wins); otherwise stops the scan with it.
+    #[cold]
     fn fault(&mut self, f: Fail) -> Result<(), Fail> {
         if !self.opts.finish {
             return Err(f);
@@ -202,195 +733,115 @@ impl<'a, S: Sink> Scanner<'a, '_, S> {
         Ok(())
     }
 
-    #[inline]
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.pos).copied()
-    }
-
-    #[inline]
-    fn skip_ws(&mut self) {
-        while let Some(&c) = self.b.get(self.pos) {
-            if !is_ws(c) {
-                break;
-            }
-            self.pos += 1;
-        }
-    }
-
-    fn err<T>(&self, kind: SyntaxKind, offset: usize) -> Result<T, Fail> {
-        Err(Fail::Syntax(kind, offset))
-    }
-
     fn run(&mut self) -> Result<(), Fail> {
-        self.skip_ws();
-        // `true` while a value is expected, `false` after one completed.
-        let mut want_value = true;
+        let b = self.b;
+        let mut scratch = Vec::new();
+        let mut pos = skip_ws(b, 0);
         loop {
-            if want_value {
-                // A non-empty container leaves us wanting its first value.
-                want_value = !self.value()?;
-                continue;
-            }
-            // A value just completed: close it in the enclosing frame.
-            let end = self.pos;
-            let Some(frame) = self.frames.last_mut() else {
-                // Top-level value done.
-                let top = Member {
-                    kind: self.top_kind,
-                    span: Span {
-                        start: self.top_start,
-                        end,
-                    },
-                };
-                self.sink.record(ROOT, top);
-                self.skip_ws();
-                if self.pos != self.b.len() {
-                    return self.err(SyntaxKind::TrailingCharacters, self.pos);
+            // A value is expected at `pos`.
+            let start = pos;
+            let c = b.get(pos).copied();
+            let (mut kind, mut end) = match c {
+                Some(open @ (b'{' | b'[')) => {
+                    let object = open == b'{';
+                    let kind = if object { Kind::Object } else { Kind::Array };
+                    if self.frames.len() >= self.opts.max_depth {
+                        let pointer = pointer(&self.frames, &self.keys, None);
+                        self.fault(Fail::TooDeep {
+                            offset: pos,
+                            pointer,
+                        })?;
+                        (kind, self.skip_deep(pos)?)
+                    } else {
+                        let own = match self.frames.last() {
+                            Some(f) => f.slot,
+                            None => ROOT,
+                        };
+                        let mut frame = Frame::new(object, self.keys.len(), pos);
+                        frame.own = own;
+                        self.frames.push(frame);
+                        pos = skip_ws(b, pos + 1);
+                        let close = if object { b'}' } else { b']' };
+                        if b.get(pos) == Some(&close) {
+                            self.frames.pop();
+                            (kind, pos + 1)
+                        } else {
+                            pos = if object {
+                                self.member_key(pos, &mut scratch)?
+                            } else {
+                                self.element_start();
+                                pos
+                            };
+                            continue;
+                        }
+                    }
                 }
-                return Ok(());
+                Some(c) => scalar(b, pos, c)?,
+                None => return not_a_value(None, pos),
             };
-            if frame.slot != NO_SLOT {
-                let m = Member {
-                    kind: frame.value_kind,
-                    span: Span {
-                        start: frame.value_start,
-                        end,
-                    },
+            let mut start = start;
+            // A value `start..end` of `kind` just completed: close it in the
+            // enclosing frames until one goes on.
+            loop {
+                let Some(frame) = self.frames.last_mut() else {
+                    self.sink.record(
+                        ROOT,
+                        Member {
+                            kind,
+                            span: Span { start, end },
+                        },
+                    );
+                    let p = skip_ws(b, end);
+                    if p != b.len() {
+                        return syntax(SyntaxKind::TrailingCharacters, p);
+                    }
+                    return Ok(());
                 };
-                let slot = frame.slot;
-                self.sink.record(slot, m);
-            }
-            self.skip_ws();
-            let Some(frame) = self.frames.last_mut() else {
-                return self.err(SyntaxKind::UnexpectedEnd, self.pos);
-            };
-            match (self.b.get(self.pos).copied(), frame.object) {
-                (Some(b','), true) => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    self.member_key()?;
-                    want_value = true;
+                if frame.slot != NO_SLOT {
+                    let slot = frame.slot;
+                    self.sink.record(
+                        slot,
+                        Member {
+                            kind,
+                            span: Span { start, end },
+                        },
+                    );
                 }
-                (Some(b','), false) => {
-                    self.pos += 1;
-                    frame.index += 1;
-                    self.skip_ws();
-                    self.array_element_start();
-                    want_value = true;
+                let Some(frame) = self.frames.last_mut() else {
+                    return syntax(SyntaxKind::UnexpectedEnd, end);
+                };
+                let p = skip_ws(b, end);
+                let c = b.get(p).copied();
+                if c == Some(b',') {
+                    let q = skip_ws(b, p + 1);
+                    if frame.object {
+                        pos = self.member_key(q, &mut scratch)?;
+                    } else {
+                        frame.index += 1;
+                        self.element_start();
+                        pos = q;
+                    }
+                    break;
                 }
-                (Some(b'}'), true) | (Some(b']'), false) => {
-                    self.pos += 1;
-                    self.pop();
+                if c == Some(if frame.object { b'}' } else { b']' }) {
+                    kind = if frame.object {
+                        Kind::Object
+                    } else {
+                        Kind::Array
+                    };
+                    start = frame.start;
+                    end = p + 1;
+                    let keys_start = frame.keys_start;
+                    self.frames.pop();
+                    self.keys.truncate(keys_start);
+                    continue;
                 }
-                (None, _) => return self.err(SyntaxKind::UnexpectedEnd, self.pos),
-                (Some(b'/'), _) => return self.err(SyntaxKind::Comment, self.pos),
-                (Some(_), true) => return self.err(SyntaxKind::ExpectedCommaOrBrace, self.pos),
-                (Some(_), false) => return self.err(SyntaxKind::ExpectedCommaOrBracket, self.pos),
+                return not_a_separator(c, p, frame.object);
             }
         }
     }
 
-    fn pop(&mut self) {
-        if let Some(f) = self.frames.pop() {
-            if f.object {
-                self.keys.truncate(f.keys_start);
-            }
-        }
-    }
-
-    /// Parses one value starting at `self.pos` (whitespace already skipped).
-    /// Containers are opened (a frame pushed) and left for `run` to continue.
-    /// Returns whether the value is complete (scalars, empty containers).
-    fn value(&mut self) -> Result<bool, Fail> {
-        let start = self.pos;
-        let Some(c) = self.peek() else {
-            return self.err(SyntaxKind::UnexpectedEnd, start);
-        };
-        let kind = match c {
-            b'{' => Kind::Object,
-            b'[' => Kind::Array,
-            b'"' => Kind::String,
-            b'-' | b'0'..=b'9' => Kind::Number,
-            b't' | b'f' => Kind::Bool,
-            b'n' => Kind::Null,
-            b'/' => return self.err(SyntaxKind::Comment, start),
-            _ => return self.err(SyntaxKind::ExpectedValue, start),
-        };
-        self.note_value_start(kind, start);
-        match kind {
-            Kind::Object | Kind::Array => self.open(kind == Kind::Object),
-            _ => self.scalar(c).map(|()| true),
-        }
-    }
-
-    /// Reads the scalar whose first byte is `c` at `self.pos`.
-    fn scalar(&mut self, c: u8) -> Result<(), Fail> {
-        match c {
-            b'"' => self.string(None).map(|_| ()),
-            b'-' | b'0'..=b'9' => self.number(),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            b'/' => self.err(SyntaxKind::Comment, self.pos),
-            _ => self.err(SyntaxKind::ExpectedValue, self.pos),
-        }
-    }
-
-    fn note_value_start(&mut self, kind: Kind, start: usize) {
-        match self.frames.last_mut() {
-            Some(f) => {
-                f.value_start = start;
-                f.value_kind = kind;
-            }
-            None => {
-                self.top_kind = kind;
-                self.top_start = start;
-            }
-        }
-    }
-
-    /// Opens a container; returns `true` when it was empty (already closed).
-    fn open(&mut self, object: bool) -> Result<bool, Fail> {
-        let offset = self.pos;
-        if self.frames.len() >= self.opts.max_depth {
-            self.fault(Fail::TooDeep {
-                offset,
-                pointer: self.pointer(None),
-            })?;
-            self.skip_deep()?;
-            return Ok(true);
-        }
-        self.pos += 1;
-        let own = match self.frames.last() {
-            Some(f) => f.slot,
-            None => ROOT,
-        };
-        self.frames.push(Frame {
-            object,
-            keys_start: self.keys.len(),
-            index: 0,
-            set: None,
-            value_start: 0,
-            value_kind: Kind::Null,
-            slot: NO_SLOT,
-            own,
-        });
-        self.skip_ws();
-        let close = if object { b'}' } else { b']' };
-        if self.peek() == Some(close) {
-            self.pos += 1;
-            self.pop();
-            return Ok(true);
-        }
-        if object {
-            self.member_key()?;
-        } else {
-            self.array_element_start();
-        }
-        Ok(false)
-    }
-
-    fn array_element_start(&mut self) {
+    fn element_start(&mut self) {
         if let Some(f) = self.frames.last_mut() {
             f.slot = if f.own == NO_SLOT {
                 NO_SLOT
@@ -400,425 +851,107 @@ impl<'a, S: Sink> Scanner<'a, '_, S> {
         }
     }
 
-    /// Reads the too-deep container at `self.pos` to its end for the grammar
+    /// Reads `"key" :` at `at` in the innermost (object) frame, checking
+    /// duplicates; returns the offset of the member's value.
+    #[inline(always)]
+    fn member_key(&mut self, at: usize, scratch: &mut Vec<u8>) -> Result<usize, Fail> {
+        let b = self.b;
+        let (end, key, fp) = key(b, at, scratch)?;
+        let Some(frame) = self.frames.last_mut() else {
+            return colon(b, end);
+        };
+        if self.keys.insert(frame, key, fp) {
+            self.duplicate(at)?;
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.slot = if frame.own == NO_SLOT {
+                NO_SLOT
+            } else {
+                self.sink
+                    .member(frame.own, self.keys.last().unwrap_or_default())
+            };
+        }
+        colon(b, end)
+    }
+
+    /// The duplicate key just recorded, at `at`.
+    #[cold]
+    fn duplicate(&mut self, at: usize) -> Result<(), Fail> {
+        let key = self.keys.last().unwrap_or_default();
+        let d = DuplicateKey {
+            key: String::from_utf8_lossy(key).into_owned(),
+            pointer: pointer(&self.frames, &self.keys, None),
+            offset: at,
+        };
+        self.fault(Fail::Duplicate(d))
+    }
+
+    /// Reads the too-deep container at `pos` to its end for the grammar
     /// alone (`finish` mode, after a depth fault): no duplicate check, no
     /// sink. One byte of stack per level, so bounded by the input length.
-    fn skip_deep(&mut self) -> Result<(), Fail> {
+    /// Returns the offset after it.
+    #[cold]
+    fn skip_deep(&mut self, pos: usize) -> Result<usize, Fail> {
+        let b = self.b;
+        let mut p = pos;
         let mut stack: Vec<bool> = Vec::new();
         loop {
-            // A value is expected at `self.pos`.
-            self.skip_ws();
-            let Some(c) = self.peek() else {
-                return self.err(SyntaxKind::UnexpectedEnd, self.pos);
-            };
-            let mut opened = false;
-            if c == b'{' || c == b'[' {
-                let object = c == b'{';
-                self.pos += 1;
-                self.skip_ws();
-                if self.peek() == Some(if object { b'}' } else { b']' }) {
-                    self.pos += 1;
-                } else {
-                    stack.push(object);
-                    if object {
-                        self.deep_key()?;
+            // A value is expected at `p`.
+            p = skip_ws(b, p);
+            let c = b.get(p).copied();
+            match c {
+                Some(open @ (b'{' | b'[')) => {
+                    let object = open == b'{';
+                    p = skip_ws(b, p + 1);
+                    if b.get(p) == Some(if object { &b'}' } else { &b']' }) {
+                        p += 1;
+                    } else {
+                        stack.push(object);
+                        if object {
+                            p = deep_key(b, p)?;
+                        }
+                        continue;
                     }
-                    opened = true;
                 }
-            } else {
-                self.scalar(c)?;
-            }
-            if opened {
-                continue;
+                Some(c) => p = scalar(b, p, c)?.1,
+                None => return not_a_value(None, p),
             }
             // A value completed: close containers until one goes on.
             loop {
                 let Some(&object) = stack.last() else {
-                    return Ok(());
+                    return Ok(p);
                 };
-                self.skip_ws();
-                match (self.peek(), object) {
-                    (Some(b','), true) => {
-                        self.pos += 1;
-                        self.skip_ws();
-                        self.deep_key()?;
-                        break;
+                p = skip_ws(b, p);
+                let c = b.get(p).copied();
+                if c == Some(b',') {
+                    p = skip_ws(b, p + 1);
+                    if object {
+                        p = deep_key(b, p)?;
                     }
-                    (Some(b','), false) => {
-                        self.pos += 1;
-                        break;
-                    }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        self.pos += 1;
-                        stack.pop();
-                    }
-                    (None, _) => return self.err(SyntaxKind::UnexpectedEnd, self.pos),
-                    (Some(b'/'), _) => return self.err(SyntaxKind::Comment, self.pos),
-                    (Some(_), true) => return self.err(SyntaxKind::ExpectedCommaOrBrace, self.pos),
-                    (Some(_), false) => {
-                        return self.err(SyntaxKind::ExpectedCommaOrBracket, self.pos)
-                    }
-                }
-            }
-        }
-    }
-
-    /// `"key" :` inside a skipped container (grammar only).
-    fn deep_key(&mut self) -> Result<(), Fail> {
-        let at = self.pos;
-        match self.peek() {
-            Some(b'"') => {}
-            None => return self.err(SyntaxKind::UnexpectedEnd, at),
-            Some(b'/') => return self.err(SyntaxKind::Comment, at),
-            Some(_) => return self.err(SyntaxKind::ExpectedKey, at),
-        }
-        self.string(None)?;
-        self.colon()
-    }
-
-    /// Whitespace, `:`, whitespace.
-    fn colon(&mut self) -> Result<(), Fail> {
-        self.skip_ws();
-        match self.peek() {
-            Some(b':') => {
-                self.pos += 1;
-                self.skip_ws();
-                Ok(())
-            }
-            None => self.err(SyntaxKind::UnexpectedEnd, self.pos),
-            Some(_) => self.err(SyntaxKind::ExpectedColon, self.pos),
-        }
-    }
-
-    /// Reads `"key" :` in the innermost (object) frame, checking duplicates.
-    fn member_key(&mut self) -> Result<(), Fail> {
-        let at = self.pos;
-        match self.peek() {
-            Some(b'"') => {}
-            None => return self.err(SyntaxKind::UnexpectedEnd, at),
-            Some(b'/') => return self.err(SyntaxKind::Comment, at),
-            Some(_) => return self.err(SyntaxKind::ExpectedKey, at),
-        }
-        let Some(key) = self.string(Some(()))? else {
-            return self.err(SyntaxKind::ExpectedKey, at);
-        };
-        self.check_duplicate(&key, at)?;
-        let own = self.frames.last().map_or(NO_SLOT, |f| f.own);
-        let slot = if own == NO_SLOT {
-            NO_SLOT
-        } else {
-            self.sink.member(own, &key)
-        };
-        if let Some(f) = self.frames.last_mut() {
-            f.slot = slot;
-        }
-        self.keys.push((key, at));
-        self.colon()
-    }
-
-    fn check_duplicate(&mut self, key: &[u8], at: usize) -> Result<(), Fail> {
-        let Some(frame) = self.frames.last_mut() else {
-            return Ok(());
-        };
-        let start = frame.keys_start;
-        let count = self.keys.len().saturating_sub(start);
-        let dup = if let Some(set) = frame.set.as_mut() {
-            !set.insert(key.to_vec())
-        } else {
-            let dup = self
-                .keys
-                .get(start..)
-                .unwrap_or_default()
-                .iter()
-                .any(|(k, _)| k.as_ref() == key);
-            if !dup && count >= LINEAR_KEY_CHECK {
-                let mut set: HashSet<Vec<u8>> = self
-                    .keys
-                    .get(start..)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|(k, _)| k.to_vec())
-                    .collect();
-                set.insert(key.to_vec());
-                frame.set = Some(set);
-            }
-            dup
-        };
-        if dup {
-            return self.fault(Fail::Duplicate(DuplicateKey {
-                key: String::from_utf8_lossy(key).into_owned(),
-                pointer: self.pointer(Some(key)),
-                offset: at,
-            }));
-        }
-        Ok(())
-    }
-
-    /// RFC 6901 pointer to the current position; `last` is a key being read
-    /// in the innermost object (not yet pushed).
-    fn pointer(&self, last: Option<&[u8]>) -> String {
-        let mut out = String::new();
-        for (i, f) in self.frames.iter().enumerate() {
-            let innermost = i + 1 == self.frames.len();
-            if f.object {
-                let key = if innermost {
-                    match last {
-                        Some(k) => Some(k),
-                        None => self.keys.last().map(|(k, _)| k.as_ref()),
-                    }
-                } else {
-                    self.frames
-                        .get(i + 1)
-                        .and_then(|n| n.keys_start.checked_sub(1))
-                        .and_then(|j| self.keys.get(j))
-                        .map(|(k, _)| k.as_ref())
-                };
-                if let Some(k) = key {
-                    out.push('/');
-                    push_pointer_token(&mut out, k);
-                }
-            } else {
-                out.push('/');
-                out.push_str(&f.index.to_string());
-            }
-        }
-        out
-    }
-
-    fn literal(&mut self, word: &'static [u8]) -> Result<(), Fail> {
-        let end = self.pos + word.len();
-        match self.b.get(self.pos..end) {
-            Some(w) if w == word => {
-                self.pos = end;
-                Ok(())
-            }
-            _ => {
-                // Point at the first byte that differs (or the end).
-                let mut i = self.pos;
-                for &w in word {
-                    match self.b.get(i) {
-                        Some(&c) if c == w => i += 1,
-                        None => return self.err(SyntaxKind::UnexpectedEnd, i),
-                        Some(_) => break,
-                    }
-                }
-                self.err(SyntaxKind::InvalidLiteral, i)
-            }
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while let Some(c) = self.peek() {
-            if !c.is_ascii_digit() {
-                break;
-            }
-            self.pos += 1;
-        }
-        self.pos - start
-    }
-
-    fn number(&mut self) -> Result<(), Fail> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        let int_start = self.pos;
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            None => return self.err(SyntaxKind::UnexpectedEnd, self.pos),
-            Some(_) => return self.err(SyntaxKind::InvalidNumber, self.pos),
-        }
-        let int_digits = self.pos - int_start;
-        let mut exp = false;
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            if self.digits() == 0 {
-                return match self.peek() {
-                    None => self.err(SyntaxKind::UnexpectedEnd, self.pos),
-                    Some(_) => self.err(SyntaxKind::InvalidNumber, self.pos),
-                };
-            }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            exp = true;
-            self.pos += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return match self.peek() {
-                    None => self.err(SyntaxKind::UnexpectedEnd, self.pos),
-                    Some(_) => self.err(SyntaxKind::InvalidNumber, self.pos),
-                };
-            }
-        }
-        // A number can only be out of f64 range with an exponent or more than
-        // 300 integer digits (10^300 < f64::MAX); ask serde_json in those
-        // rare cases so both agree exactly on the range.
-        if exp || int_digits > 300 {
-            let text = self.b.get(start..self.pos).unwrap_or_default();
-            let ok = std::str::from_utf8(text)
-                .ok()
-                .is_some_and(|t| serde_json::from_str::<serde_json::Number>(t).is_ok());
-            if !ok {
-                return self.err(SyntaxKind::NumberOutOfRange, start);
-            }
-        }
-        Ok(())
-    }
-
-    /// Scans a string at `self.pos` (on its opening quote). With `key` set,
-    /// returns its unescaped bytes (borrowed when it has no escape).
-    fn string(&mut self, key: Option<()>) -> Result<Option<Cow<'a, [u8]>>, Fail> {
-        let b = self.b;
-        self.pos += 1;
-        let content_start = self.pos;
-        let mut escaped = false;
-        if key.is_some() {
-            self.scratch.clear();
-        }
-        loop {
-            // Fast run over ordinary bytes, eight at a time.
-            while let Some(chunk) = b.get(self.pos..self.pos + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                if has_special(u64::from_le_bytes(word)) {
                     break;
                 }
-                self.pos += 8;
-            }
-            while let Some(&c) = b.get(self.pos) {
-                if is_string_special(c) {
-                    break;
+                if c == Some(if object { b'}' } else { b']' }) {
+                    p += 1;
+                    stack.pop();
+                    continue;
                 }
-                self.pos += 1;
-            }
-            match b.get(self.pos) {
-                None => return self.err(SyntaxKind::UnexpectedEnd, self.pos),
-                Some(b'"') => {
-                    let end = self.pos;
-                    self.pos += 1;
-                    if key.is_none() {
-                        return Ok(None);
-                    }
-                    if !escaped {
-                        let raw = b.get(content_start..end).unwrap_or_default();
-                        return Ok(Some(Cow::Borrowed(raw)));
-                    }
-                    return Ok(Some(Cow::Owned(std::mem::take(&mut self.scratch))));
-                }
-                Some(b'\\') => {
-                    if key.is_some() && !escaped {
-                        let run = b.get(content_start..self.pos).unwrap_or_default();
-                        self.scratch.extend_from_slice(run);
-                    }
-                    escaped = true;
-                    self.escape(key.is_some())?;
-                }
-                Some(_) => return self.err(SyntaxKind::ControlCharacterInString, self.pos),
-            }
-            if key.is_some() && escaped {
-                // Copy the run up to the next special byte into scratch.
-                let run_start = self.pos;
-                while let Some(&c) = b.get(self.pos) {
-                    if is_string_special(c) {
-                        break;
-                    }
-                    self.pos += 1;
-                }
-                let run = b.get(run_start..self.pos).unwrap_or_default();
-                self.scratch.extend_from_slice(run);
+                return not_a_separator(c, p, object);
             }
         }
-    }
-
-    /// Reads one escape at `self.pos` (on the backslash), appending its
-    /// unescaped bytes to `scratch` when `keep`.
-    fn escape(&mut self, keep: bool) -> Result<(), Fail> {
-        let at = self.pos;
-        let Some(&c) = self.b.get(at + 1) else {
-            return self.err(SyntaxKind::UnexpectedEnd, at + 1);
-        };
-        let simple = match c {
-            b'"' => Some(b'"'),
-            b'\\' => Some(b'\\'),
-            b'/' => Some(b'/'),
-            b'b' => Some(0x08),
-            b'f' => Some(0x0c),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            b'u' => None,
-            _ => return self.err(SyntaxKind::InvalidEscape, at),
-        };
-        if let Some(byte) = simple {
-            self.pos = at + 2;
-            if keep {
-                self.scratch.push(byte);
-            }
-            return Ok(());
-        }
-        let unit = self.hex4(at + 2)?;
-        self.pos = at + 6;
-        let ch = match unit {
-            0xD800..=0xDBFF => {
-                // A high surrogate must be followed by `\u` + low surrogate.
-                if self.b.get(self.pos) != Some(&b'\\') || self.b.get(self.pos + 1) != Some(&b'u') {
-                    return self.err(SyntaxKind::LoneSurrogate, at);
-                }
-                let low = self.hex4(self.pos + 2)?;
-                if !(0xDC00..=0xDFFF).contains(&low) {
-                    return self.err(SyntaxKind::LoneSurrogate, at);
-                }
-                self.pos += 6;
-                let cp = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                char::from_u32(cp)
-            }
-            0xDC00..=0xDFFF => return self.err(SyntaxKind::LoneSurrogate, at),
-            _ => char::from_u32(u32::from(unit)),
-        };
-        let Some(ch) = ch else {
-            return self.err(SyntaxKind::LoneSurrogate, at);
-        };
-        if keep {
-            let mut buf = [0u8; 4];
-            self.scratch
-                .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-        }
-        Ok(())
-    }
-
-    fn hex4(&self, at: usize) -> Result<u16, Fail> {
-        let mut v: u16 = 0;
-        for i in at..at + 4 {
-            let d = match self.b.get(i) {
-                None => return self.err(SyntaxKind::UnexpectedEnd, i),
-                Some(&c @ b'0'..=b'9') => c - b'0',
-                Some(&c @ b'a'..=b'f') => c - b'a' + 10,
-                Some(&c @ b'A'..=b'F') => c - b'A' + 10,
-                Some(_) => return self.err(SyntaxKind::InvalidEscape, i),
-            };
-            v = (v << 4) | u16::from(d);
-        }
-        Ok(v)
     }
 }
 
-/// True when any byte of `w` is `"`, `\` or below 0x20 (SWAR test).
-#[inline]
-fn has_special(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
-    let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
-    // Bytes below 0x20: (b - 0x20) borrows into the high bit, b < 0x80.
-    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (quote | backslash | control) != 0
+/// `"key" :` at `at` inside a skipped container (grammar only); returns
+/// the offset of the member's value.
+fn deep_key(b: &[u8], at: usize) -> Result<usize, Fail> {
+    match b.get(at) {
+        Some(b'"') => {}
+        None => return syntax(SyntaxKind::UnexpectedEnd, at),
+        Some(b'/') => return syntax(SyntaxKind::Comment, at),
+        Some(_) => return syntax(SyntaxKind::ExpectedKey, at),
+    }
+    let (end, _) = string(b, at, None)?;
+    colon(b, end)
 }
 
 /// Appends `key` to `out` as an RFC 6901 reference token (`~` -> `~0`, `/` -> `~1`).
@@ -828,6 +961,57 @@ fn push_pointer_token(out: &mut String, key: &[u8]) {
             '~' => out.push_str("~0"),
             '/' => out.push_str("~1"),
             c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn reference_run(b: &[u8], pos: usize) -> usize {
+        b.iter()
+            .skip(pos)
+            .position(|&c| is_string_special(c))
+            .map_or(b.len(), |i| pos + i)
+    }
+
+    proptest! {
+        /// The word-at-a-time run ends exactly where a byte loop does.
+        #[test]
+        fn string_run_agrees_with_a_byte_loop(
+            b in prop::collection::vec(prop_oneof![Just(b'a'), Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(0x80), Just(0xff), Just(0x5c ^ 0x80), any::<u8>()], 0..40),
+            pos in 0usize..40,
+        ) {
+            let pos = pos.min(b.len());
+            prop_assert_eq!(string_run(&b, pos), reference_run(&b, pos));
+        }
+
+        /// Reading a key's fingerprint from the input equals computing it
+        /// from the key alone, and equal keys have equal fingerprints.
+        #[test]
+        fn fingerprints_agree(
+            b in prop::collection::vec(any::<u8>(), 0..40),
+            start in 0usize..40,
+            len in 0usize..20,
+        ) {
+            let start = start.min(b.len());
+            let end = (start + len).min(b.len());
+            let key = &b[start..end];
+            prop_assert_eq!(fingerprint_in(&b, start, end), fingerprint(key));
+            let copy = key.to_vec();
+            prop_assert_eq!(fingerprint(&copy), fingerprint(key));
+        }
+    }
+
+    #[test]
+    fn short_fingerprints_are_exact() {
+        let keys: [&[u8]; 6] = [b"", b"\0", b"a", b"a\0", b"ab", b"abcdefg"];
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate() {
+                assert_eq!(fingerprint(a) == fingerprint(b), i == j, "{a:?} {b:?}");
+            }
         }
     }
 }
