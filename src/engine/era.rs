@@ -9,8 +9,7 @@
 //! sends before it chooses, and except a request that failed (an envelope
 //! naming an unsupported version, a missing capability object, an unknown
 //! method): neither fixes the era, so a client may probe and still fall
-//! back to the handshake. The service reports each answer through
-//! [`Era::answered`]. Once fixed, a claim from the other era is refused:
+//! back to the handshake. Once fixed, a claim from the other era is refused:
 //! `initialize` on a stateless session gets -32022 naming the stateless
 //! versions, an enveloped request or a second `initialize` on a handshake
 //! session gets -32600.
@@ -83,10 +82,13 @@ impl Era {
         self.is_stateless() || self.revision().is_some_and(Revision::has_result_type)
     }
 
-    /// Decides on request `id` calling `method` with `params`. Admitting
-    /// never fixes the era: a fresh session stays fresh until the service
-    /// reports a successful answer through [`answered`](Self::answered)
-    /// (or [`enter_handshake`](Self::enter_handshake)).
+    /// Decides on request `id` calling `method` with `params`. On a fresh
+    /// session, a request whose 2026-07-28 envelope is valid makes the
+    /// session stateless, except `server/discover` (the probe); a refused
+    /// envelope leaves it fresh. `initialize` moves the era only once the
+    /// service answers it ([`enter_handshake`](Self::enter_handshake)). A
+    /// service that then fails such a request may put the era back as it
+    /// was before admitting it (the era is `Copy`).
     ///
     /// # Errors
     /// The error answer (carrying `id`) for a request from the other era,
@@ -101,7 +103,14 @@ impl Era {
         let enveloped = has_stateless_envelope(params);
         match *self {
             Self::Fresh if method == "initialize" => Ok(Admitted::Initialize),
-            Self::Fresh if enveloped => admit_stateless(id, method, params),
+            Self::Fresh if enveloped => {
+                let admitted = admit_stateless(id, method, params)?;
+                if method != "server/discover" {
+                    *self = Self::Stateless;
+                    tracing::info!("stateless session (2026-07-28)");
+                }
+                Ok(admitted)
+            }
             Self::Fresh => Ok(Admitted::Fresh),
             Self::Handshake { rev, .. } => {
                 if method == "initialize" {
@@ -121,21 +130,6 @@ impl Era {
                 Ok(Admitted::Handshake(rev))
             }
             Self::Stateless => admit_stateless(id, method, params),
-        }
-    }
-
-    /// The service answered a request that [`admit`](Self::admit) let in
-    /// as `admitted`, successfully (a result) or not (an error). A
-    /// successful stateless request other than `server/discover` fixes a
-    /// fresh session's era as stateless; anything else leaves it as it is.
-    pub fn answered(&mut self, method: &str, admitted: Admitted, success: bool) {
-        if *self == Self::Fresh
-            && success
-            && matches!(admitted, Admitted::Stateless(_))
-            && method != "server/discover"
-        {
-            *self = Self::Stateless;
-            tracing::info!("stateless session (2026-07-28)");
         }
     }
 
@@ -317,12 +311,6 @@ mod tests {
         let mut era = Era::default();
         let admitted = era.admit(&id, "tools/list", Some(&envelope("2026-07-28")));
         assert_eq!(admitted, Ok(Admitted::Stateless(Revision::V2026_07_28)));
-        assert_eq!(era, Era::Fresh, "admitting alone fixes nothing");
-        era.answered(
-            "tools/list",
-            Admitted::Stateless(Revision::V2026_07_28),
-            true,
-        );
         assert!(era.is_stateless() && era.has_result_type());
         let init = era.admit(&id, "initialize", None).unwrap_err();
         assert_eq!(init.code, code::UNSUPPORTED_PROTOCOL_VERSION);
@@ -343,26 +331,23 @@ mod tests {
         let mut era = Era::default();
         let probe = era.admit(&id, "server/discover", Some(&envelope("2026-07-28")));
         assert_eq!(probe, Ok(stateless));
-        era.answered("server/discover", stateless, true);
-        assert_eq!(era, Era::Fresh, "a successful probe fixes nothing");
+        assert_eq!(era, Era::Fresh, "a probe fixes nothing");
         let bad = era.admit(&id, "tools/list", Some(&envelope("2099-01-01")));
         assert_eq!(
             bad.map_err(|e| e.code),
             Err(code::UNSUPPORTED_PROTOCOL_VERSION)
         );
         assert_eq!(era, Era::Fresh, "a refused envelope fixes nothing");
-        era.answered("tools/list", stateless, false);
-        assert_eq!(era, Era::Fresh, "a failed stateless request fixes nothing");
-        era.answered("tools/list", Admitted::Fresh, true);
-        assert_eq!(era, Era::Fresh, "a request outside any era fixes nothing");
+        let mut no_caps = envelope("2026-07-28");
+        if let Some(Value::Object(meta)) = no_caps.get_mut("_meta") {
+            meta.remove(META_CLIENT_CAPABILITIES);
+        }
+        let bad = era.admit(&id, "tools/list", Some(&no_caps));
+        assert_eq!(bad.map_err(|e| e.code), Err(code::INVALID_PARAMS));
+        assert_eq!(era, Era::Fresh, "a missing capability object fixes nothing");
         assert_eq!(era.admit(&id, "initialize", None), Ok(Admitted::Initialize));
         era.enter_handshake(Revision::V2025_11_25);
-        era.answered("tools/list", stateless, true);
-        assert_eq!(
-            era.revision(),
-            Some(Revision::V2025_11_25),
-            "a fixed era stays fixed"
-        );
+        assert_eq!(era.revision(), Some(Revision::V2025_11_25));
     }
 
     #[test]

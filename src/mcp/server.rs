@@ -258,6 +258,7 @@ impl<B: PdfBackend> Service for Server<B> {
                 .into(),
             ));
         }
+        let before = self.era;
         let admitted = match self
             .era
             .admit(&request.id, &request.method, request.params_object())
@@ -269,11 +270,15 @@ impl<B: PdfBackend> Service for Server<B> {
             }
         };
         let handled = self.dispatch(&request, admitted, &ctx);
-        let success = succeeded(&handled);
-        if !success {
+        if !succeeded(&handled) {
             tracing::debug!(method = %request.method, "request failed");
+            // Only a successful request fixes the era (a failed stateless
+            // request before initialize leaves the session free to fall
+            // back to the handshake).
+            if before == Era::Fresh && self.era.is_stateless() {
+                self.era = before;
+            }
         }
-        self.era.answered(&request.method, admitted, success);
         handled
     }
 
