@@ -20,35 +20,6 @@ use std::time::{Duration, Instant};
 use mcp_support::*;
 use serde_json::{json, Value};
 
-/// A PDF of `pages` pages, each showing `ops` text operators: slow enough
-/// that extraction is still running when the test acts (the extractor's
-/// per-call CPU budget ends it within about a second either way).
-fn busy_pdf(pages: u32, ops: usize) -> Vec<u8> {
-    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 10 + i)).collect();
-    let mut d = gen::Doc::new(1)
-        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
-        .obj(
-            2,
-            format!(
-                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
-                kids.join(" ")
-            ),
-        )
-        .obj(4, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-        .stream(
-            3,
-            "",
-            format!("BT /F1 12 Tf {}ET", "(word) Tj ".repeat(ops)).as_bytes(),
-        );
-    for i in 0..pages {
-        d = d.obj(
-            10 + i,
-            "<< /Type /Page /Parent 2 0 R /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>",
-        );
-    }
-    d.build()
-}
-
 /// A server on a temporary root holding `busy.pdf`, driven line by line.
 struct Live {
     child: Child,
@@ -60,7 +31,7 @@ struct Live {
 impl Live {
     fn start(extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("busy.pdf"), busy_pdf(300, 2_000)).unwrap();
+        std::fs::write(dir.path().join("busy.pdf"), gen::text_pages(300, 2_000)).unwrap();
         std::fs::copy(
             corpus().join("pypdf-minimal-document.pdf"),
             dir.path().join("one.pdf"),
