@@ -223,6 +223,8 @@ async def engine_session(binary: str, mode: str) -> None:
     root = tempfile.mkdtemp(prefix="toolgate-sdk-")
     try:
         Path(root, "busy.pdf").write_bytes(busy_pdf())
+        # More work than the extractor's per-call budget allows: it runs until the budget ends it.
+        Path(root, "slow.pdf").write_bytes(busy_pdf(ops=20000))
         shutil.copy(ROOT / "pypdf-minimal-document.pdf", Path(root, "one.pdf"))
         params = StdioServerParameters(command=binary, args=["mcp", "--root", root, "--max-concurrent-calls", "3"])
         async with Client(params, mode=mode) as client:
@@ -264,7 +266,7 @@ async def engine_session(binary: str, mode: str) -> None:
                 spare = workers_of(pid)
                 check(f"{mode}: cancel: a worker waits, started ahead of need", ready, str(spare))
                 try:
-                    await client.call_tool("extract", busy, read_timeout_seconds=0.1)
+                    await client.call_tool("extract", {"path": "slow.pdf"}, read_timeout_seconds=0.05)
                     check(f"{mode}: cancel: the client's timeout fired", False, "the call finished first")
                 except Exception:  # the SDK's timeout error; it sends notifications/cancelled
                     check(f"{mode}: cancel: the client's timeout fired", True)
