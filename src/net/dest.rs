@@ -222,17 +222,9 @@ fn is_invisible(c: char) -> bool {
 /// # Errors
 /// A [`Denial`] with one of the codes of [`DenialCode`] (`url.*` or `ssrf.*`).
 pub fn classify_url(input: &str) -> Result<Destination, Denial> {
-    if input.len() > MAX_URL_BYTES {
-        // Refused (`url.too_long`) before any parsing.
-        refuse_ambiguous_text(input)?;
-    }
-    let parsed = Url::parse(input);
-    // Step 1 comes first in the policy; text that is exactly the parser's
-    // serialisation cannot hold what it looks for, so it is skipped there.
-    if !matches!(&parsed, Ok(url) if is_serialisation(input, url)) {
-        refuse_ambiguous_text(input)?;
-    }
-    let url = parsed.map_err(|e| Denial::lazy(DenialCode::Malformed, Detail::Parse(e)))?;
+    refuse_ambiguous_text(input)?;
+    let url =
+        Url::parse(input).map_err(|e| Denial::lazy(DenialCode::Malformed, Detail::Parse(e)))?;
     let scheme_len = url.scheme().len();
     if !matches!(url.scheme(), "http" | "https") {
         return Err(Denial::lazy(DenialCode::Scheme, Detail::Scheme(url)));
@@ -299,22 +291,6 @@ pub fn classify_url(input: &str) -> Result<Destination, Denial> {
             ip: Some(target),
         }),
     }
-}
-
-/// `input` is exactly the serialisation of the http(s) URL it parsed to,
-/// with no backslash in its query or fragment: then
-/// [`refuse_ambiguous_text`] has nothing to find. The serialisation is
-/// ASCII; every component percent-encodes controls, space and DEL (the
-/// WHATWG C0-control, query, path, userinfo and fragment percent-encode
-/// sets; a host refuses them); a special URL's authority and path cannot
-/// hold a backslash (it is read as `/`), only its query and fragment can.
-/// A unit property checks this against the scan.
-#[inline]
-fn is_serialisation(input: &str, url: &Url) -> bool {
-    url.as_str() == input
-        && matches!(url.scheme(), "http" | "https")
-        && !url.query().is_some_and(|q| q.contains('\\'))
-        && !url.fragment().is_some_and(|f| f.contains('\\'))
 }
 
 /// Bracketed IPv6 text that is not the canonical serialisation (upper case,
@@ -667,19 +643,6 @@ mod tests {
     }
 
     proptest! {
-        /// Skipping the ambiguity scan for text that is its own
-        /// serialisation never skips a refusal.
-        #[test]
-        fn serialisation_text_passes_the_ambiguity_scan(
-            s in "(https?|HTTP|gopher|ws)://[a-z0-9.:@%?#/\\\\\\[\\] \t\n\x7f\u{a0}\u{ad}\u{200b}\u{3000}é^`{}|<>\"'-]{0,30}"
-        ) {
-            if let Ok(url) = Url::parse(&s) {
-                if is_serialisation(&s, &url) {
-                    prop_assert!(refuse_ambiguous_text(&s).is_ok(), "{}", s);
-                }
-            }
-        }
-
         #[test]
         fn double_dot_scan_agrees_with_windows(s in "[a.]{0,40}") {
             let b = s.as_bytes();
