@@ -250,6 +250,25 @@ impl Root {
     /// [`ConfineError::OutsideRoot`], before anything beyond is touched.
     /// Returns the symlink-free path relative to the root.
     fn walk(&self, relative: &Path) -> Result<PathBuf, ConfineError> {
+        self.walk_with(relative, false)
+    }
+
+    /// Whether `requested` (absolute, or relative to the root) resolves
+    /// beneath the root, by the rules of [`Root::open`], without opening
+    /// it: a component that does not exist (or sits under a file) is taken
+    /// as written, so a path the caller may create is judged too. Only
+    /// names inside the root are looked at. For a policy layer in front of
+    /// another process (`toolgate gate`), which cannot open on its behalf.
+    ///
+    /// # Errors
+    /// [`ConfineError::OutsideRoot`]; [`ConfineError::Io`] for a symlink
+    /// loop or an I/O failure other than a missing name.
+    pub fn check_beneath(&self, requested: &str) -> Result<(), ConfineError> {
+        let relative = self.relative(Path::new(requested))?;
+        self.walk_with(&relative, true).map(|_| ())
+    }
+
+    fn walk_with(&self, relative: &Path, missing_ok: bool) -> Result<PathBuf, ConfineError> {
         let mut pending: VecDeque<OsString> = VecDeque::new();
         push_front(&mut pending, relative)?;
         let mut done: Vec<OsString> = Vec::new();
@@ -263,7 +282,20 @@ impl Root {
             }
             let mut here: PathBuf = done.iter().collect();
             here.push(&name);
-            if !sys::is_symlink_at(&self.dir, &here).map_err(ConfineError::from_io)? {
+            let is_link = match sys::is_symlink_at(&self.dir, &here) {
+                Ok(l) => l,
+                Err(e)
+                    if missing_ok
+                        && matches!(
+                            e.kind(),
+                            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                        ) =>
+                {
+                    false
+                }
+                Err(e) => return Err(ConfineError::from_io(e)),
+            };
+            if !is_link {
                 done.push(name);
                 continue;
             }

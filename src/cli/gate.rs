@@ -96,7 +96,7 @@ pub fn run(args: GateArgs) -> ExitCode {
         None
     } else {
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        match Roots::new(&policy.roots, cwd, home) {
+        match Roots::new(&policy.roots, cwd, home, policy.relative, policy.tilde) {
             Ok(r) => Some(r),
             Err(e) => return usage(e),
         }

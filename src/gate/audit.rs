@@ -1,8 +1,12 @@
 //! The audit log (`--audit FILE`): one JSON line per decision that refused
 //! or changed something, and with `--audit-all` one per call too.
 //!
-//! Opened for appending only, created with mode 0600, each line written
-//! whole with one `write` and no buffer. Past `max_bytes` the file is
+//! Opened for appending only, never through a symbolic link (`O_NOFOLLOW`),
+//! and only when it is a regular file; created with mode 0600, and an
+//! existing file with any group or other permission is set to 0600 before
+//! the first line. Each line is written whole with one `write` and no
+//! buffer; a write that fails or falls short is cut back off the file
+//! (never a torn line) and reported, and the gateway then refuses. Past `max_bytes` the file is
 //! renamed to `FILE.1` (replacing an older one) and a new one started.
 //! Argument values are never written: only their names and sizes.
 
@@ -64,11 +68,30 @@ pub struct Audit {
 }
 
 fn open(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
+    use std::os::unix::fs::PermissionsExt;
+    let file = OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(path)
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{e} (a symbolic link at the audit path is refused)"),
+            )
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the audit path is not a regular file",
+        ));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
 }
 
 impl Audit {
@@ -102,10 +125,23 @@ impl Audit {
             self.file = open(&self.path)?;
             self.size = 0;
         }
-        self.file.write_all(&line)?;
-        self.file.flush()?;
-        self.size += len;
-        Ok(())
+        match self.file.write(&line) {
+            Ok(n) if n == line.len() => {
+                self.size += len;
+                Ok(())
+            }
+            outcome => {
+                // Cut a short write back off: no torn line stays.
+                let _ = self.file.set_len(self.size);
+                Err(match outcome {
+                    Err(e) => e,
+                    Ok(n) => io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        format!("short write ({n} of {} bytes)", line.len()),
+                    ),
+                })
+            }
+        }
     }
 }
 
@@ -187,6 +223,45 @@ mod tests {
         }
         assert!(t.path().join("audit.jsonl.1").exists());
         assert!(std::fs::metadata(&p).unwrap().len() <= 400);
+    }
+
+    #[test]
+    fn no_symlink_and_mode_fixed() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let target = t.path().join("elsewhere");
+        std::fs::write(&target, "").unwrap();
+        let link = t.path().join("audit.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(Audit::open(&link, 1000).is_err());
+        let dangling = t.path().join("dangling.jsonl");
+        std::os::unix::fs::symlink(t.path().join("nothing"), &dangling).unwrap();
+        assert!(Audit::open(&dangling, 1000).is_err());
+        assert!(!t.path().join("nothing").exists());
+        assert!(Audit::open(t.path(), 1000).is_err());
+        let p = t.path().join("open.jsonl");
+        std::fs::write(&p, "").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut a = Audit::open(&p, 1000).unwrap();
+        a.write(&rec("x")).unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    /// A full disk: the write fails, is reported, and leaves no torn line.
+    #[test]
+    fn full_disk_leaves_no_torn_line() {
+        if !Path::new("/dev/full").exists() {
+            return;
+        }
+        let mut a = Audit {
+            path: PathBuf::from("/dev/full"),
+            file: OpenOptions::new().append(true).open("/dev/full").unwrap(),
+            size: 0,
+            max_bytes: u64::MAX,
+        };
+        assert!(a.write(&rec("x")).is_err());
+        assert_eq!(a.size, 0);
     }
 
     #[test]

@@ -161,11 +161,14 @@ impl Gatekeeper {
             match v {
                 Value::String(s) => {
                     spend(&mut budget)?;
+                    // One value, both readings: a path-named argument that
+                    // looks like a URL gets the URL check and the path check.
                     if looks_like_url(s) {
                         if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
                             names.push(n);
                         }
-                    } else if pathy {
+                    }
+                    if pathy {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
                         }
@@ -231,7 +234,6 @@ impl Gatekeeper {
                         if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
                             names.push(n);
                         }
-                        continue;
                     }
                     match &self.roots {
                         Some(r) => r.check(s, &rule.label())?,
@@ -380,7 +382,16 @@ max_bytes = 10
         let base = t.path().canonicalize().unwrap();
         std::fs::create_dir(base.join("data")).unwrap();
         let g = Gatekeeper {
-            roots: Some(Roots::new(&[PathBuf::from("data")], base.clone(), None).unwrap()),
+            roots: Some(
+                Roots::new(
+                    &[PathBuf::from("data")],
+                    base.clone(),
+                    None,
+                    crate::gate::RelativePaths::Cwd,
+                    crate::gate::TildePaths::Refuse,
+                )
+                .unwrap(),
+            ),
             ..keeper("[[args]]\ntool = \"x\"\npointer = \"/opts/target\"\nkind = \"path\"\n")
         };
         assert_eq!(code(&g, "t", json!({"path": "data/a"})), "ok");
@@ -410,6 +421,25 @@ max_bytes = 10
             "path.outside_root"
         );
         assert_eq!(code(&g, "x", json!({"opts": {"target": ["data/q"]}})), "ok");
+        // One value, two readings: a path that looks like an allowed URL
+        // still gets the root check, by name and by rule.
+        for p in [
+            "http://8.8.8.8/../../../etc/passwd",
+            "https://example.com/../../x",
+            "HTTP://93.184.216.34/a",
+        ] {
+            assert_eq!(
+                code(&g, "t", json!({"path": p})),
+                "path.outside_root",
+                "{p}"
+            );
+            assert_eq!(
+                code(&g, "x", json!({"opts": {"target": p}})),
+                "path.outside_root",
+                "{p}"
+            );
+        }
+        assert_eq!(code(&g, "t", json!({"url": "http://8.8.8.8/a"})), "ok");
     }
 
     #[test]

@@ -41,7 +41,10 @@ pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
-pub use paths::{is_path_name, Roots, MAX_PATH_BYTES, MAX_SYMLINKS, PATH_ARGUMENT_NAMES};
+pub use paths::{
+    is_path_name, RelativePaths, Roots, TildePaths, MAX_PATH_BYTES, MAX_SYMLINKS,
+    PATH_ARGUMENT_NAMES,
+};
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::PoisonMode;
 pub use policy::{
@@ -49,8 +52,8 @@ pub use policy::{
     MAX_POLICY_ENTRIES,
 };
 pub use proxy::{
-    DenyAs, GateConfig, GateService, PinMode, DEFAULT_MAX_RESPONSE_BYTES, GATE_ERROR,
-    MAX_PENDING_REQUESTS,
+    DenyAs, GateConfig, GateService, PinMode, CANCELLED_CALL_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES,
+    GATE_ERROR, MAX_PENDING_REQUESTS,
 };
 pub use run::{run, GRACE};
-pub use urls::{looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};
+pub use urls::{lenient_form, looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};

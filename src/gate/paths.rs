@@ -1,13 +1,22 @@
-//! Path arguments: which arguments are paths, and whether a path resolves
+//! Path arguments: which arguments are paths, and whether a path lands
 //! inside one of the `--root` directories the way the child would resolve it.
 //!
-//! Resolution is done component by component from the child's working
-//! directory (the gateway's own: the child is started there): `~` and `~/…`
-//! are expanded with the `HOME` the child gets (servers such as the
-//! reference filesystem server expand it); every symbolic link met, dangling
-//! ones included, is followed as the kernel would follow it (at most
-//! [`MAX_SYMLINKS`]); a component that does not exist is taken as written, and
-//! a later `..` removes it. The result must lie under a canonical root.
+//! The check is the project's one confinement module
+//! ([`crate::confine::Root::check_beneath`]): resolution beneath each root,
+//! looking only at names inside it, every symbolic link followed (dangling
+//! ones too; one that leaves the root refuses), a component that does not
+//! exist taken as written. The result must lie under a canonical root.
+//!
+//! What the gateway assumes about the child (stated in `docs/gate.md`):
+//! * an absolute path is the path the child opens;
+//! * a relative path is refused unless `[paths] relative` says how the child
+//!   resolves it: `"each_root"` (the reference filesystem server resolves it
+//!   against its allowed directories: it must land inside a root read from
+//!   *every* root) or `"cwd"` (the child's working directory, the
+//!   gateway's own);
+//! * a path starting with `~` is refused unless `[paths] tilde = "home"`
+//!   (Python servers expand it with `HOME`): then `~` and `~/…` are read
+//!   under the child's `HOME`, and `~user/…` is always refused.
 //!
 //! A refused path gets `path.outside_root` with the same reason whether or
 //! not it exists: the refusal is no existence oracle.
@@ -16,12 +25,13 @@
 //! expands other notations, or a path swapped for a symbolic link between
 //! this check and the child's open (see the threat model in `docs/gate.md`).
 
-use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
 
 use super::code::Refusal;
+use crate::confine::Root;
 use crate::net::Denial;
 
 /// Argument names taken as paths wherever they appear in `arguments`
@@ -40,7 +50,7 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
 ];
 
 /// Most symbolic links followed while resolving one path (Linux's own bound).
-pub const MAX_SYMLINKS: usize = 40;
+pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -52,121 +62,116 @@ pub fn is_path_name(name: &str) -> bool {
         .any(|n| n.eq_ignore_ascii_case(name))
 }
 
-/// The canonical roots, and the child's working and home directories.
+/// How the child resolves a relative path (`[paths] relative`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelativePaths {
+    /// Unknown: refused (the default).
+    #[default]
+    Refuse,
+    /// Against each of its allowed directories (the reference filesystem
+    /// server): inside a root from every root.
+    EachRoot,
+    /// Against its working directory (the gateway's own).
+    Cwd,
+}
+
+/// How the child treats a leading `~` (`[paths] tilde`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TildePaths {
+    /// Unknown: refused (the default).
+    #[default]
+    Refuse,
+    /// `~` and `~/…` expand to the child's `HOME`; `~user` is refused.
+    Home,
+}
+
+/// The roots, held open, and what is assumed of the child's resolution.
 #[derive(Debug, Clone)]
 pub struct Roots {
-    roots: Vec<PathBuf>,
+    roots: std::sync::Arc<Vec<Root>>,
     cwd: PathBuf,
     home: Option<PathBuf>,
+    relative: RelativePaths,
+    tilde: TildePaths,
 }
 
 impl Roots {
-    /// Canonicalizes each root (each must be an existing directory).
+    /// Opens each root (each must be an existing directory; relative ones
+    /// are taken from `cwd`). `home` is the child's `HOME`.
     ///
     /// # Errors
     /// The first root that does not exist or is not a directory, named.
-    pub fn new(roots: &[PathBuf], cwd: PathBuf, home: Option<PathBuf>) -> io::Result<Self> {
-        let mut canonical = Vec::with_capacity(roots.len());
+    pub fn new(
+        roots: &[PathBuf],
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        relative: RelativePaths,
+        tilde: TildePaths,
+    ) -> io::Result<Self> {
+        let mut open = Vec::with_capacity(roots.len());
         for r in roots {
-            let c = cwd
-                .join(r)
-                .canonicalize()
+            let root = Root::new(&cwd.join(r))
                 .map_err(|e| io::Error::new(e.kind(), format!("root {}: {e}", r.display())))?;
-            if !c.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("root {} is not a directory", r.display()),
-                ));
-            }
-            canonical.push(c);
+            open.push(root);
         }
         Ok(Self {
-            roots: canonical,
+            roots: std::sync::Arc::new(open),
             cwd,
             home,
+            relative,
+            tilde,
         })
     }
 
     /// The canonical roots.
-    pub fn roots(&self) -> &[PathBuf] {
-        &self.roots
+    pub fn roots(&self) -> Vec<&Path> {
+        self.roots.iter().map(Root::path).collect()
     }
 
     /// Checks one path argument.
     ///
     /// # Errors
-    /// `path.outside_root` (one reason for every failure, existing or not).
+    /// `path.outside_root` (one reason for every failure of a written path,
+    /// existing or not; another for a form the policy does not resolve).
     pub fn check(&self, text: &str, rule: &str) -> Result<(), Refusal> {
-        match self.resolve(text) {
-            Some(p) if self.roots.iter().any(|r| p.starts_with(r)) => Ok(()),
-            _ => Err(Refusal::from_denial(
-                &Denial::outside_root("the path does not resolve inside any --root directory"),
-                rule,
-            )),
-        }
-    }
-
-    /// Where the child would land for `text`, or `None` when it cannot be
-    /// told (too long, a NUL byte, a symlink loop, `~` without a home).
-    pub fn resolve(&self, text: &str) -> Option<PathBuf> {
+        let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {
-            return None;
+            return refuse("the path does not resolve inside any --root directory");
         }
-        let expanded: PathBuf = match text.strip_prefix('~') {
-            Some("") => self.home.clone()?,
-            Some(rest) if rest.starts_with('/') => {
-                self.home.as_ref()?.join(rest.trim_start_matches('/'))
-            }
-            _ => PathBuf::from(text),
-        };
-        let full = self.cwd.join(expanded);
-        let mut queue: VecDeque<OsString> = VecDeque::new();
-        push_front(&mut queue, &full);
-        let mut out = PathBuf::from("/");
-        let mut links = 0usize;
-        while let Some(part) = queue.pop_front() {
-            if part == "/" {
-                out = PathBuf::from("/");
-                continue;
-            }
-            if part == "." {
-                continue;
-            }
-            if part == ".." {
-                out.pop();
-                continue;
-            }
-            let candidate = out.join(&part);
-            match std::fs::symlink_metadata(&candidate) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    links += 1;
-                    if links > MAX_SYMLINKS {
-                        return None;
-                    }
-                    let target = std::fs::read_link(&candidate).ok()?;
-                    push_front(&mut queue, &target);
+        let inside_any = |p: &str| self.roots.iter().any(|r| r.check_beneath(p).is_ok());
+        let ok = if let Some(rest) = text.strip_prefix('~') {
+            let home = match (self.tilde, &self.home) {
+                (TildePaths::Home, Some(h)) if rest.is_empty() || rest.starts_with('/') => h,
+                _ => return refuse(
+                    "a `~` path: the policy does not say how the server expands it ([paths] tilde)",
+                ),
+            };
+            inside_any(&home.join(rest.trim_start_matches('/')).to_string_lossy())
+        } else if Path::new(text).has_root() {
+            inside_any(text)
+        } else {
+            match self.relative {
+                RelativePaths::Refuse => {
+                    return refuse(
+                        "a relative path: the policy does not say how the server resolves it ([paths] relative)",
+                    )
                 }
-                _ => out = candidate,
+                RelativePaths::Cwd => inside_any(&self.cwd.join(text).to_string_lossy()),
+                RelativePaths::EachRoot => {
+                    !self.roots.is_empty()
+                        && self.roots.iter().all(|base| {
+                            inside_any(&base.path().join(text).to_string_lossy())
+                        })
+                }
             }
+        };
+        if ok {
+            Ok(())
+        } else {
+            refuse("the path does not resolve inside any --root directory")
         }
-        Some(out)
-    }
-}
-
-/// Puts the components of `path` at the front of `queue`, in order; an
-/// absolute path starts with `/`, which resets the walk.
-fn push_front(queue: &mut VecDeque<OsString>, path: &Path) {
-    let parts: Vec<OsString> = path
-        .components()
-        .map(|c| match c {
-            Component::RootDir | Component::Prefix(_) => OsString::from("/"),
-            Component::CurDir => OsString::from("."),
-            Component::ParentDir => OsString::from(".."),
-            Component::Normal(n) => n.to_os_string(),
-        })
-        .collect();
-    for p in parts.into_iter().rev() {
-        queue.push_front(p);
     }
 }
 
@@ -175,7 +180,7 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
-    fn setup() -> (tempfile::TempDir, Roots) {
+    fn setup(relative: RelativePaths, tilde: TildePaths) -> (tempfile::TempDir, Roots) {
         let t = tempfile::tempdir().unwrap();
         let base = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(base.join("data/sub")).unwrap();
@@ -190,6 +195,8 @@ mod tests {
             &[PathBuf::from("data")],
             base.clone(),
             Some(base.join("data")),
+            relative,
+            tilde,
         )
         .unwrap();
         (t, roots)
@@ -197,7 +204,7 @@ mod tests {
 
     #[test]
     fn inside_and_outside() {
-        let (t, r) = setup();
+        let (t, r) = setup(RelativePaths::Cwd, TildePaths::Home);
         let base = t.path().canonicalize().unwrap();
         let ok = |p: &str| r.check(p, "t").is_ok();
         assert!(ok("data/a.txt"));
@@ -208,6 +215,8 @@ mod tests {
         assert!(ok("~/a.txt"));
         assert!(ok("~"));
         assert!(ok("data/missing/../a.txt"));
+        assert!(!ok("~root/x"));
+        assert!(!ok("~/../outside/secret"));
         assert!(!ok("outside/secret"));
         assert!(!ok("data/../outside/secret"));
         assert!(!ok("data/escape/secret"));
@@ -221,9 +230,35 @@ mod tests {
         assert!(!ok("data/missing/../../outside"));
     }
 
+    /// Relative and `~` forms are refused unless the policy says how the
+    /// server resolves them; `each_root` reads a relative path under every root.
+    #[test]
+    fn relative_and_tilde_need_a_policy() {
+        let (t, r) = setup(RelativePaths::Refuse, TildePaths::Refuse);
+        let base = t.path().canonicalize().unwrap();
+        let ok = |r: &Roots, p: &str| r.check(p, "t").is_ok();
+        for p in [
+            "data/a.txt",
+            "a.txt",
+            "./a.txt",
+            "~",
+            "~/a.txt",
+            "~user/a.txt",
+        ] {
+            assert!(!ok(&r, p), "{p}");
+        }
+        assert!(ok(&r, &base.join("data/a.txt").to_string_lossy()));
+        let (_t2, each) = setup(RelativePaths::EachRoot, TildePaths::Refuse);
+        assert!(ok(&each, "a.txt"));
+        assert!(ok(&each, "sub/new.txt"));
+        assert!(!ok(&each, "../outside/secret"));
+        assert!(!ok(&each, "escape/secret"));
+        assert!(!ok(&each, "~/a.txt"));
+    }
+
     #[test]
     fn no_existence_oracle() {
-        let (_t, r) = setup();
+        let (_t, r) = setup(RelativePaths::Cwd, TildePaths::Refuse);
         let a = r.check("outside/secret", "t").unwrap_err();
         let b = r.check("outside/nothing-here", "t").unwrap_err();
         assert_eq!(a, b);

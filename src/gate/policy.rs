@@ -23,6 +23,8 @@
 //!
 //! [paths]
 //! roots = ["/data"]        # as many --root
+//! relative = "each_root"   # refuse (default) | each_root | cwd
+//! tilde = "home"           # refuse (default) | home
 //! ```
 //!
 //! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
@@ -44,6 +46,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::paths::{RelativePaths, TildePaths};
 use crate::net::{Entry, NetPolicy};
 
 /// Largest policy file read, in bytes.
@@ -183,6 +186,10 @@ pub struct Policy {
     pub limits: Vec<LimitRule>,
     /// `[paths] roots`, as written.
     pub roots: Vec<PathBuf>,
+    /// `[paths] relative`: how the child resolves a relative path.
+    pub relative: RelativePaths,
+    /// `[paths] tilde`: how the child treats a leading `~`.
+    pub tilde: TildePaths,
 }
 
 impl Default for Policy {
@@ -196,6 +203,8 @@ impl Default for Policy {
             resolve: false,
             limits: Vec::new(),
             roots: Vec::new(),
+            relative: RelativePaths::default(),
+            tilde: TildePaths::default(),
         }
     }
 }
@@ -256,6 +265,10 @@ struct FileLimit {
 struct FilePaths {
     #[serde(default)]
     roots: Vec<Spanned<String>>,
+    #[serde(default)]
+    relative: RelativePaths,
+    #[serde(default)]
+    tilde: TildePaths,
 }
 
 /// 1-based line holding byte `at` of `text`.
@@ -463,6 +476,8 @@ impl Policy {
                 }
                 p.roots.push(PathBuf::from(r.get_ref()));
             }
+            p.relative = paths.relative;
+            p.tilde = paths.tilde;
         }
         Ok(p)
     }

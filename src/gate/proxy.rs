@@ -34,17 +34,22 @@ use super::pin::Pins;
 use super::poison::{clean_value, PoisonMode};
 use super::urls::vet_addresses;
 use crate::engine::{
-    CallContext, ClientResponse, ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer,
-    Reply, Request, Response, Service,
+    CallContext, ClientResponse, Era, ErrorObject, Handled, Id, Notification, Outbound, Payload,
+    Peer, Reply, Request, Response, Revision, Service,
 };
 use crate::json::{parse_strict, Limits};
-use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
+use crate::rpc::{RpcError, AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
 /// Default `--max-response-bytes`: 16 MiB, the server's response bound.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Most client requests waiting for the child at once; more get `tool.busy`.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
+
+/// How long a cancelled call keeps its concurrency slot when there is no
+/// `--call-timeout` and the server does not answer (a cancellation is
+/// advice to the server, not proof that the call stopped).
+pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 
 /// JSON-RPC code of the gateway's own errors (timeout, child gone, bad
 /// answer): -32603 internal error, with `error.data.code` the `tool.*` code.
@@ -99,10 +104,14 @@ struct Pending {
     tx: oneshot::Sender<Result<Value, Value>>,
     tool: Option<String>,
     limited: bool,
+    /// Unique per entry (ids may be reused once answered).
+    seq: u64,
+    started: Instant,
 }
 
 struct State {
     pending: HashMap<Id, Pending>,
+    next_seq: u64,
     view: ToolView,
     pins: Option<Pins>,
     learned: Pins,
@@ -122,6 +131,9 @@ struct Shared {
     to_child: Mutex<Option<SyncSender<Vec<u8>>>>,
     peer: Mutex<Option<Peer>>,
     client_closed: AtomicBool,
+    /// The session's era, followed as the requests and the child's
+    /// `initialize` answer pass: every answer the gateway writes itself fits it.
+    era: Mutex<Era>,
 }
 
 /// The gateway as an engine [`Service`]; clone it to feed the child's lines
@@ -180,6 +192,7 @@ impl GateService {
                 audit_all: config.audit_all,
                 state: Mutex::new(State {
                     pending: HashMap::new(),
+                    next_seq: 0,
                     view: ToolView::default(),
                     pins,
                     learned: Pins::default(),
@@ -190,6 +203,7 @@ impl GateService {
                 to_child: Mutex::new(Some(to_child)),
                 peer: Mutex::new(None),
                 client_closed: AtomicBool::new(false),
+                era: Mutex::new(Era::default()),
             }),
         }
     }
@@ -211,15 +225,19 @@ impl GateService {
         }
     }
 
-    fn audit(&self, st: &mut State, rec: Record<'_>) {
+    /// Writes one audit line; `false` when the log cannot be written (the
+    /// caller refuses what it was about to let through: fail closed).
+    fn audit(&self, st: &mut State, rec: Record<'_>) -> bool {
         if let Some(a) = st.audit.as_mut() {
             if let Err(e) = a.write(&rec) {
                 if !st.audit_failed {
                     tracing::error!(error = %e, "cannot write the audit log: refusing every call from now on");
                 }
                 st.audit_failed = true;
+                return false;
             }
         }
+        true
     }
 
     fn refuse_call(
@@ -253,13 +271,18 @@ impl GateService {
 
     fn denial(&self, id: Id, refusal: &Refusal) -> Response {
         match self.shared.deny_as {
-            DenyAs::Result => Response::result(
-                id,
-                json!({
+            DenyAs::Result => {
+                let mut result = json!({
                     "content": [{"type": "text", "text": format!("refused by toolgate gate: {}: {}", refusal.code(), refusal.message())}],
                     "isError": true,
-                }),
-            ),
+                });
+                if lock(&self.shared.era).has_result_type() {
+                    if let Some(m) = result.as_object_mut() {
+                        m.insert("resultType".into(), json!("complete"));
+                    }
+                }
+                Response::result(id, result)
+            }
             DenyAs::Error => Response::error(
                 Some(id),
                 ErrorObject {
@@ -320,9 +343,55 @@ impl GateService {
                 rule: None,
                 arguments: argument_sizes(&args),
             };
-            self.audit(st, rec);
+            if !self.audit(st, rec) {
+                if limited {
+                    st.limiter.release(&name);
+                }
+                let r = Refusal::new(
+                    GateCode::AuditUnavailable,
+                    "the audit log cannot be written",
+                    "--audit",
+                );
+                return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+            }
         }
         Ok((name, limited, names))
+    }
+
+    /// A cancelled call: its pending entry (and its concurrency slot) stays
+    /// until the server answers, or until its deadline: `--call-timeout`
+    /// from its start, else [`CANCELLED_CALL_DEADLINE`] from the cancellation.
+    fn hold_until_deadline(&self, id: Id) {
+        let (seq, started) = {
+            let st = lock(&self.shared.state);
+            match st.pending.get(&id) {
+                Some(p) => (p.seq, p.started),
+                None => return,
+            }
+        };
+        let deadline = match self.shared.call_timeout {
+            Some(t) => started + t,
+            None => Instant::now() + CANCELLED_CALL_DEADLINE,
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let me = self.clone();
+        rt.spawn(async move {
+            tokio::time::sleep_until(deadline.into()).await;
+            let same = lock(&me.shared.state)
+                .pending
+                .get(&id)
+                .is_some_and(|p| p.seq == seq);
+            if same {
+                tracing::warn!(%id, "cancelled call past its deadline: its slot is freed");
+                me.fail_pending(
+                    &id,
+                    GateCode::CallTimeout,
+                    "cancelled, and no answer by the deadline",
+                );
+            }
+        });
     }
 
     fn finish(&self, id: &Id) -> Option<Pending> {
@@ -361,6 +430,15 @@ impl GateService {
             }
             Ok(mut result) => {
                 match method {
+                    "initialize" => {
+                        let rev = result
+                            .get("protocolVersion")
+                            .and_then(Value::as_str)
+                            .and_then(Revision::parse);
+                        if let Some(rev) = rev {
+                            lock(&self.shared.era).enter_handshake(rev);
+                        }
+                    }
                     "tools/list" => self.filter_list(&mut result),
                     "tools/call" => {
                         if let Err(r) = self.check_result(&id, &mut result) {
@@ -488,6 +566,15 @@ impl GateService {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "the child wrote a line that is not strict JSON; dropped");
+                // The id, when it can be read for certain (the core's rule
+                // for client lines): that request is answered, not left pending.
+                if let Some(id) = crate::rpc::detectable_error_id(bytes, &RpcError::Json(e)) {
+                    self.fail_pending(
+                        &id,
+                        GateCode::BadResponse,
+                        "the server's answer failed the strict JSON layer",
+                    );
+                }
                 return;
             }
         };
@@ -513,15 +600,11 @@ impl GateService {
         if !crate::engine::wire::is_valid_response(&value) {
             tracing::warn!("the child wrote a malformed response; dropped");
             if let Some(id) = id {
-                if let Some(p) = self.finish(&id) {
-                    let err = gate_error(
-                        GateCode::BadResponse,
-                        "the server's answer was not a valid JSON-RPC response".into(),
-                    );
-                    let _ = p.tx.send(Err(
-                        json!({"code": err.code, "message": err.message, "data": err.data}),
-                    ));
-                }
+                self.fail_pending(
+                    &id,
+                    GateCode::BadResponse,
+                    "the server's answer was not a valid JSON-RPC response",
+                );
             }
             return;
         }
@@ -538,6 +621,16 @@ impl GateService {
                 let _ = p.tx.send(outcome);
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// Answers the request waiting on `id` with the gateway's error `code`.
+    fn fail_pending(&self, id: &Id, code: GateCode, message: &str) {
+        if let Some(p) = self.finish(id) {
+            let err = gate_error(code, message.into());
+            let _ = p.tx.send(Err(
+                json!({"code": err.code, "message": err.message, "data": err.data}),
+            ));
         }
     }
 
@@ -597,8 +690,18 @@ impl GateService {
                     ),
                 )));
             }
-            st.pending
-                .insert(req.id.clone(), Pending { tx, tool, limited });
+            st.next_seq = st.next_seq.wrapping_add(1);
+            let seq = st.next_seq;
+            st.pending.insert(
+                req.id.clone(),
+                Pending {
+                    tx,
+                    tool,
+                    limited,
+                    seq,
+                    started: Instant::now(),
+                },
+            );
         }
         let me = self.clone();
         let resolve = self.shared.keeper.policy.resolve && !names.is_empty();
@@ -623,7 +726,7 @@ impl GateService {
                     for n in &names {
                         let addrs: Vec<std::net::IpAddr> =
                             std::net::ToSocketAddrs::to_socket_addrs(&(n.host(), n.port()))
-                                .map(|it| it.map(|a| a.ip()).take(64).collect())
+                                .map(|it| it.map(|a| a.ip()).collect())
                                 .unwrap_or_default();
                         vet_addresses(&net, n, &addrs, "--resolve")?;
                     }
@@ -691,6 +794,8 @@ impl Service for GateService {
     }
 
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+        // Follow the era (the child answers the other era's requests itself).
+        let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
         if request.method == "tools/call" {
             let vetted = {
                 let mut st = lock(&self.shared.state);
@@ -708,13 +813,15 @@ impl Service for GateService {
 
     fn notification(&mut self, notification: Notification) {
         if notification.method == "notifications/cancelled" {
+            // Advice to the server, not an answer: the call keeps its
+            // slot until the server answers or its deadline passes.
             let id = notification
                 .params
                 .as_ref()
                 .and_then(|p| p.get("requestId"))
                 .and_then(valid_id);
             if let Some(id) = id {
-                self.finish(&id);
+                self.hold_until_deadline(id);
             }
         }
         let _ = self.send_child(&notification.raw);

@@ -2,48 +2,99 @@
 //! [`net::classify_url`](crate::net::classify_url) plus the operator's
 //! `[net]` entries.
 //!
-//! A string is taken as a URL when, after the leading C0 controls and spaces
-//! that WHATWG parsing strips, it starts with a scheme (`ALPHA *(ALPHA /
-//! DIGIT / "+" / "-" / ".")`) and a colon, and either a slash or backslash
-//! follows the colon (`scheme://…`, `scheme:/…`) or the scheme is one of
-//! [`URL_SCHEMES`] (`file:…`, `gopher:…`, `http:host`). Text with a colon
-//! after a word (`"Re: minutes"`, `"TODO: fix"`, `"C:\dir"` is a
-//! one-letter scheme) is not a URL.
+//! URL-ness is decided on the text a lenient parser would see
+//! ([`lenient_form`]): every ASCII tab, CR and LF deleted (WHATWG URL
+//! parsing and Python's `urlsplit` delete them anywhere), then leading and
+//! trailing C0 controls, spaces and Unicode whitespace trimmed (what
+//! `strip()`/`trim()` remove before a server parses). That text is a URL when
+//! it starts with a scheme of two or more characters (`ALPHA *(ALPHA /
+//! DIGIT / "+" / "-" / ".")`, RFC 3986) followed by a colon and a character
+//! that is not whitespace: `javascript:alert(1)`, `gopher:x`, `myapp://cb`,
+//! `ht<TAB>tp://…`. `"Re: minutes"` and `"TODO: fix"` (a space after the
+//! colon), `"C:\dir"` (a one-letter scheme) and `"12:30"` stay text.
+//!
+//! Accepted false positives (text taken for a URL and refused with
+//! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
+//! `urn:isbn:…`, `mailto:a@b`, `host:8080`. A policy exempts an argument that
+//! holds such text with an `[[args]]` rule of `kind = "text"`.
 
 use std::net::IpAddr;
 
 use super::code::Refusal;
 use crate::net::{Admitted, NetPolicy};
 
-/// Schemes that make a string a URL even without `//` after the colon:
-/// network and file schemes that fetchers, URL libraries or JVM/PHP/curl
-/// stacks open (`jar:` and `netdoc:` are Java's; `dict:` and `gopher:` are
-/// curl's classic SSRF vectors). Every one but `http`/`https` is refused.
+/// Schemes the gateway names in its docs as the classic SSRF vectors
+/// (every scheme but `http`/`https` is refused; this list only documents
+/// which ones matter most, detection does not depend on it).
 pub const URL_SCHEMES: &[&str] = &[
-    "http", "https", "ws", "wss", "ftp", "ftps", "sftp", "tftp", "file", "gopher", "dict", "ldap",
-    "ldaps", "jar", "netdoc", "telnet", "ssh", "scp", "smb", "nfs", "rtsp", "imap", "pop3", "smtp",
-    "redis", "mongodb", "jdbc", "phar", "expect", "glob", "data", "blob",
+    "http",
+    "https",
+    "ws",
+    "wss",
+    "ftp",
+    "ftps",
+    "sftp",
+    "tftp",
+    "file",
+    "gopher",
+    "dict",
+    "ldap",
+    "ldaps",
+    "jar",
+    "netdoc",
+    "telnet",
+    "ssh",
+    "scp",
+    "smb",
+    "nfs",
+    "rtsp",
+    "imap",
+    "pop3",
+    "smtp",
+    "redis",
+    "mongodb",
+    "jdbc",
+    "phar",
+    "expect",
+    "glob",
+    "data",
+    "blob",
+    "javascript",
 ];
 
-/// Longest scheme considered, in bytes (RFC 3986 sets none; registered ones are short).
-const MAX_SCHEME_BYTES: usize = 32;
+/// `text` as a lenient URL parser would see it: ASCII tab, CR and LF
+/// deleted everywhere, C0 controls, spaces and Unicode whitespace trimmed
+/// at both ends.
+pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
+    let trim = |c: char| c <= ' ' || c.is_whitespace();
+    if text.contains(['\t', '\r', '\n']) {
+        let deleted: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
+            .collect();
+        std::borrow::Cow::Owned(deleted.trim_matches(trim).to_owned())
+    } else {
+        std::borrow::Cow::Borrowed(text.trim_matches(trim))
+    }
+}
 
 /// `true` when `text` is to be vetted as a URL (see the module docs).
 pub fn looks_like_url(text: &str) -> bool {
-    let s = text.trim_start_matches(|c: char| c <= ' ');
-    let Some(colon) = s.bytes().take(MAX_SCHEME_BYTES + 1).position(|b| b == b':') else {
+    let s = lenient_form(text);
+    let Some(colon) = s.find(':') else {
         return false;
     };
     let (scheme, rest) = s.split_at(colon);
-    let rest = rest.get(1..).unwrap_or_default();
     let valid_scheme = scheme.len() >= 2
         && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
         && scheme
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
     valid_scheme
-        && (rest.starts_with(['/', '\\'])
-            || URL_SCHEMES.iter().any(|k| k.eq_ignore_ascii_case(scheme)))
+        && rest
+            .chars()
+            .nth(1)
+            .is_some_and(|c| !c.is_whitespace() && c > ' ')
 }
 
 /// A URL that passed, and whose host name the child will resolve: under
@@ -70,7 +121,7 @@ impl PendingName {
 /// # Errors
 /// The core's denial (`url.*`, `ssrf.*`, `ssrf.operator_deny`) with `rule`.
 pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
-    match net.classify_url(text) {
+    match net.classify_url(&lenient_form(text)) {
         Ok(a) if a.needs_dns() => Ok(Some(PendingName(a))),
         Ok(_) => Ok(None),
         Err(d) => Err(Refusal::from_denial(&d, rule)),
@@ -116,6 +167,16 @@ mod tests {
             "s3:/bucket",
             "http:example.com",
             "ftp:\\\\x",
+            "ht\ttp://169.254.169.254/",
+            "http\r\n://x",
+            "\u{a0}http://x",
+            "\u{2028}http://x",
+            "\u{3000}file:/etc/passwd",
+            "javascript:alert(1)",
+            "note:remember",
+            "std::vec",
+            "x-custom+1.0:payload",
+            "TODO:\tfix",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -126,9 +187,11 @@ mod tests {
             "c://x",
             "a.pdf",
             "",
-            "note:remember",
             "12:30",
             "-x://y",
+            "Re:",
+            "word : x",
+            "plain text with a: colon",
         ] {
             assert!(!looks_like_url(no), "{no}");
         }

@@ -224,8 +224,10 @@ fn bad_client_lines_answered_by_the_gateway() {
 fn bad_server_lines_not_forwarded() {
     let mut g = Gate::start(&["--max-response-bytes", "2048"]);
     g.init();
-    #[allow(clippy::single_element_loop)]
-    for (id, how) in [(12, "envelope")] {
+    // A bad answer whose id can be read (the core's rule for client lines:
+    // a wrong envelope, a duplicate key, nesting past the limit) answers
+    // its request with tool.bad_response; it is never left pending.
+    for (id, how) in [(12, "envelope"), (14, "dupkey"), (15, "deep")] {
         let r = g.call(id, "misbehave", json!({"how": how}));
         assert_eq!(r["id"], id, "{how}: {r}");
         assert_eq!(
@@ -233,9 +235,9 @@ fn bad_server_lines_not_forwarded() {
             "{how}: {r}"
         );
     }
-    // Lines the strict layer refuses before an id is known: dropped; the
-    // session goes on (the call waits for --call-timeout).
-    for how in ["notjson", "huge", "dupkey"] {
+    // Lines whose id cannot be read (not JSON, over the byte bound):
+    // dropped; the session goes on (the call waits for --call-timeout).
+    for how in ["notjson", "huge"] {
         g.send(&json!({"jsonrpc":"2.0","id":how,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":how}}}).to_string());
     }
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
@@ -296,7 +298,9 @@ fn invalid_policy_is_exit_2_naming_the_line() {
 
 #[test]
 fn paths_confined_to_roots() {
-    let mut g = Gate::start_in(&["--root", "data"], |d| {
+    let flags = ["--root", "data", "--policy", "p.toml"];
+    let mut g = Gate::start_in(&flags, |d| {
+        std::fs::write(d.join("p.toml"), "[paths]\nrelative = \"cwd\"\n").unwrap();
         std::fs::create_dir(d.join("data")).unwrap();
         std::fs::write(d.join("data/a.txt"), "a").unwrap();
         std::os::unix::fs::symlink("/etc", d.join("data/etc")).unwrap();
@@ -440,5 +444,167 @@ fn child_env_is_minimal() {
     assert!(
         env.contains("PATH") && !env.contains("GATE_TEST_SECRET"),
         "{env}"
+    );
+}
+
+/// Kind 7: relative and `~` paths are refused unless the policy says how
+/// the server resolves them; `each_root` reads them under every root.
+#[test]
+fn relative_and_tilde_paths_need_a_policy() {
+    let prepare = |d: &Path| {
+        std::fs::create_dir(d.join("data")).unwrap();
+        std::fs::write(d.join("data/a.txt"), "a").unwrap();
+        std::fs::write(d.join("p.toml"), "[paths]\nrelative = \"each_root\"\n").unwrap();
+    };
+    let mut g = Gate::start_in(&["--root", "data"], prepare);
+    g.init();
+    for (id, p) in [
+        (1, "data/a.txt"),
+        (2, "a.txt"),
+        (3, "~/a.txt"),
+        (4, "~root/.ssh/id_rsa"),
+    ] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert_eq!(refusal_code(&r), "path.outside_root", "{p}: {r}");
+    }
+    let abs = g.dir().canonicalize().unwrap().join("data/a.txt");
+    let r = g.call(5, "read_file", json!({"path": abs}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        !seen.contains("id_rsa") && !seen.contains("\"a.txt"),
+        "{seen}"
+    );
+    g.close();
+
+    let mut g = Gate::start_in(&["--root", "data", "--policy", "p.toml"], prepare);
+    g.init();
+    let r = g.call(1, "read_file", json!({"path": "a.txt"}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    for (id, p) in [(2, "../p.toml"), (3, "~/a.txt"), (4, "sub/../../p.toml")] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert_eq!(refusal_code(&r), "path.outside_root", "{p}: {r}");
+    }
+    g.close();
+}
+
+/// Kinds 1 and 2: a path that looks like an allowed URL still gets the
+/// root check; URLs are seen the way lenient parsers see them.
+#[test]
+fn one_value_two_readings_and_lenient_urls() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    let r = g.call(
+        1,
+        "read_file",
+        json!({"path": "http://8.8.8.8/../../../priv/secret.txt"}),
+    );
+    assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    for (id, url) in [
+        (2, "ht\ttp://169.254.169.254/"),
+        (3, "http\r\n://127.0.0.1:8080/"),
+        (4, "\u{a0}http://10.0.0.1/"),
+        (5, "\u{2028}http://127.0.0.1/"),
+        (6, "javascript:alert(1)"),
+        (7, "h\nttp://[::1]/"),
+    ] {
+        let r = g.call(id, "fetch", json!({"url": url}));
+        assert_eq!(r["result"]["isError"], true, "{url:?}: {r}");
+    }
+    let r = g.call(8, "echo", json!({"q": "Re: minutes", "n": "TODO: fix"}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    for bad in [
+        "priv",
+        "169.254",
+        "127.0.0.1",
+        "10.0.0.1",
+        "javascript",
+        "::1",
+    ] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    g.close();
+}
+
+/// Kind 9: a refusal the gateway writes fits the session's era: a
+/// 2026-07-28 session's results carry `resultType`, a handshake one's not.
+#[test]
+fn refusals_fit_the_era() {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut g = Gate::start(&[]);
+    let line = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch",
+        "arguments":{"url":"http://10.0.0.1/"},"_meta": meta}});
+    let r = g.ask(&line.to_string());
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    g.close();
+
+    let mut g = Gate::start(&[]);
+    g.init();
+    let r = g.call(1, "fetch", json!({"url": "http://10.0.0.1/"}));
+    assert!(r["result"].get("resultType").is_none(), "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    g.close();
+}
+
+/// Kind 11: a cancellation is advice; the slot stays taken until the
+/// server answers.
+#[test]
+fn cancelling_does_not_free_a_concurrency_slot() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 1\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":2}}}).to_string());
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    let r = g.call(2, "slow", json!({"seconds": 0}));
+    assert_eq!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+    std::thread::sleep(Duration::from_millis(2500));
+    let _ = g.received();
+    let r = g.call(3, "slow", json!({"seconds": 0}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    g.close();
+}
+
+/// Kind 12: a symlink at the audit path is refused; an existing file's
+/// open mode is fixed to 0600.
+#[test]
+fn audit_file_no_follow_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    std::fs::write(&target, "").unwrap();
+    let link = dir.path().join("audit.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["gate", "--audit"])
+        .arg(&link)
+        .args(["--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let open = dir.path().join("open.jsonl");
+    std::fs::write(&open, "").unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut g = Gate::start(&["--audit", open.to_str().unwrap()]);
+    g.init();
+    let r = g.call(1, "fetch", json!({"url": "http://10.0.0.1/"}));
+    assert_eq!(refusal_code(&r), "ssrf.private_use");
+    g.close();
+    let mode = std::fs::metadata(&open).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let text = std::fs::read_to_string(&open).unwrap();
+    assert!(
+        text.ends_with('\n') && text.contains("ssrf.private_use"),
+        "{text}"
     );
 }
