@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use toolgate::engine::transport::stdio;
 use toolgate::mcp::{Config, DefaultPdf, Server};
 use toolgate::pdf;
 
@@ -35,7 +36,7 @@ fn spawn() -> Child {
         .unwrap()
 }
 
-const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 
 fn session(request: &str, n: usize) -> Vec<u8> {
     let mut s =
@@ -91,12 +92,12 @@ fn pipelined(c: &mut Criterion) {
                         root: Some(root()),
                         ..Config::default()
                     };
-                    let backend = DefaultPdf::new(pdf::Isolation::new(BIN));
-                    let mut out = Vec::with_capacity(1 << 20);
-                    Server::new(config, backend)
-                        .unwrap()
-                        .serve(&input[..], &mut out)
-                        .unwrap();
+                    let backend = DefaultPdf::for_config(BIN, &config);
+                    let engine = config.engine();
+                    let server = Server::new(config, backend).unwrap();
+                    let input = std::io::Cursor::new(input.clone());
+                    let out = Vec::with_capacity(1 << 20);
+                    let (_, out) = stdio::serve(server, engine, input, out).unwrap();
                     out.len()
                 })
             });

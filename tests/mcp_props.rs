@@ -69,7 +69,7 @@ fn params() -> impl Strategy<Value = Option<Value>> {
         Just(Some(json!([1]))),
         version
             .clone()
-            .prop_map(|v| Some(json!({"protocolVersion": v, "capabilities": {}}))),
+            .prop_map(|v| Some(json!({"protocolVersion": v, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))),
         (version, any::<bool>()).prop_map(|(v, caps)| {
             let mut meta = json!({"io.modelcontextprotocol/protocolVersion": v});
             if caps {

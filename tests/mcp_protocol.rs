@@ -124,7 +124,7 @@ fn envelope_errors_carry_the_detectable_id() {
 #[test]
 fn id_zero_and_key_order_do_not_matter() {
     let rs = run(lines(&[
-        r#"{"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}},"jsonrpc":"2.0","id":0}"#,
+        r#"{"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"jsonrpc":"2.0","id":0}"#,
         r#"{"method":"ping","jsonrpc":"2.0","id":"zero"}"#,
     ]));
     assert_eq!(rs[0]["id"], 0);

@@ -10,6 +10,10 @@
 #[allow(dead_code)]
 #[path = "pdf_hostile/gen.rs"]
 mod gen;
+#[allow(dead_code)]
+mod proc_support;
+
+use proc_support::{alive, workers_of};
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,38 +34,6 @@ fn slow_pdf() -> Vec<u8> {
         d = d.obj(10 + i, "<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>");
     }
     d.build()
-}
-
-/// The process's state letter from `/proc/PID/stat`, `None` when it is gone.
-fn state(pid: u32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces: skip past it.
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.trim_start().chars().next()
-}
-
-fn alive(pid: u32) -> bool {
-    !matches!(state(pid), None | Some('Z' | 'X'))
-}
-
-/// Children of `parent` whose command line mentions `pdf-worker`.
-fn workers_of(parent: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|p| p.parse::<u32>().ok());
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            ppid == Some(parent) && cmdline.windows(10).any(|w| w == b"pdf-worker")
-        })
-        .collect()
 }
 
 /// Set in the environment of the parent role of this test binary.

@@ -3,6 +3,7 @@ use std::io::{self, BufReader, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use toolgate::engine::transport::stdio;
 use toolgate::mcp::{Config, DefaultPdf, Server};
 
 /// Arguments of `toolgate mcp`.
@@ -22,6 +23,10 @@ pub struct McpArgs {
     /// Log level for stderr (overrides RUST_LOG), e.g. `info`, `debug`, `toolgate=trace`.
     #[arg(long, value_parser = parse_log_filter)]
     pub log_level: Option<String>,
+    /// Tool calls run at once (default: the machine's available parallelism); more
+    /// wait in a bounded queue, and beyond it are refused as server busy (-32000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent_calls: Option<u16>,
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
     pub page_size: usize,
@@ -36,21 +41,25 @@ pub fn run(args: McpArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let defaults = Config::default();
     let config = Config {
         root: args.root,
         unconfined: args.unconfined,
         refuse_multiply_linked: args.refuse_hard_links,
         tools_page_size: args.page_size,
-        ..Config::default()
+        max_concurrent_calls: args
+            .max_concurrent_calls
+            .map_or(defaults.max_concurrent_calls, usize::from),
+        ..defaults
     };
-    let backend = match DefaultPdf::current_exe() {
-        Ok(b) => b,
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
         Err(e) => {
-            eprintln!("toolgate mcp: {}", e.message);
+            eprintln!("toolgate mcp: cannot locate the worker executable: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut server = match Server::new(config.clone(), backend) {
+    let server = match Server::new(config.clone(), DefaultPdf::for_config(exe, &config)) {
         Ok(s) => s,
         Err(e) => {
             let root = config.root.as_deref().unwrap_or_else(|| "".as_ref());
@@ -63,15 +72,15 @@ pub fn run(args: McpArgs) -> ExitCode {
             "--unconfined: serving every file this process can read, with no root directory"
         );
     }
-    tracing::info!(root = ?config.root, "serving MCP on stdio");
-    let stdin = io::stdin();
-    let stdout = io::stdout();
-    let result = server.serve(
-        BufReader::with_capacity(64 * 1024, stdin.lock()),
-        BufWriter::new(stdout.lock()),
+    tracing::info!(root = ?config.root, calls = config.max_concurrent_calls, "serving MCP on stdio");
+    let result = stdio::serve(
+        server,
+        config.engine(),
+        BufReader::with_capacity(64 * 1024, io::stdin()),
+        BufWriter::new(io::stdout()),
     );
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         // The client went away while we were answering: a normal end.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

@@ -348,8 +348,10 @@ impl<S: Service> Engine<S> {
             peer: self.peer.clone(),
         };
         let id = request.id.clone();
+        let call = request.tool_call();
         let handled = self.service.request(
             Request {
+                call,
                 id: request.id,
                 method: request.method,
                 params: request.params,

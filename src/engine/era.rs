@@ -1,10 +1,15 @@
 //! The protocol era of a session, and how each request moves it.
 //!
-//! Era selection follows the reference SDK's dual-era stdio server: the
-//! first request that decides, decides once. `initialize` opens a
-//! handshake-era session (2024-11-05 .. 2025-11-25); a request carrying the
-//! 2026-07-28 `_meta` envelope ([`META_PROTOCOL_VERSION`]) opens a
-//! stateless one. Afterwards a claim from the other era is refused:
+//! Era selection follows the reference SDK's dual-era stdio server and MCP
+//! 2026-07-28's stdio backward compatibility: the first request that
+//! *succeeds* in an era decides, once. A successful `initialize` opens a
+//! handshake-era session (2024-11-05 .. 2025-11-25); a successful request
+//! carrying the 2026-07-28 `_meta` envelope ([`META_PROTOCOL_VERSION`])
+//! opens a stateless one — except `server/discover`, the probe a client
+//! sends before it chooses, and except a request that failed (an envelope
+//! naming an unsupported version, a missing capability object, an unknown
+//! method): neither fixes the era, so a client may probe and still fall
+//! back to the handshake. Once fixed, a claim from the other era is refused:
 //! `initialize` on a stateless session gets -32022 naming the stateless
 //! versions, an enveloped request or a second `initialize` on a handshake
 //! session gets -32600.
@@ -77,9 +82,13 @@ impl Era {
         self.is_stateless() || self.revision().is_some_and(Revision::has_result_type)
     }
 
-    /// Decides on request `id` calling `method` with `params`; a request
-    /// carrying the stateless envelope on a fresh session makes it
-    /// stateless (before the envelope is checked).
+    /// Decides on request `id` calling `method` with `params`. On a fresh
+    /// session, a request whose 2026-07-28 envelope is valid makes the
+    /// session stateless, except `server/discover` (the probe); a refused
+    /// envelope leaves it fresh. `initialize` moves the era only once the
+    /// service answers it ([`enter_handshake`](Self::enter_handshake)). A
+    /// service that then fails such a request may put the era back as it
+    /// was before admitting it (the era is `Copy`).
     ///
     /// # Errors
     /// The error answer (carrying `id`) for a request from the other era,
@@ -95,9 +104,12 @@ impl Era {
         match *self {
             Self::Fresh if method == "initialize" => Ok(Admitted::Initialize),
             Self::Fresh if enveloped => {
-                *self = Self::Stateless;
-                tracing::info!("stateless session (2026-07-28)");
-                admit_stateless(id, method, params)
+                let admitted = admit_stateless(id, method, params)?;
+                if method != "server/discover" {
+                    *self = Self::Stateless;
+                    tracing::info!("stateless session (2026-07-28)");
+                }
+                Ok(admitted)
             }
             Self::Fresh => Ok(Admitted::Fresh),
             Self::Handshake { rev, .. } => {
@@ -297,10 +309,8 @@ mod tests {
         assert!(!era.has_result_type());
 
         let mut era = Era::default();
-        assert_eq!(
-            era.admit(&id, "tools/list", Some(&envelope("2026-07-28"))),
-            Ok(Admitted::Stateless(Revision::V2026_07_28))
-        );
+        let admitted = era.admit(&id, "tools/list", Some(&envelope("2026-07-28")));
+        assert_eq!(admitted, Ok(Admitted::Stateless(Revision::V2026_07_28)));
         assert!(era.is_stateless() && era.has_result_type());
         let init = era.admit(&id, "initialize", None).unwrap_err();
         assert_eq!(init.code, code::UNSUPPORTED_PROTOCOL_VERSION);
@@ -309,6 +319,35 @@ mod tests {
             .unwrap_err();
         assert_eq!(unknown.code, code::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(unknown.id, Some(id));
+    }
+
+    /// MCP 2026-07-28, stdio backward compatibility: a `server/discover`
+    /// probe, or a stateless request that failed, leaves the session free
+    /// to fall back to the handshake.
+    #[test]
+    fn a_probe_or_a_failed_stateless_request_leaves_the_era_open() {
+        let id = Id::from(1);
+        let stateless = Admitted::Stateless(Revision::V2026_07_28);
+        let mut era = Era::default();
+        let probe = era.admit(&id, "server/discover", Some(&envelope("2026-07-28")));
+        assert_eq!(probe, Ok(stateless));
+        assert_eq!(era, Era::Fresh, "a probe fixes nothing");
+        let bad = era.admit(&id, "tools/list", Some(&envelope("2099-01-01")));
+        assert_eq!(
+            bad.map_err(|e| e.code),
+            Err(code::UNSUPPORTED_PROTOCOL_VERSION)
+        );
+        assert_eq!(era, Era::Fresh, "a refused envelope fixes nothing");
+        let mut no_caps = envelope("2026-07-28");
+        if let Some(Value::Object(meta)) = no_caps.get_mut("_meta") {
+            meta.remove(META_CLIENT_CAPABILITIES);
+        }
+        let bad = era.admit(&id, "tools/list", Some(&no_caps));
+        assert_eq!(bad.map_err(|e| e.code), Err(code::INVALID_PARAMS));
+        assert_eq!(era, Era::Fresh, "a missing capability object fixes nothing");
+        assert_eq!(era.admit(&id, "initialize", None), Ok(Admitted::Initialize));
+        era.enter_handshake(Revision::V2025_11_25);
+        assert_eq!(era.revision(), Some(Revision::V2025_11_25));
     }
 
     #[test]

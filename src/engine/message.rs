@@ -25,6 +25,9 @@ pub struct Request {
     pub raw: Arc<[u8]>,
     /// Whether it came inside a JSON-RPC batch.
     pub in_batch: bool,
+    /// For `tools/call`: the call the core vetted from the line's one scan
+    /// (or why its params do not fit); `None` for any other method.
+    pub call: Option<Result<crate::rpc::ToolCallRequest, crate::rpc::Rejected>>,
 }
 
 impl Request {

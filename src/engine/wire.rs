@@ -305,3 +305,16 @@ pub fn envelope(message: Message) -> Result<Envelope, Option<Value>> {
         call,
     })
 }
+
+impl From<ProtocolError> for Response {
+    fn from(e: ProtocolError) -> Self {
+        Response::error(
+            e.id,
+            ErrorObject {
+                code: e.code,
+                message: e.message,
+                data: e.data,
+            },
+        )
+    }
+}

@@ -1,8 +1,15 @@
 //! Harnesses for `toolgate::mcp`.
-use serde_json::{json, Value};
+use std::task::{Context, Poll, Waker};
 
-use crate::engine::transport::{Frame, LineReader};
-use crate::mcp::{Config, PageRange, PdfBackend, Server, ToolFailure};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::engine::transport::{stdio, Frame, LineReader, Outgoing, Transport};
+use crate::engine::{
+    CallContext, ClientResponse, Engine, EngineConfig, ErrorObject, Handled, Notification, Peer,
+    Request, Service,
+};
+use crate::mcp::{Config, Job, PageRange, PdfBackend, Server, ToolFailure};
 
 /// A backend that never parses PDFs (the fuzz target must not spawn
 /// extractor processes); file access and confinement stay real.
@@ -14,6 +21,7 @@ impl PdfBackend for StubPdf {
         pdf: &[u8],
         pages: Option<PageRange>,
         _password: Option<&str>,
+        _job: Job,
     ) -> Result<Value, ToolFailure> {
         if !pdf.starts_with(b"%PDF-") {
             return Err(ToolFailure::new("not_a_pdf", "no %PDF- header"));
@@ -24,51 +32,167 @@ impl PdfBackend for StubPdf {
         )
     }
 
-    fn metadata(&self, _pdf: &[u8], _password: Option<&str>) -> Result<Value, ToolFailure> {
+    fn metadata(
+        &self,
+        _pdf: &[u8],
+        _password: Option<&str>,
+        _job: Job,
+    ) -> Result<Value, ToolFailure> {
         Ok(
             json!({"pdfVersion": "1.4", "pageCount": 1, "encrypted": false, "info": {}, "xmp": null}),
         )
     }
+
+    fn inline(&self) -> bool {
+        true
+    }
 }
 
-fn server() -> Server<StubPdf> {
-    let config = Config {
+/// The server with every call answered where it is decided: the stub's
+/// calls finish when first polled, so a session's answers do not depend
+/// on scheduling and the stepped and whole runs can be compared byte for
+/// byte.
+struct Inline(Server<StubPdf>);
+
+impl Service for Inline {
+    fn attach(&mut self, peer: Peer) {
+        self.0.attach(peer);
+    }
+
+    fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+        match self.0.request(request, ctx) {
+            Handled::Call(mut work) | Handled::Task(mut work) => {
+                let mut cx = Context::from_waker(Waker::noop());
+                match work.as_mut().poll(&mut cx) {
+                    Poll::Ready(reply) => Handled::Reply(reply),
+                    Poll::Pending => panic!("a stub call did not finish when first polled"),
+                }
+            }
+            handled => handled,
+        }
+    }
+
+    fn notification(&mut self, notification: Notification) {
+        self.0.notification(notification);
+    }
+
+    fn response(&mut self, response: ClientResponse) {
+        self.0.response(response);
+    }
+
+    fn accept_batch(&mut self, len: usize) -> Result<(), ErrorObject> {
+        self.0.accept_batch(len)
+    }
+
+    fn closed(&mut self) {
+        self.0.closed();
+    }
+}
+
+/// Small bounds so the fuzzer reaches the oversized-line path.
+const LINE_BYTES: usize = 4096;
+
+fn config() -> Config {
+    Config {
         root: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/pdf").into()),
-        // Small bounds so the fuzzer reaches the oversized-line path.
-        max_line_bytes: 4096,
+        max_line_bytes: LINE_BYTES,
         tools_page_size: 1,
+        max_concurrent_calls: 2,
         ..Config::default()
-    };
-    Server::new(config, StubPdf).unwrap()
+    }
+}
+
+fn server() -> Inline {
+    Inline(Server::new(config(), StubPdf).unwrap())
+}
+
+/// A request no session line can be waiting on (nothing is in flight when
+/// it is sent); its answer marks the end of one frame's answers.
+const SENTINEL: &str = r#"{"jsonrpc":"2.0","id":"toolgate-harness-sentinel","method":"ping"}"#;
+
+/// Feeds `frames` to the engine one at a time; returns each frame's
+/// answers (the lines the engine wrote before the sentinel's answer).
+fn stepped(frames: Vec<Frame>, engine: EngineConfig) -> Vec<Vec<Vec<u8>>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let (frame_tx, frame_rx) = mpsc::channel(1);
+        let (outgoing, mut out_rx) = mpsc::channel(64);
+        let run = Engine::new(server(), engine).run(Transport {
+            frames: frame_rx,
+            outgoing,
+        });
+        let drive = async move {
+            let mut answers = Vec::new();
+            for frame in frames {
+                frame_tx.send(frame).await.unwrap();
+                frame_tx
+                    .send(Frame::Line(SENTINEL.as_bytes().to_vec()))
+                    .await
+                    .unwrap();
+                let mut lines = Vec::new();
+                loop {
+                    let Some(Outgoing::Message { line, .. }) = out_rx.recv().await else {
+                        panic!("the engine ended inside a session");
+                    };
+                    let v: Value = serde_json::from_slice(&line).unwrap();
+                    if v["id"] == "toolgate-harness-sentinel" {
+                        break;
+                    }
+                    lines.push(line);
+                }
+                answers.push(lines);
+            }
+            frame_tx.send(Frame::Eof).await.unwrap();
+            assert_eq!(out_rx.recv().await, Some(Outgoing::End));
+            answers
+        };
+        let (_, answers) = tokio::join!(run, drive);
+        answers
+    })
 }
 
 /// Fuzz target `mcp_session`: `data` is a session (lines separated by `\n`).
 ///
+/// The session runs on the engine twice: stepped, one frame at a time
+/// through the engine's transport channels, and whole, through the stdio
+/// transport over in-memory buffers.
+///
 /// Invariants: no panic; every request line gets exactly one response and
 /// every well-formed notification none; every response is a valid JSON-RPC
 /// 2.0 response whose id is the request's id or `null`; a batch answer holds
-/// one response per request in it; `serve` over the whole input writes
-/// exactly the per-line answers.
+/// one response per request in it; the whole run writes exactly the
+/// stepped answers.
 pub fn mcp_session(data: &[u8]) {
-    let mut stepped = server();
-    let mut expected = Vec::new();
-    let mut lines = LineReader::new(data, 4096);
+    let mut frames = Vec::new();
+    let mut lines = LineReader::new(data, LINE_BYTES);
     loop {
         let frame = lines.next_frame().unwrap();
         if frame == Frame::Eof {
             break;
         }
-        let response = stepped.handle_frame(&frame);
-        match &frame {
+        frames.push(frame);
+    }
+    let answers = stepped(frames.clone(), config().engine());
+    let mut expected = Vec::new();
+    for (frame, lines) in frames.iter().zip(&answers) {
+        assert!(lines.len() <= 1, "one frame, several answers: {lines:?}");
+        let response: Option<Value> = lines.first().map(|l| serde_json::from_slice(l).unwrap());
+        match frame {
             Frame::Oversized { len } => {
-                assert!(*len > 4096, "an oversized frame within the bound: {len}");
+                assert!(
+                    *len > LINE_BYTES as u64,
+                    "an oversized frame within the bound: {len}"
+                );
                 let r = response.as_ref().expect("an oversized line gets an answer");
                 assert_response(r, None);
                 assert_eq!(r["id"], Value::Null);
             }
             Frame::Line(bytes) => {
                 assert!(
-                    bytes.len() <= 4096,
+                    bytes.len() <= LINE_BYTES,
                     "a line over the bound: {}",
                     bytes.len()
                 );
@@ -76,14 +200,17 @@ pub fn mcp_session(data: &[u8]) {
             }
             Frame::Eof => unreachable!(),
         }
-        if let Some(r) = response {
-            expected.extend_from_slice(serde_json::to_string(&r).unwrap().as_bytes());
-            expected.push(b'\n');
+        for line in lines {
+            expected.extend_from_slice(line);
         }
     }
-    let mut out = Vec::new();
-    server().serve(data, &mut out).unwrap();
-    assert_eq!(out, expected, "serve() differs from per-line handling");
+    let input = std::io::Cursor::new(data.to_vec());
+    let (_, out) = stdio::serve(server(), config().engine(), input, Vec::new()).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&expected),
+        "the whole run differs from the stepped run"
+    );
 }
 
 fn is_notification(v: &Value) -> bool {

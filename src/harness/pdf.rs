@@ -60,7 +60,7 @@ pub fn pdf_work(data: &[u8], limits: &Limits) -> (Result<crate::pdf::Extraction,
             0,
         );
     }
-    match crate::pdf::extract::extract_counted(data, None, None, limits) {
+    match crate::pdf::extract::extract_counted(data, None, None, limits, &mut |_, _| {}) {
         Ok((x, work)) => (Ok(x), work),
         Err(e) => (Err(e), 0),
     }

@@ -3,8 +3,12 @@
 //! spawning extractor processes.
 //!
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
+use super::Config;
 use crate::pdf;
 
 /// An inclusive 1-based page range.
@@ -44,9 +48,19 @@ impl std::fmt::Display for ToolFailure {
 
 impl std::error::Error for ToolFailure {}
 
+/// What one call's work gets: progress reporting and the handle that
+/// kills its worker. Built by the server for each `tools/call`.
+#[derive(Debug, Default)]
+pub struct Job {
+    /// Progress (pages done, total pages) and the worker's abort channel.
+    pub watch: pdf::worker::Watch,
+}
+
 /// The PDF operations the tools need. Results are already in the tools'
-/// `outputSchema` shapes.
-pub trait PdfBackend {
+/// `outputSchema` shapes. Called on a blocking thread (unless
+/// [`inline`](Self::inline)), one call per `tools/call`, possibly several
+/// at once.
+pub trait PdfBackend: Send + Sync + 'static {
     /// Text of the pages in `pages` (all when `None`):
     /// `{"pageCount": n, "pages": [{"page": k, "text": "..."}]}`.
     ///
@@ -57,27 +71,59 @@ pub trait PdfBackend {
         pdf: &[u8],
         pages: Option<PageRange>,
         password: Option<&str>,
+        job: Job,
     ) -> Result<Value, ToolFailure>;
 
     /// `{"pdfVersion", "pageCount", "encrypted", "info", "xmp"}`.
     ///
     /// # Errors
     /// A [`ToolFailure`] with the extractor's stable error kind.
-    fn metadata(&self, pdf: &[u8], password: Option<&str>) -> Result<Value, ToolFailure>;
+    fn metadata(&self, pdf: &[u8], password: Option<&str>, job: Job) -> Result<Value, ToolFailure>;
+
+    /// Whether a call may run where it is polled instead of on a blocking
+    /// thread: only for backends that never block (in-memory stubs).
+    fn inline(&self) -> bool {
+        false
+    }
 }
 
 /// The production backend: [`crate::pdf`] in an isolated worker process
 /// (a crash, timeout or memory overrun in a hostile file becomes a
-/// `worker_failed` tool error and the session carries on).
+/// `worker_failed` tool error and the session carries on), one fresh
+/// worker per call, one started ahead of need.
 #[derive(Debug, Clone)]
 pub struct DefaultPdf {
-    isolation: pdf::Isolation,
+    pool: Arc<pdf::worker::Prestarted>,
+    limits: pdf::Limits,
 }
 
 impl DefaultPdf {
-    /// Runs workers through `isolation` (the `toolgate` binary and its limits).
+    /// Runs workers through `isolation` (the `toolgate` binary and its
+    /// limits), with the extractor's default limits.
     pub fn new(isolation: pdf::Isolation) -> Self {
-        Self { isolation }
+        Self {
+            pool: Arc::new(pdf::worker::Prestarted::new(isolation)),
+            limits: pdf::Limits::default(),
+        }
+    }
+
+    /// Runs workers through `worker_exe` under `config`'s limits: its
+    /// file bound ([`Config::max_pdf_bytes`], the worker's input bound
+    /// too), worker timeout and memory.
+    pub fn for_config(worker_exe: impl Into<PathBuf>, config: &Config) -> Self {
+        let isolation = pdf::Isolation {
+            worker_exe: worker_exe.into(),
+            timeout: config.worker_timeout,
+            memory: config.worker_memory_bytes,
+        };
+        let limits = pdf::Limits {
+            max_input_bytes: usize::try_from(config.max_pdf_bytes).unwrap_or(usize::MAX),
+            ..pdf::Limits::default()
+        };
+        Self {
+            pool: Arc::new(pdf::worker::Prestarted::new(isolation)),
+            limits,
+        }
     }
 
     /// Runs workers through the running executable, which must be `toolgate`.
@@ -88,6 +134,28 @@ impl DefaultPdf {
         pdf::Isolation::current_exe()
             .map(Self::new)
             .map_err(|e| pdf_failure(&e))
+    }
+
+    /// The isolation the workers run under.
+    pub fn isolation(&self) -> &pdf::Isolation {
+        self.pool.isolation()
+    }
+
+    /// The extractor's limits sent with every call.
+    pub fn limits(&self) -> &pdf::Limits {
+        &self.limits
+    }
+
+    /// Whether a worker started ahead of need is waiting now.
+    pub fn is_ready(&self) -> bool {
+        self.pool.is_ready()
+    }
+
+    fn options(&self, password: Option<&str>) -> pdf::Options {
+        pdf::Options {
+            password: password.map(str::to_owned),
+            limits: self.limits,
+        }
     }
 }
 
@@ -103,29 +171,24 @@ fn warnings(ws: &[pdf::Warning]) -> Value {
     )
 }
 
-fn options(password: Option<&str>) -> pdf::Options {
-    pdf::Options {
-        password: password.map(str::to_owned),
-        ..pdf::Options::default()
-    }
-}
-
 impl PdfBackend for DefaultPdf {
     fn extract(
         &self,
         data: &[u8],
         pages: Option<PageRange>,
         password: Option<&str>,
+        job: Job,
     ) -> Result<Value, ToolFailure> {
         let range = pages.map(|r| pdf::PageRange {
             first: r.first,
             last: Some(r.last),
         });
-        let x = pdf::extract_isolated(
+        let x = pdf::worker::extract_watched(
             pdf::Source::Bytes(data),
             range,
-            &options(password),
-            &self.isolation,
+            &self.options(password),
+            &self.pool,
+            job.watch,
         )
         .map_err(|e| pdf_failure(&e))?;
         let pages: Vec<Value> = x
@@ -141,11 +204,17 @@ impl PdfBackend for DefaultPdf {
         }))
     }
 
-    fn metadata(&self, data: &[u8], password: Option<&str>) -> Result<Value, ToolFailure> {
-        let m = pdf::metadata_isolated(
+    fn metadata(
+        &self,
+        data: &[u8],
+        password: Option<&str>,
+        job: Job,
+    ) -> Result<Value, ToolFailure> {
+        let m = pdf::worker::metadata_watched(
             pdf::Source::Bytes(data),
-            &options(password),
-            &self.isolation,
+            &self.options(password),
+            &self.pool,
+            job.watch,
         )
         .map_err(|e| pdf_failure(&e))?;
         Ok(json!({

@@ -19,32 +19,51 @@
 //! (a result, not an error). A stateless request naming an unknown version
 //! gets -32022 with `data: {"supported": [...], "requested": ...}`.
 //!
+//! The server is a [`Service`](crate::engine::Service) on the session
+//! engine: `tools/call` runs on one of `max_concurrent_calls` slots (queued
+//! beyond, refused with the engine's server-busy error past the queue);
+//! `ping`, `tools/list`, notifications and cancellations are answered while
+//! calls run; a cancelled call's worker is killed at once; a call carrying
+//! `_meta.progressToken` reports pages done.
+//!
 //! ```no_run
 //! # fn main() -> std::io::Result<()> {
 //! use toolgate::mcp::{Config, DefaultPdf, Server};
 //! let config = Config { root: Some("corpus/pdf".into()), ..Config::default() };
-//! let mut server = Server::new(config, DefaultPdf::current_exe().map_err(std::io::Error::other)?)?;
-//! server.serve(std::io::stdin().lock(), std::io::stdout().lock())
+//! let exe = std::env::current_exe()?;
+//! let server = Server::new(config.clone(), DefaultPdf::for_config(exe, &config))?;
+//! let stdin = std::io::BufReader::new(std::io::stdin());
+//! toolgate::engine::transport::stdio::serve(server, config.engine(), stdin, std::io::stdout())?;
+//! # Ok(())
 //! # }
 //! ```
 
 mod backend;
+mod call;
+mod lifecycle;
 mod server;
 mod tools;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-pub use backend::{DefaultPdf, PageRange, PdfBackend, ToolFailure};
-pub use server::{looks_like_url, Server};
+pub use backend::{DefaultPdf, Job, PageRange, PdfBackend, ToolFailure};
+pub use call::looks_like_url;
+pub use server::Server;
 pub use tools::{parse_pages, PathScope, MAX_PAGE_NUMBER, TOOL_NAMES};
+
+use crate::engine::EngineConfig;
 
 /// Default bound on one line (one JSON-RPC message), in bytes, terminator
 /// excluded: the core's payload bound. Longer lines are discarded as they
 /// stream in and answered with the core's `too_large` error (-32700, id null).
 pub const MAX_LINE_BYTES: usize = crate::json::MAX_PAYLOAD_BYTES;
 
-/// Default bound on a PDF file read for a tool call, in bytes.
-pub const MAX_PDF_BYTES: u64 = 64 * 1024 * 1024;
+/// Default bound on a PDF file read for a tool call, in bytes: the
+/// extractor's own input bound ([`crate::pdf::limits::MAX_INPUT_BYTES`]),
+/// so one number governs both. A server that sets
+/// [`Config::max_pdf_bytes`] sets the worker's bound too.
+pub const MAX_PDF_BYTES: u64 = crate::pdf::limits::MAX_INPUT_BYTES as u64;
 
 /// Default number of tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 50;
@@ -70,6 +89,29 @@ pub struct Config {
     pub max_pdf_bytes: u64,
     /// Tools per `tools/list` page ([`TOOLS_PAGE_SIZE`]; at least 1).
     pub tools_page_size: usize,
+    /// Tool calls running at once (at least 1; default: the machine's
+    /// available parallelism).
+    pub max_concurrent_calls: usize,
+    /// Tool calls waiting for a slot; beyond this a call gets the engine's
+    /// server-busy error ([`crate::engine::DEFAULT_MAX_QUEUED_CALLS`]).
+    pub max_queued_calls: usize,
+    /// Wall-clock bound on one PDF worker
+    /// ([`crate::pdf::worker::DEFAULT_TIMEOUT`]); its CPU limit follows.
+    pub worker_timeout: Duration,
+    /// Address-space bound of one PDF worker, in bytes
+    /// ([`crate::pdf::worker::DEFAULT_WORKER_MEMORY`]).
+    pub worker_memory_bytes: u64,
+}
+
+impl Config {
+    /// The engine's bounds for this server.
+    pub fn engine(&self) -> EngineConfig {
+        EngineConfig {
+            max_concurrent_calls: self.max_concurrent_calls.max(1),
+            max_queued_calls: self.max_queued_calls,
+            max_line_bytes: self.max_line_bytes,
+        }
+    }
 }
 
 impl Default for Config {
@@ -81,6 +123,10 @@ impl Default for Config {
             max_line_bytes: MAX_LINE_BYTES,
             max_pdf_bytes: MAX_PDF_BYTES,
             tools_page_size: TOOLS_PAGE_SIZE,
+            max_concurrent_calls: crate::engine::default_concurrency(),
+            max_queued_calls: crate::engine::DEFAULT_MAX_QUEUED_CALLS,
+            worker_timeout: crate::pdf::worker::DEFAULT_TIMEOUT,
+            worker_memory_bytes: crate::pdf::worker::DEFAULT_WORKER_MEMORY,
         }
     }
 }

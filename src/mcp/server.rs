@@ -1,35 +1,34 @@
-//! The session: method dispatch for both protocol eras. The era itself
-//! (which request fixes it, what the other era's requests get) is the
-//! engine's [`Era`] state machine, shared with the gateway.
+//! The PDF server as a [`Service`] on the session engine: method dispatch
+//! for both protocol eras. The era itself (which request fixes it, what
+//! the other era's requests get) is the engine's [`Era`] state machine,
+//! shared with the gateway; lifecycle answers are in `lifecycle`, tool
+//! calls in `call`.
 
-use std::io::{self, BufRead, Write};
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::json::Limits;
-use crate::rpc::{Incoming, Message};
-
-use super::backend::{refuse_url, PdfBackend, ToolFailure};
-use super::tools::{self, ToolCall};
+use super::backend::PdfBackend;
+use super::call::{self, Answer, Calls};
+use super::lifecycle;
+use super::tools;
 use super::Config;
-use crate::confine::{self, ConfineError, Root};
-use crate::engine::transport::{Frame, LineReader};
-use crate::engine::wire::{self, code, Envelope, Id, ProtocolError};
+use crate::confine::Root;
+use crate::engine::wire::{code, Id, ProtocolError};
 use crate::engine::{
-    stateless_envelope, stateless_versions, Admitted, Era, Revision, LATEST_HANDSHAKE,
-    META_SERVER_INFO,
+    stateless_envelope, Admitted, Body, CallContext, Era, ErrorObject, Handled, Notification,
+    Payload, Reply, Request, Response, Revision, Service,
 };
 
-const INSTRUCTIONS: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. Paths are relative to the server's root directory; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
-const INSTRUCTIONS_UNCONFINED: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. UNCONFINED: this server was started with --unconfined and reads any path its process can read; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
-
-/// One MCP session over one connection.
+/// One MCP session: a [`Service`] the engine serves.
 pub struct Server<B> {
-    config: Config,
-    root: Option<Root>,
     era: Era,
-    backend: B,
+    calls: Arc<Calls<B>>,
+    /// `tools/list` pages rendered once, by revision and first tool.
+    lists: HashMap<(Revision, usize), Arc<RawValue>>,
 }
 
 impl<B: PdfBackend> Server<B> {
@@ -59,365 +58,242 @@ impl<B: PdfBackend> Server<B> {
             }
         };
         Ok(Self {
-            config,
-            root,
             era: Era::Fresh,
-            backend,
+            calls: Arc::new(Calls {
+                config,
+                root,
+                backend,
+            }),
+            lists: HashMap::new(),
         })
     }
 
-    /// Serves newline-delimited JSON-RPC from `input` to `output` until
-    /// `input` ends. Each response is one line, flushed at once.
-    ///
-    /// # Errors
-    /// I/O errors of `input` or `output` (a closed `output` ends the session).
-    pub fn serve<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> io::Result<()> {
-        let mut lines = LineReader::new(input, self.config.max_line_bytes);
-        loop {
-            let frame = lines.next_frame()?;
-            if frame == Frame::Eof {
-                tracing::info!("input closed, stopping");
-                return output.flush();
-            }
-            if let Some(response) = self.handle_frame(&frame) {
-                serde_json::to_writer(&mut output, &response)?;
-                output.write_all(b"\n")?;
-                output.flush()?;
-            }
-        }
+    /// The session's protocol era so far.
+    pub fn era(&self) -> Era {
+        self.era
     }
 
-    /// The response (if any) to one frame. `Frame::Eof` gets none.
-    pub fn handle_frame(&mut self, frame: &Frame) -> Option<Value> {
-        match frame {
-            Frame::Eof => None,
-            Frame::Oversized { len } => {
-                tracing::warn!(len, "discarded an oversized line");
-                Some(wire::oversized(*len, self.config.max_line_bytes))
-            }
-            Frame::Line(bytes) => self.handle_line(bytes),
-        }
-    }
-
-    /// The response (if any) to one line of bytes (no terminator).
-    pub fn handle_line(&mut self, bytes: &[u8]) -> Option<Value> {
-        match wire::parse_line(bytes, &self.limits()) {
-            Ok(Incoming::Single(message)) => self.handle_message(message),
-            Ok(Incoming::Batch(items)) => self.handle_batch(&items),
-            Err(response) => response,
-        }
-    }
-
-    fn limits(&self) -> Limits {
-        Limits {
-            max_payload_bytes: self.config.max_line_bytes,
-            ..Limits::default()
-        }
-    }
-
-    fn handle_batch(&mut self, items: &[Box<RawValue>]) -> Option<Value> {
-        let rev = match self.era {
-            Era::Handshake { rev, .. } if rev.allows_batches() => rev,
-            Era::Handshake { rev, .. } => {
-                return Some(refuse_batch(format!(
-                    "protocol revision {} does not allow JSON-RPC batches (only 2025-03-26 does)",
-                    rev.as_str()
-                )))
-            }
-            Era::Stateless => {
-                return Some(refuse_batch(
-                    "protocol revision 2026-07-28 does not allow JSON-RPC batches".into(),
-                ))
-            }
-            Era::Fresh => {
-                return Some(refuse_batch(
-                    "JSON-RPC batches are refused before initialize (and initialize must not be batched)".into(),
-                ))
-            }
-        };
-        tracing::debug!(len = items.len(), rev = rev.as_str(), "batch");
-        let limits = self.limits();
-        let responses: Vec<Value> = items
-            .iter()
-            .filter_map(|item| {
-                let bytes = item.get().as_bytes();
-                let message = match wire::parse_element(bytes, &limits) {
-                    Ok(m) => m,
-                    Err(response) => return response,
-                };
-                if let Message::Request(r) = &message {
-                    if r.method == "initialize" {
-                        return Some(
-                            ProtocolError::new(
-                                code::INVALID_REQUEST,
-                                "initialize must not be part of a JSON-RPC batch",
-                                Some(r.id.clone()),
-                            )
-                            .to_response(),
-                        );
-                    }
-                }
-                self.handle_message(message)
-            })
-            .collect();
-        if responses.is_empty() {
-            None
-        } else {
-            Some(Value::Array(responses))
-        }
-    }
-
-    fn handle_message(&mut self, message: Message) -> Option<Value> {
-        let env = match wire::envelope(message) {
-            Ok(env) => env,
-            Err(response) => return response,
-        };
-        let Some(id) = env.id.clone() else {
-            self.handle_notification(&env);
-            return None;
-        };
-        let era = self.era;
-        Some(match self.dispatch(&id, &env) {
-            Ok(mut result) => {
-                if self.era.is_stateless() || era.has_result_type() {
-                    if let Value::Object(m) = &mut result {
-                        m.insert("resultType".into(), Value::from("complete"));
-                    }
-                }
-                wire::result_response(&id, result)
-            }
-            Err(response) => {
-                tracing::debug!(method = %env.method, error = ?response.get("error"), "request failed");
-                response
-            }
-        })
-    }
-
-    fn handle_notification(&mut self, env: &Envelope) {
-        if self.era.notified(&env.method) {
-            tracing::info!("client initialized");
-        } else {
-            tracing::debug!(method = %env.method, "notification ignored");
-        }
-    }
-
-    /// A result, or the complete error response.
-    fn dispatch(&mut self, id: &Id, env: &Envelope) -> Result<Value, Value> {
-        let method = env.method.as_str();
-        let err = |code: i64, msg: String| {
-            Err(ProtocolError::new(code, msg, Some(id.clone())).to_response())
-        };
-        let admitted = self
-            .era
-            .admit(id, method, env.params.as_ref())
-            .map_err(|e| e.to_response())?;
-        match admitted {
-            Admitted::Initialize => self.initialize(id, env).map_err(|e| e.to_response()),
-            Admitted::Fresh => match method {
-                "ping" => Ok(json!({})),
-                "tools/list" | "tools/call" => err(
-                    code::INVALID_REQUEST,
-                    format!("{method} received before initialize: send initialize first, or carry the 2026-07-28 _meta envelope in every request"),
-                ),
-                "server/discover" => stateless_envelope(id, env.params.as_ref())
-                    .map(|_| discover_result(self.instructions()))
-                    .map_err(|e| e.to_response()),
-                _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
-            },
-            Admitted::Handshake(rev) => match method {
-                "ping" => Ok(json!({})),
-                "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-                "tools/call" => self.tools_call(id, env, rev),
-                _ => err(code::METHOD_NOT_FOUND, format!("method not found: {method}")),
-            },
-            Admitted::Stateless(rev) => match method {
-                "server/discover" => Ok(discover_result(self.instructions())),
-                "tools/list" => self.tools_list(id, env, rev).map_err(|e| e.to_response()),
-                "tools/call" => self.tools_call(id, env, rev),
-                _ => err(
-                    code::METHOD_NOT_FOUND,
-                    format!("method not found: {method} (not a 2026-07-28 method)"),
-                ),
-            },
-        }
-    }
-
-    fn initialize(&mut self, id: &Id, env: &Envelope) -> Result<Value, ProtocolError> {
-        let offered = match env.params.as_ref().and_then(|p| p.get("protocolVersion")) {
-            Some(Value::String(v)) => v.clone(),
-            Some(_) => {
-                return Err(ProtocolError::invalid_params(
-                    id,
-                    "/params/protocolVersion must be a string",
-                ))
-            }
-            None => {
-                return Err(ProtocolError::invalid_params(
-                    id,
-                    "initialize requires /params/protocolVersion",
-                ))
-            }
-        };
-        let rev = Revision::parse(&offered)
-            .filter(|r| r.is_handshake())
-            .unwrap_or(LATEST_HANDSHAKE);
-        tracing::info!(offered = %offered, answered = rev.as_str(), "initialize");
-        self.era.enter_handshake(rev);
-        Ok(json!({
-            "protocolVersion": rev.as_str(),
-            "capabilities": {"tools": {"listChanged": false}},
-            "serverInfo": server_info(),
-            "instructions": self.instructions(),
-        }))
-    }
-
-    fn tools_list(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, ProtocolError> {
-        let defs = tools::definitions(rev, self.path_scope());
-        let page = self.config.tools_page_size.max(1);
-        let start = match env.params.as_ref().and_then(|p| p.get("cursor")) {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => decode_cursor(c, page, defs.len())
-                .ok_or_else(|| ProtocolError::invalid_params(id, &format!("invalid cursor {c:?}: pass a nextCursor value from a previous tools/list result")))?,
-            Some(_) => return Err(ProtocolError::invalid_params(id, "/params/cursor must be a string")),
-        };
-        let end = start.saturating_add(page).min(defs.len());
-        let mut result = Map::new();
-        result.insert(
-            "tools".into(),
-            Value::Array(defs.get(start..end).unwrap_or_default().to_vec()),
-        );
-        if end < defs.len() {
-            result.insert("nextCursor".into(), Value::from(encode_cursor(end)));
-        }
-        if rev.has_result_type() {
-            result.insert("ttlMs".into(), Value::from(0));
-            result.insert("cacheScope".into(), Value::from("private"));
-        }
-        Ok(Value::Object(result))
-    }
-
-    /// `tools/call`: the call the core vetted from the line's one scan.
-    fn tools_call(&self, id: &Id, env: &Envelope, rev: Revision) -> Result<Value, Value> {
-        let request = match &env.call {
-            Some(Ok(call)) => call.clone(),
-            Some(Err(rejected)) => return Err(rejected.to_response()),
-            None => {
-                return Err(ProtocolError::invalid_params(id, "/params is missing").to_response());
-            }
-        };
-        let name = request.name.as_str();
-        if !tools::is_tool(name) {
-            return Err(ProtocolError::invalid_params(
-                id,
-                &format!(
-                    "unknown tool {name:?}; tools: {}",
-                    tools::TOOL_NAMES.join(", ")
-                ),
-            )
-            .to_response());
-        }
-        let arguments = request.arguments();
-        let outcome = tools::validate(name, &arguments).and_then(|call| self.run(&call));
-        Ok(match outcome {
-            Ok(structured) => tools::success(structured, rev),
-            Err(f) => {
-                tracing::info!(tool = name, kind = %f.kind, "tool error");
-                tools::failure(&f)
-            }
-        })
+    fn confined(&self) -> bool {
+        self.calls.root.is_some()
     }
 
     fn path_scope(&self) -> tools::PathScope {
-        match self.root {
-            Some(_) => tools::PathScope::Root,
-            None => tools::PathScope::Unconfined,
+        if self.confined() {
+            tools::PathScope::Root
+        } else {
+            tools::PathScope::Unconfined
         }
     }
 
-    fn instructions(&self) -> &'static str {
-        match self.root {
-            Some(_) => INSTRUCTIONS,
-            None => INSTRUCTIONS_UNCONFINED,
-        }
-    }
-
-    fn run(&self, call: &ToolCall) -> Result<Value, ToolFailure> {
-        let bytes = self.read_input(call.path())?;
-        match call {
-            ToolCall::Extract {
-                pages, password, ..
-            } => self.backend.extract(&bytes, *pages, password.as_deref()),
-            ToolCall::GetMetadata { password, .. } => {
-                self.backend.metadata(&bytes, password.as_deref())
-            }
-        }
-    }
-
-    /// The bytes behind a tool's `path`: a URL is classified and never
-    /// fetched; a file path is confined to the root and read through the
-    /// verified handle.
-    fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
-        if looks_like_url(path) {
-            return Err(refuse_url(path));
-        }
-        let max = self.config.max_pdf_bytes;
-        let read = match &self.root {
-            Some(root) => root.read(path, max),
-            None => confine::read_unconfined(path, max, self.config.refuse_multiply_linked),
+    /// Decides on one request the era admitted.
+    fn dispatch(&mut self, request: &Request, admitted: Admitted, ctx: &CallContext) -> Handled {
+        let id = &request.id;
+        let method = request.method.as_str();
+        let params = request.params_object();
+        let answer = |result: Result<Value, ProtocolError>| {
+            Handled::Reply(Reply::Send(match result {
+                Ok(v) => Response::result(id.clone(), with_result_type(v, admitted)),
+                Err(e) => e.into(),
+            }))
         };
-        read.map_err(|e| match e {
-            ConfineError::OutsideRoot => {
-                let d = crate::net::Denial::outside_root(format!(
-                    "{path:?} resolves outside the server's root directory"
-                ));
-                ToolFailure::new(d.code(), d.reason())
-            }
-            ConfineError::NotFound => {
-                ToolFailure::new("not_found", format!("no such file: {path:?}"))
-            }
-            ConfineError::NotAFile => {
-                ToolFailure::new("not_a_file", format!("{path:?} is not a regular file"))
-            }
-            ConfineError::TooLarge { limit } => ToolFailure::new(
-                "too_large",
-                format!("{path:?} is larger than the {limit}-byte file bound"),
+        let not_found = |detail: &str| {
+            answer(Err(ProtocolError::new(
+                code::METHOD_NOT_FOUND,
+                format!("method not found: {method}{detail}"),
+                Some(id.clone()),
+            )))
+        };
+        match admitted {
+            Admitted::Initialize => answer(
+                    lifecycle::initialize(id, params, self.confined()).map(|(rev, result)| {
+                    self.era.enter_handshake(rev);
+                    result
+                }),
             ),
-            ConfineError::MultiplyLinked { links } => {
-                let d = crate::net::Denial::of(
-                    crate::net::DenialCode::PathMultiplyLinked,
-                    format!(
-                        "{path:?} has {links} hard links: refused (--refuse-hard-links), a link may name a file outside the root"
-                    ),
-                );
-                ToolFailure::new(d.code(), d.reason())
+            Admitted::Fresh => match method {
+                "ping" => answer(Ok(json!({}))),
+                "tools/list" | "tools/call" => answer(Err(ProtocolError::new(
+                    code::INVALID_REQUEST,
+                    format!("{method} received before initialize: send initialize first, or carry the 2026-07-28 _meta envelope in every request"),
+                    Some(id.clone()),
+                ))),
+                "server/discover" => answer(
+                    stateless_envelope(id, params).map(|_| lifecycle::discover(self.confined())),
+                ),
+                _ => not_found(""),
+            },
+            Admitted::Handshake(rev) => match method {
+                "ping" => answer(Ok(json!({}))),
+                "tools/list" => self.tools_list(id, params, rev, admitted),
+                "tools/call" => self.tools_call(request, rev, admitted, ctx),
+                _ => not_found(""),
+            },
+            Admitted::Stateless(rev) => match method {
+                "server/discover" => answer(Ok(lifecycle::discover(self.confined()))),
+                "tools/list" => self.tools_list(id, params, rev, admitted),
+                "tools/call" => self.tools_call(request, rev, admitted, ctx),
+                _ => not_found(" (not a 2026-07-28 method)"),
+            },
+        }
+    }
+
+    /// `tools/list`: each page rendered once per revision, then reused.
+    fn tools_list(
+        &mut self,
+        id: &Id,
+        params: Option<&Map<String, Value>>,
+        rev: Revision,
+        admitted: Admitted,
+    ) -> Handled {
+        let defs = tools::definitions(rev, self.path_scope());
+        let page = self.calls.config.tools_page_size.max(1);
+        let start = match params.and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => Ok(0),
+            Some(Value::String(c)) => decode_cursor(c, page, defs.len()).ok_or_else(|| {
+                ProtocolError::invalid_params(id, &format!("invalid cursor {c:?}: pass a nextCursor value from a previous tools/list result"))
+            }),
+            Some(_) => Err(ProtocolError::invalid_params(id, "/params/cursor must be a string")),
+        };
+        let start = match start {
+            Ok(s) => s,
+            Err(e) => return Handled::Reply(Reply::Send(e.into())),
+        };
+        let rendered = match self.lists.get(&(rev, start)) {
+            Some(r) => Arc::clone(r),
+            None => {
+                let value = with_result_type(list_page(defs, start, page, rev), admitted);
+                let Ok(raw) = serde_json::value::to_raw_value(&value) else {
+                    return Handled::Reply(Reply::Send(Response::result(id.clone(), value)));
+                };
+                let raw: Arc<RawValue> = Arc::from(raw);
+                self.lists.insert((rev, start), Arc::clone(&raw));
+                raw
             }
-            ConfineError::Io(err) => {
-                ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
-            }
-        })
+        };
+        Handled::Reply(Reply::Send(Response::result(
+            id.clone(),
+            Payload::Raw(rendered),
+        )))
+    }
+
+    fn tools_call(
+        &self,
+        request: &Request,
+        rev: Revision,
+        admitted: Admitted,
+        ctx: &CallContext,
+    ) -> Handled {
+        let answer = Answer {
+            rev,
+            result_type: has_result_type(admitted),
+        };
+        call::decide(&self.calls, request, answer, ctx)
     }
 }
 
-fn refuse_batch(message: String) -> Value {
-    ProtocolError::new(code::INVALID_REQUEST, message, None).to_response()
+/// Whether a result answering a request admitted as `admitted` carries
+/// `resultType` (2026-07-28).
+fn has_result_type(admitted: Admitted) -> bool {
+    match admitted {
+        Admitted::Stateless(_) => true,
+        Admitted::Handshake(rev) => rev.has_result_type(),
+        Admitted::Fresh | Admitted::Initialize => false,
+    }
 }
 
-fn server_info() -> Value {
-    json!({"name": "toolgate", "version": env!("CARGO_PKG_VERSION")})
+fn with_result_type(mut result: Value, admitted: Admitted) -> Value {
+    if has_result_type(admitted) {
+        if let Value::Object(m) = &mut result {
+            m.insert("resultType".into(), Value::from("complete"));
+        }
+    }
+    result
 }
 
-fn discover_result(instructions: &str) -> Value {
-    let mut meta = Map::new();
-    meta.insert(META_SERVER_INFO.into(), server_info());
-    json!({
-        "supportedVersions": stateless_versions(),
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": server_info(),
-        "instructions": instructions,
-        "ttlMs": 0,
-        "cacheScope": "private",
-        "_meta": meta,
-    })
+fn list_page(defs: &[Value], start: usize, page: usize, rev: Revision) -> Value {
+    let end = start.saturating_add(page).min(defs.len());
+    let mut result = Map::new();
+    result.insert(
+        "tools".into(),
+        Value::Array(defs.get(start..end).unwrap_or_default().to_vec()),
+    );
+    if end < defs.len() {
+        result.insert("nextCursor".into(), Value::from(encode_cursor(end)));
+    }
+    if rev.has_result_type() {
+        result.insert("ttlMs".into(), Value::from(0));
+        result.insert("cacheScope".into(), Value::from("private"));
+    }
+    Value::Object(result)
+}
+
+/// Whether `handled` answers with a result (a call always does: its
+/// failures are tool errors inside a result).
+fn succeeded(handled: &Handled) -> bool {
+    match handled {
+        Handled::Reply(Reply::Send(Response { body, .. })) => matches!(body, Body::Result(_)),
+        Handled::Reply(Reply::Silent) => false,
+        Handled::Call(_) | Handled::Task(_) => true,
+    }
+}
+
+impl<B: PdfBackend> Service for Server<B> {
+    fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+        if request.params.as_ref().is_some_and(|p| !p.is_object()) {
+            return Handled::Reply(Reply::Send(
+                ProtocolError::invalid_params(
+                    &request.id,
+                    "/params must be an object (MCP parameters are by name)",
+                )
+                .into(),
+            ));
+        }
+        if request.in_batch && request.method == "initialize" {
+            return Handled::Reply(Reply::Send(
+                ProtocolError::new(
+                    code::INVALID_REQUEST,
+                    "initialize must not be part of a JSON-RPC batch",
+                    Some(request.id),
+                )
+                .into(),
+            ));
+        }
+        let before = self.era;
+        let admitted = match self
+            .era
+            .admit(&request.id, &request.method, request.params_object())
+        {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::debug!(method = %request.method, error = %e.message, "request refused by the era");
+                return Handled::Reply(Reply::Send(e.into()));
+            }
+        };
+        let handled = self.dispatch(&request, admitted, &ctx);
+        if !succeeded(&handled) {
+            tracing::debug!(method = %request.method, "request failed");
+            // Only a successful request fixes the era (a failed stateless
+            // request before initialize leaves the session free to fall
+            // back to the handshake).
+            if before == Era::Fresh && self.era.is_stateless() {
+                self.era = before;
+            }
+        }
+        handled
+    }
+
+    fn notification(&mut self, notification: Notification) {
+        if self.era.notified(&notification.method) {
+            tracing::info!("client initialized");
+        } else {
+            tracing::debug!(method = %notification.method, "notification");
+        }
+    }
+
+    fn accept_batch(&mut self, len: usize) -> Result<(), ErrorObject> {
+        tracing::debug!(len, "batch offered");
+        lifecycle::accept_batch(self.era)
+    }
 }
 
 const CURSOR_PREFIX: &str = "tools:";
@@ -437,61 +313,11 @@ fn decode_cursor(cursor: &str, page: usize, len: usize) -> Option<usize> {
     (offset > 0 && offset < len && offset.is_multiple_of(page)).then_some(offset)
 }
 
-/// Whether a tool `path` is a URL rather than a file path: a scheme of two or
-/// more characters (so `C:` stays a path) followed by `:` and then `/` or `\`,
-/// or a scheme that is always a URL (`http:`, `file:`, `data:`, ...) whatever
-/// follows. Leading C0 controls and spaces are skipped as the WHATWG URL
-/// parser skips them.
-pub fn looks_like_url(path: &str) -> bool {
-    let s = path.trim_start_matches(|c: char| c <= ' ');
-    let Some(colon) = s.find(':') else {
-        return false;
-    };
-    let (scheme, rest) = s.split_at(colon);
-    let rest = rest.get(1..).unwrap_or_default();
-    let valid_scheme = scheme.len() >= 2
-        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    if !valid_scheme {
-        return false;
-    }
-    const ALWAYS: &[&str] = &[
-        "http", "https", "ftp", "ws", "wss", "file", "data", "gopher", "dict", "ldap", "jar",
-        "netdoc", "sftp", "tftp", "smb",
-    ];
-    rest.starts_with(['/', '\\']) || ALWAYS.contains(&scheme.to_ascii_lowercase().as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn url_detection() {
-        for u in [
-            "http://169.254.169.254/latest/meta-data/",
-            "HTTP://x",
-            " http://127.0.0.1/",
-            "http:\\\\127.0.0.1\\x",
-            "file:/etc/passwd",
-            "gopher://x",
-            "s3://bucket/key",
-        ] {
-            assert!(looks_like_url(u), "{u}");
-        }
-        for p in [
-            "report.pdf",
-            "a b/ü.pdf",
-            "C:\\x.pdf",
-            "report.pdf:1",
-            "../x.pdf",
-            "/abs/x.pdf",
-        ] {
-            assert!(!looks_like_url(p), "{p}");
-        }
-    }
+    use crate::engine::transport::stdio;
+    use crate::mcp::{Job, PageRange, ToolFailure};
 
     #[test]
     fn cursors() {
@@ -514,9 +340,7 @@ mod tests {
     /// many calls; the server answers every call and every `ping`.
     #[test]
     fn a_fifo_racing_a_regular_file_never_blocks_the_server() {
-        use crate::mcp::{PageRange, PdfBackend, ToolFailure};
         use std::sync::atomic::{AtomicBool, Ordering};
-        use std::sync::Arc;
 
         struct Stub;
         impl PdfBackend for Stub {
@@ -525,10 +349,11 @@ mod tests {
                 _: &[u8],
                 _: Option<PageRange>,
                 _: Option<&str>,
+                _: Job,
             ) -> Result<Value, ToolFailure> {
                 Err(ToolFailure::new("not_a_pdf", "stub"))
             }
-            fn metadata(&self, _: &[u8], _: Option<&str>) -> Result<Value, ToolFailure> {
+            fn metadata(&self, _: &[u8], _: Option<&str>, _: Job) -> Result<Value, ToolFailure> {
                 Err(ToolFailure::new("not_a_pdf", "stub"))
             }
         }
@@ -542,21 +367,34 @@ mod tests {
         let worker = std::thread::spawn(move || {
             let config = Config {
                 root: Some(root_dir),
+                // Every call is queued at once: none may be refused as busy.
+                max_queued_calls: CALLS,
                 ..Config::default()
             };
-            let mut server = Server::new(config, Stub).unwrap();
-            let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
-            assert!(server.handle_line(init).is_some());
-            let mut answered = 0usize;
+            let mut input = String::from(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            );
+            input.push('\n');
             for i in 1..=CALLS {
                 let call = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"get_metadata","arguments":{"path":"race.pdf"}}});
-                let r = server.handle_line(call.to_string().as_bytes()).unwrap();
-                assert_eq!(r["id"], i, "{r}");
                 let ping = json!({"jsonrpc":"2.0","id":format!("p{i}"),"method":"ping"});
-                let p = server.handle_line(ping.to_string().as_bytes()).unwrap();
-                assert_eq!(p["result"], json!({}));
-                answered += 2;
+                input.push_str(&format!("{call}\n{ping}\n"));
             }
+            let engine = config.engine();
+            let server = Server::new(config, Stub).unwrap();
+            let (_, out) = stdio::serve(
+                server,
+                engine,
+                io::Cursor::new(input.into_bytes()),
+                Vec::new(),
+            )
+            .unwrap();
+            let answered = String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .filter(|r| r["id"] != 0 && (r["result"].is_object()))
+                .count();
             tx.send(answered).unwrap();
         });
         // A hang is the failure: wait long, never forever.

@@ -48,7 +48,23 @@ pub fn extract_from_bytes(
     password: Option<&str>,
     limits: &Limits,
 ) -> Result<Extraction, PdfError> {
-    extract_counted(data, range, password, limits).map(|(x, _)| x)
+    extract_counted(data, range, password, limits, &mut |_, _| {}).map(|(x, _)| x)
+}
+
+/// [`extract_from_bytes`], calling `progress(done, total)` once the page
+/// range is known (`done` = 0) and after each page: `total` is the number
+/// of pages this call extracts (after the pages-per-call cap).
+///
+/// # Errors
+/// As [`extract_from_bytes`].
+pub fn extract_with_progress(
+    data: &[u8],
+    range: Option<PageRange>,
+    password: Option<&str>,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<Extraction, PdfError> {
+    extract_counted(data, range, password, limits, progress).map(|(x, _)| x)
 }
 
 /// [`extract_from_bytes`], and the units of work the call charged to its
@@ -61,6 +77,7 @@ pub(crate) fn extract_counted(
     range: Option<PageRange>,
     password: Option<&str>,
     limits: &Limits,
+    progress: &mut dyn FnMut(u32, u32),
 ) -> Result<(Extraction, usize), PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
@@ -104,7 +121,13 @@ pub(crate) fn extract_counted(
     let mut call = Call::new(limits);
     let mut limits_warned: Vec<Limit> = Vec::new();
     let start = first.saturating_sub(1);
+    let total = u32::try_from(selected).unwrap_or(u32::MAX);
+    progress(0, total);
     for index in start..start.saturating_add(selected) {
+        let done = u32::try_from(index.saturating_sub(start)).unwrap_or(u32::MAX);
+        if done > 0 {
+            progress(done, total);
+        }
         let number = u32::try_from(index.saturating_add(1)).unwrap_or(u32::MAX);
         // Past the pages found, up to the declared count: reported empty (a
         // document warning from `load_warnings` says so).

@@ -34,6 +34,7 @@ pub fn run_with(root: &Path, extra: &[&str], input: Vec<u8>) -> Outcome {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    let input_copy = input.clone();
     // Write from a thread: the server answers while we are still writing.
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
@@ -50,17 +51,61 @@ pub fn run_with(root: &Path, extra: &[&str], input: Vec<u8>) -> Outcome {
     let status = child.wait().unwrap();
     let stderr = err_reader.join().unwrap();
     let text = String::from_utf8(out).expect("stdout is UTF-8");
-    let responses = text
+    let responses: Vec<Value> = text
         .lines()
         .map(|l| {
             serde_json::from_str(l).unwrap_or_else(|e| panic!("non-JSON stdout line {l:?}: {e}"))
         })
         .collect();
+    let responses = in_request_order(&input_copy, responses);
     Outcome {
         responses,
         status,
         stderr,
     }
+}
+
+/// The ids a request line carries (a batch: its elements' ids).
+fn line_ids(line: &[u8]) -> Vec<Value> {
+    let id = |v: &Value| {
+        v.get("method")
+            .and(v.get("id"))
+            .filter(|id| !id.is_null())
+            .cloned()
+    };
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Array(items)) => items.iter().filter_map(id).collect(),
+        Ok(v) => id(&v).into_iter().collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The server answers tool calls as they finish, so a `ping` sent behind a
+/// call is answered first. The suites read answers by position: put each
+/// answer at the request line it answers (the earliest unanswered line with
+/// its id; a batch answer by its first id; an `id: null` answer stays
+/// behind the answer before it).
+pub fn in_request_order(input: &[u8], responses: Vec<Value>) -> Vec<Value> {
+    let ids: Vec<Vec<Value>> = input.split(|&b| b == b'\n').map(line_ids).collect();
+    let mut used = vec![false; ids.len()];
+    let mut key = 0;
+    let mut keyed: Vec<(usize, usize, Value)> = Vec::new();
+    for (n, r) in responses.into_iter().enumerate() {
+        let id = match &r {
+            Value::Array(items) => items.first().map(|i| i["id"].clone()),
+            v => v.get("id").cloned(),
+        }
+        .filter(|id| !id.is_null());
+        if let Some(id) = id {
+            if let Some(i) = (0..ids.len()).find(|&i| !used[i] && ids[i].contains(&id)) {
+                used[i] = true;
+                key = i;
+            }
+        }
+        keyed.push((key, n, r));
+    }
+    keyed.sort_by_key(|(k, n, _)| (*k, *n));
+    keyed.into_iter().map(|(_, _, r)| r).collect()
 }
 
 pub fn run(input: Vec<u8>) -> Vec<Value> {

@@ -1,0 +1,253 @@
+//! `tools/call`: checked at once on the dispatch task (tool name,
+//! arguments), then run as a bounded call: the file is read through the
+//! root, the backend runs on a blocking thread, progress goes to the
+//! engine, and a cancelled call's worker is killed when the engine drops
+//! its future.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::backend::{refuse_url, Job, PdfBackend, ToolFailure};
+use super::tools::{self, ToolCall};
+use super::Config;
+use crate::confine::{self, ConfineError, Root};
+use crate::engine::wire::{self, Id, ProtocolError};
+use crate::engine::{CallContext, Handled, Reply, Request, Response, Revision};
+
+/// What every call of a session shares: the settings, the root, the
+/// backend.
+pub(super) struct Calls<B> {
+    pub(super) config: Config,
+    pub(super) root: Option<Root>,
+    pub(super) backend: B,
+}
+
+/// How a call's result is written.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Answer {
+    pub(super) rev: Revision,
+    /// Whether the result carries `resultType` (2026-07-28).
+    pub(super) result_type: bool,
+}
+
+/// Decides on a `tools/call`: a JSON-RPC error or a tool error the
+/// arguments already show, answered at once; otherwise the work, to run on
+/// a call slot.
+pub(super) fn decide<B: PdfBackend>(
+    calls: &Arc<Calls<B>>,
+    request: &Request,
+    answer: Answer,
+    ctx: &CallContext,
+) -> Handled {
+    let now = |r: Response| Handled::Reply(Reply::Send(r));
+    let vetted = match &request.call {
+        Some(Ok(call)) => call,
+        Some(Err(rejected)) => return now(wire::response_from_value(rejected.to_response())),
+        None => {
+            return now(ProtocolError::invalid_params(&request.id, "/params is missing").into())
+        }
+    };
+    let name = vetted.name.as_str();
+    if !tools::is_tool(name) {
+        return now(ProtocolError::invalid_params(
+            &request.id,
+            &format!(
+                "unknown tool {name:?}; tools: {}",
+                tools::TOOL_NAMES.join(", ")
+            ),
+        )
+        .into());
+    }
+    let id = request.id.clone();
+    let call = match tools::validate(name, &vetted.arguments()) {
+        Ok(call) => call,
+        Err(f) => return Handled::Reply(reply(id, name, Err(f), answer)),
+    };
+    let calls = Arc::clone(calls);
+    let name = name.to_owned();
+    let job = job(ctx);
+    if calls.backend.inline() {
+        return Handled::Call(Box::pin(async move {
+            let outcome = calls.run(&call, job);
+            reply(id, &name, outcome, answer)
+        }));
+    }
+    let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
+    Handled::Call(Box::pin(async move {
+        let outcome = tokio::task::spawn_blocking(move || calls.run(&call, job))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ToolFailure::new(
+                    "worker_failed",
+                    format!("the call's thread ended abnormally: {e}"),
+                ))
+            });
+        abort.disarm();
+        reply(id, &name, outcome, answer)
+    }))
+}
+
+/// The pdf job of one call: its progress goes to the engine when the
+/// request asked for it.
+fn job(ctx: &CallContext) -> Job {
+    let watch = match ctx.progress.clone() {
+        Some(progress) => crate::pdf::worker::Watch::new(move |done, total| {
+            progress.report(u64::from(done), Some(u64::from(total)), None);
+        }),
+        None => crate::pdf::worker::Watch::default(),
+    };
+    Job { watch }
+}
+
+/// Kills the call's worker when the call's future is dropped before it
+/// finished: the client cancelled it, or the session ended.
+struct AbortOnDrop(Option<crate::pdf::worker::Abort>);
+
+impl AbortOnDrop {
+    /// The call finished: nothing to kill.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(abort) = self.0.take() {
+            abort.abort();
+        }
+    }
+}
+
+fn reply(id: Id, name: &str, outcome: Result<Value, ToolFailure>, answer: Answer) -> Reply {
+    let mut result = match outcome {
+        Ok(structured) => tools::success(structured, answer.rev),
+        Err(f) => {
+            tracing::info!(tool = name, kind = %f.kind, "tool error");
+            tools::failure(&f)
+        }
+    };
+    if answer.result_type {
+        if let Value::Object(m) = &mut result {
+            m.insert("resultType".into(), Value::from("complete"));
+        }
+    }
+    Reply::Send(Response::result(id, result))
+}
+
+impl<B: PdfBackend> Calls<B> {
+    fn run(&self, call: &ToolCall, job: Job) -> Result<Value, ToolFailure> {
+        let bytes = self.read_input(call.path())?;
+        match call {
+            ToolCall::Extract {
+                pages, password, ..
+            } => self
+                .backend
+                .extract(&bytes, *pages, password.as_deref(), job),
+            ToolCall::GetMetadata { password, .. } => {
+                self.backend.metadata(&bytes, password.as_deref(), job)
+            }
+        }
+    }
+
+    /// The bytes behind a tool's `path`: a URL is classified and never
+    /// fetched; a file path is confined to the root and read through the
+    /// verified handle.
+    fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
+        if looks_like_url(path) {
+            return Err(refuse_url(path));
+        }
+        let max = self.config.max_pdf_bytes;
+        let read = match &self.root {
+            Some(root) => root.read(path, max),
+            None => confine::read_unconfined(path, max, self.config.refuse_multiply_linked),
+        };
+        read.map_err(|e| match e {
+            ConfineError::OutsideRoot => {
+                let d = crate::net::Denial::outside_root(format!(
+                    "{path:?} resolves outside the server's root directory"
+                ));
+                ToolFailure::new(d.code(), d.reason())
+            }
+            ConfineError::NotFound => {
+                ToolFailure::new("not_found", format!("no such file: {path:?}"))
+            }
+            ConfineError::NotAFile => {
+                ToolFailure::new("not_a_file", format!("{path:?} is not a regular file"))
+            }
+            ConfineError::TooLarge { limit } => ToolFailure::new(
+                "too_large",
+                format!("{path:?} is larger than the {limit}-byte file bound"),
+            ),
+            ConfineError::MultiplyLinked { links } => {
+                let d = crate::net::Denial::of(
+                    crate::net::DenialCode::PathMultiplyLinked,
+                    format!(
+                        "{path:?} has {links} hard links: refused (--refuse-hard-links), a link may name a file outside the root"
+                    ),
+                );
+                ToolFailure::new(d.code(), d.reason())
+            }
+            ConfineError::Io(err) => {
+                ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
+            }
+        })
+    }
+}
+
+/// Whether a tool `path` is a URL rather than a file path: a scheme of two or
+/// more characters (so `C:` stays a path) followed by `:` and then `/` or `\`,
+/// or a scheme that is always a URL (`http:`, `file:`, `data:`, ...) whatever
+/// follows. Leading C0 controls and spaces are skipped as the WHATWG URL
+/// parser skips them.
+pub fn looks_like_url(path: &str) -> bool {
+    let s = path.trim_start_matches(|c: char| c <= ' ');
+    let Some(colon) = s.find(':') else {
+        return false;
+    };
+    let (scheme, rest) = s.split_at(colon);
+    let rest = rest.get(1..).unwrap_or_default();
+    let valid_scheme = scheme.len() >= 2
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return false;
+    }
+    const ALWAYS: &[&str] = &[
+        "http", "https", "ftp", "ws", "wss", "file", "data", "gopher", "dict", "ldap", "jar",
+        "netdoc", "sftp", "tftp", "smb",
+    ];
+    rest.starts_with(['/', '\\']) || ALWAYS.contains(&scheme.to_ascii_lowercase().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_detection() {
+        for u in [
+            "http://169.254.169.254/latest/meta-data/",
+            "HTTP://x",
+            " http://127.0.0.1/",
+            "http:\\\\127.0.0.1\\x",
+            "file:/etc/passwd",
+            "gopher://x",
+            "s3://bucket/key",
+        ] {
+            assert!(looks_like_url(u), "{u}");
+        }
+        for p in [
+            "report.pdf",
+            "a b/ü.pdf",
+            "C:\\x.pdf",
+            "report.pdf:1",
+            "../x.pdf",
+            "/abs/x.pdf",
+        ] {
+            assert!(!looks_like_url(p), "{p}");
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Process isolation: each call runs in `toolgate pdf-worker`, a subprocess of
+//! the same binary that limits its own address space and CPU time (rlimit,
+//! no `unsafe`), catches panics, and answers one JSON line. The parent enforces
+//! a wall-clock timeout and kills the worker when it runs over, or at once
+//! when the caller aborts ([`Abort`]).
+//!
+//! Split by job: [`protocol`] is the wire between the two ends (request
+//! line and document on stdin, progress lines and one answer on stdout);
+//! `parent` starts workers (one ahead of need: [`Prestarted`]), relays
+//! progress and enforces the timeout; `child` is the worker itself.
+//!
+//! The parent keeps the worker's stdin open until it has collected the
+//! worker's exit status. A worker whose stdin reaches end-of-file while it
+//! is still working exits at once ([`ORPHAN_EXIT_CODE`]): its parent is
+//! gone (killed, even by SIGKILL, which closes the parent's end of the
+//! pipe) and nobody will read the answer. So a worker never outlives its
+//! caller by more than a scheduling delay.
+
+mod child;
+mod parent;
+pub mod protocol;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::error::PdfError;
+use super::source::{read_bounded, Source};
+use super::{Extraction, Metadata, Options, PageRange};
+use protocol::{cut_password, Op, Request, Response};
+
+pub use child::{peak_rss_kib, serve, PROGRESS_LINE_INTERVAL};
+pub use parent::{Abort, Prestarted, Watch};
+pub use protocol::{MAX_PASSWORD_BYTES, ORPHAN_EXIT_CODE};
+
+/// Default wall-clock timeout of one worker call: 5 s. Every generated
+/// hostile file finishes in well under 2 s in a release build (docs/pdf.md), and
+/// the largest real file of the corpus in a fraction of a second; a server
+/// should not hold a request longer. Debug builds (tests) pass a longer one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default address-space limit of the worker: 768 MiB of virtual memory
+/// (resident memory stays far below: see the hostile-file table in docs/pdf.md).
+pub const DEFAULT_WORKER_MEMORY: u64 = 768 << 20;
+/// Most bytes of the worker's stderr kept for the error message.
+pub const MAX_STDERR_TAIL: usize = 2048;
+/// How to run the worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Isolation {
+    /// The `toolgate` binary (its hidden `pdf-worker` subcommand is run). In
+    /// integration tests: `env!("CARGO_BIN_EXE_toolgate")`.
+    pub worker_exe: PathBuf,
+    /// Wall-clock timeout; the worker's CPU limit is this rounded up, plus 1 s.
+    pub timeout: Duration,
+    /// Address-space limit of the worker (`RLIMIT_AS`), in bytes.
+    pub memory: u64,
+}
+
+impl Isolation {
+    /// Isolation through `worker_exe` with [`DEFAULT_TIMEOUT`] and
+    /// [`DEFAULT_WORKER_MEMORY`].
+    pub fn new(worker_exe: impl Into<PathBuf>) -> Self {
+        Self {
+            worker_exe: worker_exe.into(),
+            timeout: DEFAULT_TIMEOUT,
+            memory: DEFAULT_WORKER_MEMORY,
+        }
+    }
+
+    /// Isolation through the running executable (which must be `toolgate`).
+    ///
+    /// # Errors
+    /// `io` when the executable's path cannot be found.
+    pub fn current_exe() -> Result<Self, PdfError> {
+        std::env::current_exe()
+            .map(Self::new)
+            .map_err(|e| PdfError::Io {
+                detail: format!("cannot locate the worker executable: {e}"),
+            })
+    }
+
+    fn cpu_seconds(&self) -> u64 {
+        self.timeout.as_secs().saturating_add(2)
+    }
+}
+
+/// What the parent measured about one worker run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerStats {
+    /// Wall-clock time from spawn to exit, in microseconds.
+    pub elapsed_us: u64,
+    /// The worker's peak resident set size (`VmHWM`) in KiB, as it reported
+    /// before exiting; `None` when it died first.
+    pub max_rss_kib: Option<u64>,
+}
+
+/// Extracts text in a worker process.
+///
+/// # Errors
+/// Every error of [`super::extract_in_process`], plus `worker_failed` when the
+/// worker crashed, was killed, timed out or answered garbage.
+pub fn extract_isolated(
+    source: Source<'_>,
+    pages: Option<PageRange>,
+    options: &Options,
+    isolation: &Isolation,
+) -> Result<Extraction, PdfError> {
+    extract_isolated_with_stats(source, pages, options, isolation).0
+}
+
+/// Reads metadata in a worker process.
+///
+/// # Errors
+/// As [`extract_isolated`], without `page_out_of_range`.
+pub fn metadata_isolated(
+    source: Source<'_>,
+    options: &Options,
+    isolation: &Isolation,
+) -> Result<Metadata, PdfError> {
+    metadata_isolated_with_stats(source, options, isolation).0
+}
+
+/// [`extract_isolated`], also returning the worker's time and peak RSS.
+pub fn extract_isolated_with_stats(
+    source: Source<'_>,
+    pages: Option<PageRange>,
+    options: &Options,
+    isolation: &Isolation,
+) -> (Result<Extraction, PdfError>, WorkerStats) {
+    let job = Job::new(Op::Extract, pages, options);
+    run_job(source, job, isolation, None, Watch::default())
+}
+
+/// [`metadata_isolated`], also returning the worker's time and peak RSS.
+pub fn metadata_isolated_with_stats(
+    source: Source<'_>,
+    options: &Options,
+    isolation: &Isolation,
+) -> (Result<Metadata, PdfError>, WorkerStats) {
+    let job = Job::new(Op::Metadata, None, options);
+    run_job(source, job, isolation, None, Watch::default())
+}
+
+/// [`extract_isolated`] on `pool`'s worker started ahead of need, reporting
+/// pages done through `watch` and killed at once by its [`Abort`].
+///
+/// # Errors
+/// As [`extract_isolated`]; `worker_failed` ("aborted") when aborted.
+pub fn extract_watched(
+    source: Source<'_>,
+    pages: Option<PageRange>,
+    options: &Options,
+    pool: &Prestarted,
+    watch: Watch,
+) -> Result<Extraction, PdfError> {
+    let job = Job::new(Op::Extract, pages, options);
+    run_job(source, job, pool.isolation(), Some(pool), watch).0
+}
+
+/// [`metadata_isolated`] on `pool`'s worker started ahead of need, killed
+/// at once by `watch`'s [`Abort`].
+///
+/// # Errors
+/// As [`metadata_isolated`]; `worker_failed` ("aborted") when aborted.
+pub fn metadata_watched(
+    source: Source<'_>,
+    options: &Options,
+    pool: &Prestarted,
+    watch: Watch,
+) -> Result<Metadata, PdfError> {
+    let job = Job::new(Op::Metadata, None, options);
+    run_job(source, job, pool.isolation(), Some(pool), watch).0
+}
+
+fn failed(reason: impl Into<String>) -> PdfError {
+    PdfError::WorkerFailed {
+        reason: reason.into(),
+    }
+}
+
+/// One job before its document is read.
+struct Job<'a> {
+    op: Op,
+    pages: Option<PageRange>,
+    options: &'a Options,
+}
+
+impl<'a> Job<'a> {
+    fn new(op: Op, pages: Option<PageRange>, options: &'a Options) -> Self {
+        Self { op, pages, options }
+    }
+}
+
+fn run_job<T: DeserializeOwned>(
+    source: Source<'_>,
+    job: Job<'_>,
+    isolation: &Isolation,
+    pool: Option<&Prestarted>,
+    watch: Watch,
+) -> (Result<T, PdfError>, WorkerStats) {
+    let mut stats = WorkerStats::default();
+    let limits = &job.options.limits;
+    let data = match read_bounded(source, limits.max_input_bytes) {
+        Ok(d) => d,
+        Err(e) => return (Err(e), stats),
+    };
+    let request = Request {
+        op: job.op,
+        pages: job.pages,
+        password: job.options.password.as_deref().map(cut_password),
+        limits: *limits,
+        data_len: data.len(),
+    };
+    let mut header = match serde_json::to_vec(&request) {
+        Ok(h) => h,
+        Err(e) => {
+            return (
+                Err(failed(format!("cannot encode the request: {e}"))),
+                stats,
+            )
+        }
+    };
+    header.push(b'\n');
+    let start = Instant::now();
+    let outcome = parent::run(&header, &data, limits, isolation, pool, watch);
+    stats.elapsed_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let result = outcome.and_then(|stdout| {
+        serde_json::from_slice::<Response<T>>(&stdout)
+            .map_err(|e| failed(format!("unreadable answer from the worker: {e}")))
+            .map(|r| {
+                stats.max_rss_kib = r.max_rss_kib;
+                r.outcome
+            })
+    });
+    (result.and_then(|r| r), stats)
+}
