@@ -31,6 +31,11 @@ crate::net::codes! {
         RateLimited => "policy.rate_limited", "policy file [[limits]] rate";
         /// The tool already has `max_concurrent` calls in flight.
         ConcurrencyLimited => "policy.concurrency_limited", "policy file [[limits]] max_concurrent";
+        /// A method the gateway does not mediate, not in `[methods] allow`.
+        MethodDenied => "policy.method_denied", "policy file [methods] allow";
+        /// The prompt is hidden by `[prompts] allow` / `deny`, or its name
+        /// carries invisible characters.
+        PromptDenied => "policy.prompt_denied", "policy file [prompts] allow/deny";
         /// The audit log cannot be written: calls are refused (fail closed).
         AuditUnavailable => "policy.audit_unavailable", "--audit";
         /// The tool's definition differs from its pin.

@@ -10,11 +10,31 @@ use super::paths::{is_path_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, Policy};
-use super::urls::{looks_like_url, vet_url, PendingName};
+use super::urls::{lenient_form, looks_like_url, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
 pub const MAX_SCANNED_STRINGS: usize = 16_384;
+
+/// Client methods that name no server-side operation to vet: forwarded
+/// (their answers are screened, lists filtered). `tools/call`,
+/// `prompts/get`, `resources/read`/`subscribe`/`unsubscribe` and
+/// `completion/complete` are mediated; any other method is refused
+/// (`policy.method_denied`) unless `[methods] allow` names it.
+pub const PASSED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
 
 /// What the gateway last saw of a tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +134,194 @@ impl Gatekeeper {
             }
         }
         Ok(())
+    }
+
+    /// May prompt `name` be shown (`prompts/list`) and used (`prompts/get`,
+    /// `completion/complete`)? The one decision for both.
+    ///
+    /// # Errors
+    /// `policy.prompt_denied`.
+    pub fn prompt_decision(&self, name: &str) -> Result<(), Refusal> {
+        let (found, _) = poison::clean(name);
+        if !found.is_clean() {
+            return Err(Refusal::new(
+                GateCode::PromptDenied,
+                format!("the prompt name carries {}", found.summary()),
+                "builtin poison check (names)",
+            ));
+        }
+        if let Some(g) = self.policy.prompts_deny.first_match(name) {
+            return Err(Refusal::new(
+                GateCode::PromptDenied,
+                format!("prompt `{name}` is denied by the policy"),
+                format!("prompts.deny \"{g}\""),
+            ));
+        }
+        if let Some(allow) = &self.policy.prompts_allow {
+            if allow.first_match(name).is_none() {
+                return Err(Refusal::new(
+                    GateCode::PromptDenied,
+                    format!("prompt `{name}` is not in the policy's allow list"),
+                    "prompts.allow",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// May the resource at `uri` be shown (`resources/list`) and used
+    /// (`resources/read`, `subscribe`, `completion/complete`)? The one
+    /// decision for both: a `file:` URI is a path on the server's machine
+    /// (the path check, when roots are set); any other URI gets the URL
+    /// check ([`Gatekeeper::check_arguments`] with `method` as the
+    /// operation name, so an `[[args]]` rule for `resources/read` with
+    /// pointer `/uri` applies).
+    ///
+    /// # Errors
+    /// The first refusal.
+    pub fn resource_decision(&self, method: &str, uri: &str) -> Result<Vec<PendingName>, Refusal> {
+        if let Some(roots) = &self.roots {
+            if let Ok(u) = url::Url::parse(&lenient_form(uri)) {
+                if u.scheme() == "file" {
+                    let rule = "builtin path check (file: resource)";
+                    let Ok(path) = u.to_file_path() else {
+                        return Err(Refusal::from_denial(
+                            &crate::net::Denial::outside_root(
+                                "a file: URI that names no local path",
+                            ),
+                            rule,
+                        ));
+                    };
+                    roots.check(&path.to_string_lossy(), rule)?;
+                    return Ok(Vec::new());
+                }
+            }
+        }
+        self.check_arguments(method, &serde_json::json!({ "uri": uri }))
+    }
+
+    /// Decides a request other than `tools/call` that names a server-side
+    /// operation: the same argument checks, and the same hiding decisions
+    /// as the lists ([`Gatekeeper::filter_list_page`]); a method not in
+    /// [`PASSED_METHODS`] nor mediated here is refused unless `[methods]
+    /// allow` names it.
+    ///
+    /// # Errors
+    /// The first refusal.
+    pub fn check_request(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Vec<PendingName>, Refusal> {
+        let keeper = self;
+        let params = params.and_then(Value::as_object);
+        let text = |m: Option<&serde_json::Map<String, Value>>, k: &str| {
+            m.and_then(|p| p.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        match method {
+            m if PASSED_METHODS.contains(&m) => Ok(Vec::new()),
+            "prompts/get" => {
+                let name = text(params, "name");
+                keeper.prompt_decision(&name)?;
+                let args = params
+                    .and_then(|p| p.get("arguments"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                keeper.check_arguments(&name, &args)
+            }
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                keeper.resource_decision(method, &text(params, "uri"))
+            }
+            "completion/complete" => {
+                let target_ref = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
+                let mut names = Vec::new();
+                let target = match text(target_ref, "type").as_str() {
+                    "ref/prompt" => {
+                        let n = text(target_ref, "name");
+                        keeper.prompt_decision(&n)?;
+                        n
+                    }
+                    "ref/resource" => {
+                        let u = text(target_ref, "uri");
+                        names.extend(keeper.resource_decision("resources/read", &u)?);
+                        u
+                    }
+                    other => {
+                        return Err(Refusal::new(
+                            GateCode::MethodDenied,
+                            format!("completion/complete for an unknown ref type `{other}`"),
+                            "builtin method table",
+                        ))
+                    }
+                };
+                if let Some(a) = params
+                    .and_then(|p| p.get("argument"))
+                    .and_then(Value::as_object)
+                {
+                    let mut one = serde_json::Map::new();
+                    one.insert(
+                        text(Some(a), "name"),
+                        a.get("value").cloned().unwrap_or(Value::Null),
+                    );
+                    names.extend(keeper.check_arguments(&target, &Value::Object(one))?);
+                }
+                if let Some(c) = params
+                    .and_then(|p| p.get("context"))
+                    .and_then(|c| c.get("arguments"))
+                {
+                    names.extend(keeper.check_arguments(&target, c)?);
+                }
+                Ok(names)
+            }
+            m if keeper.policy.methods_allow.first_match(m).is_some() => {
+                let mut p = params.cloned().map_or(Value::Null, Value::Object);
+                if let Some(o) = p.as_object_mut() {
+                    o.remove("_meta");
+                }
+                keeper.check_arguments(m, &p)
+            }
+            _ => Err(Refusal::new(
+                GateCode::MethodDenied,
+                format!("method `{method}` is not mediated by the gateway"),
+                "[methods] allow",
+            )),
+        }
+    }
+
+    /// Filters one page of `prompts/list` or `resources/list` in place:
+    /// every entry the same decision refuses when it is used
+    /// ([`Gatekeeper::prompt_decision`], [`Gatekeeper::resource_decision`])
+    /// is removed, so shown = usable. Returns why each was hidden.
+    pub fn filter_list_page(&self, method: &str, result: &mut Value) -> Vec<Refusal> {
+        let member = match method {
+            "prompts/list" => "prompts",
+            "resources/list" => "resources",
+            _ => return Vec::new(),
+        };
+        let mut hidden = Vec::new();
+        let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
+            return hidden;
+        };
+        items.retain(|item| {
+            let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default();
+            let decided = if member == "prompts" {
+                self.prompt_decision(text("name"))
+            } else {
+                self.resource_decision("resources/read", text("uri"))
+                    .map(|_| ())
+            };
+            match decided {
+                Ok(()) => true,
+                Err(r) => {
+                    hidden.push(r);
+                    false
+                }
+            }
+        });
+        hidden
     }
 
     /// The whole decision on a `tools/call`: [`Gatekeeper::tool_decision`]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
-use super::decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
+use super::decide::{Gatekeeper, ToolState};
 use super::pin::{definition_hash, Pins, MAX_TOOLS};
 use super::poison::{clean_value, Findings, PoisonMode};
 
@@ -82,10 +82,10 @@ pub fn tool_state(def: &Value) -> ToolState {
     if let Some(m) = rest.as_object_mut() {
         m.remove("name");
     }
-    let (found, cut) = clean_value(&mut rest, false, MAX_SCANNED_STRINGS);
+    let found = clean_value(&mut rest, false);
     ToolState {
         hash: definition_hash(def),
-        poisoned: cut || !found.is_clean(),
+        poisoned: !found.is_clean(),
     }
 }
 
@@ -152,7 +152,7 @@ impl Gatekeeper {
             if poisoned {
                 match self.poison {
                     PoisonMode::Strip => {
-                        let (findings, _) = clean_value(&mut def, true, MAX_SCANNED_STRINGS);
+                        let findings = clean_value(&mut def, true);
                         events.push(ListEvent::Stripped {
                             tool: name,
                             findings,
@@ -160,7 +160,7 @@ impl Gatekeeper {
                     }
                     PoisonMode::Keep | PoisonMode::Refuse => {
                         let mut probe = def.clone();
-                        let (findings, _) = clean_value(&mut probe, false, MAX_SCANNED_STRINGS);
+                        let findings = clean_value(&mut probe, false);
                         events.push(ListEvent::Flagged {
                             tool: name,
                             findings,

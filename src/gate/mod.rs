@@ -38,7 +38,7 @@ mod urls;
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
 pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
-pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS};
+pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS, PASSED_METHODS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
 pub use paths::{

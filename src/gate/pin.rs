@@ -3,7 +3,10 @@
 //! any other member), taken over its RFC 8785 canonical JSON, so member
 //! order and number spelling do not matter and every other change does.
 //!
-//! The pin file is JSON: `{"version": 1, "tools": {"NAME": "sha256:HEX", ...}}`,
+//! The server's `initialize` instructions are pinned too (`"instructions"`).
+//!
+//! The pin file is JSON: `{"version": 1, "tools": {"NAME": "sha256:HEX", ...},
+//! "instructions": "sha256:HEX"}` (`instructions` optional),
 //! written atomically (a temporary file renamed over it) with mode 0600.
 
 use std::collections::BTreeMap;
@@ -43,6 +46,9 @@ pub fn definition_hash(definition: &Value) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pins {
     tools: BTreeMap<String, String>,
+    /// The hash of the server's `initialize` instructions (of `null` when
+    /// it sent none), when pinned.
+    instructions: Option<String>,
 }
 
 impl Pins {
@@ -54,6 +60,16 @@ impl Pins {
     /// Pins `name` to `hash`.
     pub fn insert(&mut self, name: String, hash: String) {
         self.tools.insert(name, hash);
+    }
+
+    /// The pinned hash of the server's instructions.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// Pins the server's instructions to `hash`.
+    pub fn set_instructions(&mut self, hash: String) {
+        self.instructions = Some(hash);
     }
 
     /// Number of pinned tools.
@@ -99,6 +115,11 @@ impl Pins {
             return Err(bad(format!("more than {MAX_TOOLS} tools")));
         }
         let mut pins = Pins::default();
+        match v.get("instructions") {
+            None => {}
+            Some(Value::String(h)) if valid_hash(h) => pins.instructions = Some(h.clone()),
+            Some(_) => return Err(bad("`instructions` is not sha256:<64 hex digits>".into())),
+        }
         for (name, h) in tools {
             let Some(h) = h.as_str().filter(|h| valid_hash(h)) else {
                 return Err(bad(format!(
@@ -116,8 +137,11 @@ impl Pins {
     /// I/O errors creating, writing or renaming the file.
     pub fn save(&self, path: &Path) -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
-        let text = serde_json::to_string_pretty(&json!({"version": 1, "tools": self.tools}))
-            .map_err(io::Error::other)?;
+        let mut doc = json!({"version": 1, "tools": self.tools});
+        if let (Some(h), Some(m)) = (&self.instructions, doc.as_object_mut()) {
+            m.insert("instructions".into(), json!(h));
+        }
+        let text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(".tmp");
         let tmp = std::path::PathBuf::from(tmp);

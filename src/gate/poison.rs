@@ -2,14 +2,27 @@
 //! and results, which a model reads but a person reviewing the text does not
 //! see.
 //!
-//! Flagged: Unicode tag characters (U+E0000–U+E007F, which can spell a
-//! whole hidden instruction), bidirectional controls (U+061C, U+200E,
-//! U+200F, U+202A–U+202E, U+2066–U+2069), zero-width and invisible
-//! characters (U+200B–U+200D, U+2060–U+2064, U+180E, U+FEFF), ANSI escape
-//! sequences (ESC and C1 CSI: colour, cursor movement, OSC titles and links)
-//! and the other C0/C1 control characters but tab, line feed and carriage
-//! return.
+//! Decided by Unicode property (the ICU4X tables of `icu_properties`, not a
+//! hand-written list), so every character of a kind is flagged, including
+//! those added in later Unicode versions:
+//! * tag characters (U+E0000–U+E007F, which can spell a whole hidden
+//!   instruction);
+//! * `Bidi_Control` characters (embeddings, overrides, isolates, marks);
+//! * invisible characters: general category `Cf` (format: zero-width
+//!   characters, the soft hyphen, interlinear annotation, deprecated format
+//!   controls, BOM), `Default_Ignorable_Code_Point` (Hangul fillers, the
+//!   combining grapheme joiner, ...), `Variation_Selector` (a whole
+//!   instruction can hide after one emoji: VS1–VS256), and the line and
+//!   paragraph separators (`Zl`, `Zp`: U+2028, U+2029);
+//! * ANSI escape sequences (ESC and C1 CSI: colour, cursor movement, OSC
+//!   titles and links);
+//! * the other control characters (`Cc`) but tab, line feed and carriage
+//!   return.
 
+use icu_properties::props::{
+    BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
 
 /// What to do with poisoned text (`--poison`).
@@ -43,7 +56,8 @@ pub struct Findings {
     pub tags: usize,
     /// Bidirectional controls.
     pub bidi: usize,
-    /// Zero-width and invisible characters.
+    /// Invisible characters (format, default-ignorable, variation
+    /// selectors, line and paragraph separators).
     pub invisible: usize,
     /// ANSI escape sequences (each counted once, however long).
     pub ansi: usize,
@@ -70,7 +84,7 @@ impl Findings {
         let parts = [
             (self.tags, "tag character"),
             (self.bidi, "bidi control"),
-            (self.invisible, "zero-width character"),
+            (self.invisible, "invisible character"),
             (self.ansi, "ANSI escape"),
             (self.controls, "control character"),
         ];
@@ -91,20 +105,30 @@ enum Class {
 }
 
 fn class(c: char) -> Option<Class> {
-    match c {
-        '\u{E0000}'..='\u{E007F}' => Some(Class::Tag),
-        '\u{061C}'
-        | '\u{200E}'
-        | '\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}' => Some(Class::Bidi),
-        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{180E}' | '\u{FEFF}' => {
-            Some(Class::Invisible)
-        }
-        '\t' | '\n' | '\r' => None,
-        c if c.is_control() => Some(Class::Control),
-        _ => None,
+    if matches!(c, '\t' | '\n' | '\r') {
+        return None;
     }
+    if ('\u{E0000}'..='\u{E007F}').contains(&c) {
+        return Some(Class::Tag);
+    }
+    if CodePointSetData::new::<BidiControl>().contains(c) {
+        return Some(Class::Bidi);
+    }
+    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
+    if gc == GeneralCategory::Control {
+        return Some(Class::Control);
+    }
+    if matches!(
+        gc,
+        GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+    ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<VariationSelector>().contains(c)
+    {
+        return Some(Class::Invisible);
+    }
+    None
 }
 
 /// Scans `text`; returns the findings and, when any, the text without them.
@@ -179,20 +203,17 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
     }
 }
 
-/// Scans every string (and object key) of `value`, at most `max_strings`
-/// of them, stripping what it finds when `strip` is set. Returns the
-/// findings and whether the bound was reached (then the rest is unscanned).
-pub fn clean_value(value: &mut Value, strip: bool, max_strings: usize) -> (Findings, bool) {
+/// Scans every string and object key of `value`, stripping what it finds
+/// when `strip` is set, and returns the findings. There is no string
+/// budget: a message that reaches here passed the strict layer, so it is
+/// bounded in bytes (`--max-response-bytes`) and depth, and all of it is
+/// scanned (a budget would forward the rest unscreened).
+pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
     let mut total = Findings::default();
-    let mut budget = max_strings;
     let mut stack: Vec<&mut Value> = vec![value];
     while let Some(v) = stack.pop() {
         match v {
             Value::String(s) => {
-                if budget == 0 {
-                    return (total, true);
-                }
-                budget -= 1;
                 let (f, cleaned) = clean(s);
                 total.add(f);
                 if let (true, Some(c)) = (strip, cleaned) {
@@ -221,7 +242,7 @@ pub fn clean_value(value: &mut Value, strip: bool, max_strings: usize) -> (Findi
             _ => {}
         }
     }
-    (total, false)
+    total
 }
 
 #[cfg(test)]
@@ -274,15 +295,47 @@ mod tests {
     #[test]
     fn values_and_bound() {
         let mut v = json!({"content": [{"type": "text", "text": "ok\u{200B}"}], "k\u{202E}": 1});
-        let (f, cut) = clean_value(&mut v, true, 100);
-        assert!(!cut);
+        let f = clean_value(&mut v, true);
         assert_eq!(f.invisible, 1);
         assert_eq!(f.bidi, 1);
         assert_eq!(
             v,
             json!({"content": [{"type": "text", "text": "ok"}], "k": 1})
         );
-        let mut v = json!(["a", "b", "c"]);
-        assert!(clean_value(&mut v, true, 2).1);
+        // No budget: the last of many strings is screened too.
+        let mut many: Vec<Value> = (0..20_000).map(|_| json!("x")).collect();
+        many.push(json!("late\u{E0041}"));
+        let mut v = Value::Array(many);
+        assert_eq!(clean_value(&mut v, true).tags, 1);
+        assert_eq!(v.as_array().and_then(|a| a.last()), Some(&json!("late")));
+    }
+
+    /// Every kind the hand-written list missed is found by property.
+    #[test]
+    fn by_property_not_by_list() {
+        let cases = [
+            ("\u{2764}\u{FE0F}", "variation selector VS16"),
+            ("a\u{FE00}b", "VS1"),
+            ("a\u{E0100}\u{E01EF}b", "VS17..VS256"),
+            ("soft\u{00AD}hyphen", "soft hyphen"),
+            ("line\u{2028}sep\u{2029}", "line and paragraph separators"),
+            ("hangul\u{3164}\u{FFA0}\u{115F}\u{1160}", "Hangul fillers"),
+            ("cgj\u{034F}", "combining grapheme joiner"),
+            ("\u{FFF9}annot\u{FFFA}x\u{FFFB}", "interlinear annotation"),
+            ("dep\u{206A}\u{206F}", "deprecated format controls"),
+            ("\u{180B}mongolian fvs", "Mongolian free variation selector"),
+            ("\u{1D173}music", "musical symbol format"),
+            ("\u{061C}alm", "Arabic letter mark"),
+        ];
+        for (text, what) in cases {
+            let (f, out) = clean(text);
+            assert!(!f.is_clean(), "{what}");
+            let out = out.unwrap_or_default();
+            assert!(out.chars().all(|c| class(c).is_none()), "{what}: {out:?}");
+        }
+        // Visible text of every script stays.
+        for s in ["e\u{301}", "한국어", "👍", "ñ", "a b"] {
+            assert_eq!(clean(s).0, Findings::default(), "{s}");
+        }
     }
 }

@@ -176,6 +176,13 @@ pub struct Policy {
     pub tools_allow: Option<GlobList>,
     /// `[tools] deny`.
     pub tools_deny: GlobList,
+    /// `[prompts] allow`: when `Some`, only matching prompts exist.
+    pub prompts_allow: Option<GlobList>,
+    /// `[prompts] deny`.
+    pub prompts_deny: GlobList,
+    /// `[methods] allow`: methods the gateway does not know that may pass
+    /// (their params still get the URL and path checks).
+    pub methods_allow: GlobList,
     /// `[[args]]` rules, in file order.
     pub args: Vec<ArgRule>,
     /// `[net] allow` / `deny`.
@@ -198,6 +205,9 @@ impl Default for Policy {
         Self {
             tools_allow: None,
             tools_deny: GlobList::empty(),
+            prompts_allow: None,
+            prompts_deny: GlobList::empty(),
+            methods_allow: GlobList::empty(),
             args: Vec::new(),
             net: NetPolicy::default(),
             resolve: false,
@@ -215,6 +225,10 @@ struct FileTop {
     #[serde(default)]
     tools: Option<FileTools>,
     #[serde(default)]
+    prompts: Option<FileTools>,
+    #[serde(default)]
+    methods: Option<FileMethods>,
+    #[serde(default)]
     args: Vec<Spanned<FileArg>>,
     #[serde(default)]
     net: Option<FileNet>,
@@ -230,6 +244,13 @@ struct FileTools {
     allow: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     deny: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileMethods {
+    #[serde(default)]
+    allow: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -394,6 +415,15 @@ impl Policy {
                 p.tools_allow = Some(cx.globs(a, "tools.allow")?);
             }
             p.tools_deny = cx.globs(&t.deny, "tools.deny")?;
+        }
+        if let Some(t) = &top.prompts {
+            if let Some(a) = &t.allow {
+                p.prompts_allow = Some(cx.globs(a, "prompts.allow")?);
+            }
+            p.prompts_deny = cx.globs(&t.deny, "prompts.deny")?;
+        }
+        if let Some(m) = &top.methods {
+            p.methods_allow = cx.globs(&m.allow, "methods.allow")?;
         }
         cx.bounded(&top.args, "args")?;
         for a in &top.args {

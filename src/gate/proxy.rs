@@ -27,10 +27,10 @@ use tokio::sync::oneshot;
 
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
-use super::decide::{Gatekeeper, MAX_SCANNED_STRINGS};
+use super::decide::Gatekeeper;
 use super::limits::Limiter;
 use super::listing::{ListEvent, ToolView};
-use super::pin::Pins;
+use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::urls::vet_addresses;
 use crate::engine::{
@@ -115,6 +115,9 @@ struct State {
     view: ToolView,
     pins: Option<Pins>,
     learned: Pins,
+    /// Learning (trust on first use, `--pin-update`) ended with the first
+    /// complete listing: later listings are checked against it.
+    learning_done: bool,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -196,6 +199,7 @@ impl GateService {
                     view: ToolView::default(),
                     pins,
                     learned: Pins::default(),
+                    learning_done: false,
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -419,6 +423,19 @@ impl GateService {
                     .unwrap_or_default()
                     .to_owned();
                 let data = error.get("data").cloned();
+                let mut shown = json!({"message": message, "data": data});
+                if let Err(r) = self.check_result(Some(&id), method, &mut shown) {
+                    return Reply::Send(Response::error(
+                        Some(id),
+                        gate_error(GateCode::ResultPoisoned, r.message()),
+                    ));
+                }
+                let message = shown
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let data = shown.get("data").cloned().filter(|d| !d.is_null());
                 Reply::Send(Response::error(
                     Some(id),
                     ErrorObject {
@@ -438,17 +455,77 @@ impl GateService {
                         if let Some(rev) = rev {
                             lock(&self.shared.era).enter_handshake(rev);
                         }
+                        self.pin_instructions(&mut result);
                     }
                     "tools/list" => self.filter_list(&mut result),
-                    "tools/call" => {
-                        if let Err(r) = self.check_result(&id, &mut result) {
-                            return Reply::Send(self.denial(id, &r));
+                    "prompts/list" | "resources/list" => {
+                        for r in self.shared.keeper.filter_list_page(method, &mut result) {
+                            tracing::warn!(
+                                method,
+                                code = r.code(),
+                                rule = r.rule(),
+                                "hidden from a list"
+                            );
                         }
                     }
                     _ => {}
                 }
+                if let Err(r) = self.check_result(Some(&id), method, &mut result) {
+                    return Reply::Send(self.denial_for(method, id, &r));
+                }
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
+        }
+    }
+
+    /// A refusal in the form the method's answer takes: `tools/call` by
+    /// `--deny-as`, every other method the -32001 error with `data.code`.
+    fn denial_for(&self, method: &str, id: Id, refusal: &Refusal) -> Response {
+        if method == "tools/call" {
+            return self.denial(id, refusal);
+        }
+        Response::error(
+            Some(id),
+            ErrorObject {
+                code: AUTHORIZATION_ERROR,
+                message: AUTHORIZATION_MESSAGE.into(),
+                data: Some(json!({"code": refusal.code(), "reason": refusal.message()})),
+            },
+        )
+    }
+
+    /// The server's `instructions` are pinned with its tools: learned while
+    /// learning, and under an enforced pin a changed text is removed
+    /// (hidden, logged) rather than shown.
+    fn pin_instructions(&self, result: &mut Value) {
+        let hash = definition_hash(result.get("instructions").unwrap_or(&Value::Null));
+        let mut st = lock(&self.shared.state);
+        let st = &mut *st;
+        let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
+        if learning {
+            st.learned.set_instructions(hash);
+            return;
+        }
+        let Some(pins) = st.pins.as_ref() else {
+            return;
+        };
+        if pins.instructions().is_some_and(|h| h != hash) {
+            tracing::warn!("the server's instructions changed since they were pinned: hidden");
+            if let Some(m) = result.as_object_mut() {
+                m.remove("instructions");
+            }
+            let rec = Record {
+                time: rfc3339_now(),
+                direction: "server->client",
+                id: None,
+                method: Some("initialize"),
+                tool: None,
+                decision: "changed",
+                code: Some(GateCode::DefinitionChanged.code()),
+                rule: Some("--pin"),
+                arguments: None,
+            };
+            let _ = self.audit(st, rec);
         }
     }
 
@@ -456,7 +533,7 @@ impl GateService {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
-        let learning = matches!(self.shared.pin, PinMode::Learn(_));
+        let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
         if learning {
             // Trust on first use: what is listed now is what gets pinned.
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
@@ -510,9 +587,12 @@ impl GateService {
             };
             self.audit(st, rec);
         }
-        if let PinMode::Learn(path) = &self.shared.pin {
+        if let (PinMode::Learn(path), true) = (&self.shared.pin, learning) {
             let last_page = result.get("nextCursor").is_none_or(Value::is_null);
             if last_page {
+                // Learning ends with the first complete listing, saved or
+                // not: what was learned is enforced from now on.
+                st.learning_done = true;
                 match st.learned.save(path) {
                     Ok(()) => {
                         tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
@@ -523,13 +603,21 @@ impl GateService {
         }
     }
 
-    fn check_result(&self, id: &Id, result: &mut Value) -> Result<(), Refusal> {
+    /// Screens a text the child sends toward the model or the terminal (a
+    /// result or an error of any method, a server request, a
+    /// notification), all of it: stripped, kept, or refused by `--poison`.
+    fn check_result(
+        &self,
+        id: Option<&Id>,
+        method: &str,
+        result: &mut Value,
+    ) -> Result<(), Refusal> {
         let mode = self.shared.keeper.poison;
-        let (found, cut) = clean_value(result, mode == PoisonMode::Strip, MAX_SCANNED_STRINGS);
-        if found.is_clean() && !cut {
+        let found = clean_value(result, mode == PoisonMode::Strip);
+        if found.is_clean() {
             return Ok(());
         }
-        tracing::warn!(%id, found = %found.summary(), "tool result carries hidden characters");
+        tracing::warn!(id = ?id, method, found = %found.summary(), "the server sent hidden characters");
         if mode == PoisonMode::Refuse {
             return Err(Refusal::new(
                 GateCode::ResultPoisoned,
@@ -542,8 +630,8 @@ impl GateService {
             let rec = Record {
                 time: rfc3339_now(),
                 direction: "server->client",
-                id: Some(id.to_value()),
-                method: Some("tools/call"),
+                id: id.map(Id::to_value),
+                method: Some(method),
                 tool: None,
                 decision: "changed",
                 code: Some(GateCode::ResultPoisoned.code()),
@@ -581,7 +669,27 @@ impl GateService {
         if value.get("method").is_some() {
             match crate::engine::wire::parse_element(bytes, &self.shared.limits) {
                 Ok(_) => {
-                    let raw = String::from_utf8_lossy(bytes).into_owned();
+                    let method = value
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    let server_id = value.get("id").and_then(valid_id);
+                    let mut screened = value.clone();
+                    let raw = match self.check_result(server_id.as_ref(), &method, &mut screened) {
+                        Ok(()) if screened == value => String::from_utf8_lossy(bytes).into_owned(),
+                        Ok(()) => screened.to_string(),
+                        Err(r) => {
+                            tracing::warn!(%method, code = r.code(), "a server message was dropped (--poison refuse)");
+                            if let Some(sid) = server_id {
+                                let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
+                                    "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
+                                    "data": {"code": r.code(), "reason": r.message()}}});
+                                let _ = self.send_child(answer.to_string().as_bytes());
+                            }
+                            return;
+                        }
+                    };
                     let Ok(raw) = RawValue::from_string(raw) else {
                         return;
                     };
@@ -808,7 +916,35 @@ impl Service for GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
-        self.forward(request, ctx, None, false, Vec::new())
+        match self
+            .shared
+            .keeper
+            .check_request(&request.method, request.params.as_ref())
+        {
+            Ok(names) => self.forward(request, ctx, None, false, names),
+            Err(r) => {
+                tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
+                let mut st = lock(&self.shared.state);
+                let rec = Record {
+                    time: rfc3339_now(),
+                    direction: "client->server",
+                    id: Some(request.id.to_value()),
+                    method: Some(&request.method),
+                    tool: None,
+                    decision: "refused",
+                    code: Some(r.code()),
+                    rule: Some(r.rule()),
+                    arguments: None,
+                };
+                let _ = self.audit(&mut st, rec);
+                drop(st);
+                Handled::Reply(Reply::Send(self.denial_for(
+                    &request.method,
+                    request.id,
+                    &r,
+                )))
+            }
+        }
     }
 
     fn notification(&mut self, notification: Notification) {

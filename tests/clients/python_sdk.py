@@ -13,6 +13,13 @@ poppler's (corpus/pdf/expected/*.txt, loosely), reads metadata, and checks that 
 file, a path outside the root and a cloud-metadata URL all come back as isError results
 carrying their stable error kind.
 
+Then, in each mode again, on a temporary root holding a generated 300-page PDF that takes
+the extractor a while: concurrent calls (`tools/list` answered while three extractions run,
+all three then complete), progress (the SDK's progress callback hears pages done out of 300,
+in order, nothing after the result), and cancellation (a call abandoned by the client's
+read timeout: the SDK sends `notifications/cancelled`, the call's worker process is killed,
+and the next call is served).
+
 Prints one line per check and a final `N passed, M failed`; exits 1 if any check failed.
 """
 
@@ -21,8 +28,11 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -139,6 +149,135 @@ async def session(binary: str, mode: str) -> None:
             check(f"{mode}: {label} -> isError {want}", res.is_error and kind == want, f"isError={res.is_error} kind={kind}")
 
 
+BUSY_PAGES = 300
+
+
+def busy_pdf(pages: int = BUSY_PAGES, ops: int = 2000) -> bytes:
+    """A PDF of `pages` pages sharing one content stream of `ops` text operators."""
+    content = b"BT /F1 12 Tf " + b"(word) Tj " * ops + b"ET"
+    objects = {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % (10 + i) for i in range(pages)) + b"] /Count %d >>" % pages,
+        3: b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    }
+    for i in range(pages):
+        objects[10 + i] = b"<< /Type /Page /Parent 2 0 R /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>"
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = {}
+    for num in sorted(objects):
+        offsets[num] = len(out)
+        out += b"%d 0 obj\n" % num + objects[num] + b"\nendobj\n"
+    size = max(objects) + 1
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for num in range(1, size):
+        out += b"%010d 00000 n \n" % offsets[num] if num in offsets else b"0000000000 65535 f \n"
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    return bytes(out)
+
+
+def server_pid(root: str) -> int | None:
+    """The `toolgate mcp` process serving `root` (found through /proc)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"mcp" in argv and root.encode() in argv:
+            return int(entry)
+    return None
+
+
+def workers_of(parent: int) -> set[int]:
+    """Live `pdf-worker` children of `parent`."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] not in ("Z", "X") and int(fields[1]) == parent and b"pdf-worker" in argv:
+            found.add(int(entry))
+    return found
+
+
+async def eventually(cond, limit_s: float = 60.0) -> bool:
+    """Polls `cond` until it holds; False only when it never did (a hang, not a speed)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def engine_session(binary: str, mode: str) -> None:
+    """Concurrency, progress and cancellation, as a client sees them."""
+    root = tempfile.mkdtemp(prefix="toolgate-sdk-")
+    try:
+        Path(root, "busy.pdf").write_bytes(busy_pdf())
+        # More work than the extractor's per-call budget allows: it runs until the budget ends it.
+        Path(root, "slow.pdf").write_bytes(busy_pdf(ops=20000))
+        shutil.copy(ROOT / "pypdf-minimal-document.pdf", Path(root, "one.pdf"))
+        params = StdioServerParameters(command=binary, args=["mcp", "--root", root, "--max-concurrent-calls", "3"])
+        async with Client(params, mode=mode) as client:
+            busy = {"path": "busy.pdf"}
+            calls = [asyncio.create_task(client.call_tool("extract", busy)) for _ in range(3)]
+            await asyncio.sleep(0)
+            listed = await client.list_tools()
+            running = sum(1 for c in calls if not c.done())
+            check(f"{mode}: tools/list answered while extractions run", len(listed.tools) == 2 and running > 0, f"{running} still running")
+            done = await asyncio.gather(*calls)
+            check(
+                f"{mode}: three concurrent extractions complete",
+                all(not r.is_error and (r.structured_content or {}).get("pageCount") == BUSY_PAGES for r in done),
+                str([r.is_error for r in done]),
+            )
+
+            heard: list[tuple[float, float | None]] = []
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                heard.append((progress, total))
+
+            res = await client.call_tool("extract", busy, progress_callback=on_progress)
+            at_result = len(heard)
+            await asyncio.sleep(0.3)
+            check(f"{mode}: progress: extraction completes", not res.is_error)
+            check(
+                f"{mode}: progress: pages done out of {BUSY_PAGES}, in order",
+                at_result > 0
+                and all(t == BUSY_PAGES for _, t in heard)
+                and all(a[0] <= b[0] for a, b in zip(heard, heard[1:])),
+                str(heard[:5]),
+            )
+            check(f"{mode}: progress: nothing after the result", len(heard) == at_result, f"{at_result} then {len(heard)}")
+
+            pid = server_pid(root)
+            check(f"{mode}: cancel: found the server process", pid is not None)
+            if pid is not None:
+                ready = await eventually(lambda: len(workers_of(pid)) == 1)
+                spare = workers_of(pid)
+                check(f"{mode}: cancel: a worker waits, started ahead of need", ready, str(spare))
+                try:
+                    await client.call_tool("extract", {"path": "slow.pdf"}, read_timeout_seconds=0.05)
+                    check(f"{mode}: cancel: the client's timeout fired", False, "the call finished first")
+                except Exception:  # the SDK's timeout error; it sends notifications/cancelled
+                    check(f"{mode}: cancel: the client's timeout fired", True)
+                killed = await eventually(lambda: not (spare & workers_of(pid)))
+                check(f"{mode}: cancel: the call's worker was killed", killed, str(workers_of(pid)))
+            res = await client.call_tool("get_metadata", {"path": "one.pdf"})
+            check(f"{mode}: cancel: the next call is served", not res.is_error)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 async def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -149,6 +288,10 @@ async def main() -> int:
             await asyncio.wait_for(session(binary, mode), timeout=120)
         except Exception as e:  # a failed connect or call is a failed check, not a crash
             check(f"{mode}: session completed", False, f"{type(e).__name__}: {e}")
+        try:
+            await asyncio.wait_for(engine_session(binary, mode), timeout=300)
+        except Exception as e:
+            check(f"{mode}: engine session completed", False, f"{type(e).__name__}: {e}")
     failed = sum(1 for _, ok, _ in results if not ok)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -141,6 +141,84 @@ proptest! {
         }
     }
 
+    /// Extended to every method and every listed kind of object: a prompt
+    /// or resource a list hides is refused by every method that can name
+    /// it (`prompts/get`, `completion/complete`, `resources/read`,
+    /// `subscribe`), and one it shows is accepted by them.
+    #[test]
+    fn nothing_hidden_is_reachable(
+        allow in prop::option::of(prop::collection::vec(glob(), 0..3)),
+        deny in prop::collection::vec(glob(), 0..3),
+        prompts in prop::collection::vec((name(), prop::bool::weighted(0.2)), 0..8),
+        resources in prop::collection::vec(prop_oneof![
+            Just("https://example.com/a".to_owned()),
+            Just("http://169.254.169.254/x".to_owned()),
+            Just("file:///etc/passwd".to_owned()),
+            Just("ht\ttp://127.0.0.1/".to_owned()),
+            Just("\u{a0}http://10.0.0.1/".to_owned()),
+            Just("note".to_owned()),
+            Just("custom:thing".to_owned()),
+            "[a-z]{2,5}://[a-z0-9.]{1,12}/",
+        ], 0..6),
+    ) {
+        let mut text = policy_text(&None, &[]).replace("[tools]", "[prompts]");
+        if let Some(a) = &allow {
+            text = format!("{}allow = [{}]\n", text, a.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", "));
+        }
+        text = text.replace("deny = []", &format!("deny = [{}]", deny.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", ")));
+        let policy = Policy::parse(&text).unwrap();
+        let g = Gatekeeper { policy, roots: None, poison: PoisonMode::Strip };
+        let names: Vec<String> = prompts
+            .iter()
+            .map(|(n, p)| if *p { format!("{n}\u{FE0F}") } else { n.clone() })
+            .collect();
+        let mut page = json!({"prompts": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
+            "resources": resources.iter().map(|u| json!({"uri": u})).collect::<Vec<_>>()});
+        g.filter_list_page("prompts/list", &mut page);
+        g.filter_list_page("resources/list", &mut page);
+        let shown = |member: &str, key: &str| -> BTreeSet<String> {
+            page[member].as_array().unwrap().iter().map(|p| p[key].as_str().unwrap().to_owned()).collect()
+        };
+        let shown_prompts = shown("prompts", "name");
+        let shown_resources = shown("resources", "uri");
+        for n in &names {
+            let get = g.check_request("prompts/get", Some(&json!({"name": n}))).is_ok();
+            let complete = g.check_request("completion/complete", Some(&json!({
+                "ref": {"type": "ref/prompt", "name": n}, "argument": {"name": "a", "value": "b"}}))).is_ok();
+            prop_assert_eq!(shown_prompts.contains(n), get, "prompts/get {:?}", n);
+            prop_assert_eq!(shown_prompts.contains(n), complete, "completion {:?}", n);
+        }
+        for u in &resources {
+            for m in ["resources/read", "resources/subscribe"] {
+                let ok = g.check_request(m, Some(&json!({"uri": u}))).is_ok();
+                prop_assert_eq!(shown_resources.contains(u), ok, "{} {:?}", m, u);
+            }
+            let complete = g.check_request("completion/complete", Some(&json!({
+                "ref": {"type": "ref/resource", "uri": u}, "argument": {"name": "a", "value": "b"}}))).is_ok();
+            prop_assert_eq!(shown_resources.contains(u), complete, "completion {:?}", u);
+        }
+        prop_assert!(g.check_request("x/unknown", None).is_err());
+    }
+
+    /// A URL to an internal address is refused however a lenient parser's
+    /// noise is spread through it (tab, CR, LF inside; Unicode whitespace
+    /// around).
+    #[test]
+    fn lenient_noise_does_not_hide_a_url(
+        host in prop_oneof![Just("127.0.0.1"), Just("169.254.169.254"), Just("10.1.2.3"), Just("[::1]")],
+        cuts in prop::collection::vec((0usize..30, prop_oneof![Just('\t'), Just('\r'), Just('\n')]), 0..4),
+        lead in prop_oneof![Just(""), Just("\u{a0}"), Just("\u{2028}"), Just(" \u{3000}"), Just("\u{1680}")],
+    ) {
+        let mut url: Vec<char> = format!("http://{host}/x").chars().collect();
+        for (at, c) in cuts {
+            let at = at.min(url.len());
+            url.insert(at, c);
+        }
+        let text = format!("{lead}{}", url.iter().collect::<String>());
+        let g = Gatekeeper::default();
+        prop_assert!(g.check_arguments("t", &json!({"q": text})).is_err(), "{:?}", text);
+    }
+
     /// Text without a scheme-and-colon start is never taken for a URL, and
     /// passes the argument checks untouched.
     #[test]

@@ -608,3 +608,206 @@ fn audit_file_no_follow_and_mode() {
         "{text}"
     );
 }
+
+/// Kind 3: every client request that names a server-side operation gets
+/// the argument checks; what a list hides is unreachable through every
+/// method; unknown methods are refused unless the policy allows them.
+#[test]
+fn every_method_mediated() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"summ*\"]\n[methods]\nallow = [\"x/allowed\"]\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
+        g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+    };
+    // prompts/get: the URL check on its arguments.
+    let r = ask(
+        &mut g,
+        1,
+        "prompts/get",
+        json!({"name":"fetch","arguments":{"url":"http://127.0.0.1:9/"}}),
+    );
+    assert_eq!(r["error"]["data"]["code"], "ssrf.loopback", "{r}");
+    let r = ask(
+        &mut g,
+        2,
+        "prompts/get",
+        json!({"name":"fetch","arguments":{"url":"ht\ttp://169.254.169.254/"}}),
+    );
+    assert!(r["error"]["data"]["code"].is_string(), "{r}");
+    // resources/read and subscribe: the URI.
+    for (id, m) in [(3, "resources/read"), (4, "resources/subscribe")] {
+        let r = ask(
+            &mut g,
+            id,
+            m,
+            json!({"uri":"http://169.254.169.254/latest/meta-data/"}),
+        );
+        assert_eq!(
+            r["error"]["data"]["code"], "ssrf.cloud_metadata",
+            "{m}: {r}"
+        );
+    }
+    // completion/complete: the argument value, and a hidden prompt.
+    let r = ask(
+        &mut g,
+        5,
+        "completion/complete",
+        json!({"ref":{"type":"ref/prompt","name":"fetch"},"argument":{"name":"url","value":"http://10.0.0.1/"}}),
+    );
+    assert_eq!(r["error"]["data"]["code"], "ssrf.private_use", "{r}");
+    let r = ask(
+        &mut g,
+        6,
+        "completion/complete",
+        json!({"ref":{"type":"ref/prompt","name":"summarize"},"argument":{"name":"text","value":"a"}}),
+    );
+    assert_eq!(r["error"]["data"]["code"], "policy.prompt_denied", "{r}");
+    // Lists hide exactly what the operations refuse.
+    let r = ask(&mut g, 7, "prompts/list", json!({}));
+    let prompts: Vec<&str> = r["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, vec!["fetch", "sneaky_prompt"], "{r}");
+    assert_eq!(r["result"]["prompts"][1]["description"], "Helps.", "{r}");
+    let r = ask(&mut g, 8, "prompts/get", json!({"name":"summarize"}));
+    assert_eq!(r["error"]["data"]["code"], "policy.prompt_denied", "{r}");
+    let r = ask(&mut g, 9, "resources/list", json!({}));
+    let uris: Vec<&str> = r["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, vec!["https://example.com/doc"], "{r}");
+    let r = ask(
+        &mut g,
+        10,
+        "resources/read",
+        json!({"uri":"file:///etc/passwd"}),
+    );
+    assert!(r["error"]["data"]["code"].is_string(), "{r}");
+    let r = ask(
+        &mut g,
+        11,
+        "resources/read",
+        json!({"uri":"https://example.com/doc"}),
+    );
+    assert_eq!(r["result"]["contents"][0]["text"], "content", "{r}");
+    // A hidden tool is unreachable, and unknown methods are refused.
+    let r = ask(
+        &mut g,
+        12,
+        "tools/call",
+        json!({"name":"fetch","arguments":{}}),
+    );
+    assert_eq!(refusal_code(&r), "policy.tool_denied");
+    let r = ask(&mut g, 13, "x/unknown", json!({}));
+    assert_eq!(r["error"]["data"]["code"], "policy.method_denied", "{r}");
+    let r = ask(
+        &mut g,
+        14,
+        "x/allowed",
+        json!({"target":"http://10.0.0.1/"}),
+    );
+    assert_eq!(r["error"]["data"]["code"], "ssrf.private_use", "{r}");
+    let r = ask(&mut g, 15, "x/allowed", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "the child answers: {r}");
+    let seen = g.received();
+    for bad in [
+        "127.0.0.1",
+        "169.254",
+        "10.0.0.1",
+        "summarize",
+        "passwd",
+        "x/unknown",
+    ] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    g.close();
+}
+
+/// Kinds 4 and 5: every text the server sends toward the model or the
+/// terminal is screened (errors, instructions, server requests, logs), by
+/// Unicode property.
+#[test]
+fn every_server_text_screened() {
+    let mut g = Gate::start_env(
+        &["--env", "RECORDER_INSTRUCTIONS"],
+        |_| {},
+        &[(
+            "RECORDER_INSTRUCTIONS",
+            "Use me.\u{FE0F}\u{E0100}\u{00AD}\u{2028}",
+        )],
+    );
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    assert_eq!(r["result"]["instructions"], "Use me.", "{r}");
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let r = g.call(1, "misbehave", json!({"how": "error_poison"}));
+    assert_eq!(r["error"]["message"], "failed", "{r}");
+    assert_eq!(r["error"]["data"]["hint"], "x", "{r}");
+    g.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+    let req = g.recv();
+    assert_eq!(req["method"], "sampling/createMessage", "{req}");
+    assert_eq!(
+        req["params"]["messages"][0]["content"]["text"], "hi",
+        "{req}"
+    );
+    let log = g.recv();
+    assert_eq!(log["params"]["data"], "log", "{log}");
+    assert_eq!(g.recv()["id"], 2);
+    // Past the old 16,384-string budget: still screened, not forwarded raw.
+    let r = g.call(3, "misbehave", json!({"how": "many_strings"}));
+    let text = r.to_string();
+    assert!(
+        text.contains("late") && !text.contains('\u{E0041}') && !text.contains("\\udb40"),
+        "tag passed"
+    );
+    g.close();
+
+    let mut g = Gate::start(&["--poison", "refuse"]);
+    g.init();
+    let r = g.call(1, "misbehave", json!({"how": "error_poison"}));
+    assert_eq!(r["error"]["data"]["code"], "tool.result_poisoned", "{r}");
+    let r = g.call(2, "misbehave", json!({"how": "many_strings"}));
+    assert_eq!(refusal_code(&r), "tool.result_poisoned", "{r}");
+    g.close();
+}
+
+/// Kind 8: learning ends with the first complete listing; a definition
+/// changed mid-session is refused, and the pin file keeps the original.
+#[test]
+fn pinning_stops_learning_after_the_first_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_RUG"],
+        |_| {},
+        &[("RECORDER_RUG", "1")],
+    );
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    let saved = std::fs::read_to_string(&pin).unwrap();
+    let tools = g.list(2);
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert_eq!(
+        refusal_code(&g.call(3, "echo", json!({}))),
+        "tool.definition_changed"
+    );
+    g.close();
+    assert_eq!(std::fs::read_to_string(&pin).unwrap(), saved);
+    let mut g = Gate::start(&["--pin", &pin_s]);
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    assert!(g.call(2, "echo", json!({}))["result"]["isError"].is_null());
+    g.close();
+}

@@ -331,3 +331,32 @@ pub fn many_fonts(pages: u32, fonts: u32) -> Vec<u8> {
     }
     d.build()
 }
+
+/// `pages` pages sharing one content stream of `ops` `Tj` operators in
+/// Helvetica: real text, as much work per page as `ops` says.
+#[allow(dead_code)] // used by tests/mcp_engine.rs and benches/mcp_engine.rs
+pub fn text_pages(pages: u32, ops: usize) -> Vec<u8> {
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 10 + i)).collect();
+    let mut d = Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+                kids.join(" ")
+            ),
+        )
+        .obj(4, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .stream(
+            3,
+            "",
+            format!("BT /F1 12 Tf {}ET", "(word) Tj ".repeat(ops)).as_bytes(),
+        );
+    for i in 0..pages {
+        d = d.obj(
+            10 + i,
+            "<< /Type /Page /Parent 2 0 R /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>",
+        );
+    }
+    d.build()
+}
