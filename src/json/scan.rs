@@ -332,12 +332,14 @@ const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
 /// above the lowest may be false positives (borrows), never below it.
 #[inline(always)]
 fn special_mask(w: u64) -> u64 {
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    // Each term has the high bit of a byte set where that byte is zero
+    // (after the xor) or below 0x20; the high bits are kept once, at the end.
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
     let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
     let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
     // Bytes below 0x20: (b - 0x20) borrows into the high bit, b < 0x80.
-    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    quote | backslash | control
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (quote | backslash | control) & HIGH
 }
 
 /// The eight bytes at `at`, little-endian, when there are eight.
@@ -531,15 +533,29 @@ const FAST_INT_DIGITS: usize = 300;
 /// refuses, out-of-range included).
 #[inline(always)]
 pub(super) fn number(b: &[u8], pos: usize) -> Result<NumberToken, Fail> {
-    // Fast path: `-?[1-9][0-9]*` not followed by a fraction or exponent.
+    // Fast path: `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with no exponent after it.
     let p = pos + usize::from(b.get(pos) == Some(&b'-'));
-    if let Some(b'1'..=b'9') = b.get(p) {
-        let end = digits(b, p + 1);
-        if end - p <= FAST_INT_DIGITS && !matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
-            return Ok(NumberToken { end, float: false });
-        }
+    let int_end = match b.get(p) {
+        Some(b'0') => p + 1,
+        Some(b'1'..=b'9') => digits(b, p + 1),
+        _ => return number_slow(b, pos),
+    };
+    if int_end - p > FAST_INT_DIGITS {
+        return number_slow(b, pos);
     }
-    number_slow(b, pos)
+    let (end, float) = if b.get(int_end) == Some(&b'.') {
+        let end = digits(b, int_end + 1);
+        if end == int_end + 1 {
+            return number_slow(b, pos);
+        }
+        (end, true)
+    } else {
+        (int_end, false)
+    };
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        return number_slow(b, pos);
+    }
+    Ok(NumberToken { end, float })
 }
 
 /// [`number`] for every form: a leading zero, a fraction, an exponent, a

@@ -2,6 +2,8 @@
 //! member table of [`super::members`]), then the JSON-RPC 2.0 envelope and
 //! MCP `tools/call` checks on what the scan located. Every failure is a
 //! [`Rejected`] carrying the id by the rule stated there.
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -112,6 +114,17 @@ fn unescaped_str(text: &str, m: Member) -> Option<&str> {
     (!inner.contains('\\')).then_some(inner)
 }
 
+/// A vetted string member, borrowed when it has no escape.
+fn decode_str(text: &str, m: Member) -> Option<Cow<'_, str>> {
+    match unescaped_str(text, m) {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None if m.kind == Kind::String => json::from_vetted::<String>(slice(text, m.span))
+            .ok()
+            .map(Cow::Owned),
+        None => None,
+    }
+}
+
 fn decode_string(text: &str, m: Member) -> Option<String> {
     if m.kind != Kind::String {
         return None;
@@ -160,15 +173,16 @@ fn decode_id(text: &str, m: Member) -> Result<Id, EnvelopeError> {
     }
 }
 
-/// The validated head of a single message.
-struct Head {
+/// The validated head of a single message (the method borrowed from the
+/// input unless it holds an escape: `parse_tool_call` only compares it).
+struct Head<'a> {
     id: Option<Id>,
-    method: String,
+    method: Cow<'a, str>,
 }
 
 /// JSON-RPC 2.0 §4: `jsonrpc` exactly "2.0", `id` a string or integer when
 /// present, `method` a string.
-fn head(s: &Scanned<'_>, env: &Envelope) -> Result<Head, Rejected> {
+fn head<'a>(s: &Scanned<'a>, env: &Envelope) -> Result<Head<'a>, Rejected> {
     let text = s.text;
     match env.jsonrpc {
         None => return Err(s.reject(EnvelopeError::InvalidJsonrpc { found: None })),
@@ -185,7 +199,7 @@ fn head(s: &Scanned<'_>, env: &Envelope) -> Result<Head, Rejected> {
     };
     let method = match env.method {
         None => return Err(s.reject(EnvelopeError::MissingMethod)),
-        Some(m) => decode_string(text, m).ok_or_else(|| {
+        Some(m) => decode_str(text, m).ok_or_else(|| {
             s.reject(EnvelopeError::InvalidMethod {
                 found: m.kind.name(),
                 offset: m.span.start,
@@ -237,13 +251,13 @@ fn message_from(s: &Scanned<'_>, env: &Envelope, dialect: Dialect) -> Result<Mes
             let call = (head.method == TOOLS_CALL).then(|| call_params(s.text, env, &id));
             Message::Request(Request {
                 id,
-                method: head.method,
+                method: head.method.into_owned(),
                 params,
                 call,
             })
         }
         None => Message::Notification(Notification {
-            method: head.method,
+            method: head.method.into_owned(),
             params,
         }),
     })
