@@ -38,7 +38,9 @@ mod urls;
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
 pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
-pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS, PASSED_METHODS};
+pub use decide::{
+    representative_expansion, Gatekeeper, ToolState, MAX_SCANNED_STRINGS, PASSED_METHODS,
+};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
 pub use paths::{
@@ -53,7 +55,7 @@ pub use policy::{
 };
 pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, CANCELLED_CALL_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES,
-    GATE_ERROR, MAX_PENDING_REQUESTS,
+    GATE_ERROR, GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, OWN_LIST_TIMEOUT,
 };
 pub use run::{run, GRACE};
 pub use urls::{lenient_form, looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};

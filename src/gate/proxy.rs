@@ -40,6 +40,9 @@ use crate::engine::{
 use crate::json::{parse_strict, Limits};
 use crate::rpc::{RpcError, AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
+mod own_listing;
+pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
+
 /// Default `--max-response-bytes`: 16 MiB, the server's response bound.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
@@ -118,6 +121,8 @@ struct State {
     /// Learning (trust on first use, `--pin-update`) ended with the first
     /// complete listing: later listings are checked against it.
     learning_done: bool,
+    /// A complete `tools/list` (its last page) has passed the gateway.
+    listed: bool,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -137,6 +142,8 @@ struct Shared {
     /// The session's era, followed as the requests and the child's
     /// `initialize` answer pass: every answer the gateway writes itself fits it.
     era: Mutex<Era>,
+    /// Held while the gateway makes its own listing (one at a time).
+    listing: tokio::sync::Mutex<()>,
 }
 
 /// The gateway as an engine [`Service`]; clone it to feed the child's lines
@@ -200,6 +207,7 @@ impl GateService {
                     pins,
                     learned: Pins::default(),
                     learning_done: false,
+                    listed: false,
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -208,6 +216,7 @@ impl GateService {
                 peer: Mutex::new(None),
                 client_closed: AtomicBool::new(false),
                 era: Mutex::new(Era::default()),
+                listing: tokio::sync::Mutex::new(()),
             }),
         }
     }
@@ -458,7 +467,7 @@ impl GateService {
                         self.pin_instructions(&mut result);
                     }
                     "tools/list" => self.filter_list(&mut result),
-                    "prompts/list" | "resources/list" => {
+                    "prompts/list" | "resources/list" | "resources/templates/list" => {
                         for r in self.shared.keeper.filter_list_page(method, &mut result) {
                             tracing::warn!(
                                 method,
@@ -534,6 +543,7 @@ impl GateService {
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
+        let last_page = result.get("nextCursor").is_none_or(Value::is_null);
         if learning {
             // Trust on first use: what is listed now is what gets pinned.
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
@@ -587,8 +597,8 @@ impl GateService {
             };
             self.audit(st, rec);
         }
+        st.listed |= last_page;
         if let (PinMode::Learn(path), true) = (&self.shared.pin, learning) {
-            let last_page = result.get("nextCursor").is_none_or(Value::is_null);
             if last_page {
                 // Learning ends with the first complete listing, saved or
                 // not: what was learned is enforced from now on.
@@ -903,8 +913,47 @@ impl Service for GateService {
 
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
         // Follow the era (the child answers the other era's requests itself).
+        if own_listing::is_reserved(&request.id) {
+            return Handled::Reply(Reply::Send(Response::error(
+                Some(request.id),
+                ErrorObject {
+                    code: crate::rpc::INVALID_REQUEST,
+                    message: format!(
+                        "ids starting with `{GATE_ID_PREFIX}` are reserved for the gateway's own requests"
+                    ),
+                    data: None,
+                },
+            )));
+        }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
         if request.method == "tools/call" {
+            let tool = request
+                .params_object()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if self.needs_own_listing(tool) {
+                // Decided by a listing the gateway makes itself (`--pin`).
+                let me = self.clone();
+                return Handled::Task(Box::pin(async move {
+                    if let Err(why) = me.own_listing(&request).await {
+                        tracing::warn!(%why, "the gateway's own tools/list did not complete");
+                    }
+                    let vetted = {
+                        let mut st = lock(&me.shared.state);
+                        me.vet_call(&request, &mut st)
+                    };
+                    match vetted {
+                        Ok((tool, limited, names)) => {
+                            match me.forward(request, ctx, Some(tool), limited, names) {
+                                Handled::Reply(r) => r,
+                                Handled::Call(f) | Handled::Task(f) => f.await,
+                            }
+                        }
+                        Err(reply) => reply,
+                    }
+                }));
+            }
             let vetted = {
                 let mut st = lock(&self.shared.state);
                 self.vet_call(&request, &mut st)

@@ -273,4 +273,42 @@ mod tests {
         assert_eq!(code(&public, &["8.8.8.8"]), "ssrf.operator_deny");
         assert_eq!(code(&public, &[]), "dns.no_address");
     }
+
+    proptest::proptest! {
+        /// `--resolve` vets every address of an answer however long: one
+        /// refused address anywhere (the 65th, the 1000th) refuses the name.
+        #[test]
+        fn one_refused_address_anywhere_refuses_the_answer(
+            public in 1usize..300,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            bad in proptest::prop_oneof![
+                proptest::prelude::Just("127.0.0.1"),
+                proptest::prelude::Just("10.0.0.7"),
+                proptest::prelude::Just("169.254.169.254"),
+                proptest::prelude::Just("::1"),
+            ],
+        ) {
+            let net = rules(&[], &[]);
+            let name = vet_url(&net, "https://many.example/", "t").unwrap().unwrap();
+            let mut addrs: Vec<IpAddr> = (0..public)
+                .map(|i| IpAddr::from([93, 184, (i / 256) as u8, (i % 256) as u8]))
+                .collect();
+            proptest::prop_assert!(vet_addresses(&net, &name, &addrs, "--resolve").is_ok());
+            let pos = at.index(public + 1);
+            addrs.insert(pos, bad.parse().unwrap());
+            proptest::prop_assert!(vet_addresses(&net, &name, &addrs, "--resolve").is_err(), "at {}", pos);
+        }
+    }
+
+    #[test]
+    fn the_sixty_fifth_address_is_vetted() {
+        let net = rules(&[], &[]);
+        let name = vet_url(&net, "https://many.example/", "t")
+            .unwrap()
+            .unwrap();
+        let mut addrs: Vec<IpAddr> = (0..64u8).map(|i| IpAddr::from([93, 184, 216, i])).collect();
+        addrs.push(IpAddr::from([127, 0, 0, 1]));
+        let r = vet_addresses(&net, &name, &addrs, "--resolve").unwrap_err();
+        assert_eq!(r.code(), "ssrf.loopback");
+    }
 }

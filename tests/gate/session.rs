@@ -688,6 +688,14 @@ fn every_method_mediated() {
         .map(|p| p["uri"].as_str().unwrap())
         .collect();
     assert_eq!(uris, vec!["https://example.com/doc"], "{r}");
+    let r = ask(&mut g, 16, "resources/templates/list", json!({}));
+    let templates: Vec<&str> = r["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(templates, vec!["web"], "{r}");
     let r = ask(
         &mut g,
         10,
@@ -810,4 +818,122 @@ fn pinning_stops_learning_after_the_first_listing() {
     assert!(g.list(1).contains(&"echo".to_owned()));
     assert!(g.call(2, "echo", json!({}))["result"]["isError"].is_null());
     g.close();
+}
+
+/// Kind 8: with `--pin`, a call before any listing is decided by a listing
+/// the gateway makes itself, in an id namespace the client cannot use; the
+/// pages of that listing never reach the client.
+#[test]
+fn pinned_call_before_any_listing_uses_the_gateways_own_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    // Trust on first use, no listing by the client: the gateway's own
+    // listing is learned and saved, and the call goes through.
+    let mut g = Gate::start(&["--pin", &pin_s]);
+    g.init();
+    let r = g.call(1, "echo", json!({"a": 1}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    assert_eq!(r["id"], 1, "{r}");
+    let seen = g.received();
+    assert!(
+        seen.contains("\"id\":\"toolgate-gate/tools/list/"),
+        "{seen}"
+    );
+    g.close();
+    assert!(std::fs::read_to_string(&pin).unwrap().contains("echo"));
+    // Enforced: a pinned tool is callable at once, a changed one refused,
+    // one the listing does not hold refused as not listed.
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_CHANGED"],
+        |_| {},
+        &[("RECORDER_CHANGED", "1")],
+    );
+    g.init();
+    let r = g.call(1, "echo", json!({}));
+    assert_eq!(refusal_code(&r), "tool.definition_changed", "{r}");
+    assert!(
+        g.call(2, "fetch", json!({"url": "https://example.com/"}))["result"]["isError"].is_null()
+    );
+    assert_eq!(
+        refusal_code(&g.call(3, "nonesuch", json!({}))),
+        "tool.not_listed"
+    );
+    // The client cannot use the gateway's id namespace.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"toolgate-gate/tools/list/1","method":"ping"}"#);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("\"echo\""), "{seen}");
+    assert_eq!(
+        seen.matches("\"method\":\"tools/list\"").count(),
+        1,
+        "one own listing: {seen}"
+    );
+    g.close();
+}
+
+/// Kind 6: a call whose audit line cannot be written (the file size limit
+/// stands in for a full disk) is refused, and the file holds whole lines.
+#[test]
+fn audit_write_failure_refuses_and_leaves_no_torn_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/recorder.py");
+    let record = dir.path().join("record.jsonl");
+    // RLIMIT_FSIZE of 1 KiB (two 512-byte blocks), SIGXFSZ ignored: a write past it fails with EFBIG.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 2; exec \"$0\" gate --audit-all --audit {} -- python3 {} {}",
+        audit.display(),
+        server,
+        record.display()
+    );
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: String| -> Value {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{l:?}: {e}"))
+    };
+    ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into());
+    let mut refused_at = None;
+    for id in 1..40u64 {
+        let big = "y".repeat(50);
+        let r = ask(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{"a": big, "b": id}}}).to_string());
+        if r["result"]["isError"] == true {
+            assert!(r.to_string().contains("policy.audit_unavailable"), "{r}");
+            refused_at = Some(id);
+            break;
+        }
+    }
+    let refused_at = refused_at.expect("the audit file filled up and calls were refused");
+    // Every call after is refused too (fail closed for good).
+    let r = ask(json!({"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"echo","arguments":{}}}).to_string());
+    assert!(r.to_string().contains("policy.audit_unavailable"), "{r}");
+    drop(stdin);
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&audit).unwrap();
+    assert!(text.len() <= 1024 && text.ends_with('\n'), "{text:?}");
+    for l in text.lines() {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("a torn line {l:?}: {e}"));
+    }
+    assert_eq!(text.lines().count() as u64, refused_at - 1, "{text}");
+    let seen = std::fs::read_to_string(&record).unwrap_or_default();
+    for end in [',', '}'] {
+        assert!(
+            !seen.contains(&format!("\"id\":{refused_at}{end}")),
+            "{seen}"
+        );
+    }
 }
