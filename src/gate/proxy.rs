@@ -43,8 +43,8 @@ use crate::rpc::{RpcError, AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 mod own_listing;
 pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
 
-/// Default `--max-response-bytes`: 16 MiB, the server's response bound.
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+/// Default `--max-response-bytes`: the core's response bound, 16 MiB.
+pub use crate::json::MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES;
 
 /// Most client requests waiting for the child at once; more get `tool.busy`.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
