@@ -46,6 +46,93 @@ pub struct ToolState {
     pub poisoned: bool,
 }
 
+/// Checks the members a mediated request names its operation by: each must
+/// have the type the MCP schema gives it, or the request is invalid
+/// (-32602) rather than decided on a guess (`{"name": ["fetch"]}` is not
+/// the tool `fetch`, nor no tool). `tools/call`: `name` a string,
+/// `arguments` an object when present; `prompts/get`: `name` a string,
+/// `arguments` an object of strings when present; `resources/read`,
+/// `subscribe`, `unsubscribe`: `uri` a string; `completion/complete`:
+/// `ref` an object whose `type` is a string and whose `name`
+/// (`ref/prompt`) or `uri` (`ref/resource`) is a string, `argument` an
+/// object with string `name` and `value`, `context.arguments` an object of
+/// strings when present. Other methods: `params` an object when present.
+///
+/// # Errors
+/// The RFC 6901 pointer of the first member of the wrong type, and what
+/// it should be.
+pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> {
+    let Some(params) = params else {
+        return match method {
+            "tools/call"
+            | "prompts/get"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "completion/complete" => Err("/params is missing".to_owned()),
+            _ => Ok(()),
+        };
+    };
+    let Some(p) = params.as_object() else {
+        return Err("/params must be an object".to_owned());
+    };
+    let string = |v: Option<&Value>, at: &str| match v {
+        Some(Value::String(_)) => Ok(()),
+        _ => Err(format!("{at} must be a string")),
+    };
+    let object_of_strings = |v: Option<&Value>, at: &str| match v {
+        None => Ok(()),
+        Some(Value::Object(m)) => match m.iter().find(|(_, v)| !v.is_string()) {
+            None => Ok(()),
+            Some((k, _)) => Err(format!(
+                "{at}/{} must be a string",
+                k.replace('~', "~0").replace('/', "~1")
+            )),
+        },
+        Some(_) => Err(format!("{at} must be an object")),
+    };
+    match method {
+        "tools/call" => {
+            string(p.get("name"), "/params/name")?;
+            match p.get("arguments") {
+                None | Some(Value::Object(_)) => Ok(()),
+                Some(_) => Err("/params/arguments must be an object".to_owned()),
+            }
+        }
+        "prompts/get" => {
+            string(p.get("name"), "/params/name")?;
+            object_of_strings(p.get("arguments"), "/params/arguments")
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            string(p.get("uri"), "/params/uri")
+        }
+        "completion/complete" => {
+            let Some(Value::Object(r)) = p.get("ref") else {
+                return Err("/params/ref must be an object".to_owned());
+            };
+            string(r.get("type"), "/params/ref/type")?;
+            match r.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => string(r.get("name"), "/params/ref/name")?,
+                Some("ref/resource") => string(r.get("uri"), "/params/ref/uri")?,
+                _ => {}
+            }
+            let Some(Value::Object(a)) = p.get("argument") else {
+                return Err("/params/argument must be an object".to_owned());
+            };
+            string(a.get("name"), "/params/argument/name")?;
+            string(a.get("value"), "/params/argument/value")?;
+            match p.get("context") {
+                None => Ok(()),
+                Some(Value::Object(c)) => {
+                    object_of_strings(c.get("arguments"), "/params/context/arguments")
+                }
+                Some(_) => Err("/params/context must be an object".to_owned()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The static part of every decision: the policy, the roots, the poison mode.
 #[derive(Debug, Clone, Default)]
 pub struct Gatekeeper {
@@ -267,8 +354,8 @@ impl Gatekeeper {
     /// resource template (RFC 6570) is decided on its representative
     /// expansion ([`representative_expansion`]): one whose fixed parts
     /// alone are refused (a refused scheme or host, a `file:` path outside
-    /// the roots) is hidden, and so is one whose host is a variable (its
-    /// expansion `x` is a single-label name, refused); every URI read from a
+    /// the roots) is hidden, and so is one with a variable in its scheme or
+    /// authority (the gateway cannot vouch for its hosts); every URI read from a
     /// shown template is still decided by `resources/read`. An entry
     /// without its string key (`name`, `uri`, `uriTemplate`) is hidden
     /// (`tool.bad_response`). Returns why each was hidden.
@@ -450,35 +537,60 @@ impl Gatekeeper {
 }
 
 /// The URI a resource template (RFC 6570) stands for when each of its
-/// expressions (`{var}`, `{+path}`, …) expands to `x`: its fixed parts,
-/// which every expansion shares.
+/// expressions expands to `x` as its operator says (`{v}` and `{+v}` to
+/// `x`, `{/v}` to `/x`, `{.v}` to `.x`, `{#v}` to `#x`, `{;v}` to `;x=x`,
+/// `{?v}` to `?x=x`, `{&v}` to `&x=x`): its fixed parts, which every
+/// expansion shares.
 ///
 /// # Errors
-/// `tool.bad_response` for an unclosed or nested `{`, or a stray `}`.
+/// `tool.bad_response` for an unclosed or nested `{` or a stray `}`, and
+/// for a template with an expression in its scheme or authority (host,
+/// port, user info): the gateway cannot vouch for the hosts it expands to.
 pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
-    let malformed = || {
+    let refuse = |why: &str| {
         Refusal::new(
             GateCode::BadResponse,
-            "a resource template with unbalanced braces",
+            format!("a resource template {why}"),
             "builtin listing check",
         )
     };
+    let authority_end = match template.find("://") {
+        Some(i) => {
+            let after = i.saturating_add(3);
+            template
+                .get(after..)
+                .and_then(|rest| rest.find(['/', '?', '#']))
+                .map_or(template.len(), |j| after.saturating_add(j))
+        }
+        None => template.find(':').unwrap_or(template.len()),
+    };
+    if template.find('{').is_some_and(|i| i < authority_end) {
+        return Err(refuse("with a variable in its scheme or host"));
+    }
     let mut out = String::with_capacity(template.len());
-    let mut open = false;
+    let mut expression: Option<String> = None;
     for c in template.chars() {
-        match (c, open) {
-            ('{', false) => open = true,
-            ('}', true) => {
-                open = false;
-                out.push('x');
+        match (c, expression.as_mut()) {
+            ('{', None) => expression = Some(String::new()),
+            ('}', Some(e)) => {
+                out.push_str(match e.chars().next() {
+                    Some('/') => "/x",
+                    Some('.') => ".x",
+                    Some('#') => "#x",
+                    Some(';') => ";x=x",
+                    Some('?') => "?x=x",
+                    Some('&') => "&x=x",
+                    _ => "x",
+                });
+                expression = None;
             }
-            ('{' | '}', _) => return Err(malformed()),
-            (_, true) => {}
-            (c, false) => out.push(c),
+            ('{' | '}', _) => return Err(refuse("with unbalanced braces")),
+            (c, Some(e)) => e.push(c),
+            (c, None) => out.push(c),
         }
     }
-    if open {
-        return Err(malformed());
+    if expression.is_some() {
+        return Err(refuse("with unbalanced braces"));
     }
     Ok(out)
 }
@@ -758,6 +870,24 @@ max_bytes = 10
     fn representative_expansions() {
         let e = |t: &str| representative_expansion(t).map_err(|r| r.code());
         assert_eq!(e("https://h/{a}/b{+c}"), Ok("https://h/x/bx".to_owned()));
+        assert_eq!(
+            e("file:///r{/p}{.ext}{?q,r}{&s}{;t}{#f}"),
+            Ok("file:///r/x.x?x=x&x=x;x=x#x".to_owned())
+        );
+        for host_variable in [
+            "{scheme}://169.254.169.254/latest",
+            "http://127.0.0.{n}/",
+            "http://169.254.169.254{/path}",
+            "http://{host}/",
+            "http://u:{p}@h/",
+            "{+base}/x",
+        ] {
+            assert_eq!(
+                e(host_variable),
+                Err("tool.bad_response"),
+                "{host_variable}"
+            );
+        }
         assert_eq!(e("file:///etc/{name}"), Ok("file:///etc/x".to_owned()));
         assert_eq!(e(""), Ok(String::new()));
         for bad in ["{", "a{b", "}", "a}b", "{{a}}", "{a{b}}"] {
@@ -781,12 +911,14 @@ max_bytes = 10
             .unwrap(),
         );
         let inside = format!("file://{}/{{name}}", root.display());
+        let operator = format!("file://{}{{/p}}", root.display());
         let mut page = json!({"resourceTemplates": [
             {"uriTemplate": "https://example.com/{p}"},
             {"uriTemplate": "http://169.254.169.254/{+k}"},
             {"uriTemplate": "http://{host}/"},
             {"uriTemplate": "file:///etc/{name}"},
             {"uriTemplate": inside},
+            {"uriTemplate": operator},
             {"uriTemplate": "gopher://h/{x}"},
             {"uriTemplate": "https://e/{x"},
             {"name": "no template"},
@@ -798,8 +930,15 @@ max_bytes = 10
             .iter()
             .map(|t| t["uriTemplate"].as_str().unwrap())
             .collect();
-        assert_eq!(shown, vec!["https://example.com/{p}", inside.as_str()]);
-        // `http://{host}/` too: its host is not fixed (`x` is a single-label name).
+        assert_eq!(
+            shown,
+            vec![
+                "https://example.com/{p}",
+                inside.as_str(),
+                operator.as_str()
+            ]
+        );
+        // `http://{host}/` too: its host is not fixed.
         assert_eq!(hidden.len(), 6);
         let mut page = json!({"prompts": [{"name": "p"}, {"title": "no name"}],
             "resources": [{"uri": "https://example.com/"}, {"name": "no uri"}]});

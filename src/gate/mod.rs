@@ -32,6 +32,7 @@ mod pin;
 pub mod poison;
 mod policy;
 mod proxy;
+mod recover;
 mod run;
 mod urls;
 
@@ -39,7 +40,8 @@ pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUD
 pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{
-    representative_expansion, Gatekeeper, ToolState, MAX_SCANNED_STRINGS, PASSED_METHODS,
+    params_shape, representative_expansion, Gatekeeper, ToolState, MAX_SCANNED_STRINGS,
+    PASSED_METHODS,
 };
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
@@ -57,5 +59,8 @@ pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, CANCELLED_CALL_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES,
     GATE_ERROR, GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, OWN_LIST_TIMEOUT,
 };
+pub use recover::{id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use run::{run, GRACE};
-pub use urls::{lenient_form, looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};
+pub use urls::{
+    lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
+};

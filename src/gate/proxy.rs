@@ -38,7 +38,7 @@ use crate::engine::{
     Peer, Reply, Request, Response, Revision, Service,
 };
 use crate::json::{parse_strict, Limits};
-use crate::rpc::{RpcError, AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
+use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
 mod own_listing;
 pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
@@ -53,6 +53,10 @@ pub const MAX_PENDING_REQUESTS: usize = 4096;
 /// `--call-timeout` and the server does not answer (a cancellation is
 /// advice to the server, not proof that the call stopped).
 pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long a forwarded request other than `tools/call` (which
+/// `--call-timeout` bounds) waits for the server: then `tool.call_timeout`.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
 
 /// JSON-RPC code of the gateway's own errors (timeout, child gone, bad
 /// answer): -32603 internal error, with `error.data.code` the `tool.*` code.
@@ -123,6 +127,8 @@ struct State {
     learning_done: bool,
     /// A complete `tools/list` (its last page) has passed the gateway.
     listed: bool,
+    /// A listing page has been learned from (trust on first use).
+    learn_seen: bool,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -171,6 +177,24 @@ fn gate_error(code: GateCode, message: String) -> ErrorObject {
     }
 }
 
+/// The cursor of the next page of a listing: only a non-empty string
+/// (`""`, `null`, a number or an object end the listing, as clients take
+/// them).
+pub(super) fn next_cursor(result: &Value) -> Option<&str> {
+    result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+}
+
+/// The `cursor` a `tools/list` request asks for, when any.
+fn next_cursor_param(request: &Request) -> Option<&Value> {
+    request
+        .params_object()
+        .and_then(|p| p.get("cursor"))
+        .filter(|c| !c.is_null())
+}
+
 fn valid_id(v: &Value) -> Option<Id> {
     match v {
         Value::String(s) => Some(Id::String(s.clone())),
@@ -208,6 +232,7 @@ impl GateService {
                     learned: Pins::default(),
                     learning_done: false,
                     listed: false,
+                    learn_seen: false,
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -466,6 +491,7 @@ impl GateService {
                         }
                         self.pin_instructions(&mut result);
                     }
+                    "server/discover" => self.pin_instructions(&mut result),
                     "tools/list" => self.filter_list(&mut result),
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
                         for r in self.shared.keeper.filter_list_page(method, &mut result) {
@@ -543,7 +569,7 @@ impl GateService {
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
-        let last_page = result.get("nextCursor").is_none_or(Value::is_null);
+        let last_page = next_cursor(result).is_none();
         if learning {
             // Trust on first use: what is listed now is what gets pinned.
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
@@ -598,18 +624,60 @@ impl GateService {
             self.audit(st, rec);
         }
         st.listed |= last_page;
-        if let (PinMode::Learn(path), true) = (&self.shared.pin, learning) {
-            if last_page {
-                // Learning ends with the first complete listing, saved or
-                // not: what was learned is enforced from now on.
-                st.learning_done = true;
-                match st.learned.save(path) {
-                    Ok(()) => {
-                        tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
-                    }
-                    Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
+        st.learn_seen |= learning;
+        if learning && last_page {
+            self.end_learning(st);
+        }
+    }
+
+    /// Learning ends with the first complete listing (or when a listing
+    /// starts over), saved or not: what was learned is enforced from now on.
+    fn end_learning(&self, st: &mut State) {
+        st.learning_done = true;
+        if let PinMode::Learn(path) = &self.shared.pin {
+            match st.learned.save(path) {
+                Ok(()) => {
+                    tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
                 }
+                Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
             }
+        }
+    }
+
+    /// Under `--audit-all`, records a mediated request other than
+    /// `tools/call` that is about to reach the server; once the log cannot
+    /// be written, every such request is refused (fail closed).
+    fn audit_operation(&self, request: &Request) -> Result<(), Refusal> {
+        if super::decide::PASSED_METHODS.contains(&request.method.as_str()) {
+            return Ok(());
+        }
+        let unavailable = || {
+            Refusal::new(
+                GateCode::AuditUnavailable,
+                "the audit log cannot be written",
+                "--audit",
+            )
+        };
+        let mut st = lock(&self.shared.state);
+        if st.audit_failed {
+            return Err(unavailable());
+        }
+        if !self.shared.audit_all {
+            return Ok(());
+        }
+        let rec = Record {
+            id: Some(request.id.to_value()),
+            method: Some(&request.method),
+            arguments: request
+                .params_object()
+                .and_then(|p| p.get("arguments"))
+                .and_then(argument_sizes),
+            ..Record::of("client->server", "allowed")
+        };
+        if self.audit(&mut st, rec) {
+            Ok(())
+        } else {
+            Err(unavailable())
         }
     }
 
@@ -653,26 +721,14 @@ impl GateService {
         Ok(())
     }
 
-    /// One line the child wrote (without its newline); `oversized` when it
-    /// was over the bound and already discarded.
-    pub fn child_line(&self, line: Option<&[u8]>, runtime: &tokio::runtime::Handle) {
-        let Some(bytes) = line else {
-            tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
-            return;
-        };
+    /// One line the child wrote (without its newline).
+    pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle) {
         let value = match parse_strict(bytes, &self.shared.limits) {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "the child wrote a line that is not strict JSON; dropped");
-                // The id, when it can be read for certain (the core's rule
-                // for client lines): that request is answered, not left pending.
-                if let Some(id) = crate::rpc::detectable_error_id(bytes, &RpcError::Json(e)) {
-                    self.fail_pending(
-                        &id,
-                        GateCode::BadResponse,
-                        "the server's answer failed the strict JSON layer",
-                    );
-                }
+                // The request it answers is answered, not left pending.
+                self.fail_recovered(bytes, "the server's answer failed the strict JSON layer");
                 return;
             }
         };
@@ -715,19 +771,12 @@ impl GateService {
             return;
         }
         let id = value.get("id").and_then(valid_id);
-        if !crate::engine::wire::is_valid_response(&value) {
+        let (true, Some(id)) = (crate::engine::wire::is_valid_response(&value), id) else {
             tracing::warn!("the child wrote a malformed response; dropped");
-            if let Some(id) = id {
-                self.fail_pending(
-                    &id,
-                    GateCode::BadResponse,
-                    "the server's answer was not a valid JSON-RPC response",
-                );
-            }
-            return;
-        }
-        let Some(id) = id else {
-            tracing::warn!("the child answered with id null; dropped");
+            self.fail_recovered(
+                bytes,
+                "the server's answer was not a valid JSON-RPC response",
+            );
             return;
         };
         let outcome = match value.get("error") {
@@ -739,6 +788,21 @@ impl GateService {
                 let _ = p.tx.send(outcome);
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// A line over `--max-response-bytes`, discarded: `prefix` is its start,
+    /// read for the id of the request it answers.
+    pub fn child_oversized(&self, prefix: &[u8]) {
+        tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
+        self.fail_recovered(prefix, "the server's answer was over --max-response-bytes");
+    }
+
+    /// Answers with `tool.bad_response` each waiting request that the
+    /// unforwardable line `bytes` names ([`super::recover::id_candidates`]).
+    fn fail_recovered(&self, bytes: &[u8], message: &str) {
+        for id in super::recover::id_candidates(bytes) {
+            self.fail_pending(&id, GateCode::BadResponse, message);
         }
     }
 
@@ -783,6 +847,11 @@ impl GateService {
         {
             let mut st = lock(&self.shared.state);
             if st.pending.contains_key(&req.id) {
+                if limited {
+                    if let Some(t) = &tool {
+                        st.limiter.release(t);
+                    }
+                }
                 return Handled::Reply(Reply::Send(Response::error(
                     Some(req.id),
                     ErrorObject {
@@ -832,10 +901,14 @@ impl GateService {
                 )));
             }
         }
-        let timeout = self
-            .shared
-            .call_timeout
-            .filter(|_| req.method == "tools/call");
+        // `--call-timeout` bounds `tools/call`; every other forwarded
+        // request gets REQUEST_DEADLINE (an answer the gateway could not
+        // read must not leave it waiting).
+        let timeout = if req.method == "tools/call" {
+            self.shared.call_timeout
+        } else {
+            Some(REQUEST_DEADLINE)
+        };
         Handled::Task(Box::pin(async move {
             let id = req.id.clone();
             if resolve {
@@ -862,7 +935,7 @@ impl GateService {
                 };
                 if let Some(r) = refusal {
                     me.finish(&id);
-                    return Reply::Send(me.denial(id, &r));
+                    return Reply::Send(me.denial_for(&req.method, id, &r));
                 }
                 if let Err(code) = me.send_child(&req.raw) {
                     me.finish(&id);
@@ -925,6 +998,12 @@ impl Service for GateService {
                 },
             )));
         }
+        if let Err(at) = super::decide::params_shape(&request.method, request.params.as_ref()) {
+            tracing::warn!(method = %request.method, %at, "request with invalid params refused");
+            return Handled::Reply(Reply::Send(
+                crate::engine::wire::ProtocolError::invalid_params(&request.id, &at).into(),
+            ));
+        }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
         if request.method == "tools/call" {
             let tool = request
@@ -965,25 +1044,30 @@ impl Service for GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
-        match self
+        if request.method == "tools/list" && next_cursor_param(&request).is_none() {
+            // A listing started over: the one before it, complete or not,
+            // ends trust-on-first-use learning.
+            let mut st = lock(&self.shared.state);
+            if st.learn_seen && !st.learning_done {
+                self.end_learning(&mut st);
+            }
+        }
+        let decided = self
             .shared
             .keeper
             .check_request(&request.method, request.params.as_ref())
-        {
+            .and_then(|names| self.audit_operation(&request).map(|()| names));
+        match decided {
             Ok(names) => self.forward(request, ctx, None, false, names),
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
                 let mut st = lock(&self.shared.state);
                 let rec = Record {
-                    time: rfc3339_now(),
-                    direction: "client->server",
                     id: Some(request.id.to_value()),
                     method: Some(&request.method),
-                    tool: None,
-                    decision: "refused",
                     code: Some(r.code()),
                     rule: Some(r.rule()),
-                    arguments: None,
+                    ..Record::of("client->server", "refused")
                 };
                 let _ = self.audit(&mut st, rec);
                 drop(st);
@@ -997,6 +1081,44 @@ impl Service for GateService {
     }
 
     fn notification(&mut self, notification: Notification) {
+        // Only notifications reach the server: a request sent without an
+        // id (`tools/call`, `resources/read`, …) names an operation no
+        // answer could refuse, so it is dropped, unless `[methods] allow`
+        // names it; either way its params get the URL and path checks.
+        let method = notification.method.as_str();
+        let keeper = &self.shared.keeper;
+        let known = method.starts_with("notifications/")
+            || keeper.policy.methods_allow.first_match(method).is_some();
+        let mut params = notification.params.clone().unwrap_or(Value::Null);
+        if let Some(o) = params.as_object_mut() {
+            o.remove("_meta");
+        }
+        let vetted = if known {
+            keeper.check_arguments(method, &params).map(|_| ())
+        } else {
+            Err(Refusal::new(
+                GateCode::MethodDenied,
+                format!("`{method}` sent as a notification is not forwarded"),
+                "[methods] allow",
+            ))
+        };
+        if let Err(r) = vetted {
+            tracing::warn!(
+                method,
+                code = r.code(),
+                rule = r.rule(),
+                "notification dropped"
+            );
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                method: Some(method),
+                code: Some(r.code()),
+                rule: Some(r.rule()),
+                ..Record::of("client->server", "refused")
+            };
+            let _ = self.audit(&mut st, rec);
+            return;
+        }
         if notification.method == "notifications/cancelled" {
             // Advice to the server, not an answer: the call keeps its
             // slot until the server answers or its deadline passes.

@@ -235,11 +235,25 @@ fn bad_server_lines_not_forwarded() {
             "{how}: {r}"
         );
     }
-    // Lines whose id cannot be read (not JSON, over the byte bound):
-    // dropped; the session goes on (the call waits for --call-timeout).
-    for how in ["notjson", "huge"] {
-        g.send(&json!({"jsonrpc":"2.0","id":how,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":how}}}).to_string());
+    // Read leniently from a line that is never forwarded: over the byte
+    // bound (its start is kept), invalid UTF-8, the id twice, an integral
+    // float id.
+    for (id, how) in [
+        (16, "huge"),
+        (17, "badutf8"),
+        (18, "dupid"),
+        (19, "floatid"),
+    ] {
+        let r = g.call(id, "misbehave", json!({"how": how}));
+        assert_eq!(r["id"], id, "{how}: {r}");
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.bad_response",
+            "{how}: {r}"
+        );
     }
+    // A line with no id at all: dropped; the session goes on (the call
+    // waits for --call-timeout).
+    g.send(&json!({"jsonrpc":"2.0","id":"notjson","method":"tools/call","params":{"name":"misbehave","arguments":{"how":"notjson"}}}).to_string());
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
     assert_eq!(r["id"], "after", "{r}");
     // Server-initiated notifications pass.
@@ -574,6 +588,184 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     g.close();
 }
 
+/// Kind 11: a call refused because its id is already in flight gives its
+/// slot back.
+#[test]
+fn a_reused_id_does_not_leak_a_concurrency_slot() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 2\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":3}}}).to_string());
+    for _ in 0..3 {
+        let r = g.call(10, "slow", json!({"seconds": 0}));
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("in flight"),
+            "{r}"
+        );
+    }
+    let r = g.call(11, "slow", json!({"seconds": 0}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    g.close();
+}
+
+/// Kind 3: only notifications reach the server; a request sent without an
+/// id is dropped, and a notification's params get the URL check.
+#[test]
+fn requests_without_an_id_never_reach_the_server() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fetch","arguments":{"url":"https://example.com/a"}}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///etc/shadow"}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"x/anything","params":{}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"http://169.254.169.254/"}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+    let seen = g.received();
+    for bad in ["tools/call", "shadow", "x/anything", "169.254"] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    assert!(seen.contains("notifications/roots/list_changed"), "{seen}");
+    assert!(seen.contains("notifications/initialized"), "{seen}");
+    g.close();
+}
+
+/// Kind 3: a name or URI that is not a string is an invalid request, not a
+/// name the policy never matches.
+#[test]
+fn operation_names_must_be_strings() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"fetch\"]\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    for (id, method, params) in [
+        (1, "tools/call", json!({"name": ["fetch"], "arguments": {}})),
+        (
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": ["http://10.0.0.1/"]}),
+        ),
+        (3, "prompts/get", json!({"name": ["fetch"]})),
+        (
+            4,
+            "prompts/get",
+            json!({"name": "summarize", "arguments": {"u": ["http://10.0.0.1/"]}}),
+        ),
+        (
+            5,
+            "resources/read",
+            json!({"uri": ["http://169.254.169.254/latest/meta-data/"]}),
+        ),
+        (
+            6,
+            "resources/subscribe",
+            json!({"uri": {"href": "file:///etc/shadow"}}),
+        ),
+        (
+            7,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": ["fetch"]}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        (
+            8,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": ["http://127.0.0.1/"]}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        (
+            9,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize"}, "argument": {"name": "a", "value": ["http://10.0.0.1/"]}}),
+        ),
+        (10, "resources/read", json!([])),
+    ] {
+        let r =
+            g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        assert_eq!(r["error"]["code"], -32602, "{method} {params}: {r}");
+        assert_eq!(r["id"], id, "{r}");
+    }
+    let seen = g.received();
+    for bad in ["fetch", "169.254", "shadow", "127.0.0.1", "10.0.0.1"] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    g.close();
+}
+
+/// Kind 8: the instructions of a `server/discover` answer are pinned as
+/// those of `initialize`; a listing that never ends (an empty or endless
+/// cursor) still ends learning.
+#[test]
+fn pinning_covers_discover_instructions_and_odd_cursors() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_DISCOVER_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_DISCOVER_INSTRUCTIONS", "Be nice.")],
+    );
+    assert_eq!(g.ask(discover)["result"]["instructions"], "Be nice.");
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    g.close();
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_DISCOVER_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_DISCOVER_INSTRUCTIONS", "Evil.")],
+    );
+    let r = g.ask(discover);
+    assert!(r["result"]["instructions"].is_null(), "{r}");
+    assert_eq!(r["result"]["serverInfo"]["name"], "recorder", "{r}");
+    g.close();
+    // `"nextCursor": ""` ends a listing, as clients take it: learning ends
+    // and a rug pull in the next listing is refused.
+    for (cursor, restarted) in [("", false), ("more", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pins.json");
+        let pin_s = pin.to_str().unwrap().to_owned();
+        let mut g = Gate::start_env(
+            &[
+                "--pin",
+                &pin_s,
+                "--env",
+                "RECORDER_RUG",
+                "--env",
+                "RECORDER_CURSOR",
+            ],
+            |_| {},
+            &[("RECORDER_RUG", "1"), ("RECORDER_CURSOR", cursor)],
+        );
+        g.init();
+        assert!(g.list(1).contains(&"echo".to_owned()));
+        // An endless cursor: the client starts the listing over.
+        let tools = g.list(2);
+        assert!(
+            !tools.contains(&"echo".to_owned()),
+            "{cursor:?} {restarted}: {tools:?}"
+        );
+        assert_eq!(
+            refusal_code(&g.call(3, "echo", json!({}))),
+            "tool.definition_changed",
+            "{cursor:?}"
+        );
+        g.close();
+        assert!(
+            std::fs::read_to_string(&pin).unwrap().contains("echo"),
+            "{cursor:?}"
+        );
+    }
+}
+
 /// Kind 12: a symlink at the audit path is refused; an existing file's
 /// open mode is fixed to 0600.
 #[test]
@@ -592,6 +784,36 @@ fn audit_file_no_follow_and_mode() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A FIFO at the audit path: refused at once, never waited on.
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["gate", "--audit"])
+        .arg(&fifo)
+        .args(["--", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(2),
+        "a FIFO hung the start"
+    );
     let open = dir.path().join("open.jsonl");
     std::fs::write(&open, "").unwrap();
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -918,9 +1140,29 @@ fn audit_write_failure_refuses_and_leaves_no_torn_line() {
         }
     }
     let refused_at = refused_at.expect("the audit file filled up and calls were refused");
-    // Every call after is refused too (fail closed for good).
+    // Every call after is refused too (fail closed for good), and every
+    // other operation.
     let r = ask(json!({"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"echo","arguments":{}}}).to_string());
     assert!(r.to_string().contains("policy.audit_unavailable"), "{r}");
+    for (id, method, params) in [
+        (101, "prompts/get", json!({"name": "summarize"})),
+        (
+            102,
+            "resources/read",
+            json!({"uri": "https://example.com/doc"}),
+        ),
+        (
+            103,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+    ] {
+        let r = ask(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        assert_eq!(
+            r["error"]["data"]["code"], "policy.audit_unavailable",
+            "{method}: {r}"
+        );
+    }
     drop(stdin);
     let _ = child.wait();
     let text = std::fs::read_to_string(&audit).unwrap();

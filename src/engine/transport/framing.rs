@@ -84,6 +84,10 @@ pub struct Framer {
     bom_prefix: bool,
     /// The current line's last byte so far is `\r`.
     last_cr: bool,
+    /// Bytes of an oversized line's start kept ([`Framer::keep_prefix`]).
+    prefix_len: usize,
+    /// The start of the last oversized line (at most `prefix_len` bytes).
+    prefix: Vec<u8>,
 }
 
 impl Framer {
@@ -97,7 +101,23 @@ impl Framer {
             overflowed: false,
             bom_prefix: true,
             last_cr: false,
+            prefix_len: 0,
+            prefix: Vec::new(),
         }
+    }
+
+    /// Keeps the first `bytes` bytes of each oversized line (stream-start
+    /// BOM included), readable with [`Framer::oversized_prefix`] after its
+    /// [`Frame::Oversized`]: enough to read the id of an answer too long to
+    /// forward. Memory: the bound stays `max_line_bytes + 4`.
+    pub fn keep_prefix(&mut self, bytes: usize) {
+        self.prefix_len = bytes.min(self.max_line_bytes);
+    }
+
+    /// The start of the last [`Frame::Oversized`] line (empty unless
+    /// [`Framer::keep_prefix`] was set).
+    pub fn oversized_prefix(&self) -> &[u8] {
+        &self.prefix
     }
 
     /// The payload bound in bytes.
@@ -151,6 +171,12 @@ impl Framer {
         let cap = self.max_line_bytes.saturating_add(slack);
         if self.buf.len().saturating_add(chunk.len()) > cap {
             self.overflowed = true;
+            let room = self.prefix_len.saturating_sub(self.buf.len());
+            self.prefix.clear();
+            self.prefix
+                .extend_from_slice(self.buf.get(..self.prefix_len).unwrap_or(&self.buf));
+            self.prefix
+                .extend_from_slice(chunk.get(..room).unwrap_or(chunk));
             self.buf.clear();
             self.buf.shrink_to(self.max_line_bytes.min(64 * 1024));
         } else {
@@ -208,6 +234,19 @@ impl<R: BufRead> LineReader<R> {
             inner,
             framer: Framer::new(max_line_bytes),
         }
+    }
+
+    /// As [`LineReader::new`], keeping the first `prefix_bytes` of each
+    /// oversized line ([`Framer::keep_prefix`], [`LineReader::oversized_prefix`]).
+    pub fn with_prefix(inner: R, max_line_bytes: usize, prefix_bytes: usize) -> Self {
+        let mut framer = Framer::new(max_line_bytes);
+        framer.keep_prefix(prefix_bytes);
+        Self { inner, framer }
+    }
+
+    /// The start of the last oversized line read (see [`LineReader::with_prefix`]).
+    pub fn oversized_prefix(&self) -> &[u8] {
+        self.framer.oversized_prefix()
     }
 
     /// Reads the next non-blank line, an oversized-line report, or EOF.
@@ -373,6 +412,23 @@ mod tests {
             frames(b"\xEF\xBB\xBF\r\n\nx\n", 0),
             vec![Frame::Oversized { len: 1 }]
         );
+    }
+
+    #[test]
+    fn an_oversized_line_keeps_its_start_when_asked() {
+        let mut input = br#"{"id":7,"result":""#.to_vec();
+        input.extend_from_slice(&[b'a'; 100]);
+        input.extend_from_slice(b"\"}\n{}\n");
+        for capacity in [1, 3, 7, 64 * 1024] {
+            let reader = io::BufReader::with_capacity(capacity, &input[..]);
+            let mut r = LineReader::with_prefix(reader, 50, 20);
+            assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 120 });
+            assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
+            assert_eq!(r.next_frame().unwrap(), line(b"{}"));
+        }
+        let mut r = LineReader::new(io::BufReader::new(&input[..]), 50);
+        assert!(matches!(r.next_frame().unwrap(), Frame::Oversized { .. }));
+        assert!(r.oversized_prefix().is_empty());
     }
 
     #[test]

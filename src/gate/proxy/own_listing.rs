@@ -83,9 +83,9 @@ impl GateService {
             }
             let mut result = self.own_request("tools/list", params, wait).await?;
             self.filter_list(&mut result);
-            match result.get("nextCursor") {
-                None | Some(Value::Null) => return Ok(()),
-                Some(c) => cursor = Some(c.clone()),
+            match super::next_cursor(&result) {
+                None => return Ok(()),
+                Some(c) => cursor = Some(Value::from(c)),
             }
         }
         Err(format!(
