@@ -197,14 +197,18 @@ mod tests {
     fn char_cost_is_exact() {
         let id = Id::Number(7.into());
         for structured in [true, false] {
-            for c in ['a', '"', '\\', '\n', '\t', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '𝄞', '\u{2028}'] {
-                let page = |n: usize| {
-                    json!({"pageCount": 1, "pages": [{"page": 1, "text": c.to_string().repeat(n)}], "truncated": false, "warnings": []})
-                };
+            for c in [
+                'a', '"', '\\', '\n', '\t', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '𝄞', '\u{2028}',
+            ] {
+                let page = |n: usize| json!({"pageCount": 1, "pages": [{"page": 1, "text": c.to_string().repeat(n)}], "truncated": false, "warnings": []});
                 let b = build(structured);
                 let with = line_bytes(&id, &b(Ok(&page(3))));
                 let without = line_bytes(&id, &b(Ok(&page(2))));
-                assert_eq!(with - without, char_cost(c, structured), "{c:?} {structured}");
+                assert_eq!(
+                    with - without,
+                    char_cost(c, structured),
+                    "{c:?} {structured}"
+                );
             }
         }
     }
@@ -221,15 +225,24 @@ mod tests {
         let result = fit(&id, Ok(value), true, build(true));
         let size = line_bytes(&id, &result);
         assert!(size <= MAX_RESPONSE_BYTES, "{size}");
-        assert!(size > MAX_RESPONSE_BYTES - 64 * 1024, "cut no more than needed: {size}");
+        assert!(
+            size > MAX_RESPONSE_BYTES - 64 * 1024,
+            "cut no more than needed: {size}"
+        );
         let sc = &result["structuredContent"];
         assert_eq!(sc["truncated"], true);
         let w = sc["warnings"].as_array().unwrap().last().unwrap();
-        assert!(w["message"].as_str().unwrap().contains(RESPONSE_LIMIT_NAME), "{w}");
+        assert!(
+            w["message"].as_str().unwrap().contains(RESPONSE_LIMIT_NAME),
+            "{w}"
+        );
         assert_eq!(sc["pages"][0]["text"], json!(text));
         // Text under the bound passes unchanged.
         let small = json!({"pageCount": 1, "pages": [{"page": 1, "text": "\"hi\""}], "truncated": false, "warnings": []});
-        assert_eq!(fit(&id, Ok(small.clone()), true, build(true)), build(true)(Ok(&small)));
+        assert_eq!(
+            fit(&id, Ok(small.clone()), true, build(true)),
+            build(true)(Ok(&small))
+        );
     }
 
     #[test]
