@@ -3,7 +3,7 @@
 //!
 //! Opened for appending only, never through a symbolic link (`O_NOFOLLOW`),
 //! without blocking (`O_NONBLOCK`: a FIFO cannot hang the start), and only
-//! when it is a regular file; created with mode 0600, and an
+//! when it is a regular file with one link, owned by the gateway's user; created with mode 0600, and an
 //! existing file with any group or other permission is set to 0600 before
 //! the first line. Each line is written whole with one `write` and no
 //! buffer; a write that fails or falls short is cut back off the file
@@ -108,6 +108,22 @@ fn open(path: &Path) -> io::Result<File> {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "the audit path is not a regular file",
+        ));
+    }
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the audit file has {} hard links: another name could read or change the trail",
+                meta.nlink()
+            ),
+        ));
+    }
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the audit file belongs to another user, who could read or truncate the trail",
         ));
     }
     if meta.permissions().mode() & 0o077 != 0 {

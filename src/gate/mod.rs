@@ -59,7 +59,7 @@ pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, CANCELLED_CALL_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES,
     GATE_ERROR, GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, OWN_LIST_TIMEOUT,
 };
-pub use recover::{id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
+pub use recover::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use run::{run, GRACE};
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,

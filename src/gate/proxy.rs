@@ -741,6 +741,24 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let server_id = value.get("id").and_then(valid_id);
+                    if let (true, Some(sid), Some(roots)) = (
+                        method == "roots/list",
+                        &server_id,
+                        &self.shared.keeper.roots,
+                    ) {
+                        // With --root, the server's roots are the
+                        // gateway's: a client's wider roots never reach it.
+                        let list: Vec<Value> = roots
+                            .roots()
+                            .iter()
+                            .filter_map(|p| url::Url::from_file_path(p).ok())
+                            .map(|u| json!({"uri": u.as_str()}))
+                            .collect();
+                        let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": list}});
+                        let _ = self.send_child(answer.to_string().as_bytes());
+                        tracing::info!("roots/list answered with --root");
+                        return;
+                    }
                     let mut screened = value.clone();
                     let raw = match self.check_result(server_id.as_ref(), &method, &mut screened) {
                         Ok(()) if screened == value => String::from_utf8_lossy(bytes).into_owned(),
@@ -791,11 +809,16 @@ impl GateService {
         }
     }
 
-    /// A line over `--max-response-bytes`, discarded: `prefix` is its start,
-    /// read for the id of the request it answers.
-    pub fn child_oversized(&self, prefix: &[u8]) {
+    /// A line over `--max-response-bytes`, discarded: `prefix` and
+    /// `suffix` are its start and end, read for the id of the request it
+    /// answers (first or last member, as writers put it).
+    pub fn child_oversized(&self, prefix: &[u8], suffix: &[u8]) {
         tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
-        self.fail_recovered(prefix, "the server's answer was over --max-response-bytes");
+        let message = "the server's answer was over --max-response-bytes";
+        self.fail_recovered(prefix, message);
+        for id in super::recover::tail_id_candidates(suffix) {
+            self.fail_pending(&id, GateCode::BadResponse, message);
+        }
     }
 
     /// Answers with `tool.bad_response` each waiting request that the

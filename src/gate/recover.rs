@@ -81,6 +81,91 @@ pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
     found
 }
 
+/// The ids of top-level `id` members found in the *end* of a line
+/// (`tail`, which may start anywhere inside it): writers that put `id`
+/// last (the TypeScript SDK writes `{"result":…,"jsonrpc":"2.0","id":2}`)
+/// leave it past what [`id_candidates`] reads of a long line. A member is
+/// top-level when what follows its value closes exactly one more object
+/// than it opens, and ends the line.
+pub fn tail_id_candidates(tail: &[u8]) -> Vec<Id> {
+    let tail = tail
+        .get(tail.len().saturating_sub(MAX_ID_SCAN_BYTES)..)
+        .unwrap_or(tail);
+    let mut found = Vec::new();
+    let key = b"\"id\"";
+    let mut from = 0usize;
+    while let Some(at) = tail
+        .get(from..)
+        .and_then(|rest| rest.windows(key.len()).position(|w| w == key))
+    {
+        let start = from.saturating_add(at);
+        from = start.saturating_add(key.len());
+        let mut i = from;
+        while tail.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i = i.saturating_add(1);
+        }
+        if tail.get(i) != Some(&b':') {
+            continue;
+        }
+        i = i.saturating_add(1);
+        while tail.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i = i.saturating_add(1);
+        }
+        let (end, id) = match tail.get(i) {
+            Some(b'"') => {
+                let end = string_end(tail, i);
+                (end, tail.get(i..end).and_then(string_id))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let end = tail
+                    .iter()
+                    .skip(i)
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(tail.len(), |n| i.saturating_add(n));
+                (end, tail.get(i..end).and_then(number_id))
+            }
+            _ => continue,
+        };
+        if let Some(id) = id.filter(|_| closes_the_line(tail.get(end..).unwrap_or_default())) {
+            push(&mut found, id);
+            if found.len() > MAX_ID_CANDIDATES {
+                return Vec::new();
+            }
+        }
+    }
+    found
+}
+
+/// `true` when `rest` (what follows a member's value) closes exactly one
+/// object more than it opens and then ends: the member was top-level.
+fn closes_the_line(rest: &[u8]) -> bool {
+    let mut depth = 0i64;
+    let mut i = 0usize;
+    while let Some(&b) = rest.get(i) {
+        match b {
+            b'"' => {
+                i = string_end(rest, i);
+                continue;
+            }
+            b'{' | b'[' => depth = depth.saturating_add(1),
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth < 0 {
+                    return b == b'}'
+                        && rest
+                            .get(i.saturating_add(1)..)
+                            .unwrap_or_default()
+                            .iter()
+                            .all(u8::is_ascii_whitespace);
+                }
+            }
+            _ => {}
+        }
+        i = i.saturating_add(1);
+    }
+    false
+}
+
 fn push(found: &mut Vec<Id>, id: Id) {
     if !found.contains(&id) {
         found.push(id);
@@ -166,6 +251,26 @@ mod tests {
         assert_eq!(ids(br#"{"id":"unterminated"#), Vec::<String>::new());
     }
 
+    #[test]
+    fn ids_at_the_end_of_a_line() {
+        let tail = |t: &[u8]| -> Vec<String> {
+            tail_id_candidates(t)
+                .iter()
+                .map(|i| i.to_string())
+                .collect()
+        };
+        assert_eq!(tail(br#"aaaa"}]},"jsonrpc":"2.0","id":2}"#), ["2"]);
+        assert_eq!(tail(br#"aa"}},"id":"x-1","jsonrpc":"2.0"}"#), ["\"x-1\""]);
+        assert_eq!(
+            tail(br#"a","id":3}],"id":4}"#),
+            ["4"],
+            "the nested one is not top-level"
+        );
+        assert_eq!(tail(br#"x","note":""id":5}"}"#), Vec::<String>::new());
+        assert_eq!(tail(br#"x"},"id":2.0}  "#), ["2"]);
+        assert_eq!(tail(br#"x"},"id":2"#), Vec::<String>::new(), "no end");
+    }
+
     fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
         let leaf = prop_oneof![
@@ -207,6 +312,28 @@ mod tests {
         #[test]
         fn total_on_any_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
             proptest::prop_assert!(id_candidates(&bytes).len() <= MAX_ID_CANDIDATES);
+            proptest::prop_assert!(tail_id_candidates(&bytes).len() <= MAX_ID_CANDIDATES);
+        }
+
+        /// The tail oracle: the one top-level id of a well-formed answer
+        /// written last, read from any cut of its end that holds the member.
+        #[test]
+        fn the_id_written_last(
+            id in proptest::prop_oneof![
+                proptest::prelude::any::<i64>().prop_map(|n| Id::Number(n.into())),
+                "[ -~]{0,12}".prop_map(Id::String),
+            ],
+            result in json_value(),
+            cut in 0usize..64,
+        ) {
+            let line = format!("{{\"result\":{result},\"jsonrpc\":\"2.0\",\"id\":{}}}", id.to_value());
+            let member = line.rfind("\"id\":").unwrap();
+            let from = member.saturating_sub(cut);
+            let tail = &line.as_bytes()[from..];
+            let found = tail_id_candidates(tail);
+            // A cut inside a string of the result may make a quoted `"id":`
+            // look like a key; the real one is always found.
+            proptest::prop_assert!(found.contains(&id), "{:?} in {}", found, String::from_utf8_lossy(tail));
         }
     }
 }

@@ -100,7 +100,9 @@ fn read_child(
     loop {
         match reader.next_frame() {
             Ok(Frame::Line(l)) => service.child_line(&l, &handle),
-            Ok(Frame::Oversized { .. }) => service.child_oversized(reader.oversized_prefix()),
+            Ok(Frame::Oversized { .. }) => {
+                service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix())
+            }
             Ok(Frame::Eof) | Err(_) => break,
         }
     }

@@ -243,6 +243,7 @@ fn bad_server_lines_not_forwarded() {
         (17, "badutf8"),
         (18, "dupid"),
         (19, "floatid"),
+        (20, "huge_idlast"),
     ] {
         let r = g.call(id, "misbehave", json!({"how": how}));
         assert_eq!(r["id"], id, "{how}: {r}");
@@ -814,6 +815,29 @@ fn audit_file_no_follow_and_mode() {
         Some(2),
         "a FIFO hung the start"
     );
+    // A hard link to another file, and a file of another user: refused.
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "").unwrap();
+    let linked = dir.path().join("linked.jsonl");
+    std::fs::hard_link(&victim, &linked).unwrap();
+    let foreign = dir.path().join("foreign.jsonl");
+    std::fs::write(&foreign, "").unwrap();
+    let mut bad_files = vec![&linked];
+    // Only root can give a file away (CI runs as root).
+    if std::os::unix::fs::chown(&foreign, Some(65534), None).is_ok() {
+        bad_files.push(&foreign);
+    }
+    for bad in bad_files {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["gate", "--audit"])
+            .arg(bad)
+            .args(["--", "true"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", bad.display());
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "");
     let open = dir.path().join("open.jsonl");
     std::fs::write(&open, "").unwrap();
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -1178,4 +1202,36 @@ fn audit_write_failure_refuses_and_leaves_no_torn_line() {
             "{seen}"
         );
     }
+}
+
+/// Kind 7: with `--root`, the server's `roots/list` is answered by the
+/// gateway with its roots: a client's wider roots never reach the server.
+#[test]
+fn roots_list_is_answered_with_the_gateways_roots() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    let r = g.call(1, "misbehave", json!({"how": "roots"}));
+    assert_eq!(r["id"], 1, "the client never sees roots/list: {r}");
+    let seen = g.received();
+    let answer = seen
+        .lines()
+        .find(|l| l.contains("\"r1\""))
+        .unwrap_or_else(|| panic!("{seen}"));
+    let v: Value = serde_json::from_str(answer).unwrap();
+    let root = g.dir().join("data").canonicalize().unwrap();
+    assert_eq!(
+        v["result"]["roots"],
+        json!([{"uri": format!("file://{}", root.display())}]),
+        "{v}"
+    );
+    g.close();
+    // Without --root the request reaches the client.
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"roots"}}}).to_string());
+    assert_eq!(g.recv()["method"], "roots/list");
+    assert_eq!(g.recv()["id"], 1);
+    g.close();
 }

@@ -101,6 +101,11 @@ for line in sys.stdin:
             how = args.get("how")
             if how == "dupkey":
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"a":1,"a":2}}\n' % json.dumps(id))
+            elif how == "huge_idlast":
+                sys.stdout.write('{"result":{"x":"%s"},"jsonrpc":"2.0","id":%s}\n' % ("a" * 100000, json.dumps(id)))
+            elif how == "roots":
+                send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
+                text(id, "asked")
             elif how == "badutf8":
                 sys.stdout.flush()
                 sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":%s,"result":{"x":"\xff"}}\n' % json.dumps(id).encode())

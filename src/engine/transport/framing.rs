@@ -88,6 +88,9 @@ pub struct Framer {
     prefix_len: usize,
     /// The start of the last oversized line (at most `prefix_len` bytes).
     prefix: Vec<u8>,
+    /// The end of the current (then last) oversized line: at most
+    /// `2 * prefix_len + 1` bytes while it grows, `prefix_len` once it ended.
+    suffix: Vec<u8>,
 }
 
 impl Framer {
@@ -103,13 +106,16 @@ impl Framer {
             last_cr: false,
             prefix_len: 0,
             prefix: Vec::new(),
+            suffix: Vec::new(),
         }
     }
 
-    /// Keeps the first `bytes` bytes of each oversized line (stream-start
-    /// BOM included), readable with [`Framer::oversized_prefix`] after its
-    /// [`Frame::Oversized`]: enough to read the id of an answer too long to
-    /// forward. Memory: the bound stays `max_line_bytes + 4`.
+    /// Keeps the first and the last `bytes` bytes of each oversized line
+    /// (stream-start BOM included), readable with
+    /// [`Framer::oversized_prefix`] and [`Framer::oversized_suffix`] after
+    /// its [`Frame::Oversized`]: enough to read the id of an answer too
+    /// long to forward, wherever the writer put it. Memory: `3 * bytes`
+    /// beside the bound.
     pub fn keep_prefix(&mut self, bytes: usize) {
         self.prefix_len = bytes.min(self.max_line_bytes);
     }
@@ -118,6 +124,28 @@ impl Framer {
     /// [`Framer::keep_prefix`] was set).
     pub fn oversized_prefix(&self) -> &[u8] {
         &self.prefix
+    }
+
+    /// The end of the last [`Frame::Oversized`] line (its line ending
+    /// aside; empty unless [`Framer::keep_prefix`] was set).
+    pub fn oversized_suffix(&self) -> &[u8] {
+        &self.suffix
+    }
+
+    /// Keeps the last `prefix_len` bytes seen of an overflowed line.
+    fn keep_suffix(&mut self, chunk: &[u8]) {
+        if self.prefix_len == 0 {
+            return;
+        }
+        self.suffix.extend_from_slice(chunk);
+        if self.suffix.len() > self.prefix_len.saturating_mul(2) {
+            // One byte more: a trailing `\r` is dropped at the line's end.
+            let cut = self
+                .suffix
+                .len()
+                .saturating_sub(self.prefix_len.saturating_add(1));
+            self.suffix.drain(..cut);
+        }
     }
 
     /// The payload bound in bytes.
@@ -165,6 +193,7 @@ impl Framer {
         self.raw_len = self.raw_len.saturating_add(chunk.len() as u64);
         self.last_cr = last == b'\r';
         if self.overflowed {
+            self.keep_suffix(chunk);
             return;
         }
         let slack = if self.at_stream_start { SLACK } else { 1 };
@@ -177,6 +206,11 @@ impl Framer {
                 .extend_from_slice(self.buf.get(..self.prefix_len).unwrap_or(&self.buf));
             self.prefix
                 .extend_from_slice(chunk.get(..room).unwrap_or(chunk));
+            self.suffix.clear();
+            let buf = std::mem::take(&mut self.buf);
+            self.keep_suffix(&buf);
+            self.keep_suffix(chunk);
+            self.buf = buf;
             self.buf.clear();
             self.buf.shrink_to(self.max_line_bytes.min(64 * 1024));
         } else {
@@ -203,6 +237,22 @@ impl Framer {
         // Overflowing the buffer implies a payload over the bound (the
         // buffer's slack covers exactly a BOM and a `\r`).
         if overflowed || payload > self.max_line_bytes as u64 {
+            if !overflowed {
+                // Over the bound by its last bytes only: it is all in `buf`.
+                self.prefix.clear();
+                let keep = self.prefix_len.min(self.buf.len());
+                self.prefix
+                    .extend_from_slice(self.buf.get(..keep).unwrap_or_default());
+                self.suffix.clear();
+                let buf = std::mem::take(&mut self.buf);
+                self.keep_suffix(&buf);
+                self.buf = buf;
+            }
+            if self.suffix.last() == Some(&b'\r') {
+                self.suffix.pop();
+            }
+            let cut = self.suffix.len().saturating_sub(self.prefix_len);
+            self.suffix.drain(..cut);
             self.buf.clear();
             return Some(Frame::Oversized { len: payload });
         }
@@ -247,6 +297,11 @@ impl<R: BufRead> LineReader<R> {
     /// The start of the last oversized line read (see [`LineReader::with_prefix`]).
     pub fn oversized_prefix(&self) -> &[u8] {
         self.framer.oversized_prefix()
+    }
+
+    /// The end of the last oversized line read (see [`LineReader::with_prefix`]).
+    pub fn oversized_suffix(&self) -> &[u8] {
+        self.framer.oversized_suffix()
     }
 
     /// Reads the next non-blank line, an oversized-line report, or EOF.
@@ -424,11 +479,23 @@ mod tests {
             let mut r = LineReader::with_prefix(reader, 50, 20);
             assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 120 });
             assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
+            assert_eq!(
+                r.oversized_suffix(),
+                &input[100..120],
+                "capacity {capacity}"
+            );
             assert_eq!(r.next_frame().unwrap(), line(b"{}"));
         }
         let mut r = LineReader::new(io::BufReader::new(&input[..]), 50);
         assert!(matches!(r.next_frame().unwrap(), Frame::Oversized { .. }));
-        assert!(r.oversized_prefix().is_empty());
+        assert!(r.oversized_prefix().is_empty() && r.oversized_suffix().is_empty());
+        // Over the bound by one byte (never overflowed the buffer's slack).
+        let mut r = LineReader::with_prefix(io::BufReader::new(&b"abcdef\r\n"[..]), 5, 3);
+        assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 6 });
+        assert_eq!(
+            (r.oversized_prefix(), r.oversized_suffix()),
+            (&b"abc"[..], &b"def"[..])
+        );
     }
 
     #[test]
