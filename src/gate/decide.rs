@@ -240,6 +240,16 @@ impl Gatekeeper {
             if let Ok(u) = url::Url::parse(&lenient_form(uri)) {
                 if u.scheme() == "file" {
                     let rule = "builtin path check (file: resource)";
+                    if u.query().is_some() || u.fragment().is_some() {
+                        // A server that strips `file://` would read them as
+                        // part of the path.
+                        return Err(Refusal::from_denial(
+                            &crate::net::Denial::outside_root(
+                                "a file: URI with a query or fragment",
+                            ),
+                            rule,
+                        ));
+                    }
                     let Ok(path) = u.to_file_path() else {
                         return Err(Refusal::from_denial(
                             &crate::net::Denial::outside_root(

@@ -46,8 +46,8 @@ pub use decide::{
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
 pub use paths::{
-    is_path_name, RelativePaths, Roots, TildePaths, MAX_PATH_BYTES, MAX_SYMLINKS,
-    PATH_ARGUMENT_NAMES,
+    is_path_name, RelativePaths, Roots, TildePaths, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,
+    MAX_SYMLINKS, PATH_ARGUMENT_NAMES,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::PoisonMode;

@@ -161,6 +161,7 @@ impl Roots {
             let lexical = normalize(Path::new(p));
             self.lexical.iter().any(|r| lexical.starts_with(r))
                 && self.roots.iter().any(|r| r.check_beneath(p).is_ok())
+                && !has_equivalent_entry(Path::new(p))
         };
         let ok = if let Some(rest) = text.strip_prefix('~') {
             let home = match (self.tilde, &self.home) {
@@ -194,6 +195,48 @@ impl Roots {
             refuse("the path does not resolve inside any --root directory")
         }
     }
+}
+
+/// Most entries of one directory read when looking for a Unicode twin of a
+/// missing name; a bigger directory refuses the path (fail closed).
+pub const MAX_DIR_ENTRIES_SCANNED: usize = 65_536;
+
+/// `true` when the first component of `path` that does not exist has a
+/// twin in its directory: another entry with the same NFC form (the
+/// reference filesystem server opens that entry for a missing name, so the
+/// name taken as written is not what the server reads), or when the
+/// directory is too big to tell ([`MAX_DIR_ENTRIES_SCANNED`]) or the name
+/// is not UTF-8.
+fn has_equivalent_entry(path: &Path) -> bool {
+    let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
+    let mut prefix = PathBuf::new();
+    for c in path.components() {
+        let next = prefix.join(c.as_os_str());
+        if std::fs::symlink_metadata(&next).is_ok() {
+            prefix = next;
+            continue;
+        }
+        let Some(name) = c.as_os_str().to_str() else {
+            return true;
+        };
+        let want = nfc.normalize(name);
+        let Ok(entries) = std::fs::read_dir(&prefix) else {
+            return false;
+        };
+        for (i, entry) in entries.enumerate() {
+            if i >= MAX_DIR_ENTRIES_SCANNED {
+                return true;
+            }
+            let Ok(entry) = entry else { continue };
+            let other = entry.file_name();
+            match other.to_str() {
+                Some(n) if n != name && nfc.normalize(n) == want => return true,
+                _ => {}
+            }
+        }
+        return false;
+    }
+    false
 }
 
 /// `path` with `.` and `..` resolved textually (`..` removes the component
@@ -276,6 +319,17 @@ mod tests {
         // Not NFC: `cafe` + U+0301 could be opened as `café`.
         assert!(!ok("data/cafe\u{301}/x"));
         assert!(ok("data/caf\u{e9}/x"));
+        // NFC, missing, with an NFD twin on disk that leaves the root: the
+        // server would open the twin.
+        symlink(base.join("outside"), base.join("data/li\u{308}nk")).unwrap();
+        assert!(!ok("data/l\u{ef}nk/secret"));
+        assert!(!ok("data/l\u{ef}nk"));
+        std::fs::write(base.join("data/fi\u{308}le"), "").unwrap();
+        assert!(
+            !ok("data/f\u{ef}le"),
+            "a twin inside the root is refused too"
+        );
+        assert!(ok("data/other-missing/x"));
     }
 
     /// Relative and `~` forms are refused unless the policy says how the

@@ -129,6 +129,9 @@ struct State {
     listed: bool,
     /// A listing page has been learned from (trust on first use).
     learn_seen: bool,
+    /// Ids of the server's requests forwarded to the client and not yet
+    /// answered (at most MAX_PENDING_REQUESTS).
+    server_asks: std::collections::HashSet<Id>,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -175,6 +178,18 @@ fn gate_error(code: GateCode, message: String) -> ErrorObject {
         message,
         data: Some(json!({"code": code.code()})),
     }
+}
+
+/// The gateway's roots as an MCP `roots` list (`file://` URIs).
+fn roots_value(roots: &super::paths::Roots) -> Value {
+    Value::Array(
+        roots
+            .roots()
+            .iter()
+            .filter_map(|p| url::Url::from_file_path(p).ok())
+            .map(|u| json!({"uri": u.as_str()}))
+            .collect(),
+    )
 }
 
 /// The cursor of the next page of a listing: only a non-empty string
@@ -233,6 +248,7 @@ impl GateService {
                     learning_done: false,
                     listed: false,
                     learn_seen: false,
+                    server_asks: std::collections::HashSet::new(),
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -748,13 +764,7 @@ impl GateService {
                     ) {
                         // With --root, the server's roots are the
                         // gateway's: a client's wider roots never reach it.
-                        let list: Vec<Value> = roots
-                            .roots()
-                            .iter()
-                            .filter_map(|p| url::Url::from_file_path(p).ok())
-                            .map(|u| json!({"uri": u.as_str()}))
-                            .collect();
-                        let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": list}});
+                        let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": roots_value(roots)}});
                         let _ = self.send_child(answer.to_string().as_bytes());
                         tracing::info!("roots/list answered with --root");
                         return;
@@ -777,6 +787,20 @@ impl GateService {
                     let Ok(raw) = RawValue::from_string(raw) else {
                         return;
                     };
+                    if let Some(sid) = &server_id {
+                        // Only an answer to a request the client was asked
+                        // may reach the server (no forged answers).
+                        let mut st = lock(&self.shared.state);
+                        if st.server_asks.len() >= MAX_PENDING_REQUESTS {
+                            drop(st);
+                            let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
+                                "code": GATE_ERROR, "message": "too many server requests wait for the client",
+                                "data": {"code": GateCode::Busy.code()}}});
+                            let _ = self.send_child(answer.to_string().as_bytes());
+                            return;
+                        }
+                        st.server_asks.insert(sid.clone());
+                    }
                     let peer = lock(&self.shared.peer).clone();
                     if let Some(peer) = peer {
                         let _ = runtime.block_on(peer.send(Outbound::Raw(Arc::from(raw))));
@@ -858,9 +882,42 @@ impl GateService {
         }
     }
 
+    /// With `--root`, every `roots` list a client sends inside a request's
+    /// `inputResponses` (the 2026-07-28 form of answering `roots/list`) is
+    /// replaced by the gateway's roots: `Some(line)` when the request changed.
+    fn roots_in_input_responses(&self, req: &Request) -> Option<Arc<[u8]>> {
+        let roots = self.shared.keeper.roots.as_ref()?;
+        let mut params = req.params.clone()?;
+        let inputs = params.get_mut("inputResponses")?;
+        let ours = roots_value(roots);
+        let mut changed = false;
+        let mut stack = vec![inputs];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    for (k, v) in m.iter_mut() {
+                        if k == "roots" && v.is_array() {
+                            *v = ours.clone();
+                            changed = true;
+                        } else {
+                            stack.push(v);
+                        }
+                    }
+                }
+                Value::Array(a) => stack.extend(a.iter_mut()),
+                _ => {}
+            }
+        }
+        if !changed {
+            return None;
+        }
+        let line = json!({"jsonrpc": "2.0", "id": req.id.to_value(), "method": req.method, "params": params});
+        Some(Arc::from(line.to_string().into_bytes()))
+    }
+
     fn forward(
         &self,
-        req: Request,
+        mut req: Request,
         ctx: CallContext,
         tool: Option<String>,
         limited: bool,
@@ -912,6 +969,10 @@ impl GateService {
                     started: Instant::now(),
                 },
             );
+        }
+        if let Some(line) = self.roots_in_input_responses(&req) {
+            tracing::info!(id = %req.id, "roots in inputResponses replaced with --root");
+            req.raw = line;
         }
         let me = self.clone();
         let resolve = self.shared.keeper.policy.resolve && !names.is_empty();
@@ -1158,6 +1219,14 @@ impl Service for GateService {
     }
 
     fn response(&mut self, response: ClientResponse) {
+        let asked = response
+            .id
+            .as_ref()
+            .is_some_and(|id| lock(&self.shared.state).server_asks.remove(id));
+        if !asked {
+            tracing::warn!(id = ?response.id, "a client response to no request the server is waiting on; dropped");
+            return;
+        }
         let _ = self.send_child(&response.raw);
     }
 

@@ -1235,3 +1235,43 @@ fn roots_list_is_answered_with_the_gateways_roots() {
     assert_eq!(g.recv()["id"], 1);
     g.close();
 }
+
+/// Kind 7 (roots) and kind 3: a client response reaches the server only as
+/// the answer to a request the server sent the client; roots a client puts
+/// in `inputResponses` (2026-07-28) are replaced by the gateway's; a
+/// `file:` URI with a query or fragment is refused under `--root`.
+#[test]
+fn client_answers_cannot_widen_the_roots() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    g.send(r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///forged"}]}}"#);
+    g.send(r#"{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file:///forged"}]}}"#);
+    // A server request the client was asked: its answer passes, once.
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+    assert_eq!(g.recv()["method"], "sampling/createMessage");
+    assert_eq!(g.recv()["method"], "notifications/message");
+    assert_eq!(g.recv()["id"], 1);
+    g.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"ok-answer"},"model":"m"}}"#);
+    g.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"second-answer"},"model":"m"}}"#);
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{},
+        "inputResponses":{"roots-1":{"roots":[{"uri":"file:///"}]}}}});
+    let r = g.ask(&call.to_string());
+    assert!(r["result"].is_object(), "{r}");
+    let r = g.ask(&json!({"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri": format!("file://{}/data/a.txt?/../../x", g.dir().canonicalize().unwrap().display())}}).to_string());
+    assert_eq!(r["error"]["data"]["code"], "path.outside_root", "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("forged"), "{seen}");
+    assert!(
+        seen.contains("ok-answer") && !seen.contains("second-answer"),
+        "{seen}"
+    );
+    let root = g.dir().join("data").canonicalize().unwrap();
+    let line = seen.lines().find(|l| l.contains("inputResponses")).unwrap();
+    assert!(
+        line.contains(&format!("file://{}", root.display())) && !line.contains("\"file:///\""),
+        "{line}"
+    );
+    g.close();
+}
