@@ -223,7 +223,7 @@ fn run_job<T: DeserializeOwned>(
     };
     header.push(b'\n');
     let start = Instant::now();
-    let outcome = parent::run(&header, &data, limits, isolation, pool, watch);
+    let outcome = parent::run(header, data.into_owned(), limits, isolation, pool, watch);
     stats.elapsed_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
     let result = outcome.and_then(|stdout| {
         serde_json::from_slice::<Response<T>>(&stdout)
