@@ -91,7 +91,11 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64, warm: bool) -> u8 {
     let written = match request.op {
         Op::Extract => {
             let mut last: Option<Instant> = None;
+            let wanted = request.progress;
             let mut report = |done: u32, total: u32| {
+                if !wanted {
+                    return;
+                }
                 let now = Instant::now();
                 if last.is_some_and(|t| now.duration_since(t) < PROGRESS_LINE_INTERVAL) {
                     return;

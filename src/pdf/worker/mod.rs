@@ -211,6 +211,7 @@ fn run_job<T: DeserializeOwned>(
         password: job.options.password.as_deref().map(cut_password),
         limits: *limits,
         data_len: data.len(),
+        progress: watch.wants_progress(),
     };
     let mut header = match serde_json::to_vec(&request) {
         Ok(h) => h,

@@ -3,7 +3,7 @@
 //! timeout, and kill it at once when the caller aborts.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -47,6 +47,7 @@ pub struct Watch {
     tx: mpsc::Sender<Event>,
     rx: mpsc::Receiver<Event>,
     progress: Box<dyn FnMut(u32, u32) + Send>,
+    wants_progress: bool,
 }
 
 impl std::fmt::Debug for Watch {
@@ -56,8 +57,11 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Default for Watch {
+    /// A watch without progress (the worker then reports none).
     fn default() -> Self {
-        Self::new(|_, _| {})
+        let mut watch = Self::new(|_, _| {});
+        watch.wants_progress = false;
+        watch
     }
 }
 
@@ -70,7 +74,14 @@ impl Watch {
             tx,
             rx,
             progress: Box::new(progress),
+            wants_progress: true,
         }
+    }
+
+    /// Whether this watch has a progress callback (the worker reports
+    /// pages only then).
+    pub(super) fn wants_progress(&self) -> bool {
+        self.wants_progress
     }
 
     /// A handle that aborts the call this watch is given to.
@@ -241,18 +252,64 @@ const HELPER_STACK: usize = 256 << 10;
 /// The job one worker is fed: the request line and the document.
 type Feed = (Vec<u8>, Vec<u8>);
 
-/// A worker process with its three helper threads already running, so a
-/// call starts none (for a worker started ahead of need, everything here
-/// happened before the call):
-/// * the feeder owns stdin: it writes the job it is handed, then keeps
-///   stdin open until `feed` is dropped (see the module docs);
+/// The largest job written to the worker from the call's own thread: it
+/// fits in a fresh pipe's buffer (64 KiB on Linux), and the worker reads
+/// its whole job first anyway. A larger one goes through a feeder thread,
+/// so the call keeps watching its deadline.
+const INLINE_FEED: usize = 60 << 10;
+
+/// The worker's stdin, kept open until the parent has the worker's exit
+/// (see the module docs): dropping it closes the pipe.
+#[derive(Debug)]
+enum Feeding {
+    /// The job was written from the call's thread.
+    Written(ChildStdin),
+    /// A feeder thread writes the job and holds stdin until this is dropped.
+    Feeder(mpsc::Sender<()>),
+}
+
+impl Feeding {
+    /// Closes the worker's stdin (at once, or through its feeder).
+    fn close(self) {
+        match self {
+            Self::Written(stdin) => drop(stdin),
+            Self::Feeder(hold) => drop(hold),
+        }
+    }
+}
+
+/// Writes `job` to the worker's stdin (see [`INLINE_FEED`]).
+fn feed(mut stdin: ChildStdin, job: Feed) -> std::io::Result<Feeding> {
+    let (header, data) = job;
+    if header.len().saturating_add(data.len()) <= INLINE_FEED {
+        // A worker that died early closes the pipe: the error shows at its exit.
+        let _ = stdin
+            .write_all(&header)
+            .and_then(|()| stdin.write_all(&data));
+        return Ok(Feeding::Written(stdin));
+    }
+    let (hold, held) = mpsc::channel::<()>();
+    helper("pdf-worker-in", move || {
+        let _ = stdin
+            .write_all(&header)
+            .and_then(|()| stdin.write_all(&data));
+        // Closed, never sent on: the parent has the worker's exit.
+        let _ = held.recv();
+        drop(stdin);
+    })?;
+    Ok(Feeding::Feeder(hold))
+}
+
+/// A worker process with its two reader threads already running, so a
+/// call starts none for a small job (for a worker started ahead of need,
+/// everything here happened before the call):
 /// * the stdout reader waits for the call's event channel, then relays
 ///   progress and the answer ([`read_answer`]);
 /// * the stderr reader keeps the tail.
 #[derive(Debug)]
 struct Started {
     child: Child,
-    feed: mpsc::Sender<Feed>,
+    stdin: ChildStdin,
     listen: mpsc::Sender<(mpsc::Sender<Event>, usize)>,
     err_reader: JoinHandle<String>,
 }
@@ -278,25 +335,13 @@ fn helper<T: Send + 'static>(
 /// Starts a worker (see [`spawn`]) and its helper threads.
 fn start(isolation: &Isolation, warm: bool) -> Result<Started, PdfError> {
     let mut child = spawn(isolation, warm)?;
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+    let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         let _ = child.kill();
         let _ = child.wait();
         return Err(failed("the worker's pipes are missing"));
     };
-    let (feed, feed_rx) = mpsc::channel::<Feed>();
-    let feeder = helper("pdf-worker-in", move || {
-        if let Ok((header, data)) = feed_rx.recv() {
-            // A worker that dies early closes the pipe: the error is expected.
-            let _ = stdin
-                .write_all(&header)
-                .and_then(|()| stdin.write_all(&data));
-            // Hold stdin open until the parent has the worker's exit.
-            while feed_rx.recv().is_ok() {}
-        }
-        drop(stdin);
-    });
     let (listen, listen_rx) = mpsc::channel::<(mpsc::Sender<Event>, usize)>();
     let out_reader = helper("pdf-worker-out", move || {
         if let Ok((tx, max_answer)) = listen_rx.recv() {
@@ -304,10 +349,10 @@ fn start(isolation: &Isolation, warm: bool) -> Result<Started, PdfError> {
         }
     });
     let err_reader = helper("pdf-worker-err", move || stderr_tail(stderr));
-    match (feeder, out_reader, err_reader) {
-        (Ok(_), Ok(_), Ok(err_reader)) => Ok(Started {
+    match (out_reader, err_reader) {
+        (Ok(_), Ok(err_reader)) => Ok(Started {
             child,
-            feed,
+            stdin,
             listen,
             err_reader,
         }),
@@ -384,7 +429,7 @@ fn wait(
 ) -> (Result<Vec<u8>, PdfError>, Option<Exiting>) {
     let Started {
         mut child,
-        feed,
+        stdin,
         listen,
         err_reader,
     } = started;
@@ -394,12 +439,16 @@ fn wait(
         .saturating_mul(6)
         .saturating_add(16 << 20);
     let deadline = Instant::now() + isolation.timeout;
-    if listen.send((watch.tx.clone(), max_answer)).is_err() || feed.send(job).is_err() {
+    let fed = match listen.send((watch.tx.clone(), max_answer)) {
+        Ok(()) => feed(stdin, job).ok(),
+        Err(_) => None,
+    };
+    let Some(feed) = fed else {
         let _ = child.kill();
         let _ = child.wait();
         let gone = failed("the threads that feed and read the worker are gone");
         return (Err(gone), None);
-    }
+    };
     let mut aborted = false;
     let answer = loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -472,14 +521,14 @@ fn outcome(
 /// logs its stderr; `Err` when it was killed.
 fn settle(
     mut child: Child,
-    feed: mpsc::Sender<Feed>,
+    feed: Feeding,
     err_reader: JoinHandle<String>,
     deadline: Instant,
     aborted: bool,
 ) -> Result<std::process::ExitStatus, PdfError> {
     let status = finish(&mut child, aborted, deadline);
     // The worker has exited (or been killed and reaped): now its stdin may close.
-    drop(feed);
+    feed.close();
     let tail = err_reader.join().unwrap_or_default();
     log_stderr(&tail, aborted);
     status.ok_or_else(|| failed("killed"))
@@ -508,7 +557,7 @@ fn finish(child: &mut Child, aborted: bool, deadline: Instant) -> Option<std::pr
 /// stdin closed only after that, its stderr logged.
 struct Exiting {
     child: Child,
-    feed: mpsc::Sender<Feed>,
+    feed: Feeding,
     err_reader: JoinHandle<String>,
     deadline: Instant,
 }
