@@ -35,6 +35,7 @@
 pub mod json;
 pub mod net;
 pub mod rpc;
+pub mod terminal;
 
 #[cfg(feature = "pdf")]
 pub mod pdf;

@@ -35,8 +35,14 @@ pub struct FetchArgs {
     pub output: Option<PathBuf>,
 }
 
+/// The reason may quote the server (a redirect target, a status line):
+/// its control characters are escaped ([`toolgate::terminal`]).
 fn fail(code: &str, reason: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {code}: {reason}");
+    let reason = reason.to_string();
+    eprintln!(
+        "error: {code}: {}",
+        toolgate::terminal::escape_controls(&reason)
+    );
     ExitCode::from(1)
 }
 

@@ -112,7 +112,12 @@ pub fn run_json_check(file: Option<&Path>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("toolgate json-check: {}: {e}", e.code());
+            let message = e.to_string();
+            eprintln!(
+                "toolgate json-check: {}: {}",
+                e.code(),
+                toolgate::terminal::escape_controls(&message)
+            );
             ExitCode::from(1)
         }
     }

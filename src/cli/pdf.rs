@@ -2,11 +2,19 @@
 //!
 //! Exit codes: 0 success; 1 the file could not be read (the error kind first
 //! on stderr: `error: <kind>: <message>`); 2 usage errors (clap).
-use std::io::Write;
+//!
+//! Nothing from the file reaches the terminal raw ([`toolgate::terminal`]):
+//! errors and warnings have their control characters escaped; JSON output
+//! has DEL and C1 escaped too (serde_json escapes C0); plain text has every
+//! control character but newline and tab replaced by U+FFFD, and pages
+//! end with a form feed (as pdftotext's do) only when stdout is not a
+//! terminal (a newline when it is).
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use toolgate::pdf::{self, Isolation, Options, PageRange, PdfError, Source};
+use toolgate::terminal::{escape_controls, json_for_terminal, printable_text};
 
 /// Arguments of `toolgate extract`.
 #[derive(Debug, clap::Args)]
@@ -49,7 +57,7 @@ pub struct WorkerArgs {
 }
 
 fn fail(e: &PdfError) -> ExitCode {
-    eprintln!("error: {e}");
+    eprintln!("error: {}", escape_controls(&e.to_string()));
     ExitCode::from(1)
 }
 
@@ -59,9 +67,9 @@ fn isolation() -> Result<Isolation, PdfError> {
 
 fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    match serde_json::to_writer_pretty(&mut out, value)
+    match serde_json::to_string_pretty(value)
         .map_err(std::io::Error::other)
-        .and_then(|()| writeln!(out))
+        .and_then(|json| writeln!(out, "{}", json_for_terminal(&json)))
     {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -84,19 +92,23 @@ pub fn run_extract(a: ExtractArgs) -> ExitCode {
     };
     for w in &extraction.warnings {
         match w.page {
-            Some(p) => eprintln!("warning: page {p}: {}", w.message),
-            None => eprintln!("warning: {}", w.message),
+            Some(p) => eprintln!("warning: page {p}: {}", escape_controls(&w.message)),
+            None => eprintln!("warning: {}", escape_controls(&w.message)),
         }
     }
     if a.json {
         return print_json(&extraction);
     }
     let mut out = std::io::stdout().lock();
-    // Pages end with a form feed, as pdftotext's do.
+    // Pages end with a form feed, as pdftotext's do, unless on a terminal.
+    let page_end = if out.is_terminal() { "\n" } else { "\n\x0c" };
     let written = extraction
         .pages
         .iter()
-        .try_for_each(|p| write!(out, "{}\n\x0c", p.text.trim_end_matches('\n')))
+        .try_for_each(|p| {
+            let text = printable_text(p.text.trim_end_matches('\n'));
+            write!(out, "{text}{page_end}")
+        })
         .and_then(|()| out.flush());
     match written {
         Ok(()) => ExitCode::SUCCESS,

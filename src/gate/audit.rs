@@ -2,7 +2,8 @@
 //! or changed something, and with `--audit-all` one per call too.
 //!
 //! Opened for appending only, never through a symbolic link (`O_NOFOLLOW`),
-//! and only when it is a regular file; created with mode 0600, and an
+//! without blocking (`O_NONBLOCK`: a FIFO cannot hang the start), and only
+//! when it is a regular file with one link, owned by the gateway's user; created with mode 0600, and an
 //! existing file with any group or other permission is set to 0600 before
 //! the first line. Each line is written whole with one `write` and no
 //! buffer; a write that fails or falls short is cut back off the file
@@ -45,6 +46,25 @@ pub struct Record<'a> {
     pub arguments: Option<Map<String, Value>>,
 }
 
+impl<'a> Record<'a> {
+    /// A record, stamped now, of `decision` on a message going `direction`
+    /// (`client->server`, `server->client`), every other field empty: fill
+    /// them with struct update syntax.
+    pub fn of(direction: &'a str, decision: &'a str) -> Self {
+        Self {
+            time: rfc3339_now(),
+            direction,
+            id: None,
+            method: None,
+            tool: None,
+            decision,
+            code: None,
+            rule: None,
+            arguments: None,
+        }
+    }
+}
+
 /// The names and JSON sizes of `arguments` (an object; `None` otherwise).
 pub fn argument_sizes(arguments: &Value) -> Option<Map<String, Value>> {
     let m = arguments.as_object()?;
@@ -73,7 +93,9 @@ fn open(path: &Path) -> io::Result<File> {
         .append(true)
         .create(true)
         .mode(0o600)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        // No-follow; non-blocking so a FIFO at the path cannot hang the
+        // open (it is then refused as not a regular file).
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
         .map_err(|e| {
             io::Error::new(
@@ -86,6 +108,22 @@ fn open(path: &Path) -> io::Result<File> {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "the audit path is not a regular file",
+        ));
+    }
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the audit file has {} hard links: another name could read or change the trail",
+                meta.nlink()
+            ),
+        ));
+    }
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the audit file belongs to another user, who could read or truncate the trail",
         ));
     }
     if meta.permissions().mode() & 0o077 != 0 {

@@ -115,22 +115,7 @@ fn exit_code(s: std::process::ExitStatus) -> i32 {
         .unwrap_or(1)
 }
 
-/// Escapes control characters (but tab) of one stderr line, as `\xNN` or `\u{..}`.
-pub fn escape_controls(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    for c in line.chars() {
-        if c.is_control() && c != '\t' {
-            if (c as u32) < 0x100 {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            } else {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use crate::terminal::escape_controls;
 
 fn relay_stderr(err: std::process::ChildStderr) {
     let mut r = BufReader::new(err);

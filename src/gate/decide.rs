@@ -9,7 +9,7 @@ use super::code::{GateCode, Refusal};
 use super::paths::{is_path_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
-use super::policy::{ArgKind, ArgRule, Policy};
+use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::urls::{lenient_form, looks_like_url, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
@@ -46,6 +46,93 @@ pub struct ToolState {
     pub poisoned: bool,
 }
 
+/// Checks the members a mediated request names its operation by: each must
+/// have the type the MCP schema gives it, or the request is invalid
+/// (-32602) rather than decided on a guess (`{"name": ["fetch"]}` is not
+/// the tool `fetch`, nor no tool). `tools/call`: `name` a string,
+/// `arguments` an object when present; `prompts/get`: `name` a string,
+/// `arguments` an object of strings when present; `resources/read`,
+/// `subscribe`, `unsubscribe`: `uri` a string; `completion/complete`:
+/// `ref` an object whose `type` is a string and whose `name`
+/// (`ref/prompt`) or `uri` (`ref/resource`) is a string, `argument` an
+/// object with string `name` and `value`, `context.arguments` an object of
+/// strings when present. Other methods: `params` an object when present.
+///
+/// # Errors
+/// The RFC 6901 pointer of the first member of the wrong type, and what
+/// it should be.
+pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> {
+    let Some(params) = params else {
+        return match method {
+            "tools/call"
+            | "prompts/get"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "completion/complete" => Err("/params is missing".to_owned()),
+            _ => Ok(()),
+        };
+    };
+    let Some(p) = params.as_object() else {
+        return Err("/params must be an object".to_owned());
+    };
+    let string = |v: Option<&Value>, at: &str| match v {
+        Some(Value::String(_)) => Ok(()),
+        _ => Err(format!("{at} must be a string")),
+    };
+    let object_of_strings = |v: Option<&Value>, at: &str| match v {
+        None => Ok(()),
+        Some(Value::Object(m)) => match m.iter().find(|(_, v)| !v.is_string()) {
+            None => Ok(()),
+            Some((k, _)) => Err(format!(
+                "{at}/{} must be a string",
+                k.replace('~', "~0").replace('/', "~1")
+            )),
+        },
+        Some(_) => Err(format!("{at} must be an object")),
+    };
+    match method {
+        "tools/call" => {
+            string(p.get("name"), "/params/name")?;
+            match p.get("arguments") {
+                None | Some(Value::Object(_)) => Ok(()),
+                Some(_) => Err("/params/arguments must be an object".to_owned()),
+            }
+        }
+        "prompts/get" => {
+            string(p.get("name"), "/params/name")?;
+            object_of_strings(p.get("arguments"), "/params/arguments")
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            string(p.get("uri"), "/params/uri")
+        }
+        "completion/complete" => {
+            let Some(Value::Object(r)) = p.get("ref") else {
+                return Err("/params/ref must be an object".to_owned());
+            };
+            string(r.get("type"), "/params/ref/type")?;
+            match r.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => string(r.get("name"), "/params/ref/name")?,
+                Some("ref/resource") => string(r.get("uri"), "/params/ref/uri")?,
+                _ => {}
+            }
+            let Some(Value::Object(a)) = p.get("argument") else {
+                return Err("/params/argument must be an object".to_owned());
+            };
+            string(a.get("name"), "/params/argument/name")?;
+            string(a.get("value"), "/params/argument/value")?;
+            match p.get("context") {
+                None => Ok(()),
+                Some(Value::Object(c)) => {
+                    object_of_strings(c.get("arguments"), "/params/context/arguments")
+                }
+                Some(_) => Err("/params/context must be an object".to_owned()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The static part of every decision: the policy, the roots, the poison mode.
 #[derive(Debug, Clone, Default)]
 pub struct Gatekeeper {
@@ -74,30 +161,15 @@ impl Gatekeeper {
         current: Option<&ToolState>,
         pins: Option<&Pins>,
     ) -> Result<(), Refusal> {
-        let (found, _) = poison::clean(name);
-        if !found.is_clean() {
-            return Err(Refusal::new(
-                GateCode::Poisoned,
-                format!("the tool name carries {}", found.summary()),
-                "builtin poison check (names)",
-            ));
-        }
-        if let Some(g) = self.policy.tools_deny.first_match(name) {
-            return Err(Refusal::new(
-                GateCode::ToolDenied,
-                format!("tool `{name}` is denied by the policy"),
-                format!("tools.deny \"{g}\""),
-            ));
-        }
-        if let Some(allow) = &self.policy.tools_allow {
-            if allow.first_match(name).is_none() {
-                return Err(Refusal::new(
-                    GateCode::ToolDenied,
-                    format!("tool `{name}` is not in the policy's allow list"),
-                    "tools.allow",
-                ));
-            }
-        }
+        let lists = NameLists {
+            kind: "tool",
+            section: "tools",
+            deny: &self.policy.tools_deny,
+            allow: self.policy.tools_allow.as_ref(),
+            poisoned: GateCode::Poisoned,
+            denied: GateCode::ToolDenied,
+        };
+        lists.decide(name)?;
         if self.poison == PoisonMode::Refuse && current.is_some_and(|c| c.poisoned) {
             return Err(Refusal::new(
                 GateCode::Poisoned,
@@ -142,31 +214,15 @@ impl Gatekeeper {
     /// # Errors
     /// `policy.prompt_denied`.
     pub fn prompt_decision(&self, name: &str) -> Result<(), Refusal> {
-        let (found, _) = poison::clean(name);
-        if !found.is_clean() {
-            return Err(Refusal::new(
-                GateCode::PromptDenied,
-                format!("the prompt name carries {}", found.summary()),
-                "builtin poison check (names)",
-            ));
+        NameLists {
+            kind: "prompt",
+            section: "prompts",
+            deny: &self.policy.prompts_deny,
+            allow: self.policy.prompts_allow.as_ref(),
+            poisoned: GateCode::PromptDenied,
+            denied: GateCode::PromptDenied,
         }
-        if let Some(g) = self.policy.prompts_deny.first_match(name) {
-            return Err(Refusal::new(
-                GateCode::PromptDenied,
-                format!("prompt `{name}` is denied by the policy"),
-                format!("prompts.deny \"{g}\""),
-            ));
-        }
-        if let Some(allow) = &self.policy.prompts_allow {
-            if allow.first_match(name).is_none() {
-                return Err(Refusal::new(
-                    GateCode::PromptDenied,
-                    format!("prompt `{name}` is not in the policy's allow list"),
-                    "prompts.allow",
-                ));
-            }
-        }
-        Ok(())
+        .decide(name)
     }
 
     /// May the resource at `uri` be shown (`resources/list`) and used
@@ -291,27 +347,47 @@ impl Gatekeeper {
         }
     }
 
-    /// Filters one page of `prompts/list` or `resources/list` in place:
-    /// every entry the same decision refuses when it is used
-    /// ([`Gatekeeper::prompt_decision`], [`Gatekeeper::resource_decision`])
-    /// is removed, so shown = usable. Returns why each was hidden.
+    /// Filters one page of `prompts/list`, `resources/list` or
+    /// `resources/templates/list` in place: every entry the same decision
+    /// refuses when it is used ([`Gatekeeper::prompt_decision`],
+    /// [`Gatekeeper::resource_decision`]) is removed, so shown = usable. A
+    /// resource template (RFC 6570) is decided on its representative
+    /// expansion ([`representative_expansion`]): one whose fixed parts
+    /// alone are refused (a refused scheme or host, a `file:` path outside
+    /// the roots) is hidden, and so is one with a variable in its scheme or
+    /// authority (the gateway cannot vouch for its hosts); every URI read from a
+    /// shown template is still decided by `resources/read`. An entry
+    /// without its string key (`name`, `uri`, `uriTemplate`) is hidden
+    /// (`tool.bad_response`). Returns why each was hidden.
     pub fn filter_list_page(&self, method: &str, result: &mut Value) -> Vec<Refusal> {
         let member = match method {
             "prompts/list" => "prompts",
             "resources/list" => "resources",
+            "resources/templates/list" => "resourceTemplates",
             _ => return Vec::new(),
         };
         let mut hidden = Vec::new();
         let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
             return hidden;
         };
+        let key = match member {
+            "prompts" => "name",
+            "resources" => "uri",
+            _ => "uriTemplate",
+        };
         items.retain(|item| {
-            let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default();
-            let decided = if member == "prompts" {
-                self.prompt_decision(text("name"))
-            } else {
-                self.resource_decision("resources/read", text("uri"))
-                    .map(|_| ())
+            let decided = match (member, item.get(key).and_then(Value::as_str)) {
+                (_, None) => Err(Refusal::new(
+                    GateCode::BadResponse,
+                    format!("a {member} entry without a string `{key}`"),
+                    "builtin listing check",
+                )),
+                ("prompts", Some(name)) => self.prompt_decision(name),
+                ("resources", Some(uri)) => {
+                    self.resource_decision("resources/read", uri).map(|_| ())
+                }
+                (_, Some(template)) => representative_expansion(template)
+                    .and_then(|uri| self.resource_decision("resources/read", &uri).map(|_| ())),
             };
             match decided {
                 Ok(()) => true,
@@ -455,6 +531,105 @@ impl Gatekeeper {
                 }
                 ArgKind::Text => {}
             }
+        }
+        Ok(())
+    }
+}
+
+/// The URI a resource template (RFC 6570) stands for when each of its
+/// expressions expands to `x` as its operator says (`{v}` and `{+v}` to
+/// `x`, `{/v}` to `/x`, `{.v}` to `.x`, `{#v}` to `#x`, `{;v}` to `;x=x`,
+/// `{?v}` to `?x=x`, `{&v}` to `&x=x`): its fixed parts, which every
+/// expansion shares.
+///
+/// # Errors
+/// `tool.bad_response` for an unclosed or nested `{` or a stray `}`, and
+/// for a template with an expression in its scheme or authority (host,
+/// port, user info): the gateway cannot vouch for the hosts it expands to.
+pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
+    let refuse = |why: &str| {
+        Refusal::new(
+            GateCode::BadResponse,
+            format!("a resource template {why}"),
+            "builtin listing check",
+        )
+    };
+    let authority_end = match template.find("://") {
+        Some(i) => {
+            let after = i.saturating_add(3);
+            template
+                .get(after..)
+                .and_then(|rest| rest.find(['/', '?', '#']))
+                .map_or(template.len(), |j| after.saturating_add(j))
+        }
+        None => template.find(':').unwrap_or(template.len()),
+    };
+    if template.find('{').is_some_and(|i| i < authority_end) {
+        return Err(refuse("with a variable in its scheme or host"));
+    }
+    let mut out = String::with_capacity(template.len());
+    let mut expression: Option<String> = None;
+    for c in template.chars() {
+        match (c, expression.as_mut()) {
+            ('{', None) => expression = Some(String::new()),
+            ('}', Some(e)) => {
+                out.push_str(match e.chars().next() {
+                    Some('/') => "/x",
+                    Some('.') => ".x",
+                    Some('#') => "#x",
+                    Some(';') => ";x=x",
+                    Some('?') => "?x=x",
+                    Some('&') => "&x=x",
+                    _ => "x",
+                });
+                expression = None;
+            }
+            ('{' | '}', _) => return Err(refuse("with unbalanced braces")),
+            (c, Some(e)) => e.push(c),
+            (c, None) => out.push(c),
+        }
+    }
+    if expression.is_some() {
+        return Err(refuse("with unbalanced braces"));
+    }
+    Ok(out)
+}
+
+/// The name half of a tool or prompt decision: hidden characters in the
+/// name, then the policy's deny list, then its allow list.
+struct NameLists<'a> {
+    kind: &'static str,
+    section: &'static str,
+    deny: &'a GlobList,
+    allow: Option<&'a GlobList>,
+    poisoned: GateCode,
+    denied: GateCode,
+}
+
+impl NameLists<'_> {
+    fn decide(&self, name: &str) -> Result<(), Refusal> {
+        let (kind, section) = (self.kind, self.section);
+        let (found, _) = poison::clean(name);
+        if !found.is_clean() {
+            return Err(Refusal::new(
+                self.poisoned,
+                format!("the {kind} name carries {}", found.summary()),
+                "builtin poison check (names)",
+            ));
+        }
+        if let Some(g) = self.deny.first_match(name) {
+            return Err(Refusal::new(
+                self.denied,
+                format!("{kind} `{name}` is denied by the policy"),
+                format!("{section}.deny \"{g}\""),
+            ));
+        }
+        if self.allow.is_some_and(|a| a.first_match(name).is_none()) {
+            return Err(Refusal::new(
+                self.denied,
+                format!("{kind} `{name}` is not in the policy's allow list"),
+                format!("{section}.allow"),
+            ));
         }
         Ok(())
     }
@@ -689,5 +864,89 @@ max_bytes = 10
         assert_eq!(d("a", None), "tool.not_listed");
         assert_eq!(d("b", Some(&st("h1", false))), "tool.not_pinned");
         assert_eq!(d("a", Some(&st("h1", true))), "tool.poisoned");
+    }
+
+    #[test]
+    fn representative_expansions() {
+        let e = |t: &str| representative_expansion(t).map_err(|r| r.code());
+        assert_eq!(e("https://h/{a}/b{+c}"), Ok("https://h/x/bx".to_owned()));
+        assert_eq!(
+            e("file:///r{/p}{.ext}{?q,r}{&s}{;t}{#f}"),
+            Ok("file:///r/x.x?x=x&x=x;x=x#x".to_owned())
+        );
+        for host_variable in [
+            "{scheme}://169.254.169.254/latest",
+            "http://127.0.0.{n}/",
+            "http://169.254.169.254{/path}",
+            "http://{host}/",
+            "http://u:{p}@h/",
+            "{+base}/x",
+        ] {
+            assert_eq!(
+                e(host_variable),
+                Err("tool.bad_response"),
+                "{host_variable}"
+            );
+        }
+        assert_eq!(e("file:///etc/{name}"), Ok("file:///etc/x".to_owned()));
+        assert_eq!(e(""), Ok(String::new()));
+        for bad in ["{", "a{b", "}", "a}b", "{{a}}", "{a{b}}"] {
+            assert_eq!(e(bad), Err("tool.bad_response"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn templates_hidden_by_their_fixed_parts() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        let mut g = keeper("[tools]\n");
+        g.roots = Some(
+            Roots::new(
+                std::slice::from_ref(&root),
+                root.clone(),
+                None,
+                crate::gate::RelativePaths::Cwd,
+                crate::gate::TildePaths::Refuse,
+            )
+            .unwrap(),
+        );
+        let inside = format!("file://{}/{{name}}", root.display());
+        let operator = format!("file://{}{{/p}}", root.display());
+        let mut page = json!({"resourceTemplates": [
+            {"uriTemplate": "https://example.com/{p}"},
+            {"uriTemplate": "http://169.254.169.254/{+k}"},
+            {"uriTemplate": "http://{host}/"},
+            {"uriTemplate": "file:///etc/{name}"},
+            {"uriTemplate": inside},
+            {"uriTemplate": operator},
+            {"uriTemplate": "gopher://h/{x}"},
+            {"uriTemplate": "https://e/{x"},
+            {"name": "no template"},
+        ]});
+        let hidden = g.filter_list_page("resources/templates/list", &mut page);
+        let shown: Vec<&str> = page["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["uriTemplate"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                "https://example.com/{p}",
+                inside.as_str(),
+                operator.as_str()
+            ]
+        );
+        // `http://{host}/` too: its host is not fixed.
+        assert_eq!(hidden.len(), 6);
+        let mut page = json!({"prompts": [{"name": "p"}, {"title": "no name"}],
+            "resources": [{"uri": "https://example.com/"}, {"name": "no uri"}]});
+        assert_eq!(g.filter_list_page("prompts/list", &mut page).len(), 1);
+        assert_eq!(g.filter_list_page("resources/list", &mut page).len(), 1);
+        assert_eq!(
+            page,
+            json!({"prompts": [{"name": "p"}], "resources": [{"uri": "https://example.com/"}]})
+        );
     }
 }

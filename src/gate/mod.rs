@@ -32,13 +32,17 @@ mod pin;
 pub mod poison;
 mod policy;
 mod proxy;
+mod recover;
 mod run;
 mod urls;
 
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
 pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
-pub use decide::{Gatekeeper, ToolState, MAX_SCANNED_STRINGS, PASSED_METHODS};
+pub use decide::{
+    params_shape, representative_expansion, Gatekeeper, ToolState, MAX_SCANNED_STRINGS,
+    PASSED_METHODS,
+};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
 pub use paths::{
@@ -53,7 +57,10 @@ pub use policy::{
 };
 pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, CANCELLED_CALL_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES,
-    GATE_ERROR, MAX_PENDING_REQUESTS,
+    GATE_ERROR, GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, OWN_LIST_TIMEOUT,
 };
+pub use recover::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use run::{run, GRACE};
-pub use urls::{lenient_form, looks_like_url, vet_addresses, vet_url, PendingName, URL_SCHEMES};
+pub use urls::{
+    lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
+};

@@ -6,6 +6,12 @@
 //! looking only at names inside it, every symbolic link followed (dangling
 //! ones too; one that leaves the root refuses), a component that does not
 //! exist taken as written. The result must lie under a canonical root.
+//! And the path must land inside a root read *lexically* too (`..`
+//! removing the component before it, as Node's `path.resolve` and Python's
+//! `os.path.normpath` do, without looking at the disk): `link/../../x` is
+//! refused when either reading leaves the roots. A path that is not in
+//! Unicode NFC is refused (servers that normalise names, as the reference
+//! filesystem server does for a missing one, would open another entry).
 //!
 //! What the gateway assumes about the child (stated in `docs/gate.md`):
 //! * an absolute path is the path the child opens;
@@ -91,6 +97,8 @@ pub enum TildePaths {
 #[derive(Debug, Clone)]
 pub struct Roots {
     roots: std::sync::Arc<Vec<Root>>,
+    /// Each root as given (absolute, lexically normalised) and canonical.
+    lexical: Vec<PathBuf>,
     cwd: PathBuf,
     home: Option<PathBuf>,
     relative: RelativePaths,
@@ -111,13 +119,17 @@ impl Roots {
         tilde: TildePaths,
     ) -> io::Result<Self> {
         let mut open = Vec::with_capacity(roots.len());
+        let mut lexical = Vec::with_capacity(roots.len().saturating_mul(2));
         for r in roots {
             let root = Root::new(&cwd.join(r))
                 .map_err(|e| io::Error::new(e.kind(), format!("root {}: {e}", r.display())))?;
+            lexical.push(normalize(&cwd.join(r)));
+            lexical.push(root.path().to_path_buf());
             open.push(root);
         }
         Ok(Self {
             roots: std::sync::Arc::new(open),
+            lexical,
             cwd,
             home,
             relative,
@@ -140,7 +152,16 @@ impl Roots {
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {
             return refuse("the path does not resolve inside any --root directory");
         }
-        let inside_any = |p: &str| self.roots.iter().any(|r| r.check_beneath(p).is_ok());
+        if !icu_normalizer::ComposingNormalizerBorrowed::new_nfc().is_normalized(text) {
+            return refuse("a path not in Unicode NFC: a server that normalises names could open another entry");
+        }
+        // Inside a root on disk (links followed) and lexically (`..` taken
+        // textually), each reading the way some server reads it.
+        let inside_any = |p: &str| {
+            let lexical = normalize(Path::new(p));
+            self.lexical.iter().any(|r| lexical.starts_with(r))
+                && self.roots.iter().any(|r| r.check_beneath(p).is_ok())
+        };
         let ok = if let Some(rest) = text.strip_prefix('~') {
             let home = match (self.tilde, &self.home) {
                 (TildePaths::Home, Some(h)) if rest.is_empty() || rest.starts_with('/') => h,
@@ -175,6 +196,23 @@ impl Roots {
     }
 }
 
+/// `path` with `.` and `..` resolved textually (`..` removes the component
+/// before it; at the top it stays at `/`), without looking at the disk.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,13 +221,14 @@ mod tests {
     fn setup(relative: RelativePaths, tilde: TildePaths) -> (tempfile::TempDir, Roots) {
         let t = tempfile::tempdir().unwrap();
         let base = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(base.join("data/sub")).unwrap();
+        std::fs::create_dir_all(base.join("data/sub/deeper")).unwrap();
         std::fs::create_dir_all(base.join("outside")).unwrap();
         std::fs::write(base.join("data/a.txt"), "a").unwrap();
         std::fs::write(base.join("outside/secret"), "s").unwrap();
         symlink(base.join("outside"), base.join("data/escape")).unwrap();
         symlink("../outside/new", base.join("data/dangling")).unwrap();
         symlink("sub", base.join("data/inner")).unwrap();
+        symlink("sub/deeper", base.join("data/deep")).unwrap();
         symlink("loop", base.join("data/loop")).unwrap();
         let roots = Roots::new(
             &[PathBuf::from("data")],
@@ -228,6 +267,15 @@ mod tests {
         assert!(!ok("data/a\0b"));
         assert!(!ok(&"a/".repeat(3000)));
         assert!(!ok("data/missing/../../outside"));
+        // `..` after a link: inside on disk (inner -> sub), outside when
+        // read textually.
+        assert!(ok("data/deep/../x"), "inside both ways");
+        assert!(!ok("data/deep/../../outside/secret"), "inside on disk only");
+        assert!(!ok("data/deep/../../../outside"));
+        assert!(ok("data/inner/../a.txt"));
+        // Not NFC: `cafe` + U+0301 could be opened as `café`.
+        assert!(!ok("data/cafe\u{301}/x"));
+        assert!(ok("data/caf\u{e9}/x"));
     }
 
     /// Relative and `~` forms are refused unless the policy says how the

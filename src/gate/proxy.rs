@@ -38,10 +38,13 @@ use crate::engine::{
     Peer, Reply, Request, Response, Revision, Service,
 };
 use crate::json::{parse_strict, Limits};
-use crate::rpc::{RpcError, AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
+use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
-/// Default `--max-response-bytes`: 16 MiB, the server's response bound.
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+mod own_listing;
+pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
+
+/// Default `--max-response-bytes`: the core's response bound, 16 MiB.
+pub use crate::json::MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES;
 
 /// Most client requests waiting for the child at once; more get `tool.busy`.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
@@ -50,6 +53,10 @@ pub const MAX_PENDING_REQUESTS: usize = 4096;
 /// `--call-timeout` and the server does not answer (a cancellation is
 /// advice to the server, not proof that the call stopped).
 pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long a forwarded request other than `tools/call` (which
+/// `--call-timeout` bounds) waits for the server: then `tool.call_timeout`.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
 
 /// JSON-RPC code of the gateway's own errors (timeout, child gone, bad
 /// answer): -32603 internal error, with `error.data.code` the `tool.*` code.
@@ -118,6 +125,10 @@ struct State {
     /// Learning (trust on first use, `--pin-update`) ended with the first
     /// complete listing: later listings are checked against it.
     learning_done: bool,
+    /// A complete `tools/list` (its last page) has passed the gateway.
+    listed: bool,
+    /// A listing page has been learned from (trust on first use).
+    learn_seen: bool,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -137,6 +148,8 @@ struct Shared {
     /// The session's era, followed as the requests and the child's
     /// `initialize` answer pass: every answer the gateway writes itself fits it.
     era: Mutex<Era>,
+    /// Held while the gateway makes its own listing (one at a time).
+    listing: tokio::sync::Mutex<()>,
 }
 
 /// The gateway as an engine [`Service`]; clone it to feed the child's lines
@@ -162,6 +175,24 @@ fn gate_error(code: GateCode, message: String) -> ErrorObject {
         message,
         data: Some(json!({"code": code.code()})),
     }
+}
+
+/// The cursor of the next page of a listing: only a non-empty string
+/// (`""`, `null`, a number or an object end the listing, as clients take
+/// them).
+pub(super) fn next_cursor(result: &Value) -> Option<&str> {
+    result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+}
+
+/// The `cursor` a `tools/list` request asks for, when any.
+fn next_cursor_param(request: &Request) -> Option<&Value> {
+    request
+        .params_object()
+        .and_then(|p| p.get("cursor"))
+        .filter(|c| !c.is_null())
 }
 
 fn valid_id(v: &Value) -> Option<Id> {
@@ -200,6 +231,8 @@ impl GateService {
                     pins,
                     learned: Pins::default(),
                     learning_done: false,
+                    listed: false,
+                    learn_seen: false,
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -208,6 +241,7 @@ impl GateService {
                 peer: Mutex::new(None),
                 client_closed: AtomicBool::new(false),
                 era: Mutex::new(Era::default()),
+                listing: tokio::sync::Mutex::new(()),
             }),
         }
     }
@@ -457,8 +491,9 @@ impl GateService {
                         }
                         self.pin_instructions(&mut result);
                     }
+                    "server/discover" => self.pin_instructions(&mut result),
                     "tools/list" => self.filter_list(&mut result),
-                    "prompts/list" | "resources/list" => {
+                    "prompts/list" | "resources/list" | "resources/templates/list" => {
                         for r in self.shared.keeper.filter_list_page(method, &mut result) {
                             tracing::warn!(
                                 method,
@@ -534,6 +569,7 @@ impl GateService {
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
+        let last_page = next_cursor(result).is_none();
         if learning {
             // Trust on first use: what is listed now is what gets pinned.
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
@@ -587,19 +623,61 @@ impl GateService {
             };
             self.audit(st, rec);
         }
-        if let (PinMode::Learn(path), true) = (&self.shared.pin, learning) {
-            let last_page = result.get("nextCursor").is_none_or(Value::is_null);
-            if last_page {
-                // Learning ends with the first complete listing, saved or
-                // not: what was learned is enforced from now on.
-                st.learning_done = true;
-                match st.learned.save(path) {
-                    Ok(()) => {
-                        tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
-                    }
-                    Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
+        st.listed |= last_page;
+        st.learn_seen |= learning;
+        if learning && last_page {
+            self.end_learning(st);
+        }
+    }
+
+    /// Learning ends with the first complete listing (or when a listing
+    /// starts over), saved or not: what was learned is enforced from now on.
+    fn end_learning(&self, st: &mut State) {
+        st.learning_done = true;
+        if let PinMode::Learn(path) = &self.shared.pin {
+            match st.learned.save(path) {
+                Ok(()) => {
+                    tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
                 }
+                Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
             }
+        }
+    }
+
+    /// Under `--audit-all`, records a mediated request other than
+    /// `tools/call` that is about to reach the server; once the log cannot
+    /// be written, every such request is refused (fail closed).
+    fn audit_operation(&self, request: &Request) -> Result<(), Refusal> {
+        if super::decide::PASSED_METHODS.contains(&request.method.as_str()) {
+            return Ok(());
+        }
+        let unavailable = || {
+            Refusal::new(
+                GateCode::AuditUnavailable,
+                "the audit log cannot be written",
+                "--audit",
+            )
+        };
+        let mut st = lock(&self.shared.state);
+        if st.audit_failed {
+            return Err(unavailable());
+        }
+        if !self.shared.audit_all {
+            return Ok(());
+        }
+        let rec = Record {
+            id: Some(request.id.to_value()),
+            method: Some(&request.method),
+            arguments: request
+                .params_object()
+                .and_then(|p| p.get("arguments"))
+                .and_then(argument_sizes),
+            ..Record::of("client->server", "allowed")
+        };
+        if self.audit(&mut st, rec) {
+            Ok(())
+        } else {
+            Err(unavailable())
         }
     }
 
@@ -643,26 +721,14 @@ impl GateService {
         Ok(())
     }
 
-    /// One line the child wrote (without its newline); `oversized` when it
-    /// was over the bound and already discarded.
-    pub fn child_line(&self, line: Option<&[u8]>, runtime: &tokio::runtime::Handle) {
-        let Some(bytes) = line else {
-            tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
-            return;
-        };
+    /// One line the child wrote (without its newline).
+    pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle) {
         let value = match parse_strict(bytes, &self.shared.limits) {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "the child wrote a line that is not strict JSON; dropped");
-                // The id, when it can be read for certain (the core's rule
-                // for client lines): that request is answered, not left pending.
-                if let Some(id) = crate::rpc::detectable_error_id(bytes, &RpcError::Json(e)) {
-                    self.fail_pending(
-                        &id,
-                        GateCode::BadResponse,
-                        "the server's answer failed the strict JSON layer",
-                    );
-                }
+                // The request it answers is answered, not left pending.
+                self.fail_recovered(bytes, "the server's answer failed the strict JSON layer");
                 return;
             }
         };
@@ -675,6 +741,24 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let server_id = value.get("id").and_then(valid_id);
+                    if let (true, Some(sid), Some(roots)) = (
+                        method == "roots/list",
+                        &server_id,
+                        &self.shared.keeper.roots,
+                    ) {
+                        // With --root, the server's roots are the
+                        // gateway's: a client's wider roots never reach it.
+                        let list: Vec<Value> = roots
+                            .roots()
+                            .iter()
+                            .filter_map(|p| url::Url::from_file_path(p).ok())
+                            .map(|u| json!({"uri": u.as_str()}))
+                            .collect();
+                        let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": list}});
+                        let _ = self.send_child(answer.to_string().as_bytes());
+                        tracing::info!("roots/list answered with --root");
+                        return;
+                    }
                     let mut screened = value.clone();
                     let raw = match self.check_result(server_id.as_ref(), &method, &mut screened) {
                         Ok(()) if screened == value => String::from_utf8_lossy(bytes).into_owned(),
@@ -705,19 +789,12 @@ impl GateService {
             return;
         }
         let id = value.get("id").and_then(valid_id);
-        if !crate::engine::wire::is_valid_response(&value) {
+        let (true, Some(id)) = (crate::engine::wire::is_valid_response(&value), id) else {
             tracing::warn!("the child wrote a malformed response; dropped");
-            if let Some(id) = id {
-                self.fail_pending(
-                    &id,
-                    GateCode::BadResponse,
-                    "the server's answer was not a valid JSON-RPC response",
-                );
-            }
-            return;
-        }
-        let Some(id) = id else {
-            tracing::warn!("the child answered with id null; dropped");
+            self.fail_recovered(
+                bytes,
+                "the server's answer was not a valid JSON-RPC response",
+            );
             return;
         };
         let outcome = match value.get("error") {
@@ -729,6 +806,26 @@ impl GateService {
                 let _ = p.tx.send(outcome);
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// A line over `--max-response-bytes`, discarded: `prefix` and
+    /// `suffix` are its start and end, read for the id of the request it
+    /// answers (first or last member, as writers put it).
+    pub fn child_oversized(&self, prefix: &[u8], suffix: &[u8]) {
+        tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
+        let message = "the server's answer was over --max-response-bytes";
+        self.fail_recovered(prefix, message);
+        for id in super::recover::tail_id_candidates(suffix) {
+            self.fail_pending(&id, GateCode::BadResponse, message);
+        }
+    }
+
+    /// Answers with `tool.bad_response` each waiting request that the
+    /// unforwardable line `bytes` names ([`super::recover::id_candidates`]).
+    fn fail_recovered(&self, bytes: &[u8], message: &str) {
+        for id in super::recover::id_candidates(bytes) {
+            self.fail_pending(&id, GateCode::BadResponse, message);
         }
     }
 
@@ -773,6 +870,11 @@ impl GateService {
         {
             let mut st = lock(&self.shared.state);
             if st.pending.contains_key(&req.id) {
+                if limited {
+                    if let Some(t) = &tool {
+                        st.limiter.release(t);
+                    }
+                }
                 return Handled::Reply(Reply::Send(Response::error(
                     Some(req.id),
                     ErrorObject {
@@ -822,10 +924,14 @@ impl GateService {
                 )));
             }
         }
-        let timeout = self
-            .shared
-            .call_timeout
-            .filter(|_| req.method == "tools/call");
+        // `--call-timeout` bounds `tools/call`; every other forwarded
+        // request gets REQUEST_DEADLINE (an answer the gateway could not
+        // read must not leave it waiting).
+        let timeout = if req.method == "tools/call" {
+            self.shared.call_timeout
+        } else {
+            Some(REQUEST_DEADLINE)
+        };
         Handled::Task(Box::pin(async move {
             let id = req.id.clone();
             if resolve {
@@ -852,7 +958,7 @@ impl GateService {
                 };
                 if let Some(r) = refusal {
                     me.finish(&id);
-                    return Reply::Send(me.denial(id, &r));
+                    return Reply::Send(me.denial_for(&req.method, id, &r));
                 }
                 if let Err(code) = me.send_child(&req.raw) {
                     me.finish(&id);
@@ -903,8 +1009,53 @@ impl Service for GateService {
 
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
         // Follow the era (the child answers the other era's requests itself).
+        if own_listing::is_reserved(&request.id) {
+            return Handled::Reply(Reply::Send(Response::error(
+                Some(request.id),
+                ErrorObject {
+                    code: crate::rpc::INVALID_REQUEST,
+                    message: format!(
+                        "ids starting with `{GATE_ID_PREFIX}` are reserved for the gateway's own requests"
+                    ),
+                    data: None,
+                },
+            )));
+        }
+        if let Err(at) = super::decide::params_shape(&request.method, request.params.as_ref()) {
+            tracing::warn!(method = %request.method, %at, "request with invalid params refused");
+            return Handled::Reply(Reply::Send(
+                crate::engine::wire::ProtocolError::invalid_params(&request.id, &at).into(),
+            ));
+        }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
         if request.method == "tools/call" {
+            let tool = request
+                .params_object()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if self.needs_own_listing(tool) {
+                // Decided by a listing the gateway makes itself (`--pin`).
+                let me = self.clone();
+                return Handled::Task(Box::pin(async move {
+                    if let Err(why) = me.own_listing(&request).await {
+                        tracing::warn!(%why, "the gateway's own tools/list did not complete");
+                    }
+                    let vetted = {
+                        let mut st = lock(&me.shared.state);
+                        me.vet_call(&request, &mut st)
+                    };
+                    match vetted {
+                        Ok((tool, limited, names)) => {
+                            match me.forward(request, ctx, Some(tool), limited, names) {
+                                Handled::Reply(r) => r,
+                                Handled::Call(f) | Handled::Task(f) => f.await,
+                            }
+                        }
+                        Err(reply) => reply,
+                    }
+                }));
+            }
             let vetted = {
                 let mut st = lock(&self.shared.state);
                 self.vet_call(&request, &mut st)
@@ -916,25 +1067,30 @@ impl Service for GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
-        match self
+        if request.method == "tools/list" && next_cursor_param(&request).is_none() {
+            // A listing started over: the one before it, complete or not,
+            // ends trust-on-first-use learning.
+            let mut st = lock(&self.shared.state);
+            if st.learn_seen && !st.learning_done {
+                self.end_learning(&mut st);
+            }
+        }
+        let decided = self
             .shared
             .keeper
             .check_request(&request.method, request.params.as_ref())
-        {
+            .and_then(|names| self.audit_operation(&request).map(|()| names));
+        match decided {
             Ok(names) => self.forward(request, ctx, None, false, names),
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
                 let mut st = lock(&self.shared.state);
                 let rec = Record {
-                    time: rfc3339_now(),
-                    direction: "client->server",
                     id: Some(request.id.to_value()),
                     method: Some(&request.method),
-                    tool: None,
-                    decision: "refused",
                     code: Some(r.code()),
                     rule: Some(r.rule()),
-                    arguments: None,
+                    ..Record::of("client->server", "refused")
                 };
                 let _ = self.audit(&mut st, rec);
                 drop(st);
@@ -948,6 +1104,44 @@ impl Service for GateService {
     }
 
     fn notification(&mut self, notification: Notification) {
+        // Only notifications reach the server: a request sent without an
+        // id (`tools/call`, `resources/read`, …) names an operation no
+        // answer could refuse, so it is dropped, unless `[methods] allow`
+        // names it; either way its params get the URL and path checks.
+        let method = notification.method.as_str();
+        let keeper = &self.shared.keeper;
+        let known = method.starts_with("notifications/")
+            || keeper.policy.methods_allow.first_match(method).is_some();
+        let mut params = notification.params.clone().unwrap_or(Value::Null);
+        if let Some(o) = params.as_object_mut() {
+            o.remove("_meta");
+        }
+        let vetted = if known {
+            keeper.check_arguments(method, &params).map(|_| ())
+        } else {
+            Err(Refusal::new(
+                GateCode::MethodDenied,
+                format!("`{method}` sent as a notification is not forwarded"),
+                "[methods] allow",
+            ))
+        };
+        if let Err(r) = vetted {
+            tracing::warn!(
+                method,
+                code = r.code(),
+                rule = r.rule(),
+                "notification dropped"
+            );
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                method: Some(method),
+                code: Some(r.code()),
+                rule: Some(r.rule()),
+                ..Record::of("client->server", "refused")
+            };
+            let _ = self.audit(&mut st, rec);
+            return;
+        }
         if notification.method == "notifications/cancelled" {
             // Advice to the server, not an answer: the call keeps its
             // slot until the server answers or its deadline passes.

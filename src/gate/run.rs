@@ -92,11 +92,17 @@ fn read_child(
         return;
     };
     let handle = rt.handle().clone();
-    let mut reader = LineReader::new(BufReader::new(stdout), max_response);
+    let mut reader = LineReader::with_prefix(
+        BufReader::new(stdout),
+        max_response,
+        super::recover::MAX_ID_SCAN_BYTES,
+    );
     loop {
         match reader.next_frame() {
-            Ok(Frame::Line(l)) => service.child_line(Some(&l), &handle),
-            Ok(Frame::Oversized { .. }) => service.child_line(None, &handle),
+            Ok(Frame::Line(l)) => service.child_line(&l, &handle),
+            Ok(Frame::Oversized { .. }) => {
+                service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix())
+            }
             Ok(Frame::Eof) | Err(_) => break,
         }
     }

@@ -11,7 +11,10 @@
 //! DIGIT / "+" / "-" / ".")`, RFC 3986) followed by a colon and a character
 //! that is not whitespace: `javascript:alert(1)`, `gopher:x`, `myapp://cb`,
 //! `ht<TAB>tp://…`. `"Re: minutes"` and `"TODO: fix"` (a space after the
-//! colon), `"C:\dir"` (a one-letter scheme) and `"12:30"` stay text.
+//! colon), `"C:\dir"` (a one-letter scheme) and `"12:30"` stay text. A
+//! scheme-less text a server adding a scheme would fetch is a URL too
+//! ([`url_form`]): `//host/…`, an IP literal followed by a path or a port,
+//! a bare dotted quad.
 //!
 //! Accepted false positives (text taken for a URL and refused with
 //! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
@@ -63,10 +66,10 @@ pub const URL_SCHEMES: &[&str] = &[
 ];
 
 /// `text` as a lenient URL parser would see it: ASCII tab, CR and LF
-/// deleted everywhere, C0 controls, spaces and Unicode whitespace trimmed
-/// at both ends.
+/// deleted everywhere, C0 controls, spaces, Unicode whitespace and the BOM
+/// (U+FEFF, which JavaScript's `trim()` removes) trimmed at both ends.
 pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
-    let trim = |c: char| c <= ' ' || c.is_whitespace();
+    let trim = |c: char| c <= ' ' || c.is_whitespace() || c == '\u{feff}';
     if text.contains(['\t', '\r', '\n']) {
         let deleted: String = text
             .chars()
@@ -81,6 +84,62 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
 /// `true` when `text` is to be vetted as a URL (see the module docs).
 pub fn looks_like_url(text: &str) -> bool {
     let s = lenient_form(text);
+    has_scheme(&s) || scheme_less_host(&s)
+}
+
+/// The text [`vet_url`] classifies: [`lenient_form`], with `http:` put
+/// before a scheme-less form ([`scheme_less_host`]), as a server that adds
+/// a scheme would.
+pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
+    let s = lenient_form(text);
+    if !has_scheme(&s) && scheme_less_host(&s) {
+        let sep = if s.starts_with("//") { "" } else { "//" };
+        return std::borrow::Cow::Owned(format!("http:{sep}{s}"));
+    }
+    s
+}
+
+/// A scheme-less text that names a host a server would fetch from once it
+/// adds a scheme: a network-path reference (`//host/…`), or an IP literal
+/// (`[v6]`, or a dotted IPv4 form as WHATWG parses it) followed by a path,
+/// a query, a fragment or a port, or a bare dotted quad
+/// (`169.254.169.254`). A domain name without a scheme stays text.
+fn scheme_less_host(s: &str) -> bool {
+    if let Some(rest) = s.strip_prefix("//") {
+        return rest.chars().next().is_some_and(|c| c != '/' && c > ' ');
+    }
+    let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
+    let (authority, tail) = s.split_at(end);
+    let (host, port) = match authority.rfind(':') {
+        Some(i) if !authority.ends_with(']') => {
+            let (h, p) = authority.split_at(i);
+            (h, Some(p.get(1..).unwrap_or_default()))
+        }
+        _ => (authority, None),
+    };
+    if port.is_some_and(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    let bracketed = host.starts_with('[') && host.ends_with(']');
+    let dotted = host.contains('.')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'x' | b'X'));
+    if !(bracketed || dotted) {
+        return false;
+    }
+    let is_ip = matches!(
+        url::Host::parse(host),
+        Ok(url::Host::Ipv4(_) | url::Host::Ipv6(_))
+    );
+    let quad =
+        host.split('.').count() == 4 && host.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    is_ip && (bracketed || quad || port.is_some() || !tail.is_empty())
+}
+
+/// `true` when `s` starts with an RFC 3986 scheme (two or more characters)
+/// followed by `:` and a character that is not whitespace.
+fn has_scheme(s: &str) -> bool {
     let Some(colon) = s.find(':') else {
         return false;
     };
@@ -121,7 +180,7 @@ impl PendingName {
 /// # Errors
 /// The core's denial (`url.*`, `ssrf.*`, `ssrf.operator_deny`) with `rule`.
 pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
-    match net.classify_url(&lenient_form(text)) {
+    match net.classify_url(&url_form(text)) {
         Ok(a) if a.needs_dns() => Ok(Some(PendingName(a))),
         Ok(_) => Ok(None),
         Err(d) => Err(Refusal::from_denial(&d, rule)),
@@ -177,6 +236,15 @@ mod tests {
             "std::vec",
             "x-custom+1.0:payload",
             "TODO:\tfix",
+            "\u{feff}http://169.254.169.254/",
+            "//169.254.169.254/latest",
+            "169.254.169.254/latest/meta-data",
+            "169.254.169.254",
+            "[::1]:80/x",
+            "[::1]",
+            "10.0.0.1:8080",
+            "0x7f.1/x",
+            "127.1?q",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -192,8 +260,35 @@ mod tests {
             "Re:",
             "word : x",
             "plain text with a: colon",
+            "1.5",
+            "3.14",
+            "1.2.3",
+            "v1.2.3/x",
+            "example.com/x",
+            "docs/readme.md",
+            "///x",
+            "deadbeef.cafe/x",
+            "1.2.3.4:",
+            "[not v6]/x",
         ] {
             assert!(!looks_like_url(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn scheme_less_forms_vetted_as_a_server_would_fetch_them() {
+        let r = rules(&[], &[]);
+        for (text, want) in [
+            ("//169.254.169.254/latest", "ssrf.cloud_metadata"),
+            ("169.254.169.254/latest/meta-data", "ssrf.cloud_metadata"),
+            ("\u{feff}http://127.0.0.1/", "ssrf.loopback"),
+            ("[::1]:80/x", "ssrf.loopback"),
+            ("10.0.0.1:8080", "ssrf.private_use"),
+            ("0x7f.1/x", "url.ambiguous"),
+            ("//example.com/x", "ok"),
+            ("93.184.216.34/x", "ok"),
+        ] {
+            assert_eq!(code(&r, text), want, "{text}");
         }
     }
 
@@ -272,5 +367,43 @@ mod tests {
         assert_eq!(code(&wiki, &["169.254.169.254"]), "ssrf.cloud_metadata");
         assert_eq!(code(&public, &["8.8.8.8"]), "ssrf.operator_deny");
         assert_eq!(code(&public, &[]), "dns.no_address");
+    }
+
+    proptest::proptest! {
+        /// `--resolve` vets every address of an answer however long: one
+        /// refused address anywhere (the 65th, the 1000th) refuses the name.
+        #[test]
+        fn one_refused_address_anywhere_refuses_the_answer(
+            public in 1usize..300,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            bad in proptest::prop_oneof![
+                proptest::prelude::Just("127.0.0.1"),
+                proptest::prelude::Just("10.0.0.7"),
+                proptest::prelude::Just("169.254.169.254"),
+                proptest::prelude::Just("::1"),
+            ],
+        ) {
+            let net = rules(&[], &[]);
+            let name = vet_url(&net, "https://many.example/", "t").unwrap().unwrap();
+            let mut addrs: Vec<IpAddr> = (0..public)
+                .map(|i| IpAddr::from([93, 184, (i / 256) as u8, (i % 256) as u8]))
+                .collect();
+            proptest::prop_assert!(vet_addresses(&net, &name, &addrs, "--resolve").is_ok());
+            let pos = at.index(public + 1);
+            addrs.insert(pos, bad.parse().unwrap());
+            proptest::prop_assert!(vet_addresses(&net, &name, &addrs, "--resolve").is_err(), "at {}", pos);
+        }
+    }
+
+    #[test]
+    fn the_sixty_fifth_address_is_vetted() {
+        let net = rules(&[], &[]);
+        let name = vet_url(&net, "https://many.example/", "t")
+            .unwrap()
+            .unwrap();
+        let mut addrs: Vec<IpAddr> = (0..64u8).map(|i| IpAddr::from([93, 184, 216, i])).collect();
+        addrs.push(IpAddr::from([127, 0, 0, 1]));
+        let r = vet_addresses(&net, &name, &addrs, "--resolve").unwrap_err();
+        assert_eq!(r.code(), "ssrf.loopback");
     }
 }

@@ -47,6 +47,13 @@ pub(crate) use scan::{scan, Fail, Kind, Member, NoSink, Options, Sink, Slot, Spa
 /// Checked before any parsing, so an oversized input costs nothing but its length.
 pub const MAX_PAYLOAD_BYTES: usize = 4 * 1024 * 1024;
 
+/// Bound on one JSON-RPC line a server writes (a response, a
+/// notification), in bytes: 16 MiB. `toolgate mcp` keeps every answer
+/// under it (a tool result is cut short, `truncated: true`, with a warning
+/// naming `max_response_bytes`); `toolgate gate` uses it as the default
+/// bound on the lines its child writes (`--max-response-bytes`).
+pub const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Default bound on nesting depth (arrays and objects both count; a
 /// top-level scalar has depth 0). Kept well below `serde_json`'s own
 /// recursion limit (128) so that limit can never be what fires first.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::backend::{refuse_url, Job, PdfBackend, ToolFailure};
+use super::bound;
 use super::tools::{self, ToolCall};
 use super::Config;
 use crate::confine::{self, ConfineError, Root};
@@ -119,19 +120,24 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The call's answer, kept under the response bound ([`bound::fit`]).
 fn reply(id: Id, name: &str, outcome: Result<Value, ToolFailure>, answer: Answer) -> Reply {
-    let mut result = match outcome {
-        Ok(structured) => tools::success(structured, answer.rev),
-        Err(f) => {
-            tracing::info!(tool = name, kind = %f.kind, "tool error");
-            tools::failure(&f)
+    let build = |outcome: Result<&Value, &ToolFailure>| {
+        let mut result = match outcome {
+            Ok(structured) => tools::success(structured.clone(), answer.rev),
+            Err(f) => {
+                tracing::info!(tool = name, kind = %f.kind, "tool error");
+                tools::failure(f)
+            }
+        };
+        if answer.result_type {
+            if let Value::Object(m) = &mut result {
+                m.insert("resultType".into(), Value::from("complete"));
+            }
         }
+        result
     };
-    if answer.result_type {
-        if let Value::Object(m) = &mut result {
-            m.insert("resultType".into(), Value::from("complete"));
-        }
-    }
+    let result = bound::fit(&id, outcome, answer.rev.has_structured_content(), build);
     Reply::Send(Response::result(id, result))
 }
 

@@ -39,6 +39,7 @@
 //! ```
 
 mod backend;
+mod bound;
 mod call;
 mod lifecycle;
 mod server;

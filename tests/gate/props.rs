@@ -251,6 +251,40 @@ proptest! {
         let args = json!({"a": v});
         prop_assert!(g.check_arguments("t", &args).is_err(), "{} passed", args);
     }
+
+    /// A resource template whose variables lie in its path is shown exactly
+    /// when every URI read from it is accepted: its fixed scheme, host and
+    /// port decide both.
+    #[test]
+    fn templates_shown_are_templates_readable(
+        scheme in prop_oneof![Just("https"), Just("http"), Just("gopher"), Just("ftp")],
+        host in prop_oneof![
+            Just("example.com"), Just("docs.example.org:8443"), Just("127.0.0.1"),
+            Just("169.254.169.254"), Just("[::1]"), Just("10.0.0.9"), Just("intranet"),
+        ],
+        path in prop_oneof![Just("/{p}"), Just("/a/{+rest}"), Just("/{x}/{y}.json"), Just("/static")],
+        values in prop::collection::vec("[A-Za-z0-9_.-]{1,8}", 1..6),
+    ) {
+        let template = format!("{scheme}://{host}{path}");
+        let g = Gatekeeper::default();
+        let mut page = json!({"resourceTemplates": [{"uriTemplate": template}]});
+        g.filter_list_page("resources/templates/list", &mut page);
+        let shown = !page["resourceTemplates"].as_array().unwrap().is_empty();
+        for v in &values {
+            let mut uri = String::new();
+            let mut open = false;
+            for c in template.chars() {
+                match c {
+                    '{' => open = true,
+                    '}' => { open = false; uri.push_str(v); }
+                    _ if open => {}
+                    c => uri.push(c),
+                }
+            }
+            let ok = g.check_request("resources/read", Some(&json!({"uri": uri}))).is_ok();
+            prop_assert_eq!(shown, ok, "{} read as {}", template, uri);
+        }
+    }
 }
 
 #[test]

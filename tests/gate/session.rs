@@ -235,11 +235,26 @@ fn bad_server_lines_not_forwarded() {
             "{how}: {r}"
         );
     }
-    // Lines whose id cannot be read (not JSON, over the byte bound):
-    // dropped; the session goes on (the call waits for --call-timeout).
-    for how in ["notjson", "huge"] {
-        g.send(&json!({"jsonrpc":"2.0","id":how,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":how}}}).to_string());
+    // Read leniently from a line that is never forwarded: over the byte
+    // bound (its start is kept), invalid UTF-8, the id twice, an integral
+    // float id.
+    for (id, how) in [
+        (16, "huge"),
+        (17, "badutf8"),
+        (18, "dupid"),
+        (19, "floatid"),
+        (20, "huge_idlast"),
+    ] {
+        let r = g.call(id, "misbehave", json!({"how": how}));
+        assert_eq!(r["id"], id, "{how}: {r}");
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.bad_response",
+            "{how}: {r}"
+        );
     }
+    // A line with no id at all: dropped; the session goes on (the call
+    // waits for --call-timeout).
+    g.send(&json!({"jsonrpc":"2.0","id":"notjson","method":"tools/call","params":{"name":"misbehave","arguments":{"how":"notjson"}}}).to_string());
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
     assert_eq!(r["id"], "after", "{r}");
     // Server-initiated notifications pass.
@@ -574,6 +589,184 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     g.close();
 }
 
+/// Kind 11: a call refused because its id is already in flight gives its
+/// slot back.
+#[test]
+fn a_reused_id_does_not_leak_a_concurrency_slot() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 2\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":3}}}).to_string());
+    for _ in 0..3 {
+        let r = g.call(10, "slow", json!({"seconds": 0}));
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("in flight"),
+            "{r}"
+        );
+    }
+    let r = g.call(11, "slow", json!({"seconds": 0}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    g.close();
+}
+
+/// Kind 3: only notifications reach the server; a request sent without an
+/// id is dropped, and a notification's params get the URL check.
+#[test]
+fn requests_without_an_id_never_reach_the_server() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fetch","arguments":{"url":"https://example.com/a"}}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///etc/shadow"}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"x/anything","params":{}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"http://169.254.169.254/"}}"#);
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+    let seen = g.received();
+    for bad in ["tools/call", "shadow", "x/anything", "169.254"] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    assert!(seen.contains("notifications/roots/list_changed"), "{seen}");
+    assert!(seen.contains("notifications/initialized"), "{seen}");
+    g.close();
+}
+
+/// Kind 3: a name or URI that is not a string is an invalid request, not a
+/// name the policy never matches.
+#[test]
+fn operation_names_must_be_strings() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"fetch\"]\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    for (id, method, params) in [
+        (1, "tools/call", json!({"name": ["fetch"], "arguments": {}})),
+        (
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": ["http://10.0.0.1/"]}),
+        ),
+        (3, "prompts/get", json!({"name": ["fetch"]})),
+        (
+            4,
+            "prompts/get",
+            json!({"name": "summarize", "arguments": {"u": ["http://10.0.0.1/"]}}),
+        ),
+        (
+            5,
+            "resources/read",
+            json!({"uri": ["http://169.254.169.254/latest/meta-data/"]}),
+        ),
+        (
+            6,
+            "resources/subscribe",
+            json!({"uri": {"href": "file:///etc/shadow"}}),
+        ),
+        (
+            7,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": ["fetch"]}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        (
+            8,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": ["http://127.0.0.1/"]}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        (
+            9,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize"}, "argument": {"name": "a", "value": ["http://10.0.0.1/"]}}),
+        ),
+        (10, "resources/read", json!([])),
+    ] {
+        let r =
+            g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        assert_eq!(r["error"]["code"], -32602, "{method} {params}: {r}");
+        assert_eq!(r["id"], id, "{r}");
+    }
+    let seen = g.received();
+    for bad in ["fetch", "169.254", "shadow", "127.0.0.1", "10.0.0.1"] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    g.close();
+}
+
+/// Kind 8: the instructions of a `server/discover` answer are pinned as
+/// those of `initialize`; a listing that never ends (an empty or endless
+/// cursor) still ends learning.
+#[test]
+fn pinning_covers_discover_instructions_and_odd_cursors() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_DISCOVER_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_DISCOVER_INSTRUCTIONS", "Be nice.")],
+    );
+    assert_eq!(g.ask(discover)["result"]["instructions"], "Be nice.");
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    g.close();
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_DISCOVER_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_DISCOVER_INSTRUCTIONS", "Evil.")],
+    );
+    let r = g.ask(discover);
+    assert!(r["result"]["instructions"].is_null(), "{r}");
+    assert_eq!(r["result"]["serverInfo"]["name"], "recorder", "{r}");
+    g.close();
+    // `"nextCursor": ""` ends a listing, as clients take it: learning ends
+    // and a rug pull in the next listing is refused.
+    for (cursor, restarted) in [("", false), ("more", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pins.json");
+        let pin_s = pin.to_str().unwrap().to_owned();
+        let mut g = Gate::start_env(
+            &[
+                "--pin",
+                &pin_s,
+                "--env",
+                "RECORDER_RUG",
+                "--env",
+                "RECORDER_CURSOR",
+            ],
+            |_| {},
+            &[("RECORDER_RUG", "1"), ("RECORDER_CURSOR", cursor)],
+        );
+        g.init();
+        assert!(g.list(1).contains(&"echo".to_owned()));
+        // An endless cursor: the client starts the listing over.
+        let tools = g.list(2);
+        assert!(
+            !tools.contains(&"echo".to_owned()),
+            "{cursor:?} {restarted}: {tools:?}"
+        );
+        assert_eq!(
+            refusal_code(&g.call(3, "echo", json!({}))),
+            "tool.definition_changed",
+            "{cursor:?}"
+        );
+        g.close();
+        assert!(
+            std::fs::read_to_string(&pin).unwrap().contains("echo"),
+            "{cursor:?}"
+        );
+    }
+}
+
 /// Kind 12: a symlink at the audit path is refused; an existing file's
 /// open mode is fixed to 0600.
 #[test]
@@ -592,6 +785,59 @@ fn audit_file_no_follow_and_mode() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A FIFO at the audit path: refused at once, never waited on.
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["gate", "--audit"])
+        .arg(&fifo)
+        .args(["--", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(2),
+        "a FIFO hung the start"
+    );
+    // A hard link to another file, and a file of another user: refused.
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "").unwrap();
+    let linked = dir.path().join("linked.jsonl");
+    std::fs::hard_link(&victim, &linked).unwrap();
+    let foreign = dir.path().join("foreign.jsonl");
+    std::fs::write(&foreign, "").unwrap();
+    let mut bad_files = vec![&linked];
+    // Only root can give a file away (CI runs as root).
+    if std::os::unix::fs::chown(&foreign, Some(65534), None).is_ok() {
+        bad_files.push(&foreign);
+    }
+    for bad in bad_files {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["gate", "--audit"])
+            .arg(bad)
+            .args(["--", "true"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", bad.display());
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "");
     let open = dir.path().join("open.jsonl");
     std::fs::write(&open, "").unwrap();
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -688,6 +934,14 @@ fn every_method_mediated() {
         .map(|p| p["uri"].as_str().unwrap())
         .collect();
     assert_eq!(uris, vec!["https://example.com/doc"], "{r}");
+    let r = ask(&mut g, 16, "resources/templates/list", json!({}));
+    let templates: Vec<&str> = r["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(templates, vec!["web"], "{r}");
     let r = ask(
         &mut g,
         10,
@@ -809,5 +1063,175 @@ fn pinning_stops_learning_after_the_first_listing() {
     g.init();
     assert!(g.list(1).contains(&"echo".to_owned()));
     assert!(g.call(2, "echo", json!({}))["result"]["isError"].is_null());
+    g.close();
+}
+
+/// Kind 8: with `--pin`, a call before any listing is decided by a listing
+/// the gateway makes itself, in an id namespace the client cannot use; the
+/// pages of that listing never reach the client.
+#[test]
+fn pinned_call_before_any_listing_uses_the_gateways_own_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    // Trust on first use, no listing by the client: the gateway's own
+    // listing is learned and saved, and the call goes through.
+    let mut g = Gate::start(&["--pin", &pin_s]);
+    g.init();
+    let r = g.call(1, "echo", json!({"a": 1}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    assert_eq!(r["id"], 1, "{r}");
+    let seen = g.received();
+    assert!(
+        seen.contains("\"id\":\"toolgate-gate/tools/list/"),
+        "{seen}"
+    );
+    g.close();
+    assert!(std::fs::read_to_string(&pin).unwrap().contains("echo"));
+    // Enforced: a pinned tool is callable at once, a changed one refused,
+    // one the listing does not hold refused as not listed.
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_CHANGED"],
+        |_| {},
+        &[("RECORDER_CHANGED", "1")],
+    );
+    g.init();
+    let r = g.call(1, "echo", json!({}));
+    assert_eq!(refusal_code(&r), "tool.definition_changed", "{r}");
+    assert!(
+        g.call(2, "fetch", json!({"url": "https://example.com/"}))["result"]["isError"].is_null()
+    );
+    assert_eq!(
+        refusal_code(&g.call(3, "nonesuch", json!({}))),
+        "tool.not_listed"
+    );
+    // The client cannot use the gateway's id namespace.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"toolgate-gate/tools/list/1","method":"ping"}"#);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("\"echo\""), "{seen}");
+    assert_eq!(
+        seen.matches("\"method\":\"tools/list\"").count(),
+        1,
+        "one own listing: {seen}"
+    );
+    g.close();
+}
+
+/// Kind 6: a call whose audit line cannot be written (the file size limit
+/// stands in for a full disk) is refused, and the file holds whole lines.
+#[test]
+fn audit_write_failure_refuses_and_leaves_no_torn_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/recorder.py");
+    let record = dir.path().join("record.jsonl");
+    // RLIMIT_FSIZE of 1 KiB (two 512-byte blocks), SIGXFSZ ignored: a write past it fails with EFBIG.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 2; exec \"$0\" gate --audit-all --audit {} -- python3 {} {}",
+        audit.display(),
+        server,
+        record.display()
+    );
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: String| -> Value {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{l:?}: {e}"))
+    };
+    ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into());
+    let mut refused_at = None;
+    for id in 1..40u64 {
+        let big = "y".repeat(50);
+        let r = ask(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{"a": big, "b": id}}}).to_string());
+        if r["result"]["isError"] == true {
+            assert!(r.to_string().contains("policy.audit_unavailable"), "{r}");
+            refused_at = Some(id);
+            break;
+        }
+    }
+    let refused_at = refused_at.expect("the audit file filled up and calls were refused");
+    // Every call after is refused too (fail closed for good), and every
+    // other operation.
+    let r = ask(json!({"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"echo","arguments":{}}}).to_string());
+    assert!(r.to_string().contains("policy.audit_unavailable"), "{r}");
+    for (id, method, params) in [
+        (101, "prompts/get", json!({"name": "summarize"})),
+        (
+            102,
+            "resources/read",
+            json!({"uri": "https://example.com/doc"}),
+        ),
+        (
+            103,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+    ] {
+        let r = ask(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        assert_eq!(
+            r["error"]["data"]["code"], "policy.audit_unavailable",
+            "{method}: {r}"
+        );
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&audit).unwrap();
+    assert!(text.len() <= 1024 && text.ends_with('\n'), "{text:?}");
+    for l in text.lines() {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("a torn line {l:?}: {e}"));
+    }
+    assert_eq!(text.lines().count() as u64, refused_at - 1, "{text}");
+    let seen = std::fs::read_to_string(&record).unwrap_or_default();
+    for end in [',', '}'] {
+        assert!(
+            !seen.contains(&format!("\"id\":{refused_at}{end}")),
+            "{seen}"
+        );
+    }
+}
+
+/// Kind 7: with `--root`, the server's `roots/list` is answered by the
+/// gateway with its roots: a client's wider roots never reach the server.
+#[test]
+fn roots_list_is_answered_with_the_gateways_roots() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    let r = g.call(1, "misbehave", json!({"how": "roots"}));
+    assert_eq!(r["id"], 1, "the client never sees roots/list: {r}");
+    let seen = g.received();
+    let answer = seen
+        .lines()
+        .find(|l| l.contains("\"r1\""))
+        .unwrap_or_else(|| panic!("{seen}"));
+    let v: Value = serde_json::from_str(answer).unwrap();
+    let root = g.dir().join("data").canonicalize().unwrap();
+    assert_eq!(
+        v["result"]["roots"],
+        json!([{"uri": format!("file://{}", root.display())}]),
+        "{v}"
+    );
+    g.close();
+    // Without --root the request reaches the client.
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"roots"}}}).to_string());
+    assert_eq!(g.recv()["method"], "roots/list");
+    assert_eq!(g.recv()["id"], 1);
     g.close();
 }

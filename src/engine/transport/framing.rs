@@ -84,6 +84,13 @@ pub struct Framer {
     bom_prefix: bool,
     /// The current line's last byte so far is `\r`.
     last_cr: bool,
+    /// Bytes of an oversized line's start kept ([`Framer::keep_prefix`]).
+    prefix_len: usize,
+    /// The start of the last oversized line (at most `prefix_len` bytes).
+    prefix: Vec<u8>,
+    /// The end of the current (then last) oversized line: at most
+    /// `2 * prefix_len + 1` bytes while it grows, `prefix_len` once it ended.
+    suffix: Vec<u8>,
 }
 
 impl Framer {
@@ -97,6 +104,47 @@ impl Framer {
             overflowed: false,
             bom_prefix: true,
             last_cr: false,
+            prefix_len: 0,
+            prefix: Vec::new(),
+            suffix: Vec::new(),
+        }
+    }
+
+    /// Keeps the first and the last `bytes` bytes of each oversized line
+    /// (stream-start BOM included), readable with
+    /// [`Framer::oversized_prefix`] and [`Framer::oversized_suffix`] after
+    /// its [`Frame::Oversized`]: enough to read the id of an answer too
+    /// long to forward, wherever the writer put it. Memory: `3 * bytes`
+    /// beside the bound.
+    pub fn keep_prefix(&mut self, bytes: usize) {
+        self.prefix_len = bytes.min(self.max_line_bytes);
+    }
+
+    /// The start of the last [`Frame::Oversized`] line (empty unless
+    /// [`Framer::keep_prefix`] was set).
+    pub fn oversized_prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    /// The end of the last [`Frame::Oversized`] line (its line ending
+    /// aside; empty unless [`Framer::keep_prefix`] was set).
+    pub fn oversized_suffix(&self) -> &[u8] {
+        &self.suffix
+    }
+
+    /// Keeps the last `prefix_len` bytes seen of an overflowed line.
+    fn keep_suffix(&mut self, chunk: &[u8]) {
+        if self.prefix_len == 0 {
+            return;
+        }
+        self.suffix.extend_from_slice(chunk);
+        if self.suffix.len() > self.prefix_len.saturating_mul(2) {
+            // One byte more: a trailing `\r` is dropped at the line's end.
+            let cut = self
+                .suffix
+                .len()
+                .saturating_sub(self.prefix_len.saturating_add(1));
+            self.suffix.drain(..cut);
         }
     }
 
@@ -145,12 +193,24 @@ impl Framer {
         self.raw_len = self.raw_len.saturating_add(chunk.len() as u64);
         self.last_cr = last == b'\r';
         if self.overflowed {
+            self.keep_suffix(chunk);
             return;
         }
         let slack = if self.at_stream_start { SLACK } else { 1 };
         let cap = self.max_line_bytes.saturating_add(slack);
         if self.buf.len().saturating_add(chunk.len()) > cap {
             self.overflowed = true;
+            let room = self.prefix_len.saturating_sub(self.buf.len());
+            self.prefix.clear();
+            self.prefix
+                .extend_from_slice(self.buf.get(..self.prefix_len).unwrap_or(&self.buf));
+            self.prefix
+                .extend_from_slice(chunk.get(..room).unwrap_or(chunk));
+            self.suffix.clear();
+            let buf = std::mem::take(&mut self.buf);
+            self.keep_suffix(&buf);
+            self.keep_suffix(chunk);
+            self.buf = buf;
             self.buf.clear();
             self.buf.shrink_to(self.max_line_bytes.min(64 * 1024));
         } else {
@@ -177,6 +237,22 @@ impl Framer {
         // Overflowing the buffer implies a payload over the bound (the
         // buffer's slack covers exactly a BOM and a `\r`).
         if overflowed || payload > self.max_line_bytes as u64 {
+            if !overflowed {
+                // Over the bound by its last bytes only: it is all in `buf`.
+                self.prefix.clear();
+                let keep = self.prefix_len.min(self.buf.len());
+                self.prefix
+                    .extend_from_slice(self.buf.get(..keep).unwrap_or_default());
+                self.suffix.clear();
+                let buf = std::mem::take(&mut self.buf);
+                self.keep_suffix(&buf);
+                self.buf = buf;
+            }
+            if self.suffix.last() == Some(&b'\r') {
+                self.suffix.pop();
+            }
+            let cut = self.suffix.len().saturating_sub(self.prefix_len);
+            self.suffix.drain(..cut);
             self.buf.clear();
             return Some(Frame::Oversized { len: payload });
         }
@@ -208,6 +284,24 @@ impl<R: BufRead> LineReader<R> {
             inner,
             framer: Framer::new(max_line_bytes),
         }
+    }
+
+    /// As [`LineReader::new`], keeping the first `prefix_bytes` of each
+    /// oversized line ([`Framer::keep_prefix`], [`LineReader::oversized_prefix`]).
+    pub fn with_prefix(inner: R, max_line_bytes: usize, prefix_bytes: usize) -> Self {
+        let mut framer = Framer::new(max_line_bytes);
+        framer.keep_prefix(prefix_bytes);
+        Self { inner, framer }
+    }
+
+    /// The start of the last oversized line read (see [`LineReader::with_prefix`]).
+    pub fn oversized_prefix(&self) -> &[u8] {
+        self.framer.oversized_prefix()
+    }
+
+    /// The end of the last oversized line read (see [`LineReader::with_prefix`]).
+    pub fn oversized_suffix(&self) -> &[u8] {
+        self.framer.oversized_suffix()
     }
 
     /// Reads the next non-blank line, an oversized-line report, or EOF.
@@ -372,6 +466,35 @@ mod tests {
         assert_eq!(
             frames(b"\xEF\xBB\xBF\r\n\nx\n", 0),
             vec![Frame::Oversized { len: 1 }]
+        );
+    }
+
+    #[test]
+    fn an_oversized_line_keeps_its_start_when_asked() {
+        let mut input = br#"{"id":7,"result":""#.to_vec();
+        input.extend_from_slice(&[b'a'; 100]);
+        input.extend_from_slice(b"\"}\n{}\n");
+        for capacity in [1, 3, 7, 64 * 1024] {
+            let reader = io::BufReader::with_capacity(capacity, &input[..]);
+            let mut r = LineReader::with_prefix(reader, 50, 20);
+            assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 120 });
+            assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
+            assert_eq!(
+                r.oversized_suffix(),
+                &input[100..120],
+                "capacity {capacity}"
+            );
+            assert_eq!(r.next_frame().unwrap(), line(b"{}"));
+        }
+        let mut r = LineReader::new(io::BufReader::new(&input[..]), 50);
+        assert!(matches!(r.next_frame().unwrap(), Frame::Oversized { .. }));
+        assert!(r.oversized_prefix().is_empty() && r.oversized_suffix().is_empty());
+        // Over the bound by one byte (never overflowed the buffer's slack).
+        let mut r = LineReader::with_prefix(io::BufReader::new(&b"abcdef\r\n"[..]), 5, 3);
+        assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 6 });
+        assert_eq!(
+            (r.oversized_prefix(), r.oversized_suffix()),
+            (&b"abc"[..], &b"def"[..])
         );
     }
 

@@ -1,0 +1,141 @@
+//! The gateway's own `tools/list` (`--pin`): a `tools/call` that arrives
+//! before any complete listing has passed is decided by a listing the
+//! gateway asks the child for itself, not refused for want of one.
+//!
+//! Its requests carry ids in the gateway's namespace ([`GATE_ID_PREFIX`]):
+//! a client request with such an id is refused, so the child's answers
+//! can never be taken for a client's. The listing goes through the same
+//! filter as a client's ([`GateService::filter_list`]): it is checked
+//! against the pins (or learned from, under trust on first use), recorded
+//! in the view and audited; its pages are never written to the client.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::oneshot;
+
+use super::{lock, GateService, Pending, PinMode};
+use crate::engine::{Id, Request};
+
+/// Prefix of the ids of the requests the gateway sends the child itself
+/// (`"toolgate-gate/…"`, strings): a client request whose id starts with
+/// it is refused with -32600, so the two can never collide.
+pub const GATE_ID_PREFIX: &str = "toolgate-gate/";
+
+/// Most pages the gateway follows in its own listing; a longer listing
+/// leaves the tools past it unlisted (their calls refused, fail closed).
+pub const MAX_OWN_LIST_PAGES: usize = 64;
+
+/// How long the gateway waits for one page of its own listing when there
+/// is no `--call-timeout` (which bounds each page when set).
+pub const OWN_LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `true` when `id` lies in the gateway's own namespace.
+pub(super) fn is_reserved(id: &Id) -> bool {
+    matches!(id, Id::String(s) if s.starts_with(GATE_ID_PREFIX))
+}
+
+impl GateService {
+    /// `true` when a call to `tool` must wait for the gateway's own
+    /// listing: pinning is on, the tool is not in the view, and no
+    /// complete listing has passed yet.
+    pub(super) fn needs_own_listing(&self, tool: &str) -> bool {
+        if self.shared.pin == PinMode::Off {
+            return false;
+        }
+        let st = lock(&self.shared.state);
+        !st.listed && st.view.get(tool).is_none()
+    }
+
+    /// Lists the child's tools (every page, up to [`MAX_OWN_LIST_PAGES`])
+    /// through the gateway's filter, once per session: concurrent callers
+    /// wait for the one listing. The trigger's `_meta` (its progress token
+    /// aside) goes with each page, so a stateless-era request carries the
+    /// same protocol version and client description as the client's.
+    ///
+    /// # Errors
+    /// Why the listing did not complete (the child's error, a timeout, a
+    /// closed pipe, too many pages): the call is then decided on what the
+    /// view holds, so an unlisted tool stays refused.
+    pub(super) async fn own_listing(&self, trigger: &Request) -> Result<(), String> {
+        let _one = self.shared.listing.lock().await;
+        let meta = trigger
+            .params_object()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .map(|m| {
+                let mut m = m.clone();
+                m.remove("progressToken");
+                m
+            });
+        let wait = self.shared.call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_OWN_LIST_PAGES {
+            if lock(&self.shared.state).listed {
+                return Ok(());
+            }
+            let mut params = Map::new();
+            if let Some(c) = cursor.take() {
+                params.insert("cursor".into(), c);
+            }
+            if let Some(m) = &meta {
+                params.insert("_meta".into(), Value::Object(m.clone()));
+            }
+            let mut result = self.own_request("tools/list", params, wait).await?;
+            self.filter_list(&mut result);
+            match super::next_cursor(&result) {
+                None => return Ok(()),
+                Some(c) => cursor = Some(Value::from(c)),
+            }
+        }
+        Err(format!(
+            "the listing has more than {MAX_OWN_LIST_PAGES} pages"
+        ))
+    }
+
+    /// Sends the child one request of the gateway's own and waits up to
+    /// `wait` for its result.
+    async fn own_request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        wait: Duration,
+    ) -> Result<Value, String> {
+        let (tx, rx) = oneshot::channel();
+        let id = {
+            let mut st = lock(&self.shared.state);
+            st.next_seq = st.next_seq.wrapping_add(1);
+            let seq = st.next_seq;
+            let id = Id::String(format!("{GATE_ID_PREFIX}{method}/{seq}"));
+            st.pending.insert(
+                id.clone(),
+                Pending {
+                    tx,
+                    tool: None,
+                    limited: false,
+                    seq,
+                    started: std::time::Instant::now(),
+                },
+            );
+            id
+        };
+        let line =
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
+        if let Err(code) = self.send_child(line.to_string().as_bytes()) {
+            self.finish(&id);
+            return Err(format!(
+                "the request could not be passed to the server ({})",
+                code.code()
+            ));
+        }
+        match tokio::time::timeout(wait, rx).await {
+            Ok(Ok(Ok(result))) => Ok(result),
+            Ok(Ok(Err(error))) => Err(format!("the server answered with an error: {error}")),
+            Ok(Err(_)) => Err("the server exited before answering".into()),
+            Err(_) => {
+                self.finish(&id);
+                Err(format!("no answer within {} s", wait.as_secs_f64()))
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! Reading the id of a server line the gateway will not forward (not strict
+//! JSON, nested too deep, a duplicate key, invalid UTF-8, an id of the wrong
+//! type, over `--max-response-bytes`), so the request it answers gets
+//! `tool.bad_response` instead of waiting forever.
+//!
+//! Leniently, by design: the line is never forwarded, so a wrong guess can
+//! only answer a pending request with an error early (fail closed). The scan
+//! reads the top-level members of the object the line starts with, strings
+//! and nesting tracked byte by byte, and keeps each value of a member named
+//! `id`: a string, or a number whose value is an integer (`2.0` is `2`).
+
+use serde_json::Number;
+
+use crate::engine::Id;
+
+/// Bytes of a server line scanned for its id (a line over
+/// `--max-response-bytes` keeps this much of its start).
+pub const MAX_ID_SCAN_BYTES: usize = 64 * 1024;
+
+/// Most `id` members kept from one line (a line with more names none).
+pub const MAX_ID_CANDIDATES: usize = 8;
+
+/// The ids the top-level `id` members of `bytes` name (at most
+/// [`MAX_ID_CANDIDATES`], from the first [`MAX_ID_SCAN_BYTES`] bytes),
+/// without duplicates; empty when there are more, or none.
+pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
+    let bytes = bytes.get(..MAX_ID_SCAN_BYTES).unwrap_or(bytes);
+    let mut found: Vec<Id> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    let mut expect_key = false;
+    let mut last_key: Option<(usize, usize)> = None;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                let end = string_end(bytes, i);
+                if depth == 1 && expect_key {
+                    last_key = Some((i, end));
+                } else if depth == 1 && is_id_key(bytes, last_key) {
+                    if let Some(id) = bytes.get(i..end).and_then(string_id) {
+                        push(&mut found, id);
+                    }
+                    last_key = None;
+                }
+                expect_key = false;
+                i = end;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth = depth.saturating_add(1);
+                expect_key = depth == 1 && b == b'{';
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => expect_key = true,
+            b':' if depth == 1 => {}
+            b'-' | b'0'..=b'9' if depth == 1 && is_id_key(bytes, last_key) => {
+                let end = bytes
+                    .iter()
+                    .skip(i)
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(bytes.len(), |n| i.saturating_add(n));
+                if let Some(id) = bytes.get(i..end).and_then(number_id) {
+                    push(&mut found, id);
+                }
+                last_key = None;
+                i = end;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ if depth == 1 => last_key = None,
+            _ => {}
+        }
+        if found.len() > MAX_ID_CANDIDATES {
+            return Vec::new();
+        }
+        i = i.saturating_add(1);
+    }
+    if found.len() > MAX_ID_CANDIDATES {
+        return Vec::new();
+    }
+    found
+}
+
+/// The ids of top-level `id` members found in the *end* of a line
+/// (`tail`, which may start anywhere inside it): writers that put `id`
+/// last (the TypeScript SDK writes `{"result":…,"jsonrpc":"2.0","id":2}`)
+/// leave it past what [`id_candidates`] reads of a long line. A member is
+/// top-level when what follows its value closes exactly one more object
+/// than it opens, and ends the line.
+pub fn tail_id_candidates(tail: &[u8]) -> Vec<Id> {
+    let tail = tail
+        .get(tail.len().saturating_sub(MAX_ID_SCAN_BYTES)..)
+        .unwrap_or(tail);
+    let mut found = Vec::new();
+    let key = b"\"id\"";
+    let mut from = 0usize;
+    while let Some(at) = tail
+        .get(from..)
+        .and_then(|rest| rest.windows(key.len()).position(|w| w == key))
+    {
+        let start = from.saturating_add(at);
+        from = start.saturating_add(key.len());
+        let mut i = from;
+        while tail.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i = i.saturating_add(1);
+        }
+        if tail.get(i) != Some(&b':') {
+            continue;
+        }
+        i = i.saturating_add(1);
+        while tail.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i = i.saturating_add(1);
+        }
+        let (end, id) = match tail.get(i) {
+            Some(b'"') => {
+                let end = string_end(tail, i);
+                (end, tail.get(i..end).and_then(string_id))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let end = tail
+                    .iter()
+                    .skip(i)
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(tail.len(), |n| i.saturating_add(n));
+                (end, tail.get(i..end).and_then(number_id))
+            }
+            _ => continue,
+        };
+        if let Some(id) = id.filter(|_| closes_the_line(tail.get(end..).unwrap_or_default())) {
+            push(&mut found, id);
+            if found.len() > MAX_ID_CANDIDATES {
+                return Vec::new();
+            }
+        }
+    }
+    found
+}
+
+/// `true` when `rest` (what follows a member's value) closes exactly one
+/// object more than it opens and then ends: the member was top-level.
+fn closes_the_line(rest: &[u8]) -> bool {
+    let mut depth = 0i64;
+    let mut i = 0usize;
+    while let Some(&b) = rest.get(i) {
+        match b {
+            b'"' => {
+                i = string_end(rest, i);
+                continue;
+            }
+            b'{' | b'[' => depth = depth.saturating_add(1),
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth < 0 {
+                    return b == b'}'
+                        && rest
+                            .get(i.saturating_add(1)..)
+                            .unwrap_or_default()
+                            .iter()
+                            .all(u8::is_ascii_whitespace);
+                }
+            }
+            _ => {}
+        }
+        i = i.saturating_add(1);
+    }
+    false
+}
+
+fn push(found: &mut Vec<Id>, id: Id) {
+    if !found.contains(&id) {
+        found.push(id);
+    }
+}
+
+/// The index just past the string that starts (with `"`) at `start`, or
+/// the end of the input.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start.saturating_add(1);
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i = i.saturating_add(2),
+            b'"' => return i.saturating_add(1),
+            _ => i = i.saturating_add(1),
+        }
+    }
+    bytes.len()
+}
+
+/// `true` when the key `key` (its quoted span) reads `id`, escapes decoded.
+fn is_id_key(bytes: &[u8], key: Option<(usize, usize)>) -> bool {
+    key.and_then(|(s, e)| bytes.get(s..e))
+        .and_then(|k| serde_json::from_slice::<String>(k).ok())
+        .is_some_and(|k| k == "id")
+}
+
+fn string_id(quoted: &[u8]) -> Option<Id> {
+    let text = String::from_utf8_lossy(quoted);
+    serde_json::from_str::<String>(&text).ok().map(Id::String)
+}
+
+fn number_id(text: &[u8]) -> Option<Id> {
+    let n: Number = serde_json::from_slice(text).ok()?;
+    if n.is_i64() || n.is_u64() {
+        return Some(Id::Number(n));
+    }
+    let f = n.as_f64()?;
+    if f.fract() != 0.0 || !f.is_finite() || f.abs() > 9.007_199_254_740_992e15 {
+        return None;
+    }
+    // An integral float (`2.0`, `2e0`) names the integer id.
+    #[allow(clippy::cast_possible_truncation)]
+    let i = f as i64;
+    Some(Id::Number(Number::from(i)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(line: &[u8]) -> Vec<String> {
+        id_candidates(line).iter().map(|i| i.to_string()).collect()
+    }
+
+    #[test]
+    fn lenient_ids() {
+        assert_eq!(
+            ids(br#"{"jsonrpc":"2.0","id":2,"result":{"a":1,"a":2}}"#),
+            ["2"]
+        );
+        assert_eq!(ids(br#"{"id":2,"id":2,"result":{}}"#), ["2"]);
+        assert_eq!(ids(br#"{"id":2.0,"result":{}}"#), ["2"]);
+        assert_eq!(ids(br#"{"id":"a\"b","result":{}}"#), [r#""a\"b""#]);
+        assert_eq!(ids(b"{\"id\":\"x\",\"result\":\"\xff\"}"), ["\"x\""]);
+        assert_eq!(ids(br#"{"result":{"id":5},"id":7}"#), ["7"]);
+        assert_eq!(ids(br#"{"\u0069d":3}"#), ["3"]);
+        assert_eq!(ids(br#"{"id":1,"id":2}"#), ["1", "2"]);
+        assert_eq!(
+            ids(br#"{"idx":1,"x":"id","y":["id",4]}"#),
+            Vec::<String>::new()
+        );
+        assert_eq!(ids(br#"{"id":2.5}"#), Vec::<String>::new());
+        assert_eq!(ids(br#"{"id":null}"#), Vec::<String>::new());
+        let deep = format!(
+            r#"{{"id":9,"result":{}{}}}"#,
+            "[".repeat(300),
+            "]".repeat(300)
+        );
+        assert_eq!(ids(deep.as_bytes()), ["9"]);
+        let many: String = (0..20).map(|i| format!(r#""id":{i},"#)).collect();
+        assert!(ids(format!("{{{many}}}").as_bytes()).is_empty());
+        assert_eq!(ids(br#"{"id":"unterminated"#), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ids_at_the_end_of_a_line() {
+        let tail = |t: &[u8]| -> Vec<String> {
+            tail_id_candidates(t)
+                .iter()
+                .map(|i| i.to_string())
+                .collect()
+        };
+        assert_eq!(tail(br#"aaaa"}]},"jsonrpc":"2.0","id":2}"#), ["2"]);
+        assert_eq!(tail(br#"aa"}},"id":"x-1","jsonrpc":"2.0"}"#), ["\"x-1\""]);
+        assert_eq!(
+            tail(br#"a","id":3}],"id":4}"#),
+            ["4"],
+            "the nested one is not top-level"
+        );
+        assert_eq!(tail(br#"x","note":""id":5}"}"#), Vec::<String>::new());
+        assert_eq!(tail(br#"x"},"id":2.0}  "#), ["2"]);
+        assert_eq!(tail(br#"x"},"id":2"#), Vec::<String>::new(), "no end");
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<i64>().prop_map(serde_json::Value::from),
+            "[a-z\"\\{}\\[\\],:]{0,8}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map("(id|[a-z]{1,3})", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// The exact oracle on well-formed answers: the one id, wherever the
+        /// `id` member sits among the others and whatever the result holds
+        /// (nested `id` members, strings full of braces and quotes).
+        #[test]
+        fn the_id_of_a_wellformed_answer(
+            id in proptest::prop_oneof![
+                proptest::prelude::any::<i64>().prop_map(|n| Id::Number(n.into())),
+                "[ -~]{0,12}".prop_map(Id::String),
+            ],
+            result in json_value(),
+            id_first in proptest::prelude::any::<bool>(),
+        ) {
+            let (a, b) = (format!("\"id\":{}", id.to_value()), format!("\"result\":{result}"));
+            let line = if id_first { format!("{{\"jsonrpc\":\"2.0\",{a},{b}}}") } else { format!("{{{b},{a}}}") };
+            proptest::prop_assert_eq!(id_candidates(line.as_bytes()), vec![id]);
+        }
+
+        /// Total on any bytes, and bounded: never more than
+        /// MAX_ID_CANDIDATES ids.
+        #[test]
+        fn total_on_any_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            proptest::prop_assert!(id_candidates(&bytes).len() <= MAX_ID_CANDIDATES);
+            proptest::prop_assert!(tail_id_candidates(&bytes).len() <= MAX_ID_CANDIDATES);
+        }
+
+        /// The tail oracle: the one top-level id of a well-formed answer
+        /// written last, read from any cut of its end that holds the member.
+        #[test]
+        fn the_id_written_last(
+            id in proptest::prop_oneof![
+                proptest::prelude::any::<i64>().prop_map(|n| Id::Number(n.into())),
+                "[ -~]{0,12}".prop_map(Id::String),
+            ],
+            result in json_value(),
+            cut in 0usize..64,
+        ) {
+            let line = format!("{{\"result\":{result},\"jsonrpc\":\"2.0\",\"id\":{}}}", id.to_value());
+            let member = line.rfind("\"id\":").unwrap();
+            let from = member.saturating_sub(cut);
+            let tail = &line.as_bytes()[from..];
+            let found = tail_id_candidates(tail);
+            // A cut inside a string of the result may make a quoted `"id":`
+            // look like a key; the real one is always found.
+            proptest::prop_assert!(found.contains(&id), "{:?} in {}", found, String::from_utf8_lossy(tail));
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! The response bound: no answer of the PDF server is longer than
+//! [`MAX_RESPONSE_BYTES`] on the wire.
+//!
+//! A tool result carries its text twice (`structuredContent`, and the same
+//! value serialized into `content[0].text`, escaped once more), so a page of
+//! characters JSON escapes (`"`, `\`, control characters) costs up to 13
+//! wire bytes a character. The size is measured exactly, by serializing the
+//! whole line into a counter; an `extract` result over the bound is cut
+//! short from its last page backwards, by the exact wire cost of each
+//! character removed, and says so (`truncated: true`, a warning naming
+//! `max_response_bytes`). Any other answer over the bound becomes the tool
+//! error `response_too_large`.
+
+use serde_json::{json, Value};
+
+use super::backend::ToolFailure;
+use crate::engine::wire::Id;
+pub use crate::json::MAX_RESPONSE_BYTES;
+
+/// Rounds of cutting before giving up with `response_too_large` (each
+/// round removes at least the measured excess, so one is almost always
+/// enough; the warning a cut adds is the rest).
+const MAX_FIT_ROUNDS: usize = 4;
+
+/// Bytes kept free for the warning a cut adds.
+const WARNING_SLACK: usize = 1024;
+
+/// The name of the limit in warnings.
+pub const RESPONSE_LIMIT_NAME: &str = "max_response_bytes";
+
+/// Counts the bytes written through it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The exact length of the response line `{"jsonrpc":"2.0","id":…,"result":…}`
+/// (without its newline).
+pub fn line_bytes(id: &Id, result: &Value) -> usize {
+    let mut c = Counter(0);
+    let line = json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result});
+    match serde_json::to_writer(&mut c, &line) {
+        Ok(()) => c.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// Wire bytes one character of a page's text costs in a tool result:
+/// escaped once in `structuredContent` (when `structured`), and escaped
+/// twice in `content[0].text`.
+pub fn char_cost(c: char, structured: bool) -> usize {
+    // (bytes escaped once, how many of those bytes are `"` or `\`)
+    let (once, specials) = match c {
+        '"' | '\\' => (2, 2),
+        '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => (2, 1),
+        c if c < ' ' => (6, 1),
+        c => (c.len_utf8(), 0),
+    };
+    let twice = once + specials;
+    if structured {
+        once + twice
+    } else {
+        twice
+    }
+}
+
+/// Keeps a tool result under [`MAX_RESPONSE_BYTES`]: `build` renders the
+/// result from the structured value (`Ok`) or the failure; an `extract`
+/// value (`pages` of `{page, text}`) over the bound is cut short, anything
+/// else over it becomes `response_too_large`.
+pub fn fit(
+    id: &Id,
+    outcome: Result<Value, ToolFailure>,
+    structured: bool,
+    build: impl Fn(Result<&Value, &ToolFailure>) -> Value,
+) -> Value {
+    let mut value = match outcome {
+        Ok(v) => v,
+        Err(f) => return fit_failure(id, build(Err(&f)), &build),
+    };
+    for _ in 0..MAX_FIT_ROUNDS {
+        let result = build(Ok(&value));
+        let size = line_bytes(id, &result);
+        if size <= MAX_RESPONSE_BYTES {
+            return result;
+        }
+        let excess = size - MAX_RESPONSE_BYTES;
+        if !cut_pages(&mut value, excess.saturating_add(WARNING_SLACK), structured) {
+            break;
+        }
+    }
+    too_large(&build)
+}
+
+fn fit_failure(
+    id: &Id,
+    result: Value,
+    build: &impl Fn(Result<&Value, &ToolFailure>) -> Value,
+) -> Value {
+    if line_bytes(id, &result) <= MAX_RESPONSE_BYTES {
+        result
+    } else {
+        too_large(build)
+    }
+}
+
+fn too_large(build: &impl Fn(Result<&Value, &ToolFailure>) -> Value) -> Value {
+    build(Err(&ToolFailure::new(
+        "response_too_large",
+        format!("the answer would be longer than the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit"),
+    )))
+}
+
+/// Removes at least `excess` wire bytes of page text from the end of an
+/// `extract` value, marks it truncated and adds a warning; `false` when the
+/// value has no page text to cut.
+fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
+    let Some(pages) = value.get_mut("pages").and_then(Value::as_array_mut) else {
+        return false;
+    };
+    let mut left = excess;
+    let mut stopped_at = None;
+    while left > 0 {
+        let Some(page) = pages.last_mut() else {
+            break;
+        };
+        let number = page.get("page").cloned().unwrap_or(Value::Null);
+        let Some(Value::String(text)) = page.get_mut("text") else {
+            pages.pop();
+            continue;
+        };
+        let mut cut = text.len();
+        for (i, c) in text.char_indices().rev() {
+            if left == 0 {
+                break;
+            }
+            left = left.saturating_sub(char_cost(c, structured));
+            cut = i;
+        }
+        text.truncate(cut);
+        stopped_at = Some(number);
+        if left > 0 {
+            // The whole page went: its `{"page":…,"text":""}` goes too.
+            pages.pop();
+        }
+    }
+    let Some(page) = stopped_at else {
+        return false;
+    };
+    if let Some(m) = value.as_object_mut() {
+        m.insert("truncated".into(), Value::Bool(true));
+        let warning = json!({
+            "page": page,
+            "message": format!(
+                "the text stops within page {page}: the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more); ask for later pages with a page range"
+            ),
+        });
+        if let Some(Value::Array(ws)) = m.get_mut("warnings") {
+            ws.push(warning);
+        } else {
+            m.insert("warnings".into(), json!([warning]));
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Revision;
+
+    fn build(structured: bool) -> impl Fn(Result<&Value, &ToolFailure>) -> Value {
+        move |o| match o {
+            Ok(v) => {
+                let rev = if structured {
+                    Revision::parse("2025-06-18")
+                } else {
+                    Revision::parse("2024-11-05")
+                };
+                super::super::tools::success(v.clone(), rev.unwrap())
+            }
+            Err(f) => super::super::tools::failure(f),
+        }
+    }
+
+    /// The per-character cost is exact: removing one character of a page
+    /// shrinks the line by exactly its cost.
+    #[test]
+    fn char_cost_is_exact() {
+        let id = Id::Number(7.into());
+        for structured in [true, false] {
+            for c in [
+                'a', '"', '\\', '\n', '\t', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '𝄞', '\u{2028}',
+            ] {
+                let page = |n: usize| json!({"pageCount": 1, "pages": [{"page": 1, "text": c.to_string().repeat(n)}], "truncated": false, "warnings": []});
+                let b = build(structured);
+                let with = line_bytes(&id, &b(Ok(&page(3))));
+                let without = line_bytes(&id, &b(Ok(&page(2))));
+                assert_eq!(
+                    with - without,
+                    char_cost(c, structured),
+                    "{c:?} {structured}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_pages_are_cut_to_the_bound() {
+        let id = Id::String("x".repeat(100));
+        // 3 pages of quotes and control characters: 13 bytes each on the wire.
+        let per_page = MAX_RESPONSE_BYTES / 13 / 2;
+        let text: String = "\"\u{1}".repeat(per_page / 2);
+        let value = json!({"pageCount": 3, "pages": [
+            {"page": 1, "text": text}, {"page": 2, "text": text}, {"page": 3, "text": text}
+        ], "truncated": false, "warnings": []});
+        let result = fit(&id, Ok(value), true, build(true));
+        let size = line_bytes(&id, &result);
+        assert!(size <= MAX_RESPONSE_BYTES, "{size}");
+        assert!(
+            size > MAX_RESPONSE_BYTES - 64 * 1024,
+            "cut no more than needed: {size}"
+        );
+        let sc = &result["structuredContent"];
+        assert_eq!(sc["truncated"], true);
+        let w = sc["warnings"].as_array().unwrap().last().unwrap();
+        assert!(
+            w["message"].as_str().unwrap().contains(RESPONSE_LIMIT_NAME),
+            "{w}"
+        );
+        assert_eq!(sc["pages"][0]["text"], json!(text));
+        // Text under the bound passes unchanged.
+        let small = json!({"pageCount": 1, "pages": [{"page": 1, "text": "\"hi\""}], "truncated": false, "warnings": []});
+        assert_eq!(
+            fit(&id, Ok(small.clone()), true, build(true)),
+            build(true)(Ok(&small))
+        );
+    }
+
+    #[test]
+    fn other_answers_over_the_bound_are_refused() {
+        let id = Id::Number(1.into());
+        let meta = json!({"xmp": "\u{1}".repeat(MAX_RESPONSE_BYTES / 6)});
+        let result = fit(&id, Ok(meta), true, build(true));
+        assert_eq!(result["isError"], true);
+        assert!(result.to_string().contains("response_too_large"));
+    }
+}

@@ -1,0 +1,122 @@
+//! Text that came from an untrusted file or process, made safe to print on
+//! a terminal: no control character reaches it raw, so a file can neither
+//! colour, move or retitle the terminal (ESC, CSI, OSC sequences, C1
+//! controls) nor forge a line of our own (`\nerror: …`).
+//!
+//! The rules, one per kind of output:
+//! * a message (an error, a warning, a metadata value printed as text, a
+//!   child's stderr line): every control character (Unicode `Cc`: C0, DEL,
+//!   C1; tab kept) and every bidirectional formatting character is written
+//!   as an escape, `\x1b` or `\u{202e}` ([`escape_controls`]);
+//! * extracted text: every `Cc` character but newline and tab becomes
+//!   U+FFFD ([`printable_text`]); the layout survives, nothing else acts;
+//! * JSON: serde_json escapes C0 itself; DEL and C1, which it leaves raw,
+//!   are escaped as `\u007f`, `\u009b` ([`json_for_terminal`]).
+
+use std::borrow::Cow;
+
+/// Bidirectional formatting characters (`Bidi_Control`): they reorder what
+/// a terminal shows, so a message could show another text than it holds.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// One message line with every control character (tab aside) and every
+/// bidirectional formatting character escaped, as `\xNN` (below U+0100)
+/// or `\u{NNNN}`.
+pub fn escape_controls(line: &str) -> Cow<'_, str> {
+    let escaped = |c: char| (c.is_control() && c != '\t') || is_bidi_control(c);
+    if !line.chars().any(escaped) {
+        return Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len().saturating_add(16));
+    for c in line.chars() {
+        if !escaped(c) {
+            out.push(c);
+        } else if u32::from(c) < 0x100 {
+            out.push_str(&format!("\\x{:02x}", u32::from(c)));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Extracted text for a terminal: every control character but newline and
+/// tab replaced by U+FFFD.
+pub fn printable_text(text: &str) -> Cow<'_, str> {
+    let replaced = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(replaced) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| if replaced(c) { '\u{fffd}' } else { c })
+            .collect(),
+    )
+}
+
+/// Serialized JSON with DEL and the C1 controls (which serde_json writes
+/// raw) escaped as `\u00NN`: the same JSON value, inert on a terminal.
+/// Outside strings JSON has no such characters, so escaping them
+/// everywhere is exact.
+pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+    let raw = |c: char| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c);
+    if !json.chars().any(raw) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len().saturating_add(16));
+    for c in json.chars() {
+        if raw(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn messages() {
+        assert_eq!(
+            escape_controls("a\u{1b}[31mb\tc\u{7}"),
+            "a\\x1b[31mb\tc\\x07"
+        );
+        assert_eq!(escape_controls("x\nerror: forged"), "x\\x0aerror: forged");
+        assert_eq!(
+            escape_controls("\u{9b}2J \u{202e}txt"),
+            "\\x9b2J \\u{202e}txt"
+        );
+        assert!(matches!(escape_controls("plain é"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn text_and_json() {
+        assert_eq!(
+            printable_text("a\u{1b}]0;t\u{7}\nb\tc\u{9b}"),
+            "a\u{fffd}]0;t\u{fffd}\nb\tc\u{fffd}"
+        );
+        let v = serde_json::json!({"k": "a\u{1b}\u{7f}\u{9b}b\n"});
+        let out = json_for_terminal(&serde_json::to_string_pretty(&v).unwrap()).into_owned();
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), v);
+    }
+
+    proptest! {
+        /// Nothing a terminal acts on survives; the JSON stays the same value.
+        #[test]
+        fn nothing_acts(s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{9f}\\u{202a}-\\u{202e}a\n]{0,40}") {
+            prop_assert!(!escape_controls(&s).chars().any(|c| (c.is_control() && c != '\t') || is_bidi_control(c)));
+            prop_assert!(!printable_text(&s).chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+            let json = serde_json::to_string(&s).unwrap();
+            let safe = json_for_terminal(&json);
+            prop_assert!(!safe.chars().any(char::is_control));
+            prop_assert_eq!(serde_json::from_str::<String>(&safe).unwrap(), s);
+        }
+    }
+}

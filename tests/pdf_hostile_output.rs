@@ -1,0 +1,173 @@
+//! Hostile files against what the tools print and answer (issue: the last
+//! kinds of hostile file): the response bound with text that JSON escapes
+//! twice, and the terminal safety of the CLI.
+#![cfg(feature = "cli")]
+#[path = "pdf_hostile/gen.rs"]
+#[allow(dead_code)]
+mod gen;
+mod mcp_support;
+
+use std::process::Command;
+
+use gen::{one_page, to_unicode_all};
+use mcp_support::{run_with, BIN};
+use serde_json::{json, Value};
+
+const MAX_RESPONSE_BYTES: usize = toolgate::json::MAX_RESPONSE_BYTES;
+
+fn initialize(version: &str) -> String {
+    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string()
+}
+
+/// A small file (about 40 KB) whose every shown code maps, through its
+/// ToUnicode CMap, to 63 quotes and one C1 control: about 390 bytes on the
+/// wire per code, 20 MB for the whole text.
+fn escaped_twice() -> Vec<u8> {
+    let target = "0022".repeat(64);
+    let line = format!("({}) '\n", "a".repeat(256));
+    let content = format!("BT /F1 1 Tf 1.2 TL 10 790 Td {}ET", line.repeat(200));
+    gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        .obj(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>")
+        .stream(4, "/Filter /FlateDecode", &gen::zlib(content.as_bytes()))
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>")
+        .obj(6, to_unicode_all(&target))
+        .build()
+}
+
+#[test]
+fn answers_stay_under_the_response_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = escaped_twice();
+    assert!(pdf.len() < 64 * 1024, "{}", pdf.len());
+    std::fs::write(dir.path().join("q.pdf"), &pdf).unwrap();
+    for version in ["2025-06-18", "2024-11-05"] {
+        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"q.pdf"}}});
+        let input = format!("{}\n{call}\n", initialize(version));
+        let out = run_with(dir.path(), &[], input.into_bytes());
+        let r = &out.responses[1];
+        let line = serde_json::to_string(r).unwrap();
+        assert!(
+            line.len() <= MAX_RESPONSE_BYTES,
+            "{version}: {} bytes",
+            line.len()
+        );
+        assert!(
+            line.len() > MAX_RESPONSE_BYTES / 2,
+            "{version}: cut far too much: {}: {}",
+            line.len(),
+            &line[line.len() - 1500..]
+        );
+        assert_eq!(
+            r["result"]["isError"],
+            false,
+            "{version}: {}",
+            &line[..300.min(line.len())]
+        );
+        let text: Value =
+            serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        // Once escaped (2024-11-05 has no structuredContent) the whole text
+        // fits, 4 bytes a quote; twice it does not.
+        let cut = version == "2025-06-18";
+        assert_eq!(text["truncated"], cut, "{version}");
+        let warned = text["warnings"].as_array().unwrap().iter().any(|w| {
+            w["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("max_response_bytes")
+        });
+        assert_eq!(warned, cut, "{version}: {}", text["warnings"]);
+        if version == "2025-06-18" {
+            assert_eq!(r["result"]["structuredContent"], text, "both copies agree");
+        }
+    }
+}
+
+/// Text codes mapped to ESC and CSI, metadata carrying OSC and a forged
+/// line.
+fn terminal_tricks() -> Vec<u8> {
+    one_page(b"BT /F1 12 Tf 72 720 Td (\\000[2J\\001) Tj ET")
+        .obj(
+            5,
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        )
+        .stream(6, "", b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <00> <001B> <01> <009B> endbfchar endcmap")
+        .obj(7, "<< /Title <FEFF001B005D0030003B006F0077006E00650064 0007> /Author (a\\nerror: forged) /Producer <9b32 4a7f> >>")
+        .trailer("/Info 7 0 R")
+        .build()
+}
+
+/// Writes this suite's files as fuzz seeds (run on purpose:
+/// `TOOLGATE_WRITE_SEEDS=1 cargo test --test pdf_hostile_output write_seeds`).
+#[test]
+fn write_seeds() {
+    if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("hostile-escaped-twice.pdf"), escaped_twice()).unwrap();
+    std::fs::write(dir.join("hostile-terminal-controls.pdf"), terminal_tricks()).unwrap();
+}
+
+fn run_cli(args: &[&str], file: &std::path::Path) -> (String, String) {
+    let out = Command::new(BIN).args(args).arg(file).output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn acts_on_a_terminal(s: &str) -> Option<char> {
+    s.chars()
+        .find(|&c| c.is_control() && !matches!(c, '\n' | '\t' | '\x0c'))
+}
+
+#[test]
+fn the_cli_never_prints_a_control_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Text: code 0 maps to ESC, code 1 to U+009B (CSI); metadata with OSC
+    // and a forged line; a font name with ESC in a warning.
+    let pdf = terminal_tricks();
+    let path = dir.path().join("t.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let (stdout, stderr) = run_cli(&["extract"], &path);
+    assert_eq!(acts_on_a_terminal(&stdout), None, "{stdout:?}");
+    assert_eq!(acts_on_a_terminal(&stderr), None, "{stderr:?}");
+    assert!(stdout.contains('\u{fffd}'), "{stdout:?}");
+    for args in [&["extract", "--json"][..], &["metadata"][..]] {
+        let (stdout, stderr) = run_cli(args, &path);
+        assert_eq!(acts_on_a_terminal(&stdout), None, "{args:?}: {stdout:?}");
+        assert_eq!(acts_on_a_terminal(&stderr), None, "{args:?}: {stderr:?}");
+        let v: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+        if args == ["metadata"] {
+            assert_eq!(
+                v["info"]["Title"], "\u{1b}]0;owned\u{7}",
+                "the JSON keeps the value: {v}"
+            );
+        }
+    }
+    // An error naming a value from the file: an unknown security handler
+    // whose name carries ESC and a newline.
+    let enc = one_page(gen::HELLO)
+        .obj(
+            8,
+            "<< /Filter /Evil#1b[31m#0aerror:#20forged /V 1 /R 2 /O <00> /U <00> /P -4 >>",
+        )
+        .trailer("/Encrypt 8 0 R /ID [<00> <00>]")
+        .build();
+    let path = dir.path().join("e.pdf");
+    std::fs::write(&path, enc).unwrap();
+    for args in [&["extract"][..], &["metadata"][..]] {
+        let (stdout, stderr) = run_cli(args, &path);
+        assert_eq!(acts_on_a_terminal(&stderr), None, "{args:?}: {stderr:?}");
+        assert_eq!(
+            stderr.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{args:?}: {stderr:?}"
+        );
+        assert!(stdout.is_empty() || acts_on_a_terminal(&stdout).is_none());
+    }
+}
