@@ -556,3 +556,88 @@ fn text_lost_to_a_stream_cap_is_reported_as_truncated() {
     // (Most of the line runs off the page and is dropped, as pdftotext does.)
     assert!(x.pages[0].text.starts_with("xxxx"), "{x:?}");
 }
+
+/// RC4 files whose `/Length` is out of range open as poppler opens them: a
+/// 5-byte key when `/R` is 2 or `/Length` is not an integer, else the length
+/// clamped to 16 bytes. Never `password_required` when the empty password
+/// is right.
+#[test]
+fn rc4_key_lengths_as_poppler_reads_them() {
+    use toolgate::pdf::{extract_in_process, Options};
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf");
+    let read = |name: &str| std::fs::read(corpus.join(name)).unwrap();
+    let reference = |data: &[u8], password: Option<&str>| {
+        let options = Options {
+            password: password.map(str::to_owned),
+            ..Options::default()
+        };
+        extract_in_process(Source::Bytes(data), None, &options)
+            .map(|x| x.pages.into_iter().map(|p| p.text).collect::<Vec<_>>())
+    };
+    // R3 V2, 128-bit key, empty user password: `/Length 128 ` rewritten in
+    // place (same byte count, so no offset moves).
+    let r3 = read("qpdf-enc-R3V2.pdf");
+    let want = reference(&r3, None).unwrap();
+    assert!(want.iter().any(|t| !t.trim().is_empty()));
+    let at = r3.windows(12).position(|w| w == b"/Length 128 ").unwrap();
+    for length in [
+        &b"/Length 4096"[..],
+        b"/Length -128",
+        b"/Length 9999",
+        b"/Length 0999",
+    ] {
+        let mut data = r3.clone();
+        data[at..at + 12].copy_from_slice(length);
+        let got = reference(&data, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(length)));
+        assert_eq!(got, want, "{}", String::from_utf8_lossy(length));
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert!(m.encrypted);
+    }
+    // Not an integer: a 5-byte key, wrong for this file: the empty password
+    // fails as it would in poppler, with the password error (the dictionary
+    // is well formed).
+    let mut data = r3.clone();
+    data[at..at + 12].copy_from_slice(b"/Length 12.5");
+    assert!(reference(&data, None).is_err());
+    // An out-of-range /P: its low 32 bits, as poppler reads it (the same
+    // key), and it never hides the handler's name.
+    for p in ["-4294970400", "8589931488"] {
+        let mut bytes = r3.clone();
+        let p_at = bytes.windows(9).position(|w| w == b"/P -3104 ").unwrap();
+        bytes.splice(p_at..p_at + 9, format!("/P {p} ").into_bytes());
+        assert_eq!(reference(&bytes, None).unwrap(), want, "/P {p}");
+    }
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    let data = one_page(HELLO)
+        .obj(
+            9,
+            "<< /Filter /Standard /V 9 /R 9 /O <00> /U <00> /P 99999999999 >>",
+        )
+        .trailer(&format!("/Encrypt 9 0 R {id}"))
+        .build();
+    let e = metadata(Source::Bytes(&data)).unwrap_err();
+    assert_eq!(e.kind(), "unsupported_encryption");
+    assert!(e.to_string().contains("/Standard V9 R9"), "{e}");
+    // R2 V1 (40-bit), user password `view`: whatever `/Length` says.
+    let r2 = read("qpdf-enc-R2V1-U-view.pdf");
+    let want = reference(&r2, Some("view")).unwrap();
+    let at = r2.windows(11).position(|w| w == b"/Length 40 ").unwrap();
+    for length in [&b"/Length 999"[..], b"/Length -12", b"/Length /No"] {
+        let mut data = r2.clone();
+        data[at..at + 11].copy_from_slice(length);
+        assert_eq!(
+            reference(&data, Some("view")).unwrap(),
+            want,
+            "{}",
+            String::from_utf8_lossy(length)
+        );
+        let e = reference(&data, None).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            "password_required",
+            "{}",
+            String::from_utf8_lossy(length)
+        );
+    }
+}

@@ -106,6 +106,51 @@ pub fn with_indirect_encrypt(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
     let Ok(Object::Dictionary(dict)) = doc.trailer.get(b"Encrypt") else {
         return None;
     };
+    with_encrypt_object(data, doc, dict.clone())
+}
+
+/// The RC4 file key length poppler uses for a Standard-handler dictionary
+/// whose `/Length` is out of range or ignored (ISO 32000-1 §7.6.3.2 Table
+/// 21 allows 40 to 128 bits, multiples of 8): 5 bytes when `/R` is 2 or
+/// `/Length` is not an integer, else `/Length / 8` clamped to 16 bytes.
+/// `Some(dict)` with that length written as `/Length` (in bits) when it
+/// differs from what the file says; `None` for any other handler,
+/// version or a length already right.
+pub fn with_poppler_key_length(dict: &Dictionary) -> Option<Dictionary> {
+    if dict.get(b"Filter").and_then(Object::as_name).ok() != Some(b"Standard".as_slice()) {
+        return None;
+    }
+    let int = |k: &[u8]| dict.get(k).ok().and_then(|o| o.as_i64().ok());
+    if !matches!(int(b"V"), Some(1 | 2)) || !matches!(int(b"R"), Some(2..=4)) {
+        return None;
+    }
+    let length = dict.get(b"Length").ok();
+    let bytes = match (int(b"R"), length) {
+        (Some(2), _) | (_, None) => 5,
+        (_, Some(Object::Integer(bits))) => bits / 8,
+        (_, Some(_)) => 5,
+    };
+    let bytes = if !(0..=16).contains(&bytes) {
+        16
+    } else {
+        bytes
+    };
+    let bits = bytes.saturating_mul(8);
+    if length.is_some_and(|l| matches!(l, Object::Integer(b) if *b == bits))
+        || (length.is_none() && bits == 40)
+    {
+        return None;
+    }
+    let mut fixed = dict.clone();
+    fixed.set("Length", bits);
+    Some(fixed)
+}
+
+/// `data` with an incremental update appended whose trailer's `/Encrypt`
+/// names a new object holding `dict` (see [`with_indirect_encrypt`]). The
+/// file key does not depend on the dictionary's object number, so moving it
+/// changes nothing else.
+pub fn with_encrypt_object(data: &[u8], doc: &Document, dict: Dictionary) -> Option<Vec<u8>> {
     if doc.xref_start == 0 || doc.xref_recovery.is_some() {
         return None;
     }
@@ -116,7 +161,7 @@ pub fn with_indirect_encrypt(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
     out.extend_from_slice(b"\n");
     let object_at = out.len().checked_sub(header)?;
     out.extend_from_slice(format!("{num} 0 obj\n").as_bytes());
-    lopdf::Writer::write_object(&mut out, &Object::Dictionary(dict.clone())).ok()?;
+    lopdf::Writer::write_object(&mut out, &Object::Dictionary(dict)).ok()?;
     out.extend_from_slice(b"\nendobj\n");
     let xref_at = out.len().checked_sub(header)?;
     let mut trailer = doc.trailer.clone();
@@ -233,6 +278,32 @@ mod tests {
         assert_eq!(standard_dict_fault(&future), None);
         let other = dictionary! {"Filter" => "FooSecurity"};
         assert_eq!(standard_dict_fault(&other), None);
+    }
+
+    #[test]
+    fn rc4_key_length_as_poppler_reads_it() {
+        let bits = |r: i64, length: Option<Object>| {
+            let mut d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => r, "P" => -4};
+            if let Some(l) = length {
+                d.set("Length", l);
+            }
+            with_poppler_key_length(&d).map(|f| f.get(b"Length").unwrap().as_i64().unwrap())
+        };
+        assert_eq!(bits(2, Some(4096.into())), Some(40));
+        assert_eq!(bits(2, Some(128.into())), Some(40));
+        assert_eq!(bits(2, Some(40.into())), None);
+        assert_eq!(bits(3, Some(4096.into())), Some(128));
+        assert_eq!(bits(3, Some((-128).into())), Some(128));
+        assert_eq!(bits(3, Some(999_999_999.into())), Some(128));
+        assert_eq!(bits(3, Some(60.into())), Some(56));
+        assert_eq!(bits(3, Some(128.into())), None);
+        assert_eq!(bits(3, Some(Object::Real(12.5))), Some(40));
+        assert_eq!(bits(3, Some(Object::Name(b"No".to_vec()))), Some(40));
+        assert_eq!(bits(3, None), None);
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 4096};
+        assert_eq!(with_poppler_key_length(&v4), None);
+        let other = dictionary! {"Filter" => "Other", "V" => 2, "R" => 3, "Length" => 4096};
+        assert_eq!(with_poppler_key_length(&other), None);
     }
 
     #[test]

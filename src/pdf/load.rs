@@ -5,8 +5,8 @@ use lopdf::{Document, LoadOptions, Object};
 
 pub use super::encryption::Encryption;
 use super::encryption::{
-    describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_indirect_encrypt,
-    without_encrypt_key,
+    describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_encrypt_object,
+    with_indirect_encrypt, with_poppler_key_length, without_encrypt_key,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -152,6 +152,14 @@ fn load_options(password: Option<&str>, limits: &Limits, reconstruct: bool) -> L
     }
 }
 
+/// `data` with its encryption dictionary's key length set as poppler reads
+/// it ([`with_poppler_key_length`]), when that differs from the file. The
+/// patched file's dictionary is then right: loading it cannot come back here.
+fn with_key_length_patch(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
+    let fixed = encrypt_dict(doc).and_then(with_poppler_key_length)?;
+    with_encrypt_object(data, doc, fixed)
+}
+
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
     let missing_eof = !has_eof_marker(data);
@@ -162,6 +170,9 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             // Tell a wrong password apart from a handler we cannot use.
             let doc = Document::load_mem_with_options(data, options(None))
                 .map_err(|e| map_error(e, limits, missing_eof))?;
+            if let Some(patched) = with_key_length_patch(data, &doc) {
+                return load_checked(&patched, password, limits);
+            }
             return Err(undecryptable(&doc, true));
         }
         Err(e) => match reconstruct_after(&e, data, limits, password) {
@@ -199,6 +210,9 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
             loaded.encryption_ignored = Some(fault);
             return Ok(loaded);
+        }
+        if let Some(patched) = with_key_length_patch(data, &doc) {
+            return load_checked(&patched, password, limits);
         }
         if let Some(patched) = with_indirect_encrypt(data, &doc) {
             // The update's trailer names an indirect /Encrypt: no recursion.
