@@ -1116,11 +1116,15 @@ mod tests {
                 any::<bool>(),
                 port
             )
-                .prop_map(|(n, w, p)| e(&format!(
+                // Names the generator can spell but IDNA refuses (an `xn--`
+                // label that is not valid Punycode, `--` in the third and
+                // fourth places) are not entries: left out, not unwrapped.
+                .prop_filter_map("a name IDNA refuses", |(n, w, p)| Entry::parse(&format!(
                     "{}{n}{}",
                     if w { "*." } else { "" },
                     p.map(|p| format!(":{p}")).unwrap_or_default()
-                ))),
+                ))
+                .ok()),
         ]
     }
 
