@@ -418,7 +418,13 @@ fn open_dir(path: &Path) -> io::Result<File> {
 }
 
 fn read_bounded(file: File, max_bytes: u64) -> Result<Vec<u8>, ConfineError> {
-    let mut out = Vec::new();
+    // Sized from the file (plus the byte that shows growth), so the read
+    // takes one or two system calls instead of a dozen growing ones.
+    let hint = file
+        .metadata()
+        .map_or(0, |m| m.len().min(max_bytes))
+        .saturating_add(1);
+    let mut out = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
     // One byte past the bound detects a file that grew after the size check.
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut out)

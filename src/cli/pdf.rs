@@ -51,6 +51,9 @@ pub struct WorkerArgs {
     /// CPU-time limit, seconds.
     #[arg(long)]
     pub cpu_seconds: u64,
+    /// Started ahead of need: warm the extractor up before waiting.
+    #[arg(long)]
+    pub warm: bool,
 }
 
 fn fail(e: &PdfError) -> ExitCode {
@@ -129,5 +132,9 @@ pub fn run_metadata(a: MetadataArgs) -> ExitCode {
 }
 
 pub fn run_worker(a: WorkerArgs) -> ExitCode {
-    ExitCode::from(toolgate::pdf::worker::serve(a.memory_bytes, a.cpu_seconds))
+    ExitCode::from(toolgate::pdf::worker::serve(
+        a.memory_bytes,
+        a.cpu_seconds,
+        a.warm,
+    ))
 }

@@ -18,8 +18,11 @@ use super::protocol::{progress_line, Op, Request, Response, MAX_REQUEST_LINE, OR
 pub const PROGRESS_LINE_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Runs the worker: returns the process exit code (0 when an answer was
-/// written).
-pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
+/// written). A worker started ahead of need passes `warm`: it extracts a
+/// small built-in document before it waits for its request, so the call
+/// does not pay for first-touch page faults of the extractor's code and
+/// heap (the result is thrown away; the process still serves one call).
+pub fn serve(memory_bytes: u64, cpu_seconds: u64, warm: bool) -> u8 {
     // Limits first, before touching the input. A failure to set one is fatal:
     // running unconfined is not an option.
     let limits = [
@@ -37,6 +40,13 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
             return 3;
         }
     }
+    if warm {
+        warm_up();
+    }
+    // Started before the request is read (for a worker started ahead of
+    // need: before the call), it waits for the sender to be dropped.
+    let (watchdog, go) = std::sync::mpsc::channel::<()>();
+    watch_parent(go);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut line = Vec::new();
@@ -74,13 +84,18 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
     }
     // The watchdog reads stdin too: release our lock on it first.
     drop(input);
-    watch_parent();
+    // From here on the watchdog may read stdin.
+    drop(watchdog);
     let out = std::io::stdout();
     let mut out = out.lock();
     let written = match request.op {
         Op::Extract => {
             let mut last: Option<Instant> = None;
+            let wanted = request.progress;
             let mut report = |done: u32, total: u32| {
+                if !wanted {
+                    return;
+                }
                 let now = Instant::now();
                 if last.is_some_and(|t| now.duration_since(t) < PROGRESS_LINE_INTERVAL) {
                     return;
@@ -109,6 +124,9 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
             answer(&mut out, outcome)
         }
     };
+    // Answered: what is left is the exit, whose teardown should not take
+    // the CPU from the parent sending the answer on.
+    lower_priority();
     match written {
         Ok(()) => 0,
         Err(e) => {
@@ -118,14 +136,78 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64) -> u8 {
     }
 }
 
-/// Starts the orphan watchdog: a thread that blocks reading stdin (past the
-/// request, the parent sends nothing more) and ends the process when it
-/// reaches end-of-file or fails, i.e. when the parent has closed its end or
-/// died. Extra bytes a confused parent might send are read and dropped.
-fn watch_parent() {
+/// Runs the extractor once on [`warm_up_pdf`] and encodes its answer to
+/// nowhere, touching the code and heap a real call will use.
+fn warm_up() {
+    let limits = super::super::Limits::default();
+    let outcome = catch(|| {
+        extract::extract_with_progress(&warm_up_pdf(), None, None, &limits, &mut |_, _| {})
+    });
+    let _ = answer(&mut std::io::sink(), outcome);
+}
+
+/// A one-page PDF with a Flate-compressed content stream showing a line
+/// of text in a standard font, with a correct cross-reference table.
+fn warm_up_pdf() -> Vec<u8> {
+    use flate2::write::ZlibEncoder;
+    let content = b"BT /F1 12 Tf 72 712 Td (Warm up: the quick brown fox) Tj ET";
+    let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let packed = z
+        .write_all(content)
+        .and_then(|()| z.finish())
+        .unwrap_or_default();
+    let mut stream = format!(
+        "<< /Length {} /Filter /FlateDecode >>\nstream\n",
+        packed.len()
+    )
+    .into_bytes();
+    stream.extend_from_slice(&packed);
+    stream.extend_from_slice(b"\nendstream");
+    let objects: [&[u8]; 5] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        &stream,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ];
+    let mut pdf = b"%PDF-1.7\n".to_vec();
+    let mut offsets = Vec::with_capacity(objects.len());
+    for (n, body) in (1..).zip(objects) {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{n} 0 obj\n").as_bytes());
+        pdf.extend_from_slice(body);
+        pdf.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes(),
+    );
+    for off in offsets {
+        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+/// Starts the orphan watchdog: a thread that, once `go` is closed (the
+/// request has been read), blocks reading stdin (past the request, the
+/// parent sends nothing more) and ends the process when it reaches
+/// end-of-file or fails, i.e. when the parent has closed its end or died.
+/// Extra bytes a confused parent might send are read and dropped.
+fn watch_parent(go: std::sync::mpsc::Receiver<()>) {
     let spawned = std::thread::Builder::new()
         .name("parent-watchdog".into())
-        .spawn(|| {
+        .stack_size(64 << 10)
+        .spawn(move || {
+            lower_priority();
+            // Closed, never sent on: the request has been read.
+            let _ = go.recv();
             let mut stdin = std::io::stdin();
             let mut buf = [0u8; 512];
             loop {
@@ -140,6 +222,12 @@ fn watch_parent() {
         // SIGPIPE when it writes its answer to a dead parent.
         eprintln!("pdf-worker: cannot start the parent watchdog: {e}");
     }
+}
+
+/// Lowers the calling thread's scheduling priority to the least (nice
+/// 19; always allowed). Advisory: a failure changes nothing else.
+fn lower_priority() {
+    let _ = rustix::process::setpriority_process(None, 19);
 }
 
 /// Runs `job`, turning a panic into a `worker_failed` error.
@@ -166,7 +254,31 @@ fn answer<T: Serialize>(out: &mut impl Write, outcome: Result<T, PdfError>) -> s
 
 /// This process's peak resident set size (`VmHWM` in `/proc/self/status`), in KiB.
 pub fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    // Read at once (the file is about 1.5 KB): fewer system calls than
+    // `fs::read_to_string`'s growing reads of a file without a size.
+    let mut status = String::with_capacity(4096);
+    std::fs::File::open("/proc/self/status")
+        .and_then(|mut f| f.read_to_string(&mut status))
+        .ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_warm_up_document_extracts_cleanly() {
+        let limits = super::super::super::Limits::default();
+        let x = extract::extract_with_progress(&warm_up_pdf(), None, None, &limits, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(x.page_count, 1);
+        assert!(x.warnings.is_empty(), "{:?}", x.warnings);
+        assert!(
+            x.pages[0].text.contains("the quick brown fox"),
+            "{:?}",
+            x.pages[0].text
+        );
+    }
 }

@@ -211,6 +211,7 @@ fn run_job<T: DeserializeOwned>(
         password: job.options.password.as_deref().map(cut_password),
         limits: *limits,
         data_len: data.len(),
+        progress: watch.wants_progress(),
     };
     let mut header = match serde_json::to_vec(&request) {
         Ok(h) => h,
@@ -223,7 +224,7 @@ fn run_job<T: DeserializeOwned>(
     };
     header.push(b'\n');
     let start = Instant::now();
-    let outcome = parent::run(&header, &data, limits, isolation, pool, watch);
+    let outcome = parent::run(header, data.into_owned(), limits, isolation, pool, watch);
     stats.elapsed_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
     let result = outcome.and_then(|stdout| {
         serde_json::from_slice::<Response<T>>(&stdout)

@@ -3,9 +3,10 @@
 //! timeout, and kill it at once when the caller aborts.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::super::error::PdfError;
@@ -19,8 +20,8 @@ use super::{Isolation, MAX_STDERR_TAIL};
 pub(super) enum Event {
     /// Pages done and total pages.
     Progress(u32, u32),
-    /// The worker's stdout up to its end: the answer line.
-    Answer(std::io::Result<Vec<u8>>),
+    /// The worker's answer.
+    Answer(std::io::Result<Answer>),
     /// The caller gave up: kill the worker.
     Abort,
 }
@@ -46,6 +47,7 @@ pub struct Watch {
     tx: mpsc::Sender<Event>,
     rx: mpsc::Receiver<Event>,
     progress: Box<dyn FnMut(u32, u32) + Send>,
+    wants_progress: bool,
 }
 
 impl std::fmt::Debug for Watch {
@@ -55,8 +57,11 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Default for Watch {
+    /// A watch without progress (the worker then reports none).
     fn default() -> Self {
-        Self::new(|_, _| {})
+        let mut watch = Self::new(|_, _| {});
+        watch.wants_progress = false;
+        watch
     }
 }
 
@@ -69,7 +74,14 @@ impl Watch {
             tx,
             rx,
             progress: Box::new(progress),
+            wants_progress: true,
         }
+    }
+
+    /// Whether this watch has a progress callback (the worker reports
+    /// pages only then).
+    pub(super) fn wants_progress(&self) -> bool {
+        self.wants_progress
     }
 
     /// A handle that aborts the call this watch is given to.
@@ -82,20 +94,37 @@ impl Watch {
 
 /// One worker process started ahead of need, so a call does not wait for
 /// a process start. Isolation is unchanged: each call takes the spare (or
-/// starts its own when none is ready) and a fresh spare is started behind
-/// it; no process ever serves two calls. Dropping the pool kills the spare.
+/// starts its own when none is ready) and no process ever serves two
+/// calls. A keeper thread reaps each worker after its call has been
+/// answered and then starts the next spare, so neither the reaping nor the
+/// start (nor the start of a thread) is on a call's path, and a spare
+/// never competes for the CPU with the call it follows. Dropping the pool
+/// kills the spare.
 #[derive(Debug)]
 pub struct Prestarted {
     isolation: Isolation,
-    slot: Arc<Mutex<Slot>>,
+    slot: Arc<(Mutex<Slot>, Condvar)>,
+    keeper: Mutex<mpsc::Sender<Keep>>,
 }
 
 #[derive(Debug, Default)]
 struct Slot {
-    spare: Option<Child>,
+    spare: Option<Started>,
     starting: bool,
     closed: bool,
 }
+
+/// What the keeper thread is asked to do.
+enum Keep {
+    /// Reap a worker that answered, then start a spare.
+    Reap(Exiting),
+    /// Start a spare.
+    Refill,
+}
+
+/// The longest a call waits for the spare being started before it starts
+/// a worker of its own.
+const SPARE_WAIT: Duration = Duration::from_secs(1);
 
 fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -105,11 +134,25 @@ impl Prestarted {
     /// A pool for `isolation`, starting its first spare now (in the
     /// background).
     pub fn new(isolation: Isolation) -> Self {
+        let slot = Arc::new((Mutex::new(Slot::default()), Condvar::new()));
+        let (keeper, rx) = mpsc::channel();
         let pool = Self {
-            isolation,
-            slot: Arc::new(Mutex::new(Slot::default())),
+            isolation: isolation.clone(),
+            slot: Arc::clone(&slot),
+            keeper: Mutex::new(keeper),
         };
-        pool.refill();
+        let spawned = helper("pdf-keeper", move || {
+            refill(&slot, &isolation);
+            while let Ok(keep) = rx.recv() {
+                if let Keep::Reap(exiting) = keep {
+                    exiting.reap();
+                }
+                refill(&slot, &isolation);
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "cannot start the pdf worker keeper: no worker ahead of need");
+        }
         pool
     }
 
@@ -120,76 +163,224 @@ impl Prestarted {
 
     /// Whether a spare worker is waiting now.
     pub fn is_ready(&self) -> bool {
-        lock(&self.slot).spare.is_some()
+        lock(&self.slot.0).spare.is_some()
     }
 
-    /// The spare when it is alive (a fresh spare is started behind it),
-    /// else a worker started now.
-    fn take(&self) -> Result<Child, PdfError> {
-        let spare = lock(&self.slot).spare.take();
-        self.refill();
-        if let Some(mut child) = spare {
-            if matches!(child.try_wait(), Ok(None)) {
-                return Ok(child);
+    /// The spare when one is alive (waiting for the one being started, at
+    /// most [`SPARE_WAIT`]), else a worker started now.
+    fn take(&self) -> Result<Started, PdfError> {
+        let (m, ready) = &*self.slot;
+        let mut slot = lock(m);
+        let until = Instant::now() + SPARE_WAIT;
+        while slot.spare.is_none() && slot.starting {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
             }
-            let _ = child.wait();
+            slot = ready
+                .wait_timeout(slot, left)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
         }
-        spawn(&self.isolation)
+        let spare = slot.spare.take();
+        drop(slot);
+        if let Some(mut started) = spare {
+            if matches!(started.child.try_wait(), Ok(None)) {
+                return Ok(started);
+            }
+            started.discard();
+        }
+        start(&self.isolation, false)
     }
 
-    fn refill(&self) {
-        {
-            let mut slot = lock(&self.slot);
-            if slot.closed || slot.starting || slot.spare.is_some() {
-                return;
-            }
-            slot.starting = true;
-        }
-        let slot = Arc::clone(&self.slot);
-        let isolation = self.isolation.clone();
-        let started = std::thread::Builder::new()
-            .name("pdf-prestart".into())
-            .spawn(move || {
-                let child = spawn(&isolation);
-                let mut s = lock(&slot);
-                s.starting = false;
-                match child {
-                    Ok(mut c) if s.closed => {
-                        let _ = c.kill();
-                        let _ = c.wait();
-                    }
-                    Ok(c) => s.spare = Some(c),
-                    Err(e) => tracing::warn!(error = %e, "cannot start a spare pdf worker"),
-                }
-            });
-        if started.is_err() {
-            lock(&self.slot).starting = false;
+    /// Hands the keeper a worker that answered (or asks for a spare).
+    fn keep(&self, keep: Keep) {
+        let sent = self
+            .keeper
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(keep);
+        if let Err(mpsc::SendError(Keep::Reap(exiting))) = sent {
+            exiting.reap();
         }
     }
+}
+
+/// Starts a spare into `slot` unless it holds one or is closed (the keeper
+/// thread's job).
+fn refill(slot: &(Mutex<Slot>, Condvar), isolation: &Isolation) {
+    let (m, ready) = slot;
+    {
+        let mut s = lock(m);
+        if s.closed || s.spare.is_some() {
+            return;
+        }
+        s.starting = true;
+    }
+    let started = start(isolation, true);
+    let mut s = lock(m);
+    s.starting = false;
+    match started {
+        Ok(w) if s.closed => {
+            drop(s);
+            w.discard();
+        }
+        Ok(w) => s.spare = Some(w),
+        Err(e) => tracing::warn!(error = %e, "cannot start a spare pdf worker"),
+    }
+    ready.notify_all();
 }
 
 impl Drop for Prestarted {
     fn drop(&mut self) {
         let spare = {
-            let mut slot = lock(&self.slot);
+            let mut slot = lock(&self.slot.0);
             slot.closed = true;
             slot.spare.take()
         };
-        if let Some(mut child) = spare {
-            let _ = child.kill();
-            let _ = child.wait();
+        if let Some(w) = spare {
+            w.discard();
+        }
+        // Dropping `keeper` ends the keeper thread once its work is done.
+    }
+}
+
+/// Stack of the threads that feed and read a worker (they hold a pipe and
+/// a buffer on the heap).
+const HELPER_STACK: usize = 256 << 10;
+
+/// The job one worker is fed: the request line and the document.
+type Feed = (Vec<u8>, Vec<u8>);
+
+/// The largest job written to the worker from the call's own thread: it
+/// fits in a fresh pipe's buffer (64 KiB on Linux), and the worker reads
+/// its whole job first anyway. A larger one goes through a feeder thread,
+/// so the call keeps watching its deadline.
+const INLINE_FEED: usize = 60 << 10;
+
+/// The worker's stdin, kept open until the parent has the worker's exit
+/// (see the module docs): dropping it closes the pipe.
+#[derive(Debug)]
+enum Feeding {
+    /// The job was written from the call's thread.
+    Written(ChildStdin),
+    /// A feeder thread writes the job and holds stdin until this is dropped.
+    Feeder(mpsc::Sender<()>),
+}
+
+impl Feeding {
+    /// Closes the worker's stdin (at once, or through its feeder).
+    fn close(self) {
+        match self {
+            Self::Written(stdin) => drop(stdin),
+            Self::Feeder(hold) => drop(hold),
         }
     }
 }
 
-/// Starts a worker under `isolation`'s limits; it waits for its request.
-pub(super) fn spawn(isolation: &Isolation) -> Result<Child, PdfError> {
-    Command::new(&isolation.worker_exe)
+/// Writes `job` to the worker's stdin (see [`INLINE_FEED`]).
+fn feed(mut stdin: ChildStdin, job: Feed) -> std::io::Result<Feeding> {
+    let (header, data) = job;
+    if header.len().saturating_add(data.len()) <= INLINE_FEED {
+        // A worker that died early closes the pipe: the error shows at its exit.
+        let _ = stdin
+            .write_all(&header)
+            .and_then(|()| stdin.write_all(&data));
+        return Ok(Feeding::Written(stdin));
+    }
+    let (hold, held) = mpsc::channel::<()>();
+    helper("pdf-worker-in", move || {
+        let _ = stdin
+            .write_all(&header)
+            .and_then(|()| stdin.write_all(&data));
+        // Closed, never sent on: the parent has the worker's exit.
+        let _ = held.recv();
+        drop(stdin);
+    })?;
+    Ok(Feeding::Feeder(hold))
+}
+
+/// A worker process with its two reader threads already running, so a
+/// call starts none for a small job (for a worker started ahead of need,
+/// everything here happened before the call):
+/// * the stdout reader waits for the call's event channel, then relays
+///   progress and the answer ([`read_answer`]);
+/// * the stderr reader keeps the tail.
+#[derive(Debug)]
+struct Started {
+    child: Child,
+    stdin: ChildStdin,
+    listen: mpsc::Sender<(mpsc::Sender<Event>, usize)>,
+    err_reader: JoinHandle<String>,
+}
+
+impl Started {
+    /// Kills the worker and reaps it; its helpers end as its pipes close.
+    fn discard(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn helper<T: Send + 'static>(
+    name: &str,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<JoinHandle<T>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(HELPER_STACK)
+        .spawn(job)
+}
+
+/// Starts a worker (see [`spawn`]) and its helper threads.
+fn start(isolation: &Isolation, warm: bool) -> Result<Started, PdfError> {
+    let mut child = spawn(isolation, warm)?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(failed("the worker's pipes are missing"));
+    };
+    let (listen, listen_rx) = mpsc::channel::<(mpsc::Sender<Event>, usize)>();
+    let out_reader = helper("pdf-worker-out", move || {
+        if let Ok((tx, max_answer)) = listen_rx.recv() {
+            read_answer(stdout, max_answer, &tx);
+        }
+    });
+    let err_reader = helper("pdf-worker-err", move || stderr_tail(stderr));
+    match (out_reader, err_reader) {
+        (Ok(_), Ok(err_reader)) => Ok(Started {
+            child,
+            stdin,
+            listen,
+            err_reader,
+        }),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(failed(
+                "cannot start the threads that feed and read the worker",
+            ))
+        }
+    }
+}
+
+/// Starts a worker under `isolation`'s limits; it waits for its request,
+/// after warming its extractor up when `warm` (a worker started ahead of
+/// need: the warm-up costs no call any time).
+fn spawn(isolation: &Isolation, warm: bool) -> Result<Child, PdfError> {
+    let mut command = Command::new(&isolation.worker_exe);
+    command
         .arg("pdf-worker")
         .arg("--memory-bytes")
         .arg(isolation.memory.to_string())
         .arg("--cpu-seconds")
-        .arg(isolation.cpu_seconds().to_string())
+        .arg(isolation.cpu_seconds().to_string());
+    if warm {
+        command.arg("--warm");
+    }
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -203,122 +394,217 @@ pub(super) fn spawn(isolation: &Isolation) -> Result<Child, PdfError> {
 }
 
 /// Runs a worker (the pool's spare when given) on `header` + `data`;
-/// returns its stdout's answer line when it exited 0.
+/// returns its stdout's answer line once it is whole (the worker is then
+/// reaped behind the call), or, without one, when the worker exited 0.
 pub(super) fn run(
-    header: &[u8],
-    data: &[u8],
+    header: Vec<u8>,
+    data: Vec<u8>,
     limits: &Limits,
     isolation: &Isolation,
     pool: Option<&Prestarted>,
     watch: Watch,
 ) -> Result<Vec<u8>, PdfError> {
-    let child = match pool {
+    let started = match pool {
         Some(p) => p.take()?,
-        None => spawn(isolation)?,
+        None => start(isolation, false)?,
     };
-    wait(child, header, data, limits, isolation, watch)
+    let (result, exiting) = wait(started, (header, data), limits, isolation, watch);
+    match (pool, exiting) {
+        (Some(p), Some(exiting)) => p.keep(Keep::Reap(exiting)),
+        (Some(p), None) => p.keep(Keep::Refill),
+        (None, Some(exiting)) => exiting.reap(),
+        (None, None) => {}
+    }
+    result
 }
 
+/// The call's outcome, and the worker when it answered and is still
+/// exiting (to be reaped behind the call).
 fn wait(
-    mut child: Child,
-    header: &[u8],
-    data: &[u8],
+    started: Started,
+    job: Feed,
     limits: &Limits,
     isolation: &Isolation,
     mut watch: Watch,
-) -> Result<Vec<u8>, PdfError> {
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(failed("the worker's pipes are missing"));
-    };
+) -> (Result<Vec<u8>, PdfError>, Option<Exiting>) {
+    let Started {
+        mut child,
+        stdin,
+        listen,
+        err_reader,
+    } = started;
     // JSON escapes at most 6 bytes per character of text, plus slack.
     let max_answer = limits
         .max_output_chars
         .saturating_mul(6)
         .saturating_add(16 << 20);
     let deadline = Instant::now() + isolation.timeout;
-    std::thread::scope(|s| {
-        // The writer hands stdin back instead of closing it: the worker reads
-        // end-of-file on it as "the parent is gone" (see the module docs).
-        let writer = s.spawn(move || {
-            // A worker that dies early closes the pipe: the error is expected.
-            let _ = stdin.write_all(header).and_then(|()| stdin.write_all(data));
-            stdin
-        });
-        let tx = watch.tx.clone();
-        s.spawn(move || read_answer(stdout, max_answer, &tx));
-        let err_reader = s.spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stderr.take(1 << 20).read_to_end(&mut buf);
-            let from = buf.len().saturating_sub(MAX_STDERR_TAIL);
-            String::from_utf8_lossy(buf.get(from..).unwrap_or_default()).into_owned()
-        });
-        let mut aborted = false;
-        let answer = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match watch.rx.recv_timeout(left) {
-                Ok(Event::Progress(done, total)) => (watch.progress)(done, total),
-                Ok(Event::Answer(a)) => break Some(a),
-                Ok(Event::Abort) => {
-                    aborted = true;
-                    break None;
-                }
-                Err(_) => break None,
+    let fed = match listen.send((watch.tx.clone(), max_answer)) {
+        Ok(()) => feed(stdin, job).ok(),
+        Err(_) => None,
+    };
+    let Some(feed) = fed else {
+        let _ = child.kill();
+        let _ = child.wait();
+        let gone = failed("the threads that feed and read the worker are gone");
+        return (Err(gone), None);
+    };
+    let mut aborted = false;
+    let answer = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match watch.rx.recv_timeout(left) {
+            Ok(Event::Progress(done, total)) => (watch.progress)(done, total),
+            Ok(Event::Answer(a)) => break Some(a),
+            Ok(Event::Abort) => {
+                aborted = true;
+                break None;
             }
-        };
-        // stdout closed (or the deadline passed, or the caller aborted): the
-        // worker is exiting or must be killed.
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if !aborted && Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_micros(200))
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-            }
-        };
-        // The worker has exited (or been killed and reaped): now its stdin may close.
-        drop(writer.join());
-        let tail = err_reader.join().unwrap_or_default();
-        let tail = tail.trim();
-        // The worker's stderr can hold a backtrace with build paths and
-        // dependency versions: it goes to our log only, never into the error
-        // (which reaches the agent).
-        if !tail.is_empty() && !aborted {
-            tracing::warn!(target: "toolgate::pdf::worker", stderr = %tail, "pdf worker stderr");
+            Err(_) => break None,
         }
-        if aborted {
-            return Err(failed("aborted by the caller; the worker was killed"));
+    };
+    // A whole answer line (the worker had read its whole job to write
+    // it): the call is answered now, and the worker, which only exits from
+    // here on, is reaped behind it.
+    if let Some(Ok(Answer::Line(line))) = answer {
+        if line.len() <= max_answer {
+            let exiting = Exiting {
+                child,
+                feed,
+                err_reader,
+                deadline,
+            };
+            return (Ok(line), Some(exiting));
         }
-        let Some(status) = status else {
-            return Err(failed(format!(
-                "timed out after {} ms and was killed ({} limit)",
-                isolation.timeout.as_millis(),
-                Limit::WorkerTime
-            )));
-        };
-        if !status.success() {
-            return Err(failed(describe_exit(status, isolation)));
-        }
-        match answer {
-            Some(Ok(buf)) if buf.len() <= max_answer => Ok(buf),
-            Some(Ok(_)) => Err(failed("the worker's answer is larger than the output cap")),
-            Some(Err(e)) => Err(failed(format!("cannot read the worker's answer: {e}"))),
-            None => Err(failed("the worker exited without answering")),
-        }
-    })
+        let _ = settle(child, feed, err_reader, deadline, false);
+        let large = failed("the worker's answer is larger than the output cap");
+        return (Err(large), None);
+    }
+    // stdout closed (or the deadline passed, or the caller aborted): the
+    // worker is exiting or must be killed.
+    let status = settle(child, feed, err_reader, deadline, aborted);
+    (
+        outcome(answer, status, aborted, max_answer, isolation),
+        None,
+    )
 }
 
-/// Reads the worker's stdout: progress lines become events, the first
-/// other line (with whatever follows it, at most `max_answer + 1` bytes in
-/// all) is the answer.
+/// The outcome of a call whose worker has exited or been killed.
+fn outcome(
+    answer: Option<std::io::Result<Answer>>,
+    status: Result<std::process::ExitStatus, PdfError>,
+    aborted: bool,
+    max_answer: usize,
+    isolation: &Isolation,
+) -> Result<Vec<u8>, PdfError> {
+    if aborted {
+        return Err(failed("aborted by the caller; the worker was killed"));
+    }
+    let Ok(status) = status else {
+        return Err(failed(format!(
+            "timed out after {} ms and was killed ({} limit)",
+            isolation.timeout.as_millis(),
+            Limit::WorkerTime
+        )));
+    };
+    if !status.success() {
+        return Err(failed(describe_exit(status, isolation)));
+    }
+    match answer {
+        Some(Ok(Answer::Line(buf) | Answer::Rest(buf))) if buf.len() <= max_answer => Ok(buf),
+        Some(Ok(_)) => Err(failed("the worker's answer is larger than the output cap")),
+        Some(Err(e)) => Err(failed(format!("cannot read the worker's answer: {e}"))),
+        None => Err(failed("the worker exited without answering")),
+    }
+}
+
+/// Collects the worker's exit (see [`finish`]), then closes its stdin and
+/// logs its stderr; `Err` when it was killed.
+fn settle(
+    mut child: Child,
+    feed: Feeding,
+    err_reader: JoinHandle<String>,
+    deadline: Instant,
+    aborted: bool,
+) -> Result<std::process::ExitStatus, PdfError> {
+    let status = finish(&mut child, aborted, deadline);
+    // The worker has exited (or been killed and reaped): now its stdin may close.
+    feed.close();
+    let tail = err_reader.join().unwrap_or_default();
+    log_stderr(&tail, aborted);
+    status.ok_or_else(|| failed("killed"))
+}
+
+/// Waits for the worker's exit until `deadline` (not at all when
+/// `aborted`), killing it past that; `None` when it was killed.
+fn finish(child: &mut Child, aborted: bool, deadline: Instant) -> Option<std::process::ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if !aborted && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_micros(200))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// A worker that has answered and is exiting: reaped behind the call (by
+/// the pool's keeper), killed at the call's deadline if it lingers, its
+/// stdin closed only after that, its stderr logged.
+struct Exiting {
+    child: Child,
+    feed: Feeding,
+    err_reader: JoinHandle<String>,
+    deadline: Instant,
+}
+
+impl Exiting {
+    /// Waits for the exit (killing the worker at the call's deadline),
+    /// closes its stdin, logs its stderr.
+    fn reap(self) {
+        let status = settle(self.child, self.feed, self.err_reader, self.deadline, false);
+        if !status.as_ref().is_ok_and(std::process::ExitStatus::success) {
+            tracing::warn!(target: "toolgate::pdf::worker", ?status, "pdf worker answered, then did not exit cleanly");
+        }
+    }
+}
+
+/// The last [`MAX_STDERR_TAIL`] bytes of the worker's stderr (it reads at
+/// most 1 MiB).
+fn stderr_tail(stderr: impl Read) -> String {
+    let mut buf = Vec::new();
+    let _ = stderr.take(1 << 20).read_to_end(&mut buf);
+    let from = buf.len().saturating_sub(MAX_STDERR_TAIL);
+    String::from_utf8_lossy(buf.get(from..).unwrap_or_default()).into_owned()
+}
+
+/// The worker's stderr can hold a backtrace with build paths and
+/// dependency versions: it goes to our log only, never into the error
+/// (which reaches the agent).
+fn log_stderr(tail: &str, aborted: bool) {
+    let tail = tail.trim();
+    if !tail.is_empty() && !aborted {
+        tracing::warn!(target: "toolgate::pdf::worker", stderr = %tail, "pdf worker stderr");
+    }
+}
+
+/// The worker's answer as its stdout reader saw it.
+#[derive(Debug)]
+pub(super) enum Answer {
+    /// A whole line, newline included: the worker has answered.
+    Line(Vec<u8>),
+    /// Everything up to end-of-file (or the cap) without a newline.
+    Rest(Vec<u8>),
+}
+
+/// Reads the worker's stdout: progress lines become events; the first
+/// other line is the answer ([`Answer::Line`]), or, without a newline,
+/// whatever came before end-of-file, at most `max_answer + 1` bytes in
+/// all ([`Answer::Rest`]).
 fn read_answer(stdout: impl Read, max_answer: usize, tx: &mpsc::Sender<Event>) {
     let cap = u64::try_from(max_answer)
         .unwrap_or(u64::MAX)
@@ -337,7 +623,16 @@ fn read_answer(stdout: impl Read, max_answer: usize, tx: &mpsc::Sender<Event>) {
             Some((done, total)) => {
                 let _ = tx.send(Event::Progress(done, total));
             }
-            None => break reader.read_to_end(&mut buf).map(|_| buf),
+            None if buf.ends_with(b"\n") => break Ok(Answer::Line(buf)),
+            None => {
+                break reader.read_until(b'\n', &mut buf).map(|_| {
+                    if buf.ends_with(b"\n") {
+                        Answer::Line(buf)
+                    } else {
+                        Answer::Rest(buf)
+                    }
+                })
+            }
         }
     };
     let _ = tx.send(Event::Answer(answer));

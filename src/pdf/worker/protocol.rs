@@ -4,7 +4,7 @@
 //!   PDF. The password travels here, never on the command line. The parent
 //!   then keeps stdin open until it has the worker's exit status; end of
 //!   file on it tells the worker its parent is gone ([`ORPHAN_EXIT_CODE`]).
-//! * stdout: zero or more progress lines ([`progress_line`]: `P DONE
+//! * stdout: zero or more progress lines (none unless the request asks) ([`progress_line`]: `P DONE
 //!   TOTAL`, at most [`MAX_PROGRESS_LINE`] bytes), then one JSON
 //!   [`Response`] line; exit status 0.
 //! * stderr: free text (panic messages), of which the parent keeps a tail.
@@ -43,6 +43,10 @@ pub(super) struct Request {
     pub(super) password: Option<String>,
     pub(super) limits: Limits,
     pub(super) data_len: usize,
+    /// Whether the caller watches progress: without it the worker writes
+    /// no progress line (each would wake the parent for nothing).
+    #[serde(default)]
+    pub(super) progress: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
