@@ -160,6 +160,10 @@ proptest! {
         // A /64 inside 2000::/3 that the reference calls global.
         let prefix = (u128::from(p) >> 3 | 1u128 << 61) << 64;
         prop_assume!(longest(IpAddr::V6(Ipv6Addr::from_bits(prefix))).is_none());
+        // 6to4 (2002::/16) embeds an IPv4 address of its own in the prefix,
+        // which decides first (every_ipv6_form_of_an_ipv4_address_is_refused
+        // covers it): not a global prefix for this oracle.
+        prop_assume!(prefix >> 112 != 0x2002);
         let v6 = Ipv6Addr::from_bits(prefix | isatap_iid(v4, var));
         let code = classify_ip(IpAddr::V6(v6)).code().map(|c| c.as_str());
         let own = reference_v4(v4);
