@@ -10,12 +10,12 @@
 mod gen;
 
 use gen::{
-    form_tree, in_object_stream, many_fonts, one_page, text_lines, to_unicode_all, zlib,
-    zlib_zeros, Doc, HELLO,
+    form_tree, in_object_stream, many_fonts, object_streams, one_page, text_lines, to_unicode_all,
+    zlib, zlib_zeros, Doc, HELLO,
 };
 use std::time::Duration;
 use toolgate::pdf::worker::{extract_isolated_with_stats, metadata_isolated_with_stats};
-use toolgate::pdf::{Isolation, Options, Source};
+use toolgate::pdf::{Isolation, Limit, Options, PdfError, Source};
 
 const MIB: usize = 1 << 20;
 /// The bound on the worker's peak resident set.
@@ -124,6 +124,31 @@ fn cases() -> Vec<Case> {
             "flate bomb object stream",
             in_object_stream("/Filter /FlateDecode", &bomb64, 0, 1),
             &["limit_exceeded"],
+        ),
+        // Object streams are decoded and parsed whole when lopdf loads the
+        // file, before any per-call budget: what they cost is bounded by the
+        // worker's address-space limit, a function of the input's size.
+        case(
+            "40 object streams of one 4 MiB string each",
+            object_streams(40, 1, &[b"(".as_slice(), &vec![b'A'; 4 * MIB], b")"].concat()),
+            &["ok", "limit_exceeded"],
+        ),
+        case(
+            "object stream of 60k nested arrays",
+            object_streams(1, 60_000, b"[[[[[[[[]]]]]]]]"),
+            &["ok", "limit_exceeded"],
+        ),
+        case(
+            "4 object streams of 50k dictionaries",
+            object_streams(4, 50_000, b"<</A[]/B<<>>>>"),
+            &["ok", "limit_exceeded"],
+        ),
+        case(
+            "one object of 400k empty arrays",
+            one_page(HELLO)
+                .obj(8, [b"[".as_slice(), &b"[]".repeat(400_000), b"]"].concat())
+                .build(),
+            &["ok", "limit_exceeded"],
         ),
         case(
             "flate bomb ToUnicode",
@@ -394,7 +419,12 @@ fn hostile_files_get_typed_errors_or_bounded_results() {
         }
         // No worker runs when the parent refuses the input itself (empty, too large).
         let ran = xs.elapsed_us > 0 || ms.elapsed_us > 0;
-        if ran && rss.is_none_or(|r| r > MAX_WORKER_RSS_KIB) {
+        // A worker stopped by its address-space limit reports no RSS: the
+        // limit it hit bounds it.
+        let capped = [x.as_ref().err(), m.as_ref().err()].into_iter().flatten().all(|e| {
+            matches!(e, PdfError::LimitExceeded { limit: Limit::WorkerMemory, max } if *max <= MAX_WORKER_RSS_KIB * 1024)
+        }) && (x.is_err() || m.is_err());
+        if ran && !capped && rss.is_none_or(|r| r > MAX_WORKER_RSS_KIB) {
             failures.push(format!(
                 "{}: worker RSS {rss:?} KiB (limit {MAX_WORKER_RSS_KIB})",
                 c.name
@@ -477,7 +507,35 @@ fn worker_memory_limit_is_enforced() {
     let mut big = data.clone();
     big.extend(std::iter::repeat_n(b' ', 40 * MIB));
     let r = toolgate::pdf::extract_isolated(Source::Bytes(&big), None, &Options::default(), &iso);
-    assert_eq!(r.unwrap_err().kind(), "worker_failed");
+    // Rust's report of the failed allocation is recognised: a typed limit
+    // naming the call's address-space limit, not a bare worker failure.
+    match r.unwrap_err() {
+        PdfError::LimitExceeded { limit, max } => {
+            assert_eq!((limit, max), (Limit::WorkerMemory, 24 << 20));
+        }
+        e => panic!("expected limit_exceeded worker_memory, got {e}"),
+    }
+}
+
+#[test]
+fn a_small_file_gets_a_small_address_space() {
+    // The call's limit follows the input's size, below the configured
+    // ceiling: 160 MiB + 64 B per input byte for this 450 KB file of
+    // object streams full of nested arrays, which lopdf parses at load.
+    let iso = Isolation::new(env!("CARGO_BIN_EXE_toolgate"));
+    let data = object_streams(1, 60_000, b"[[[[[[[[[[]]]]]]]]]]");
+    let want = toolgate::pdf::worker::worker_memory_for(data.len(), iso.memory);
+    assert!(want < 256 << 20, "{want}");
+    let (r, stats) =
+        extract_isolated_with_stats(Source::Bytes(&data), None, &Options::default(), &iso);
+    match r {
+        Err(PdfError::LimitExceeded {
+            limit: Limit::WorkerMemory,
+            max,
+        }) => assert_eq!(max, want),
+        Ok(_) => assert!(stats.max_rss_kib.is_some_and(|k| k * 1024 < want)),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// Writes the small hostile cases as fuzz seeds (run on purpose:

@@ -52,7 +52,7 @@ fn parent_role() {
     let data = std::fs::read(pdf).unwrap();
     let huge = u64::MAX;
     let request = format!(
-        "{{\"op\":\"extract\",\"pages\":null,\"password\":null,\"data_len\":{},\"limits\":{{\"max_operations_per_call\":{huge},\"max_operations_per_page\":{huge},\"max_total_decoded_bytes\":{huge},\"max_pages_per_call\":100000}}}}\n",
+        "{{\"op\":\"extract\",\"pages\":null,\"password\":null,\"data_len\":{},\"memory\":805306368,\"limits\":{{\"max_operations_per_call\":{huge},\"max_operations_per_page\":{huge},\"max_total_decoded_bytes\":{huge},\"max_pages_per_call\":100000}}}}\n",
         data.len()
     );
     let mut worker = Command::new(env!("CARGO_BIN_EXE_toolgate"))

@@ -157,6 +157,14 @@ pub fn one_page(content: &[u8]) -> Doc {
 
 pub const HELLO: &[u8] = b"BT /F1 12 Tf 72 720 Td (Hello hostile world) Tj ET";
 
+/// Appends object `num` with `body` to `out`, noting its offset in `offs`.
+fn push_object(out: &mut Vec<u8>, offs: &mut Vec<(u32, usize)>, num: u32, body: &[u8]) {
+    offs.push((num, out.len()));
+    write!(out, "{num} 0 obj\n").unwrap();
+    out.extend_from_slice(body);
+    out.extend_from_slice(b"\nendobj\n");
+}
+
 /// A file whose object 3 (the page) lives in an object stream that is
 /// `objstm` (already-encoded bytes with `filter`), with an xref stream.
 pub fn in_object_stream(
@@ -167,12 +175,8 @@ pub fn in_object_stream(
 ) -> Vec<u8> {
     let mut out = b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offs = Vec::new();
-    let mut push = |out: &mut Vec<u8>, num: u32, body: &[u8]| {
-        offs.push((num, out.len()));
-        write!(out, "{num} 0 obj\n").unwrap();
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    };
+    let mut push =
+        |out: &mut Vec<u8>, num: u32, body: &[u8]| push_object(out, &mut offs, num, body);
     push(&mut out, 1, b"<< /Type /Catalog /Pages 2 0 R >>");
     push(&mut out, 2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>");
     let mut s = format!(
@@ -359,4 +363,80 @@ pub fn text_pages(pages: u32, ops: usize) -> Vec<u8> {
         );
     }
     d.build()
+}
+
+/// A one-page file ("Hello", Helvetica) followed by `streams` flate object
+/// streams, each holding `per_stream` copies of the object `body` (numbered
+/// from 1000 on, all listed in the xref stream so that lopdf loads them),
+/// with a compressed xref stream (`/W [1 4 4]`).
+pub fn object_streams(streams: usize, per_stream: usize, body: &[u8]) -> Vec<u8> {
+    let mut out = b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offs: Vec<(u32, usize)> = Vec::new();
+    let mut push =
+        |out: &mut Vec<u8>, num: u32, body: &[u8]| push_object(out, &mut offs, num, body);
+    push(&mut out, 1, b"<< /Type /Catalog /Pages 2 0 R >>");
+    push(&mut out, 2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>");
+    push(&mut out, 3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>");
+    let mut content = format!("<< /Length {} >>\nstream\n", HELLO.len()).into_bytes();
+    content.extend_from_slice(HELLO);
+    content.extend_from_slice(b"\nendstream");
+    push(&mut out, 4, &content);
+    let first_compressed = 1000u32;
+    let mut compressed = Vec::new(); // (object, container, index)
+    let mut next = first_compressed;
+    for s in 0..streams {
+        let container = 5 + s as u32;
+        let (mut header, mut objects) = (Vec::new(), Vec::new());
+        for i in 0..per_stream {
+            write!(header, "{} {} ", next, objects.len()).unwrap();
+            objects.extend_from_slice(body);
+            objects.push(b' ');
+            compressed.push((next, container, i as u32));
+            next += 1;
+        }
+        let first = header.len();
+        header.extend_from_slice(&objects);
+        let z = zlib(&header);
+        let mut s = format!(
+            "<< /Type /ObjStm /N {per_stream} /First {first} /Filter /FlateDecode /Length {} >>\nstream\n",
+            z.len()
+        )
+        .into_bytes();
+        s.extend_from_slice(&z);
+        s.extend_from_slice(b"\nendstream");
+        push(&mut out, container, &s);
+    }
+    let xref_num = 5 + streams as u32;
+    let size = next.max(xref_num + 1);
+    let xref_off = out.len();
+    let mut rows = Vec::new();
+    let mut row = |t: u8, a: u32, b: u32| {
+        rows.push(t);
+        rows.extend_from_slice(&a.to_be_bytes());
+        rows.extend_from_slice(&b.to_be_bytes());
+    };
+    for num in 0..size {
+        if num == 0 {
+            row(0, 0, 65535);
+        } else if num == xref_num {
+            row(1, xref_off as u32, 0);
+        } else if let Some((_, off)) = offs.iter().find(|(m, _)| *m == num) {
+            row(1, *off as u32, 0);
+        } else if num >= first_compressed {
+            let (_, container, index) = compressed[(num - first_compressed) as usize];
+            row(2, container, index);
+        } else {
+            row(0, 0, 0);
+        }
+    }
+    let z = zlib(&rows);
+    write!(
+        out,
+        "{xref_num} 0 obj\n<< /Type /XRef /Size {size} /W [1 4 4] /Root 1 0 R /Filter /FlateDecode /Length {} >>\nstream\n",
+        z.len()
+    )
+    .unwrap();
+    out.extend_from_slice(&z);
+    write!(out, "\nendstream\nendobj\nstartxref\n{xref_off}\n%%EOF\n").unwrap();
+    out
 }

@@ -82,6 +82,13 @@ pub fn serve(memory_bytes: u64, cpu_seconds: u64, warm: bool) -> u8 {
         eprintln!("pdf-worker: the document ended early; the parent is gone");
         return u8::try_from(ORPHAN_EXIT_CODE).unwrap_or(u8::MAX);
     }
+    // The document is read: from here on the call's own limit holds, a
+    // function of the document's size (never above the one set at start).
+    let memory = request.memory.min(memory_bytes);
+    if let Err(e) = rlimit::setrlimit(rlimit::Resource::AS, memory, memory) {
+        eprintln!("pdf-worker: cannot set the call's address-space limit: {e}");
+        return 3;
+    }
     // The watchdog reads stdin too: release our lock on it first.
     drop(input);
     // From here on the watchdog may read stdin.

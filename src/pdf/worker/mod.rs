@@ -43,6 +43,30 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default address-space limit of the worker: 768 MiB of virtual memory
 /// (resident memory stays far below: see the hostile-file table in docs/pdf.md).
 pub const DEFAULT_WORKER_MEMORY: u64 = 768 << 20;
+/// Address space a worker may use for a call whatever its input: 160 MiB
+/// (the binary, its libraries, stacks and allocator come to about 20 MiB of
+/// it). See [`worker_memory_for`].
+pub const WORKER_MEMORY_BASE: u64 = 160 << 20;
+/// Address space a worker may use per byte of its input, beyond
+/// [`WORKER_MEMORY_BASE`]: 64 bytes. lopdf parses every object of the
+/// file (object streams included) when it loads it, and each small
+/// container costs it several hundred bytes; this bounds what a file of
+/// tiny containers can make it hold.
+pub const WORKER_MEMORY_PER_INPUT_BYTE: u64 = 64;
+
+/// The address-space limit (`RLIMIT_AS`, bytes) of the worker that handles
+/// an input of `input_bytes`: [`WORKER_MEMORY_BASE`] plus
+/// [`WORKER_MEMORY_PER_INPUT_BYTE`] per input byte, never above `ceiling`
+/// ([`Isolation::memory`]). Peak resident memory stays below it: under
+/// 224 MiB for every input under 1 MiB. A call that needs more ends with
+/// `limit_exceeded` (`worker_memory`, this value).
+pub fn worker_memory_for(input_bytes: usize, ceiling: u64) -> u64 {
+    let input = u64::try_from(input_bytes).unwrap_or(u64::MAX);
+    WORKER_MEMORY_BASE
+        .saturating_add(input.saturating_mul(WORKER_MEMORY_PER_INPUT_BYTE))
+        .min(ceiling)
+}
+
 /// Most bytes of the worker's stderr kept for the error message.
 pub const MAX_STDERR_TAIL: usize = 2048;
 /// How to run the worker.
@@ -53,7 +77,9 @@ pub struct Isolation {
     pub worker_exe: PathBuf,
     /// Wall-clock timeout; the worker's CPU limit is this rounded up, plus 1 s.
     pub timeout: Duration,
-    /// Address-space limit of the worker (`RLIMIT_AS`), in bytes.
+    /// Most address space a worker may use (`RLIMIT_AS`), in bytes: set
+    /// when it starts, then lowered for its call to
+    /// [`worker_memory_for`]`(input bytes, memory)`.
     pub memory: u64,
 }
 
@@ -212,6 +238,7 @@ fn run_job<T: DeserializeOwned>(
         limits: *limits,
         data_len: data.len(),
         progress: watch.wants_progress(),
+        memory: worker_memory_for(data.len(), isolation.memory),
     };
     let mut header = match serde_json::to_vec(&request) {
         Ok(h) => h,
@@ -224,7 +251,16 @@ fn run_job<T: DeserializeOwned>(
     };
     header.push(b'\n');
     let start = Instant::now();
-    let outcome = parent::run(header, data.into_owned(), limits, isolation, pool, watch);
+    let memory = request.memory;
+    let outcome = parent::run(
+        header,
+        data.into_owned(),
+        limits,
+        memory,
+        isolation,
+        pool,
+        watch,
+    );
     stats.elapsed_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
     let result = outcome.and_then(|stdout| {
         serde_json::from_slice::<Response<T>>(&stdout)
@@ -235,4 +271,43 @@ fn run_job<T: DeserializeOwned>(
             })
     });
     (result.and_then(|r| r), stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_memory_is_a_function_of_the_input_size() {
+        const MIB: u64 = 1 << 20;
+        assert_eq!(
+            worker_memory_for(0, DEFAULT_WORKER_MEMORY),
+            WORKER_MEMORY_BASE
+        );
+        assert_eq!(
+            worker_memory_for(1000, DEFAULT_WORKER_MEMORY),
+            WORKER_MEMORY_BASE + 64_000
+        );
+        // Every input under 1 MiB: under 256 MiB (issue #22), 224 MiB at most.
+        assert_eq!(worker_memory_for(1 << 20, DEFAULT_WORKER_MEMORY), 224 * MIB);
+        assert!(worker_memory_for((1 << 20) - 1, DEFAULT_WORKER_MEMORY) < 224 * MIB);
+        // Never above the ceiling (the configured worker memory), however large.
+        assert_eq!(
+            worker_memory_for(64 << 20, DEFAULT_WORKER_MEMORY),
+            DEFAULT_WORKER_MEMORY
+        );
+        assert_eq!(worker_memory_for(usize::MAX, 300 * MIB), 300 * MIB);
+        assert_eq!(worker_memory_for(0, 100 * MIB), 100 * MIB);
+    }
+
+    #[test]
+    fn an_allocation_failure_is_recognised_in_the_stderr_tail() {
+        assert!(parent::out_of_memory(
+            "memory allocation of 123456 bytes failed\n"
+        ));
+        assert!(!parent::out_of_memory(
+            "thread 'main' panicked at src/x.rs:1:1"
+        ));
+        assert!(!parent::out_of_memory(""));
+    }
 }

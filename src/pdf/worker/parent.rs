@@ -400,6 +400,7 @@ pub(super) fn run(
     header: Vec<u8>,
     data: Vec<u8>,
     limits: &Limits,
+    memory: u64,
     isolation: &Isolation,
     pool: Option<&Prestarted>,
     watch: Watch,
@@ -408,7 +409,7 @@ pub(super) fn run(
         Some(p) => p.take()?,
         None => start(isolation, false)?,
     };
-    let (result, exiting) = wait(started, (header, data), limits, isolation, watch);
+    let (result, exiting) = wait(started, (header, data), limits, memory, isolation, watch);
     match (pool, exiting) {
         (Some(p), Some(exiting)) => p.keep(Keep::Reap(exiting)),
         (Some(p), None) => p.keep(Keep::Refill),
@@ -424,6 +425,7 @@ fn wait(
     started: Started,
     job: Feed,
     limits: &Limits,
+    memory: u64,
     isolation: &Isolation,
     mut watch: Watch,
 ) -> (Result<Vec<u8>, PdfError>, Option<Exiting>) {
@@ -475,31 +477,52 @@ fn wait(
             };
             return (Ok(line), Some(exiting));
         }
-        let _ = settle(child, feed, err_reader, deadline, false);
+        let _ = settle(child, feed, err_reader, deadline, false).0;
         let large = failed("the worker's answer is larger than the output cap");
         return (Err(large), None);
     }
     // stdout closed (or the deadline passed, or the caller aborted): the
     // worker is exiting or must be killed.
-    let status = settle(child, feed, err_reader, deadline, aborted);
-    (
-        outcome(answer, status, aborted, max_answer, isolation),
-        None,
-    )
+    let (status, tail) = settle(child, feed, err_reader, deadline, aborted);
+    let ran = Ran {
+        status,
+        aborted,
+        out_of_memory: out_of_memory(&tail),
+        memory,
+    };
+    (outcome(answer, ran, max_answer, isolation), None)
+}
+
+/// How a worker that gave no whole answer line ended.
+struct Ran {
+    /// Its exit status (`Err` when it was killed at the deadline).
+    status: Result<std::process::ExitStatus, PdfError>,
+    /// The caller aborted the call.
+    aborted: bool,
+    /// Its stderr says an allocation failed ([`out_of_memory`]).
+    out_of_memory: bool,
+    /// Its address-space limit for this call ([`super::worker_memory_for`]).
+    memory: u64,
+}
+
+/// Whether the worker's stderr tail is Rust's report of a failed
+/// allocation (`memory allocation of N bytes failed`), which the
+/// address-space limit causes.
+pub(super) fn out_of_memory(tail: &str) -> bool {
+    tail.contains("memory allocation of") && tail.contains("failed")
 }
 
 /// The outcome of a call whose worker has exited or been killed.
 fn outcome(
     answer: Option<std::io::Result<Answer>>,
-    status: Result<std::process::ExitStatus, PdfError>,
-    aborted: bool,
+    ran: Ran,
     max_answer: usize,
     isolation: &Isolation,
 ) -> Result<Vec<u8>, PdfError> {
-    if aborted {
+    if ran.aborted {
         return Err(failed("aborted by the caller; the worker was killed"));
     }
-    let Ok(status) = status else {
+    let Ok(status) = ran.status else {
         return Err(failed(format!(
             "timed out after {} ms and was killed ({} limit)",
             isolation.timeout.as_millis(),
@@ -507,6 +530,12 @@ fn outcome(
         )));
     };
     if !status.success() {
+        if ran.out_of_memory {
+            return Err(PdfError::LimitExceeded {
+                limit: Limit::WorkerMemory,
+                max: ran.memory,
+            });
+        }
         return Err(failed(describe_exit(status, isolation)));
     }
     match answer {
@@ -518,20 +547,21 @@ fn outcome(
 }
 
 /// Collects the worker's exit (see [`finish`]), then closes its stdin and
-/// logs its stderr; `Err` when it was killed.
+/// logs its stderr; the status is `Err` when it was killed. Also returns
+/// the stderr tail.
 fn settle(
     mut child: Child,
     feed: Feeding,
     err_reader: JoinHandle<String>,
     deadline: Instant,
     aborted: bool,
-) -> Result<std::process::ExitStatus, PdfError> {
+) -> (Result<std::process::ExitStatus, PdfError>, String) {
     let status = finish(&mut child, aborted, deadline);
     // The worker has exited (or been killed and reaped): now its stdin may close.
     feed.close();
     let tail = err_reader.join().unwrap_or_default();
     log_stderr(&tail, aborted);
-    status.ok_or_else(|| failed("killed"))
+    (status.ok_or_else(|| failed("killed")), tail)
 }
 
 /// Waits for the worker's exit until `deadline` (not at all when
@@ -566,7 +596,7 @@ impl Exiting {
     /// Waits for the exit (killing the worker at the call's deadline),
     /// closes its stdin, logs its stderr.
     fn reap(self) {
-        let status = settle(self.child, self.feed, self.err_reader, self.deadline, false);
+        let (status, _) = settle(self.child, self.feed, self.err_reader, self.deadline, false);
         if !status.as_ref().is_ok_and(std::process::ExitStatus::success) {
             tracing::warn!(target: "toolgate::pdf::worker", ?status, "pdf worker answered, then did not exit cleanly");
         }

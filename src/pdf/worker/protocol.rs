@@ -47,6 +47,10 @@ pub(super) struct Request {
     /// no progress line (each would wake the parent for nothing).
     #[serde(default)]
     pub(super) progress: bool,
+    /// The worker's address-space limit for this call, in bytes
+    /// ([`super::worker_memory_for`]); it lowers its limit to this once the
+    /// document is read.
+    pub(super) memory: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
