@@ -230,7 +230,8 @@ impl PdfModel {
             ));
             let (content, text) = self.content(page);
             let (data, filter) = if self.compress {
-                let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
                 z.write_all(&content).expect("in memory");
                 (z.finish().expect("in memory"), " /Filter /FlateDecode")
             } else {
@@ -295,4 +296,18 @@ fn check_model(model: &PdfModel) {
     }
     // The byte-level harness's invariants hold on the same document.
     super::pdf::pdf_extract(&bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The exact oracle holds on documents built from any bytes.
+        #[test]
+        fn the_words_written_come_back(data in proptest::collection::vec(any::<u8>(), 0..1024)) {
+            super::pdf_structured(&data);
+        }
+    }
 }
