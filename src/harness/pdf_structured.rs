@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn every_font_and_operator() {
         let ops = [Op::Tj, Op::Kerned(0), Op::Kerned(39), Op::Quote, Op::Hex];
-        for font in 0..FONTS.len() {
+        for (font, (_, space)) in FONTS.iter().enumerate() {
             for (i, op) in ops.into_iter().enumerate() {
                 let run = |words: Vec<Vec<u8>>| Run { words, op, size: 9 };
                 let page = PageModel {
@@ -356,7 +356,7 @@ mod tests {
                     two_levels: font % 3 == 0,
                     version: 7,
                 };
-                let spaced = FONTS[font].1 >= LETTER_SPACED_GAP;
+                let spaced = *space >= LETTER_SPACED_GAP;
                 let (_, shown) = model.render();
                 let letters = if spaced { "A b 0" } else { "Ab0" };
                 assert_eq!(shown[0], format!("{letters}\nHeL 9\n"));
