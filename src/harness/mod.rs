@@ -18,6 +18,8 @@ pub mod rpc_structured;
 
 #[cfg(feature = "pdf")]
 pub mod pdf;
+#[cfg(feature = "pdf")]
+pub mod pdf_structured;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -55,6 +57,8 @@ macro_rules! for_each_fuzz_target {
             classify_url_structured => net_structured::classify_url_structured,
             #[cfg(feature = "pdf")]
             pdf_extract => pdf::pdf_extract,
+            #[cfg(feature = "pdf")]
+            pdf_structured => pdf_structured::pdf_structured,
             #[cfg(feature = "mcp")]
             mcp_session => mcp::mcp_session,
             #[cfg(feature = "fetch")]
