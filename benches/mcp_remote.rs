@@ -31,7 +31,9 @@ impl Connector for LoopbackOnly {
     fn connect(&self, addr: SocketAddr) -> BoxFuture<'_, std::io::Result<tokio::net::TcpStream>> {
         Box::pin(async move {
             if !addr.ip().is_loopback() {
-                return Err(std::io::Error::other(format!("bench connector refuses {addr}")));
+                return Err(std::io::Error::other(format!(
+                    "bench connector refuses {addr}"
+                )));
             }
             tokio::net::TcpStream::connect(addr).await
         })
@@ -79,7 +81,9 @@ fn main() {
         net: NetPolicy::parse(&[format!("127.0.0.1:{}", addr.port())], &[]).unwrap(),
         ..FetchPolicy::default()
     };
-    let fetcher = Fetcher::new(policy).unwrap().with_connector(Arc::new(LoopbackOnly));
+    let fetcher = Fetcher::new(policy)
+        .unwrap()
+        .with_connector(Arc::new(LoopbackOnly));
     let config = Config {
         root: Some(dir.path().to_path_buf()),
         remote: Some(Arc::new(fetcher)),
