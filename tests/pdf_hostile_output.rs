@@ -171,3 +171,23 @@ fn the_cli_never_prints_a_control_from_the_file() {
         assert!(stdout.is_empty() || acts_on_a_terminal(&stdout).is_none());
     }
 }
+
+/// Metadata whose Info values escape to far more bytes than text output
+/// may (200 values of 65,536 U+0001 each, in a 15 KB file): the worker's
+/// answer cap holds the largest metadata answer, so the call gets its
+/// result, not `worker_failed` (found by the #22 attacker pass).
+#[test]
+fn metadata_escaping_past_the_text_cap_is_answered() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/pdf_extract/hostile-metadata-200-info-values-of-control-characters.pdf");
+    let iso = toolgate::pdf::Isolation::new(BIN);
+    let m = toolgate::pdf::metadata_isolated(
+        toolgate::pdf::Source::Path(&file),
+        &toolgate::pdf::Options::default(),
+        &iso,
+    )
+    .unwrap();
+    let title = m.title.unwrap();
+    assert_eq!(title.chars().count(), 65_536);
+    assert!(title.chars().all(|c| c == '\u{1}'));
+}

@@ -2,9 +2,12 @@
 use std::io::{self, BufReader, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use toolgate::engine::transport::stdio;
 use toolgate::mcp::{Config, DefaultPdf, Server};
+use toolgate::net::fetch::{FetchPolicy, Fetcher};
+use toolgate::net::{Entry, NetPolicy};
 
 /// Arguments of `toolgate mcp`.
 #[derive(Debug, clap::Args)]
@@ -27,9 +30,44 @@ pub struct McpArgs {
     /// wait in a bounded queue, and beyond it are refused as server busy (-32000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_concurrent_calls: Option<u16>,
+    /// Fetch http(s) URLs given as a tool's `path` through the SSRF-safe fetcher
+    /// (off by default: every URL is refused). Private, loopback, link-local and
+    /// metadata destinations stay refused unless --allow lets them through.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// With --allow-remote: let ENTRY (CIDR or HOST[:PORT]) through the
+    /// private-range and loopback checks; never a cloud metadata address. Repeatable.
+    #[arg(long = "allow", value_name = "ENTRY", value_parser = Entry::parse, requires = "allow_remote")]
+    pub allow: Vec<Entry>,
+    /// With --allow-remote: refuse ENTRY (CIDR or HOST[:PORT]) whatever else
+    /// allows it. Repeatable.
+    #[arg(long = "deny", value_name = "ENTRY", value_parser = Entry::parse, requires = "allow_remote")]
+    pub deny: Vec<Entry>,
+    /// With --allow-remote: fetch plain http URLs too (https to http redirects
+    /// stay refused).
+    #[arg(long, requires = "allow_remote")]
+    pub allow_http: bool,
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
     pub page_size: usize,
+}
+
+/// The fetcher of `--allow-remote`: the entries, the scheme rule, and
+/// `max_pdf_bytes` as its body cap. `None` without `--allow-remote`.
+fn remote(args: &McpArgs, max_pdf_bytes: u64) -> Result<Option<Arc<Fetcher>>, String> {
+    if !args.allow_remote {
+        return Ok(None);
+    }
+    let net = NetPolicy::new(args.allow.clone(), args.deny.clone()).map_err(|e| e.to_string())?;
+    let policy = FetchPolicy {
+        allow_http: args.allow_http,
+        net,
+        max_body_bytes: usize::try_from(max_pdf_bytes).unwrap_or(usize::MAX),
+        ..FetchPolicy::default()
+    };
+    Fetcher::new(policy)
+        .map(|f| Some(Arc::new(f)))
+        .map_err(|e| e.to_string())
 }
 
 pub fn run(args: McpArgs) -> ExitCode {
@@ -42,7 +80,15 @@ pub fn run(args: McpArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let defaults = Config::default();
+    let remote = match remote(&args, defaults.max_pdf_bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("toolgate mcp: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let config = Config {
+        remote,
         root: args.root,
         unconfined: args.unconfined,
         refuse_multiply_linked: args.refuse_hard_links,
@@ -71,6 +117,9 @@ pub fn run(args: McpArgs) -> ExitCode {
         tracing::warn!(
             "--unconfined: serving every file this process can read, with no root directory"
         );
+    }
+    if config.remote.is_some() {
+        tracing::warn!("--allow-remote: http(s) URLs given as a path are fetched");
     }
     tracing::info!(root = ?config.root, calls = config.max_concurrent_calls, "serving MCP on stdio");
     let result = stdio::serve(

@@ -162,6 +162,7 @@ impl Roots {
             self.lexical.iter().any(|r| lexical.starts_with(r))
                 && self.roots.iter().any(|r| r.check_beneath(p).is_ok())
                 && !has_equivalent_entry(Path::new(p))
+                && !has_equivalent_entry(&normalize(Path::new(p)))
         };
         let ok = if let Some(rest) = text.strip_prefix('~') {
             let home = match (self.tilde, &self.home) {
@@ -330,6 +331,14 @@ mod tests {
             "a twin inside the root is refused too"
         );
         assert!(ok("data/other-missing/x"));
+        // The twin is found however the path reaches it: through a missing
+        // component and `..` (read textually by the server), and through a
+        // link followed by `..` (inner -> sub: on disk the parent is
+        // `data/sub`, textually `data`).
+        assert!(!ok("data/missing/../l\u{ef}nk/secret"));
+        assert!(!ok("data/nope/../f\u{ef}le"));
+        assert!(!ok("data/inner/../f\u{ef}le"));
+        assert!(ok("data/missing/../a.txt"));
     }
 
     /// Relative and `~` forms are refused unless the policy says how the

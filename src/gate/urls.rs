@@ -101,9 +101,12 @@ pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A scheme-less text that names a host a server would fetch from once it
 /// adds a scheme: a network-path reference (`//host/…`), or an IP literal
-/// (`[v6]`, or a dotted IPv4 form as WHATWG parses it) followed by a path,
-/// a query, a fragment or a port, or a bare dotted quad
-/// (`169.254.169.254`). A domain name without a scheme stays text.
+/// (`[v6]`, or an IPv4 form as WHATWG parses it, dotted or a single number
+/// such as `2852039166` or `0xa9fea9fe`) followed by a path, a query, a
+/// fragment or a port, or a bare dotted quad (`169.254.169.254`). A domain
+/// name without a scheme stays text, and so does a single number that
+/// reads as an address in `0.0.0.0/8` (`2024/12/01`, `3:30`): no server
+/// reaches those, but `0` with a port (`0:8080/`) is 0.0.0.0.
 fn scheme_less_host(s: &str) -> bool {
     if let Some(rest) = s.strip_prefix("//") {
         return rest.chars().next().is_some_and(|c| c != '/' && c > ' ');
@@ -121,17 +124,20 @@ fn scheme_less_host(s: &str) -> bool {
         return false;
     }
     let bracketed = host.starts_with('[') && host.ends_with(']');
-    let dotted = host.contains('.')
+    let numeric = !host.is_empty()
         && host
             .bytes()
             .all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'x' | b'X'));
-    if !(bracketed || dotted) {
+    if !(bracketed || numeric) {
         return false;
     }
-    let is_ip = matches!(
-        url::Host::parse(host),
-        Ok(url::Host::Ipv4(_) | url::Host::Ipv6(_))
-    );
+    let is_ip = match url::Host::parse(host) {
+        Ok(url::Host::Ipv6(_)) => true,
+        Ok(url::Host::Ipv4(a)) => {
+            host.contains('.') || a.octets()[0] != 0 || (a.is_unspecified() && port.is_some())
+        }
+        _ => false,
+    };
     let quad =
         host.split('.').count() == 4 && host.bytes().all(|b| b.is_ascii_digit() || b == b'.');
     is_ip && (bracketed || quad || port.is_some() || !tail.is_empty())
@@ -245,6 +251,14 @@ mod tests {
             "10.0.0.1:8080",
             "0x7f.1/x",
             "127.1?q",
+            "2852039166/latest",
+            "0xa9fea9fe/latest",
+            "2130706433:8080/x",
+            "0x7f000001/x",
+            "2852039166?x",
+            "4294967295#f",
+            "017700000001/x",
+            "0:8080/x",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -270,6 +284,14 @@ mod tests {
             "deadbeef.cafe/x",
             "1.2.3.4:",
             "[not v6]/x",
+            "2024/12/01",
+            "3:30",
+            "1/2",
+            "0/10",
+            "12345/x",
+            "cafe/menu",
+            "2852039166",
+            "4294967296/x",
         ] {
             assert!(!looks_like_url(no), "{no}");
         }
@@ -285,6 +307,9 @@ mod tests {
             ("[::1]:80/x", "ssrf.loopback"),
             ("10.0.0.1:8080", "ssrf.private_use"),
             ("0x7f.1/x", "url.ambiguous"),
+            ("2852039166/latest", "url.ambiguous"),
+            ("0xa9fea9fe/latest", "url.ambiguous"),
+            ("2130706433:8080/x", "url.ambiguous"),
             ("//example.com/x", "ok"),
             ("93.184.216.34/x", "ok"),
         ] {

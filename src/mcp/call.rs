@@ -14,7 +14,7 @@ use super::tools::{self, ToolCall};
 use super::Config;
 use crate::confine::{self, ConfineError, Root};
 use crate::engine::wire::{self, Id, ProtocolError};
-use crate::engine::{CallContext, Handled, Reply, Request, Response, Revision};
+use crate::engine::{CallContext, Handled, Progress, Reply, Request, Response, Revision};
 
 /// What every call of a session shares: the settings, the root, the
 /// backend.
@@ -67,16 +67,23 @@ pub(super) fn decide<B: PdfBackend>(
     };
     let calls = Arc::clone(calls);
     let name = name.to_owned();
-    let job = job(ctx);
-    if calls.backend.inline() {
-        return Handled::Call(Box::pin(async move {
-            let outcome = calls.run(&call, job);
-            reply(id, &name, outcome, answer)
-        }));
-    }
-    let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
+    let ctx = ctx.clone();
     Handled::Call(Box::pin(async move {
-        let outcome = tokio::task::spawn_blocking(move || calls.run(&call, job))
+        // A URL is fetched here, on the engine's runtime, when the server
+        // fetches remote files: a cancelled call drops this future, and
+        // with it the connection.
+        let remote = match calls.fetch_remote(call.path(), ctx.progress.as_ref()).await {
+            Ok(remote) => remote,
+            Err(f) => return reply(id, &name, Err(f), answer),
+        };
+        let downloaded = remote.as_ref().map_or(0, |b| b.len());
+        let job = job(&ctx, u64::try_from(downloaded).unwrap_or(u64::MAX));
+        if calls.backend.inline() {
+            let outcome = calls.run(&call, remote, job);
+            return reply(id, &name, outcome, answer);
+        }
+        let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
+        let outcome = tokio::task::spawn_blocking(move || calls.run(&call, remote, job))
             .await
             .unwrap_or_else(|e| {
                 Err(ToolFailure::new(
@@ -89,12 +96,17 @@ pub(super) fn decide<B: PdfBackend>(
     }))
 }
 
-/// The pdf job of one call: its progress goes to the engine when the
-/// request asked for it.
-fn job(ctx: &CallContext) -> Job {
+/// The pdf job of one call: its progress (pages done, total pages) goes to
+/// the engine when the request asked for it, after `downloaded` units (the
+/// bytes of a fetched file), so that progress only ever grows.
+fn job(ctx: &CallContext, downloaded: u64) -> Job {
     let watch = match ctx.progress.clone() {
         Some(progress) => crate::pdf::worker::Watch::new(move |done, total| {
-            progress.report(u64::from(done), Some(u64::from(total)), None);
+            progress.report(
+                downloaded.saturating_add(u64::from(done)),
+                Some(downloaded.saturating_add(u64::from(total))),
+                None,
+            );
         }),
         None => crate::pdf::worker::Watch::default(),
     };
@@ -142,8 +154,45 @@ fn reply(id: Id, name: &str, outcome: Result<Value, ToolFailure>, answer: Answer
 }
 
 impl<B: PdfBackend> Calls<B> {
-    fn run(&self, call: &ToolCall, job: Job) -> Result<Value, ToolFailure> {
-        let bytes = self.read_input(call.path())?;
+    /// The body behind a URL `path` when this server fetches remote files
+    /// ([`Config::remote`]): downloaded through the SSRF-safe fetcher, no
+    /// larger than [`Config::max_pdf_bytes`], reporting bytes received to
+    /// `progress`. `None` for a file path, or a URL this server refuses
+    /// (left to [`Calls::read_input`]).
+    ///
+    /// # Errors
+    /// The fetcher's refusal or failure: its denial code (`ssrf.*`,
+    /// `url.*`) or its `fetch.*` / `http.*` code.
+    async fn fetch_remote(
+        &self,
+        path: &str,
+        progress: Option<&Progress>,
+    ) -> Result<Option<Vec<u8>>, ToolFailure> {
+        let Some(fetcher) = self.config.remote.as_ref().filter(|_| looks_like_url(path)) else {
+            return Ok(None);
+        };
+        let max = usize::try_from(self.config.max_pdf_bytes).unwrap_or(usize::MAX);
+        let mut report = |received: u64, declared: Option<u64>| {
+            if let Some(p) = progress {
+                p.report(received, declared, None);
+            }
+        };
+        match fetcher.fetch_reporting(path, max, &mut report).await {
+            Ok(fetched) => Ok(Some(fetched.into_body())),
+            Err(e) => Err(ToolFailure::new(e.code(), e.reason())),
+        }
+    }
+
+    fn run(
+        &self,
+        call: &ToolCall,
+        remote: Option<Vec<u8>>,
+        job: Job,
+    ) -> Result<Value, ToolFailure> {
+        let bytes = match remote {
+            Some(bytes) => bytes,
+            None => self.read_input(call.path())?,
+        };
         match call {
             ToolCall::Extract {
                 pages, password, ..
@@ -156,8 +205,8 @@ impl<B: PdfBackend> Calls<B> {
         }
     }
 
-    /// The bytes behind a tool's `path`: a URL is classified and never
-    /// fetched; a file path is confined to the root and read through the
+    /// The bytes behind a tool's `path` when it was not fetched: a URL is
+    /// classified and refused; a file path is confined to the root and read through the
     /// verified handle.
     fn read_input(&self, path: &str) -> Result<Vec<u8>, ToolFailure> {
         if looks_like_url(path) {

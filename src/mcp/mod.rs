@@ -102,6 +102,12 @@ pub struct Config {
     /// Address-space bound of one PDF worker, in bytes
     /// ([`crate::pdf::worker::DEFAULT_WORKER_MEMORY`]).
     pub worker_memory_bytes: u64,
+    /// Fetch `http(s)` URLs given as a tool's `path` through this fetcher
+    /// (its policy decides which destinations; its body cap is lowered to
+    /// [`Config::max_pdf_bytes`] when larger). `None` (the default): every
+    /// URL is refused, with its denial code or `remote_disabled`, and no
+    /// connection is opened. The tool descriptions say which.
+    pub remote: Option<std::sync::Arc<crate::net::fetch::Fetcher>>,
 }
 
 impl Config {
@@ -128,6 +134,7 @@ impl Default for Config {
             max_queued_calls: crate::engine::DEFAULT_MAX_QUEUED_CALLS,
             worker_timeout: crate::pdf::worker::DEFAULT_TIMEOUT,
             worker_memory_bytes: crate::pdf::worker::DEFAULT_WORKER_MEMORY,
+            remote: None,
         }
     }
 }

@@ -78,10 +78,11 @@ impl<B: PdfBackend> Server<B> {
     }
 
     fn path_scope(&self) -> tools::PathScope {
+        let remote = self.calls.config.remote.is_some();
         if self.confined() {
-            tools::PathScope::Root
+            tools::PathScope::Root { remote }
         } else {
-            tools::PathScope::Unconfined
+            tools::PathScope::Unconfined { remote }
         }
     }
 

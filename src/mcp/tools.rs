@@ -144,10 +144,43 @@ pub fn parse_pages(s: &str) -> Result<PageRange, ToolFailure> {
 /// What a tool's `path` may name: the tool descriptions say which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathScope {
-    /// Files under the server's root directory (`--root`).
-    Root,
-    /// Any path the server process can read (`--unconfined`).
-    Unconfined,
+    /// Files under the server's root directory (`--root`); `remote`: also
+    /// `http(s)` URLs, fetched ([`super::Config::remote`]).
+    Root { remote: bool },
+    /// Any path the server process can read (`--unconfined`); `remote` as
+    /// for [`PathScope::Root`].
+    Unconfined { remote: bool },
+}
+
+impl PathScope {
+    /// Whether `http(s)` URLs are fetched.
+    pub fn remote(self) -> bool {
+        match self {
+            PathScope::Root { remote } | PathScope::Unconfined { remote } => remote,
+        }
+    }
+}
+
+// The parts of the `path` argument's description ([`path_description`]).
+macro_rules! root_files {
+    () => {
+        "The PDF file: a path relative to the server's root directory (or an absolute path inside it). Paths that resolve outside the root, through `..` or symlinks, are refused with error kind path.outside_root."
+    };
+}
+macro_rules! unconfined_files {
+    () => {
+        "The PDF file: any path this server process can read. UNCONFINED: the server was started with --unconfined, so no root directory limits which files are read. Relative paths are taken from the server's working directory."
+    };
+}
+macro_rules! urls_refused {
+    () => {
+        " URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled."
+    };
+}
+macro_rules! urls_fetched {
+    () => {
+        " REMOTE FETCH IS ON (--allow-remote): an http(s) URL is downloaded through an SSRF-safe fetcher, no larger than the file bound. Private, loopback, link-local and cloud-metadata destinations, and redirects to them, are refused with an ssrf.* kind unless the operator allowed them; plain http only if the operator allowed it (else fetch.insecure_scheme)."
+    };
 }
 
 /// The `tools/list` entries, shaped for `rev` (fields a revision does not
@@ -156,10 +189,12 @@ pub enum PathScope {
 pub fn definitions(rev: Revision, scope: PathScope) -> &'static [Value] {
     use std::sync::OnceLock;
     // Built once per revision and scope: tools/list is answered from these.
-    static CACHE: [[OnceLock<Vec<Value>>; 5]; 2] = [const { [const { OnceLock::new() }; 5] }; 2];
+    static CACHE: [[OnceLock<Vec<Value>>; 5]; 4] = [const { [const { OnceLock::new() }; 5] }; 4];
     let by_scope = match scope {
-        PathScope::Root => &CACHE[0],
-        PathScope::Unconfined => &CACHE[1],
+        PathScope::Root { remote: false } => &CACHE[0],
+        PathScope::Unconfined { remote: false } => &CACHE[1],
+        PathScope::Root { remote: true } => &CACHE[2],
+        PathScope::Unconfined { remote: true } => &CACHE[3],
     };
     let slot = match rev {
         Revision::V2024_11_05 => &by_scope[0],
@@ -168,11 +203,10 @@ pub fn definitions(rev: Revision, scope: PathScope) -> &'static [Value] {
         Revision::V2025_11_25 => &by_scope[3],
         Revision::V2026_07_28 => &by_scope[4],
     };
-    let path = path_description(scope);
     slot.get_or_init(|| {
         vec![
-            extract_definition(rev, path),
-            metadata_definition(rev, path),
+            extract_definition(rev, scope),
+            metadata_definition(rev, scope),
         ]
     })
 }
@@ -180,13 +214,13 @@ pub fn definitions(rev: Revision, scope: PathScope) -> &'static [Value] {
 /// The `path` argument's description under `scope`.
 pub fn path_description(scope: PathScope) -> &'static str {
     match scope {
-        PathScope::Root => PATH_DESCRIPTION,
-        PathScope::Unconfined => PATH_DESCRIPTION_UNCONFINED,
+        PathScope::Root { remote: false } => concat!(root_files!(), urls_refused!()),
+        PathScope::Unconfined { remote: false } => concat!(unconfined_files!(), urls_refused!()),
+        PathScope::Root { remote: true } => concat!(root_files!(), urls_fetched!()),
+        PathScope::Unconfined { remote: true } => concat!(unconfined_files!(), urls_fetched!()),
     }
 }
 
-const PATH_DESCRIPTION: &str = "The PDF file: a path relative to the server's root directory (or an absolute path inside it). Paths that resolve outside the root, through `..` or symlinks, are refused with error kind path.outside_root. URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled.";
-const PATH_DESCRIPTION_UNCONFINED: &str = "The PDF file: any path this server process can read. UNCONFINED: the server was started with --unconfined, so no root directory limits which files are read. Relative paths are taken from the server's working directory. URLs are never fetched: private, loopback, link-local and cloud-metadata destinations are refused with an ssrf.* kind, other URLs with remote_disabled.";
 const PASSWORD_DESCRIPTION: &str =
     "Password for an encrypted PDF (user or owner password). Omit for unencrypted files.";
 
@@ -205,19 +239,27 @@ fn warnings_schema() -> Value {
     })
 }
 
-fn annotations(title: &str) -> Value {
+/// The tools' annotations: read-only and idempotent; open-world only when
+/// they fetch remote URLs.
+fn annotations(title: &str, scope: PathScope) -> Value {
     json!({
         "title": title,
         "readOnlyHint": true,
         "destructiveHint": false,
         "idempotentHint": true,
-        "openWorldHint": false
+        "openWorldHint": scope.remote()
     })
 }
 
-fn finish(mut tool: Map<String, Value>, rev: Revision, title: &str, output: Value) -> Value {
+fn finish(
+    mut tool: Map<String, Value>,
+    rev: Revision,
+    scope: PathScope,
+    title: &str,
+    output: Value,
+) -> Value {
     if rev.has_tool_annotations() {
-        tool.insert("annotations".into(), annotations(title));
+        tool.insert("annotations".into(), annotations(title, scope));
     }
     if rev.has_structured_content() {
         tool.insert("title".into(), Value::from(title));
@@ -226,7 +268,8 @@ fn finish(mut tool: Map<String, Value>, rev: Revision, title: &str, output: Valu
     Value::Object(tool)
 }
 
-fn extract_definition(rev: Revision, path: &str) -> Value {
+fn extract_definition(rev: Revision, scope: PathScope) -> Value {
+    let path = path_description(scope);
     let Value::Object(tool) = json!({
         "name": "extract",
         "description": "Extract the text of a PDF file, page by page, in reading order. Returns pageCount (pages in the document) and pages: one {page, text} entry per selected page, page numbers 1-based. Select pages with `pages` (\"3\" or \"2-5\"); all pages when omitted. Failures (missing file, not a PDF, damaged or hostile file, wrong password, refused path) come back as a tool error whose text names a stable error kind.",
@@ -250,6 +293,7 @@ fn extract_definition(rev: Revision, path: &str) -> Value {
     finish(
         tool,
         rev,
+        scope,
         "Extract PDF text",
         json!({
             "type": "object",
@@ -275,7 +319,8 @@ fn extract_definition(rev: Revision, path: &str) -> Value {
     )
 }
 
-fn metadata_definition(rev: Revision, path: &str) -> Value {
+fn metadata_definition(rev: Revision, scope: PathScope) -> Value {
+    let path = path_description(scope);
     let Value::Object(tool) = json!({
         "name": "get_metadata",
         "description": "Read a PDF file's metadata without extracting text: PDF version, page count, whether it is encrypted, the document Info dictionary (Title, Author, Subject, Keywords, Creator, Producer, CreationDate, ModDate, ...) and the XMP metadata packet when present. Failures come back as a tool error whose text names a stable error kind.",
@@ -294,6 +339,7 @@ fn metadata_definition(rev: Revision, path: &str) -> Value {
     finish(
         tool,
         rev,
+        scope,
         "Read PDF metadata",
         json!({
             "type": "object",
@@ -414,8 +460,8 @@ mod tests {
     fn unconfined_descriptions_say_so() {
         for rev in [Revision::V2024_11_05, Revision::V2025_11_25] {
             for (scope, word) in [
-                (PathScope::Root, "root directory"),
-                (PathScope::Unconfined, "UNCONFINED"),
+                (PathScope::Root { remote: false }, "root directory"),
+                (PathScope::Unconfined { remote: false }, "UNCONFINED"),
             ] {
                 for t in definitions(rev, scope) {
                     let d = t["inputSchema"]["properties"]["path"]["description"]
@@ -425,22 +471,54 @@ mod tests {
                 }
             }
         }
-        let d = definitions(Revision::V2025_11_25, PathScope::Unconfined)[0]["inputSchema"]
-            ["properties"]["path"]["description"]
+        let d = definitions(
+            Revision::V2025_11_25,
+            PathScope::Unconfined { remote: false },
+        )[0]["inputSchema"]["properties"]["path"]["description"]
             .as_str()
             .unwrap();
         assert!(!d.contains("server's root directory"));
     }
 
     #[test]
+    fn remote_descriptions_say_urls_are_fetched() {
+        for files in [true, false] {
+            let scope = |remote| {
+                if files {
+                    PathScope::Root { remote }
+                } else {
+                    PathScope::Unconfined { remote }
+                }
+            };
+            let on = path_description(scope(true));
+            let off = path_description(scope(false));
+            assert!(
+                on.contains("REMOTE FETCH IS ON") && !on.contains("never fetched"),
+                "{on}"
+            );
+            assert!(
+                off.contains("never fetched") && !off.contains("REMOTE"),
+                "{off}"
+            );
+            for t in definitions(Revision::V2025_11_25, scope(true)) {
+                assert_eq!(t["inputSchema"]["properties"]["path"]["description"], on);
+                assert_eq!(t["annotations"]["openWorldHint"], true);
+            }
+            for t in definitions(Revision::V2025_11_25, scope(false)) {
+                assert_eq!(t["annotations"]["openWorldHint"], false);
+            }
+        }
+    }
+
+    #[test]
     fn schemas_are_closed_and_read_only() {
-        for t in definitions(Revision::V2025_11_25, PathScope::Root) {
+        for t in definitions(Revision::V2025_11_25, PathScope::Root { remote: false }) {
             assert_eq!(t["inputSchema"]["additionalProperties"], false);
             assert_eq!(t["annotations"]["readOnlyHint"], true);
             assert_eq!(t["annotations"]["openWorldHint"], false);
             assert!(t["outputSchema"].is_object());
         }
-        for t in definitions(Revision::V2024_11_05, PathScope::Root) {
+        for t in definitions(Revision::V2024_11_05, PathScope::Root { remote: false }) {
             assert!(t.get("annotations").is_none() && t.get("outputSchema").is_none());
         }
     }

@@ -79,6 +79,14 @@ const RESERVED_HEADERS: &[HeaderName] = &[
 /// Request headers dropped when a redirect leaves the origin.
 const CREDENTIAL_HEADERS: &[HeaderName] = &[header::AUTHORIZATION, header::COOKIE];
 
+/// How one fetch takes its body: the cap, and who hears of its progress.
+struct Body<'a> {
+    /// Body cap in bytes.
+    max: usize,
+    /// Called with the bytes received so far and the declared length.
+    progress: &'a mut (dyn FnMut(u64, Option<u64>) + Send),
+}
+
 /// Aborts the connection task when the exchange is over or abandoned.
 struct ConnTask(tokio::task::JoinHandle<()>);
 
@@ -215,8 +223,42 @@ impl Fetcher {
             let v = HeaderValue::from_str(value).map_err(|_| bad("value is invalid"))?;
             map.append(n, v);
         }
+        let mut body = Body {
+            max: self.policy.max_body_bytes,
+            progress: &mut |_, _| {},
+        };
+        self.run_timed(url, map, &mut body).await
+    }
+
+    /// [`Fetcher::fetch`] with a body cap of at most `max_body_bytes` (the
+    /// smaller of it and [`FetchPolicy::max_body_bytes`] applies), calling
+    /// `progress(bytes received, Content-Length if declared)` as the body
+    /// streams in: once per chunk read, never after the fetch returns.
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch`].
+    pub async fn fetch_reporting(
+        &self,
+        url: &str,
+        max_body_bytes: usize,
+        progress: &mut (dyn FnMut(u64, Option<u64>) + Send),
+    ) -> Result<Fetched, FetchError> {
+        let mut body = Body {
+            max: max_body_bytes.min(self.policy.max_body_bytes),
+            progress,
+        };
+        self.run_timed(url, HeaderMap::new(), &mut body).await
+    }
+
+    /// [`Fetcher::run`] inside the policy's total deadline.
+    async fn run_timed(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &mut Body<'_>,
+    ) -> Result<Fetched, FetchError> {
         let total = self.policy.total_timeout;
-        match timeout(total, self.run(url, map)).await {
+        match timeout(total, self.run(url, headers, body)).await {
             Ok(r) => r,
             Err(_) => Err(timed_out("the whole fetch", total)),
         }
@@ -238,7 +280,12 @@ impl Fetcher {
         rt.block_on(self.fetch(url))
     }
 
-    async fn run(&self, url: &str, mut headers: HeaderMap) -> Result<Fetched, FetchError> {
+    async fn run(
+        &self,
+        url: &str,
+        mut headers: HeaderMap,
+        sink: &mut Body<'_>,
+    ) -> Result<Fetched, FetchError> {
         let mut dest = self.policy.admit(url)?;
         let mut redirects = 0;
         loop {
@@ -283,7 +330,7 @@ impl Fetcher {
                 .get(header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
-            let body = self.read_body(resp, &dest).await?;
+            let body = self.read_body(resp, &dest, sink).await?;
             drop(conn);
             return Ok(Fetched {
                 body,
@@ -415,8 +462,9 @@ impl Fetcher {
         &self,
         resp: Response<Incoming>,
         dest: &Admitted,
+        sink: &mut Body<'_>,
     ) -> Result<Vec<u8>, FetchError> {
-        let max = self.policy.max_body_bytes;
+        let max = sink.max;
         let too_large = || {
             FetchError::failed(
                 FetchCode::TooLarge,
@@ -456,6 +504,7 @@ impl Fetcher {
                 body.reserve_exact(want - body.len());
             }
             body.extend_from_slice(&data);
+            (sink.progress)(u64::try_from(body.len()).unwrap_or(u64::MAX), declared);
         }
         Ok(body)
     }

@@ -301,6 +301,24 @@ mod tests {
     }
 
     #[test]
+    fn the_answer_cap_holds_the_largest_metadata_answer() {
+        use crate::pdf::limits::{MAX_INFO_ENTRIES, MAX_INFO_VALUE_CHARS, MAX_XMP_BYTES};
+        use crate::pdf::Limits;
+        let limits = Limits::default();
+        let most_chars =
+            (MAX_INFO_ENTRIES * MAX_INFO_VALUE_CHARS + MAX_XMP_BYTES).max(limits.max_output_chars);
+        assert_eq!(
+            parent::max_answer_bytes(&limits),
+            most_chars * 6 + (16 << 20)
+        );
+        let small = Limits {
+            max_output_chars: 1,
+            ..Limits::default()
+        };
+        assert!(parent::max_answer_bytes(&small) > MAX_INFO_ENTRIES * MAX_INFO_VALUE_CHARS * 6);
+    }
+
+    #[test]
     fn an_allocation_failure_is_recognised_in_the_stderr_tail() {
         assert!(parent::out_of_memory(
             "memory allocation of 123456 bytes failed\n"

@@ -435,11 +435,7 @@ fn wait(
         listen,
         err_reader,
     } = started;
-    // JSON escapes at most 6 bytes per character of text, plus slack.
-    let max_answer = limits
-        .max_output_chars
-        .saturating_mul(6)
-        .saturating_add(16 << 20);
+    let max_answer = max_answer_bytes(limits);
     let deadline = Instant::now() + isolation.timeout;
     let fed = match listen.send((watch.tx.clone(), max_answer)) {
         Ok(()) => feed(stdin, job).ok(),
@@ -491,6 +487,22 @@ fn wait(
         memory,
     };
     (outcome(answer, ran, max_answer, isolation), None)
+}
+
+/// The longest answer line read from a worker: the most characters an
+/// answer may carry (extracted text, or the metadata's Info values and XMP
+/// packet), each escaped by JSON into at most 6 bytes, plus 16 MiB for the
+/// rest. Past it the answer is refused, never held.
+pub(super) fn max_answer_bytes(limits: &Limits) -> usize {
+    use super::super::limits::{MAX_INFO_ENTRIES, MAX_INFO_VALUE_CHARS, MAX_XMP_BYTES};
+    let metadata = MAX_INFO_ENTRIES
+        .saturating_mul(MAX_INFO_VALUE_CHARS)
+        .saturating_add(MAX_XMP_BYTES);
+    limits
+        .max_output_chars
+        .max(metadata)
+        .saturating_mul(6)
+        .saturating_add(16 << 20)
 }
 
 /// How a worker that gave no whole answer line ended.
