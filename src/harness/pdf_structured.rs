@@ -112,6 +112,13 @@ impl Run {
     }
 }
 
+/// Page width in points: twice a letter page, so that the longest line the
+/// model writes (53 characters of the widest glyph, 1 em, at 17 pt from
+/// x = 72: 973 pt) stays on the page. A glyph past the page's edge is not
+/// extracted (as pdftotext does); a campaign found a Times-Bold line at
+/// 17 pt that ended 1 pt past a 612 pt page.
+const PAGE_WIDTH: u32 = 1224;
+
 impl PdfModel {
     /// One to six pages (an empty model is one empty page).
     fn pages(&self) -> Vec<PageModel> {
@@ -250,7 +257,7 @@ impl PdfModel {
             objects.push((
                 page_id(i),
                 format!(
-                    "<< /Type /Page /Parent {parent} 0 R /MediaBox [0 0 612 792]{own} /Contents {} 0 R >>",
+                    "<< /Type /Page /Parent {parent} 0 R /MediaBox [0 0 {PAGE_WIDTH} 792]{own} /Contents {} 0 R >>",
                     page_id(i) + 1
                 )
                 .into_bytes(),
