@@ -13,36 +13,10 @@ use proptest::prelude::*;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use toolgate::net::fetch::{FetchPolicy, Fetcher, MAX_REDIRECTS};
+use toolgate::net::fetch::MAX_REDIRECTS;
 use toolgate::net::NetPolicy;
 
 const PDF: &[u8] = include_bytes!("../corpus/pdf/pypdf-minimal-document.pdf");
-
-struct Rig {
-    fetcher: Fetcher,
-    guard: Arc<Guard>,
-    dns: Arc<FakeDns>,
-}
-
-fn rig(allow: &[String], tweak: impl FnOnce(&mut FetchPolicy)) -> Rig {
-    let mut policy = FetchPolicy {
-        allow_http: true,
-        net: NetPolicy::parse(allow, &[]).unwrap(),
-        ..FetchPolicy::default()
-    };
-    tweak(&mut policy);
-    let guard = Arc::new(Guard::default());
-    let dns = Arc::new(FakeDns::default());
-    let fetcher = Fetcher::new(policy)
-        .unwrap()
-        .with_connector(guard.clone())
-        .with_resolver(dns.clone());
-    Rig {
-        fetcher,
-        guard,
-        dns,
-    }
-}
 
 fn allow_origin(o: &Origin) -> Vec<String> {
     vec![format!("127.0.0.1:{}", o.port())]

@@ -18,39 +18,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use toolgate::engine::transport::stdio;
 use toolgate::mcp::{Config, DefaultPdf, Server};
-use toolgate::net::fetch::{FetchPolicy, Fetcher};
-use toolgate::net::NetPolicy;
+use toolgate::net::fetch::Fetcher;
 
 const PDF: &[u8] = include_bytes!("../corpus/pdf/pypdf-minimal-document.pdf");
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-struct Remote {
-    guard: Arc<Guard>,
-    dns: Arc<FakeDns>,
-    fetcher: Fetcher,
-}
-
-/// A fetcher allowing `allow`, plain http allowed, through the guard.
-fn remote(allow: &[String], tweak: impl FnOnce(&mut FetchPolicy)) -> Remote {
-    let mut policy = FetchPolicy {
-        allow_http: true,
-        net: NetPolicy::parse(allow, &[]).unwrap(),
-        ..FetchPolicy::default()
-    };
-    tweak(&mut policy);
-    let guard = Arc::new(Guard::default());
-    let dns = Arc::new(FakeDns::default());
-    let fetcher = Fetcher::new(policy)
-        .unwrap()
-        .with_connector(guard.clone())
-        .with_resolver(dns.clone());
-    Remote {
-        guard,
-        dns,
-        fetcher,
-    }
-}
 
 /// Runs one stdio session of the PDF server with `fetcher` (and `tweak` on
 /// its config) over `calls`; returns every line it wrote after the
@@ -127,7 +99,7 @@ fn pdf_origin() -> Origin {
 #[test]
 fn an_allowed_loopback_origin_serves_a_pdf_to_the_tools() {
     let origin = pdf_origin();
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |_| {});
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
     let url = format!("{}/doc.pdf", origin.base("http"));
     let metadata = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "get_metadata", "arguments": {"path": url}}});
@@ -189,7 +161,7 @@ fn refusals_are_tool_errors_with_their_code_and_open_no_connection() {
     // Only this origin's port is allowed: 127.0.0.2, another port, the
     // metadata address, a name resolving to loopback, https-only.
     let internal = Origin::counter("127.0.0.2");
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |_| {});
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
     r.dns.set("intranet.example", &[&["127.0.0.2"]]);
     r.dns
         .set("rebind.example", &[&["93.184.216.34", "127.0.0.2"]]);
@@ -234,7 +206,7 @@ fn a_redirect_to_an_internal_address_is_refused_before_it_is_dialled() {
     let internal = Origin::counter("127.0.0.2");
     let target = format!("{}/secret", internal.base("http"));
     let origin = Origin::http("127.0.0.1", move |_| redirect(302, &target));
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |_| {});
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
     let lines = session(
         Some(r.fetcher),
         |_| {},
@@ -263,7 +235,7 @@ fn the_file_bound_is_the_body_cap() {
         chunk: [b"10000\r\n".as_slice(), &[b'y'; 0x10000], b"\r\n"].concat(),
         times: 32,
     });
-    let r = remote(
+    let r = rig(
         &[
             format!("127.0.0.1:{}", declared.port()),
             format!("127.0.0.1:{}", chunked.port()),
@@ -292,7 +264,7 @@ fn the_file_bound_is_the_body_cap() {
 #[test]
 fn the_download_reports_bytes_then_pages_and_progress_only_grows() {
     let origin = pdf_origin();
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |_| {});
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
     let url = format!("{}/doc.pdf", origin.base("http"));
     let lines = session(
         Some(r.fetcher),
@@ -328,7 +300,7 @@ fn a_stalled_download_ends_at_the_fetch_deadline() {
         every: Duration::from_millis(200),
         count: 100,
     });
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |p| {
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |p| {
         p.total_timeout = Duration::from_millis(600);
     });
     let lines = session(
@@ -344,7 +316,7 @@ fn a_stalled_download_ends_at_the_fetch_deadline() {
 
 #[test]
 fn tools_list_says_remote_fetch_is_on() {
-    let r = remote(&[], |_| {});
+    let r = rig(&[], |_| {});
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let on = session(Some(r.fetcher), |_| {}, std::slice::from_ref(&list));
     let off = session(None, |_| {}, &[list]);
@@ -367,7 +339,7 @@ fn cancellation_stops_the_download_and_no_result_follows() {
         every: Duration::from_millis(200),
         count: 100,
     });
-    let r = remote(&[format!("127.0.0.1:{}", origin.port())], |_| {});
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": 1, "reason": "user"}});
     let lines = session(

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use toolgate::net::fetch::{BoxFuture, Connector, Resolver};
+use toolgate::net::fetch::{BoxFuture, Connector, FetchPolicy, Fetcher, Resolver};
+use toolgate::net::NetPolicy;
 
 /// What the origin sends back for one request.
 pub enum Reply {
@@ -308,5 +309,33 @@ pub fn test_ca(names: &[&str]) -> TestCa {
     TestCa {
         root: ca.der().clone(),
         server: Arc::new(server),
+    }
+}
+
+/// A fetcher allowing `allow` (plain http allowed, `tweak` applied to the
+/// policy) that dials through a [`Guard`] and resolves through a [`FakeDns`].
+pub struct Rig {
+    pub fetcher: Fetcher,
+    pub guard: Arc<Guard>,
+    pub dns: Arc<FakeDns>,
+}
+
+pub fn rig(allow: &[String], tweak: impl FnOnce(&mut FetchPolicy)) -> Rig {
+    let mut policy = FetchPolicy {
+        allow_http: true,
+        net: NetPolicy::parse(allow, &[]).unwrap(),
+        ..FetchPolicy::default()
+    };
+    tweak(&mut policy);
+    let guard = Arc::new(Guard::default());
+    let dns = Arc::new(FakeDns::default());
+    let fetcher = Fetcher::new(policy)
+        .unwrap()
+        .with_connector(guard.clone())
+        .with_resolver(dns.clone());
+    Rig {
+        fetcher,
+        guard,
+        dns,
     }
 }
