@@ -157,6 +157,16 @@ fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
     };
     if let Some(m) = value.as_object_mut() {
         m.insert("truncated".into(), Value::Bool(true));
+        if let (Some(Value::Array(ws)), Some(last)) = (m.get_mut("warnings"), page.as_u64()) {
+            // Warnings about pages no longer in the answer are stale: an
+            // `output_chars` or work budget stop "before page N" past the
+            // cut, a later page's lost content. Document warnings stay.
+            ws.retain(|w| {
+                w.get("page")
+                    .and_then(Value::as_u64)
+                    .is_none_or(|p| p <= last)
+            });
+        }
         let warning = json!({
             "page": page,
             "message": format!(
@@ -243,6 +253,39 @@ mod tests {
             fit(&id, Ok(small.clone()), true, build(true)),
             build(true)(Ok(&small))
         );
+    }
+
+    #[test]
+    fn warnings_about_pages_cut_away_go_with_them() {
+        let id = Id::Number(1.into());
+        let per_page = MAX_RESPONSE_BYTES / 13 / 2;
+        let text: String = "\"\u{1}".repeat(per_page / 2);
+        let value = json!({"pageCount": 5, "pages": [
+            {"page": 1, "text": text}, {"page": 2, "text": text}, {"page": 3, "text": text}
+        ], "truncated": true, "warnings": [
+            {"page": null, "limit": null, "message": "document"},
+            {"page": 1, "limit": null, "message": "page one"},
+            {"page": 2, "limit": null, "message": "page two"},
+            {"page": 3, "limit": null, "message": "page three"},
+            {"page": 4, "limit": "output_chars", "message": "output stopped before page 4"}
+        ]});
+        let result = fit(&id, Ok(value), true, build(true));
+        let sc = &result["structuredContent"];
+        let last = sc["pages"].as_array().unwrap().last().unwrap()["page"]
+            .as_u64()
+            .unwrap();
+        assert!(last <= 3);
+        let messages: Vec<&str> = sc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["message"].as_str().unwrap())
+            .collect();
+        let kept = ["document", "page one", "page two", "page three"];
+        let kept = &kept[..=usize::try_from(last).unwrap()];
+        assert_eq!(&messages[..kept.len()], kept);
+        assert_eq!(messages.len(), kept.len() + 1, "{messages:?}");
+        assert!(messages[kept.len()].contains(RESPONSE_LIMIT_NAME));
     }
 
     #[test]
