@@ -218,6 +218,18 @@ fn the_unspecified_address_is_never_dialled_even_under_a_catch_all_allow() {
         extract(5, &format!("http://0.1.2.3:{port}/x.pdf")),
     ];
     let lines = session(Some(r.fetcher), |_| {}, &calls);
+    // 127.0.0.1 written as IPv4-mapped IPv6: `::/0` does not lift it.
+    let mapped = [
+        extract(6, &format!("http://[::ffff:127.0.0.1]:{port}/x.pdf")),
+        extract(7, &format!("http://[::ffff:7f00:1]:{port}/x.pdf")),
+    ];
+    let r6 = rig(&["::/0".to_string()], |_| {});
+    let more = session(Some(r6.fetcher), |_| {}, &mapped);
+    for i in 6..=7 {
+        let k = error_kind(answer_to(&more, i));
+        assert_eq!(k.as_deref(), Some("ssrf.loopback"), "{i}: {more:?}");
+    }
+    assert!(r6.guard.dials().is_empty(), "{:?}", r6.guard.dials());
     for i in 1..=5 {
         let k = error_kind(answer_to(&lines, i));
         assert!(

@@ -144,16 +144,16 @@ fn a_batch_answer_stays_under_the_response_bound() {
     }
 }
 
-/// Text codes mapped to ESC and CSI, metadata carrying OSC and a forged
-/// line.
+/// Text codes mapped to ESC, CSI and RLO, metadata carrying OSC, bidi
+/// overrides and a forged line.
 fn terminal_tricks() -> Vec<u8> {
-    one_page(b"BT /F1 12 Tf 72 720 Td (\\000[2J\\001) Tj ET")
+    one_page(b"BT /F1 12 Tf 72 720 Td (\\000[2J\\001\\002) Tj ET")
         .obj(
             5,
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
         )
-        .stream(6, "", b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <00> <001B> <01> <009B> endbfchar endcmap")
-        .obj(7, "<< /Title <FEFF001B005D0030003B006F0077006E00650064 0007> /Author (a\\nerror: forged) /Producer <9b32 4a7f> >>")
+        .stream(6, "", b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <00> <001B> <01> <009B> <02> <202E> endbfchar endcmap")
+        .obj(7, "<< /Title <FEFF001B005D0030003B006F0077006E00650064 0007 202E 2066> /Author (a\\nerror: forged) /Producer <9b32 4a7f> >>")
         .trailer("/Info 7 0 R")
         .build()
 }
@@ -181,7 +181,10 @@ fn run_cli(args: &[&str], file: &std::path::Path) -> (String, String) {
 
 fn acts_on_a_terminal(s: &str) -> Option<char> {
     s.chars()
-        .find(|&c| c.is_control() && !matches!(c, '\n' | '\t' | '\x0c'))
+        .find(|&c| {
+            (c.is_control() && !matches!(c, '\n' | '\t' | '\x0c'))
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
 }
 
 #[test]
@@ -204,7 +207,7 @@ fn the_cli_never_prints_a_control_from_the_file() {
             serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
         if args == ["metadata"] {
             assert_eq!(
-                v["info"]["Title"], "\u{1b}]0;owned\u{7}",
+                v["info"]["Title"], "\u{1b}]0;owned\u{7}\u{202e}\u{2066}",
                 "the JSON keeps the value: {v}"
             );
         }

@@ -653,6 +653,26 @@ fn rc4_key_lengths_as_poppler_reads_them() {
         let e = reference(&with_length(length), None).unwrap_err();
         assert_eq!(e.kind(), "password_required", "{length}: {e}");
     }
+    // `/V 1` with `/R 3` and a 128-bit `/Length`: poppler keys RC4 by `/R`
+    // and `/Length` alone (V1 and V2 are one algorithm).
+    let mut data = r3.clone();
+    let v_at = r3.windows(6).position(|w| w == b"/V 2 \r").unwrap();
+    data[v_at..v_at + 6].copy_from_slice(b"/V 1 \r");
+    assert_eq!(reference(&data, None).unwrap(), want, "/V 1 /R 3");
+    // A trailer whose /Encrypt dictionary lopdf cannot read (an integer
+    // outside 64 bits): never the ciphertext read as plain text.
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    for dict in [
+        "<< /Filter /Standard /V 1 /R 2 /Length 99999999999999999999 /O <00> /U <00> /P -4 >>",
+        "<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -99999999999999999999 >>",
+    ] {
+        let data = one_page(HELLO)
+            .trailer(&format!("/Encrypt {dict} {id}"))
+            .build();
+        let e = metadata(Source::Bytes(&data)).unwrap_err();
+        assert_eq!(e.kind(), "unsupported_encryption", "{dict}: {e}");
+        assert!(e.to_string().contains("could not be read"), "{e}");
+    }
     // Not an integer: a 5-byte key, wrong for this file: the empty password
     // fails as it would in poppler, with the password error (the dictionary
     // is well formed).

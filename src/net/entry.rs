@@ -26,7 +26,10 @@
 //! Families stay apart on the allow side: an IPv6 entry never matches an IPv4
 //! address and an IPv4 entry never matches an IPv6 address, whatever it
 //! embeds, so `::ffff:0:0/96` lets no IPv4 address through, and `127.0.0.1`
-//! does not admit `[::ffff:127.0.0.1]`. Deny entries look through embedded
+//! does not admit `[::ffff:127.0.0.1]`. A refused IPv6 address that embeds
+//! an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo, ...) is lifted by no
+//! entry at all (`::/0` does not admit `[::ffff:127.0.0.1]`, which is dialled
+//! as 127.0.0.1): write the IPv4 address, with an IPv4 entry. Deny entries look through embedded
 //! IPv4 addresses (a refusal more is the safe side).
 //!
 //! A name entry trusts that name's DNS: every address it resolves to passes
@@ -843,6 +846,14 @@ impl NetPolicy {
         if !liftable(denial.code()) {
             return Err(denial);
         }
+        if let IpAddr::V6(v6) = addr {
+            if embedded_ipv4(v6).is_some() {
+                // `[::ffff:127.0.0.1]` is dialled as 127.0.0.1: an IPv6
+                // entry (`::/0`) must not lift the IPv4 address inside,
+                // and an IPv4 entry does not match an IPv6 address.
+                return Err(denial);
+            }
+        }
         let allowed = self.allow.iter().any(|e| e.matches_addr(addr, port))
             || name.is_some_and(|n| {
                 refused_name(n) != Some(DenialCode::MetadataName) && self.allow_name(n, port)
@@ -1048,6 +1059,29 @@ mod tests {
             p.classify_url("http://localhost:8080/").unwrap_err().code(),
             "ssrf.localhost_name"
         );
+    }
+
+    #[test]
+    fn an_ipv6_entry_does_not_lift_the_ipv4_address_inside() {
+        let p = policy(&["::/0", "::ffff:0:0/96", "2002::/16", "64:ff9b::/96"], &[]);
+        for u in [
+            "http://[::ffff:127.0.0.1]:8080/",
+            "http://[::ffff:7f00:1]/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://[::ffff:127.0.0.2]/",
+            "http://[64:ff9b::10.0.0.1]/",
+            "http://[2002:7f00:1::]/",
+        ] {
+            let d = p.classify_url(u).unwrap_err();
+            assert!(d.code().starts_with("ssrf."), "{u}: {}", d.code());
+        }
+        // A native IPv6 address in the entry is still lifted.
+        assert!(p.classify_url("http://[::1]/").is_ok());
+        assert!(p.classify_url("http://[fd00::1]/").is_ok());
+        // The IPv4 form with an IPv4 entry is the way in.
+        let p = policy(&["127.0.0.1"], &[]);
+        assert!(p.classify_url("http://127.0.0.1/").is_ok());
+        assert!(p.classify_url("http://[::ffff:127.0.0.1]/").is_err());
     }
 
     #[test]
@@ -1263,8 +1297,10 @@ mod tests {
         {
             return Err("ssrf.operator_deny".into());
         }
+        let embeds = matches!(a, IpAddr::V6(x) if embedded_ipv4(x).is_some());
         match classify_ip(a).code() {
             None => Ok(()),
+            Some(c) if embeds => Err(c.code().into()),
             Some(
                 c @ (DenialCode::CloudMetadata | DenialCode::Unspecified | DenialCode::ThisNetwork),
             ) => Err(c.code().into()),

@@ -96,6 +96,19 @@ pub fn without_encrypt_key(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `true` when `data` holds the name `/Encrypt` (not a longer name such as
+/// `/EncryptMetadata`): the file names an encryption dictionary somewhere,
+/// whether or not a trailer that names it could be read.
+pub fn names_encrypt(data: &[u8]) -> bool {
+    const KEY: &[u8] = b"/Encrypt";
+    let ends_name = |b: Option<&u8>| {
+        b.is_none_or(|b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(b) || *b == 0)
+    };
+    data.windows(KEY.len())
+        .enumerate()
+        .any(|(i, w)| w == KEY && ends_name(data.get(i + KEY.len())))
+}
+
 /// `data` with an incremental update appended that moves a valid `/Encrypt`
 /// dictionary written directly in the trailer into an object of its own:
 /// lopdf decrypts only through an indirect one. The update holds that one
@@ -143,7 +156,9 @@ pub fn has_indirect_numbers(dict: &Dictionary) -> bool {
 /// indirect references; for the RC4 versions (`/V` 1 or 2, `/R` 2 to 4)
 /// the file key is 5 bytes when `/R` is 2 or `/Length` is not a 32-bit
 /// integer (a real, a name, or an integer poppler's lexer cannot hold as
-/// one), else `/Length / 8` bytes, 16 when that is negative or over 16.
+/// one), else `/Length / 8` bytes, 16 when that is negative or over 16,
+/// whatever `/V` says (a V1 dictionary with a longer key is read as V2,
+/// the same algorithm).
 /// A key of 0 to 4 bytes is [`PopplerReading::ShortKey`]. Other handlers
 /// and versions only get their numbers looked up.
 ///
@@ -193,6 +208,12 @@ pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
         };
         if !as_read {
             fixed.set("Length", bits);
+            changed = true;
+        }
+        if v == Some(1) && bits != 40 {
+            // V1 and V2 are the same RC4 algorithm; poppler keys it by
+            // `/R` and `/Length` alone, lopdf holds V1 to 40 bits.
+            fixed.set("V", 2);
             changed = true;
         }
     }
@@ -395,6 +416,15 @@ mod tests {
         assert_eq!(bits(3, None), None);
         let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 4096};
         assert_eq!(reading(&v4), PopplerReading::AsWritten);
+        // V1 with R3: the key poppler computes, as V2.
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 128};
+        let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 128};
+        assert_eq!(reading(&v1), PopplerReading::Patched(want));
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 40};
+        assert_eq!(reading(&v1), PopplerReading::AsWritten);
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 2, "Length" => 128};
+        let want = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 2, "Length" => 40};
+        assert_eq!(reading(&v1), PopplerReading::Patched(want));
         let other = dictionary! {"Filter" => "Other", "V" => 2, "R" => 3, "Length" => 4096};
         assert_eq!(reading(&other), PopplerReading::AsWritten);
     }
@@ -431,6 +461,16 @@ mod tests {
             panic!("looked up");
         };
         assert_eq!(p.get(b"R").unwrap(), &Object::Integer(3));
+    }
+
+    #[test]
+    fn the_encrypt_name_is_found_alone() {
+        assert!(names_encrypt(b"<< /Encrypt 5 0 R >>"));
+        assert!(names_encrypt(b"<</Encrypt<</V 2>>>>"));
+        assert!(names_encrypt(b"x /Encrypt"));
+        assert!(!names_encrypt(b"<< /EncryptMetadata false >>"));
+        assert!(!names_encrypt(b"<< /NoCrypt 5 0 R >>"));
+        assert!(!names_encrypt(b"/Encrypted 1"));
     }
 
     #[test]

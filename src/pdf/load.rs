@@ -5,8 +5,9 @@ use lopdf::{Document, LoadOptions, Object};
 
 pub use super::encryption::Encryption;
 use super::encryption::{
-    describe_state, encrypt_dict, has_indirect_numbers, poppler_reading, standard_dict_fault,
-    undecryptable, with_encrypt_object, with_indirect_encrypt, without_encrypt_key, PopplerReading,
+    describe_state, encrypt_dict, has_indirect_numbers, names_encrypt, poppler_reading,
+    standard_dict_fault, undecryptable, with_encrypt_object, with_indirect_encrypt,
+    without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -250,6 +251,17 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
+    if xref_repaired && encryption.is_none() && names_encrypt(data) {
+        // The table was rebuilt and what came out is not encrypted, yet
+        // the file names an /Encrypt dictionary: a trailer lopdf could not
+        // read (an integer over 64 bits, say). Reading the objects as
+        // plain would return ciphertext as text.
+        return Err(PdfError::UnsupportedEncryption {
+            handler:
+                "unknown: the file names an /Encrypt dictionary in a trailer that could not be read"
+                    .into(),
+        });
+    }
     if xref_repaired && !doc.trailer.has(b"Info") {
         if let Some(id) = salvage::find_info_reference(data, &doc) {
             doc.trailer.set("Info", Object::Reference(id));
