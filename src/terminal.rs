@@ -8,17 +8,24 @@
 //!   child's stderr line): every control character (Unicode `Cc`: C0, DEL,
 //!   C1; tab kept) and every bidirectional formatting character is written
 //!   as an escape, `\x1b` or `\u{202e}` ([`escape_controls`]);
-//! * extracted text: every `Cc` character but newline and tab becomes
-//!   U+FFFD ([`printable_text`]); the layout survives, nothing else acts;
-//! * JSON: serde_json escapes C0 itself; DEL and C1, which it leaves raw,
-//!   are escaped as `\u007f`, `\u009b` ([`json_for_terminal`]).
+//! * extracted text: every `Cc` character but newline and tab, and every
+//!   bidirectional formatting character, becomes U+FFFD
+//!   ([`printable_text`]); the layout survives, nothing else acts;
+//! * JSON: serde_json escapes C0 itself; DEL, C1 and the bidirectional
+//!   formatting characters, which it leaves raw, are escaped as `\u007f`,
+//!   `\u009b`, `\u202e` ([`json_for_terminal`]).
+//!
+//! "Bidirectional formatting" here is Unicode's `Bidi_Control` set plus
+//! the line and paragraph separators U+2028 and U+2029, which some
+//! terminals and viewers break lines at.
 
 use std::borrow::Cow;
 
 /// Bidirectional formatting characters (`Bidi_Control`): they reorder what
-/// a terminal shows, so a message could show another text than it holds.
+/// a terminal shows, so a message could show another text than it holds;
+/// and the line and paragraph separators (U+2028, U+2029).
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// One message line with every control character (tab aside) and every
@@ -43,9 +50,9 @@ pub fn escape_controls(line: &str) -> Cow<'_, str> {
 }
 
 /// Extracted text for a terminal: every control character but newline and
-/// tab replaced by U+FFFD.
+/// tab, and every bidirectional formatting character, replaced by U+FFFD.
 pub fn printable_text(text: &str) -> Cow<'_, str> {
-    let replaced = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let replaced = |c: char| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c);
     if !text.chars().any(replaced) {
         return Cow::Borrowed(text);
     }
@@ -56,12 +63,12 @@ pub fn printable_text(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// Serialized JSON with DEL and the C1 controls (which serde_json writes
-/// raw) escaped as `\u00NN`: the same JSON value, inert on a terminal.
-/// Outside strings JSON has no such characters, so escaping them
-/// everywhere is exact.
+/// Serialized JSON with DEL, the C1 controls and the bidirectional
+/// formatting characters (which serde_json writes raw) escaped as
+/// `\uNNNN`: the same JSON value, inert on a terminal. Outside strings JSON
+/// has no such characters, so escaping them everywhere is exact.
 pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
-    let raw = |c: char| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c);
+    let raw = |c: char| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) || is_bidi_control(c);
     if !json.chars().any(raw) {
         return Cow::Borrowed(json);
     }
@@ -101,21 +108,30 @@ mod tests {
             printable_text("a\u{1b}]0;t\u{7}\nb\tc\u{9b}"),
             "a\u{fffd}]0;t\u{fffd}\nb\tc\u{fffd}"
         );
-        let v = serde_json::json!({"k": "a\u{1b}\u{7f}\u{9b}b\n"});
+        assert_eq!(
+            printable_text("\u{202e}cod\u{2066}e\u{2028}"),
+            "\u{fffd}cod\u{fffd}e\u{fffd}"
+        );
+        let v =
+            serde_json::json!({"k": "a\u{1b}\u{7f}\u{9b}b\n\u{202e}\u{2029}", "\u{200f}key": 1});
         let out = json_for_terminal(&serde_json::to_string_pretty(&v).unwrap()).into_owned();
-        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(
+            !out.chars()
+                .any(|c| (c.is_control() && c != '\n') || is_bidi_control(c)),
+            "{out:?}"
+        );
         assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), v);
     }
 
     proptest! {
         /// Nothing a terminal acts on survives; the JSON stays the same value.
         #[test]
-        fn nothing_acts(s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{9f}\\u{202a}-\\u{202e}a\n]{0,40}") {
+        fn nothing_acts(s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{9f}\\u{61c}\\u{200e}\\u{200f}\\u{2028}-\\u{202e}\\u{2066}-\\u{2069}a\n]{0,40}") {
             prop_assert!(!escape_controls(&s).chars().any(|c| (c.is_control() && c != '\t') || is_bidi_control(c)));
-            prop_assert!(!printable_text(&s).chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+            prop_assert!(!printable_text(&s).chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)));
             let json = serde_json::to_string(&s).unwrap();
             let safe = json_for_terminal(&json);
-            prop_assert!(!safe.chars().any(char::is_control));
+            prop_assert!(!safe.chars().any(|c| c.is_control() || is_bidi_control(c)));
             prop_assert_eq!(serde_json::from_str::<String>(&safe).unwrap(), s);
         }
     }

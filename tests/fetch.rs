@@ -627,7 +627,14 @@ mod cli {
             assert!(o.stdout.is_empty());
         }
         // Bad entries are usage errors.
-        for bad in ["10.0.0.1/8", "169.254.169.254", "host:0"] {
+        for bad in [
+            "10.0.0.1/8",
+            "169.254.169.254",
+            "host:0",
+            "0.0.0.0",
+            "::",
+            "0.0.0.0/8",
+        ] {
             let o = toolgate(&["--allow", bad, &url]).output().unwrap();
             assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         }

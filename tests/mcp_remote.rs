@@ -202,6 +202,46 @@ fn refusals_are_tool_errors_with_their_code_and_open_no_connection() {
 }
 
 #[test]
+fn the_unspecified_address_is_never_dialled_even_under_a_catch_all_allow() {
+    // A dial to 0.0.0.0 or :: reaches this host: with the catch-all entries
+    // an attacker would otherwise reach the loopback origin (and learn its
+    // port) through them.
+    let origin = pdf_origin();
+    let r = rig(&["0.0.0.0/0".to_string(), "::/0".to_string()], |_| {});
+    r.dns.set("zero.example", &[&["0.0.0.0"]]);
+    let port = origin.port();
+    let calls = [
+        extract(1, &format!("http://0.0.0.0:{port}/x.pdf")),
+        extract(2, &format!("http://[::]:{port}/x.pdf")),
+        extract(3, &format!("http://[::ffff:0.0.0.0]:{port}/x.pdf")),
+        extract(4, &format!("http://zero.example:{port}/x.pdf")),
+        extract(5, &format!("http://0.1.2.3:{port}/x.pdf")),
+    ];
+    let lines = session(Some(r.fetcher), |_| {}, &calls);
+    // 127.0.0.1 written as IPv4-mapped IPv6: `::/0` does not lift it.
+    let mapped = [
+        extract(6, &format!("http://[::ffff:127.0.0.1]:{port}/x.pdf")),
+        extract(7, &format!("http://[::ffff:7f00:1]:{port}/x.pdf")),
+    ];
+    let r6 = rig(&["::/0".to_string()], |_| {});
+    let more = session(Some(r6.fetcher), |_| {}, &mapped);
+    for i in 6..=7 {
+        let k = error_kind(answer_to(&more, i));
+        assert_eq!(k.as_deref(), Some("ssrf.loopback"), "{i}: {more:?}");
+    }
+    assert!(r6.guard.dials().is_empty(), "{:?}", r6.guard.dials());
+    for i in 1..=5 {
+        let k = error_kind(answer_to(&lines, i));
+        assert!(
+            matches!(k.as_deref(), Some("ssrf.unspecified" | "ssrf.this_network")),
+            "{i}: {k:?} {lines:?}"
+        );
+    }
+    assert_eq!(origin.connections(), 0);
+    assert!(r.guard.dials().is_empty(), "{:?}", r.guard.dials());
+}
+
+#[test]
 fn a_redirect_to_an_internal_address_is_refused_before_it_is_dialled() {
     let internal = Origin::counter("127.0.0.2");
     let target = format!("{}/secret", internal.base("http"));

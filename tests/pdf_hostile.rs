@@ -486,13 +486,32 @@ fn caller_survives_a_worker_that_dies() {
         &iso,
     );
     assert_eq!(r.unwrap_err().kind(), "worker_failed");
-    // A worker that never answers is killed at the timeout.
+    // A worker that exits without answering.
     let iso = Isolation {
         timeout: Duration::from_millis(300),
         ..Isolation::new("/bin/sleep")
     };
     let r = toolgate::pdf::metadata_isolated(Source::Bytes(b"%PDF-1.4"), &Options::default(), &iso);
     assert_eq!(r.unwrap_err().kind(), "worker_failed");
+    // A worker that never answers is killed at the timeout: the limit the
+    // call reached, typed.
+    let dir = tempfile::tempdir().unwrap();
+    let slow = dir.path().join("slow-worker");
+    std::fs::write(&slow, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    let mut perms = std::fs::metadata(&slow).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&slow, perms).unwrap();
+    let iso = Isolation {
+        timeout: Duration::from_millis(300),
+        ..Isolation::new(&slow)
+    };
+    let r = toolgate::pdf::metadata_isolated(Source::Bytes(b"%PDF-1.4"), &Options::default(), &iso);
+    match r.unwrap_err() {
+        PdfError::LimitExceeded { limit, max } => {
+            assert_eq!((limit, max), (Limit::WorkerTime, 300))
+        }
+        e => panic!("expected limit_exceeded worker_time, got {e}"),
+    }
 }
 
 #[test]

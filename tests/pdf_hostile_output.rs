@@ -84,16 +84,76 @@ fn answers_stay_under_the_response_bound() {
     }
 }
 
-/// Text codes mapped to ESC and CSI, metadata carrying OSC and a forged
-/// line.
+#[test]
+fn a_batch_answer_stays_under_the_response_bound() {
+    // 2025-03-26 batches: three answers of about 10 MB each would make one
+    // 30 MB line; the first stays whole, the others become their errors.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("q.pdf"), escaped_twice()).unwrap();
+    let calls: Vec<Value> = (1..=3)
+        .map(|i| json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"extract","arguments":{"path":"q.pdf"}}}))
+        .collect();
+    let input = format!(
+        "{}\n{}\n{}\n",
+        initialize("2025-03-26"),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        Value::Array(calls)
+    );
+    let mut child = Command::new(BIN)
+        .arg("mcp")
+        .arg("--root")
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with('['))
+        .expect("a batch answer");
+    assert!(line.len() <= MAX_RESPONSE_BYTES, "{} bytes", line.len());
+    let v: Value = serde_json::from_str(line).unwrap();
+    let answers = v.as_array().unwrap();
+    assert_eq!(answers.len(), 3);
+    let mut ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3]);
+    let whole = answers
+        .iter()
+        .filter(|a| a["result"]["isError"] == false)
+        .count();
+    assert!(whole >= 1, "{}", &line[..300]);
+    let cut: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a.get("error").is_some())
+        .collect();
+    assert_eq!(whole + cut.len(), 3);
+    assert!(!cut.is_empty());
+    for e in cut {
+        assert_eq!(e["error"]["code"], -32603, "{e}");
+        assert_eq!(e["error"]["data"]["code"], "response_too_large", "{e}");
+        assert_eq!(e["error"]["data"]["maxBytes"], MAX_RESPONSE_BYTES, "{e}");
+    }
+}
+
+/// Text codes mapped to ESC, CSI and RLO, metadata carrying OSC, bidi
+/// overrides and a forged line.
 fn terminal_tricks() -> Vec<u8> {
-    one_page(b"BT /F1 12 Tf 72 720 Td (\\000[2J\\001) Tj ET")
+    one_page(b"BT /F1 12 Tf 72 720 Td (\\000[2J\\001\\002) Tj ET")
         .obj(
             5,
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
         )
-        .stream(6, "", b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <00> <001B> <01> <009B> endbfchar endcmap")
-        .obj(7, "<< /Title <FEFF001B005D0030003B006F0077006E00650064 0007> /Author (a\\nerror: forged) /Producer <9b32 4a7f> >>")
+        .stream(6, "", b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <00> <001B> <01> <009B> <02> <202E> endbfchar endcmap")
+        .obj(7, "<< /Title <FEFF001B005D0030003B006F0077006E00650064 0007 202E 2066> /Author (a\\nerror: forged) /Producer <9b32 4a7f> >>")
         .trailer("/Info 7 0 R")
         .build()
 }
@@ -121,7 +181,10 @@ fn run_cli(args: &[&str], file: &std::path::Path) -> (String, String) {
 
 fn acts_on_a_terminal(s: &str) -> Option<char> {
     s.chars()
-        .find(|&c| c.is_control() && !matches!(c, '\n' | '\t' | '\x0c'))
+        .find(|&c| {
+            (c.is_control() && !matches!(c, '\n' | '\t' | '\x0c'))
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
 }
 
 #[test]
@@ -144,7 +207,7 @@ fn the_cli_never_prints_a_control_from_the_file() {
             serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
         if args == ["metadata"] {
             assert_eq!(
-                v["info"]["Title"], "\u{1b}]0;owned\u{7}",
+                v["info"]["Title"], "\u{1b}]0;owned\u{7}\u{202e}\u{2066}",
                 "the JSON keeps the value: {v}"
             );
         }

@@ -594,6 +594,85 @@ fn rc4_key_lengths_as_poppler_reads_them() {
         let m = metadata(Source::Bytes(&data)).unwrap();
         assert!(m.encrypted);
     }
+    // `/Length` 0 to 39 (R3): poppler's key would be 0 to 4 bytes, which
+    // lopdf cannot use: a typed error naming the key, never
+    // `password_required` (the empty password may well be right).
+    for (length, bits) in [
+        (&b"/Length 0032"[..], 32),
+        (b"/Length 0008", 8),
+        (b"/Length 0007", 0),
+    ] {
+        let mut data = r3.clone();
+        data[at..at + 12].copy_from_slice(length);
+        let e = reference(&data, None).unwrap_err();
+        assert_eq!(e.kind(), "unsupported_encryption", "{e}");
+        assert!(
+            e.to_string().contains(&format!("a {bits}-bit RC4 key")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("/Standard V2 R3"), "{e}");
+    }
+    // Numbers poppler looks up through a reference: `/Length 112 0 R`, whose
+    // object (the hint stream's length, 95, rewritten to 128 in place)
+    // gives the 16-byte key.
+    // `text` padded with spaces to `n` bytes.
+    let fit = |text: &str, n: usize| {
+        assert!(text.len() <= n, "{text}");
+        format!("{text:<n$}").into_bytes()
+    };
+    let suffix = b"/P -3104 \r/V 2 \r/Length 128 \r";
+    let s_at = r3.windows(suffix.len()).position(|w| w == suffix).unwrap();
+    let obj = b"112 0 obj\r95 \rendobj";
+    let o_at = r3.windows(obj.len()).position(|w| w == obj).unwrap();
+    let mut data = r3.clone();
+    data[s_at..s_at + suffix.len()]
+        .copy_from_slice(&fit("/P -3104/V 2/Length 112 0 R", suffix.len()));
+    data[o_at..o_at + obj.len()].copy_from_slice(b"112 0 obj\r128\rendobj");
+    assert_eq!(reference(&data, None).unwrap(), want, "an indirect /Length");
+    // An integer outside 32 bits is not an integer to poppler: a 5-byte
+    // key, wrong for this file, so the password error (not a clamp to 16
+    // bytes, which would open it where poppler does not). Inside 32 bits,
+    // the clamp. The dictionary's prefix gives up 4 bytes to the suffix.
+    let prefix = b"/Filter /Standard \r/R 3 \r";
+    let p_at = r3.windows(prefix.len()).position(|w| w == prefix).unwrap();
+    let with_length = |length: &str| {
+        let mut out = r3[..p_at].to_vec();
+        let short = b"/Filter/Standard/R 3 ";
+        out.extend_from_slice(short);
+        out.extend_from_slice(&r3[p_at + prefix.len()..s_at]);
+        out.extend_from_slice(&fit(
+            &format!("/P -3104/V 2/Length {length}"),
+            suffix.len() + prefix.len() - short.len(),
+        ));
+        out.extend_from_slice(&r3[s_at + suffix.len()..]);
+        assert_eq!(out.len(), r3.len());
+        out
+    };
+    assert_eq!(reference(&with_length("2147483647"), None).unwrap(), want);
+    for length in ["2147483648", "4294967296", "-2147483649"] {
+        let e = reference(&with_length(length), None).unwrap_err();
+        assert_eq!(e.kind(), "password_required", "{length}: {e}");
+    }
+    // `/V 1` with `/R 3` and a 128-bit `/Length`: poppler keys RC4 by `/R`
+    // and `/Length` alone (V1 and V2 are one algorithm).
+    let mut data = r3.clone();
+    let v_at = r3.windows(6).position(|w| w == b"/V 2 \r").unwrap();
+    data[v_at..v_at + 6].copy_from_slice(b"/V 1 \r");
+    assert_eq!(reference(&data, None).unwrap(), want, "/V 1 /R 3");
+    // A trailer whose /Encrypt dictionary lopdf cannot read (an integer
+    // outside 64 bits): never the ciphertext read as plain text.
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    for dict in [
+        "<< /Filter /Standard /V 1 /R 2 /Length 99999999999999999999 /O <00> /U <00> /P -4 >>",
+        "<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -99999999999999999999 >>",
+    ] {
+        let data = one_page(HELLO)
+            .trailer(&format!("/Encrypt {dict} {id}"))
+            .build();
+        let e = metadata(Source::Bytes(&data)).unwrap_err();
+        assert_eq!(e.kind(), "unsupported_encryption", "{dict}: {e}");
+        assert!(e.to_string().contains("could not be read"), "{e}");
+    }
     // Not an integer: a 5-byte key, wrong for this file: the empty password
     // fails as it would in poppler, with the password error (the dictionary
     // is well formed).

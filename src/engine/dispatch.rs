@@ -57,6 +57,12 @@ pub struct EngineConfig {
     pub max_queued_calls: usize,
     /// Bound on one message in bytes (the core's payload bound).
     pub max_line_bytes: usize,
+    /// Bound on one answer line the engine writes, in bytes of JSON text
+    /// (the newline not counted); default [`crate::json::MAX_RESPONSE_BYTES`].
+    /// A longer response is replaced by a `-32603` error with data code
+    /// `response_too_large`; a batch answer keeps its answers in order
+    /// while they fit and replaces the rest so.
+    pub max_response_bytes: usize,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +71,7 @@ impl Default for EngineConfig {
             max_concurrent_calls: default_concurrency(),
             max_queued_calls: DEFAULT_MAX_QUEUED_CALLS,
             max_line_bytes: crate::json::MAX_PAYLOAD_BYTES,
+            max_response_bytes: crate::json::MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -191,6 +198,7 @@ impl<S: Service> Engine<S> {
         let mut out = Output {
             outgoing,
             open: true,
+            max_response_bytes: self.config.max_response_bytes,
         };
         loop {
             if !input_open && self.calls.is_empty() {
@@ -290,8 +298,8 @@ impl<S: Service> Engine<S> {
             if let Some(b) = self.batches.remove(&key) {
                 if !b.responses.is_empty() {
                     let ids = b.responses.iter().map(|r| r.id.clone()).collect();
-                    out.send(Route::Batch(ids), render::batch(&b.responses))
-                        .await;
+                    let line = render::batch(&b.responses, out.max_response_bytes);
+                    out.send(Route::Batch(ids), line).await;
                 }
             }
         }
@@ -548,6 +556,7 @@ fn progress_token(params: Option<&Value>) -> Option<Id> {
 struct Output {
     outgoing: mpsc::Sender<Outgoing>,
     open: bool,
+    max_response_bytes: usize,
 }
 
 impl Output {
@@ -556,8 +565,8 @@ impl Output {
     }
 
     async fn response(&mut self, r: &Response) {
-        self.send(Route::Response(r.id.clone()), render::response(r))
-            .await;
+        let line = render::response(r, self.max_response_bytes);
+        self.send(Route::Response(r.id.clone()), line).await;
     }
 
     async fn end(&mut self) {

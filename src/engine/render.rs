@@ -5,9 +5,10 @@
 //! written `\n`), so a rendered message never contains a raw newline: one
 //! message is one line (MCP stdio transport).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::message::{Body, ErrorObject, Id, Outbound, Payload, Response};
+use super::wire::code::INTERNAL_ERROR;
 
 fn push_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
     // Serializing a `Value`, a `RawValue` or an id into a `Vec` cannot
@@ -60,23 +61,76 @@ pub(crate) fn push_response(out: &mut Vec<u8>, r: &Response) {
     out.push(b'}');
 }
 
-/// One response as a line.
-pub(crate) fn response(r: &Response) -> Vec<u8> {
+/// The error that stands in for an answer to `id` whose JSON text would be
+/// longer than `max_bytes` (`-32603`, data code `response_too_large`).
+pub(crate) fn too_large(id: Option<Id>, max_bytes: usize) -> Response {
+    Response::error(
+        id,
+        ErrorObject {
+            code: INTERNAL_ERROR,
+            message: format!(
+                "the answer would be longer than the {max_bytes}-byte max_response_bytes limit"
+            ),
+            data: Some(json!({
+                "code": "response_too_large",
+                "limit": "max_response_bytes",
+                "maxBytes": max_bytes,
+            })),
+        },
+    )
+}
+
+/// One response as one JSON text (no newline).
+fn rendered(r: &Response) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     push_response(&mut out, r);
+    out
+}
+
+/// One response as a line whose JSON text is at most `max_bytes` (the
+/// newline not counted): a longer one is replaced by [`too_large`].
+pub(crate) fn response(r: &Response, max_bytes: usize) -> Vec<u8> {
+    let mut out = rendered(r);
+    if out.len() > max_bytes {
+        out = rendered(&too_large(r.id.clone(), max_bytes));
+    }
     out.push(b'\n');
     out
 }
 
-/// A batch answer (JSON-RPC 2.0 §6): one array line.
-pub(crate) fn batch(rs: &[Response]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(128 * rs.len().max(1));
+/// A batch answer (JSON-RPC 2.0 §6): one array line whose JSON text is at
+/// most `max_bytes` (the newline not counted) whenever the batch's
+/// stand-in errors fit in it (they echo only the ids, which came in one
+/// request line of at most [`crate::json::MAX_PAYLOAD_BYTES`], at most
+/// [`crate::rpc::MAX_BATCH_LEN`] of them). Answers are kept in order while
+/// each still leaves room for the shortest form of every later one; an
+/// answer that does not fit becomes its [`too_large`] error.
+pub(crate) fn batch(rs: &[Response], max_bytes: usize) -> Vec<u8> {
+    let full: Vec<Vec<u8>> = rs.iter().map(rendered).collect();
+    let fallback: Vec<Vec<u8>> = rs
+        .iter()
+        .zip(&full)
+        .map(|(r, f)| {
+            let e = rendered(&too_large(r.id.clone(), max_bytes));
+            if f.len() <= e.len() {
+                f.clone()
+            } else {
+                e
+            }
+        })
+        .collect();
+    // What the rest of the line needs at least: each later answer's
+    // shortest form and the byte after it (`,`, or `]` after the last).
+    let mut rest: usize = fallback.iter().map(|e| e.len() + 1).sum();
+    let mut out = Vec::with_capacity(rest.min(max_bytes) + 2);
     out.push(b'[');
-    for (i, r) in rs.iter().enumerate() {
+    for (i, (f, e)) in full.iter().zip(&fallback).enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        push_response(&mut out, r);
+        rest -= e.len() + 1;
+        let fits = out.len() + f.len() + rest < max_bytes;
+        out.extend_from_slice(if fits { f } else { e });
     }
     out.extend_from_slice(b"]\n");
     out
@@ -144,7 +198,7 @@ mod tests {
     #[test]
     fn lines_are_json_and_whole() {
         let r = Response::result(Id::from(7), json!({"text": "a\nb"}));
-        let line = response(&r);
+        let line = response(&r, usize::MAX);
         assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
         let v: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(
@@ -159,7 +213,7 @@ mod tests {
                 data: Some(json!({"k": 1})),
             },
         );
-        let v: Value = serde_json::from_slice(&batch(&[r, e])).unwrap();
+        let v: Value = serde_json::from_slice(&batch(&[r, e], usize::MAX)).unwrap();
         assert_eq!(
             v[1],
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "x", "data": {"k": 1}}})
@@ -169,5 +223,91 @@ mod tests {
             p,
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 2, "total": 5}})
         );
+    }
+
+    fn sized(id: u64, bytes: usize) -> Response {
+        Response::result(Id::from(id), json!({"text": "\"".repeat(bytes / 2)}))
+    }
+
+    fn text_len(line: &[u8]) -> usize {
+        assert_eq!(line.last(), Some(&b'\n'));
+        line.len() - 1
+    }
+
+    #[test]
+    fn an_answer_over_the_bound_becomes_its_error() {
+        let r = sized(3, 1000);
+        let line = response(&r, 500);
+        assert!(text_len(&line) <= 500);
+        let v: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v["id"], 3);
+        assert_eq!(v["error"]["code"], -32603);
+        assert_eq!(v["error"]["data"]["code"], "response_too_large");
+        assert_eq!(v["error"]["data"]["maxBytes"], 500);
+        // At the bound exactly, it stays.
+        let exact = text_len(&response(&r, usize::MAX));
+        assert_eq!(response(&r, exact), response(&r, usize::MAX));
+        assert_ne!(response(&r, exact - 1), response(&r, usize::MAX));
+    }
+
+    #[test]
+    fn a_batch_answer_stays_within_the_bound() {
+        // Ten answers of 1 MB each under a 3.5 MB bound: the first three
+        // stay, the rest become their errors, in order, with their ids.
+        let rs: Vec<Response> = (0..10).map(|i| sized(i, 1_000_000)).collect();
+        let line = batch(&rs, 3_500_000);
+        assert!(text_len(&line) <= 3_500_000);
+        let v: Value = serde_json::from_slice(&line).unwrap();
+        let v = v.as_array().unwrap();
+        assert_eq!(v.len(), 10);
+        for (i, a) in v.iter().enumerate() {
+            assert_eq!(a["id"], i);
+            assert_eq!(a.get("result").is_some(), i < 3, "{i}");
+        }
+        let exact = text_len(&batch(&rs, usize::MAX));
+        assert_eq!(batch(&rs, exact), batch(&rs, usize::MAX));
+        assert_ne!(batch(&rs, exact - 1), batch(&rs, usize::MAX));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn batch_answers_are_bounded_ordered_and_kept_when_they_fit(
+            sizes in proptest::collection::vec(0usize..4000, 1..12),
+            max in 0usize..30_000,
+        ) {
+            let rs: Vec<Response> = sizes.iter().enumerate().map(|(i, &n)| sized(i as u64, n)).collect();
+            let line = batch(&rs, max);
+            let parts: Vec<Vec<u8>> = rs.iter().map(|r| response(r, usize::MAX)).collect();
+            let errs: Vec<Vec<u8>> = rs.iter().map(|r| response(&too_large(r.id.clone(), max), usize::MAX)).collect();
+            // Each answer's shortest form as JSON text (newline dropped).
+            let shortest: usize = parts.iter().zip(&errs).map(|(p, e)| p.len().min(e.len()) - 1).sum();
+            let v: Value = serde_json::from_slice(&line).unwrap();
+            let v = v.as_array().unwrap();
+            proptest::prop_assert_eq!(v.len(), rs.len());
+            // Which answers stayed whole (by comparing with each form).
+            let mut kept = Vec::new();
+            for (i, a) in v.iter().enumerate() {
+                let whole: Value = serde_json::from_slice(&parts[i]).unwrap();
+                let err: Value = serde_json::from_slice(&errs[i]).unwrap();
+                proptest::prop_assert!(*a == whole || *a == err, "{i}");
+                kept.push(*a == whole);
+            }
+            // Bounded whenever the shortest forms fit (`[`, `]`, commas: n + 1).
+            if shortest + rs.len() < max {
+                proptest::prop_assert!(text_len(&line) <= max);
+            }
+            // Nothing replaced when the whole batch fits.
+            if text_len(&batch(&rs, usize::MAX)) <= max {
+                proptest::prop_assert!(kept.iter().all(|&k| k));
+            }
+            // No replacement is gratuitous: putting any replaced answer back
+            // (the others as they are) would cross the bound.
+            for i in (0..rs.len()).filter(|&i| !kept[i]) {
+                let len: usize = (0..rs.len())
+                    .map(|j| if j == i || kept[j] { parts[j].len() - 1 } else { errs[j].len() - 1 })
+                    .sum::<usize>() + rs.len() + 1;
+                proptest::prop_assert!(len > max, "answer {i} was replaced but fits");
+            }
+        }
     }
 }

@@ -458,7 +458,8 @@ impl Policy {
             let deny = cx.entries(&n.deny, "net.deny")?;
             p.net = NetPolicy::new(allow, deny).map_err(|e| {
                 let span = match &e {
-                    crate::net::PolicyError::Metadata { index, .. } => {
+                    crate::net::PolicyError::Metadata { index, .. }
+                    | crate::net::PolicyError::Unspecified { index, .. } => {
                         n.allow.get(*index).map(Spanned::span)
                     }
                     _ => None,

@@ -65,6 +65,7 @@ pub fn run(
         .spawn(move || pass_signals(&signal_child))?;
     let engine = EngineConfig {
         max_line_bytes: crate::json::MAX_PAYLOAD_BYTES,
+        max_response_bytes: max_response,
         ..EngineConfig::default()
     };
     let input = BufReader::new(io::stdin());

@@ -119,6 +119,9 @@ fn too_large(build: &impl Fn(Result<&Value, &ToolFailure>) -> Value) -> Value {
     )))
 }
 
+/// The limits whose warning says where an `extract` answer's text stops.
+const STOPPING_LIMITS: [&str; 2] = ["output_chars", "pages_per_call"];
+
 /// Removes at least `excess` wire bytes of page text from the end of an
 /// `extract` value, marks it truncated and adds a warning; `false` when the
 /// value has no page text to cut.
@@ -157,6 +160,24 @@ fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
     };
     if let Some(m) = value.as_object_mut() {
         m.insert("truncated".into(), Value::Bool(true));
+        if let (Some(Value::Array(ws)), Some(last)) = (m.get_mut("warnings"), page.as_u64()) {
+            // Stale once the text stops here: where an earlier limit
+            // stopped the output (`output_chars`, `pages_per_call`: the
+            // warning added below says where it stops now), and whatever
+            // concerns a page no longer in the answer (a work budget stop
+            // or lost content past the cut). Other document warnings stay.
+            ws.retain(|w| {
+                let stop = matches!(
+                    w.get("limit").and_then(Value::as_str),
+                    Some(l) if STOPPING_LIMITS.contains(&l)
+                );
+                let past = w
+                    .get("page")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|p| p > last);
+                !stop && !past
+            });
+        }
         let warning = json!({
             "page": page,
             "message": format!(
@@ -243,6 +264,44 @@ mod tests {
             fit(&id, Ok(small.clone()), true, build(true)),
             build(true)(Ok(&small))
         );
+    }
+
+    #[test]
+    fn warnings_about_pages_cut_away_go_with_them() {
+        let id = Id::Number(1.into());
+        let per_page = MAX_RESPONSE_BYTES / 13 / 2;
+        let text: String = "\"\u{1}".repeat(per_page / 2);
+        let value = json!({"pageCount": 5, "pages": [
+            {"page": 1, "text": text}, {"page": 2, "text": text}, {"page": 3, "text": text}
+        ], "truncated": true, "warnings": [
+            {"page": null, "limit": null, "message": "document"},
+            {"page": 1, "limit": null, "message": "page one"},
+            {"page": 2, "limit": null, "message": "page two"},
+            {"page": 3, "limit": null, "message": "page three"},
+            {"page": 4, "limit": "call_cpu_time", "message": "the call's work budget ran out on page 4"},
+            {"page": null, "limit": "output_chars", "message": "output stopped before page 4"},
+            {"page": null, "limit": "pages_per_call", "message": "only pages 1-3 of 1-5 were extracted"},
+            {"page": null, "limit": "pages", "message": "document"}
+        ]});
+        let result = fit(&id, Ok(value), true, build(true));
+        let sc = &result["structuredContent"];
+        let last = sc["pages"].as_array().unwrap().last().unwrap()["page"]
+            .as_u64()
+            .unwrap();
+        assert!(last <= 3);
+        let messages: Vec<&str> = sc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["message"].as_str().unwrap())
+            .collect();
+        let mut kept = ["document", "page one", "page two", "page three"]
+            [..=usize::try_from(last).unwrap()]
+            .to_vec();
+        kept.push("document");
+        assert_eq!(&messages[..kept.len()], kept);
+        assert_eq!(messages.len(), kept.len() + 1, "{messages:?}");
+        assert!(messages[kept.len()].contains(RESPONSE_LIMIT_NAME));
     }
 
     #[test]

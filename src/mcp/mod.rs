@@ -117,6 +117,7 @@ impl Config {
             max_concurrent_calls: self.max_concurrent_calls.max(1),
             max_queued_calls: self.max_queued_calls,
             max_line_bytes: self.max_line_bytes,
+            max_response_bytes: crate::json::MAX_RESPONSE_BYTES,
         }
     }
 }

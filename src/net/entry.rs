@@ -14,7 +14,10 @@
 //!    passes;
 //! 3. a cloud metadata address (`ssrf.cloud_metadata`, also when embedded in
 //!    IPv6) or name (`ssrf.metadata_name`) stays refused whatever the allow
-//!    list says;
+//!    list says, and so does an unspecified or "this network" address
+//!    (`ssrf.unspecified`, `ssrf.this_network`: `0.0.0.0/8`, `::`, also
+//!    embedded), which no server listens on: a kernel connects a dial to
+//!    `0.0.0.0` or `::` to this host itself;
 //! 4. an **allow** entry matching `a` in its own address family, or matching
 //!    `n`, lets it through the special-purpose checks (loopback, private
 //!    use, link-local, ...): an operator's intranet document server;
@@ -23,7 +26,10 @@
 //! Families stay apart on the allow side: an IPv6 entry never matches an IPv4
 //! address and an IPv4 entry never matches an IPv6 address, whatever it
 //! embeds, so `::ffff:0:0/96` lets no IPv4 address through, and `127.0.0.1`
-//! does not admit `[::ffff:127.0.0.1]`. Deny entries look through embedded
+//! does not admit `[::ffff:127.0.0.1]`. A refused IPv6 address that embeds
+//! an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo, ...) is lifted by no
+//! entry at all (`::/0` does not admit `[::ffff:127.0.0.1]`, which is dialled
+//! as 127.0.0.1): write the IPv4 address, with an IPv4 entry. Deny entries look through embedded
 //! IPv4 addresses (a refusal more is the safe side).
 //!
 //! A name entry trusts that name's DNS: every address it resolves to passes
@@ -318,6 +324,21 @@ impl Entry {
         hit && self.port_matches(port)
     }
 
+    /// `true` when this entry names exactly an address or a block no allow
+    /// entry can unblock: unspecified (`0.0.0.0`, `::`) or "this network"
+    /// (`0.0.0.0/8`), also written IPv4-mapped.
+    fn is_unspecified(&self) -> bool {
+        match &self.host {
+            EntryHost::Net(n) => {
+                let within = |c: Option<DenialCode>| {
+                    matches!(c, Some(DenialCode::Unspecified | DenialCode::ThisNetwork))
+                };
+                within(classify_ip(n.network()).code()) && within(classify_ip(n.broadcast()).code())
+            }
+            EntryHost::Name(_) | EntryHost::Suffix(_) => false,
+        }
+    }
+
     /// `true` when this entry names exactly a cloud metadata address or
     /// name (which no allow entry can unblock).
     fn is_metadata(&self) -> bool {
@@ -517,6 +538,15 @@ pub enum PolicyError {
         /// The entry.
         entry: Entry,
     },
+    /// An allow entry naming only unspecified or "this network" addresses
+    /// (`0.0.0.0/8`, `::`): no allow entry unblocks those (a dial to them
+    /// reaches this host), so the entry is a mistake, said loudly.
+    Unspecified {
+        /// Its 0-based position in the allow list.
+        index: usize,
+        /// The entry.
+        entry: Entry,
+    },
 }
 
 impl fmt::Display for PolicyError {
@@ -532,6 +562,10 @@ impl fmt::Display for PolicyError {
             PolicyError::Metadata { index, entry } => write!(
                 f,
                 "allow entry {index} (`{entry}`) is a cloud metadata address or name: those are never allowed"
+            ),
+            PolicyError::Unspecified { index, entry } => write!(
+                f,
+                "allow entry {index} (`{entry}`) is an unspecified or \"this network\" address (0.0.0.0/8, ::): a dial there reaches this host, so those are never allowed"
             ),
         }
     }
@@ -609,11 +643,18 @@ impl From<Destination> for Admitted {
 
 /// Codes an allow entry may lift: the special-purpose address blocks and
 /// the localhost and special-use names. Never `ssrf.cloud_metadata`,
-/// `ssrf.metadata_name`, or a `url.*` code.
+/// `ssrf.metadata_name`, `ssrf.unspecified`, `ssrf.this_network`, or a
+/// `url.*` code.
 fn liftable(code: &str) -> bool {
     code.starts_with("ssrf.")
-        && code != DenialCode::CloudMetadata.code()
-        && code != DenialCode::MetadataName.code()
+        && ![
+            DenialCode::CloudMetadata,
+            DenialCode::MetadataName,
+            DenialCode::Unspecified,
+            DenialCode::ThisNetwork,
+        ]
+        .iter()
+        .any(|c| c.code() == code)
 }
 
 impl NetPolicy {
@@ -622,7 +663,8 @@ impl NetPolicy {
     /// # Errors
     /// [`PolicyError::TooMany`] over [`MAX_ENTRIES`] in a list;
     /// [`PolicyError::Metadata`] for an allow entry that names exactly a
-    /// cloud metadata address or name.
+    /// cloud metadata address or name; [`PolicyError::Unspecified`] for one
+    /// that names only unspecified or "this network" addresses.
     pub fn new(allow: Vec<Entry>, deny: Vec<Entry>) -> Result<Self, PolicyError> {
         for (list, v) in [(List::Allow, &allow), (List::Deny, &deny)] {
             if v.len() > MAX_ENTRIES {
@@ -634,6 +676,12 @@ impl NetPolicy {
         }
         if let Some((index, entry)) = allow.iter().enumerate().find(|(_, e)| e.is_metadata()) {
             return Err(PolicyError::Metadata {
+                index,
+                entry: entry.clone(),
+            });
+        }
+        if let Some((index, entry)) = allow.iter().enumerate().find(|(_, e)| e.is_unspecified()) {
+            return Err(PolicyError::Unspecified {
                 index,
                 entry: entry.clone(),
             });
@@ -797,6 +845,14 @@ impl NetPolicy {
         };
         if !liftable(denial.code()) {
             return Err(denial);
+        }
+        if let IpAddr::V6(v6) = addr {
+            if embedded_ipv4(v6).is_some() {
+                // `[::ffff:127.0.0.1]` is dialled as 127.0.0.1: an IPv6
+                // entry (`::/0`) must not lift the IPv4 address inside,
+                // and an IPv4 entry does not match an IPv6 address.
+                return Err(denial);
+            }
         }
         let allowed = self.allow.iter().any(|e| e.matches_addr(addr, port))
             || name.is_some_and(|n| {
@@ -1006,6 +1062,88 @@ mod tests {
     }
 
     #[test]
+    fn an_ipv6_entry_does_not_lift_the_ipv4_address_inside() {
+        let p = policy(&["::/0", "::ffff:0:0/96", "2002::/16", "64:ff9b::/96"], &[]);
+        for u in [
+            "http://[::ffff:127.0.0.1]:8080/",
+            "http://[::ffff:7f00:1]/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://[::ffff:127.0.0.2]/",
+            "http://[64:ff9b::10.0.0.1]/",
+            "http://[2002:7f00:1::]/",
+        ] {
+            let d = p.classify_url(u).unwrap_err();
+            assert!(d.code().starts_with("ssrf."), "{u}: {}", d.code());
+        }
+        // A native IPv6 address in the entry is still lifted.
+        assert!(p.classify_url("http://[::1]/").is_ok());
+        assert!(p.classify_url("http://[fd00::1]/").is_ok());
+        // The IPv4 form with an IPv4 entry is the way in.
+        let p = policy(&["127.0.0.1"], &[]);
+        assert!(p.classify_url("http://127.0.0.1/").is_ok());
+        assert!(p.classify_url("http://[::ffff:127.0.0.1]/").is_err());
+    }
+
+    #[test]
+    fn unspecified_is_never_unblocked() {
+        // A dial to 0.0.0.0 or :: reaches this host: no allow entry lifts
+        // those, and an entry naming only them is refused at start.
+        for only in [
+            "0.0.0.0",
+            "0.0.0.0/8",
+            "0.1.2.3",
+            "::",
+            "::/128",
+            "::ffff:0.0.0.0",
+            "0.0.0.0:8080",
+        ] {
+            let err = NetPolicy::parse(&[only], &[]).unwrap_err();
+            assert!(
+                matches!(err, PolicyError::Unspecified { index: 0, .. }),
+                "{only}: {err}"
+            );
+            assert!(err.to_string().contains("never allowed"), "{err}");
+        }
+        // A wider entry is fine, but does not lift them; as deny entries they are fine.
+        policy(&[], &["0.0.0.0", "::"]);
+        let p = policy(&["0.0.0.0/0", "::/0", "0.0.0.0/7"], &[]);
+        for (a, code) in [
+            ("0.0.0.0", "ssrf.unspecified"),
+            ("0.255.255.255", "ssrf.this_network"),
+            ("::", "ssrf.unspecified"),
+        ] {
+            let ip: IpAddr = a.parse().unwrap();
+            assert_eq!(p.check_addr(ip, 80, None).unwrap_err().code(), code, "{a}");
+        }
+        for u in [
+            "http://0.0.0.0:8080/",
+            "http://[::]/",
+            "http://[::ffff:0.0.0.0]/",
+            "http://[0:0:0:0:0:0:0:0]:80/",
+        ] {
+            let d = p.classify_url(u).unwrap_err();
+            assert!(
+                d.code() == "ssrf.unspecified" || d.code() == "ssrf.this_network",
+                "{u}: {}",
+                d.code()
+            );
+        }
+        // A name resolving to 0.0.0.0 is refused even when the name is allowed.
+        let p = policy(&["intranet.example"], &[]);
+        let a = p.classify_url("http://intranet.example/").unwrap();
+        assert_eq!(
+            p.vet_resolved(&a, &["0.0.0.0".parse().unwrap()])
+                .unwrap_err()
+                .code(),
+            "ssrf.unspecified"
+        );
+        assert!(p.classify_url("http://127.0.0.1/").is_err());
+        // The rest of the loopback block is still liftable.
+        let p = policy(&["127.0.0.0/8"], &[]);
+        assert!(p.classify_url("http://127.0.0.2/").is_ok());
+    }
+
+    #[test]
     fn metadata_is_never_unblocked() {
         let p = policy(
             &["0.0.0.0/0", "::/0", "*.google.internal", "*.internal"],
@@ -1159,9 +1297,13 @@ mod tests {
         {
             return Err("ssrf.operator_deny".into());
         }
+        let embeds = matches!(a, IpAddr::V6(x) if embedded_ipv4(x).is_some());
         match classify_ip(a).code() {
             None => Ok(()),
-            Some(DenialCode::CloudMetadata) => Err("ssrf.cloud_metadata".into()),
+            Some(c) if embeds => Err(c.code().into()),
+            Some(
+                c @ (DenialCode::CloudMetadata | DenialCode::Unspecified | DenialCode::ThisNetwork),
+            ) => Err(c.code().into()),
             Some(c) if p.allow().iter().any(|e| net_has(e, a)) => {
                 let _ = c;
                 Ok(())
@@ -1191,7 +1333,7 @@ mod tests {
             a in any_ip(),
             port in 1u16..,
         ) {
-            let allow: Vec<Entry> = allow.into_iter().filter(|x| !x.is_metadata()).collect();
+            let allow: Vec<Entry> = allow.into_iter().filter(|x| !x.is_metadata() && !x.is_unspecified()).collect();
             let p = NetPolicy::new(allow, deny).unwrap();
             prop_assert_eq!(p.check_addr(a, port, None).map_err(|d| d.code().to_string()), oracle(&p, a, port));
         }

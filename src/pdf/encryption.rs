@@ -96,6 +96,19 @@ pub fn without_encrypt_key(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `true` when `data` holds the name `/Encrypt` (not a longer name such as
+/// `/EncryptMetadata`): the file names an encryption dictionary somewhere,
+/// whether or not a trailer that names it could be read.
+pub fn names_encrypt(data: &[u8]) -> bool {
+    const KEY: &[u8] = b"/Encrypt";
+    let ends_name = |b: Option<&u8>| {
+        b.is_none_or(|b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(b) || *b == 0)
+    };
+    data.windows(KEY.len())
+        .enumerate()
+        .any(|(i, w)| w == KEY && ends_name(data.get(i + KEY.len())))
+}
+
 /// `data` with an incremental update appended that moves a valid `/Encrypt`
 /// dictionary written directly in the trailer into an object of its own:
 /// lopdf decrypts only through an indirect one. The update holds that one
@@ -109,41 +122,106 @@ pub fn with_indirect_encrypt(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
     with_encrypt_object(data, doc, dict.clone())
 }
 
-/// The RC4 file key length poppler uses for a Standard-handler dictionary
-/// whose `/Length` is out of range or ignored (ISO 32000-1 §7.6.3.2 Table
-/// 21 allows 40 to 128 bits, multiples of 8): 5 bytes when `/R` is 2 or
-/// `/Length` is not an integer, else `/Length / 8` clamped to 16 bytes.
-/// `Some(dict)` with that length written as `/Length` (in bits) when it
-/// differs from what the file says; `None` for any other handler,
-/// version or a length already right.
-pub fn with_poppler_key_length(dict: &Dictionary) -> Option<Dictionary> {
+/// How poppler reads a Standard-handler dictionary's numbers, when that
+/// differs from what lopdf reads in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PopplerReading {
+    /// lopdf reads the dictionary as poppler does.
+    AsWritten,
+    /// The dictionary as poppler reads it: `/V`, `/R`, `/P`, `/Length`
+    /// given as indirect objects written directly, and the RC4 key length
+    /// written as the `/Length` poppler uses.
+    Patched(Dictionary),
+    /// Poppler would use an RC4 key of `bits` (0 to 32) bits, which lopdf
+    /// cannot: the handler, described for the error.
+    ShortKey {
+        /// `/Standard V.. R.. (...)`.
+        handler: String,
+    },
+}
+
+/// The Standard handler's number entries poppler looks up through a reference.
+const NUMBERS: [&[u8]; 4] = [b"V", b"R", b"P", b"Length"];
+
+/// `true` when one of `/V`, `/R`, `/P`, `/Length` of `dict` is a reference.
+pub fn has_indirect_numbers(dict: &Dictionary) -> bool {
+    NUMBERS
+        .iter()
+        .any(|k| matches!(dict.get(k), Ok(Object::Reference(_))))
+}
+
+/// The dictionary `dict` as poppler reads it (ISO 32000-1 §7.6.3.2 Table 21
+/// allows `/Length` 40 to 128 bits, multiples of 8; poppler is lenient):
+/// the numbers `/V`, `/R`, `/P` and `/Length` are looked up through
+/// indirect references; for the RC4 versions (`/V` 1 or 2, `/R` 2 to 4)
+/// the file key is 5 bytes when `/R` is 2 or `/Length` is not a 32-bit
+/// integer (a real, a name, or an integer poppler's lexer cannot hold as
+/// one), else `/Length / 8` bytes, 16 when that is negative or over 16,
+/// whatever `/V` says (a V1 dictionary with a longer key is read as V2,
+/// the same algorithm).
+/// A key of 0 to 4 bytes is [`PopplerReading::ShortKey`]. Other handlers
+/// and versions only get their numbers looked up.
+///
+/// `doc` is where references are looked up: lopdf loads no object but the
+/// dictionary of a file it could not decrypt, so pass a load of the same
+/// bytes without encryption (integers are never encrypted) when
+/// [`has_indirect_numbers`] says so.
+pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
     if dict.get(b"Filter").and_then(Object::as_name).ok() != Some(b"Standard".as_slice()) {
-        return None;
-    }
-    let int = |k: &[u8]| dict.get(k).ok().and_then(|o| o.as_i64().ok());
-    if !matches!(int(b"V"), Some(1 | 2)) || !matches!(int(b"R"), Some(2..=4)) {
-        return None;
-    }
-    let length = dict.get(b"Length").ok();
-    let bytes = match (int(b"R"), length) {
-        (Some(2), _) | (_, None) => 5,
-        (_, Some(Object::Integer(bits))) => bits / 8,
-        (_, Some(_)) => 5,
-    };
-    let bytes = if !(0..=16).contains(&bytes) {
-        16
-    } else {
-        bytes
-    };
-    let bits = bytes.saturating_mul(8);
-    if length.is_some_and(|l| matches!(l, Object::Integer(b) if *b == bits))
-        || (length.is_none() && bits == 40)
-    {
-        return None;
+        return PopplerReading::AsWritten;
     }
     let mut fixed = dict.clone();
-    fixed.set("Length", bits);
-    Some(fixed)
+    let mut changed = false;
+    for key in NUMBERS {
+        if let Ok(r @ Object::Reference(_)) = dict.get(key) {
+            if let Ok(o @ (Object::Integer(_) | Object::Real(_))) = resolve(doc, r) {
+                fixed.set(key, o.clone());
+                changed = true;
+            }
+        }
+    }
+    let int = |k: &[u8]| fixed.get(k).ok().and_then(|o| o.as_i64().ok());
+    let (v, r) = (int(b"V"), int(b"R"));
+    if matches!(v, Some(1 | 2)) && matches!(r, Some(2..=4)) {
+        let length = fixed.get(b"Length").ok().cloned();
+        let bytes = match (r, &length) {
+            (Some(2), _) | (_, None) => 5,
+            (_, Some(Object::Integer(bits))) if i32::try_from(*bits).is_ok() => bits / 8,
+            (_, Some(_)) => 5,
+        };
+        let bytes = if (0..=16).contains(&bytes) { bytes } else { 16 };
+        let bits = bytes * 8;
+        if bytes < 5 {
+            let written = length.as_ref().and_then(|l| l.as_i64().ok()).unwrap_or(0);
+            return PopplerReading::ShortKey {
+                handler: format!(
+                    "/Standard V{} R{} (/Length {written}: a {bits}-bit RC4 key, under the 40 bits this reader opens)",
+                    v.unwrap_or(0),
+                    r.unwrap_or(0)
+                ),
+            };
+        }
+        let as_read = match &length {
+            Some(Object::Integer(b)) => *b == bits,
+            None => bits == 40,
+            Some(_) => false,
+        };
+        if !as_read {
+            fixed.set("Length", bits);
+            changed = true;
+        }
+        if v == Some(1) && bits != 40 {
+            // V1 and V2 are the same RC4 algorithm; poppler keys it by
+            // `/R` and `/Length` alone, lopdf holds V1 to 40 bits.
+            fixed.set("V", 2);
+            changed = true;
+        }
+    }
+    if changed {
+        PopplerReading::Patched(fixed)
+    } else {
+        PopplerReading::AsWritten
+    }
 }
 
 /// `data` with an incremental update appended whose trailer's `/Encrypt`
@@ -177,7 +255,18 @@ pub fn with_encrypt_object(data: &[u8], doc: &Document, dict: Dictionary) -> Opt
 
 /// The error for a document lopdf left encrypted.
 pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
-    let dict = encrypt_dict(doc);
+    let Some(dict) = encrypt_dict(doc) else {
+        // Damaged past reading (lopdf holds no integer over 64 bits, for
+        // one): name what is there instead of a handler.
+        let at = match doc.trailer.get(b"Encrypt") {
+            Ok(Object::Reference((n, g))) => format!(" (object {n} {g})"),
+            _ => String::new(),
+        };
+        return PdfError::UnsupportedEncryption {
+            handler: format!("unknown: the /Encrypt dictionary{at} could not be read"),
+        };
+    };
+    let dict = Some(dict);
     let filter = dict
         .and_then(|d| d.get(b"Filter").ok())
         .and_then(|o| o.as_name().ok())
@@ -282,28 +371,106 @@ mod tests {
 
     #[test]
     fn rc4_key_length_as_poppler_reads_it() {
+        let doc = Document::with_version("1.7");
+        let reading = |d: &Dictionary| poppler_reading(d, &doc);
         let bits = |r: i64, length: Option<Object>| {
             let mut d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => r, "P" => -4};
             if let Some(l) = length {
                 d.set("Length", l);
             }
-            with_poppler_key_length(&d).map(|f| f.get(b"Length").unwrap().as_i64().unwrap())
+            match reading(&d) {
+                PopplerReading::AsWritten => None,
+                PopplerReading::Patched(f) => Some(f.get(b"Length").unwrap().as_i64().unwrap()),
+                PopplerReading::ShortKey { handler } => {
+                    assert!(
+                        handler.starts_with(&format!("/Standard V2 R{r} (/Length ")),
+                        "{handler}"
+                    );
+                    Some(-1)
+                }
+            }
         };
         assert_eq!(bits(2, Some(4096.into())), Some(40));
         assert_eq!(bits(2, Some(128.into())), Some(40));
+        assert_eq!(bits(2, Some(8.into())), Some(40));
         assert_eq!(bits(2, Some(40.into())), None);
         assert_eq!(bits(3, Some(4096.into())), Some(128));
         assert_eq!(bits(3, Some((-128).into())), Some(128));
+        assert_eq!(bits(3, Some((-1).into())), Some(-1), "-1 / 8 is 0 bytes");
         assert_eq!(bits(3, Some(999_999_999.into())), Some(128));
         assert_eq!(bits(3, Some(60.into())), Some(56));
+        assert_eq!(bits(3, Some(40.into())), None);
+        assert_eq!(bits(3, Some(39.into())), Some(-1));
+        assert_eq!(bits(3, Some(8.into())), Some(-1));
+        assert_eq!(bits(3, Some(7.into())), Some(-1));
+        assert_eq!(bits(3, Some(0.into())), Some(-1));
         assert_eq!(bits(3, Some(128.into())), None);
+        assert_eq!(bits(3, Some(136.into())), Some(128));
+        // Integers poppler's lexer does not hold as 32-bit integers: 5 bytes.
+        assert_eq!(bits(3, Some(2_147_483_647.into())), Some(128));
+        assert_eq!(bits(3, Some(2_147_483_648_i64.into())), Some(40));
+        assert_eq!(bits(3, Some((-2_147_483_649_i64).into())), Some(40));
+        assert_eq!(bits(3, Some(i64::MAX.into())), Some(40));
         assert_eq!(bits(3, Some(Object::Real(12.5))), Some(40));
         assert_eq!(bits(3, Some(Object::Name(b"No".to_vec()))), Some(40));
         assert_eq!(bits(3, None), None);
         let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 4096};
-        assert_eq!(with_poppler_key_length(&v4), None);
+        assert_eq!(reading(&v4), PopplerReading::AsWritten);
+        // V1 with R3: the key poppler computes, as V2.
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 128};
+        let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 128};
+        assert_eq!(reading(&v1), PopplerReading::Patched(want));
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 40};
+        assert_eq!(reading(&v1), PopplerReading::AsWritten);
+        let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 2, "Length" => 128};
+        let want = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 2, "Length" => 40};
+        assert_eq!(reading(&v1), PopplerReading::Patched(want));
         let other = dictionary! {"Filter" => "Other", "V" => 2, "R" => 3, "Length" => 4096};
-        assert_eq!(with_poppler_key_length(&other), None);
+        assert_eq!(reading(&other), PopplerReading::AsWritten);
+    }
+
+    #[test]
+    fn indirect_numbers_are_looked_up() {
+        let mut doc = Document::with_version("1.7");
+        doc.objects.insert((7, 0), Object::Integer(128));
+        doc.objects.insert((8, 0), Object::Integer(3));
+        doc.objects.insert((9, 0), Object::Integer(4096));
+        let d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => Object::Reference((8, 0)),
+        "P" => -4, "Length" => Object::Reference((7, 0))};
+        let want =
+            dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "P" => -4, "Length" => 128};
+        assert_eq!(
+            poppler_reading(&d, &doc),
+            PopplerReading::Patched(want.clone())
+        );
+        assert_eq!(poppler_reading(&want, &doc), PopplerReading::AsWritten);
+        // Looked up, then clamped.
+        let mut big = d.clone();
+        big.set("Length", Object::Reference((9, 0)));
+        assert_eq!(poppler_reading(&big, &doc), PopplerReading::Patched(want));
+        // A missing object is null to poppler: not an integer, 5 bytes.
+        let mut missing = d.clone();
+        missing.set("Length", Object::Reference((70, 0)));
+        let PopplerReading::Patched(p) = poppler_reading(&missing, &doc) else {
+            panic!("R is still looked up");
+        };
+        assert_eq!(p.get(b"Length").unwrap(), &Object::Integer(40));
+        // Other versions: only the lookup.
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => Object::Reference((8, 0))};
+        let PopplerReading::Patched(p) = poppler_reading(&v4, &doc) else {
+            panic!("looked up");
+        };
+        assert_eq!(p.get(b"R").unwrap(), &Object::Integer(3));
+    }
+
+    #[test]
+    fn the_encrypt_name_is_found_alone() {
+        assert!(names_encrypt(b"<< /Encrypt 5 0 R >>"));
+        assert!(names_encrypt(b"<</Encrypt<</V 2>>>>"));
+        assert!(names_encrypt(b"x /Encrypt"));
+        assert!(!names_encrypt(b"<< /EncryptMetadata false >>"));
+        assert!(!names_encrypt(b"<< /NoCrypt 5 0 R >>"));
+        assert!(!names_encrypt(b"/Encrypted 1"));
     }
 
     #[test]

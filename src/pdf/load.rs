@@ -5,8 +5,9 @@ use lopdf::{Document, LoadOptions, Object};
 
 pub use super::encryption::Encryption;
 use super::encryption::{
-    describe_state, encrypt_dict, standard_dict_fault, undecryptable, with_encrypt_object,
-    with_indirect_encrypt, with_poppler_key_length, without_encrypt_key,
+    describe_state, encrypt_dict, has_indirect_numbers, names_encrypt, poppler_reading,
+    standard_dict_fault, undecryptable, with_encrypt_object, with_indirect_encrypt,
+    without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -152,12 +153,38 @@ fn load_options(password: Option<&str>, limits: &Limits, reconstruct: bool) -> L
     }
 }
 
-/// `data` with its encryption dictionary's key length set as poppler reads
-/// it ([`with_poppler_key_length`]), when that differs from the file. The
-/// patched file's dictionary is then right: loading it cannot come back here.
-fn with_key_length_patch(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
-    let fixed = encrypt_dict(doc).and_then(with_poppler_key_length)?;
-    with_encrypt_object(data, doc, fixed)
+/// `data` with its encryption dictionary as poppler reads it
+/// ([`poppler_reading`]), when that differs from the file: `Ok(None)` when
+/// it does not. The patched file's dictionary is then read as written:
+/// loading it cannot come back here.
+///
+/// # Errors
+/// `unsupported_encryption` for an RC4 key poppler would make shorter than
+/// 40 bits.
+fn with_poppler_reading(
+    data: &[u8],
+    doc: &Document,
+    limits: &Limits,
+) -> Result<Option<Vec<u8>>, PdfError> {
+    let Some(dict) = encrypt_dict(doc) else {
+        return Ok(None);
+    };
+    // lopdf loads no other object of a file it did not decrypt: look the
+    // numbers up in a load without encryption (integers are not encrypted).
+    let plain = has_indirect_numbers(dict)
+        .then(|| {
+            Document::load_mem_with_options(
+                &without_encrypt_key(data),
+                load_options(None, limits, false),
+            )
+            .ok()
+        })
+        .flatten();
+    match poppler_reading(dict, plain.as_ref().unwrap_or(doc)) {
+        PopplerReading::AsWritten => Ok(None),
+        PopplerReading::Patched(fixed) => Ok(with_encrypt_object(data, doc, fixed)),
+        PopplerReading::ShortKey { handler } => Err(PdfError::UnsupportedEncryption { handler }),
+    }
 }
 
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
@@ -170,7 +197,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             // Tell a wrong password apart from a handler we cannot use.
             let doc = Document::load_mem_with_options(data, options(None))
                 .map_err(|e| map_error(e, limits, missing_eof))?;
-            if let Some(patched) = with_key_length_patch(data, &doc) {
+            if let Some(patched) = with_poppler_reading(data, &doc, limits)? {
                 return load_checked(&patched, password, limits);
             }
             return Err(undecryptable(&doc, true));
@@ -205,14 +232,14 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     }
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
+        if let Some(patched) = with_poppler_reading(data, &doc, limits)? {
+            return load_checked(&patched, password, limits);
+        }
         if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
             // The renamed key is not /Encrypt: this cannot come back here.
             let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
             loaded.encryption_ignored = Some(fault);
             return Ok(loaded);
-        }
-        if let Some(patched) = with_key_length_patch(data, &doc) {
-            return load_checked(&patched, password, limits);
         }
         if let Some(patched) = with_indirect_encrypt(data, &doc) {
             // The update's trailer names an indirect /Encrypt: no recursion.
@@ -224,6 +251,17 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
+    if xref_repaired && encryption.is_none() && names_encrypt(data) {
+        // The table was rebuilt and what came out is not encrypted, yet
+        // the file names an /Encrypt dictionary: a trailer lopdf could not
+        // read (an integer over 64 bits, say). Reading the objects as
+        // plain would return ciphertext as text.
+        return Err(PdfError::UnsupportedEncryption {
+            handler:
+                "unknown: the file names an /Encrypt dictionary in a trailer that could not be read"
+                    .into(),
+        });
+    }
     if xref_repaired && !doc.trailer.has(b"Info") {
         if let Some(id) = salvage::find_info_reference(data, &doc) {
             doc.trailer.set("Info", Object::Reference(id));

@@ -535,11 +535,11 @@ fn outcome(
         return Err(failed("aborted by the caller; the worker was killed"));
     }
     let Ok(status) = ran.status else {
-        return Err(failed(format!(
-            "timed out after {} ms and was killed ({} limit)",
-            isolation.timeout.as_millis(),
-            Limit::WorkerTime
-        )));
+        // Killed at the deadline: the limit the call reached, typed.
+        return Err(PdfError::LimitExceeded {
+            limit: Limit::WorkerTime,
+            max: u64::try_from(isolation.timeout.as_millis()).unwrap_or(u64::MAX),
+        });
     };
     if !status.success() {
         if ran.out_of_memory {
