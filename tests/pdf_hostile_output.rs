@@ -84,6 +84,63 @@ fn answers_stay_under_the_response_bound() {
     }
 }
 
+/// `pages` pages each showing the text of [`escaped_twice`] (3.3 M quotes).
+fn escaped_twice_pages(pages: u32) -> Vec<u8> {
+    let target = "0022".repeat(64);
+    let line = format!("({}) '\n", "a".repeat(256));
+    let content = format!("BT /F1 1 Tf 1.2 TL 10 790 Td {}ET", line.repeat(200));
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 10 + i)).collect();
+    let mut doc = gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+                kids.join(" ")
+            ),
+        )
+        .stream(4, "/Filter /FlateDecode", &gen::zlib(content.as_bytes()))
+        .obj(
+            5,
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        )
+        .obj(6, to_unicode_all(&target));
+    for i in 0..pages {
+        doc = doc.obj(10 + i, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>");
+    }
+    doc.build()
+}
+
+#[test]
+fn a_cut_answer_carries_no_stale_warning() {
+    // The output_chars limit (8 Mi characters) stops the text before page
+    // 4; the response bound then cuts it within page 1. No warning may
+    // still say where the old limit stopped it, or speak of a page that is
+    // no longer in the answer.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("q.pdf"), escaped_twice_pages(6)).unwrap();
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"q.pdf"}}});
+    let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+    let out = run_with(dir.path(), &[], input.into_bytes());
+    let sc = &out.responses[1]["result"]["structuredContent"];
+    assert_eq!(sc["truncated"], true);
+    let last = sc["pages"].as_array().unwrap().last().unwrap()["page"]
+        .as_u64()
+        .unwrap();
+    assert!(last < 4, "{last}");
+    let warnings = sc["warnings"].as_array().unwrap();
+    for w in warnings {
+        assert!(w["page"].as_u64().is_none_or(|p| p <= last), "{w}");
+        assert!(
+            !matches!(w["limit"].as_str(), Some("output_chars" | "pages_per_call")),
+            "{w}"
+        );
+    }
+    let w = warnings.last().unwrap();
+    assert_eq!(w["limit"], "max_response_bytes", "{w}");
+    assert_eq!(w["page"], last, "{w}");
+}
+
 #[test]
 fn a_batch_answer_stays_under_the_response_bound() {
     // 2025-03-26 batches: three answers of about 10 MB each would make one

@@ -166,7 +166,7 @@ fn pdf_failure(e: &pdf::PdfError) -> ToolFailure {
 fn warnings(ws: &[pdf::Warning]) -> Value {
     Value::Array(
         ws.iter()
-            .map(|w| json!({"page": w.page, "message": w.message}))
+            .map(|w| json!({"page": w.page, "limit": w.limit.map(pdf::Limit::name), "message": w.message}))
             .collect(),
     )
 }

@@ -120,7 +120,10 @@ fn too_large(build: &impl Fn(Result<&Value, &ToolFailure>) -> Value) -> Value {
 }
 
 /// The limits whose warning says where an `extract` answer's text stops.
-const STOPPING_LIMITS: [&str; 2] = ["output_chars", "pages_per_call"];
+const STOPPING_LIMITS: [crate::pdf::Limit; 2] = [
+    crate::pdf::Limit::OutputChars,
+    crate::pdf::Limit::PagesPerCall,
+];
 
 /// Removes at least `excess` wire bytes of page text from the end of an
 /// `extract` value, marks it truncated and adds a warning; `false` when the
@@ -169,7 +172,7 @@ fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
             ws.retain(|w| {
                 let stop = matches!(
                     w.get("limit").and_then(Value::as_str),
-                    Some(l) if STOPPING_LIMITS.contains(&l)
+                    Some(l) if STOPPING_LIMITS.iter().any(|s| s.name() == l)
                 );
                 let past = w
                     .get("page")
@@ -180,6 +183,7 @@ fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
         }
         let warning = json!({
             "page": page,
+            "limit": RESPONSE_LIMIT_NAME,
             "message": format!(
                 "the text stops within page {page}: the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more); ask for later pages with a page range"
             ),

@@ -232,9 +232,10 @@ fn warnings_schema() -> Value {
             "type": "object",
             "properties": {
                 "page": {"type": ["integer", "null"]},
+                "limit": {"type": ["string", "null"], "description": "The limit reached, when that is the reason (e.g. output_chars, pages_per_call, max_response_bytes)."},
                 "message": {"type": "string"}
             },
-            "required": ["page", "message"]
+            "required": ["page", "limit", "message"]
         }
     })
 }
