@@ -673,6 +673,23 @@ fn rc4_key_lengths_as_poppler_reads_them() {
         assert_eq!(e.kind(), "unsupported_encryption", "{dict}: {e}");
         assert!(e.to_string().contains("could not be read"), "{e}");
     }
+    // Entries of the /Encrypt dictionary given by reference (a crypt
+    // filter, its method, /O): looked up as poppler does, never decrypted
+    // with the wrong filter (empty text) or read as unencrypted.
+    for name in [
+        "enc-r4aes-cfm-indirect.pdf",
+        "enc-r6-stdcf-indirect.pdf",
+        "enc-r4rc4-o-indirect.pdf",
+    ] {
+        let data = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus/pdf_extract")
+                .join(name),
+        )
+        .unwrap();
+        let text = reference(&data, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(text.concat().contains("Lorem ipsum"), "{name}: {text:?}");
+    }
     // Not an integer: a 5-byte key, wrong for this file: the empty password
     // fails as it would in poppler, with the password error (the dictionary
     // is well formed).

@@ -128,9 +128,9 @@ pub fn with_indirect_encrypt(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
 pub enum PopplerReading {
     /// lopdf reads the dictionary as poppler does.
     AsWritten,
-    /// The dictionary as poppler reads it: `/V`, `/R`, `/P`, `/Length`
-    /// given as indirect objects written directly, and the RC4 key length
-    /// written as the `/Length` poppler uses.
+    /// The dictionary as poppler reads it: entries given as indirect
+    /// objects written directly, and the RC4 key length written as the
+    /// `/Length` poppler uses.
     Patched(Dictionary),
     /// Poppler would use an RC4 key of `bits` (0 to 32) bits, which lopdf
     /// cannot: the handler, described for the error.
@@ -140,20 +140,61 @@ pub enum PopplerReading {
     },
 }
 
-/// The Standard handler's number entries poppler looks up through a reference.
-const NUMBERS: [&[u8]; 4] = [b"V", b"R", b"P", b"Length"];
+/// Deepest nesting of arrays and dictionaries copied out of an `/Encrypt`
+/// dictionary's references (`/CF` → `/StdCF` → `/CFM` is 3).
+pub const MAX_ENCRYPT_DEPTH: usize = 8;
 
-/// `true` when one of `/V`, `/R`, `/P`, `/Length` of `dict` is a reference.
-pub fn has_indirect_numbers(dict: &Dictionary) -> bool {
-    NUMBERS
-        .iter()
-        .any(|k| matches!(dict.get(k), Ok(Object::Reference(_))))
+/// Most objects copied out of an `/Encrypt` dictionary's references.
+pub const MAX_ENCRYPT_OBJECTS: usize = 4096;
+
+/// `true` when `obj` holds a reference, at most [`MAX_ENCRYPT_DEPTH`] deep.
+fn holds_reference(obj: &Object, depth: usize) -> bool {
+    match obj {
+        Object::Reference(_) => true,
+        _ if depth >= MAX_ENCRYPT_DEPTH => false,
+        Object::Array(a) => a.iter().any(|o| holds_reference(o, depth + 1)),
+        Object::Dictionary(d) => d.iter().any(|(_, o)| holds_reference(o, depth + 1)),
+        _ => false,
+    }
+}
+
+/// `true` when an entry of `dict` (at any depth) is a reference.
+pub fn has_references(dict: &Dictionary) -> bool {
+    dict.iter().any(|(_, o)| holds_reference(o, 0))
+}
+
+/// `obj` with every reference replaced by the object it names, as poppler
+/// looks them up (a missing object, or one past [`MAX_ENCRYPT_DEPTH`] or
+/// [`MAX_ENCRYPT_OBJECTS`], is `null`).
+fn inlined(obj: &Object, doc: &Document, depth: usize, left: &mut usize) -> Object {
+    if *left == 0 || depth > MAX_ENCRYPT_DEPTH {
+        return Object::Null;
+    }
+    *left -= 1;
+    match obj {
+        Object::Reference(_) => match resolve(doc, obj) {
+            Ok(o) => inlined(o, doc, depth + 1, left),
+            Err(_) => Object::Null,
+        },
+        Object::Array(a) => {
+            Object::Array(a.iter().map(|o| inlined(o, doc, depth + 1, left)).collect())
+        }
+        Object::Dictionary(d) => {
+            let mut out = Dictionary::new();
+            for (k, o) in d.iter() {
+                out.set(k.clone(), inlined(o, doc, depth + 1, left));
+            }
+            Object::Dictionary(out)
+        }
+        other => other.clone(),
+    }
 }
 
 /// The dictionary `dict` as poppler reads it (ISO 32000-1 §7.6.3.2 Table 21
 /// allows `/Length` 40 to 128 bits, multiples of 8; poppler is lenient):
-/// the numbers `/V`, `/R`, `/P` and `/Length` are looked up through
-/// indirect references; for the RC4 versions (`/V` 1 or 2, `/R` 2 to 4)
+/// every entry given by reference (`/V`, `/R`, `/P`, `/Length`, `/O`,
+/// `/U`, `/CF` and the crypt filters inside it, `/StmF`, `/EncryptMetadata`,
+/// ...) is looked up and written directly; for the RC4 versions (`/V` 1 or 2, `/R` 2 to 4)
 /// the file key is 5 bytes when `/R` is 2 or `/Length` is not a 32-bit
 /// integer (a real, a name, or an integer poppler's lexer cannot hold as
 /// one), else `/Length / 8` bytes, 16 when that is negative or over 16,
@@ -165,19 +206,18 @@ pub fn has_indirect_numbers(dict: &Dictionary) -> bool {
 /// `doc` is where references are looked up: lopdf loads no object but the
 /// dictionary of a file it could not decrypt, so pass a load of the same
 /// bytes without encryption (integers are never encrypted) when
-/// [`has_indirect_numbers`] says so.
+/// [`has_references`] says so.
 pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
     if dict.get(b"Filter").and_then(Object::as_name).ok() != Some(b"Standard".as_slice()) {
         return PopplerReading::AsWritten;
     }
     let mut fixed = dict.clone();
     let mut changed = false;
-    for key in NUMBERS {
-        if let Ok(r @ Object::Reference(_)) = dict.get(key) {
-            if let Ok(o @ (Object::Integer(_) | Object::Real(_))) = resolve(doc, r) {
-                fixed.set(key, o.clone());
-                changed = true;
-            }
+    let mut left = MAX_ENCRYPT_OBJECTS;
+    for (key, o) in dict.iter() {
+        if holds_reference(o, 0) {
+            fixed.set(key.clone(), inlined(o, doc, 0, &mut left));
+            changed = true;
         }
     }
     let int = |k: &[u8]| fixed.get(k).ok().and_then(|o| o.as_i64().ok());
@@ -455,6 +495,33 @@ mod tests {
             panic!("R is still looked up");
         };
         assert_eq!(p.get(b"Length").unwrap(), &Object::Integer(40));
+        // Crypt filters, strings and flags by reference, at any depth; a
+        // reference cycle ends at the depth bound.
+        doc.objects.insert((20, 0), Object::Name(b"AESV2".to_vec()));
+        doc.objects.insert(
+            (21, 0),
+            dictionary! {"CFM" => Object::Reference((20, 0)), "Length" => 16}.into(),
+        );
+        doc.objects
+            .insert((22, 0), Object::string_literal(vec![7; 32]));
+        doc.objects
+            .insert((23, 0), Object::Array(vec![Object::Reference((23, 0))]));
+        let aes = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "P" => -4,
+        "O" => Object::Reference((22, 0)), "U" => Object::Reference((22, 0)),
+        "CF" => dictionary! {"StdCF" => Object::Reference((21, 0))},
+        "StmF" => "StdCF", "X" => Object::Reference((23, 0))};
+        assert!(has_references(&aes));
+        let PopplerReading::Patched(p) = poppler_reading(&aes, &doc) else {
+            panic!("looked up");
+        };
+        assert!(!has_references(&p), "{p:?}");
+        assert_eq!(p.get(b"O").unwrap(), &Object::string_literal(vec![7; 32]));
+        let cf = p.get(b"CF").unwrap().as_dict().unwrap();
+        let std_cf = cf.get(b"StdCF").unwrap().as_dict().unwrap();
+        assert_eq!(
+            std_cf.get(b"CFM").unwrap(),
+            &Object::Name(b"AESV2".to_vec())
+        );
         // Other versions: only the lookup.
         let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => Object::Reference((8, 0))};
         let PopplerReading::Patched(p) = poppler_reading(&v4, &doc) else {

@@ -5,7 +5,7 @@ use lopdf::{Document, LoadOptions, Object};
 
 pub use super::encryption::Encryption;
 use super::encryption::{
-    describe_state, encrypt_dict, has_indirect_numbers, names_encrypt, poppler_reading,
+    describe_state, encrypt_dict, has_references, names_encrypt, poppler_reading,
     standard_dict_fault, undecryptable, with_encrypt_object, with_indirect_encrypt,
     without_encrypt_key, PopplerReading,
 };
@@ -170,8 +170,9 @@ fn with_poppler_reading(
         return Ok(None);
     };
     // lopdf loads no other object of a file it did not decrypt: look the
-    // numbers up in a load without encryption (integers are not encrypted).
-    let plain = has_indirect_numbers(dict)
+    // entries up in a load without encryption (the encryption dictionary's
+    // own objects are never encrypted).
+    let plain = has_references(dict)
         .then(|| {
             Document::load_mem_with_options(
                 &without_encrypt_key(data),
@@ -187,8 +188,41 @@ fn with_poppler_reading(
     }
 }
 
+/// `data` with its `/Encrypt` dictionary written without references, when
+/// it has any (`/CF` → `/StdCF` → `/CFM` by reference, `/O` in an object of
+/// its own): lopdf reads such entries as absent and would decrypt with the
+/// wrong filter or none, where poppler looks them up. Looked up in a load
+/// without encryption (the dictionary's own objects are never encrypted).
+fn with_encrypt_inlined(data: &[u8], limits: &Limits) -> Option<Vec<u8>> {
+    const RENAMED: &[u8] = b"NoCrypt";
+    if !names_encrypt(data) {
+        return None;
+    }
+    let mut plain = Document::load_mem_with_options(
+        &without_encrypt_key(data),
+        load_options(None, limits, false),
+    )
+    .ok()?;
+    let dict = resolve(&plain, plain.trailer.get(RENAMED).ok()?)
+        .ok()?
+        .as_dict()
+        .ok()?;
+    if !has_references(dict) {
+        return None;
+    }
+    let PopplerReading::Patched(fixed) = poppler_reading(dict, &plain) else {
+        return None;
+    };
+    plain.trailer.remove(RENAMED);
+    with_encrypt_object(data, &plain, fixed)
+}
+
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
+    if let Some(patched) = with_encrypt_inlined(data, limits) {
+        // The patched dictionary holds no reference: no second round.
+        return load_checked(&patched, password, limits);
+    }
     let missing_eof = !has_eof_marker(data);
     let options = |password: Option<&str>| load_options(password, limits, false);
     let doc = match Document::load_mem_with_options(data, options(password)) {
