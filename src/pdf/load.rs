@@ -161,27 +161,13 @@ fn load_options(password: Option<&str>, limits: &Limits, reconstruct: bool) -> L
 /// # Errors
 /// `unsupported_encryption` for an RC4 key poppler would make shorter than
 /// 40 bits.
-fn with_poppler_reading(
-    data: &[u8],
-    doc: &Document,
-    limits: &Limits,
-) -> Result<Option<Vec<u8>>, PdfError> {
+fn with_poppler_reading(data: &[u8], doc: &Document) -> Result<Option<Vec<u8>>, PdfError> {
     let Some(dict) = encrypt_dict(doc) else {
         return Ok(None);
     };
-    // lopdf loads no other object of a file it did not decrypt: look the
-    // entries up in a load without encryption (the encryption dictionary's
-    // own objects are never encrypted).
-    let plain = has_references(dict)
-        .then(|| {
-            Document::load_mem_with_options(
-                &without_encrypt_key(data),
-                load_options(None, limits, false),
-            )
-            .ok()
-        })
-        .flatten();
-    match poppler_reading(dict, plain.as_ref().unwrap_or(doc)) {
+    // References in the dictionary were looked up before this load
+    // (`with_encrypt_inlined`); one that could not be stays as it is.
+    match poppler_reading(dict, doc) {
         PopplerReading::AsWritten => Ok(None),
         PopplerReading::Patched(fixed) => Ok(with_encrypt_object(data, doc, fixed)),
         PopplerReading::ShortKey { handler } => Err(PdfError::UnsupportedEncryption { handler }),
@@ -193,33 +179,46 @@ fn with_poppler_reading(
 /// its own): lopdf reads such entries as absent and would decrypt with the
 /// wrong filter or none, where poppler looks them up. Looked up in a load
 /// without encryption (the dictionary's own objects are never encrypted).
-fn with_encrypt_inlined(data: &[u8], limits: &Limits) -> Option<Vec<u8>> {
+///
+/// # Errors
+/// `unsupported_encryption` for an RC4 key poppler would make shorter than
+/// 40 bits.
+fn with_encrypt_inlined(data: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>, PdfError> {
     const RENAMED: &[u8] = b"NoCrypt";
     if !names_encrypt(data) {
-        return None;
+        return Ok(None);
     }
-    let mut plain = Document::load_mem_with_options(
+    let Ok(mut plain) = Document::load_mem_with_options(
         &without_encrypt_key(data),
         load_options(None, limits, false),
-    )
-    .ok()?;
-    let dict = resolve(&plain, plain.trailer.get(RENAMED).ok()?)
-        .ok()?
-        .as_dict()
-        .ok()?;
-    if !has_references(dict) {
-        return None;
-    }
-    let PopplerReading::Patched(fixed) = poppler_reading(dict, &plain) else {
-        return None;
+    ) else {
+        return Ok(None);
     };
-    plain.trailer.remove(RENAMED);
-    with_encrypt_object(data, &plain, fixed)
+    let Some(dict) = plain
+        .trailer
+        .get(RENAMED)
+        .ok()
+        .and_then(|o| resolve(&plain, o).ok())
+        .and_then(|o| o.as_dict().ok())
+    else {
+        return Ok(None);
+    };
+    if !has_references(dict) {
+        return Ok(None);
+    }
+    match poppler_reading(dict, &plain) {
+        PopplerReading::AsWritten => Ok(None),
+        PopplerReading::Patched(fixed) => {
+            plain.trailer.remove(RENAMED);
+            Ok(with_encrypt_object(data, &plain, fixed))
+        }
+        PopplerReading::ShortKey { handler } => Err(PdfError::UnsupportedEncryption { handler }),
+    }
 }
 
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
-    if let Some(patched) = with_encrypt_inlined(data, limits) {
+    if let Some(patched) = with_encrypt_inlined(data, limits)? {
         // The patched dictionary holds no reference: no second round.
         return load_checked(&patched, password, limits);
     }
@@ -231,7 +230,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             // Tell a wrong password apart from a handler we cannot use.
             let doc = Document::load_mem_with_options(data, options(None))
                 .map_err(|e| map_error(e, limits, missing_eof))?;
-            if let Some(patched) = with_poppler_reading(data, &doc, limits)? {
+            if let Some(patched) = with_poppler_reading(data, &doc)? {
                 return load_checked(&patched, password, limits);
             }
             return Err(undecryptable(&doc, true));
@@ -266,7 +265,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     }
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
-        if let Some(patched) = with_poppler_reading(data, &doc, limits)? {
+        if let Some(patched) = with_poppler_reading(data, &doc)? {
             return load_checked(&patched, password, limits);
         }
         if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
