@@ -15,11 +15,15 @@
 //!   formatting characters, which it leaves raw, are escaped as `\u007f`,
 //!   `\u009b`, `\u202e` ([`json_for_terminal`]).
 //!
+//! * a log record ([`LogWriter`]): a message, written whole, with its one
+//!   ending newline kept, so a field from the wire cannot start a line.
+//!
 //! "Bidirectional formatting" here is Unicode's `Bidi_Control` set plus
 //! the line and paragraph separators U+2028 and U+2029, which some
 //! terminals and viewers break lines at.
 
 use std::borrow::Cow;
+use std::io::{self, Write};
 
 /// Bidirectional formatting characters (`Bidi_Control`): they reorder what
 /// a terminal shows, so a message could show another text than it holds;
@@ -83,6 +87,32 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A writer for log records (`tracing_subscriber`'s `with_writer`): every
+/// write is taken as one record (the fmt layer writes each formatted event
+/// at once) and written as a message ([`escape_controls`]), its one ending
+/// newline kept. A method name or tool name quoted from the wire in a log
+/// field can then neither drive the terminal nor forge a log line.
+#[derive(Debug)]
+pub struct LogWriter<W>(pub W);
+
+impl<W: Write> Write for LogWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let record = String::from_utf8_lossy(buf);
+        let (body, end) = match record.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (&*record, ""),
+        };
+        let mut line = escape_controls(body).into_owned();
+        line.push_str(end);
+        self.0.write_all(line.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +151,19 @@ mod tests {
             "{out:?}"
         );
         assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), v);
+    }
+
+    #[test]
+    fn log_records_keep_one_line() {
+        let mut w = LogWriter(Vec::new());
+        w.write_all(b"DEBUG method=\"a\nERROR forged \x1b[2J\xe2\x80\xae\"\n")
+            .unwrap();
+        w.write_all(b"no newline").unwrap();
+        let out = String::from_utf8(w.0).unwrap();
+        assert_eq!(
+            out,
+            "DEBUG method=\"a\\x0aERROR forged \\x1b[2J\\u{202e}\"\nno newline"
+        );
     }
 
     proptest! {

@@ -546,3 +546,46 @@ fn a_root_is_required_and_unconfined_is_loud() {
 }
 
 use std::path::Path;
+
+/// A method or tool name from the wire, logged at debug level, reaches
+/// stderr escaped: no raw control or bidirectional character, no line the
+/// client wrote itself.
+#[test]
+fn debug_logs_quote_the_wire_escaped() {
+    let forged = "x\u{1b}[31m\nERROR forged \u{202e}\u{2028}";
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": forged}).to_string();
+    let tool = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": forged, "arguments": {}}})
+    .to_string();
+    let input = lines(&[INIT, INITIALIZED, &call, &tool, &ping(99)]);
+    let o = run_with(&corpus(), &["--log-level", "trace"], input);
+    assert!(o.status.success());
+    assert!(o.stderr.contains("x\\x1b[31m"), "{}", o.stderr);
+    for line in o.stderr.lines() {
+        assert!(!line.starts_with("ERROR forged"), "{line}");
+        assert!(
+            !line
+                .chars()
+                .any(|c| c.is_control() || matches!(c, '\u{2028}'..='\u{202e}')),
+            "{line:?}"
+        );
+    }
+}
+
+/// An operator argument (`--root`) with control characters is echoed
+/// escaped in the usage error.
+#[test]
+fn a_bad_root_is_echoed_escaped() {
+    let o = run_with(
+        Path::new("/no/such/\u{1b}]0;title\u{7}\nerror: forged"),
+        &[],
+        Vec::new(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        o.stderr.contains("\\x1b]0;title\\x07\\x0aerror: forged"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.lines().any(|l| l.starts_with("error: forged")));
+}

@@ -97,3 +97,66 @@ fn json_check_exit_codes() {
         assert!(err.contains("io:"), "{cmd}: {err}");
     }
 }
+
+/// Nothing a terminal acts on reaches it raw from `parse`, `json-check` or
+/// `classify`: JSON keeps its value with DEL, C1 and bidirectional
+/// characters escaped; messages escape every control; a refused argument
+/// is quoted escaped (clap's usage error).
+#[test]
+fn output_is_inert_on_a_terminal() {
+    let acts = |s: &str| {
+        s.chars().any(|c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+    };
+    let name = "ext\u{202e}fdp.exe\u{2028}\u{9b}2J";
+    let req = serde_json::json!({"jsonrpc": "2.0", "id": name, "method": "tools/call",
+        "params": {"name": name, "arguments": {"k": name}}})
+    .to_string();
+    let Some((code, out, _)) = run(&["parse"], req.as_bytes()) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert!(!acts(&out), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["name"], name);
+    // A refusal echoes the id.
+    let bad = serde_json::json!({"jsonrpc": "2.0", "id": name, "method": "tools/call"}).to_string();
+    let (code, out, _) = run(&["parse"], bad.as_bytes()).unwrap();
+    assert_eq!(code, 1);
+    assert!(!acts(&out), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["id"], name);
+    let (code, out, _) = run(
+        &["classify", "http://a\u{202e}b/", "\u{2028}\u{1b}[2J"],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(code, 0);
+    assert!(!acts(&out), "{out:?}");
+    let (code, _, err) = run(
+        &["json-check"],
+        "{\"a\u{202e}\u{2028}\":1,\"a\u{202e}\u{2028}\":2}".as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(code, 1);
+    assert!(!acts(&err), "{err:?}");
+    let (code, _, err) = run(&["parse", "/no/such\u{1b}[2J\nerror: forged"], b"").unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        !acts(&err) && !err.lines().any(|l| l.starts_with("error: forged")),
+        "{err:?}"
+    );
+    let (code, _, err) = run(
+        &["classify", "--bogus\u{1b}[2J\nerror: forged\u{202e}"],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("\\x1b[2J\\x0aerror: forged\\u{202e}"), "{err}");
+    assert!(
+        !acts(&err) && !err.lines().any(|l| l.starts_with("error: forged")),
+        "{err:?}"
+    );
+}

@@ -20,6 +20,7 @@ use std::io::Write;
 use std::net::IpAddr;
 use std::process::ExitCode;
 use toolgate::net::{classify_host, classify_ip, classify_url, Denial, Destination};
+use toolgate::terminal::json_for_terminal;
 
 /// Arguments of `toolgate classify`.
 #[derive(Debug, clap::Args)]
@@ -50,7 +51,7 @@ pub fn run(a: ClassifyArgs) -> ExitCode {
             json!(code),
             json!(reason)
         );
-        if writeln!(out, "{line}").is_err() {
+        if writeln!(out, "{}", json_for_terminal(&line)).is_err() {
             return ExitCode::from(1);
         }
     }

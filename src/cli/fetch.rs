@@ -38,11 +38,7 @@ pub struct FetchArgs {
 /// The reason may quote the server (a redirect target, a status line):
 /// its control characters are escaped ([`toolgate::terminal`]).
 fn fail(code: &str, reason: impl std::fmt::Display) -> ExitCode {
-    let reason = reason.to_string();
-    eprintln!(
-        "error: {code}: {}",
-        toolgate::terminal::escape_controls(&reason)
-    );
+    report!("error: {code}: {reason}");
     ExitCode::from(1)
 }
 
@@ -50,7 +46,7 @@ pub fn run(a: FetchArgs) -> ExitCode {
     let net = match NetPolicy::new(a.allow, a.deny) {
         Ok(n) => n,
         Err(e) => {
-            eprintln!("error: {e}");
+            report!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -62,7 +62,7 @@ pub struct GateArgs {
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("toolgate gate: {message}");
+    report!("toolgate gate: {message}");
     ExitCode::from(2)
 }
 
@@ -147,7 +147,7 @@ pub fn run(args: GateArgs) -> ExitCode {
     match toolgate::gate::run(config, cmd, rest, &args.env) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
-            eprintln!("toolgate gate: {}: {e}", cmd.to_string_lossy());
+            report!("toolgate gate: {}: {e}", cmd.to_string_lossy());
             ExitCode::from(1)
         }
     }

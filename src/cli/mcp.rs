@@ -73,7 +73,7 @@ fn remote(args: &McpArgs, max_pdf_bytes: u64) -> Result<Option<Arc<Fetcher>>, St
 pub fn run(args: McpArgs) -> ExitCode {
     init_logging(args.log_level.as_deref());
     if args.root.is_none() && !args.unconfined {
-        eprintln!(
+        report!(
             "toolgate mcp: pass --root DIR, the directory whose files the tools may read \
              (or --unconfined to serve every file this process can read)"
         );
@@ -83,7 +83,7 @@ pub fn run(args: McpArgs) -> ExitCode {
     let remote = match remote(&args, defaults.max_pdf_bytes) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("toolgate mcp: {e}");
+            report!("toolgate mcp: {e}");
             return ExitCode::from(2);
         }
     };
@@ -101,7 +101,7 @@ pub fn run(args: McpArgs) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
-            eprintln!("toolgate mcp: cannot locate the worker executable: {e}");
+            report!("toolgate mcp: cannot locate the worker executable: {e}");
             return ExitCode::from(1);
         }
     };
@@ -109,7 +109,7 @@ pub fn run(args: McpArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             let root = config.root.as_deref().unwrap_or_else(|| "".as_ref());
-            eprintln!("toolgate mcp: --root {}: {e}", root.display());
+            report!("toolgate mcp: --root {}: {e}", root.display());
             return ExitCode::from(2);
         }
     };
@@ -133,7 +133,7 @@ pub fn run(args: McpArgs) -> ExitCode {
         // The client went away while we were answering: a normal end.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("toolgate mcp: {e}");
+            report!("toolgate mcp: {e}");
             ExitCode::from(1)
         }
     }
@@ -168,7 +168,7 @@ pub(super) fn init_logging(level: Option<&str>) {
     .unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(io::stderr)
+        .with_writer(|| toolgate::terminal::LogWriter(io::stderr()))
         .with_ansi(false)
         .try_init();
 }

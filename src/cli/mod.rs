@@ -1,9 +1,24 @@
 //! clap definitions and dispatch. Exit codes: 0 success, 1 rejected input or
 //! failed job, 2 usage error (clap's own code for bad arguments).
+//!
+//! Every line this program writes to stderr goes through [`report`], which
+//! escapes control and bidirectional characters (`toolgate::terminal`):
+//! operator arguments, file names, error texts and child output may all
+//! carry them. `clippy::print_stderr` keeps it that way.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
 
 use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// `eprintln!` for this program: one line through [`report`].
+macro_rules! report {
+    ($($arg:tt)*) => {
+        $crate::cli::report(format_args!($($arg)*))
+    };
+}
 
 mod classify;
 mod fetch;
@@ -49,9 +64,60 @@ enum Command {
     PdfWorker(pdf::WorkerArgs),
 }
 
+/// Writes one message line to stderr with every control character and
+/// every bidirectional formatting character escaped
+/// ([`toolgate::terminal::escape_controls`]): nothing in it can colour the
+/// terminal or start a line of its own.
+pub(crate) fn report(line: impl std::fmt::Display) {
+    let line = line.to_string();
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{}", toolgate::terminal::escape_controls(&line));
+}
+
+/// clap's message for a command line it refused, safe for a terminal.
+/// An argument may hold control or bidirectional characters (a file name, a
+/// typo, a pasted value), which clap would quote raw: the command line is
+/// parsed again with every argument escaped ([`toolgate::terminal::escape_controls`])
+/// and that refusal, of the same kind, is shown; when the escaped line is
+/// not refused alike, the arguments are listed escaped. Either way every
+/// line is written as a message.
+fn usage_error_text(e: &clap::Error, args: &[OsString]) -> String {
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| toolgate::terminal::escape_controls(&a.to_string_lossy()).into_owned())
+        .collect();
+    let rendered = match Cli::try_parse_from(&shown) {
+        Err(again) if again.kind() == e.kind() => again.render().to_string(),
+        _ => format!(
+            "error: the command line was refused ({}); its arguments, escaped: {}",
+            e.kind(),
+            shown.get(1..).unwrap_or_default().join(" ")
+        ),
+    };
+    rendered
+        .lines()
+        .map(|l| toolgate::terminal::escape_controls(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Parses the command line and runs the subcommand.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: clap's own text, to stdout.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = usage_error_text(&e, &args);
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{}", text.trim_end());
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
     match cli.command {
         Command::Mcp(a) => mcp::run(a),
         Command::Gate(a) => gate::run(a),
@@ -62,5 +128,28 @@ pub fn main() -> ExitCode {
         Command::Parse { file } => parse::run_parse(file.as_deref()),
         Command::JsonCheck { file } => parse::run_json_check(file.as_deref()),
         Command::PdfWorker(a) => pdf::run_worker(a),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_argument_is_shown_escaped() {
+        let bad = OsString::from("--\u{1b}[31mred\nerror: forged\u{202e}");
+        let args = [OsString::from("toolgate"), OsString::from("classify"), bad];
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let text = usage_error_text(&e, &args);
+        assert!(
+            text.contains("\\x1b[31mred\\x0aerror: forged\\u{202e}"),
+            "{text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("error: forged")),
+            "{text}"
+        );
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
     }
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use toolgate::json::{self, Limits};
 use toolgate::rpc;
+use toolgate::terminal::json_for_terminal;
 
 /// Size of the buffer used to count (not keep) the bytes past the bound.
 const DRAIN_CHUNK: usize = 64 * 1024;
@@ -43,14 +44,14 @@ fn read_or_report(file: Option<&Path>, cmd: &str) -> Result<(Vec<u8>, usize), Ex
         let what = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
         // Exit 1 like a bad input (and like `extract` on an unreadable file):
         // 2 is kept for usage errors.
-        eprintln!("toolgate {cmd}: io: cannot read {what}: {e}");
+        report!("toolgate {cmd}: io: cannot read {what}: {e}");
         ExitCode::from(1)
     })
 }
 
 fn print_line(v: &serde_json::Value) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{v}");
+    let _ = writeln!(out, "{}", json_for_terminal(&v.to_string()));
 }
 
 /// `toolgate parse [FILE]`: 0 and the request, or 1 and the exact JSON-RPC
@@ -82,7 +83,7 @@ pub fn run_parse(file: Option<&Path>) -> ExitCode {
                 serde_json::Value::Object(req.arguments())
             );
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{}", json_for_terminal(&line));
             ExitCode::SUCCESS
         }
         Err(rejected) => {
@@ -112,12 +113,7 @@ pub fn run_json_check(file: Option<&Path>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let message = e.to_string();
-            eprintln!(
-                "toolgate json-check: {}: {}",
-                e.code(),
-                toolgate::terminal::escape_controls(&message)
-            );
+            report!("toolgate json-check: {}: {e}", e.code());
             ExitCode::from(1)
         }
     }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use toolgate::pdf::{self, Isolation, Options, PageRange, PdfError, Source};
-use toolgate::terminal::{escape_controls, json_for_terminal, printable_text};
+use toolgate::terminal::{json_for_terminal, printable_text};
 
 /// Arguments of `toolgate extract`.
 #[derive(Debug, clap::Args)]
@@ -57,7 +57,7 @@ pub struct WorkerArgs {
 }
 
 fn fail(e: &PdfError) -> ExitCode {
-    eprintln!("error: {}", escape_controls(&e.to_string()));
+    report!("error: {e}");
     ExitCode::from(1)
 }
 
@@ -73,7 +73,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
     {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: io: {e}");
+            report!("error: io: {e}");
             ExitCode::from(1)
         }
     }
@@ -92,8 +92,8 @@ pub fn run_extract(a: ExtractArgs) -> ExitCode {
     };
     for w in &extraction.warnings {
         match w.page {
-            Some(p) => eprintln!("warning: page {p}: {}", escape_controls(&w.message)),
-            None => eprintln!("warning: {}", escape_controls(&w.message)),
+            Some(p) => report!("warning: page {p}: {}", w.message),
+            None => report!("warning: {}", w.message),
         }
     }
     if a.json {
@@ -113,7 +113,7 @@ pub fn run_extract(a: ExtractArgs) -> ExitCode {
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: io: {e}");
+            report!("error: io: {e}");
             ExitCode::from(1)
         }
     }
