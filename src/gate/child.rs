@@ -74,37 +74,83 @@ impl ChildProcess {
         Ok((Self { child, pgid }, stdin, stdout))
     }
 
+    /// The child's process group, to signal without holding the child.
+    pub fn group(&self) -> ProcessGroup {
+        ProcessGroup(self.pgid)
+    }
+
     /// Sends `signal` to the child's whole process group.
     pub fn signal(&self, signal: Signal) {
-        if let Some(p) = self.pgid {
+        self.group().signal(signal);
+    }
+
+    /// The child's exit code (128 + signal when killed) once it has exited;
+    /// `None` while it runs.
+    pub fn try_wait(&mut self) -> Option<i32> {
+        match self.child.try_wait() {
+            Ok(Some(s)) => Some(exit_code(s)),
+            Ok(None) => None,
+            Err(_) => Some(1),
+        }
+    }
+
+    /// Waits up to `within` for the child to exit; its exit code.
+    async fn exited_within(&mut self, within: Duration) -> Option<i32> {
+        let until = Instant::now() + within;
+        loop {
+            if let Some(code) = self.try_wait() {
+                return Some(code);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            tokio::time::sleep(STOP_POLL).await;
+        }
+    }
+
+    /// Stops the child whose stdin has been closed: it gets `grace` to exit
+    /// on its own, then its process group gets SIGTERM, `term_grace` later
+    /// SIGKILL (a child that ignores SIGTERM is stopped all the same); the
+    /// rest of the group is killed in any case (no grandchild is left).
+    /// Returns its exit code (128 + signal when killed). Never blocks the
+    /// thread: it waits on the runtime's timer, at most
+    /// `grace + 2 × term_grace` in all.
+    pub async fn stop(&mut self, grace: Duration, term_grace: Duration) -> i32 {
+        let mut code = self.exited_within(grace).await;
+        if code.is_none() {
+            tracing::info!("the server did not exit after its input closed: SIGTERM");
+            self.signal(Signal::TERM);
+            code = self.exited_within(term_grace).await;
+        }
+        if code.is_none() {
+            tracing::warn!("the server did not exit on SIGTERM: SIGKILL");
+        }
+        self.signal(Signal::KILL);
+        match code {
+            Some(c) => c,
+            None => self
+                .exited_within(term_grace)
+                .await
+                .unwrap_or(128 + SIGKILL_NUMBER),
+        }
+    }
+}
+
+/// How often a stopping child is checked for its exit.
+const STOP_POLL: Duration = Duration::from_millis(10);
+/// SIGKILL's number, for the exit code of a child that could not be reaped.
+const SIGKILL_NUMBER: i32 = 9;
+
+/// A child's process group: every signal goes to the whole group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessGroup(Option<Pid>);
+
+impl ProcessGroup {
+    /// Sends `signal` to every process in the group.
+    pub fn signal(self, signal: Signal) {
+        if let Some(p) = self.0 {
             let _ = kill_process_group(p, signal);
         }
-    }
-
-    /// Waits for the child to exit; its exit code (128 + signal when killed).
-    pub fn wait(&mut self) -> i32 {
-        match self.child.wait() {
-            Ok(s) => exit_code(s),
-            Err(_) => 1,
-        }
-    }
-
-    /// Waits up to `grace` for the child to exit, then kills its group;
-    /// the rest of the group is killed in any case (no grandchild is left).
-    pub fn stop(&mut self, grace: Duration) -> i32 {
-        let until = Instant::now() + grace;
-        let code = loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => break exit_code(s),
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-                _ => {
-                    self.signal(Signal::KILL);
-                    break self.wait();
-                }
-            }
-        };
-        self.signal(Signal::KILL);
-        code
     }
 }
 

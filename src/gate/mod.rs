@@ -37,7 +37,7 @@ mod run;
 mod urls;
 
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
-pub use child::{child_env, escape_controls, ChildProcess, BASE_ENV};
+pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{
     params_shape, representative_expansion, Gatekeeper, ToolState, MAX_SCANNED_STRINGS,
@@ -60,7 +60,7 @@ pub use proxy::{
     GATE_ERROR, GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, OWN_LIST_TIMEOUT,
 };
 pub use recover::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
-pub use run::{run, GRACE};
+pub use run::{run, GRACE, TERM_GRACE};
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
 };

@@ -16,14 +16,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
@@ -147,7 +146,11 @@ struct Shared {
     state: Mutex<State>,
     to_child: Mutex<Option<SyncSender<Vec<u8>>>>,
     peer: Mutex<Option<Peer>>,
-    client_closed: AtomicBool,
+    /// The client closed its input (the session's end has begun).
+    client_closed: watch::Sender<bool>,
+    /// The child's output ended, or the child was stopped: nothing more
+    /// will come from it.
+    server_gone: watch::Sender<bool>,
     /// The session's era, followed as the requests and the child's
     /// `initialize` answer pass: every answer the gateway writes itself fits it.
     era: Mutex<Era>,
@@ -255,7 +258,8 @@ impl GateService {
                 }),
                 to_child: Mutex::new(Some(to_child)),
                 peer: Mutex::new(None),
-                client_closed: AtomicBool::new(false),
+                client_closed: watch::Sender::new(false),
+                server_gone: watch::Sender::new(false),
                 era: Mutex::new(Era::default()),
                 listing: tokio::sync::Mutex::new(()),
             }),
@@ -264,7 +268,20 @@ impl GateService {
 
     /// `true` once the client closed its input.
     pub fn client_closed(&self) -> bool {
-        self.shared.client_closed.load(Ordering::SeqCst)
+        *self.shared.client_closed.borrow()
+    }
+
+    /// Completes once the client has closed its input.
+    pub async fn until_client_closed(&self) {
+        let mut rx = self.shared.client_closed.subscribe();
+        let _ = rx.wait_for(|closed| *closed).await;
+    }
+
+    /// Completes once [`child_gone`](Self::child_gone) has run: every
+    /// request that waited for the child has its answer.
+    pub async fn until_server_gone(&self) {
+        let mut rx = self.shared.server_gone.subscribe();
+        let _ = rx.wait_for(|gone| *gone).await;
     }
 
     fn send_child(&self, line: &[u8]) -> Result<(), GateCode> {
@@ -863,7 +880,8 @@ impl GateService {
         }
     }
 
-    /// The child's output ended: every waiting request gets `tool.server_exited`.
+    /// The child's output ended (or the child was stopped): every waiting
+    /// request gets `tool.server_exited`, and nothing more is sent to it.
     pub fn child_gone(&self) {
         *lock(&self.shared.to_child) = None;
         let drained: Vec<Pending> = lock(&self.shared.state)
@@ -880,6 +898,7 @@ impl GateService {
                 json!({"code": e.code, "message": e.message, "data": e.data}),
             ));
         }
+        self.shared.server_gone.send_replace(true);
     }
 
     /// With `--root`, every `roots` list a client sends inside a request's
@@ -1231,7 +1250,7 @@ impl Service for GateService {
     }
 
     fn closed(&mut self) {
-        self.shared.client_closed.store(true, Ordering::SeqCst);
+        self.shared.client_closed.send_replace(true);
         *lock(&self.shared.to_child) = None;
     }
 }

@@ -1,30 +1,43 @@
 //! `toolgate gate`'s process plumbing: the child, the threads feeding it
-//! and reading it, signals, and the exit status.
+//! and reading it, signals, the session's end, and the exit status.
 //!
 //! * The child's stdin is written by one thread from a bounded queue of
 //!   [`MAX_PENDING_REQUESTS`](super::proxy::MAX_PENDING_REQUESTS) lines (a
 //!   slow child makes the gateway answer `tool.busy`, never buffer without
 //!   bound); its stdout is read by another through the bounded framing.
-//! * The child exits: waiting requests get `tool.server_exited`, and the
-//!   gateway exits with the child's status.
-//! * The client closes stdin: the child's stdin is closed, the child gets
-//!   [`GRACE`] to exit, then its process group is killed; exit 0.
+//! * The child exits (its output ends): waiting requests get
+//!   `tool.server_exited`, the session's input ends, and the gateway exits
+//!   with the child's status.
+//! * The client closes stdin, with calls in flight or not: the child's
+//!   stdin is closed, the child gets [`GRACE`] to exit, then its process
+//!   group gets SIGTERM and, [`TERM_GRACE`] later, SIGKILL; whatever still
+//!   waits for it gets `tool.server_exited`; exit 0.
+//! * Either way, once the child is stopped the session has [`GRACE`] to
+//!   write its last answers (a client that no longer reads cannot hold the
+//!   gateway), and the gateway returns from [`run`] with no task left: the
+//!   engine, the supervision and the writer are all awaited, within
+//!   `3 × GRACE + 2 × TERM_GRACE` of the end.
 //! * SIGTERM and SIGINT are passed on to the child's process group.
 
 use std::ffi::OsString;
 use std::io::{self, BufReader, Write};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rustix::process::Signal;
+use tokio::sync::mpsc;
 
-use super::child::{child_env, ChildProcess};
+use super::child::{child_env, ChildProcess, ProcessGroup};
 use super::proxy::{GateConfig, GateService, MAX_PENDING_REQUESTS};
 use crate::engine::transport::{stdio, Frame, LineReader};
-use crate::engine::EngineConfig;
+use crate::engine::{Engine, EngineConfig};
 
-/// How long the child may take to exit after its stdin is closed.
+/// How long the child may take to exit after its stdin is closed, and how
+/// long the session may take to write its last answers once the child is
+/// stopped.
 pub const GRACE: Duration = Duration::from_secs(2);
+
+/// How long the child's process group has between SIGTERM and SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_secs(1);
 
 /// Runs the gateway in front of `cmd args` on this process's stdin/stdout
 /// until the client or the child ends; returns the exit code.
@@ -40,7 +53,6 @@ pub fn run(
     let max_response = config.max_response_bytes;
     let env = child_env(std::env::vars_os(), env_extra);
     let (child, mut stdin, stdout) = ChildProcess::spawn(cmd, args, &env)?;
-    let child = Arc::new(Mutex::new(child));
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(MAX_PENDING_REQUESTS);
     std::thread::Builder::new()
         .name("gate-child-stdin".into())
@@ -55,41 +67,85 @@ pub fn run(
         })?;
     let service = GateService::new(config, tx);
     let reader = service.clone();
-    let reader_child = Arc::clone(&child);
     std::thread::Builder::new()
         .name("gate-child-stdout".into())
-        .spawn(move || read_child(reader, stdout, max_response, &reader_child))?;
-    let signal_child = Arc::clone(&child);
+        .spawn(move || read_child(&reader, stdout, max_response))?;
+    let group = child.group();
     std::thread::Builder::new()
         .name("gate-signals".into())
-        .spawn(move || pass_signals(&signal_child))?;
+        .spawn(move || pass_signals(group))?;
     let engine = EngineConfig {
         max_line_bytes: crate::json::MAX_PAYLOAD_BYTES,
         max_response_bytes: max_response,
         ..EngineConfig::default()
     };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let input = BufReader::new(io::stdin());
-    let result = stdio::serve(service, engine, input, io::stdout());
-    let code = child.lock().map_or(0, |mut c| {
-        c.stop(GRACE);
-        0
+    let (transport, threads) = stdio::transport(input, io::stdout(), engine.max_line_bytes)?;
+    let end_input = threads.input();
+    let status = runtime.block_on(async {
+        let (stopped_tx, mut stopped) = tokio::sync::watch::channel(false);
+        let session = async {
+            tokio::select! {
+                _ = Engine::new(service.clone(), engine).run(transport) => {}
+                () = async {
+                    let _ = stopped.wait_for(|s| *s).await;
+                    tokio::time::sleep(GRACE).await;
+                } => tracing::warn!("the client does not read the last answers; leaving them"),
+            }
+        };
+        let supervise = async {
+            let status = supervise(&service, child, &end_input).await;
+            stopped_tx.send_replace(true);
+            status
+        };
+        tokio::join!(session, supervise).1
     });
-    result.map(|_| code)
+    // The engine sent its end marker (or was left): the writer drains.
+    match threads.finish_within(GRACE) {
+        Some(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
+        Some(_) => {}
+        None => tracing::warn!("the output is not being read; leaving it"),
+    }
+    Ok(status)
 }
 
-fn lock_pid(child: &Mutex<ChildProcess>) -> std::sync::MutexGuard<'_, ChildProcess> {
-    child
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// Waits for the session's end from either side, then stops the child.
+/// Returns the exit code: the child's status when it ended first, 0 when
+/// the client closed its input first.
+async fn supervise(
+    service: &GateService,
+    mut child: ChildProcess,
+    end_input: &mpsc::Sender<Frame>,
+) -> i32 {
+    let server_first = tokio::select! {
+        biased;
+        () = service.until_client_closed() => false,
+        () = service.until_server_gone() => true,
+    };
+    if server_first {
+        // Its waiting requests have their errors; the session reads no
+        // more input (a full input queue must not hold this up).
+        let _ = tokio::time::timeout(GRACE, end_input.send(Frame::Eof)).await;
+        let code = child.stop(GRACE, TERM_GRACE).await;
+        tracing::info!(code, "the server exited");
+        return code;
+    }
+    // The client closed: the service has closed the child's stdin.
+    let code = child.stop(GRACE, TERM_GRACE).await;
+    tracing::info!(code, "the server was stopped after the client closed");
+    // The child's output ends once every process holding it is gone; one
+    // that left the group must not hold the session either.
+    let _ = tokio::time::timeout(GRACE, service.until_server_gone()).await;
+    service.child_gone();
+    0
 }
 
-fn read_child(
-    service: GateService,
-    stdout: std::process::ChildStdout,
-    max_response: usize,
-    child: &Mutex<ChildProcess>,
-) {
+fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_response: usize) {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
+        service.child_gone();
         return;
     };
     let handle = rt.handle().clone();
@@ -108,19 +164,9 @@ fn read_child(
         }
     }
     service.child_gone();
-    if service.client_closed() {
-        return;
-    }
-    // The child ended on its own: its waiting requests have their errors;
-    // give the writer a moment to put them out, then leave with its status.
-    let code = lock_pid(child).stop(Duration::from_millis(500));
-    tracing::info!(code, "the server exited");
-    std::thread::sleep(Duration::from_millis(200));
-    let _ = io::stdout().flush();
-    std::process::exit(code);
 }
 
-fn pass_signals(child: &Mutex<ChildProcess>) {
+fn pass_signals(group: ProcessGroup) {
     use tokio::signal::unix::{signal, SignalKind};
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -140,7 +186,7 @@ fn pass_signals(child: &Mutex<ChildProcess>) {
                 _ = term.recv() => Signal::TERM,
                 _ = int.recv() => Signal::INT,
             };
-            lock_pid(child).signal(sig);
+            group.signal(sig);
         }
     });
 }

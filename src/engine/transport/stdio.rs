@@ -12,6 +12,7 @@
 
 use std::io::{self, BufRead, Write};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -26,7 +27,11 @@ pub const MAX_PENDING_FRAMES: usize = 4;
 #[derive(Debug)]
 pub struct StdioThreads<W> {
     writer: JoinHandle<io::Result<W>>,
+    input: mpsc::Sender<Frame>,
 }
+
+/// How often [`StdioThreads::finish_within`] looks at the writer.
+const FINISH_POLL: Duration = Duration::from_millis(5);
 
 impl<W> StdioThreads<W> {
     /// Waits until every line the engine produced is written and flushed;
@@ -38,6 +43,27 @@ impl<W> StdioThreads<W> {
         self.writer
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the output thread panicked")))
+    }
+
+    /// [`finish`](Self::finish), waiting at most `within`: `None` when the
+    /// writer is still blocked then (an output nobody reads must not hold
+    /// the process; the thread is left in its write).
+    pub fn finish_within(self, within: Duration) -> Option<io::Result<W>> {
+        let until = Instant::now() + within;
+        while !self.writer.is_finished() {
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(FINISH_POLL);
+        }
+        Some(self.finish())
+    }
+
+    /// The way frames reach the engine, beside the reader: sending
+    /// [`Frame::Eof`] ends the session's input early (a gateway whose
+    /// server has gone does).
+    pub fn input(&self) -> mpsc::Sender<Frame> {
+        self.input.clone()
     }
 }
 
@@ -55,6 +81,7 @@ where
     W: Write + Send + 'static,
 {
     let (frame_tx, frames) = mpsc::channel(MAX_PENDING_FRAMES);
+    let frame_tx_input = frame_tx.clone();
     let (outgoing, rx) = mpsc::channel::<Outgoing>(MAX_PENDING_LINES);
     // The reader is not joined: on a terminal or a pipe it may sit in
     // `read` until the process exits, which is harmless.
@@ -64,7 +91,13 @@ where
     let writer = std::thread::Builder::new()
         .name("engine-stdout".into())
         .spawn(move || write_lines(output, rx))?;
-    Ok((Transport { frames, outgoing }, StdioThreads { writer }))
+    Ok((
+        Transport { frames, outgoing },
+        StdioThreads {
+            writer,
+            input: frame_tx_input,
+        },
+    ))
 }
 
 fn read_frames<R: BufRead>(input: R, max_line_bytes: usize, tx: &mpsc::Sender<Frame>) {
