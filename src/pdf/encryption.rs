@@ -523,8 +523,38 @@ mod tests {
         assert_eq!(bits(3, Some(Object::Real(12.5))), Some(40));
         assert_eq!(bits(3, Some(Object::Name(b"No".to_vec()))), Some(40));
         assert_eq!(bits(3, None), None);
+        // V4 and V5: the crypt filter's key length, whatever /Length says;
+        // /V read from /R; a non-boolean /EncryptMetadata is absent.
         let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 4096};
+        let want = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 128};
+        assert_eq!(reading(&v4), PopplerReading::Patched(want));
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4};
         assert_eq!(reading(&v4), PopplerReading::AsWritten);
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 6, "Length" => 128,
+        "EncryptMetadata" => "false"};
+        let want = dictionary! {"Filter" => "Standard", "V" => 5, "R" => 6, "Length" => 256};
+        assert_eq!(reading(&v4), PopplerReading::Patched(want));
+        let v5 =
+            dictionary! {"Filter" => "Standard", "V" => 5, "R" => 4, "EncryptMetadata" => false};
+        let want =
+            dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "EncryptMetadata" => false};
+        assert_eq!(reading(&v5), PopplerReading::Patched(want));
+        for (v, r) in [(5, 5), (5, 6), (4, 4), (5, 1), (4, 7)] {
+            let d = dictionary! {"Filter" => "Standard", "V" => v, "R" => r};
+            assert_eq!(reading(&d), PopplerReading::AsWritten, "V{v} R{r}");
+        }
+        // R2 to R4: /O and /U of 32 bytes, cut or padded with zeros.
+        let o = |n: usize| Object::String(vec![7; n], lopdf::StringFormat::Hexadecimal);
+        let mut padded = vec![7; 16];
+        padded.resize(32, 0);
+        let padded = Object::String(padded, lopdf::StringFormat::Hexadecimal);
+        let d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 40, "O" => o(40), "U" => o(16)};
+        let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 40, "O" => o(32), "U" => padded};
+        assert_eq!(reading(&d), PopplerReading::Patched(want));
+        for r in [3, 5] {
+            let d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => r, "Length" => 40, "O" => o(if r == 3 { 32 } else { 48 }), "U" => o(0)};
+            assert_eq!(reading(&d), PopplerReading::AsWritten, "R{r}");
+        }
         // V1 with R3: the key poppler computes, as V2.
         let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 128};
         let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 128};
