@@ -557,23 +557,28 @@ fn text_lost_to_a_stream_cap_is_reported_as_truncated() {
     assert!(x.pages[0].text.starts_with("xxxx"), "{x:?}");
 }
 
+/// The pages' text, extracted in this process with `password`.
+fn text_in_process(
+    data: &[u8],
+    password: Option<&str>,
+) -> Result<Vec<String>, toolgate::pdf::PdfError> {
+    let options = toolgate::pdf::Options {
+        password: password.map(str::to_owned),
+        ..toolgate::pdf::Options::default()
+    };
+    toolgate::pdf::extract_in_process(Source::Bytes(data), None, &options)
+        .map(|x| x.pages.into_iter().map(|p| p.text).collect())
+}
+
 /// RC4 files whose `/Length` is out of range open as poppler opens them: a
 /// 5-byte key when `/R` is 2 or `/Length` is not an integer, else the length
 /// clamped to 16 bytes. Never `password_required` when the empty password
 /// is right.
 #[test]
 fn rc4_key_lengths_as_poppler_reads_them() {
-    use toolgate::pdf::{extract_in_process, Options};
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf");
     let read = |name: &str| std::fs::read(corpus.join(name)).unwrap();
-    let reference = |data: &[u8], password: Option<&str>| {
-        let options = Options {
-            password: password.map(str::to_owned),
-            ..Options::default()
-        };
-        extract_in_process(Source::Bytes(data), None, &options)
-            .map(|x| x.pages.into_iter().map(|p| p.text).collect::<Vec<_>>())
-    };
+    let reference = text_in_process;
     // R3 V2, 128-bit key, empty user password: `/Length 128 ` rewritten in
     // place (same byte count, so no offset moves).
     let r3 = read("qpdf-enc-R3V2.pdf");
@@ -736,4 +741,37 @@ fn rc4_key_lengths_as_poppler_reads_them() {
             String::from_utf8_lossy(length)
         );
     }
+}
+
+/// Encryption dictionaries lopdf holds to the letter and poppler reads
+/// leniently (seeds `corpus/pdf_extract/enc-lenient-*.pdf`, each made from
+/// `corpus/pdf/qpdf-minimal-linearized.pdf` encrypted by qpdf with an empty
+/// user password, then one entry changed): a non-boolean
+/// `/EncryptMetadata`, a trailer `/ID` by reference, `/Length` beside
+/// `/V 4` or `/V 5`, `/O` or `/U` of another length than 32 bytes (R2 to
+/// R4), `/V 5` with R4 and `/V 4` with R6, and a revision 5 or 6 `/Perms`
+/// that does not check out against `/P` or `/EncryptMetadata`. poppler
+/// (`pdftotext`) opens each with the empty password, and so do we. The
+/// `enc-refused-*` seeds are refused by poppler too (a short `/O` padded,
+/// a revision the data was not made for): a password error, never text.
+#[test]
+fn encryption_dictionaries_are_read_as_poppler_reads_them() {
+    let reference = text_in_process;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+    let mut seen = (0, 0);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let data = std::fs::read(&path).unwrap();
+        if name.starts_with("enc-lenient-") {
+            seen.0 += 1;
+            let text = reference(&data, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(text.concat().trim(), "Potato", "{name}");
+        } else if name.starts_with("enc-refused-") {
+            seen.1 += 1;
+            let e = reference(&data, None).unwrap_err();
+            assert_eq!(e.kind(), "password_required", "{name}: {e}");
+        }
+    }
+    assert!(seen.0 >= 20 && seen.1 >= 5, "{seen:?}");
 }

@@ -163,6 +163,15 @@ pub fn has_references(dict: &Dictionary) -> bool {
     dict.iter().any(|(_, o)| holds_reference(o, 0))
 }
 
+/// The trailer's `/ID` with its references looked up, when it holds any
+/// (poppler looks up an `/ID` given as an indirect array; lopdf reads it
+/// as absent, and the RC4 and AES-128 file keys hash its first string):
+/// `None` when it holds none.
+pub fn id_inlined(trailer: &Dictionary, doc: &Document) -> Option<Object> {
+    let id = trailer.get(b"ID").ok()?;
+    holds_reference(id, 0).then(|| inlined(id, doc, 0, &mut MAX_ENCRYPT_OBJECTS.clone()))
+}
+
 /// `obj` with every reference replaced by the object it names, as poppler
 /// looks them up (a missing object, or one past [`MAX_ENCRYPT_DEPTH`] or
 /// [`MAX_ENCRYPT_OBJECTS`], is `null`).
@@ -220,6 +229,7 @@ pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
             changed = true;
         }
     }
+    changed |= lenient_entries(&mut fixed);
     let int = |k: &[u8]| fixed.get(k).ok().and_then(|o| o.as_i64().ok());
     let (v, r) = (int(b"V"), int(b"R"));
     if matches!(v, Some(1 | 2)) && matches!(r, Some(2..=4)) {
@@ -262,6 +272,65 @@ pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
     } else {
         PopplerReading::AsWritten
     }
+}
+
+/// The entries of a Standard-handler dictionary that lopdf holds to the
+/// letter and poppler reads leniently, rewritten as poppler reads them;
+/// `true` when one was:
+/// * `/EncryptMetadata` that is not a boolean is absent (`true`);
+/// * `/V 5` with a revision up to 4 is `/V 4`, `/V 4` with revision 5 or
+///   6 is `/V 5` (poppler keys the algorithms by `/R` and the crypt
+///   filters, and only reads `/V` to know there are crypt filters);
+/// * with `/V 4` or `/V 5` the key length is the crypt filter's (128 or
+///   256 bits), whatever `/Length` says;
+/// * for revisions up to 4, `/O` and `/U` are 32 bytes: longer ones cut,
+///   shorter ones padded with zeros (an empty one is a malformed
+///   dictionary: [`standard_dict_fault`]).
+fn lenient_entries(dict: &mut Dictionary) -> bool {
+    let mut changed = false;
+    if dict
+        .get(b"EncryptMetadata")
+        .is_ok_and(|o| !matches!(o, Object::Boolean(_)))
+    {
+        dict.remove(b"EncryptMetadata");
+        changed = true;
+    }
+    let int = |d: &Dictionary, k: &[u8]| d.get(k).ok().and_then(|o| o.as_i64().ok());
+    let r = int(dict, b"R");
+    let v = match (int(dict, b"V"), r) {
+        (Some(5), Some(2..=4)) => Some(4),
+        (Some(4), Some(5 | 6)) => Some(5),
+        (v, _) => v,
+    };
+    if v != int(dict, b"V") {
+        dict.set("V", v.unwrap_or_default());
+        changed = true;
+    }
+    let bits = match v {
+        Some(4) => Some(128),
+        Some(5) => Some(256),
+        _ => None,
+    };
+    if let Some(bits) = bits {
+        if dict.has(b"Length") && int(dict, b"Length") != Some(bits) {
+            dict.set("Length", bits);
+            changed = true;
+        }
+    }
+    if matches!(r, Some(2..=4)) {
+        for key in [b"O".as_slice(), b"U"] {
+            if let Ok(Object::String(s, format)) = dict.get(key) {
+                if !s.is_empty() && s.len() != 32 {
+                    let mut s = s.clone();
+                    s.resize(32, 0);
+                    let format = *format;
+                    dict.set(key, Object::String(s, format));
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
 }
 
 /// `data` with an incremental update appended whose trailer's `/Encrypt`
@@ -454,8 +523,38 @@ mod tests {
         assert_eq!(bits(3, Some(Object::Real(12.5))), Some(40));
         assert_eq!(bits(3, Some(Object::Name(b"No".to_vec()))), Some(40));
         assert_eq!(bits(3, None), None);
+        // V4 and V5: the crypt filter's key length, whatever /Length says;
+        // /V read from /R; a non-boolean /EncryptMetadata is absent.
         let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 4096};
+        let want = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "Length" => 128};
+        assert_eq!(reading(&v4), PopplerReading::Patched(want));
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4};
         assert_eq!(reading(&v4), PopplerReading::AsWritten);
+        let v4 = dictionary! {"Filter" => "Standard", "V" => 4, "R" => 6, "Length" => 128,
+        "EncryptMetadata" => "false"};
+        let want = dictionary! {"Filter" => "Standard", "V" => 5, "R" => 6, "Length" => 256};
+        assert_eq!(reading(&v4), PopplerReading::Patched(want));
+        let v5 =
+            dictionary! {"Filter" => "Standard", "V" => 5, "R" => 4, "EncryptMetadata" => false};
+        let want =
+            dictionary! {"Filter" => "Standard", "V" => 4, "R" => 4, "EncryptMetadata" => false};
+        assert_eq!(reading(&v5), PopplerReading::Patched(want));
+        for (v, r) in [(5, 5), (5, 6), (4, 4), (5, 1), (4, 7)] {
+            let d = dictionary! {"Filter" => "Standard", "V" => v, "R" => r};
+            assert_eq!(reading(&d), PopplerReading::AsWritten, "V{v} R{r}");
+        }
+        // R2 to R4: /O and /U of 32 bytes, cut or padded with zeros.
+        let o = |n: usize| Object::String(vec![7; n], lopdf::StringFormat::Hexadecimal);
+        let mut padded = vec![7; 16];
+        padded.resize(32, 0);
+        let padded = Object::String(padded, lopdf::StringFormat::Hexadecimal);
+        let d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 40, "O" => o(40), "U" => o(16)};
+        let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 40, "O" => o(32), "U" => padded};
+        assert_eq!(reading(&d), PopplerReading::Patched(want));
+        for r in [3, 5] {
+            let d = dictionary! {"Filter" => "Standard", "V" => 2, "R" => r, "Length" => 40, "O" => o(if r == 3 { 32 } else { 48 }), "U" => o(0)};
+            assert_eq!(reading(&d), PopplerReading::AsWritten, "R{r}");
+        }
         // V1 with R3: the key poppler computes, as V2.
         let v1 = dictionary! {"Filter" => "Standard", "V" => 1, "R" => 3, "Length" => 128};
         let want = dictionary! {"Filter" => "Standard", "V" => 2, "R" => 3, "Length" => 128};

@@ -5,13 +5,13 @@ use lopdf::{Document, LoadOptions, Object};
 
 pub use super::encryption::Encryption;
 use super::encryption::{
-    describe_state, encrypt_dict, has_references, names_encrypt, poppler_reading,
-    standard_dict_fault, undecryptable, with_encrypt_object, with_indirect_encrypt,
-    without_encrypt_key, PopplerReading,
+    describe_state, encrypt_dict, id_inlined, names_encrypt, poppler_reading, standard_dict_fault,
+    undecryptable, with_encrypt_object, with_indirect_encrypt, without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
 use super::object::resolve;
+use super::perms::with_perms_as_read;
 use super::salvage;
 
 /// A loaded document and what loading learned about it.
@@ -174,16 +174,23 @@ fn with_poppler_reading(data: &[u8], doc: &Document) -> Result<Option<Vec<u8>>, 
     }
 }
 
-/// `data` with its `/Encrypt` dictionary written without references, when
-/// it has any (`/CF` → `/StdCF` → `/CFM` by reference, `/O` in an object of
-/// its own): lopdf reads such entries as absent and would decrypt with the
-/// wrong filter or none, where poppler looks them up. Looked up in a load
+/// `data` with its `/Encrypt` dictionary as poppler reads it, when lopdf
+/// would read it otherwise: entries by reference (`/CF` → `/StdCF` →
+/// `/CFM`, `/O` in an object of its own) and a trailer `/ID` by reference
+/// written directly (lopdf reads them as absent and would decrypt with the
+/// wrong filter, key or none), the lenient readings of
+/// [`poppler_reading`], and a revision 5 or 6 `/Perms` that `password`
+/// shows wrong written anew ([`with_perms_as_read`]). Looked up in a load
 /// without encryption (the dictionary's own objects are never encrypted).
 ///
 /// # Errors
 /// `unsupported_encryption` for an RC4 key poppler would make shorter than
 /// 40 bits.
-fn with_encrypt_inlined(data: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>, PdfError> {
+fn with_encrypt_inlined(
+    data: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<Option<Vec<u8>>, PdfError> {
     const RENAMED: &[u8] = b"NoCrypt";
     if !names_encrypt(data) {
         return Ok(None);
@@ -203,22 +210,34 @@ fn with_encrypt_inlined(data: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>,
     else {
         return Ok(None);
     };
-    if !has_references(dict) {
+    let id = id_inlined(&plain.trailer, &plain);
+    let (read, mut changed) = match poppler_reading(dict, &plain) {
+        PopplerReading::AsWritten => (dict.clone(), false),
+        PopplerReading::Patched(fixed) => (fixed, true),
+        PopplerReading::ShortKey { handler } => {
+            return Err(PdfError::UnsupportedEncryption { handler })
+        }
+    };
+    let fixed = match with_perms_as_read(&read, password) {
+        Some(fixed) => {
+            changed = true;
+            fixed
+        }
+        None => read,
+    };
+    if !changed && id.is_none() {
         return Ok(None);
     }
-    match poppler_reading(dict, &plain) {
-        PopplerReading::AsWritten => Ok(None),
-        PopplerReading::Patched(fixed) => {
-            plain.trailer.remove(RENAMED);
-            Ok(with_encrypt_object(data, &plain, fixed))
-        }
-        PopplerReading::ShortKey { handler } => Err(PdfError::UnsupportedEncryption { handler }),
+    plain.trailer.remove(RENAMED);
+    if let Some(id) = id {
+        plain.trailer.set("ID", id);
     }
+    Ok(with_encrypt_object(data, &plain, fixed))
 }
 
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
-    if let Some(patched) = with_encrypt_inlined(data, limits)? {
+    if let Some(patched) = with_encrypt_inlined(data, password, limits)? {
         // The patched dictionary holds no reference: no second round.
         return load_checked(&patched, password, limits);
     }

@@ -40,6 +40,7 @@ pub mod load;
 pub mod metadata;
 mod object;
 pub mod pagetree;
+pub mod perms;
 pub mod salvage;
 pub mod source;
 pub mod stream;
