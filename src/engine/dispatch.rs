@@ -26,14 +26,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::message::{ErrorObject, Id, Notification, Reply, Request, Response};
 use super::render;
+#[cfg(any(doc, test))]
+use super::service::SERVER_BUSY;
 use super::service::{
-    BoxFuture, CallContext, CancelToken, Handled, Peer, Progress, ProgressReport, Service,
-    PROGRESS_INTERVAL, SERVER_BUSY,
+    server_busy, BoxFuture, CallContext, CancelToken, Handled, Peer, Progress, ProgressReport,
+    Service, PROGRESS_INTERVAL,
 };
 #[cfg(doc)]
 use super::transport::MAX_PENDING_LINES;
@@ -195,6 +197,9 @@ impl<S: Service> Engine<S> {
         self.peer = Peer::new(outgoing.clone());
         self.service.attach(self.peer.clone());
         let mut input_open = true;
+        // Backpressure: the service's wait before the next message.
+        let mut ready = false;
+        let mut waiting: Option<BoxFuture<()>> = None;
         let mut out = Output {
             outgoing,
             open: true,
@@ -207,17 +212,33 @@ impl<S: Service> Engine<S> {
             if !out.open {
                 break;
             }
+            if input_open && !ready && waiting.is_none() {
+                waiting = self.service.ready();
+                ready = waiting.is_none();
+            }
             tokio::select! {
                 biased;
                 Some(done) = self.done_rx.recv() => self.on_done(done, &mut out).await,
                 Some(report) = self.progress_rx.recv() => self.on_progress(report, &mut out).await,
-                frame = frames.recv(), if input_open => match frame {
+                () = async {
+                    match waiting.as_mut() {
+                        Some(w) => w.await,
+                        None => std::future::pending().await,
+                    }
+                }, if waiting.is_some() => {
+                    waiting = None;
+                    ready = true;
+                }
+                frame = frames.recv(), if input_open && ready => match frame {
                     Some(Frame::Eof) | None => {
                         input_open = false;
                         tracing::info!("input closed; finishing the calls in flight");
                         self.service.closed();
                     }
-                    Some(frame) => self.on_frame(frame, &mut out).await,
+                    Some(frame) => {
+                        ready = false;
+                        self.on_frame(frame, &mut out).await;
+                    }
                 },
             }
         }
@@ -405,20 +426,21 @@ impl<S: Service> Engine<S> {
     }
 
     fn busy(&self, id: Id) -> Response {
+        let mut data = serde_json::Map::new();
+        data.insert(
+            "maxConcurrentCalls".into(),
+            self.config.max_concurrent_calls.into(),
+        );
+        data.insert("maxQueuedCalls".into(), self.config.max_queued_calls.into());
         Response::error(
             Some(id),
-            ErrorObject {
-                code: SERVER_BUSY,
-                message: format!(
+            server_busy(
+                format!(
                     "server busy: {} calls running and {} queued; retry later",
                     self.config.max_concurrent_calls, self.config.max_queued_calls
                 ),
-                data: Some(json!({
-                    "code": "server_busy",
-                    "maxConcurrentCalls": self.config.max_concurrent_calls,
-                    "maxQueuedCalls": self.config.max_queued_calls,
-                })),
-            },
+                data,
+            ),
         )
     }
 
@@ -585,6 +607,7 @@ impl Output {
 mod tests {
     use super::*;
     use crate::engine::transport::stdio;
+    use serde_json::json;
     use std::time::Duration;
 
     /// `sleep` waits `params.ms` on a call slot; `task` the same unbounded;

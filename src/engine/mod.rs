@@ -17,6 +17,7 @@
 //! Layers: the engine imports the core (`json`, `rpc`) and nothing above
 //! it; `mcp` and `gate` import the engine and never each other.
 
+pub mod budget;
 mod dispatch;
 mod era;
 mod message;
@@ -26,6 +27,7 @@ mod service;
 pub mod transport;
 pub mod wire;
 
+pub use budget::{BudgetClosed, ByteBudget, Charge, MAX_BUDGET_BYTES};
 pub use dispatch::{
     default_concurrency, Engine, EngineConfig, DEFAULT_MAX_QUEUED_CALLS, MAX_PENDING_PROGRESS,
 };
@@ -39,7 +41,7 @@ pub use message::{
 };
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use service::{
-    BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,
+    server_busy, BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,
     PROGRESS_INTERVAL, SERVER_BUSY,
 };
 pub use transport::{Outgoing, Route, Transport, MAX_PENDING_LINES};

@@ -37,6 +37,14 @@
 //! * Lines that fail the core (payload bound, strict JSON, envelope) never
 //!   reach the service: the engine answers them with the core's error.
 //!
+//! * **Backpressure**: before it reads each message, the engine asks
+//!   [`Service::ready`]; a service whose next hop is full (a gateway whose
+//!   server reads slowly) returns a future, and the engine reads nothing
+//!   more until it completes (the client's writes then block, as they would
+//!   against a slow server), while it goes on writing answers. Nothing is
+//!   refused for being fast. The same wait keeps message order where a
+//!   service needs to finish one message's forwarding before the next.
+//!
 //! A request's future gets a [`CallContext`]: its cancel token, a
 //! [`Progress`] sink when the request's `_meta.progressToken` is set, and
 //! the [`Peer`] for server-initiated messages. Progress sent through the
@@ -59,6 +67,21 @@ use super::transport::{Outgoing, Route};
 /// bounds). In the JSON-RPC implementation-defined server-error range
 /// (-32000 to -32099); the client may retry later.
 pub const SERVER_BUSY: i64 = -32000;
+
+/// The [`SERVER_BUSY`] error: `message`, and `data` with `"code":
+/// "server_busy"` added (every busy answer, the engine's or a service's,
+/// is this one).
+pub fn server_busy(
+    message: String,
+    mut data: serde_json::Map<String, serde_json::Value>,
+) -> ErrorObject {
+    data.insert("code".into(), "server_busy".into());
+    ErrorObject {
+        code: SERVER_BUSY,
+        message,
+        data: Some(serde_json::Value::Object(data)),
+    }
+}
 
 /// A boxed future, as a service returns its work.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -229,6 +252,14 @@ pub trait Service: Send + 'static {
     /// server-initiated messages (a service that sends none ignores it).
     fn attach(&mut self, peer: Peer) {
         let _ = peer;
+    }
+
+    /// Whether the service can take the next message now: `None` when it
+    /// can, else a future that completes when it can (the engine reads no
+    /// message until then, and keeps writing answers meanwhile). The
+    /// default is always ready.
+    fn ready(&mut self) -> Option<BoxFuture<()>> {
+        None
     }
 
     /// Decides on one request. `ctx` belongs to this request; move it into

@@ -55,8 +55,6 @@ crate::net::codes! {
         ServerExited => "tool.server_exited", "gateway lifecycle";
         /// The child's answer was not a valid JSON-RPC message (size, JSON, envelope).
         BadResponse => "tool.bad_response", "--max-response-bytes; JSON-RPC 2.0";
-        /// Too many requests are pending at the child.
-        Busy => "tool.busy", "gateway pending bound";
     }
 }
 

@@ -16,13 +16,12 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
@@ -33,8 +32,9 @@ use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::urls::vet_addresses;
 use crate::engine::{
-    CallContext, ClientResponse, Era, ErrorObject, Handled, Id, Notification, Outbound, Payload,
-    Peer, Reply, Request, Response, Revision, Service,
+    server_busy, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era, ErrorObject,
+    Handled, Id, Notification, Outbound, Payload, Peer, Reply, Request, Response, Revision,
+    Service,
 };
 use crate::json::{parse_strict, Limits};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
@@ -45,8 +45,24 @@ pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
 /// Default `--max-response-bytes`: the core's response bound, 16 MiB.
 pub use crate::json::MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES;
 
-/// Most client requests waiting for the child at once; more get `tool.busy`.
+/// Most client requests waiting for the child's answer at once: with this
+/// many pending, the gateway reads no further message from the client
+/// until one is answered (backpressure, not refusal). Also the most
+/// server requests waiting for the client's answer.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
+
+/// Budget of the queue toward the child server, in bytes (each line with
+/// its newline): the client's requests, notifications and responses and
+/// the gateway's own messages. The gateway keeps room for one whole client
+/// line ([`crate::json::MAX_PAYLOAD_BYTES`]) before it reads the next one;
+/// when the child reads too slowly for that, the gateway stops reading the
+/// client. At least twice the payload bound.
+pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
+
+/// The way to the child's stdin: whole lines (without their newline),
+/// each with its charge on [`MAX_TO_SERVER_BYTES`], given back once
+/// written.
+pub type ToServer = mpsc::UnboundedSender<(Vec<u8>, Charge)>;
 
 /// How long a cancelled call keeps its concurrency slot when there is no
 /// `--call-timeout` and the server does not answer (a cancellation is
@@ -113,6 +129,19 @@ struct Pending {
     /// Unique per entry (ids may be reused once answered).
     seq: u64,
     started: Instant,
+    /// The entry's place among [`MAX_PENDING_REQUESTS`] (`None` for the
+    /// gateway's own requests).
+    _slot: Option<OwnedSemaphorePermit>,
+}
+
+/// What the gateway holds for the client's next message (taken in
+/// [`Service::ready`], used when the message is forwarded).
+#[derive(Default)]
+struct Reserved {
+    /// Room for one whole line in the queue toward the child.
+    bytes: Option<Charge>,
+    /// A place among the pending requests.
+    slot: Option<OwnedSemaphorePermit>,
 }
 
 struct State {
@@ -144,7 +173,19 @@ struct Shared {
     pin: PinMode,
     audit_all: bool,
     state: Mutex<State>,
-    to_child: Mutex<Option<SyncSender<Vec<u8>>>>,
+    to_child: Mutex<Option<ToServer>>,
+    /// Bytes queued toward the child ([`MAX_TO_SERVER_BYTES`]).
+    to_server: ByteBudget,
+    /// Places among the pending requests ([`MAX_PENDING_REQUESTS`]).
+    pending_slots: Arc<Semaphore>,
+    /// Held for the client's next message.
+    reserved: Mutex<Reserved>,
+    /// Held while a request is on its way to the child out of the dispatch
+    /// task (`--resolve`): the next message waits, so messages reach the
+    /// child in the client's order.
+    in_order: Arc<tokio::sync::Mutex<()>>,
+    /// The longest client line (the room reserved for the next message).
+    max_line: usize,
     peer: Mutex<Option<Peer>>,
     /// The client closed its input (the session's end has begun).
     client_closed: watch::Sender<bool>,
@@ -169,6 +210,15 @@ impl std::fmt::Debug for GateService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("GateService")
     }
+}
+
+/// Why a line did not go toward the child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unsent {
+    /// The queue had no room, and the line could not wait.
+    Full,
+    /// The child is gone (or its input closed).
+    Gone,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -223,8 +273,14 @@ fn valid_id(v: &Value) -> Option<Id> {
 
 impl GateService {
     /// A gateway writing to the child through `to_child` (one line each,
-    /// without its newline).
-    pub fn new(config: GateConfig, to_child: SyncSender<Vec<u8>>) -> Self {
+    /// without its newline, charged on `to_server`), reading client lines
+    /// of at most `max_line` bytes.
+    pub fn new(
+        config: GateConfig,
+        to_child: ToServer,
+        to_server: ByteBudget,
+        max_line: usize,
+    ) -> Self {
         let limits = Limits {
             max_payload_bytes: config.max_response_bytes,
             ..Limits::default()
@@ -257,6 +313,11 @@ impl GateService {
                     audit_failed: false,
                 }),
                 to_child: Mutex::new(Some(to_child)),
+                to_server,
+                pending_slots: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
+                reserved: Mutex::new(Reserved::default()),
+                in_order: Arc::new(tokio::sync::Mutex::new(())),
+                max_line,
                 peer: Mutex::new(None),
                 client_closed: watch::Sender::new(false),
                 server_gone: watch::Sender::new(false),
@@ -284,16 +345,94 @@ impl GateService {
         let _ = rx.wait_for(|gone| *gone).await;
     }
 
-    fn send_child(&self, line: &[u8]) -> Result<(), GateCode> {
+    /// Queues `line` toward the child with its `charge`.
+    fn queue_child(&self, line: &[u8], charge: Charge) -> Result<(), Unsent> {
         let guard = lock(&self.shared.to_child);
         let Some(tx) = guard.as_ref() else {
-            return Err(GateCode::ServerExited);
+            return Err(Unsent::Gone);
         };
-        match tx.try_send(line.to_vec()) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => Err(GateCode::Busy),
-            Err(TrySendError::Disconnected(_)) => Err(GateCode::ServerExited),
+        tx.send((line.to_vec(), charge)).map_err(|_| Unsent::Gone)
+    }
+
+    /// The charge for a line of `len` bytes toward the child: from the
+    /// room reserved for the client's message, else from what is free now.
+    fn charge_now(&self, len: usize) -> Option<Charge> {
+        let bytes = len.saturating_add(1);
+        let reserved = lock(&self.shared.reserved).bytes.take();
+        // What is left of the reservation goes back to the budget.
+        reserved
+            .and_then(|mut r| r.split(bytes))
+            .or_else(|| self.shared.to_server.try_take(bytes))
+    }
+
+    /// Queues a client's message without waiting, in the room reserved
+    /// for it ([`Service::ready`]): `Unsent::Full` when there is none, and
+    /// then it is not sent.
+    fn send_child(&self, line: &[u8]) -> Result<(), Unsent> {
+        if lock(&self.shared.to_child).is_none() {
+            return Err(Unsent::Gone);
         }
+        let charge = self.charge_now(line.len()).ok_or(Unsent::Full)?;
+        self.queue_child(line, charge)
+    }
+
+    /// Queues a message of the gateway's own (from the thread reading the
+    /// child, which must not wait on the child's input) when there is room
+    /// now; dropped otherwise (with a warning).
+    fn send_own(&self, line: &[u8]) -> Result<(), Unsent> {
+        let charge = self.shared.to_server.try_take(line.len().saturating_add(1));
+        let Some(charge) = charge else {
+            tracing::warn!("no room toward the server: the gateway's own message dropped");
+            return Err(Unsent::Full);
+        };
+        self.queue_child(line, charge)
+    }
+
+    /// Queues a line once there is room for it (a message the gateway
+    /// sends from a task of its own).
+    async fn send_child_when_room(&self, line: &[u8]) -> Result<(), Unsent> {
+        let charge = self
+            .shared
+            .to_server
+            .take(line.len().saturating_add(1))
+            .await
+            .map_err(|_| Unsent::Gone)?;
+        self.queue_child(line, charge)
+    }
+
+    /// The answer to a request that did not go toward the child.
+    fn unsent(&self, id: Id, why: Unsent) -> Response {
+        let error = match why {
+            Unsent::Gone => gate_error(
+                GateCode::ServerExited,
+                "the request could not be passed to the server".into(),
+            ),
+            Unsent::Full => server_busy(
+                "the gateway's queue toward the server is full; retry later".into(),
+                serde_json::Map::new(),
+            ),
+        };
+        Response::error(Some(id), error)
+    }
+
+    /// Why no place was free: the child is gone, or (outside readiness)
+    /// every place is taken.
+    fn gone_or_busy(&self) -> Unsent {
+        if lock(&self.shared.to_child).is_none() {
+            Unsent::Gone
+        } else {
+            Unsent::Full
+        }
+    }
+
+    /// A place among the pending requests: the one reserved for the
+    /// client's message, else one free now.
+    fn pending_slot(&self) -> Option<OwnedSemaphorePermit> {
+        lock(&self.shared.reserved).slot.take().or_else(|| {
+            Arc::clone(&self.shared.pending_slots)
+                .try_acquire_owned()
+                .ok()
+        })
     }
 
     /// Writes one audit line; `false` when the log cannot be written (the
@@ -782,7 +921,7 @@ impl GateService {
                         // With --root, the server's roots are the
                         // gateway's: a client's wider roots never reach it.
                         let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": roots_value(roots)}});
-                        let _ = self.send_child(answer.to_string().as_bytes());
+                        let _ = self.send_own(answer.to_string().as_bytes());
                         tracing::info!("roots/list answered with --root");
                         return;
                     }
@@ -796,7 +935,7 @@ impl GateService {
                                 let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
                                     "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
                                     "data": {"code": r.code(), "reason": r.message()}}});
-                                let _ = self.send_child(answer.to_string().as_bytes());
+                                let _ = self.send_own(answer.to_string().as_bytes());
                             }
                             return;
                         }
@@ -810,10 +949,13 @@ impl GateService {
                         let mut st = lock(&self.shared.state);
                         if st.server_asks.len() >= MAX_PENDING_REQUESTS {
                             drop(st);
+                            let busy = server_busy(
+                                "too many server requests wait for the client".into(),
+                                serde_json::Map::new(),
+                            );
                             let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
-                                "code": GATE_ERROR, "message": "too many server requests wait for the client",
-                                "data": {"code": GateCode::Busy.code()}}});
-                            let _ = self.send_child(answer.to_string().as_bytes());
+                                "code": busy.code, "message": busy.message, "data": busy.data}});
+                            let _ = self.send_own(answer.to_string().as_bytes());
                             return;
                         }
                         st.server_asks.insert(sid.clone());
@@ -898,6 +1040,9 @@ impl GateService {
                 json!({"code": e.code, "message": e.message, "data": e.data}),
             ));
         }
+        // Whoever waits for room toward the child stops waiting.
+        self.shared.to_server.close();
+        self.shared.pending_slots.close();
         self.shared.server_gone.send_replace(true);
     }
 
@@ -960,22 +1105,22 @@ impl GateService {
                     },
                 )));
             }
-            if st.pending.len() >= MAX_PENDING_REQUESTS {
+            let slot = if lock(&self.shared.to_child).is_none() {
+                None
+            } else {
+                self.pending_slot()
+            };
+            let Some(slot) = slot else {
+                // Only when the child is gone, or the request came outside
+                // the engine's readiness (none does).
                 if limited {
                     if let Some(t) = &tool {
                         st.limiter.release(t);
                     }
                 }
-                return Handled::Reply(Reply::Send(Response::error(
-                    Some(req.id),
-                    gate_error(
-                        GateCode::Busy,
-                        format!(
-                            "more than {MAX_PENDING_REQUESTS} requests are waiting for the server"
-                        ),
-                    ),
-                )));
-            }
+                drop(st);
+                return Handled::Reply(Reply::Send(self.unsent(req.id, self.gone_or_busy())));
+            };
             st.next_seq = st.next_seq.wrapping_add(1);
             let seq = st.next_seq;
             st.pending.insert(
@@ -986,6 +1131,7 @@ impl GateService {
                     limited,
                     seq,
                     started: Instant::now(),
+                    _slot: Some(slot),
                 },
             );
         }
@@ -995,26 +1141,38 @@ impl GateService {
         }
         let me = self.clone();
         let resolve = self.shared.keeper.policy.resolve && !names.is_empty();
-        if !resolve {
-            if let Err(code) = self.send_child(&req.raw) {
+        // With `--resolve` the request leaves after its names are checked:
+        // its room is taken now, and the next message waits for it.
+        let mut on_its_way = None;
+        if resolve {
+            let order = Arc::clone(&self.shared.in_order).try_lock_owned().ok();
+            on_its_way = self.charge_now(req.raw.len()).map(|c| (c, order));
+            if on_its_way.is_none() {
                 self.finish(&req.id);
-                return Handled::Reply(Reply::Send(Response::error(
-                    Some(req.id),
-                    gate_error(code, "the request could not be passed to the server".into()),
-                )));
+                return Handled::Reply(Reply::Send(self.unsent(req.id, Unsent::Full)));
             }
+        } else if let Err(why) = self.send_child(&req.raw) {
+            self.finish(&req.id);
+            return Handled::Reply(Reply::Send(self.unsent(req.id, why)));
         }
+        let Request {
+            id: req_id,
+            method,
+            raw,
+            ..
+        } = req;
+        let raw = on_its_way.is_some().then_some(raw);
         // `--call-timeout` bounds `tools/call`; every other forwarded
         // request gets REQUEST_DEADLINE (an answer the gateway could not
         // read must not leave it waiting).
-        let timeout = if req.method == "tools/call" {
+        let timeout = if method == "tools/call" {
             self.shared.call_timeout
         } else {
             Some(REQUEST_DEADLINE)
         };
         Handled::Task(Box::pin(async move {
-            let id = req.id.clone();
-            if resolve {
+            let id = req_id;
+            if let (Some((charge, order)), Some(raw)) = (on_its_way, raw) {
                 let net = me.shared.keeper.policy.net.clone();
                 let checked = tokio::task::spawn_blocking(move || {
                     for n in &names {
@@ -1038,14 +1196,13 @@ impl GateService {
                 };
                 if let Some(r) = refusal {
                     me.finish(&id);
-                    return Reply::Send(me.denial_for(&req.method, id, &r));
+                    return Reply::Send(me.denial_for(&method, id, &r));
                 }
-                if let Err(code) = me.send_child(&req.raw) {
+                let queued = me.queue_child(&raw, charge);
+                drop(order);
+                if let Err(why) = queued {
                     me.finish(&id);
-                    return Reply::Send(Response::error(
-                        Some(id),
-                        gate_error(code, "the request could not be passed to the server".into()),
-                    ));
+                    return Reply::Send(me.unsent(id, why));
                 }
             }
             let _cancel = ctx.cancel;
@@ -1055,7 +1212,7 @@ impl GateService {
                     Err(_) => {
                         me.finish(&id);
                         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id.to_value(), "reason": "toolgate gate: --call-timeout"}});
-                        let _ = me.send_child(cancel.to_string().as_bytes());
+                        let _ = me.send_child_when_room(cancel.to_string().as_bytes()).await;
                         tracing::warn!(%id, "call timed out; cancelled at the server");
                         return Reply::Send(Response::error(
                             Some(id),
@@ -1069,7 +1226,7 @@ impl GateService {
                 None => rx.await,
             };
             match outcome {
-                Ok(o) => me.answer(id, &req.method, o),
+                Ok(o) => me.answer(id, &method, o),
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
                     gate_error(
@@ -1085,6 +1242,44 @@ impl GateService {
 impl Service for GateService {
     fn attach(&mut self, peer: Peer) {
         *lock(&self.shared.peer) = Some(peer);
+    }
+
+    /// Backpressure: the client's next message is read only once the
+    /// queue toward the child has room for a whole line, a place among the
+    /// pending requests is free, and a `--resolve` request before it has
+    /// gone to the child (message order).
+    fn ready(&mut self) -> Option<BoxFuture<()>> {
+        let shared = &self.shared;
+        let in_order = shared.in_order.try_lock().is_ok();
+        {
+            let mut r = lock(&shared.reserved);
+            if r.bytes.is_none() {
+                r.bytes = shared.to_server.try_take(shared.max_line.saturating_add(1));
+            }
+            if r.slot.is_none() {
+                r.slot = Arc::clone(&shared.pending_slots).try_acquire_owned().ok();
+            }
+            let room = r.bytes.is_some() && r.slot.is_some();
+            if (room && in_order) || shared.to_server.is_closed() {
+                return None;
+            }
+        }
+        let me = self.clone();
+        Some(Box::pin(async move {
+            let shared = &me.shared;
+            drop(shared.in_order.lock().await);
+            let need_bytes = lock(&shared.reserved).bytes.is_none();
+            if need_bytes {
+                // Closed (the child is gone): what follows is answered so.
+                let bytes = shared.to_server.take(shared.max_line.saturating_add(1));
+                lock(&shared.reserved).bytes = bytes.await.ok();
+            }
+            let need_slot = lock(&shared.reserved).slot.is_none();
+            if need_slot {
+                let slot = Arc::clone(&shared.pending_slots).acquire_owned().await;
+                lock(&shared.reserved).slot = slot.ok();
+            }
+        }))
     }
 
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
@@ -1234,7 +1429,9 @@ impl Service for GateService {
                 self.hold_until_deadline(id);
             }
         }
-        let _ = self.send_child(&notification.raw);
+        if self.send_child(&notification.raw) == Err(Unsent::Full) {
+            tracing::warn!(method, "no room toward the server: notification dropped");
+        }
     }
 
     fn response(&mut self, response: ClientResponse) {
@@ -1246,7 +1443,9 @@ impl Service for GateService {
             tracing::warn!(id = ?response.id, "a client response to no request the server is waiting on; dropped");
             return;
         }
-        let _ = self.send_child(&response.raw);
+        if self.send_child(&response.raw) == Err(Unsent::Full) {
+            tracing::warn!("no room toward the server: client response dropped");
+        }
     }
 
     fn closed(&mut self) {

@@ -1,10 +1,10 @@
 //! `toolgate gate`'s process plumbing: the child, the threads feeding it
 //! and reading it, signals, the session's end, and the exit status.
 //!
-//! * The child's stdin is written by one thread from a bounded queue of
-//!   [`MAX_PENDING_REQUESTS`](super::proxy::MAX_PENDING_REQUESTS) lines (a
-//!   slow child makes the gateway answer `tool.busy`, never buffer without
-//!   bound); its stdout is read by another through the bounded framing.
+//! * The child's stdin is written by one thread from a queue of at most
+//!   [`MAX_TO_SERVER_BYTES`] (a slow child makes the gateway stop reading
+//!   the client, never refuse or buffer without bound); its stdout is read
+//!   by another through the bounded framing.
 //! * The child exits (its output ends): waiting requests get
 //!   `tool.server_exited`, the session's input ends, and the gateway exits
 //!   with the child's status.
@@ -27,9 +27,9 @@ use rustix::process::Signal;
 use tokio::sync::mpsc;
 
 use super::child::{child_env, ChildProcess, ProcessGroup};
-use super::proxy::{GateConfig, GateService, MAX_PENDING_REQUESTS};
+use super::proxy::{GateConfig, GateService, MAX_TO_SERVER_BYTES};
 use crate::engine::transport::{stdio, Frame, LineReader};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{ByteBudget, Charge, Engine, EngineConfig};
 
 /// How long the child may take to exit after its stdin is closed, and how
 /// long the session may take to write its last answers once the child is
@@ -53,19 +53,22 @@ pub fn run(
     let max_response = config.max_response_bytes;
     let env = child_env(std::env::vars_os(), env_extra);
     let (child, mut stdin, stdout) = ChildProcess::spawn(cmd, args, &env)?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(MAX_PENDING_REQUESTS);
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Vec<u8>, Charge)>();
     std::thread::Builder::new()
         .name("gate-child-stdin".into())
         .spawn(move || {
-            for mut line in rx {
+            while let Some((mut line, charge)) = rx.blocking_recv() {
                 line.push(b'\n');
                 if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
                     return;
                 }
+                drop(charge);
             }
             // Every sender gone: the child's stdin closes here.
         })?;
-    let service = GateService::new(config, tx);
+    let max_line = crate::json::MAX_PAYLOAD_BYTES;
+    let budget = ByteBudget::new(MAX_TO_SERVER_BYTES);
+    let service = GateService::new(config, tx, budget, max_line);
     let reader = service.clone();
     std::thread::Builder::new()
         .name("gate-child-stdout".into())
@@ -75,7 +78,7 @@ pub fn run(
         .name("gate-signals".into())
         .spawn(move || pass_signals(group))?;
     let engine = EngineConfig {
-        max_line_bytes: crate::json::MAX_PAYLOAD_BYTES,
+        max_line_bytes: max_line,
         max_response_bytes: max_response,
         ..EngineConfig::default()
     };

@@ -3,10 +3,12 @@
 //! the server's whole process group is stopped, and the gateway exits.
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use crate::{server, spawn_piped};
 
 #[allow(dead_code)] // the PDF-worker helpers are for other suites
 #[path = "../proc_support/mod.rs"]
@@ -15,10 +17,6 @@ mod proc_support;
 /// Far beyond the gateway's own bound (`3 × GRACE + 2 × TERM_GRACE`): only
 /// a gateway that never ends fails.
 const EVENTUALLY: Duration = Duration::from_secs(60);
-
-fn server(name: &str) -> String {
-    format!("{}/tests/servers/{name}", env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The gateway in front of `tests/servers/stubborn.py`, initialized.
 struct Stubborn {
@@ -33,14 +31,11 @@ impl Stubborn {
     fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let pids = dir.path().join("pids");
-        let mut gate = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-            .args(["gate", "--", "python3", &server("stubborn.py")])
-            .arg(&pids)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut gate = spawn_piped(
+            Command::new(env!("CARGO_BIN_EXE_toolgate"))
+                .args(["gate", "--", "python3", &server("stubborn.py")])
+                .arg(&pids),
+        );
         let mut stdin = gate.stdin.take();
         let mut out = BufReader::new(gate.stdout.take().unwrap());
         writeln!(stdin.as_mut().unwrap(), "{INITIALIZE}").unwrap();

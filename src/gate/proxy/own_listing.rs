@@ -115,17 +115,17 @@ impl GateService {
                     limited: false,
                     seq,
                     started: std::time::Instant::now(),
+                    _slot: None,
                 },
             );
             id
         };
         let line =
             json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
-        if let Err(code) = self.send_child(line.to_string().as_bytes()) {
+        if let Err(why) = self.send_child_when_room(line.to_string().as_bytes()).await {
             self.finish(&id);
             return Err(format!(
-                "the request could not be passed to the server ({})",
-                code.code()
+                "the request could not be passed to the server ({why:?})"
             ));
         }
         match tokio::time::timeout(wait, rx).await {

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""A fast MCP stdio server for the load tests: answers every request at once
+and in order (`tools/call` echoes its arguments; `big` answers with
+`arguments.bytes` bytes of text), and exits when its input ends. With
+argv[1] = "stall" it reads nothing after `initialize`."""
+import json
+import sys
+import time
+
+TOOLS = [{"name": "echo", "description": "Echoes its arguments.", "inputSchema": {"type": "object"}}]
+out = sys.stdout
+for line in sys.stdin:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in msg or "method" not in msg:
+        continue
+    id, method, params = msg["id"], msg["method"], msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {"tools": TOOLS}
+    elif method == "tools/call":
+        args = params.get("arguments", {})
+        if params.get("name") == "big":
+            text = "a" * int(args.get("bytes", 0))
+        else:
+            text = json.dumps(args, sort_keys=True)
+        result = {"content": [{"type": "text", "text": text}]}
+    else:
+        out.write(json.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}}) + "\n")
+        out.flush()
+        continue
+    out.write(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + "\n")
+    out.flush()
+    if method == "initialize" and sys.argv[1:] == ["stall"]:
+        while True:
+            time.sleep(1000)
