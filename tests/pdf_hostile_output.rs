@@ -84,11 +84,12 @@ fn answers_stay_under_the_response_bound() {
     }
 }
 
-/// `pages` pages each showing the text of [`escaped_twice`] (3.3 M quotes).
-fn escaped_twice_pages(pages: u32) -> Vec<u8> {
+/// `pages` pages each showing `lines` lines of 16 Ki quotes (200 lines:
+/// the text of [`escaped_twice`], 3.3 M quotes).
+fn escaped_twice_pages(pages: u32, lines: usize) -> Vec<u8> {
     let target = "0022".repeat(64);
     let line = format!("({}) '\n", "a".repeat(256));
-    let content = format!("BT /F1 1 Tf 1.2 TL 10 790 Td {}ET", line.repeat(200));
+    let content = format!("BT /F1 1 Tf 1.2 TL 10 790 Td {}ET", line.repeat(lines));
     let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 10 + i)).collect();
     let mut doc = gen::Doc::new(1)
         .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
@@ -118,7 +119,7 @@ fn a_cut_answer_carries_no_stale_warning() {
     // still say where the old limit stopped it, or speak of a page that is
     // no longer in the answer.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("q.pdf"), escaped_twice_pages(6)).unwrap();
+    std::fs::write(dir.path().join("q.pdf"), escaped_twice_pages(6, 200)).unwrap();
     let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"q.pdf"}}});
     let input = format!("{}\n{call}\n", initialize("2025-06-18"));
     let out = run_with(dir.path(), &[], input.into_bytes());
@@ -139,6 +140,52 @@ fn a_cut_answer_carries_no_stale_warning() {
     let w = warnings.last().unwrap();
     assert_eq!(w["limit"], "max_response_bytes", "{w}");
     assert_eq!(w["page"], last, "{w}");
+}
+
+/// One page of 9.8 M quotes: the output_chars limit (8 Mi characters)
+/// stops it within the page, and the response bound then cuts the same
+/// page shorter. The page's output_chars warning is stale; one warning
+/// says where the text stops now.
+#[test]
+fn a_page_cut_twice_keeps_only_the_last_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("q.pdf"), escaped_twice_pages(1, 600)).unwrap();
+    for version in ["2025-06-18", "2024-11-05"] {
+        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"q.pdf"}}});
+        let input = format!("{}\n{call}\n", initialize(version));
+        let out = run_with(dir.path(), &[], input.into_bytes());
+        let text = out.responses[1]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap();
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(v["truncated"], true, "{version}");
+        let warnings = v["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{version}: {warnings:?}");
+        assert_eq!(warnings[0]["page"], 1, "{version}");
+        assert_eq!(warnings[0]["limit"], "max_response_bytes", "{version}");
+    }
+}
+
+/// Cut by the output_chars limit alone, a page's warning names the limit
+/// (and no longer counts characters it no longer holds).
+#[test]
+fn a_page_cut_by_output_chars_names_the_limit() {
+    let data = escaped_twice_pages(1, 600);
+    let x = toolgate::pdf::extract_in_process(
+        toolgate::pdf::Source::Bytes(&data),
+        None,
+        &toolgate::pdf::Options::default(),
+    )
+    .unwrap();
+    assert!(x.truncated);
+    assert!(x.pages[0].text.chars().count() <= toolgate::pdf::limits::MAX_OUTPUT_CHARS);
+    let w: Vec<_> = x.warnings.iter().filter(|w| w.page == Some(1)).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].limit, Some(toolgate::pdf::Limit::OutputChars), "{w:?}");
+    assert!(
+        w[0].message.contains("page range starting at page 1"),
+        "{w:?}"
+    );
 }
 
 #[test]

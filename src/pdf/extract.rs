@@ -194,6 +194,11 @@ pub(crate) fn extract_counted(
                 page: Some(number),
                 limit: Some(*limit),
                 message: match limit {
+                    Limit::OutputChars => format!(
+                        "the text stops within this page: the call's {}-character {} limit was reached; ask for the rest with a page range starting at page {number}",
+                        limits.max_output_chars,
+                        limit.name()
+                    ),
                     Limit::StreamBytes | Limit::TotalDecodedBytes => format!(
                         "the text of this page (and of any later page warning of a refused stream) is incomplete: a stream was past the {} limit",
                         limit.name()

@@ -609,11 +609,10 @@ impl<'a> Interp<'a> {
         let mut rest = s;
         while !rest.is_empty() {
             if sink.text.len() >= self.limits.max_chars {
-                sink.truncated = true;
-                sink.warn(format!(
-                    "page text cut at {} characters",
-                    self.limits.max_chars
-                ));
+                // The characters left to the call (`output_chars`): the
+                // page's warning names the limit, so a later cut of the
+                // answer can tell it is stale.
+                sink.hit(Limit::OutputChars);
                 return;
             }
             if sink.glyphs.len() >= self.limits.max_glyphs {

@@ -41,7 +41,8 @@ use crate::pdf::object::{deref, number_array};
 /// Bounds for interpreting one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextLimits {
-    /// Most characters of text produced for the page.
+    /// Most characters of text produced for the page (in an extraction,
+    /// the characters left to the call: reaching it is `output_chars`).
     pub max_chars: usize,
     /// Deepest nesting of Form XObjects followed ([`limits::MAX_FORM_DEPTH`]).
     pub max_form_depth: usize,
