@@ -68,6 +68,41 @@ pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
 /// ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
 pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
 
+/// Most JSON values in one line from the child. Parsed, a value costs
+/// about [`VALUE_BYTES`] beyond its text, so a line of tiny values (`[0,0,…]`)
+/// would cost many times its length: a line with more is refused before it
+/// is parsed, like an oversized one (`tool.bad_response` for the request it
+/// answers).
+pub const MAX_SERVER_LINE_VALUES: usize = 1 << 20;
+
+/// What one parsed JSON value costs beyond its text, as the server's lines
+/// are charged on [`MAX_FROM_SERVER_BYTES`] ([`GateService::weigh`]).
+pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+
+/// An upper bound on the JSON values in `bytes` (one more than the `[`,
+/// `,` and `:` outside strings), counted up to `max + 1`.
+fn values_in(bytes: &[u8], max: usize) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b'[' | b',' | b':') {
+            n += 1;
+            if n > max {
+                return n;
+            }
+        }
+    }
+    n
+}
+
 /// What a request waiting for the child gets: the child's `result`
 /// (`Ok`) or `error` (`Err`), with the charge of the line it came in on.
 type Outcome = (Result<Value, Value>, Charge);
@@ -909,6 +944,18 @@ impl GateService {
         Ok(())
     }
 
+    /// What a line from the child is charged on
+    /// [`from_server`](Self::from_server): its length and what its values
+    /// cost once parsed ([`VALUE_BYTES`] each, at most
+    /// [`MAX_SERVER_LINE_VALUES`] counted), so the parsed answers held
+    /// stay within the budget, not only their text.
+    pub fn weigh(line: &[u8]) -> usize {
+        let values = values_in(line, MAX_SERVER_LINE_VALUES);
+        line.len()
+            .saturating_add(1)
+            .saturating_add(values.saturating_mul(VALUE_BYTES))
+    }
+
     /// The budget the child's lines are charged on before
     /// [`child_line`](Self::child_line) ([`MAX_FROM_SERVER_BYTES`]).
     pub fn from_server(&self) -> &ByteBudget {
@@ -919,6 +966,13 @@ impl GateService {
     /// on [`from_server`](Self::from_server): held until what the line
     /// carries is queued further on.
     pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle, charge: Charge) {
+        if values_in(bytes, MAX_SERVER_LINE_VALUES) > MAX_SERVER_LINE_VALUES {
+            tracing::warn!(
+                "the child wrote a line of more than {MAX_SERVER_LINE_VALUES} values; dropped"
+            );
+            self.fail_recovered(bytes, "the server's answer holds too many JSON values");
+            return;
+        }
         let value = match parse_strict(bytes, &self.shared.limits) {
             Ok(v) => v,
             Err(e) => {
@@ -1491,5 +1545,34 @@ impl Service for GateService {
     fn closed(&mut self) {
         self.shared.client_closed.send_replace(true);
         *lock(&self.shared.to_child) = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The count bounds the values from above, ignores what is inside
+    /// strings (escaped quotes included), and stops past the bound.
+    #[test]
+    fn values_in_counts_outside_strings_only() {
+        let line = br#"{"a":[1,2,{"b":"x,[:\"]"}],"c":"\\"}"#;
+        let parsed: Value = serde_json::from_slice(line).unwrap();
+        let mut values = 0;
+        let mut stack = vec![&parsed];
+        while let Some(v) = stack.pop() {
+            values += 1;
+            match v {
+                Value::Array(a) => stack.extend(a),
+                Value::Object(m) => stack.extend(m.values()),
+                _ => {}
+            }
+        }
+        let counted = values_in(line, usize::MAX);
+        assert!(counted >= values, "{counted} < {values}");
+        assert_eq!(counted, 8);
+        assert_eq!(values_in(b"[0,0,0,0,0]", 3), 4);
+        let tiny = format!("[{}]", vec!["0"; 100].join(","));
+        assert!(GateService::weigh(tiny.as_bytes()) >= 100 * VALUE_BYTES);
     }
 }

@@ -191,7 +191,7 @@ fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_resp
             Ok(Frame::Line(l)) => {
                 // Waits while the server's earlier lines fill the budget
                 // (the client reads slowly): the server then waits too.
-                let charge = rt.block_on(service.from_server().take(l.len().saturating_add(1)));
+                let charge = rt.block_on(service.from_server().take(GateService::weigh(&l)));
                 service.child_line(&l, &handle, charge.unwrap_or_default());
             }
             Ok(Frame::Oversized { .. }) => {

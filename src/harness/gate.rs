@@ -115,7 +115,7 @@ fn session(data: &[u8]) -> Transcript {
             .unwrap();
         let handle = rt.handle().clone();
         for line in server_rx {
-            let charge = rt.block_on(reader.from_server().take(line.len() + 1));
+            let charge = rt.block_on(reader.from_server().take(GateService::weigh(&line)));
             reader.child_line(&line, &handle, charge.unwrap_or_default());
         }
         reader.child_gone();

@@ -263,13 +263,28 @@ fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
 /// ends closed), the gateway and the server end.
 #[test]
 fn a_client_that_stops_reading_stalls_the_server_not_the_gateways_memory() {
+    client_stalls("big", 15 << 20);
+}
+
+/// The same with answers of tiny values (`[0,0,…]`), which cost many times
+/// their text once parsed: the budget counts what they cost parsed
+/// (`gate::VALUE_BYTES` a value; 1.5 MiB of text is about 25 MiB parsed),
+/// and a line of more than `gate::MAX_SERVER_LINE_VALUES` (15 MiB of them)
+/// is refused before it is parsed.
+#[test]
+fn answers_of_tiny_values_are_charged_what_they_cost_parsed() {
+    client_stalls("tiny", 3 << 19);
+    client_stalls("tiny", 15 << 20);
+}
+
+fn client_stalls(tool: &str, bytes: usize) {
     const ANSWERS: usize = 40;
     let (mut gate, out) = echo_gate(&[], &[]);
     let pid = gate.id();
     let mut stdin = gate.stdin.take().unwrap();
     for i in 1..=ANSWERS {
         let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                          "params": {"name": "big", "arguments": {"bytes": 15 << 20}}});
+                          "params": {"name": tool, "arguments": {"bytes": bytes}}});
         writeln!(stdin, "{call}").unwrap();
     }
     stalled(pid);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fast MCP stdio server for the load tests: answers every request at once
 and in order (`tools/call` echoes its arguments; `big` answers with
-`arguments.bytes` bytes of text), and exits when its input ends. With
+`arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`), and exits when its input ends. With
 argv[1] = "stall" it reads nothing after `initialize`."""
 import json
 import sys
@@ -25,6 +25,12 @@ for line in sys.stdin:
         result = {"tools": TOOLS}
     elif method == "tools/call":
         args = params.get("arguments", {})
+        if params.get("name") == "tiny":
+            # `bytes` of tiny values: costly to parse, cheap to write.
+            n = int(args.get("bytes", 0)) // 2
+            out.write('{"jsonrpc":"2.0","id":%s,"result":{"content":[],"n":[%s]}}\n' % (json.dumps(id), ",".join(["0"] * n)))
+            out.flush()
+            continue
         if params.get("name") == "big":
             text = "a" * int(args.get("bytes", 0))
         else:
