@@ -29,11 +29,21 @@ pub struct ByteBudget {
     bytes: usize,
 }
 
-/// Bytes taken from a [`ByteBudget`], given back when dropped.
-#[derive(Debug, Default)]
+/// Bytes taken from a [`ByteBudget`], given back when dropped. Clones
+/// share the charge (the bytes come back with the last one); charges
+/// compare equal whatever they hold (bookkeeping, not content).
+#[derive(Debug, Clone, Default)]
 pub struct Charge {
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Arc<OwnedSemaphorePermit>>,
 }
+
+impl PartialEq for Charge {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Charge {}
 
 /// The budget was closed: its queue's consumer has gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +84,7 @@ impl ByteBudget {
             .await
             .map_err(|_| BudgetClosed)?;
         Ok(Charge {
-            permit: Some(permit),
+            permit: Some(Arc::new(permit)),
         })
     }
 
@@ -84,7 +94,7 @@ impl ByteBudget {
             .try_acquire_many_owned(self.permits(bytes))
             .ok()?;
         Some(Charge {
-            permit: Some(permit),
+            permit: Some(Arc::new(permit)),
         })
     }
 
@@ -108,20 +118,18 @@ impl Charge {
 
     /// The bytes this charge holds.
     pub fn bytes(&self) -> usize {
-        self.permit
-            .as_ref()
-            .map_or(0, OwnedSemaphorePermit::num_permits)
+        self.permit.as_ref().map_or(0, |p| p.num_permits())
     }
 
     /// Splits `bytes` off this charge (a reservation handing out part of
-    /// itself); `None` when it holds fewer.
+    /// itself); `None` when it holds fewer, or is shared with a clone.
     pub fn split(&mut self, bytes: usize) -> Option<Charge> {
         if bytes == 0 {
             return Some(Charge::none());
         }
-        let permit = self.permit.as_mut()?.split(bytes)?;
+        let permit = Arc::get_mut(self.permit.as_mut()?)?.split(bytes)?;
         Some(Charge {
-            permit: Some(permit),
+            permit: Some(Arc::new(permit)),
         })
     }
 }
@@ -142,7 +150,10 @@ mod tests {
         let mut a = a;
         let part = a.split(4).unwrap();
         assert!(a.split(3).is_none());
+        let shared = a.clone();
         drop(a);
+        assert_eq!(budget.used(), 6, "a clone still holds the rest");
+        drop(shared);
         assert_eq!(budget.used(), 4, "the part split off still holds its bytes");
         drop(part);
         assert_eq!(budget.used(), 0);

@@ -29,6 +29,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::budget::{ByteBudget, Charge};
 use super::message::{ErrorObject, Id, Notification, Reply, Request, Response};
 use super::render;
 #[cfg(any(doc, test))]
@@ -39,7 +40,7 @@ use super::service::{
 };
 #[cfg(doc)]
 use super::transport::MAX_PENDING_LINES;
-use super::transport::{Frame, Outgoing, Route, Transport};
+use super::transport::{Frame, Outgoing, Route, Transport, MAX_TO_CLIENT_BYTES};
 use super::wire::{self, Parsed};
 use crate::json::Limits;
 use crate::rpc::Message;
@@ -48,6 +49,13 @@ use crate::rpc::Message;
 pub const MAX_PENDING_PROGRESS: usize = 256;
 /// Default bound on calls waiting for a slot ([`EngineConfig::max_queued_calls`]).
 pub const DEFAULT_MAX_QUEUED_CALLS: usize = 64;
+
+/// Budget of the finished answers waiting for the dispatch task, in bytes
+/// of rendered lines: a call's answer is rendered by its own task and
+/// queued only once it fits (the task waits, and keeps what it holds,
+/// [`super::CallContext::hold`]). At least one whole answer
+/// ([`crate::json::MAX_RESPONSE_BYTES`]) fits.
+pub const MAX_FINISHED_BYTES: usize = 2 * crate::json::MAX_RESPONSE_BYTES;
 
 /// The engine's bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,24 +93,38 @@ pub fn default_concurrency() -> usize {
 
 struct Done {
     key: u64,
-    /// `None`: cancelled, nothing to send.
-    reply: Option<Reply>,
+    /// `None`: cancelled or silent, nothing to send.
+    answer: Option<Finished>,
+}
+
+/// A call's answer on its way to the dispatch task.
+enum Finished {
+    /// Rendered by the call's task, charged on [`MAX_FINISHED_BYTES`].
+    Line {
+        id: Option<Id>,
+        line: Vec<u8>,
+        charge: Charge,
+    },
+    /// To render with the rest of its batch, or the internal error of a
+    /// task torn down (small, and never charged).
+    Response(Response),
 }
 
 /// Sends `Done` when dropped, so a task that panics or is torn down still
 /// frees its slot (with an internal error as its answer).
 struct DoneGuard {
     key: u64,
+    id: Id,
     tx: mpsc::UnboundedSender<Done>,
     sent: bool,
 }
 
 impl DoneGuard {
-    fn finish(mut self, reply: Option<Reply>) {
+    fn finish(mut self, answer: Option<Finished>) {
         self.sent = true;
         let _ = self.tx.send(Done {
             key: self.key,
-            reply,
+            answer,
         });
     }
 }
@@ -110,9 +132,10 @@ impl DoneGuard {
 impl Drop for DoneGuard {
     fn drop(&mut self) {
         if !self.sent {
+            let error = internal_error(Some(self.id.clone()));
             let _ = self.tx.send(Done {
                 key: self.key,
-                reply: Some(Reply::Send(internal_error(None))),
+                answer: Some(Finished::Response(error)),
             });
         }
     }
@@ -136,6 +159,8 @@ struct Call {
     last_progress: Option<Instant>,
     batch: Option<u64>,
     bounded: bool,
+    /// What the call's work holds for its answer ([`CallContext::hold`]).
+    held: Arc<std::sync::Mutex<Option<Charge>>>,
 }
 
 struct Batch {
@@ -159,6 +184,10 @@ pub struct Engine<S> {
     progress_rx: mpsc::Receiver<ProgressReport>,
     /// The writer side for server-initiated messages (set by `run`).
     peer: Peer,
+    /// [`MAX_FINISHED_BYTES`].
+    finished: ByteBudget,
+    /// [`MAX_TO_CLIENT_BYTES`].
+    to_client: ByteBudget,
 }
 
 impl<S: Service> Engine<S> {
@@ -182,8 +211,18 @@ impl<S: Service> Engine<S> {
             done_rx,
             progress_tx,
             progress_rx,
-            peer: Peer::new(mpsc::channel(1).0),
+            peer: Peer::new(mpsc::channel(1).0, ByteBudget::new(1)),
+            finished: ByteBudget::new(MAX_FINISHED_BYTES),
+            to_client: ByteBudget::new(MAX_TO_CLIENT_BYTES),
         }
+    }
+
+    /// Bytes queued toward the client now ([`MAX_TO_CLIENT_BYTES`]) and
+    /// finished answers waiting for the dispatch task
+    /// ([`MAX_FINISHED_BYTES`]): the budgets the engine's queues are held
+    /// to, shared with the running engine (read them while it runs).
+    pub fn budgets(&self) -> (ByteBudget, ByteBudget) {
+        (self.to_client.clone(), self.finished.clone())
     }
 
     /// Serves `transport` until its frames end and every call in flight or
@@ -194,14 +233,14 @@ impl<S: Service> Engine<S> {
             mut frames,
             outgoing,
         } = transport;
-        self.peer = Peer::new(outgoing.clone());
+        self.peer = Peer::new(outgoing, self.to_client.clone());
         self.service.attach(self.peer.clone());
         let mut input_open = true;
         // Backpressure: the service's wait before the next message.
         let mut ready = false;
         let mut waiting: Option<BoxFuture<()>> = None;
         let mut out = Output {
-            outgoing,
+            peer: self.peer.clone(),
             open: true,
             max_response_bytes: self.config.max_response_bytes,
         };
@@ -368,6 +407,7 @@ impl<S: Service> Engine<S> {
         let key = self.key();
         let cancel = CancelToken::new();
         let progress_token = progress_token(request.params.as_ref());
+        let held = Arc::default();
         let ctx = CallContext {
             cancel: cancel.clone(),
             progress: progress_token.as_ref().map(|_| Progress {
@@ -375,6 +415,7 @@ impl<S: Service> Engine<S> {
                 tx: self.progress_tx.clone(),
             }),
             peer: self.peer.clone(),
+            held: Arc::clone(&held),
         };
         let id = request.id.clone();
         let call = request.tool_call();
@@ -411,6 +452,7 @@ impl<S: Service> Engine<S> {
                 last_progress: None,
                 batch,
                 bounded,
+                held,
             },
         );
         self.by_id.insert(id, key);
@@ -448,21 +490,57 @@ impl<S: Service> Engine<S> {
         if bounded {
             self.running = self.running.saturating_add(1);
         }
-        let Some(cancel) = self.calls.get(&key).map(|c| c.cancel.clone()) else {
+        let Some(call) = self.calls.get(&key) else {
             return;
         };
+        let cancel = call.cancel.clone();
+        let held = Arc::clone(&call.held);
+        let in_batch = call.batch.is_some();
+        let id = call.id.clone();
         let guard = DoneGuard {
             key,
+            id: id.clone(),
             tx: self.done_tx.clone(),
             sent: false,
         };
+        let finished = self.finished.clone();
+        let max_response_bytes = self.config.max_response_bytes;
         tokio::spawn(async move {
             let reply = tokio::select! {
                 biased;
                 () = cancel.cancelled() => None,
                 reply = future => Some(reply),
             };
-            guard.finish(reply);
+            let answer = match reply {
+                Some(Reply::Send(mut r)) => {
+                    if r.id.is_none() {
+                        r.id = Some(id);
+                    }
+                    if in_batch {
+                        Some(Finished::Response(r))
+                    } else {
+                        // Rendered here, and queued once it fits: until
+                        // then the call keeps what it holds.
+                        let line = render::response(&r, max_response_bytes);
+                        finished
+                            .take(line.len())
+                            .await
+                            .ok()
+                            .map(|charge| Finished::Line {
+                                id: r.id,
+                                line,
+                                charge,
+                            })
+                    }
+                }
+                Some(Reply::Silent) | None => None,
+            };
+            drop(
+                held.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take(),
+            );
+            guard.finish(answer);
         });
     }
 
@@ -513,27 +591,29 @@ impl<S: Service> Engine<S> {
                 self.start(key, future, true);
             }
         }
-        let response = match done.reply {
-            _ if call.cancel.is_cancelled() => None,
-            Some(Reply::Send(mut r)) => {
+        let answer = if call.cancel.is_cancelled() {
+            None
+        } else {
+            done.answer
+        };
+        match (answer, batch) {
+            (None, Some(b)) => self.flush_batch(b, out).await,
+            (None, None) => {}
+            (Some(Finished::Response(mut r)), Some(b)) => {
                 if r.id.is_none() {
                     r.id = Some(call.id.clone());
                 }
-                Some(r)
-            }
-            Some(Reply::Silent) | None => None,
-        };
-        match batch {
-            Some(b) => {
-                if let (Some(r), Some(batch)) = (response, self.batches.get_mut(&b)) {
+                if let Some(batch) = self.batches.get_mut(&b) {
                     batch.responses.push(r);
                 }
                 self.flush_batch(b, out).await;
             }
-            None => {
-                if let Some(r) = response {
-                    out.response(&r).await;
-                }
+            (Some(Finished::Response(r)), None) => out.response(&r).await,
+            // Queued toward the client (charged there) before its charge
+            // here is given back.
+            (Some(Finished::Line { id, line, charge }), _) => {
+                out.send(Route::Response(id), line).await;
+                drop(charge);
             }
         }
     }
@@ -576,14 +656,16 @@ fn progress_token(params: Option<&Value>) -> Option<Id> {
 }
 
 struct Output {
-    outgoing: mpsc::Sender<Outgoing>,
+    peer: Peer,
     open: bool,
     max_response_bytes: usize,
 }
 
 impl Output {
     async fn send(&mut self, route: Route, line: Vec<u8>) {
-        self.put(Outgoing::Message { route, line }).await;
+        if self.peer.send_line(route, line).await.is_err() {
+            self.closed();
+        }
     }
 
     async fn response(&mut self, r: &Response) {
@@ -592,14 +674,14 @@ impl Output {
     }
 
     async fn end(&mut self) {
-        self.put(Outgoing::End).await;
+        if self.peer.put(Outgoing::End).await.is_err() {
+            self.closed();
+        }
     }
 
-    async fn put(&mut self, message: Outgoing) {
-        if self.outgoing.send(message).await.is_err() {
-            tracing::info!("output closed, stopping");
-            self.open = false;
-        }
+    fn closed(&mut self) {
+        tracing::info!("output closed, stopping");
+        self.open = false;
     }
 }
 
@@ -815,7 +897,7 @@ mod tests {
         let mut mailboxes: HashMap<Id, Vec<Value>> = HashMap::new();
         let (mut unknown, mut session, mut batches) = (0, 0, 0);
         for m in &all[..all.len() - 1] {
-            let Outgoing::Message { route, line } = m else {
+            let Outgoing::Message { route, line, .. } = m else {
                 panic!("End before the last message: {all:?}");
             };
             assert!(line.ends_with(b"\n"));

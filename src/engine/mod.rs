@@ -29,7 +29,8 @@ pub mod wire;
 
 pub use budget::{BudgetClosed, ByteBudget, Charge, MAX_BUDGET_BYTES};
 pub use dispatch::{
-    default_concurrency, Engine, EngineConfig, DEFAULT_MAX_QUEUED_CALLS, MAX_PENDING_PROGRESS,
+    default_concurrency, Engine, EngineConfig, DEFAULT_MAX_QUEUED_CALLS, MAX_FINISHED_BYTES,
+    MAX_PENDING_PROGRESS,
 };
 pub use era::{
     has_stateless_envelope, stateless_envelope, stateless_versions, supported_versions, Admitted,
@@ -44,4 +45,4 @@ pub use service::{
     server_busy, BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,
     PROGRESS_INTERVAL, SERVER_BUSY,
 };
-pub use transport::{Outgoing, Route, Transport, MAX_PENDING_LINES};
+pub use transport::{Outgoing, Route, Transport, MAX_PENDING_LINES, MAX_TO_CLIENT_BYTES};

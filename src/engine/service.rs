@@ -58,6 +58,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, Notify};
 
+use super::budget::{ByteBudget, Charge};
 use super::message::{ClientResponse, ErrorObject, Notification, Outbound, Reply, Request};
 use super::transport::{Outgoing, Route};
 
@@ -156,11 +157,28 @@ impl CancelToken {
 #[derive(Debug, Clone)]
 pub struct Peer {
     tx: mpsc::Sender<Outgoing>,
+    budget: ByteBudget,
 }
 
 impl Peer {
-    pub(crate) fn new(tx: mpsc::Sender<Outgoing>) -> Self {
-        Self { tx }
+    pub(crate) fn new(tx: mpsc::Sender<Outgoing>, budget: ByteBudget) -> Self {
+        Self { tx, budget }
+    }
+
+    /// Queues `line` with its charge on the output's budget.
+    pub(crate) async fn send_line(&self, route: Route, line: Vec<u8>) -> Result<(), Closed> {
+        let charge = self.budget.take(line.len()).await.map_err(|_| Closed)?;
+        self.put(Outgoing::Message {
+            route,
+            line,
+            charge,
+        })
+        .await
+    }
+
+    /// Queues `message` as it is (the end marker).
+    pub(crate) async fn put(&self, message: Outgoing) -> Result<(), Closed> {
+        self.tx.send(message).await.map_err(|_| Closed)
     }
 
     /// Queues `message` for the client; waits while the output queue is
@@ -170,13 +188,7 @@ impl Peer {
     /// When the session's output has closed.
     pub async fn send(&self, message: Outbound) -> Result<(), Closed> {
         let line = super::render::outbound(&message);
-        self.tx
-            .send(Outgoing::Message {
-                route: Route::Session,
-                line,
-            })
-            .await
-            .map_err(|_| Closed)
+        self.send_line(Route::Session, line).await
     }
 }
 
@@ -239,6 +251,23 @@ pub struct CallContext {
     pub progress: Option<Progress>,
     /// Server-initiated messages to the client.
     pub peer: Peer,
+    /// Bytes the work holds for its answer ([`CallContext::hold`]).
+    pub(crate) held: Arc<std::sync::Mutex<Option<Charge>>>,
+}
+
+impl CallContext {
+    /// Hands the engine `charge`, bytes of a budget this request's answer
+    /// stands for (a gateway's charge for the server's line it answers
+    /// with): the engine gives them back only once the answer is queued in
+    /// its finished-answers budget, so a client that stops reading stops
+    /// whoever produced them. A later charge replaces an earlier one.
+    pub fn hold(&self, charge: Charge) {
+        let mut held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *held = Some(charge);
+    }
 }
 
 /// A service served by the engine: the PDF tools, or a gateway's child.

@@ -59,6 +59,19 @@ pub const MAX_PENDING_REQUESTS: usize = 4096;
 /// client. At least twice the payload bound.
 pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
 
+/// Budget of the server's lines on their way to the client, in bytes: a
+/// line is charged when read from the child and the charge is held until
+/// its answer is queued in the engine's finished answers
+/// ([`crate::engine::MAX_FINISHED_BYTES`]) or, for a server request or
+/// notification, toward the client; when the client stops reading, the
+/// gateway stops reading the server. At least one whole answer
+/// ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
+pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
+
+/// What a request waiting for the child gets: the child's `result`
+/// (`Ok`) or `error` (`Err`), with the charge of the line it came in on.
+type Outcome = (Result<Value, Value>, Charge);
+
 /// The way to the child's stdin: whole lines (without their newline),
 /// each with its charge on [`MAX_TO_SERVER_BYTES`], given back once
 /// written.
@@ -123,7 +136,7 @@ pub struct GateConfig {
 }
 
 struct Pending {
-    tx: oneshot::Sender<Result<Value, Value>>,
+    tx: oneshot::Sender<Outcome>,
     tool: Option<String>,
     limited: bool,
     /// Unique per entry (ids may be reused once answered).
@@ -176,6 +189,8 @@ struct Shared {
     to_child: Mutex<Option<ToServer>>,
     /// Bytes queued toward the child ([`MAX_TO_SERVER_BYTES`]).
     to_server: ByteBudget,
+    /// Bytes of the child's lines on their way ([`MAX_FROM_SERVER_BYTES`]).
+    from_server: ByteBudget,
     /// Places among the pending requests ([`MAX_PENDING_REQUESTS`]).
     pending_slots: Arc<Semaphore>,
     /// Held for the client's next message.
@@ -314,6 +329,7 @@ impl GateService {
                 }),
                 to_child: Mutex::new(Some(to_child)),
                 to_server,
+                from_server: ByteBudget::new(MAX_FROM_SERVER_BYTES),
                 pending_slots: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
                 reserved: Mutex::new(Reserved::default()),
                 in_order: Arc::new(tokio::sync::Mutex::new(())),
@@ -893,8 +909,16 @@ impl GateService {
         Ok(())
     }
 
-    /// One line the child wrote (without its newline).
-    pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle) {
+    /// The budget the child's lines are charged on before
+    /// [`child_line`](Self::child_line) ([`MAX_FROM_SERVER_BYTES`]).
+    pub fn from_server(&self) -> &ByteBudget {
+        &self.shared.from_server
+    }
+
+    /// One line the child wrote (without its newline), with its `charge`
+    /// on [`from_server`](Self::from_server): held until what the line
+    /// carries is queued further on.
+    pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle, charge: Charge) {
         let value = match parse_strict(bytes, &self.shared.limits) {
             Ok(v) => v,
             Err(e) => {
@@ -964,6 +988,7 @@ impl GateService {
                     if let Some(peer) = peer {
                         let _ = runtime.block_on(peer.send(Outbound::Raw(Arc::from(raw))));
                     }
+                    drop(charge);
                 }
                 Err(_) => {
                     tracing::warn!("the child wrote a malformed request or notification; dropped");
@@ -980,13 +1005,18 @@ impl GateService {
             );
             return;
         };
-        let outcome = match value.get("error") {
-            Some(e) => Err(e.clone()),
-            None => Ok(value.get("result").cloned().unwrap_or(Value::Null)),
+        // Moved out, not copied: the answer is held once.
+        let mut message = match value {
+            Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        };
+        let outcome = match message.remove("error") {
+            Some(e) => Err(e),
+            None => Ok(message.remove("result").unwrap_or(Value::Null)),
         };
         match self.finish(&id) {
             Some(p) => {
-                let _ = p.tx.send(outcome);
+                let _ = p.tx.send((outcome, charge));
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
         }
@@ -1016,8 +1046,9 @@ impl GateService {
     fn fail_pending(&self, id: &Id, code: GateCode, message: &str) {
         if let Some(p) = self.finish(id) {
             let err = gate_error(code, message.into());
-            let _ = p.tx.send(Err(
-                json!({"code": err.code, "message": err.message, "data": err.data}),
+            let _ = p.tx.send((
+                Err(json!({"code": err.code, "message": err.message, "data": err.data})),
+                Charge::none(),
             ));
         }
     }
@@ -1036,12 +1067,15 @@ impl GateService {
                 GateCode::ServerExited,
                 "the server exited before answering".into(),
             );
-            let _ = p.tx.send(Err(
-                json!({"code": e.code, "message": e.message, "data": e.data}),
+            let _ = p.tx.send((
+                Err(json!({"code": e.code, "message": e.message, "data": e.data})),
+                Charge::none(),
             ));
         }
-        // Whoever waits for room toward the child stops waiting.
+        // Whoever waits for room toward the child, or for the child's
+        // earlier lines to be taken, stops waiting.
         self.shared.to_server.close();
+        self.shared.from_server.close();
         self.shared.pending_slots.close();
         self.shared.server_gone.send_replace(true);
     }
@@ -1205,7 +1239,7 @@ impl GateService {
                     return Reply::Send(me.unsent(id, why));
                 }
             }
-            let _cancel = ctx.cancel;
+            let ctx = ctx;
             let outcome = match timeout {
                 Some(t) => match tokio::time::timeout(t, rx).await {
                     Ok(o) => o,
@@ -1226,7 +1260,11 @@ impl GateService {
                 None => rx.await,
             };
             match outcome {
-                Ok(o) => me.answer(id, &method, o),
+                Ok((o, charge)) => {
+                    // Given back once the answer is queued toward the client.
+                    ctx.hold(charge);
+                    me.answer(id, &method, o)
+                }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
                     gate_error(

@@ -98,6 +98,10 @@ pub fn run(
                     tokio::time::sleep(GRACE).await;
                 } => tracing::warn!("the client does not read the last answers; leaving them"),
             }
+            // However it ended (the client's EOF, the child gone, the
+            // client's output closed), the session is over: the child is
+            // stopped.
+            crate::engine::Service::closed(&mut service.clone());
         };
         let supervise = async {
             let status = supervise(&service, child, &end_input).await;
@@ -159,7 +163,12 @@ fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_resp
     );
     loop {
         match reader.next_frame() {
-            Ok(Frame::Line(l)) => service.child_line(&l, &handle),
+            Ok(Frame::Line(l)) => {
+                // Waits while the server's earlier lines fill the budget
+                // (the client reads slowly): the server then waits too.
+                let charge = rt.block_on(service.from_server().take(l.len().saturating_add(1)));
+                service.child_line(&l, &handle, charge.unwrap_or_default());
+            }
             Ok(Frame::Oversized { .. }) => {
                 service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix())
             }

@@ -27,6 +27,9 @@ pub mod mcp;
 #[cfg(feature = "fetch")]
 pub mod fetch;
 
+#[cfg(feature = "gate")]
+pub mod gate;
+
 /// The one list of fuzz targets: `name => module::function`, each function a
 /// harness in this module taking `&[u8]`. Everything else is generated from it
 /// or checked against it: [`TARGETS`], [`run`], the per-target tests (a
@@ -63,6 +66,8 @@ macro_rules! for_each_fuzz_target {
             mcp_session => mcp::mcp_session,
             #[cfg(feature = "fetch")]
             fetch_redirects => fetch::fetch_redirects,
+            #[cfg(feature = "gate")]
+            gate_session => gate::gate_session,
         }
     };
 }

@@ -1,11 +1,13 @@
 //! Under load the gateway is transparent: when the server is behind it
 //! stops reading the client (backpressure), so whatever the server answers
-//! directly it answers through the gateway; and it keeps message order.
+//! directly it answers through the gateway; it keeps message order; and
+//! a side that stalls stalls the other, not the gateway's memory.
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Command;
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -140,4 +142,130 @@ fn resolved_calls_keep_message_order() {
         .flat_map(|i| [format!("call {i}"), format!("note {i}")])
         .collect();
     assert_eq!(order, sent);
+}
+
+/// Peak RSS the gateway may reach with the default budgets, whatever the
+/// two sides do (`docs/gate.md`, "Memory").
+const PEAK_RSS_KIB: u64 = 256 * 1024;
+
+/// How long the gateway's CPU time must stand still to count as stalled.
+const QUIET: Duration = Duration::from_secs(2);
+
+/// A field of `/proc/PID/status`, in kB.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// User plus system CPU ticks of `pid`.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, rest) = stat.rsplit_once(')').unwrap();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Waits until the gateway does nothing (its CPU time stands still for
+/// [`QUIET`]): both sides are blocked on it or on each other.
+fn stalled(pid: u32) {
+    let until = Instant::now() + EVENTUALLY;
+    let mut last = (cpu_ticks(pid), Instant::now());
+    while last.1.elapsed() < QUIET {
+        assert!(Instant::now() < until, "the gateway never settled");
+        std::thread::sleep(Duration::from_millis(100));
+        let now = cpu_ticks(pid);
+        if now != last.0 {
+            last = (now, Instant::now());
+        }
+    }
+}
+
+/// The gateway in front of `echo.py ARGS`, initialized; its stdout.
+fn echo_gate(args: &[&str]) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    command
+        .args(["gate", "--", "python3", &server("echo.py")])
+        .args(args);
+    let mut gate = spawn_piped(&mut command);
+    let stdin = gate.stdin.as_mut().unwrap();
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    let mut out = BufReader::new(gate.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.contains("\"echo\""), "{line}");
+    (gate, out)
+}
+
+/// A server that stops reading its stdin while the client sends 4 MiB
+/// lines: the client's writes block (backpressure), and the gateway holds
+/// no more than its budgets (`MAX_TO_SERVER_BYTES`, the engine's input
+/// frames), far below the bound.
+#[test]
+fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
+    const LINES: u64 = 150;
+    let (mut gate, _out) = echo_gate(&["stall"]);
+    let pid = gate.id();
+    let mut stdin = gate.stdin.take().unwrap();
+    let written = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&written);
+    std::thread::spawn(move || {
+        let text = "x".repeat(toolgate::json::MAX_PAYLOAD_BYTES - 200);
+        for i in 1..=LINES {
+            let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                              "params": {"name": "echo", "arguments": {"text": text}}});
+            let line = format!("{call}\n");
+            for chunk in line.as_bytes().chunks(64 * 1024) {
+                if stdin.write_all(chunk).is_err() {
+                    return;
+                }
+                counter.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+            }
+        }
+    });
+    stalled(pid);
+    let sent = written.load(Ordering::SeqCst);
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!(
+        "client wrote {} MiB; gateway peak RSS {} MiB",
+        sent >> 20,
+        peak >> 10
+    );
+    assert!(
+        sent < LINES * toolgate::json::MAX_PAYLOAD_BYTES as u64 / 2,
+        "the client's writes never blocked: {sent} bytes taken"
+    );
+    assert!(peak <= PEAK_RSS_KIB, "peak RSS {peak} kB");
+    // SIGTERM reaches the server's group; the gateway leaves with it.
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    assert!(gate.wait().is_ok());
+}
+
+/// A client that stops reading while the server sends 15 MiB answers: the
+/// server's writes block, and the gateway holds no more than its budgets
+/// (`MAX_FROM_SERVER_BYTES`, `engine::MAX_FINISHED_BYTES`,
+/// `engine::MAX_TO_CLIENT_BYTES`). Once the client goes away (both its
+/// ends closed), the gateway and the server end.
+#[test]
+fn a_client_that_stops_reading_stalls_the_server_not_the_gateways_memory() {
+    const ANSWERS: usize = 40;
+    let (mut gate, out) = echo_gate(&[]);
+    let pid = gate.id();
+    let mut stdin = gate.stdin.take().unwrap();
+    for i in 1..=ANSWERS {
+        let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                          "params": {"name": "big", "arguments": {"bytes": 15 << 20}}});
+        writeln!(stdin, "{call}").unwrap();
+    }
+    stalled(pid);
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!("gateway peak RSS {} MiB", peak >> 10);
+    assert!(peak <= PEAK_RSS_KIB, "peak RSS {peak} kB");
+    drop(stdin);
+    drop(out);
+    let until = Instant::now() + EVENTUALLY;
+    while gate.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < until, "the gateway did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -15,12 +15,20 @@ pub mod stdio;
 
 use tokio::sync::mpsc;
 
+use super::budget::Charge;
 use crate::rpc::Id;
 pub use framing::{Frame, Framer, LineReader};
 
 /// Most outbound messages waiting for the transport's writer (a client
 /// that does not read stalls the engine, not its memory).
 pub const MAX_PENDING_LINES: usize = 64;
+
+/// Budget of the lines waiting for the transport's writer, in bytes (each
+/// [`Outgoing::Message`] is charged its line when queued, and the charge
+/// comes back when the transport drops it, once written): a client that
+/// does not read stalls whoever produces answers, down to the server. At
+/// least one whole answer ([`crate::json::MAX_RESPONSE_BYTES`]) fits.
+pub const MAX_TO_CLIENT_BYTES: usize = 2 * crate::json::MAX_RESPONSE_BYTES;
 
 /// Where one outbound message goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +58,9 @@ pub enum Outgoing {
         route: Route,
         /// One JSON text followed by `\n` (never a newline inside it).
         line: Vec<u8>,
+        /// Its bytes on [`MAX_TO_CLIENT_BYTES`], given back when the
+        /// message is dropped (write it first).
+        charge: Charge,
     },
     /// The end of the session's output: nothing follows. (A service may
     /// still hold a way to send, so the channel itself need not close.)

@@ -129,8 +129,8 @@ impl GateService {
             ));
         }
         match tokio::time::timeout(wait, rx).await {
-            Ok(Ok(Ok(result))) => Ok(result),
-            Ok(Ok(Err(error))) => Err(format!("the server answered with an error: {error}")),
+            Ok(Ok((Ok(result), _))) => Ok(result),
+            Ok(Ok((Err(error), _))) => Err(format!("the server answered with an error: {error}")),
             Ok(Err(_)) => Err("the server exited before answering".into()),
             Err(_) => {
                 self.finish(&id);

@@ -1,0 +1,271 @@
+//! Harness for `toolgate::gate`: a whole session through the gateway,
+//! both directions, in process (the child is a script of lines).
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::engine::transport::{Frame, LineReader, Outgoing, Transport};
+use crate::engine::wire::{self, Parsed};
+use crate::engine::{ByteBudget, Engine, EngineConfig, Id};
+use crate::gate::{DenyAs, GateConfig, GateService, Gatekeeper, PinMode, PoisonMode, Policy};
+use crate::json::Limits;
+use crate::rpc::Message;
+
+/// Small bounds, so the fuzzer reaches the oversized lines and full queues.
+const LINE_BYTES: usize = 4096;
+const RESPONSE_BYTES: usize = 4096;
+const TO_SERVER_BYTES: usize = 2 * LINE_BYTES + 2;
+
+/// Tools whose calls the policy refuses (`[tools] deny`).
+const DENIED: &str = "forbidden";
+
+fn config() -> GateConfig {
+    let policy = Policy::parse(&format!("[tools]\ndeny = [\"{DENIED}*\"]\n")).unwrap();
+    GateConfig {
+        keeper: Gatekeeper {
+            policy,
+            roots: None,
+            poison: PoisonMode::default(),
+        },
+        deny_as: DenyAs::default(),
+        call_timeout: None,
+        max_response_bytes: RESPONSE_BYTES,
+        pin: PinMode::Off,
+        pins: None,
+        audit: None,
+        audit_all: false,
+    }
+}
+
+/// One step of a session: a line from the client, or from the server.
+enum Step {
+    Client(Frame),
+    Server(Vec<u8>),
+}
+
+/// `data` as lines: a line starting with `<` is the server's (the rest of
+/// it), any other line the client's.
+fn script(data: &[u8]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut lines = LineReader::new(data, LINE_BYTES);
+    loop {
+        match lines.next_frame().unwrap() {
+            Frame::Eof => return steps,
+            Frame::Line(l) if l.first() == Some(&b'<') => {
+                steps.push(Step::Server(l.get(1..).unwrap_or_default().to_vec()));
+            }
+            frame => steps.push(Step::Client(frame)),
+        }
+    }
+}
+
+/// Asserts that no budget counts more than it holds.
+fn within(budgets: &[&ByteBudget]) {
+    for b in budgets {
+        assert!(b.used() <= b.bytes(), "{} of {} bytes", b.used(), b.bytes());
+    }
+}
+
+/// Fuzz target `gate_session`: `data` is a session, client lines and
+/// server lines (`<` first) interleaved, run through the gateway and its
+/// engine in process; the server's lines reach the gateway through the
+/// same path as a child's stdout (a reading thread, the byte budget).
+///
+/// Invariants: no panic; every client request gets exactly one answer
+/// (at most one when the client cancelled it); a call the policy refuses
+/// (`[tools] deny`) never reaches the server, and every line that does is
+/// one JSON text; no queue's byte count ever exceeds its budget (toward
+/// the server, from the server, the engine's finished answers, toward the
+/// client).
+pub fn gate_session(data: &[u8]) {
+    let t = session(data);
+    check(&t.client, &t.written, &t.seen);
+}
+
+/// What one session showed: the client's lines, the lines written to the
+/// client, the lines that reached the server.
+struct Transcript {
+    client: Vec<Vec<u8>>,
+    written: Vec<Vec<u8>>,
+    seen: Vec<Vec<u8>>,
+}
+
+fn session(data: &[u8]) -> Transcript {
+    let steps = script(data);
+    let to_server = ByteBudget::new(TO_SERVER_BYTES);
+    let (to_child, mut child_in) = mpsc::unbounded_channel();
+    let service = GateService::new(config(), to_child, to_server.clone(), LINE_BYTES);
+    let from_server = service.from_server().clone();
+    let engine = Engine::new(
+        service.clone(),
+        EngineConfig {
+            max_line_bytes: LINE_BYTES,
+            max_response_bytes: RESPONSE_BYTES,
+            ..EngineConfig::default()
+        },
+    );
+    let (to_client, finished) = engine.budgets();
+    let budgets = [&to_server, &from_server, &to_client, &finished];
+    let (server_tx, server_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let reader = service.clone();
+    let child = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let handle = rt.handle().clone();
+        for line in server_rx {
+            let charge = rt.block_on(reader.from_server().take(line.len() + 1));
+            reader.child_line(&line, &handle, charge.unwrap_or_default());
+        }
+        reader.child_gone();
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
+    let written = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
+    let mut client = Vec::new();
+    runtime.block_on(async {
+        let (frame_tx, frames) = mpsc::channel(4);
+        let (outgoing, mut out_rx) = mpsc::channel(64);
+        let run = engine.run(Transport { frames, outgoing });
+        let server_seen = Arc::clone(&seen);
+        let to_child = tokio::spawn(async move {
+            while let Some((line, _charge)) = child_in.recv().await {
+                server_seen.lock().unwrap().push(line);
+            }
+        });
+        let client_saw = Arc::clone(&written);
+        let to_client = tokio::spawn(async move {
+            while let Some(m) = out_rx.recv().await {
+                match m {
+                    Outgoing::Message { line, .. } => client_saw.lock().unwrap().push(line),
+                    Outgoing::End => return,
+                }
+            }
+        });
+        let drive = async {
+            for step in steps {
+                match step {
+                    Step::Client(frame) => {
+                        if let Frame::Line(l) = &frame {
+                            client.push(l.clone());
+                        }
+                        frame_tx.send(frame).await.unwrap();
+                    }
+                    Step::Server(line) => server_tx.send(line).unwrap(),
+                }
+                for _ in 0..4 {
+                    tokio::task::yield_now().await;
+                    within(&budgets);
+                }
+            }
+            // The client ends, then the server: whatever waits is answered.
+            frame_tx.send(Frame::Eof).await.unwrap();
+            drop(server_tx);
+        };
+        tokio::join!(run, drive);
+        to_client.await.unwrap();
+        service.child_gone();
+        to_child.await.unwrap();
+    });
+    child.join().unwrap();
+    within(&budgets);
+    let written = std::mem::take(&mut *written.lock().unwrap());
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    Transcript {
+        client,
+        written,
+        seen,
+    }
+}
+
+fn check(client: &[Vec<u8>], written: &[Vec<u8>], seen: &[Vec<u8>]) {
+    let limits = Limits {
+        max_payload_bytes: LINE_BYTES,
+        ..Limits::default()
+    };
+    // Requests by id, and the ids the client cancelled.
+    let mut requests: Vec<(Id, usize)> = Vec::new();
+    let mut cancelled: Vec<Value> = Vec::new();
+    for line in client {
+        match wire::classify_line(line, &limits) {
+            Parsed::Single(Message::Request(r)) => {
+                match requests.iter_mut().find(|(i, _)| *i == r.id) {
+                    Some((_, n)) => *n += 1,
+                    None => requests.push((r.id, 1)),
+                }
+            }
+            Parsed::Single(Message::Notification(n)) if n.method == "notifications/cancelled" => {
+                if let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId")) {
+                    cancelled.push(id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    let answers: Vec<Value> = written
+        .iter()
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .filter(|v: &Value| v.get("result").is_some() || v.get("error").is_some())
+        .collect();
+    for (id, sent) in &requests {
+        let got = answers.iter().filter(|a| a["id"] == id.to_value()).count();
+        if cancelled.contains(&id.to_value()) {
+            assert!(got <= *sent, "{got} answers to {sent} requests {id}");
+        } else {
+            assert_eq!(got, *sent, "answers to the requests with id {id}");
+        }
+    }
+    for line in seen {
+        let v: Value = serde_json::from_slice(line).expect("the server gets JSON texts");
+        assert!(!line.contains(&b'\n'));
+        let name = v["params"]["name"].as_str().unwrap_or_default();
+        assert!(
+            !(v["method"] == "tools/call" && name.starts_with(DENIED)),
+            "a refused call reached the server: {v}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The harness is wired: the seed's allowed call reaches the server
+    /// and comes back with the server's answer, the refused one is answered
+    /// by the gateway alone.
+    #[test]
+    fn a_seed_reaches_the_server_and_back() {
+        let seed = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/gate_session/handshake-list-call.jsonl"
+        ))
+        .unwrap();
+        let t = session(&seed);
+        let seen: Vec<Value> = t
+            .seen
+            .iter()
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let ids: Vec<Value> = seen.iter().filter_map(|v| v.get("id").cloned()).collect();
+        assert_eq!(ids, [0, 1, 2, 4].map(Value::from), "{seen:?}");
+        let written: Vec<Value> = t
+            .written
+            .iter()
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let answer = |id: u64| {
+            written
+                .iter()
+                .find(|v| v["id"] == id)
+                .unwrap_or_else(|| panic!("no answer to {id}: {written:?}"))
+        };
+        assert_eq!(answer(2)["result"]["content"][0]["text"], "hi");
+        assert_eq!(answer(3)["result"]["isError"], true);
+        assert_eq!(answer(4)["result"], serde_json::json!({}));
+        assert_eq!(written.len(), 5, "{written:?}");
+    }
+}
