@@ -61,7 +61,7 @@ pub use proxy::{
     MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, MAX_TO_SERVER_BYTES, OWN_LIST_TIMEOUT,
 };
 pub use recover::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
-pub use run::{run, GRACE, TERM_GRACE};
+pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
 };

@@ -1246,7 +1246,9 @@ impl GateService {
                     Err(_) => {
                         me.finish(&id);
                         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id.to_value(), "reason": "toolgate gate: --call-timeout"}});
-                        let _ = me.send_child_when_room(cancel.to_string().as_bytes()).await;
+                        // Advice, sent when there is room now: the
+                        // timeout is answered at once either way.
+                        let _ = me.send_own(cancel.to_string().as_bytes());
                         tracing::warn!(%id, "call timed out; cancelled at the server");
                         return Reply::Send(Response::error(
                             Some(id),

@@ -52,20 +52,11 @@ pub fn run(
 ) -> io::Result<i32> {
     let max_response = config.max_response_bytes;
     let env = child_env(std::env::vars_os(), env_extra);
-    let (child, mut stdin, stdout) = ChildProcess::spawn(cmd, args, &env)?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Vec<u8>, Charge)>();
+    let (child, stdin, stdout) = ChildProcess::spawn(cmd, args, &env)?;
+    let (tx, rx) = mpsc::unbounded_channel::<(Vec<u8>, Charge)>();
     std::thread::Builder::new()
         .name("gate-child-stdin".into())
-        .spawn(move || {
-            while let Some((mut line, charge)) = rx.blocking_recv() {
-                line.push(b'\n');
-                if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                    return;
-                }
-                drop(charge);
-            }
-            // Every sender gone: the child's stdin closes here.
-        })?;
+        .spawn(move || write_child(stdin, rx))?;
     let max_line = crate::json::MAX_PAYLOAD_BYTES;
     let budget = ByteBudget::new(MAX_TO_SERVER_BYTES);
     let service = GateService::new(config, tx, budget, max_line);
@@ -117,6 +108,40 @@ pub fn run(
         None => tracing::warn!("the output is not being read; leaving it"),
     }
     Ok(status)
+}
+
+/// Most lines written to the child with one flush (those already queued
+/// when the first is taken); their charges come back after the flush.
+pub const WRITE_BATCH_LINES: usize = 64;
+
+/// Writes the queued lines to the child's stdin, a burst at a time, until
+/// every sender is gone (the child's stdin closes then) or a write fails.
+fn write_child(
+    stdin: std::process::ChildStdin,
+    mut rx: mpsc::UnboundedReceiver<(Vec<u8>, Charge)>,
+) {
+    let mut out = io::BufWriter::new(stdin);
+    let mut charges = Vec::with_capacity(WRITE_BATCH_LINES);
+    while let Some(first) = rx.blocking_recv() {
+        let mut next = Some(first);
+        while let Some((line, charge)) = next.take() {
+            if out
+                .write_all(&line)
+                .and_then(|()| out.write_all(b"\n"))
+                .is_err()
+            {
+                return;
+            }
+            charges.push(charge);
+            if charges.len() < WRITE_BATCH_LINES {
+                next = rx.try_recv().ok();
+            }
+        }
+        if out.flush().is_err() {
+            return;
+        }
+        charges.clear();
+    }
 }
 
 /// Waits for the session's end from either side, then stops the child.

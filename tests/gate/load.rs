@@ -181,11 +181,16 @@ fn stalled(pid: u32) {
     }
 }
 
-/// The gateway in front of `echo.py ARGS`, initialized; its stdout.
-fn echo_gate(args: &[&str]) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
+/// `toolgate gate FLAGS -- echo.py ARGS`, initialized; its stdout.
+fn echo_gate(
+    flags: &[&str],
+    args: &[&str],
+) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
     command
-        .args(["gate", "--", "python3", &server("echo.py")])
+        .arg("gate")
+        .args(flags)
+        .args(["--", "python3", &server("echo.py")])
         .args(args);
     let mut gate = spawn_piped(&mut command);
     let stdin = gate.stdin.as_mut().unwrap();
@@ -197,21 +202,18 @@ fn echo_gate(args: &[&str]) -> (std::process::Child, BufReader<std::process::Chi
     (gate, out)
 }
 
-/// A server that stops reading its stdin while the client sends 4 MiB
-/// lines: the client's writes block (backpressure), and the gateway holds
-/// no more than its budgets (`MAX_TO_SERVER_BYTES`, the engine's input
-/// frames), far below the bound.
-#[test]
-fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
-    const LINES: u64 = 150;
-    let (mut gate, _out) = echo_gate(&["stall"]);
-    let pid = gate.id();
-    let mut stdin = gate.stdin.take().unwrap();
+/// Writes tools/call lines of nearly [`toolgate::json::MAX_PAYLOAD_BYTES`]
+/// with `ids` on a thread of its own until a write fails; the bytes written
+/// so far.
+fn flood(
+    mut stdin: std::process::ChildStdin,
+    ids: std::ops::RangeInclusive<u64>,
+) -> Arc<AtomicU64> {
     let written = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&written);
     std::thread::spawn(move || {
         let text = "x".repeat(toolgate::json::MAX_PAYLOAD_BYTES - 200);
-        for i in 1..=LINES {
+        for i in ids {
             let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                               "params": {"name": "echo", "arguments": {"text": text}}});
             let line = format!("{call}\n");
@@ -223,6 +225,19 @@ fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
             }
         }
     });
+    written
+}
+
+/// A server that stops reading its stdin while the client sends 4 MiB
+/// lines: the client's writes block (backpressure), and the gateway holds
+/// no more than its budgets (`MAX_TO_SERVER_BYTES`, the engine's input
+/// frames), far below the bound.
+#[test]
+fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
+    const LINES: u64 = 150;
+    let (mut gate, _out) = echo_gate(&[], &["stall"]);
+    let pid = gate.id();
+    let written = flood(gate.stdin.take().unwrap(), 1..=LINES);
     stalled(pid);
     let sent = written.load(Ordering::SeqCst);
     let peak = status_kib(pid, "VmHWM:");
@@ -249,7 +264,7 @@ fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
 #[test]
 fn a_client_that_stops_reading_stalls_the_server_not_the_gateways_memory() {
     const ANSWERS: usize = 40;
-    let (mut gate, out) = echo_gate(&[]);
+    let (mut gate, out) = echo_gate(&[], &[]);
     let pid = gate.id();
     let mut stdin = gate.stdin.take().unwrap();
     for i in 1..=ANSWERS {
@@ -268,4 +283,30 @@ fn a_client_that_stops_reading_stalls_the_server_not_the_gateways_memory() {
         assert!(Instant::now() < until, "the gateway did not exit");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// With the queue toward a server that stopped reading full, a call that
+/// times out is still answered (`tool.call_timeout`): the cancellation it
+/// sends the server is advice, dropped when there is no room, never waited
+/// for.
+#[test]
+fn a_call_times_out_even_when_the_queue_toward_the_server_is_full() {
+    let (mut gate, out) = echo_gate(&["--call-timeout", "1"], &["stall"]);
+    let pid = gate.id();
+    let _written = flood(gate.stdin.take().unwrap(), 1..=100);
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let answer: Value = serde_json::from_str(&lines.recv_timeout(EVENTUALLY).unwrap()).unwrap();
+    assert_eq!(
+        answer["error"]["data"]["code"], "tool.call_timeout",
+        "{answer}"
+    );
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    assert!(gate.wait().is_ok());
 }
