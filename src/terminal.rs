@@ -160,6 +160,12 @@ mod tests {
             .unwrap();
         w.write_all(b"no newline").unwrap();
         let out = String::from_utf8(w.0).unwrap();
+        // Flushing reaches the writer beneath.
+        let mut w = LogWriter(io::BufWriter::new(Vec::new()));
+        w.write_all(b"x\n").unwrap();
+        assert!(w.0.get_ref().is_empty());
+        w.flush().unwrap();
+        assert_eq!(w.0.get_ref(), b"x\n");
         assert_eq!(
             out,
             "DEBUG method=\"a\\x0aERROR forged \\x1b[2J\\u{202e}\"\nno newline"

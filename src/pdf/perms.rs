@@ -173,6 +173,14 @@ mod tests {
         assert!(file_key(&r5, 6, b"").is_none());
     }
 
+    /// Algorithm 2.B stops after round 64 once the last byte of `E` (at
+    /// most 255) is at most `round - 32`: the bound is the first round
+    /// where that must hold, so it never cuts a real hash short.
+    #[test]
+    fn the_round_bound_is_where_the_hash_must_stop() {
+        assert_eq!(MAX_HASH_ROUNDS, u32::from(u8::MAX) + 32);
+    }
+
     /// A `/Perms` that checks out is kept; one that does not is written
     /// anew, and then checks out (no second rewrite).
     #[test]
