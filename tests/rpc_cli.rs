@@ -160,3 +160,19 @@ fn output_is_inert_on_a_terminal() {
         "{err:?}"
     );
 }
+
+/// `--help` and `--version` are clap's own text, on stdout, exit 0.
+#[test]
+fn help_and_version_go_to_stdout() {
+    for (args, want) in [
+        (&["--help"][..], "Usage: toolgate"),
+        (&["--version"], "toolgate "),
+    ] {
+        let Some((code, out, err)) = run(args, b"") else {
+            return;
+        };
+        assert_eq!(code, 0, "{args:?}");
+        assert!(out.contains(want), "{args:?}: {out}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}

@@ -151,5 +151,28 @@ mod tests {
             "{text}"
         );
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+        // Refused alike once escaped: clap's own message.
+        assert!(text.contains("unexpected argument"), "{text}");
+    }
+
+    /// Refused otherwise once escaped (invalid UTF-8 becomes U+FFFD): the
+    /// arguments are listed escaped, with the original refusal's kind.
+    #[test]
+    fn a_refusal_that_escaping_changes_lists_the_arguments() {
+        use std::os::unix::ffi::OsStringExt;
+        let args = [
+            OsString::from("toolgate"),
+            OsString::from("extract"),
+            OsString::from("--pages"),
+            OsString::from_vec(b"1\xff\x1b".to_vec()),
+            OsString::from("a.pdf"),
+        ];
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let text = usage_error_text(&e, &args);
+        assert!(
+            text.starts_with("error: the command line was refused"),
+            "{text}"
+        );
+        assert!(text.contains("--pages 1\u{fffd}\\x1b a.pdf"), "{text}");
     }
 }
