@@ -158,6 +158,20 @@ fn status_kib(pid: u32, field: &str) -> u64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
+/// Sends SIGTERM to a gateway still running when the test ends, passed or
+/// failed (the gateway passes it to its server's group): a failed test
+/// leaves no process behind.
+struct StopOnDrop(u32);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", self.0)).unwrap_or_default();
+        if cmdline.windows(8).any(|w| w == b"toolgate") {
+            let _ = Command::new("kill").arg(self.0.to_string()).status();
+        }
+    }
+}
+
 /// User plus system CPU ticks of `pid`.
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -237,6 +251,7 @@ fn a_server_that_stops_reading_stalls_the_client_not_the_gateways_memory() {
     const LINES: u64 = 150;
     let (mut gate, _out) = echo_gate(&[], &["stall"]);
     let pid = gate.id();
+    let _stop = StopOnDrop(pid);
     let written = flood(gate.stdin.take().unwrap(), 1..=LINES);
     stalled(pid);
     let sent = written.load(Ordering::SeqCst);
@@ -281,6 +296,7 @@ fn client_stalls(tool: &str, bytes: usize) {
     const ANSWERS: usize = 40;
     let (mut gate, out) = echo_gate(&[], &[]);
     let pid = gate.id();
+    let _stop = StopOnDrop(pid);
     let mut stdin = gate.stdin.take().unwrap();
     for i in 1..=ANSWERS {
         let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
@@ -308,6 +324,7 @@ fn client_stalls(tool: &str, bytes: usize) {
 fn a_call_times_out_even_when_the_queue_toward_the_server_is_full() {
     let (mut gate, out) = echo_gate(&["--call-timeout", "1"], &["stall"]);
     let pid = gate.id();
+    let _stop = StopOnDrop(pid);
     let _written = flood(gate.stdin.take().unwrap(), 1..=100);
     let (tx, lines) = mpsc::channel();
     std::thread::spawn(move || {
