@@ -758,7 +758,7 @@ fn rc4_key_lengths_as_poppler_reads_them() {
 fn encryption_dictionaries_are_read_as_poppler_reads_them() {
     let reference = text_in_process;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
-    let mut seen = (0, 0);
+    let mut seen = (0, 0, 0);
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -767,11 +767,22 @@ fn encryption_dictionaries_are_read_as_poppler_reads_them() {
             seen.0 += 1;
             let text = reference(&data, None).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(text.concat().trim(), "Potato", "{name}");
+        } else if name.starts_with("enc-malformed-") {
+            // A dictionary that describes no encryption (`/P` a real or
+            // missing): read as unencrypted, with a warning, whatever the
+            // password, as poppler reads it.
+            seen.2 += 1;
+            let plain = reference(&data, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for password in ["", "owner", "user", "wrong"] {
+                let with = reference(&data, Some(password))
+                    .unwrap_or_else(|e| panic!("{name} with {password:?}: {e}"));
+                assert_eq!(with, plain, "{name} with {password:?}");
+            }
         } else if name.starts_with("enc-refused-") {
             seen.1 += 1;
             let e = reference(&data, None).unwrap_err();
             assert_eq!(e.kind(), "password_required", "{name}: {e}");
         }
     }
-    assert!(seen.0 >= 20 && seen.1 >= 5, "{seen:?}");
+    assert!(seen.0 >= 20 && seen.1 >= 5 && seen.2 >= 3, "{seen:?}");
 }

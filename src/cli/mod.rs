@@ -79,8 +79,8 @@ pub(crate) fn report(line: impl std::fmt::Display) {
 /// typo, a pasted value), which clap would quote raw: the command line is
 /// parsed again with every argument escaped ([`toolgate::terminal::escape_controls`])
 /// and that refusal, of the same kind, is shown; when the escaped line is
-/// not refused alike, the arguments are listed escaped. Either way every
-/// line is written as a message.
+/// not refused alike, the kind alone (an argument may be a password, so
+/// none is listed). Either way every line is written as a message.
 fn usage_error_text(e: &clap::Error, args: &[OsString]) -> String {
     let shown: Vec<String> = args
         .iter()
@@ -88,10 +88,10 @@ fn usage_error_text(e: &clap::Error, args: &[OsString]) -> String {
         .collect();
     let rendered = match Cli::try_parse_from(&shown) {
         Err(again) if again.kind() == e.kind() => again.render().to_string(),
+        // Not the arguments themselves: one may be a password.
         _ => format!(
-            "error: the command line was refused ({}); its arguments, escaped: {}",
-            e.kind(),
-            shown.get(1..).unwrap_or_default().join(" ")
+            "error: the command line was refused ({}): an argument is not valid UTF-8 or holds a control character\n\nFor more information, try '--help'.",
+            e.kind()
         ),
     };
     rendered
@@ -156,7 +156,7 @@ mod tests {
     }
 
     /// Refused otherwise once escaped (invalid UTF-8 becomes U+FFFD): the
-    /// arguments are listed escaped, with the original refusal's kind.
+    /// original refusal's kind, no argument.
     #[test]
     fn a_refusal_that_escaping_changes_lists_the_arguments() {
         use std::os::unix::ffi::OsStringExt;
@@ -173,6 +173,17 @@ mod tests {
             text.starts_with("error: the command line was refused"),
             "{text}"
         );
-        assert!(text.contains("--pages 1\u{fffd}\\x1b a.pdf"), "{text}");
+        assert!(!text.contains("--pages"), "{text}");
+        // A password that is not valid UTF-8 is never echoed.
+        let args = [
+            OsString::from("toolgate"),
+            OsString::from("extract"),
+            OsString::from("--password"),
+            OsString::from_vec(b"s3cret\xff".to_vec()),
+            OsString::from("a.pdf"),
+        ];
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let text = usage_error_text(&e, &args);
+        assert!(!text.contains("s3cret"), "{text}");
     }
 }

@@ -252,6 +252,13 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             if let Some(patched) = with_poppler_reading(data, &doc)? {
                 return load_checked(&patched, password, limits);
             }
+            if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
+                // A dictionary that describes no encryption is read as
+                // unencrypted whatever the password, as poppler does.
+                let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
+                loaded.encryption_ignored = Some(fault);
+                return Ok(loaded);
+            }
             return Err(undecryptable(&doc, true));
         }
         Err(e) => match reconstruct_after(&e, data, limits, password) {
