@@ -82,6 +82,9 @@ pub(crate) fn report(line: impl std::fmt::Display) {
 /// not refused alike, the kind alone (an argument may be a password, so
 /// none is listed). Either way every line is written as a message.
 fn usage_error_text(e: &clap::Error, args: &[OsString]) -> String {
+    if let Some(text) = invalid_value_text(e) {
+        return text;
+    }
     let shown: Vec<String> = args
         .iter()
         .map(|a| toolgate::terminal::escape_controls(&a.to_string_lossy()).into_owned())
@@ -99,6 +102,30 @@ fn usage_error_text(e: &clap::Error, args: &[OsString]) -> String {
         .map(|l| toolgate::terminal::escape_controls(l).into_owned())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A value refused by its parser, told from the original refusal: the
+/// value and the parser's reason escaped, so the reason names the character
+/// the user typed (parsing the escaped line again would make it `\`).
+/// `None` for any other kind of refusal.
+fn invalid_value_text(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let (arg, value) = (text(ContextKind::InvalidArg)?, text(ContextKind::InvalidValue)?);
+    let reason = std::error::Error::source(e).map(ToString::to_string)?;
+    let escape = |s: &str| toolgate::terminal::escape_controls(s).into_owned();
+    Some(format!(
+        "error: invalid value '{}' for '{}': {}\n\nFor more information, try '--help'.",
+        escape(value),
+        escape(arg),
+        escape(&reason)
+    ))
 }
 
 /// Parses the command line and runs the subcommand.
@@ -153,6 +180,36 @@ mod tests {
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
         // Refused alike once escaped: clap's own message.
         assert!(text.contains("unexpected argument"), "{text}");
+    }
+
+    /// A value its parser refused: the reason is the parser's on the value
+    /// as typed (the control character, not the `\` of its escape), the
+    /// value and the reason escaped.
+    #[test]
+    fn a_refused_value_names_the_character_typed() {
+        let args = [
+            OsString::from("toolgate"),
+            OsString::from("fetch"),
+            OsString::from("--allow"),
+            OsString::from("10.0.0.1\u{1b}[2J\n"),
+            OsString::from("http://x/"),
+        ];
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let text = usage_error_text(&e, &args);
+        assert!(text.starts_with("error: invalid value '10.0.0.1\\x1b[2J\\x0a' for '--allow <ENTRY>': character U+001B at byte 8"), "{text}");
+        assert!(text.ends_with("For more information, try '--help'."), "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+        let args = [
+            OsString::from("toolgate"),
+            OsString::from("extract"),
+            OsString::from("--pages"),
+            OsString::from("2-1\u{9b}"),
+            OsString::from("a.pdf"),
+        ];
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let text = usage_error_text(&e, &args);
+        assert!(text.starts_with("error: invalid value '2-1\\x9b' for '--pages <PAGES>': invalid page range"), "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
     }
 
     /// Refused otherwise once escaped (invalid UTF-8 becomes U+FFFD): the

@@ -153,7 +153,10 @@ impl Audit {
     /// # Errors
     /// Any I/O error: the caller refuses calls from then on (fail closed).
     pub fn write(&mut self, record: &Record<'_>) -> io::Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        // The same JSON with C1 and bidirectional controls escaped: a row
+        // quotes wire strings, and `tail -f` shows it on a terminal.
+        let json = serde_json::to_string(record).map_err(io::Error::other)?;
+        let mut line = crate::terminal::json_for_terminal(&json).into_owned().into_bytes();
         line.push(b'\n');
         let len = line.len() as u64;
         if self.size > 0 && self.size + len > self.max_bytes {
@@ -261,6 +264,24 @@ mod tests {
         }
         assert!(t.path().join("audit.jsonl.1").exists());
         assert!(std::fs::metadata(&p).unwrap().len() <= 400);
+    }
+
+    /// A wire string with C1, DEL and bidirectional controls is written as
+    /// `\uNNNN` escapes: the same JSON value, inert under `tail -f`.
+    #[test]
+    fn rows_are_inert_on_a_terminal() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let mut a = Audit::open(&p, 4000).unwrap();
+        let tool = "t\u{9b}31m\u{7f}\u{202e}\u{2028}x\u{1b}";
+        let mut r = rec("c");
+        r.tool = Some(tool);
+        a.write(&r).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.trim_end().chars().any(|c| c.is_control() || c == '\u{202e}'), "{text:?}");
+        assert!(text.contains("\\u009b") && text.contains("\\u202e"), "{text}");
+        let v: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(v["tool"], tool);
     }
 
     #[test]

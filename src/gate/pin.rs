@@ -141,7 +141,10 @@ impl Pins {
         if let (Some(h), Some(m)) = (&self.instructions, doc.as_object_mut()) {
             m.insert("instructions".into(), json!(h));
         }
-        let text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+        // C1 and bidirectional controls in a tool's text escaped: the file
+        // is for people to read and diff.
+        let pretty = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+        let text = crate::terminal::json_for_terminal(&pretty);
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(".tmp");
         let tmp = std::path::PathBuf::from(tmp);
@@ -230,6 +233,15 @@ mod tests {
         assert_eq!(Pins::load(&p).unwrap(), Some(pins));
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+        // A tool name with C1 and bidirectional controls is escaped in the
+        // file, and read back as the same name.
+        let name = "a\u{9b}2J\u{202e}\u{85}";
+        let mut pins = Pins::default();
+        pins.insert(name.into(), definition_hash(&json!({"name": name})));
+        pins.save(&p).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'), "{text:?}");
+        assert_eq!(Pins::load(&p).unwrap(), Some(pins));
         for bad in [
             "{",
             r#"{"version":2,"tools":{}}"#,

@@ -10,6 +10,7 @@ use super::encryption::{
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+use super::nesting::{flatten_deep, KEPT_NESTING};
 use super::object::resolve;
 use super::perms::with_perms_as_read;
 use super::salvage;
@@ -208,7 +209,7 @@ fn with_encrypt_inlined(
         .and_then(|o| resolve(&plain, o).ok())
         .and_then(|o| o.as_dict().ok())
     else {
-        return Ok(None);
+        return Ok(with_encrypt_flattened(data, &plain));
     };
     let id = id_inlined(&plain.trailer, &plain);
     let (read, mut changed) = match poppler_reading(dict, &plain) {
@@ -233,6 +234,38 @@ fn with_encrypt_inlined(
         plain.trailer.set("ID", id);
     }
     Ok(with_encrypt_object(data, &plain, fixed))
+}
+
+/// `data` with the indirect `/Encrypt` dictionary that lopdf could not
+/// parse (`plain` loaded without it) flattened below lopdf's nesting limit
+/// in place ([`flatten_deep`]): poppler reads a dictionary with an unused
+/// key nested 100 to 500 levels deep. `None` when the dictionary is not an
+/// unparsed object at a known offset, or nothing in it was that deep (so a
+/// load of the result cannot come back here with a change).
+fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
+    const ENDOBJ: &[u8] = b"endobj";
+    let Ok(Object::Reference(id)) = plain.trailer.get(b"NoCrypt") else {
+        return None;
+    };
+    if plain.objects.contains_key(id) {
+        return None;
+    }
+    let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) =
+        plain.reference_table.get(id.0)
+    else {
+        return None;
+    };
+    // lopdf's offsets count from the `%PDF-` header.
+    let header = data.windows(5).position(|w| w == b"%PDF-")?;
+    let start = header.checked_add(usize::try_from(*offset).ok()?)?;
+    let rest = data.get(start..)?;
+    let len = rest
+        .windows(ENDOBJ.len())
+        .position(|w| w == ENDOBJ)
+        .unwrap_or(rest.len());
+    let mut out = data.to_vec();
+    let object = out.get_mut(start..start.checked_add(len)?)?;
+    flatten_deep(object, KEPT_NESTING).then_some(out)
 }
 
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {

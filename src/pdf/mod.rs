@@ -38,6 +38,7 @@ pub mod extract;
 pub mod limits;
 pub mod load;
 pub mod metadata;
+mod nesting;
 mod object;
 pub mod pagetree;
 pub mod perms;

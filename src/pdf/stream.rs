@@ -126,6 +126,12 @@ pub fn decode_stream(stream: &lopdf::Stream, max_out: usize) -> Result<Vec<u8>, 
     // Deflate expands at most about 1032:1, so a chain that failed part way
     // produced no more than that (and never more than `cap`).
     let failed_work = cap.min(stream.content.len().saturating_mul(MAX_FLATE_RATIO));
+    if let Some(fault) = flate_header_fault(stream) {
+        // lopdf would log it and try the bytes as raw deflate, giving an
+        // empty or garbage result without an error.
+        charge(failed_work.min(stream.content.len()));
+        return Err(StreamError::Decode(fault));
+    }
     let data = match stream.decompressed_content_with_limit(cap) {
         Ok(d) => d,
         Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
@@ -145,6 +151,33 @@ pub fn decode_stream(stream: &lopdf::Stream, max_out: usize) -> Result<Vec<u8>, 
         REMAINING.with(|r| r.set(Some(left.saturating_sub(data.len()))));
     }
     Ok(data)
+}
+
+/// Why the first `/FlateDecode` layer of `stream` cannot be zlib data
+/// (RFC 1950 §2.2), as poppler checks before it inflates: a compression
+/// method other than 8 (deflate), a header check (`FCHECK`) that fails, or
+/// a preset dictionary (`FDICT`), which PDF never uses. It is the look of
+/// data decrypted with the wrong key or crypt filter, or not decrypted at
+/// all. `None` when the stream does not start with that filter, or its data
+/// is shorter than a header (lopdf reads that as empty, as poppler does).
+fn flate_header_fault(stream: &lopdf::Stream) -> Option<String> {
+    let first = stream.filters().ok()?.into_iter().next()?;
+    if first != b"FlateDecode" {
+        return None;
+    }
+    let (&cmf, &flg) = (stream.content.first()?, stream.content.get(1)?);
+    let fault = if cmf & 0x0f != 8 {
+        format!("unknown compression method {} in flate stream", cmf & 0x0f)
+    } else if (u16::from(cmf) << 8 | u16::from(flg)) % 31 != 0 {
+        "bad FCHECK in flate stream".to_owned()
+    } else if flg & 0x20 != 0 {
+        "FDICT bit set in flate stream".to_owned()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{fault}: the data is not zlib (encrypted with a key or crypt filter that could not be used, or corrupt)"
+    ))
 }
 
 #[cfg(test)]
@@ -201,6 +234,48 @@ mod tests {
             decode_stream(&s, 10_000),
             Err(StreamError::BudgetExhausted { limit: 2500 })
         );
+    }
+
+    /// Data that is not zlib (ciphertext of a key or crypt filter that could
+    /// not be used, say) is an error naming the header fault, as poppler's,
+    /// where lopdf returns an empty or garbage result; a stream that merely
+    /// begins with another filter, or is shorter than a header, is lopdf's.
+    #[test]
+    fn flate_data_without_a_zlib_header_is_an_error() {
+        let with = |content: &[u8]| Stream::new(dictionary! {"Filter" => "FlateDecode"}, content.to_vec());
+        let good = flate(b"BT (x) Tj ET");
+        assert_eq!(decode_stream(&good, 100).unwrap(), b"BT (x) Tj ET");
+        let mut header = good.content.clone();
+        for (cmf, flg, fault) in [
+            (0x79, 0x9c, "unknown compression method 9"),
+            (0x77, 0x9c, "unknown compression method 7"),
+            (0x78, 0x9d, "bad FCHECK"),
+            (0x78, 0xbb, "FDICT bit set"),
+        ] {
+            header[0] = cmf;
+            header[1] = flg;
+            match decode_stream(&with(&header), 100) {
+                Err(StreamError::Decode(m)) => assert!(m.starts_with(fault), "{m}"),
+                other => panic!("{cmf:#x} {flg:#x}: {other:?}"),
+            }
+        }
+        // Every method-8 header with a right FCHECK and no FDICT passes.
+        for cinfo in 0..8u8 {
+            let cmf = cinfo << 4 | 8;
+            let flg = (0..=0x1fu8).find(|f| (u16::from(cmf) << 8 | u16::from(*f)) % 31 == 0).unwrap();
+            assert_eq!(flate_header_fault(&with(&[cmf, flg, 3, 0])), None, "{cmf:#x} {flg:#x}");
+        }
+        assert_eq!(decode_stream(&with(b""), 100).unwrap(), b"");
+        assert_eq!(flate_header_fault(&with(b"\xff")), None);
+        let later = Stream::new(
+            dictionary! {"Filter" => vec![lopdf::Object::Name(b"ASCIIHexDecode".to_vec()), lopdf::Object::Name(b"FlateDecode".to_vec())]},
+            b"ff00>".to_vec(),
+        );
+        assert_eq!(flate_header_fault(&later), None);
+        let budget = DecodeBudget::start(1000);
+        let bad = with(&[0x79, 0x9c, 1, 2, 3, 4]);
+        assert!(decode_stream(&bad, 100).is_err());
+        assert_eq!(budget.remaining(), 994, "the refused bytes are charged");
     }
 
     #[test]
