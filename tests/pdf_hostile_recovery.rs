@@ -795,7 +795,10 @@ fn encryption_dictionaries_are_read_as_poppler_reads_them() {
                 &toolgate::pdf::Options::default(),
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(x.pages.iter().all(|p| p.text.trim().is_empty()), "{name}: {x:?}");
+            assert!(
+                x.pages.iter().all(|p| p.text.trim().is_empty()),
+                "{name}: {x:?}"
+            );
             assert!(
                 x.warnings
                     .iter()
@@ -805,5 +808,8 @@ fn encryption_dictionaries_are_read_as_poppler_reads_them() {
             );
         }
     }
-    assert!(seen.0 >= 24 && seen.1 >= 5 && seen.2 >= 3 && seen.3 >= 4, "{seen:?}");
+    assert!(
+        seen.0 >= 24 && seen.1 >= 5 && seen.2 >= 3 && seen.3 >= 4,
+        "{seen:?}"
+    );
 }

@@ -117,7 +117,10 @@ fn invalid_value_text(e: &clap::Error) -> Option<String> {
         Some(ContextValue::String(s)) => Some(s.as_str()),
         _ => None,
     };
-    let (arg, value) = (text(ContextKind::InvalidArg)?, text(ContextKind::InvalidValue)?);
+    let (arg, value) = (
+        text(ContextKind::InvalidArg)?,
+        text(ContextKind::InvalidValue)?,
+    );
     let reason = std::error::Error::source(e).map(ToString::to_string)?;
     let escape = |s: &str| toolgate::terminal::escape_controls(s).into_owned();
     Some(format!(
@@ -197,7 +200,10 @@ mod tests {
         let e = Cli::try_parse_from(&args).unwrap_err();
         let text = usage_error_text(&e, &args);
         assert!(text.starts_with("error: invalid value '10.0.0.1\\x1b[2J\\x0a' for '--allow <ENTRY>': character U+001B at byte 8"), "{text}");
-        assert!(text.ends_with("For more information, try '--help'."), "{text}");
+        assert!(
+            text.ends_with("For more information, try '--help'."),
+            "{text}"
+        );
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
         let args = [
             OsString::from("toolgate"),
@@ -208,7 +214,12 @@ mod tests {
         ];
         let e = Cli::try_parse_from(&args).unwrap_err();
         let text = usage_error_text(&e, &args);
-        assert!(text.starts_with("error: invalid value '2-1\\x9b' for '--pages <PAGES>': invalid page range"), "{text}");
+        assert!(
+            text.starts_with(
+                "error: invalid value '2-1\\x9b' for '--pages <PAGES>': invalid page range"
+            ),
+            "{text}"
+        );
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
     }
 

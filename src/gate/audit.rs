@@ -156,7 +156,9 @@ impl Audit {
         // The same JSON with C1 and bidirectional controls escaped: a row
         // quotes wire strings, and `tail -f` shows it on a terminal.
         let json = serde_json::to_string(record).map_err(io::Error::other)?;
-        let mut line = crate::terminal::json_for_terminal(&json).into_owned().into_bytes();
+        let mut line = crate::terminal::json_for_terminal(&json)
+            .into_owned()
+            .into_bytes();
         line.push(b'\n');
         let len = line.len() as u64;
         if self.size > 0 && self.size + len > self.max_bytes {
@@ -278,8 +280,17 @@ mod tests {
         r.tool = Some(tool);
         a.write(&r).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
-        assert!(!text.trim_end().chars().any(|c| c.is_control() || c == '\u{202e}'), "{text:?}");
-        assert!(text.contains("\\u009b") && text.contains("\\u202e"), "{text}");
+        assert!(
+            !text
+                .trim_end()
+                .chars()
+                .any(|c| c.is_control() || c == '\u{202e}'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\\u009b") && text.contains("\\u202e"),
+            "{text}"
+        );
         let v: Value = serde_json::from_str(text.trim_end()).unwrap();
         assert_eq!(v["tool"], tool);
     }

@@ -240,7 +240,12 @@ mod tests {
         pins.insert(name.into(), definition_hash(&json!({"name": name})));
         pins.save(&p).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
-        assert!(!text.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'), "{text:?}");
+        assert!(
+            !text
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "{text:?}"
+        );
         assert_eq!(Pins::load(&p).unwrap(), Some(pins));
         for bad in [
             "{",

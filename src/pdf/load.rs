@@ -250,8 +250,7 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
     if plain.objects.contains_key(id) {
         return None;
     }
-    let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) =
-        plain.reference_table.get(id.0)
+    let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) = plain.reference_table.get(id.0)
     else {
         return None;
     };

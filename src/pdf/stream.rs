@@ -242,7 +242,8 @@ mod tests {
     /// begins with another filter, or is shorter than a header, is lopdf's.
     #[test]
     fn flate_data_without_a_zlib_header_is_an_error() {
-        let with = |content: &[u8]| Stream::new(dictionary! {"Filter" => "FlateDecode"}, content.to_vec());
+        let with =
+            |content: &[u8]| Stream::new(dictionary! {"Filter" => "FlateDecode"}, content.to_vec());
         let good = flate(b"BT (x) Tj ET");
         assert_eq!(decode_stream(&good, 100).unwrap(), b"BT (x) Tj ET");
         let mut header = good.content.clone();
@@ -262,8 +263,14 @@ mod tests {
         // Every method-8 header with a right FCHECK and no FDICT passes.
         for cinfo in 0..8u8 {
             let cmf = cinfo << 4 | 8;
-            let flg = (0..=0x1fu8).find(|f| (u16::from(cmf) << 8 | u16::from(*f)) % 31 == 0).unwrap();
-            assert_eq!(flate_header_fault(&with(&[cmf, flg, 3, 0])), None, "{cmf:#x} {flg:#x}");
+            let flg = (0..=0x1fu8)
+                .find(|f| (u16::from(cmf) << 8 | u16::from(*f)) % 31 == 0)
+                .unwrap();
+            assert_eq!(
+                flate_header_fault(&with(&[cmf, flg, 3, 0])),
+                None,
+                "{cmf:#x} {flg:#x}"
+            );
         }
         assert_eq!(decode_stream(&with(b""), 100).unwrap(), b"");
         assert_eq!(flate_header_fault(&with(b"\xff")), None);
