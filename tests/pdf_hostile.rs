@@ -10,8 +10,8 @@
 mod gen;
 
 use gen::{
-    form_tree, in_object_stream, many_fonts, object_streams, one_page, text_lines, to_unicode_all,
-    zlib, zlib_zeros, Doc, HELLO,
+    form_tree, in_object_stream, many_fonts, object_streams, object_streams_sharing, one_page,
+    text_lines, to_unicode_all, zlib, zlib_zeros, Doc, HELLO,
 };
 use std::time::Duration;
 use toolgate::pdf::worker::{extract_isolated_with_stats, metadata_isolated_with_stats};
@@ -141,6 +141,14 @@ fn cases() -> Vec<Case> {
         case(
             "4 object streams of 50k dictionaries",
             object_streams(4, 50_000, b"<</A[]/B<<>>>>"),
+            &["ok", "limit_exceeded"],
+        ),
+        // lopdf parses each entry from its offset to the end of the object
+        // it finds there: 20k entries into one 100 KB run of white space
+        // are 2 GB of scanning, CPU that only the call's time limit bounds.
+        case(
+            "object stream of 20k entries into 100 KB of white space",
+            object_streams_sharing(1, 20_000, &[vec![b' '; 100_000], b"null".to_vec()].concat()),
             &["ok", "limit_exceeded"],
         ),
         case(

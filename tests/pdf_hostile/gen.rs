@@ -370,6 +370,16 @@ pub fn text_pages(pages: u32, ops: usize) -> Vec<u8> {
 /// from 1000 on, all listed in the xref stream so that lopdf loads them),
 /// with a compressed xref stream (`/W [1 4 4]`).
 pub fn object_streams(streams: usize, per_stream: usize, body: &[u8]) -> Vec<u8> {
+    object_streams_of(streams, per_stream, body, false)
+}
+
+/// [`object_streams`] whose entries all point at offset 0 of one copy of
+/// `body`: each entry is parsed from there to the end of what `body` holds.
+pub fn object_streams_sharing(streams: usize, per_stream: usize, body: &[u8]) -> Vec<u8> {
+    object_streams_of(streams, per_stream, body, true)
+}
+
+fn object_streams_of(streams: usize, per_stream: usize, body: &[u8], shared: bool) -> Vec<u8> {
     let mut out = b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offs: Vec<(u32, usize)> = Vec::new();
     let mut push =
@@ -388,9 +398,17 @@ pub fn object_streams(streams: usize, per_stream: usize, body: &[u8]) -> Vec<u8>
         let container = 5 + s as u32;
         let (mut header, mut objects) = (Vec::new(), Vec::new());
         for i in 0..per_stream {
-            write!(header, "{} {} ", next, objects.len()).unwrap();
-            objects.extend_from_slice(body);
-            objects.push(b' ');
+            write!(
+                header,
+                "{} {} ",
+                next,
+                if shared { 0 } else { objects.len() }
+            )
+            .unwrap();
+            if !shared || i == 0 {
+                objects.extend_from_slice(body);
+                objects.push(b' ');
+            }
             compressed.push((next, container, i as u32));
             next += 1;
         }
