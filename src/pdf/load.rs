@@ -267,6 +267,40 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
     flatten_deep(object, KEPT_NESTING).then_some(out)
 }
 
+/// The readings left for a file lopdf did not decrypt (`doc`, as lopdf
+/// loaded it), in order: its `/Encrypt` dictionary as poppler reads it; a
+/// dictionary that describes no encryption read as unencrypted whatever the
+/// password (as poppler does); a direct `/Encrypt` moved into an object of
+/// its own. Each patched file is read as written, so none comes back here
+/// with the same change.
+///
+/// # Errors
+/// Those of [`load_checked`] on the patched file; `unsupported_encryption`
+/// or `password_required` (`incorrect` when a password was refused) when no
+/// reading applies.
+fn read_otherwise(
+    data: &[u8],
+    doc: &Document,
+    password: Option<&str>,
+    limits: &Limits,
+    incorrect: bool,
+) -> Result<Loaded, PdfError> {
+    if let Some(patched) = with_poppler_reading(data, doc)? {
+        return load_checked(&patched, password, limits);
+    }
+    if let Some(fault) = encrypt_dict(doc).and_then(standard_dict_fault) {
+        // The renamed key is not /Encrypt: this cannot come back here.
+        let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
+        loaded.encryption_ignored = Some(fault);
+        return Ok(loaded);
+    }
+    if let Some(patched) = with_indirect_encrypt(data, doc) {
+        // The update's trailer names an indirect /Encrypt: no recursion.
+        return load_checked(&patched, password, limits);
+    }
+    Err(undecryptable(doc, incorrect))
+}
+
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
     check_header(data)?;
     if let Some(patched) = with_encrypt_inlined(data, password, limits)? {
@@ -281,17 +315,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
             // Tell a wrong password apart from a handler we cannot use.
             let doc = Document::load_mem_with_options(data, options(None))
                 .map_err(|e| map_error(e, limits, missing_eof))?;
-            if let Some(patched) = with_poppler_reading(data, &doc)? {
-                return load_checked(&patched, password, limits);
-            }
-            if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
-                // A dictionary that describes no encryption is read as
-                // unencrypted whatever the password, as poppler does.
-                let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
-                loaded.encryption_ignored = Some(fault);
-                return Ok(loaded);
-            }
-            return Err(undecryptable(&doc, true));
+            return read_otherwise(data, &doc, password, limits, true);
         }
         Err(e) => match reconstruct_after(&e, data, limits, password) {
             // Poppler rebuilds the table from a scan for object headers
@@ -323,20 +347,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     }
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
-        if let Some(patched) = with_poppler_reading(data, &doc)? {
-            return load_checked(&patched, password, limits);
-        }
-        if let Some(fault) = encrypt_dict(&doc).and_then(standard_dict_fault) {
-            // The renamed key is not /Encrypt: this cannot come back here.
-            let mut loaded = load_checked(&without_encrypt_key(data), password, limits)?;
-            loaded.encryption_ignored = Some(fault);
-            return Ok(loaded);
-        }
-        if let Some(patched) = with_indirect_encrypt(data, &doc) {
-            // The update's trailer names an indirect /Encrypt: no recursion.
-            return load_checked(&patched, password, limits);
-        }
-        return Err(undecryptable(&doc, password.is_some()));
+        return read_otherwise(data, &doc, password, limits, password.is_some());
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
