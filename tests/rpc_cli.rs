@@ -176,3 +176,46 @@ fn help_and_version_go_to_stdout() {
         assert!(err.is_empty(), "{args:?}: {err}");
     }
 }
+
+/// An endless input (`/dev/zero`) ends: the bytes past the payload bound
+/// are counted up to a bound, then the input is refused as too large with a
+/// note that counting stopped (both commands hung; found by a newcomer).
+#[test]
+fn an_endless_input_ends() {
+    for cmd in ["json-check", "parse"] {
+        let Some((code, _, err)) = run(&[cmd, "/dev/zero"], b"") else {
+            return;
+        };
+        assert_eq!(code, 1, "{cmd}: {err}");
+        assert!(err.contains("counting stopped"), "{cmd}: {err}");
+        assert!(err.contains("1073741824"), "{cmd}: {err}");
+    }
+    // Below the counting bound the length is exact.
+    let big = vec![b' '; (4 << 20) + 10];
+    let (code, _, err) = run(&["json-check"], &big).unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!("payload of {} bytes", big.len())),
+        "{err}"
+    );
+    assert!(!err.contains("counting stopped"), "{err}");
+}
+
+/// `extract` and `metadata` refuse a FIFO at once (the open blocked
+/// forever), as the MCP server does.
+#[test]
+fn extract_refuses_a_fifo() {
+    let t = tempfile::tempdir().unwrap();
+    let fifo = t.path().join("f.pdf");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    for cmd in ["extract", "metadata"] {
+        let Some((code, _, err)) = run(&[cmd, fifo.to_str().unwrap()], b"") else {
+            return;
+        };
+        assert_eq!(code, 1, "{cmd}: {err}");
+        assert!(err.contains("not a regular file"), "{cmd}: {err}");
+    }
+}

@@ -2,7 +2,9 @@
 //!
 //! Input is read with the payload bound in force: at most
 //! `MAX_PAYLOAD_BYTES + 1` bytes are kept, the rest of an oversized input is
-//! only counted, so the reported length is exact and memory stays bounded.
+//! only counted, up to [`MAX_COUNTED_BYTES`], so the reported length is
+//! exact below that, memory stays bounded and an endless input (`/dev/zero`,
+//! `yes |`) ends.
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -13,6 +15,10 @@ use toolgate::terminal::json_for_terminal;
 
 /// Size of the buffer used to count (not keep) the bytes past the bound.
 const DRAIN_CHUNK: usize = 64 * 1024;
+
+/// Most bytes of an oversized input counted for its reported length (1 GiB);
+/// reading stops there and the length is reported as at least that.
+pub(crate) const MAX_COUNTED_BYTES: usize = 1 << 30;
 
 /// The input, truncated to `limit + 1` bytes, and its full length.
 fn read_bounded(file: Option<&Path>, limit: usize) -> std::io::Result<(Vec<u8>, usize)> {
@@ -28,7 +34,7 @@ fn read_bounded(file: Option<&Path>, limit: usize) -> std::io::Result<(Vec<u8>, 
     let mut total = data.len();
     if data.len() >= keep {
         let mut buf = vec![0u8; DRAIN_CHUNK];
-        loop {
+        while total < MAX_COUNTED_BYTES {
             let n = reader.read(&mut buf)?;
             if n == 0 {
                 break;
@@ -40,7 +46,14 @@ fn read_bounded(file: Option<&Path>, limit: usize) -> std::io::Result<(Vec<u8>, 
 }
 
 fn read_or_report(file: Option<&Path>, cmd: &str) -> Result<(Vec<u8>, usize), ExitCode> {
-    read_bounded(file, json::MAX_PAYLOAD_BYTES).map_err(|e| {
+    let read = read_bounded(file, json::MAX_PAYLOAD_BYTES);
+    if read
+        .as_ref()
+        .is_ok_and(|(_, total)| *total >= MAX_COUNTED_BYTES)
+    {
+        report!("toolgate {cmd}: the input goes on past {MAX_COUNTED_BYTES} bytes: counting stopped there");
+    }
+    read.map_err(|e| {
         let what = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
         // Exit 1 like a bad input (and like `extract` on an unreadable file):
         // 2 is kept for usage errors.

@@ -4,21 +4,37 @@
 
 use serde_json::{json, Map, Value};
 
+use super::tools::PathScope;
 use crate::engine::wire::{code, Id, ProtocolError};
 use crate::engine::{
     stateless_versions, Era, ErrorObject, Revision, LATEST_HANDSHAKE, META_SERVER_INFO,
 };
 
-const INSTRUCTIONS: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. Paths are relative to the server's root directory; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
-const INSTRUCTIONS_UNCONFINED: &str = "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info. UNCONFINED: this server was started with --unconfined and reads any path its process can read; URLs are never fetched. Failures are tool errors carrying a stable error kind.";
+macro_rules! summary {
+    () => {
+        "PDF tools. `extract` returns the text of a PDF page by page (1-based pages, optional range \"N-M\" or \"N-\"); `get_metadata` returns version, page count, encryption and document info."
+    };
+}
+macro_rules! errors {
+    () => {
+        " Failures are tool errors carrying a stable error kind."
+    };
+}
+const ROOT: &str = " Paths are relative to the server's root directory;";
+const UNCONFINED: &str =
+    " UNCONFINED: this server was started with --unconfined and reads any path its process can read;";
+const URLS_REFUSED: &str = " URLs are never fetched.";
+const URLS_FETCHED: &str = " REMOTE FETCH IS ON (--allow-remote): http(s) URLs are downloaded through an SSRF-safe fetcher; private, loopback, link-local and cloud-metadata destinations are refused unless the operator allowed them.";
 
-/// The server's instructions, saying whether paths are confined.
-pub(super) fn instructions(confined: bool) -> &'static str {
-    if confined {
-        INSTRUCTIONS
-    } else {
-        INSTRUCTIONS_UNCONFINED
-    }
+/// The server's instructions, saying what a `path` may name, as the tool
+/// descriptions do ([`PathScope`]).
+pub(super) fn instructions(scope: PathScope) -> String {
+    let (paths, remote) = match scope {
+        PathScope::Root { remote } => (ROOT, remote),
+        PathScope::Unconfined { remote } => (UNCONFINED, remote),
+    };
+    let urls = if remote { URLS_FETCHED } else { URLS_REFUSED };
+    [summary!(), paths, urls, errors!()].concat()
 }
 
 pub(super) fn server_info() -> Value {
@@ -35,7 +51,7 @@ pub(super) fn server_info() -> Value {
 pub(super) fn initialize(
     id: &Id,
     params: Option<&Map<String, Value>>,
-    confined: bool,
+    scope: PathScope,
 ) -> Result<(Revision, Value), ProtocolError> {
     let member = |name: &str| params.and_then(|p| p.get(name));
     let offered = match member("protocolVersion") {
@@ -78,20 +94,20 @@ pub(super) fn initialize(
         "protocolVersion": rev.as_str(),
         "capabilities": {"tools": {"listChanged": false}},
         "serverInfo": server_info(),
-        "instructions": instructions(confined),
+        "instructions": instructions(scope),
     });
     Ok((rev, result))
 }
 
 /// The `server/discover` result (MCP 2026-07-28).
-pub(super) fn discover(confined: bool) -> Value {
+pub(super) fn discover(scope: PathScope) -> Value {
     let mut meta = Map::new();
     meta.insert(META_SERVER_INFO.into(), server_info());
     json!({
         "supportedVersions": stateless_versions(),
         "capabilities": {"tools": {"listChanged": false}},
         "serverInfo": server_info(),
-        "instructions": instructions(confined),
+        "instructions": instructions(scope),
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": meta,
@@ -123,4 +139,34 @@ pub(super) fn accept_batch(era: Era) -> Result<(), ErrorObject> {
         message,
         data: None,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The instructions say what the tool descriptions say: confined or
+    /// not, and whether URLs are fetched (they said "never fetched" with
+    /// `--allow-remote`; found by a newcomer).
+    #[test]
+    fn instructions_follow_the_path_scope() {
+        for remote in [false, true] {
+            for scope in [PathScope::Root { remote }, PathScope::Unconfined { remote }] {
+                let text = instructions(scope);
+                assert_eq!(text.contains("REMOTE FETCH IS ON"), remote, "{text}");
+                assert_eq!(text.contains("never fetched"), !remote, "{text}");
+                let unconfined = matches!(scope, PathScope::Unconfined { .. });
+                assert_eq!(text.contains("UNCONFINED"), unconfined, "{text}");
+                assert_eq!(text.contains("root directory"), !unconfined, "{text}");
+                assert!(text.starts_with("PDF tools.") && text.ends_with("error kind."));
+                let answered = discover(scope);
+                assert_eq!(answered["instructions"], text.as_str());
+                let p = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+                let (_, result) =
+                    initialize(&Id::String("1".into()), p.as_object(), scope).unwrap();
+                assert_eq!(result["instructions"], text.as_str());
+            }
+        }
+    }
 }

@@ -106,7 +106,7 @@ impl<B: PdfBackend> Server<B> {
         };
         match admitted {
             Admitted::Initialize => answer(
-                    lifecycle::initialize(id, params, self.confined()).map(|(rev, result)| {
+                    lifecycle::initialize(id, params, self.path_scope()).map(|(rev, result)| {
                     self.era.enter_handshake(rev);
                     result
                 }),
@@ -119,7 +119,7 @@ impl<B: PdfBackend> Server<B> {
                     Some(id.clone()),
                 ))),
                 "server/discover" => answer(
-                    stateless_envelope(id, params).map(|_| lifecycle::discover(self.confined())),
+                    stateless_envelope(id, params).map(|_| lifecycle::discover(self.path_scope())),
                 ),
                 _ => not_found(""),
             },
@@ -130,7 +130,7 @@ impl<B: PdfBackend> Server<B> {
                 _ => not_found(""),
             },
             Admitted::Stateless(rev) => match method {
-                "server/discover" => answer(Ok(lifecycle::discover(self.confined()))),
+                "server/discover" => answer(Ok(lifecycle::discover(self.path_scope()))),
                 "tools/list" => self.tools_list(id, params, rev, admitted),
                 "tools/call" => self.tools_call(request, rev, admitted, ctx),
                 _ => not_found(" (not a 2026-07-28 method)"),

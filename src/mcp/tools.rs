@@ -12,9 +12,7 @@ use serde_json::{json, Map, Value};
 use super::backend::{PageRange, ToolFailure};
 use crate::engine::Revision;
 
-/// Upper bound on a page number accepted in `pages` (PDF viewers' practical
-/// limit is far lower; this only keeps arithmetic on input in range).
-pub const MAX_PAGE_NUMBER: u32 = 1_000_000;
+pub use crate::pdf::MAX_PAGE_NUMBER;
 
 /// The two tools, in listing order.
 pub const TOOL_NAMES: &[&str] = &["extract", "get_metadata"];
@@ -103,42 +101,22 @@ fn invalid(message: impl Into<String>) -> ToolFailure {
     ToolFailure::new("invalid_arguments", message)
 }
 
-/// Parses a 1-based page selection: `"N"`, `"N-M"` (inclusive, `N <= M`) or
-/// `"N-"` (page N to the end, as the CLI's `--pages` takes it), ASCII digits
-/// only, each number in `1..=MAX_PAGE_NUMBER`. An open end is
-/// `last = MAX_PAGE_NUMBER`, which the extractor clamps to the last page.
+/// Parses a 1-based page selection as the CLI's `--pages` does
+/// ([`crate::pdf::PageRange`]'s `FromStr`): `"N"`, `"N-M"` (inclusive,
+/// `N <= M`) or `"N-"` (page N to the end), ASCII digits only, each number
+/// in `1..=MAX_PAGE_NUMBER`. An open end is `last = MAX_PAGE_NUMBER`, which
+/// the extractor clamps to the last page.
 ///
 /// # Errors
 /// `invalid_arguments` saying what is wrong with the string.
 pub fn parse_pages(s: &str) -> Result<PageRange, ToolFailure> {
-    let number = |part: &str| -> Result<u32, ToolFailure> {
-        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(invalid(format!(
-                "argument \"pages\" must be \"N\" or \"N-M\" with 1-based page numbers, got {s:?}"
-            )));
-        }
-        match part.parse::<u32>() {
-            Ok(n) if (1..=MAX_PAGE_NUMBER).contains(&n) => Ok(n),
-            _ => Err(invalid(format!(
-                "page numbers in \"pages\" are 1-based and at most {MAX_PAGE_NUMBER}, got {s:?}"
-            ))),
-        }
-    };
-    let (first, last) = match s.split_once('-') {
-        // Open-ended: "to the last page", clamped by the extractor.
-        Some((a, "")) => (number(a)?, MAX_PAGE_NUMBER),
-        Some((a, b)) => (number(a)?, number(b)?),
-        None => {
-            let n = number(s)?;
-            (n, n)
-        }
-    };
-    if first > last {
-        return Err(invalid(format!(
-            "page range {s:?} is reversed: the first page must not exceed the last"
-        )));
-    }
-    Ok(PageRange { first, last })
+    let range: crate::pdf::PageRange = s
+        .parse()
+        .map_err(|e| invalid(format!("argument \"pages\": {e}")))?;
+    Ok(PageRange {
+        first: range.first,
+        last: range.last.unwrap_or(MAX_PAGE_NUMBER),
+    })
 }
 
 /// What a tool's `path` may name: the tool descriptions say which.

@@ -96,17 +96,46 @@ pub struct PageRange {
     pub last: Option<u32>,
 }
 
-/// Why a page range did not parse.
+/// Largest page number a page range may name (PDF viewers' practical limit
+/// is far lower; this only keeps arithmetic on input in range). The MCP
+/// tools' `pages` argument and the CLI's `--pages` are both parsed by
+/// [`PageRange`]'s `FromStr`.
+pub const MAX_PAGE_NUMBER: u32 = 1_000_000;
+
+/// Why a page range did not parse: the text and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageRangeError(String);
+pub struct PageRangeError {
+    text: String,
+    fault: PageRangeFault,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageRangeFault {
+    /// Not `N`, `N-M` or `N-` in ASCII digits.
+    Form,
+    /// A number 0 or past [`MAX_PAGE_NUMBER`].
+    OutOfRange,
+    /// `N-M` with `M < N`.
+    Reversed,
+}
 
 impl fmt::Display for PageRangeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid page range {:?}: expected N, N-M or N- with 1 <= N <= M",
-            self.0
-        )
+        let text = &self.text;
+        match self.fault {
+            PageRangeFault::Form => write!(
+                f,
+                "invalid page range {text:?}: expected \"N\", \"N-M\" or \"N-\" in digits"
+            ),
+            PageRangeFault::OutOfRange => write!(
+                f,
+                "invalid page range {text:?}: page numbers are 1-based and at most {MAX_PAGE_NUMBER}"
+            ),
+            PageRangeFault::Reversed => write!(
+                f,
+                "invalid page range {text:?}: the first page must not exceed the last"
+            ),
+        }
     }
 }
 
@@ -116,33 +145,53 @@ impl PageRange {
     /// Pages `first..=last`.
     ///
     /// # Errors
-    /// When `first` is 0 or `last < first`.
+    /// When `first` is 0, a number is past [`MAX_PAGE_NUMBER`] or
+    /// `last < first`.
     pub fn new(first: u32, last: Option<u32>) -> Result<Self, PageRangeError> {
-        if first == 0 || last.is_some_and(|l| l < first) {
-            return Err(PageRangeError(format!(
-                "{first}-{}",
-                last.map_or(String::new(), |l| l.to_string())
-            )));
+        let fault = if first == 0 || first.max(last.unwrap_or(first)) > MAX_PAGE_NUMBER {
+            Some(PageRangeFault::OutOfRange)
+        } else if last.is_some_and(|l| l < first) {
+            Some(PageRangeFault::Reversed)
+        } else {
+            None
+        };
+        match fault {
+            Some(fault) => Err(PageRangeError {
+                text: format!("{first}-{}", last.map_or(String::new(), |l| l.to_string())),
+                fault,
+            }),
+            None => Ok(Self { first, last }),
         }
-        Ok(Self { first, last })
     }
 }
 
 impl FromStr for PageRange {
     type Err = PageRangeError;
 
+    /// `N`, `N-M` (inclusive) or `N-` (to the last page), ASCII digits
+    /// only: no sign, no space.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || PageRangeError(s.to_owned());
-        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| bad());
-        let range = match s.split_once('-') {
+        let bad = |fault| PageRangeError {
+            text: s.to_owned(),
+            fault,
+        };
+        let num = |t: &str| {
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad(PageRangeFault::Form));
+            }
+            // Past u32 is past the bound as well.
+            t.parse::<u32>()
+                .map_err(|_| bad(PageRangeFault::OutOfRange))
+        };
+        let (first, last) = match s.split_once('-') {
             None => {
                 let n = num(s)?;
-                PageRange::new(n, Some(n))
+                (n, Some(n))
             }
-            Some((a, b)) if b.trim().is_empty() => PageRange::new(num(a)?, None),
-            Some((a, b)) => PageRange::new(num(a)?, Some(num(b)?)),
+            Some((a, "")) => (num(a)?, None),
+            Some((a, b)) => (num(a)?, Some(num(b)?)),
         };
-        range.map_err(|_| bad())
+        PageRange::new(first, last).map_err(|e| bad(e.fault))
     }
 }
 
@@ -235,8 +284,35 @@ mod tests {
                 last: None
             })
         );
-        for bad in ["0", "5-2", "", "-", "a", "1-b", "-3"] {
+        for bad in [
+            "0",
+            "5-2",
+            "",
+            "-",
+            "a",
+            "1-b",
+            "-3",
+            " 1",
+            "+1",
+            "1 - 2",
+            "1-2-3",
+            "0-",
+            "2-1000001",
+        ] {
             assert!(bad.parse::<PageRange>().is_err(), "{bad}");
+        }
+        // The bound is inclusive, and a number past u32 is past it too.
+        assert!("1000000".parse::<PageRange>().is_ok());
+        assert!("1000000-".parse::<PageRange>().is_ok());
+        for (bad, says) in [
+            ("2-4294967296", "at most 1000000"),
+            ("1000001", "at most 1000000"),
+            ("0", "1-based"),
+            ("5-2", "must not exceed"),
+            ("1 - 2", "\"N-\""),
+        ] {
+            let e = bad.parse::<PageRange>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
         }
     }
 }
