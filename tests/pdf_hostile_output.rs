@@ -358,3 +358,57 @@ fn metadata_escaping_past_the_text_cap_is_answered() {
     assert_eq!(title.chars().count(), 65_536);
     assert!(title.chars().all(|c| c == '\u{1}'));
 }
+
+/// Warnings quoting names from the file are bounded: a font name of
+/// 200,000 (or 14 million) characters, 70 of them on two pages sharing one
+/// content stream, gave an answer past the worker's output cap
+/// (`worker_failed`) or a `response_too_large` refusal (attack pass). Each
+/// message is cut at `pdf::MAX_WARNING_CHARS`, at most `pdf::MAX_WARNINGS`
+/// are kept, and the text comes back.
+#[test]
+fn warnings_quoting_the_file_are_bounded() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+    for name in [
+        "warn-k1_longname.pdf",
+        "warn-k1_longname2.pdf",
+        "warn-w_onename.pdf",
+    ] {
+        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":name}}});
+        let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+        let out = run_with(&dir, &[], input.into_bytes());
+        let r = &out.responses[1];
+        assert_eq!(
+            r["result"]["isError"],
+            false,
+            "{name}: {}",
+            r.to_string().chars().take(400).collect::<String>()
+        );
+        let sc = &r["result"]["structuredContent"];
+        assert!(
+            sc["pages"][0]["text"].as_str().unwrap().contains('a'),
+            "{name}"
+        );
+        let warnings = sc["warnings"].as_array().unwrap();
+        assert!(!warnings.is_empty(), "{name}");
+        assert!(
+            warnings.len() <= toolgate::pdf::MAX_WARNINGS + 16,
+            "{name}: {}",
+            warnings.len()
+        );
+        for w in warnings {
+            let m = w["message"].as_str().unwrap();
+            assert!(
+                m.chars().count() <= toolgate::pdf::MAX_WARNING_CHARS + 64,
+                "{name}: {} chars",
+                m.chars().count()
+            );
+        }
+        assert!(
+            warnings.iter().any(|w| w["message"]
+                .as_str()
+                .unwrap()
+                .contains("more characters cut")),
+            "{name}"
+        );
+    }
+}

@@ -217,12 +217,14 @@ fn inlined(obj: &Object, doc: &Document, depth: usize, left: &mut usize) -> Obje
 /// bytes without encryption (integers are never encrypted) when
 /// [`has_references`] says so.
 pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
-    if dict.get(b"Filter").and_then(Object::as_name).ok() != Some(b"Standard".as_slice()) {
+    let mut left = MAX_ENCRYPT_OBJECTS;
+    // The handler's name may itself be given by reference.
+    let filter = dict.get(b"Filter").map(|o| inlined(o, doc, 0, &mut left));
+    if filter.as_ref().ok().and_then(|f| f.as_name().ok()) != Some(b"Standard".as_slice()) {
         return PopplerReading::AsWritten;
     }
     let mut fixed = dict.clone();
     let mut changed = false;
-    let mut left = MAX_ENCRYPT_OBJECTS;
     for (key, o) in dict.iter() {
         if holds_reference(o, 0) {
             fixed.set(key.clone(), inlined(o, doc, 0, &mut left));

@@ -83,7 +83,8 @@ pub(crate) fn extract_counted(
     let loaded = load(data, password, limits)?;
     let mut tree = walk(&loaded.doc, limits)?;
     tree.declared = declared_pages(&loaded.doc, loaded.linearized_pages, limits);
-    let mut warnings = load_warnings(&loaded, &tree);
+    let mut warnings = super::Warnings::default();
+    warnings.extend(load_warnings(&loaded, &tree));
     let count = tree.count();
     let page_count = u32::try_from(count).unwrap_or(u32::MAX);
     let range = range.unwrap_or(PageRange {
@@ -228,7 +229,7 @@ pub(crate) fn extract_counted(
             page_count,
             pages,
             truncated,
-            warnings,
+            warnings: warnings.finish(),
         },
         work,
     ))

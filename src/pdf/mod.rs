@@ -68,12 +68,22 @@ pub struct Warning {
     pub message: String,
 }
 
+/// Longest warning message, in characters: a message quoting a name from
+/// the file (a font, a filter, a handler) is cut there, with a note saying
+/// how much was cut.
+pub const MAX_WARNING_CHARS: usize = 512;
+
+/// Most warnings without a limit (a damaged font, a refused stream, …) one
+/// call returns; past it one more warning says how many were left out.
+/// Warnings naming a limit are always kept (one per limit and call).
+pub const MAX_WARNINGS: usize = 256;
+
 impl Warning {
     pub(crate) fn doc(message: impl Into<String>) -> Self {
         Self {
             page: None,
             limit: None,
-            message: message.into(),
+            message: shorten(message.into()),
         }
     }
 
@@ -81,7 +91,68 @@ impl Warning {
         Self {
             page: None,
             limit: Some(limit),
-            message: message.into(),
+            message: shorten(message.into()),
+        }
+    }
+}
+
+/// `message` cut to [`MAX_WARNING_CHARS`] characters, with a note of how
+/// many were cut.
+pub(crate) fn shorten(message: String) -> String {
+    let total = message.chars().count();
+    if total <= MAX_WARNING_CHARS {
+        return message;
+    }
+    let mut cut: String = message.chars().take(MAX_WARNING_CHARS).collect();
+    cut.push_str(&format!(
+        "… ({} more characters cut)",
+        total.saturating_sub(MAX_WARNING_CHARS)
+    ));
+    cut
+}
+
+/// A call's warnings, at most [`MAX_WARNINGS`] without a limit, each
+/// message at most [`MAX_WARNING_CHARS`] characters.
+#[derive(Debug, Default)]
+pub(crate) struct Warnings {
+    list: Vec<Warning>,
+    unlimited: usize,
+    left_out: usize,
+}
+
+impl Warnings {
+    /// Adds `warning`, or counts it as left out when it has no limit and
+    /// [`MAX_WARNINGS`] such warnings are already kept.
+    pub(crate) fn push(&mut self, warning: Warning) {
+        if warning.limit.is_none() {
+            if self.unlimited >= MAX_WARNINGS {
+                self.left_out = self.left_out.saturating_add(1);
+                return;
+            }
+            self.unlimited = self.unlimited.saturating_add(1);
+        }
+        self.list.push(Warning {
+            message: shorten(warning.message),
+            ..warning
+        });
+    }
+
+    /// The warnings kept, then one saying how many were left out.
+    pub(crate) fn finish(mut self) -> Vec<Warning> {
+        if self.left_out > 0 {
+            self.list.push(Warning::doc(format!(
+                "{} more warnings were left out (at most {MAX_WARNINGS} per call)",
+                self.left_out
+            )));
+        }
+        self.list
+    }
+}
+
+impl Extend<Warning> for Warnings {
+    fn extend<I: IntoIterator<Item = Warning>>(&mut self, iter: I) {
+        for w in iter {
+            self.push(w);
         }
     }
 }
@@ -259,7 +330,7 @@ pub fn metadata(source: Source<'_>) -> Result<Metadata, PdfError> {
 
 #[cfg(test)]
 mod tests {
-    use super::PageRange;
+    use super::*;
 
     #[test]
     fn page_ranges() {
@@ -314,5 +385,43 @@ mod tests {
             let e = bad.parse::<PageRange>().unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// At most `MAX_WARNINGS` warnings without a limit, then one note of how
+    /// many were left out; warnings naming a limit always kept; every
+    /// message cut at `MAX_WARNING_CHARS` characters with a note.
+    #[test]
+    fn warnings_are_bounded_in_number_and_length() {
+        let mut w = Warnings::default();
+        for i in 0..MAX_WARNINGS + 10 {
+            w.push(Warning::doc(format!("w{i}")));
+        }
+        w.push(Warning::limit(Limit::OutputChars, "cut"));
+        w.push(Warning {
+            page: Some(1),
+            limit: None,
+            message: "é".repeat(MAX_WARNING_CHARS + 3),
+        });
+        let list = w.finish();
+        assert_eq!(list.len(), MAX_WARNINGS + 2);
+        assert_eq!(list.iter().filter(|x| x.limit.is_some()).count(), 1);
+        assert_eq!(
+            list[MAX_WARNINGS - 1].message,
+            format!("w{}", MAX_WARNINGS - 1)
+        );
+        assert_eq!(
+            list.last().unwrap().message,
+            format!("11 more warnings were left out (at most {MAX_WARNINGS} per call)")
+        );
+        let long = shorten("é".repeat(MAX_WARNING_CHARS + 3));
+        assert_eq!(
+            long,
+            format!("{}… (3 more characters cut)", "é".repeat(MAX_WARNING_CHARS))
+        );
+        let exact = "x".repeat(MAX_WARNING_CHARS);
+        assert_eq!(shorten(exact.clone()), exact);
+        let mut none = Warnings::default();
+        none.push(Warning::doc("only"));
+        assert_eq!(none.finish().len(), 1);
     }
 }

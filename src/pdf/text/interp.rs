@@ -121,6 +121,8 @@ pub struct Sink<'c> {
     /// The call this page belongs to.
     pub call: &'c mut Call,
     ops: usize,
+    /// Operations whose operator is none of PDF's (ISO 32000-1 Annex A).
+    unknown_ops: usize,
     page_fonts: Vec<usize>,
     fallback: Option<Rc<Font>>,
 }
@@ -136,6 +138,7 @@ impl<'c> Sink<'c> {
             bounds: None,
             call,
             ops: 0,
+            unknown_ops: 0,
             page_fonts: Vec::new(),
             fallback: None,
         }
@@ -193,8 +196,32 @@ impl<'c> Sink<'c> {
         self.warn(format!("{what}: {e}"));
     }
 
+    /// Operations read so far, and how many of them had an operator that
+    /// is not PDF's.
+    pub fn operations(&self) -> (usize, usize) {
+        (self.ops, self.unknown_ops)
+    }
+
+    /// Warns when `content`, the page's content (read since `before` =
+    /// [`Sink::operations`]), holds something other than white space but
+    /// gave no operation, or mostly operators that are not PDF's: the look
+    /// of data encrypted with a key or crypt filter that could not be used
+    /// (stored without a filter, so no decoder noticed), or of a stream that
+    /// is not content at all. The page would otherwise be silently empty.
+    pub fn check_content(&mut self, content: &[u8], before: (usize, usize)) {
+        let ops = self.ops.saturating_sub(before.0);
+        let unknown = self.unknown_ops.saturating_sub(before.1);
+        let blank = content.iter().all(|b| b.is_ascii_whitespace() || *b == 0);
+        if !blank && (ops == 0 || unknown.saturating_mul(2) > ops) {
+            self.warn(format!(
+                "the page content is not PDF content ({unknown} of {ops} operators unknown): it may be encrypted with a key or crypt filter that could not be used"
+            ));
+        }
+    }
+
     fn warn(&mut self, w: String) {
-        // Keep warnings few and distinct.
+        // Keep warnings few, short and distinct.
+        let w = crate::pdf::shorten(w);
         if self.warnings.len() < 64 && !self.warnings.contains(&w) {
             self.warnings.push(w);
         }
@@ -479,6 +506,9 @@ impl<'a> Interp<'a> {
                     } else if let Some(Some((g0, t0, actual))) = marked.pop() {
                         replace_with_actual_text(sink, g0, t0, &actual, self.limits.max_chars);
                     }
+                }
+                other if !is_pdf_operator(other) => {
+                    sink.unknown_ops = sink.unknown_ops.saturating_add(1);
                 }
                 _ => {}
             }
@@ -783,4 +813,84 @@ fn direction(dx: f64, dy: f64) -> u8 {
     } else {
         3
     }
+}
+
+/// Whether `op` is one of PDF's content-stream operators (ISO 32000-1
+/// Annex A, Table A.1, 73 of them).
+fn is_pdf_operator(op: &str) -> bool {
+    matches!(
+        op,
+        "b" | "B"
+            | "b*"
+            | "B*"
+            | "BDC"
+            | "BI"
+            | "BMC"
+            | "BT"
+            | "BX"
+            | "c"
+            | "cm"
+            | "CS"
+            | "cs"
+            | "d"
+            | "d0"
+            | "d1"
+            | "Do"
+            | "DP"
+            | "EI"
+            | "EMC"
+            | "ET"
+            | "EX"
+            | "f"
+            | "F"
+            | "f*"
+            | "G"
+            | "g"
+            | "gs"
+            | "h"
+            | "i"
+            | "ID"
+            | "j"
+            | "J"
+            | "K"
+            | "k"
+            | "l"
+            | "m"
+            | "M"
+            | "MP"
+            | "n"
+            | "q"
+            | "Q"
+            | "re"
+            | "RG"
+            | "rg"
+            | "ri"
+            | "s"
+            | "S"
+            | "SC"
+            | "sc"
+            | "SCN"
+            | "scn"
+            | "sh"
+            | "T*"
+            | "Tc"
+            | "Td"
+            | "TD"
+            | "Tf"
+            | "Tj"
+            | "TJ"
+            | "TL"
+            | "Tm"
+            | "Tr"
+            | "Ts"
+            | "Tw"
+            | "Tz"
+            | "v"
+            | "w"
+            | "W"
+            | "W*"
+            | "y"
+            | "'"
+            | "\""
+    )
 }

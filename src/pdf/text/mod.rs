@@ -119,6 +119,7 @@ pub(crate) fn page_text_in(
     });
     sink.bounds = page_bounds(doc, page);
     let data = page_content(doc, page, limits, &mut sink);
+    let before = sink.operations();
     interp::run_page(
         doc,
         limits,
@@ -127,6 +128,9 @@ pub(crate) fn page_text_in(
         resources,
         interp::Matrix::IDENTITY,
     );
+    if !sink.truncated {
+        sink.check_content(&data, before);
+    }
     run_annotations(doc, page, limits, &mut sink);
     let mut text = layout::layout(&sink.glyphs, &sink.text);
     let mut truncated = sink.truncated;

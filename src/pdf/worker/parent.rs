@@ -541,6 +541,13 @@ fn outcome(
             max: u64::try_from(isolation.timeout.as_millis()).unwrap_or(u64::MAX),
         });
     };
+    if let Some(Ok(Answer::Line(buf) | Answer::Rest(buf))) = &answer {
+        // Checked before the exit status: a worker whose answer was not
+        // read to its end fails its write and exits with an error.
+        if buf.len() > max_answer {
+            return Err(failed("the worker's answer is larger than the output cap"));
+        }
+    }
     if !status.success() {
         if ran.out_of_memory {
             return Err(PdfError::LimitExceeded {
