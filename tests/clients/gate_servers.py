@@ -259,6 +259,14 @@ async def sdk_session(binary: str, setup: Setup, mode: str, body, *, env: dict |
     run.finish()
 
 
+def is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+        return True
+    except ValueError:
+        return False
+
+
 def raw_session(binary: str, setup: Setup) -> None:
     """No SDK: initialize and tools/list, then EOF; the gateway must exit 0 and leave nothing."""
     argv, _audit, _tap = setup.new_run("raw")
@@ -313,7 +321,7 @@ def raw_session(binary: str, setup: Setup) -> None:
           f"rc={rc} after {took:.2f} s")
     left = alive(procs)
     check(f"{label}: no process of the session left", not left, str(left))
-    check(f"{label}: nothing but JSON after EOF", all(json.loads(l) is not None for l in rest.splitlines()), rest[:200].decode(errors="replace"))
+    check(f"{label}: nothing but JSON after EOF", all(is_json(line) for line in rest.splitlines()), rest[:200].decode(errors="replace"))
     log = _tap.read_text(errors="replace") if _tap.exists() else ""
     check(f"{label}: tools/list reached the server; the refused lines did not",
           '"tools/list"' in log and "-tok" not in log, log[-300:])
