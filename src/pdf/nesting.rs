@@ -47,7 +47,8 @@ pub fn flatten_deep(object: &mut [u8], kept: usize) -> bool {
             _ => (false, false, 1),
         };
         if opens {
-            if depth == kept && deep_from.is_none() {
+            if depth == kept {
+                // The container past `kept`: none is open deeper than it.
                 deep_from = Some(at);
             }
             depth = depth.saturating_add(1);

@@ -213,8 +213,13 @@ impl<'c> Sink<'c> {
         let unknown = self.unknown_ops.saturating_sub(before.1);
         let blank = content.iter().all(|b| b.is_ascii_whitespace() || *b == 0);
         if !blank && (ops == 0 || unknown.saturating_mul(2) > ops) {
+            let what = if ops == 0 {
+                "no operator could be read".to_owned()
+            } else {
+                format!("{unknown} of {ops} operators unknown")
+            };
             self.warn(format!(
-                "the page content is not PDF content ({unknown} of {ops} operators unknown): it may be encrypted with a key or crypt filter that could not be used"
+                "the page content is not PDF content ({what}): it may be encrypted with a key or crypt filter that could not be used"
             ));
         }
     }
