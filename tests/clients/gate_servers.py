@@ -47,6 +47,7 @@ import threading
 import time
 from pathlib import Path
 
+from checks import check, tally
 from mcp import Client, StdioServerParameters
 from mcp import types
 from mcp.shared.exceptions import MCPError
@@ -60,13 +61,6 @@ PDF_ROOT = REPO / "corpus" / "pdf"
 GATE_END_BOUND_S = 8.0
 SESSION_TIMEOUT_S = 40.0
 
-results: list[tuple[str, bool, str]] = []
-
-
-def check(name: str, ok: bool, detail: str = "") -> bool:
-    results.append((name, ok, detail))
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
-    return ok
 
 
 def only_loopback() -> bool:
@@ -678,9 +672,7 @@ async def main() -> int:
             print(f"     {name}: {time.monotonic() - t0:.1f} s", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    failed = sum(1 for _, ok, _ in results if not ok)
-    print(f"{len(results) - failed} passed, {failed} failed ({time.monotonic() - started:.1f} s)")
-    return 1 if failed else 0
+    return tally(f" ({time.monotonic() - started:.1f} s)")
 
 
 if __name__ == "__main__":

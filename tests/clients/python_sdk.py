@@ -36,6 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from checks import check, tally
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,13 +46,6 @@ MULTI_PAGE = "pypdf-pdflatex-4-pages"
 # The SDK's discover wait is ~10 s; anything near it means the probe went unanswered.
 AUTO_CONNECT_LIMIT_S = 3.0
 
-results: list[tuple[str, bool, str]] = []
-
-
-def check(name: str, ok: bool, detail: str = "") -> bool:
-    results.append((name, ok, detail))
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
-    return ok
 
 
 def words(text: str) -> list[str]:
@@ -292,9 +286,7 @@ async def main() -> int:
             await asyncio.wait_for(engine_session(binary, mode), timeout=300)
         except Exception as e:
             check(f"{mode}: engine session completed", False, f"{type(e).__name__}: {e}")
-    failed = sum(1 for _, ok, _ in results if not ok)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally()
 
 
 if __name__ == "__main__":

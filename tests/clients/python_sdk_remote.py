@@ -31,19 +31,13 @@ import tempfile
 import threading
 from pathlib import Path
 
+from checks import check, tally
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[2]
 PDF_NAME = "pypdf-pdflatex-4-pages.pdf"
 PDF = (REPO / "corpus" / "pdf" / PDF_NAME).read_bytes()
 
-results: list[tuple[str, bool, str]] = []
-
-
-def check(name: str, ok: bool, detail: str = "") -> bool:
-    results.append((name, ok, detail))
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
-    return ok
 
 
 def error_kind(result) -> str | None:
@@ -173,9 +167,7 @@ async def main() -> int:
         (Path(root) / PDF_NAME).write_bytes(PDF)
         for mode in ("legacy", "auto"):
             await session(binary, mode, root, origin, internal)
-    failed = [r for r in results if not r[1]]
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return tally()
 
 
 if __name__ == "__main__":
