@@ -6,6 +6,7 @@ use lopdf::{Dictionary, Document, Object};
 use serde::{Deserialize, Serialize};
 
 use super::error::PdfError;
+use super::message::quote_name;
 use super::object::resolve;
 
 /// How the document is encrypted (ISO 32000-1 §7.6).
@@ -373,15 +374,15 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
             Ok(Object::Reference((n, g))) => format!(" (object {n} {g})"),
             _ => String::new(),
         };
-        return PdfError::UnsupportedEncryption {
-            handler: format!("unknown: the /Encrypt dictionary{at} could not be read"),
-        };
+        return PdfError::unsupported_encryption(format!(
+            "unknown: the /Encrypt dictionary{at} could not be read"
+        ));
     };
     let dict = Some(dict);
     let filter = dict
         .and_then(|d| d.get(b"Filter").ok())
         .and_then(|o| o.as_name().ok())
-        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .map(quote_name)
         .unwrap_or_else(|| "(none)".into());
     let num = |key: &[u8]| {
         dict.and_then(|d| d.get(key).ok())
@@ -393,7 +394,7 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
         num(b"R").map_or("?".into(), |v| v.to_string())
     );
     if filter != "Standard" {
-        return PdfError::UnsupportedEncryption { handler };
+        return PdfError::unsupported_encryption(handler);
     }
     // The Standard handler's published versions and revisions (ISO 32000-2
     // §7.6.2 Table 20, §7.6.4.2 Table 21; poppler accepts the same). Any
@@ -401,7 +402,7 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
     // would send the agent to the user for nothing.
     let known = matches!(num(b"V"), Some(1 | 2 | 4 | 5)) && matches!(num(b"R"), Some(2..=6));
     if !known {
-        return PdfError::UnsupportedEncryption { handler };
+        return PdfError::unsupported_encryption(handler);
     }
     if doc
         .trailer
@@ -409,9 +410,9 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
         .is_ok_and(|e| !matches!(e, Object::Reference(_)))
     {
         // lopdf decrypts only through an indirect /Encrypt dictionary.
-        return PdfError::UnsupportedEncryption {
-            handler: format!("{handler} (written directly in the trailer)"),
-        };
+        return PdfError::unsupported_encryption(format!(
+            "{handler} (written directly in the trailer)"
+        ));
     }
     match doc.authenticate_password("") {
         Err(lopdf::Error::UnsupportedSecurityHandler(_))
@@ -421,7 +422,7 @@ pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
             | lopdf::encryption::DecryptionError::UnsupportedRevision
             | lopdf::encryption::DecryptionError::InvalidVersion
             | lopdf::encryption::DecryptionError::InvalidRevision,
-        )) => PdfError::UnsupportedEncryption { handler },
+        )) => PdfError::unsupported_encryption(handler),
         _ => PdfError::PasswordRequired {
             incorrect: password_given,
         },

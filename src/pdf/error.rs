@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use super::limits::Limit;
+use super::message::shorten;
 
 /// Why a PDF could not be extracted or described.
 ///
@@ -125,9 +126,57 @@ impl PdfError {
         }
     }
 
-    pub(crate) fn structure(detail: impl Into<String>) -> Self {
+    pub(crate) fn structure(detail: impl AsRef<str>) -> Self {
         PdfError::MalformedStructure {
-            detail: detail.into(),
+            detail: shorten(detail.as_ref()),
+        }
+    }
+
+    /// An [`PdfError::UnsupportedEncryption`] naming `handler` (as found
+    /// in the file: made safe and bounded as every error's text is, see
+    /// [`PdfError::bounded`]).
+    pub(crate) fn unsupported_encryption(handler: impl AsRef<str>) -> Self {
+        PdfError::UnsupportedEncryption {
+            handler: shorten(handler.as_ref()),
+        }
+    }
+
+    /// This error with every text it holds (a detail, a security handler,
+    /// a worker's reason: each may quote the file) made safe to show and
+    /// bounded: control, bidirectional and format characters escaped, and
+    /// cut to [`crate::pdf::MAX_WARNING_CHARS`] characters with a note of how many were
+    /// cut. Idempotent. Every error the extractor returns has passed
+    /// through it, so the whole message ([`fmt::Display`]) is at most
+    /// [`crate::pdf::MAX_WARNING_CHARS`] characters plus its fixed wording.
+    #[must_use]
+    pub fn bounded(self) -> Self {
+        match self {
+            PdfError::NotPdf { detail } => PdfError::NotPdf {
+                detail: shorten(&detail),
+            },
+            PdfError::Truncated { detail } => PdfError::Truncated {
+                detail: shorten(&detail),
+            },
+            PdfError::MalformedXref { detail } => PdfError::MalformedXref {
+                detail: shorten(&detail),
+            },
+            PdfError::MalformedStructure { detail } => PdfError::structure(detail),
+            PdfError::UnsupportedEncryption { handler } => {
+                PdfError::unsupported_encryption(handler)
+            }
+            PdfError::Io { detail } => PdfError::Io {
+                detail: shorten(&detail),
+            },
+            PdfError::WorkerFailed { reason } => PdfError::WorkerFailed {
+                reason: shorten(&reason),
+            },
+            e @ (PdfError::EmptyInput
+            | PdfError::PageTreeCycle { .. }
+            | PdfError::ReferenceCycle { .. }
+            | PdfError::NestingTooDeep { .. }
+            | PdfError::LimitExceeded { .. }
+            | PdfError::PasswordRequired { .. }
+            | PdfError::PageOutOfRange { .. }) => e,
         }
     }
 }

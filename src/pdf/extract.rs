@@ -79,6 +79,17 @@ pub(crate) fn extract_counted(
     limits: &Limits,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<(Extraction, usize), PdfError> {
+    extract_unbounded(data, range, password, limits, progress).map_err(PdfError::bounded)
+}
+
+/// [`extract_counted`] before its error is bounded ([`PdfError::bounded`]).
+fn extract_unbounded(
+    data: &[u8],
+    range: Option<PageRange>,
+    password: Option<&str>,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<(Extraction, usize), PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
     let mut tree = walk(&loaded.doc, limits)?;

@@ -10,6 +10,7 @@ use super::encryption::{
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
+use super::message::quote_name;
 use super::nesting::{flatten_deep, KEPT_NESTING};
 use super::object::resolve;
 use super::perms::with_perms_as_read;
@@ -93,6 +94,15 @@ fn has_eof_marker(data: &[u8]) -> bool {
 /// `limit_exceeded` (`stream_bytes`, `stream_filters`),
 /// `unsupported_encryption`, `password_required`.
 pub fn load(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
+    load_unbounded(data, password, limits).map_err(PdfError::bounded)
+}
+
+/// [`load`] before its error is bounded ([`PdfError::bounded`]).
+fn load_unbounded(
+    data: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<Loaded, PdfError> {
     match check_header(data) {
         Ok(()) => load_checked(data, password, limits),
         // Poppler opens a file without a header when objects follow (and
@@ -171,7 +181,7 @@ fn with_poppler_reading(data: &[u8], doc: &Document) -> Result<Option<Vec<u8>>, 
     match poppler_reading(dict, doc) {
         PopplerReading::AsWritten => Ok(None),
         PopplerReading::Patched(fixed) => Ok(with_encrypt_object(data, doc, fixed)),
-        PopplerReading::ShortKey { handler } => Err(PdfError::UnsupportedEncryption { handler }),
+        PopplerReading::ShortKey { handler } => Err(PdfError::unsupported_encryption(handler)),
     }
 }
 
@@ -216,7 +226,7 @@ fn with_encrypt_inlined(
         PopplerReading::AsWritten => (dict.clone(), false),
         PopplerReading::Patched(fixed) => (fixed, true),
         PopplerReading::ShortKey { handler } => {
-            return Err(PdfError::UnsupportedEncryption { handler })
+            return Err(PdfError::unsupported_encryption(handler))
         }
     };
     let fixed = match with_perms_as_read(&read, password) {
@@ -358,11 +368,9 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         // the file names an /Encrypt dictionary: a trailer lopdf could not
         // read (an integer over 64 bits, say). Reading the objects as
         // plain would return ciphertext as text.
-        return Err(PdfError::UnsupportedEncryption {
-            handler:
-                "unknown: the file names an /Encrypt dictionary in a trailer that could not be read"
-                    .into(),
-        });
+        return Err(PdfError::unsupported_encryption(
+            "unknown: the file names an /Encrypt dictionary in a trailer that could not be read",
+        ));
     }
     if xref_repaired && !doc.trailer.has(b"Info") {
         if let Some(id) = salvage::find_info_reference(data, &doc) {
@@ -565,14 +573,12 @@ fn map_error(e: lopdf::Error, limits: &Limits, missing_eof: bool) -> PdfError {
             max: LOPDF_MAX_NESTING,
         },
         E::InvalidPassword => PdfError::PasswordRequired { incorrect: true },
-        E::UnsupportedSecurityHandler(h) => PdfError::UnsupportedEncryption {
-            handler: String::from_utf8_lossy(&h).into_owned(),
-        },
+        E::UnsupportedSecurityHandler(h) => PdfError::unsupported_encryption(quote_name(&h)),
         E::Decryption(
             lopdf::encryption::DecryptionError::UnsupportedEncryption
             | lopdf::encryption::DecryptionError::UnsupportedVersion
             | lopdf::encryption::DecryptionError::UnsupportedRevision,
-        ) => PdfError::UnsupportedEncryption { handler: detail },
+        ) => PdfError::unsupported_encryption(detail),
         E::IO(io) => PdfError::Io {
             detail: io.to_string(),
         },

@@ -71,6 +71,15 @@ pub fn metadata_from_bytes(
     password: Option<&str>,
     limits: &Limits,
 ) -> Result<Metadata, PdfError> {
+    metadata_unbounded(data, password, limits).map_err(PdfError::bounded)
+}
+
+/// [`metadata_from_bytes`] before its error is bounded ([`PdfError::bounded`]).
+fn metadata_unbounded(
+    data: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<Metadata, PdfError> {
     let _budget = DecodeBudget::start(limits.max_total_decoded_bytes);
     let loaded = load(data, password, limits)?;
     let mut tree = walk(&loaded.doc, limits)?;

@@ -15,6 +15,7 @@
 //! * [`limits`] — the named caps and [`Limits`].
 //! * [`source`] — reading the input under the size cap.
 //! * [`stream`] — bounded stream decoding (per stream and per call).
+//! * `message` — [`MAX_WARNING_CHARS`]: every message quoting the file made safe and bounded.
 //! * `budget` — the per-call work budget (operations, CPU time) every interpreted stream draws from.
 //! * [`load`] — lopdf loading, error mapping.
 //! * [`encryption`] — the `/Encrypt` dictionary: handler, malformed dictionaries.
@@ -37,6 +38,7 @@ pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod load;
+mod message;
 pub mod metadata;
 mod nesting;
 mod object;
@@ -53,6 +55,8 @@ pub use error::PdfError;
 pub use extract::{Extraction, Page};
 pub use limits::{Limit, Limits};
 pub use load::Encryption;
+pub(crate) use message::{quote_name, shorten};
+pub use message::{MAX_NAME_CHARS, MAX_WARNING_CHARS};
 pub use metadata::Metadata;
 pub use source::Source;
 pub use worker::{extract_isolated, metadata_isolated, Isolation, WorkerStats};
@@ -68,22 +72,27 @@ pub struct Warning {
     pub message: String,
 }
 
-/// Longest warning message, in characters: a message quoting a name from
-/// the file (a font, a filter, a handler) is cut there, with a note saying
-/// how much was cut.
-pub const MAX_WARNING_CHARS: usize = 512;
-
 /// Most warnings without a limit (a damaged font, a refused stream, …) one
 /// call returns; past it one more warning says how many were left out.
 /// Warnings naming a limit are always kept (one per limit and call).
 pub const MAX_WARNINGS: usize = 256;
+
+/// Most distinct warnings one page gives; past it one more says how many
+/// were left out. Of them, at most [`MAX_PAGE_MINOR_WARNINGS`] are minor
+/// (a font read with a stand-in: the text is still there), so that room
+/// is left for warnings that text was lost (a stream that could not be
+/// decoded or parsed, content that is not PDF content, a limit).
+pub const MAX_PAGE_WARNINGS: usize = 64;
+
+/// Most minor warnings one page gives (see [`MAX_PAGE_WARNINGS`]).
+pub const MAX_PAGE_MINOR_WARNINGS: usize = 48;
 
 impl Warning {
     pub(crate) fn doc(message: impl Into<String>) -> Self {
         Self {
             page: None,
             limit: None,
-            message: shorten(message.into()),
+            message: shorten(&message.into()),
         }
     }
 
@@ -91,24 +100,9 @@ impl Warning {
         Self {
             page: None,
             limit: Some(limit),
-            message: shorten(message.into()),
+            message: shorten(&message.into()),
         }
     }
-}
-
-/// `message` cut to [`MAX_WARNING_CHARS`] characters, with a note of how
-/// many were cut.
-pub(crate) fn shorten(message: String) -> String {
-    let total = message.chars().count();
-    if total <= MAX_WARNING_CHARS {
-        return message;
-    }
-    let mut cut: String = message.chars().take(MAX_WARNING_CHARS).collect();
-    cut.push_str(&format!(
-        "… ({} more characters cut)",
-        total.saturating_sub(MAX_WARNING_CHARS)
-    ));
-    cut
 }
 
 /// A call's warnings, at most [`MAX_WARNINGS`] without a limit, each
@@ -132,7 +126,7 @@ impl Warnings {
             self.unlimited = self.unlimited.saturating_add(1);
         }
         self.list.push(Warning {
-            message: shorten(warning.message),
+            message: shorten(&warning.message),
             ..warning
         });
     }
@@ -299,7 +293,8 @@ pub fn extract_in_process(
     pages: Option<PageRange>,
     options: &Options,
 ) -> Result<Extraction, PdfError> {
-    let data = source::read_bounded(source, options.limits.max_input_bytes)?;
+    let data =
+        source::read_bounded(source, options.limits.max_input_bytes).map_err(PdfError::bounded)?;
     extract::extract_from_bytes(&data, pages, options.password.as_deref(), &options.limits)
 }
 
@@ -308,7 +303,8 @@ pub fn extract_in_process(
 /// # Errors
 /// As [`extract_in_process`], without `page_out_of_range`.
 pub fn metadata_in_process(source: Source<'_>, options: &Options) -> Result<Metadata, PdfError> {
-    let data = source::read_bounded(source, options.limits.max_input_bytes)?;
+    let data =
+        source::read_bounded(source, options.limits.max_input_bytes).map_err(PdfError::bounded)?;
     metadata::metadata_from_bytes(&data, options.password.as_deref(), &options.limits)
 }
 
@@ -413,13 +409,9 @@ mod tests {
             list.last().unwrap().message,
             format!("11 more warnings were left out (at most {MAX_WARNINGS} per call)")
         );
-        let long = shorten("é".repeat(MAX_WARNING_CHARS + 3));
-        assert_eq!(
-            long,
-            format!("{}… (3 more characters cut)", "é".repeat(MAX_WARNING_CHARS))
-        );
-        let exact = "x".repeat(MAX_WARNING_CHARS);
-        assert_eq!(shorten(exact.clone()), exact);
+        let long = shorten(&"é".repeat(MAX_WARNING_CHARS + 3));
+        assert!((MAX_WARNING_CHARS - 2..=MAX_WARNING_CHARS).contains(&long.chars().count()));
+        assert!(long.ends_with(" more characters cut)"), "{long}");
         let mut none = Warnings::default();
         none.push(Warning::doc("only"));
         assert_eq!(none.finish().len(), 1);

@@ -11,10 +11,12 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::Font;
 use super::layout::Glyph;
+use super::lex::Cursor;
 use super::TextLimits;
 use crate::pdf::budget::Work;
 use crate::pdf::limits::{Limit, Limits};
 use crate::pdf::object::{deref, num, nums, resolve_with_id};
+use crate::pdf::{MAX_PAGE_MINOR_WARNINGS, MAX_PAGE_WARNINGS};
 
 /// Deepest `q` nesting tracked; deeper saves are counted but not stored.
 pub const MAX_GSTATE_DEPTH: usize = 256;
@@ -121,8 +123,9 @@ pub struct Sink<'c> {
     /// The call this page belongs to.
     pub call: &'c mut Call,
     ops: usize,
-    /// Operations whose operator is none of PDF's (ISO 32000-1 Annex A).
-    unknown_ops: usize,
+    /// Distinct warnings dropped past [`MAX_PAGE_WARNINGS`] (or past
+    /// [`MAX_PAGE_MINOR_WARNINGS`] for minor ones).
+    left_out: usize,
     page_fonts: Vec<usize>,
     fallback: Option<Rc<Font>>,
 }
@@ -138,7 +141,7 @@ impl<'c> Sink<'c> {
             bounds: None,
             call,
             ops: 0,
-            unknown_ops: 0,
+            left_out: 0,
             page_fonts: Vec::new(),
             fallback: None,
         }
@@ -162,7 +165,7 @@ impl<'c> Sink<'c> {
     /// stops here.
     pub fn budget_spent(&mut self, limit: Limit) {
         self.hit(limit);
-        self.warn(format!(
+        self.alert(format!(
             "interpretation stopped: the call's {} budget is used up",
             limit.name()
         ));
@@ -193,44 +196,105 @@ impl<'c> Sink<'c> {
         if let Some(l) = limit {
             self.hit(l);
         }
-        self.warn(format!("{what}: {e}"));
+        self.alert(format!("{what}: {e}"));
     }
 
-    /// Operations read so far, and how many of them had an operator that
-    /// is not PDF's.
-    pub fn operations(&self) -> (usize, usize) {
-        (self.ops, self.unknown_ops)
-    }
-
-    /// Warns when `content`, the page's content (read since `before` =
-    /// [`Sink::operations`]), holds something other than white space but
-    /// gave no operation, or mostly operators that are not PDF's: the look
-    /// of data encrypted with a key or crypt filter that could not be used
-    /// (stored without a filter, so no decoder noticed), or of a stream that
-    /// is not content at all. The page would otherwise be silently empty.
-    pub fn check_content(&mut self, content: &[u8], before: (usize, usize)) {
-        let ops = self.ops.saturating_sub(before.0);
-        let unknown = self.unknown_ops.saturating_sub(before.1);
-        let blank = content.iter().all(|b| b.is_ascii_whitespace() || *b == 0);
-        if !blank && (ops == 0 || unknown.saturating_mul(2) > ops) {
-            let what = if ops == 0 {
-                "no operator could be read".to_owned()
-            } else {
-                format!("{unknown} of {ops} operators unknown")
-            };
-            self.warn(format!(
-                "the page content is not PDF content ({what}): it may be encrypted with a key or crypt filter that could not be used"
+    /// Warns about a content stream (`what`, of `len` bytes) that is not
+    /// PDF content, or whose parsing stopped early; see [`StreamCheck`].
+    fn check_stream(&mut self, what: &str, data: &[u8], check: StreamCheck) {
+        let len = data.len();
+        if Cursor::blank(data) {
+            return;
+        }
+        let StreamCheck {
+            ops,
+            unknown,
+            unknown_bytes,
+            rest,
+            failed,
+        } = check;
+        let stopped_at = rest.map(|(at, _)| at);
+        let detail = if ops == 0 {
+            Some("no operator could be read".to_owned())
+        } else if unknown.saturating_mul(2) > ops {
+            Some(format!("{unknown} of {ops} operators unknown"))
+        } else if unknown_bytes.saturating_mul(2) > len {
+            Some(format!(
+                "{unknown_bytes} of its {len} bytes are operators that are not PDF's"
+            ))
+        } else {
+            stopped_at
+                .filter(|at| at.saturating_mul(2) < len)
+                .map(|at| format!("parsing stopped at byte {at} of {len}"))
+        };
+        if let Some(detail) = detail {
+            self.alert(format!(
+                "{what} is not PDF content ({detail}): it may be encrypted with a key or crypt filter that could not be used"
+            ));
+        } else if let Some(at) = stopped_at {
+            self.alert(format!(
+                "{what} has a syntax error at byte {at} of {len}: the text after it is lost"
+            ));
+        } else if failed {
+            self.alert(format!(
+                "{what} has a syntax error: the text after it is lost"
             ));
         }
     }
 
+    /// A minor warning (a font read with a stand-in, say: the text is
+    /// still there): kept while fewer than [`MAX_PAGE_MINOR_WARNINGS`]
+    /// warnings are, so the rest of the room stays for [`Sink::alert`].
     fn warn(&mut self, w: String) {
-        // Keep warnings few, short and distinct.
-        let w = crate::pdf::shorten(w);
-        if self.warnings.len() < 64 && !self.warnings.contains(&w) {
+        self.keep(w, MAX_PAGE_MINOR_WARNINGS);
+    }
+
+    /// A warning that text of the page is lost (a stream that could not be
+    /// decoded or parsed, a limit): kept while fewer than
+    /// [`MAX_PAGE_WARNINGS`] warnings are.
+    pub fn alert(&mut self, w: String) {
+        self.keep(w, MAX_PAGE_WARNINGS);
+    }
+
+    fn keep(&mut self, w: String, room: usize) {
+        // Keep warnings few, short, safe and distinct.
+        let w = crate::pdf::shorten(&w);
+        if self.warnings.contains(&w) {
+            return;
+        }
+        if self.warnings.len() < room {
             self.warnings.push(w);
+        } else {
+            self.left_out = self.left_out.saturating_add(1);
         }
     }
+
+    /// The page's warnings, then one saying how many were left out.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        let mut list = std::mem::take(&mut self.warnings);
+        if self.left_out > 0 {
+            list.push(format!(
+                "{} more warnings on this page were left out (at most {MAX_PAGE_WARNINGS} per page, {MAX_PAGE_MINOR_WARNINGS} of them about fonts and other minor faults)",
+                self.left_out
+            ));
+            self.left_out = 0;
+        }
+        list
+    }
+}
+
+/// What [`Interp::run_ops`] saw of one content stream, for
+/// [`Sink::check_stream`]: operations read, how many had an operator
+/// that is none of PDF's (ISO 32000-1 Annex A) and the bytes of those
+/// operators, where lopdf's parser
+/// stopped with bytes left unread (offset, bytes left), and whether it
+/// failed with an error.
+struct StreamCheck {
+    ops: usize,
+    unknown: usize,
+    unknown_bytes: usize,
+    rest: Option<(usize, usize)>,
+    failed: bool,
 }
 
 /// Interprets one content stream (`data`) with `resources`.
@@ -262,14 +326,14 @@ impl<'a> Interp<'a> {
         let Some(entry) = fonts.and_then(|f| f.get(name).ok()) else {
             return Some(sink.fallback(format!(
                 "font /{} not in resources; using a stand-in",
-                String::from_utf8_lossy(name)
+                crate::pdf::quote_name(name)
             )));
         };
         let (id, obj) = resolve_with_id(self.doc, entry).unwrap_or((None, entry));
         let Object::Dictionary(dict) = obj else {
             return Some(sink.fallback(format!(
                 "font /{} is not a dictionary; using a stand-in",
-                String::from_utf8_lossy(name)
+                crate::pdf::quote_name(name)
             )));
         };
         // Key: the object id, else the dictionary's address (inline font dict).
@@ -279,7 +343,7 @@ impl<'a> Interp<'a> {
         };
         if !sink.page_fonts.contains(&key) {
             if sink.page_fonts.len() >= MAX_FONTS_PER_PAGE {
-                sink.warn(format!("more than {MAX_FONTS_PER_PAGE} fonts on the page"));
+                sink.alert(format!("more than {MAX_FONTS_PER_PAGE} fonts on the page"));
                 return None;
             }
             sink.page_fonts.push(key);
@@ -293,7 +357,7 @@ impl<'a> Interp<'a> {
         }
         let font = Font::load(self.doc, dict, self.limits);
         for w in &font.warnings {
-            sink.warn(format!("font /{}: {w}", String::from_utf8_lossy(name)));
+            sink.warn(format!("font /{}: {w}", crate::pdf::quote_name(name)));
         }
         let entries = font.entries();
         // The work is done either way: a font past the budget is still used
@@ -309,10 +373,12 @@ impl<'a> Interp<'a> {
         Some(font)
     }
 
-    /// Runs the content stream `data` under `ctm` with `resources`.
+    /// Runs the content stream `data` (`what`, for warnings) under `ctm`
+    /// with `resources`.
     pub fn run(
         &mut self,
         sink: &mut Sink,
+        what: &str,
         data: &[u8],
         resources: Option<&'a Dictionary>,
         ctm: Matrix,
@@ -329,16 +395,28 @@ impl<'a> Interp<'a> {
                 rise: 0.0,
             },
         };
-        self.run_ops(sink, Content::decode_iter(data), resources, &mut gs);
+        self.run_ops(sink, what, data, resources, &mut gs);
     }
 
+    /// Interprets the content stream `data` (`what`, for warnings), then
+    /// warns when it is not PDF content or its parsing stopped early
+    /// ([`Sink::check_stream`]), unless a limit cut the page short.
     fn run_ops(
         &mut self,
         sink: &mut Sink,
-        ops: impl Iterator<Item = lopdf::Result<Operation>>,
+        what: &str,
+        data: &[u8],
         resources: Option<&'a Dictionary>,
         gs: &mut GState,
     ) {
+        let mut cursor = Cursor::new(data);
+        let mut check = StreamCheck {
+            ops: 0,
+            unknown: 0,
+            unknown_bytes: 0,
+            rest: None,
+            failed: false,
+        };
         let mut saved: Vec<GState> = Vec::new();
         let mut dropped_saves = 0usize;
         // Open marked-content sequences: for an `/ActualText` one, where its
@@ -347,14 +425,14 @@ impl<'a> Interp<'a> {
         let mut dropped_marks = 0usize;
         let mut tm = Matrix::IDENTITY;
         let mut tlm = Matrix::IDENTITY;
-        for op in ops {
+        for op in Content::decode_iter(data) {
             if sink.truncated {
                 return;
             }
             sink.ops += 1;
             if sink.ops > self.limits.max_operations {
                 sink.truncated = true;
-                sink.warn(format!(
+                sink.alert(format!(
                     "stopped after {} content-stream operations on this page",
                     self.limits.max_operations
                 ));
@@ -363,13 +441,15 @@ impl<'a> Interp<'a> {
             if !sink.charge(1) {
                 return;
             }
-            let op = match op {
+            let op: Operation = match op {
                 Ok(op) => op,
                 Err(_) => {
-                    sink.warn("content stream has a syntax error; text after it is lost".into());
-                    return;
+                    check.failed = true;
+                    break;
                 }
             };
+            cursor.past(&op.operator);
+            check.ops = check.ops.saturating_add(1);
             let args = op.operands.as_slice();
             match op.operator.as_str() {
                 "q" => {
@@ -513,11 +593,17 @@ impl<'a> Interp<'a> {
                     }
                 }
                 other if !is_pdf_operator(other) => {
-                    sink.unknown_ops = sink.unknown_ops.saturating_add(1);
+                    check.unknown = check.unknown.saturating_add(1);
+                    check.unknown_bytes = check.unknown_bytes.saturating_add(other.len());
                 }
                 _ => {}
             }
         }
+        if sink.truncated {
+            return;
+        }
+        check.rest = cursor.rest();
+        sink.check_stream(what, data, check);
     }
 
     /// The `/ActualText` of a `BDC` property list (inline, or named in the
@@ -574,14 +660,14 @@ impl<'a> Interp<'a> {
         let cacheable = id.is_some();
         let id = id.unwrap_or((0, 0));
         if self.stack.contains(&id) {
-            sink.warn(format!(
+            sink.alert(format!(
                 "Form XObject /{} draws itself; cycle cut",
-                String::from_utf8_lossy(name)
+                crate::pdf::quote_name(name)
             ));
             return;
         }
         if self.stack.len() >= self.limits.max_form_depth {
-            sink.warn(format!(
+            sink.alert(format!(
                 "Form XObjects nested deeper than {}; inner ones skipped",
                 self.limits.max_form_depth
             ));
@@ -602,7 +688,7 @@ impl<'a> Interp<'a> {
                 }
                 Err(e) => {
                     sink.stream_failed(
-                        format!("Form XObject /{}", String::from_utf8_lossy(name)),
+                        format!("Form XObject /{}", crate::pdf::quote_name(name)),
                         &e,
                     );
                     return;
@@ -629,8 +715,12 @@ impl<'a> Interp<'a> {
         if let Some(m) = matrix.then(&gs.ctm).finite() {
             inner.ctm = m;
         }
+        let what = format!(
+            "the content of Form XObject /{}",
+            crate::pdf::quote_name(name)
+        );
         self.stack.push(id);
-        self.run_ops(sink, Content::decode_iter(&data), form_res, &mut inner);
+        self.run_ops(sink, &what, &data, form_res, &mut inner);
         self.stack.pop();
     }
 
@@ -652,7 +742,7 @@ impl<'a> Interp<'a> {
             }
             if sink.glyphs.len() >= self.limits.max_glyphs {
                 sink.hit(Limit::GlyphsPerPage);
-                sink.warn(format!(
+                sink.alert(format!(
                     "page cut at {} glyphs ({})",
                     self.limits.max_glyphs,
                     Limit::GlyphsPerPage.name()
@@ -746,7 +836,7 @@ pub fn run_appearance(
         _ => None,
     };
     let mut interp = Interp::new(doc, limits);
-    interp.run(sink, &data, resources, ctm);
+    interp.run(sink, "an annotation appearance", &data, resources, ctm);
 }
 
 /// Runs `data` as a page content stream.
@@ -759,7 +849,7 @@ pub fn run_page(
     ctm: Matrix,
 ) {
     let mut interp = Interp::new(doc, limits);
-    interp.run(sink, data, resources, ctm);
+    interp.run(sink, "the page content", data, resources, ctm);
 }
 
 /// Most nested marked-content sequences tracked (`BMC`/`BDC` … `EMC`).

@@ -20,6 +20,7 @@ pub mod encoding;
 mod font;
 mod interp;
 pub mod layout;
+mod lex;
 mod std14;
 
 pub(crate) use interp::Call;
@@ -119,7 +120,6 @@ pub(crate) fn page_text_in(
     });
     sink.bounds = page_bounds(doc, page);
     let data = page_content(doc, page, limits, &mut sink);
-    let before = sink.operations();
     interp::run_page(
         doc,
         limits,
@@ -128,9 +128,6 @@ pub(crate) fn page_text_in(
         resources,
         interp::Matrix::IDENTITY,
     );
-    if !sink.truncated {
-        sink.check_content(&data, before);
-    }
     run_annotations(doc, page, limits, &mut sink);
     let mut text = layout::layout(&sink.glyphs, &sink.text);
     let mut truncated = sink.truncated;
@@ -145,7 +142,7 @@ pub(crate) fn page_text_in(
     }
     PageText {
         text,
-        warnings: sink.warnings,
+        warnings: sink.take_warnings(),
         truncated,
         limits_hit: sink.limits_hit,
     }
@@ -316,7 +313,7 @@ fn page_content(
         Ok(Object::Array(a)) => a.iter().take(MAX_CONTENT_STREAMS).collect(),
         Ok(o) => vec![o],
         Err(e) => {
-            sink.warnings.push(format!("page /Contents: {e}"));
+            sink.alert(format!("page /Contents: {e}"));
             return out;
         }
     };

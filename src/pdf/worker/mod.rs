@@ -229,7 +229,7 @@ fn run_job<T: DeserializeOwned>(
     let limits = &job.options.limits;
     let data = match read_bounded(source, limits.max_input_bytes) {
         Ok(d) => d,
-        Err(e) => return (Err(e), stats),
+        Err(e) => return (Err(e.bounded()), stats),
     };
     let request = Request {
         op: job.op,
@@ -270,7 +270,7 @@ fn run_job<T: DeserializeOwned>(
                 r.outcome
             })
     });
-    (result.and_then(|r| r), stats)
+    (result.and_then(|r| r).map_err(PdfError::bounded), stats)
 }
 
 #[cfg(test)]

@@ -1,0 +1,246 @@
+//! Where lopdf's content parser stopped in a content stream.
+//!
+//! lopdf's operation iterator ends silently at the first thing it cannot
+//! parse and does not say where: the text after it would be lost without
+//! a word. [`Cursor`] walks the same bytes with PDF's token rules
+//! (ISO 32000-1 §7.2, §7.8.2) in step with the operations lopdf yields,
+//! so that when lopdf stops, [`Cursor::rest`] tells how many bytes were
+//! left unread. It never claims more than it saw: when it cannot follow
+//! lopdf (an operator it does not find) it gives up and reports nothing
+//! left, so a disagreement can hide a loss but never invent one.
+//!
+//! Every loop advances through the stream and ends at its end: the work is
+//! linear in the stream's length, which [`super::TextLimits::max_stream_bytes`]
+//! bounds.
+
+/// PDF white space (§7.2.2, Table 1).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' | b'\0')
+}
+
+/// PDF delimiters (§7.2.2, Table 2).
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
+    )
+}
+
+/// The characters of an operator as lopdf reads one.
+fn is_operator_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'*' | b'\'' | b'"')
+}
+
+/// A position in a content stream, moved forward in step with lopdf.
+#[derive(Debug)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    lost: bool,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Cursor {
+            data,
+            pos: 0,
+            lost: false,
+        }
+    }
+
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.data.get(at).copied()
+    }
+
+    /// Past white space and comments.
+    fn skip_space(&mut self) {
+        while let Some(b) = self.byte(self.pos) {
+            if is_space(b) {
+                self.pos += 1;
+            } else if b == b'%' {
+                while self
+                    .byte(self.pos)
+                    .is_some_and(|b| b != b'\n' && b != b'\r')
+                {
+                    self.pos += 1;
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Past a literal string whose `(` is at `self.pos`.
+    fn skip_string(&mut self) {
+        let mut depth = 0usize;
+        while let Some(b) = self.byte(self.pos) {
+            self.pos += 1;
+            match b {
+                b'\\' => self.pos = self.pos.saturating_add(1).min(self.data.len()),
+                b'(' => depth = depth.saturating_add(1),
+                b')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The next token: its start and end. Strings, hex strings and names
+    /// are one token each; `<<`, `>>` and every other delimiter one; a run
+    /// of regular characters splits where lopdf's operators do.
+    fn token(&mut self) -> Option<(usize, usize)> {
+        self.skip_space();
+        let start = self.pos;
+        let b = self.byte(start)?;
+        match b {
+            b'(' => self.skip_string(),
+            b'<' if self.byte(start + 1) == Some(b'<') => self.pos += 2,
+            b'>' if self.byte(start + 1) == Some(b'>') => self.pos += 2,
+            b'<' => {
+                while self.byte(self.pos).is_some_and(|b| b != b'>') {
+                    self.pos += 1;
+                }
+                self.pos = self.pos.saturating_add(1).min(self.data.len());
+            }
+            b'/' => {
+                self.pos += 1;
+                while self
+                    .byte(self.pos)
+                    .is_some_and(|b| !is_space(b) && !is_delimiter(b))
+                {
+                    self.pos += 1;
+                }
+            }
+            _ if is_delimiter(b) => self.pos += 1,
+            _ if is_operator_char(b) && !b.is_ascii_digit() => {
+                while self.byte(self.pos).is_some_and(is_operator_char) {
+                    self.pos += 1;
+                }
+            }
+            // A number ends where lopdf's does: `5Tj` is `5` then `Tj`.
+            b'0'..=b'9' | b'+' | b'-' | b'.' => {
+                self.pos += 1;
+                while self
+                    .byte(self.pos)
+                    .is_some_and(|b| b.is_ascii_digit() || b == b'.')
+                {
+                    self.pos += 1;
+                }
+            }
+            _ => {
+                self.pos += 1;
+                while self
+                    .byte(self.pos)
+                    .is_some_and(|b| !is_space(b) && !is_delimiter(b))
+                {
+                    self.pos += 1;
+                }
+            }
+        }
+        Some((start, self.pos))
+    }
+
+    /// Moves past the next operator `op` (the one lopdf just read), and
+    /// for `BI` past its inline image's `EI`.
+    pub fn past(&mut self, op: &str) {
+        if self.lost {
+            return;
+        }
+        while let Some((start, end)) = self.token() {
+            if self.data.get(start..end) == Some(op.as_bytes()) {
+                if op == "BI" {
+                    self.past_inline_image();
+                }
+                return;
+            }
+        }
+        // Not found: this cursor cannot follow; claim nothing.
+        self.lost = true;
+    }
+
+    /// Past `ID`, the image data and `EI` (after white space, followed by
+    /// white space or the end), as lopdf skips an image it cannot size.
+    fn past_inline_image(&mut self) {
+        while let Some((start, end)) = self.token() {
+            if self.data.get(start..end) == Some(&b"ID"[..]) {
+                break;
+            }
+        }
+        while self.pos < self.data.len() {
+            let at = self.pos;
+            let ei = self.byte(at).is_some_and(is_space)
+                && self.data.get(at + 1..at + 3) == Some(&b"EI"[..])
+                && self.byte(at + 3).is_none_or(is_space);
+            if ei {
+                self.pos = at + 3;
+                return;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Where the bytes left unread start, when anything but white space
+    /// and comments is left: `(offset, bytes left)`.
+    pub fn rest(&mut self) -> Option<(usize, usize)> {
+        if self.lost {
+            return None;
+        }
+        let at = self.pos;
+        self.skip_space();
+        (self.pos < self.data.len()).then(|| (at, self.data.len().saturating_sub(at)))
+    }
+
+    /// Whether the stream holds nothing but white space and comments.
+    pub fn blank(data: &[u8]) -> bool {
+        let mut c = Cursor::new(data);
+        c.skip_space();
+        c.pos >= data.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lopdf::content::Content;
+
+    /// What is left after lopdf's operations, followed by the cursor.
+    fn left(data: &[u8]) -> Option<(usize, usize)> {
+        let mut c = Cursor::new(data);
+        for op in Content::decode_iter(data) {
+            match op {
+                Ok(op) => c.past(&op.operator),
+                Err(_) => break,
+            }
+        }
+        c.rest()
+    }
+
+    #[test]
+    fn the_cursor_finds_where_lopdf_stopped() {
+        for whole in [
+            &b""[..],
+            b"  % only a comment\n",
+            b"BT /F1 12 Tf 72 720 Td (Hello (nested) \\) x) Tj ET",
+            b"q 1 0 0 1 0 0 cm BI /W 2 /H 1 /BPC 8 /CS /G ID \x00\xff EI Q",
+            b"[(a) -120 (b)] TJ <0041 42> Tj /Name gs 0.5 -.2 +3 d0 % end",
+            b"BX foo bar EX << /A [1 2] >> BDC EMC T* ' \"",
+            b"BT 12 0 0 12 72 720 Tm(x)Tj[(y)]TJ ET",
+        ] {
+            assert_eq!(left(whole), None, "{}", String::from_utf8_lossy(whole));
+        }
+        let text = b"BT /F1 12 Tf (Hello) Tj ET ";
+        let mut broken = text.to_vec();
+        broken.extend_from_slice(b") \x8f garbage Tj");
+        assert_eq!(
+            left(&broken),
+            Some((text.len() - 1, broken.len() - text.len() + 1))
+        );
+        assert_eq!(left(b"q Q 1 0 0"), Some((3, 6)));
+        assert!(Cursor::blank(b" \n% x\r\n\0"));
+        assert!(!Cursor::blank(b" x"));
+    }
+}
