@@ -412,3 +412,356 @@ fn warnings_quoting_the_file_are_bounded() {
         );
     }
 }
+
+/// One page whose resources are `resources` and whose content is object 4,
+/// a stream with `dict` and `content`.
+fn page_with(resources: &str, dict: &str, content: &[u8]) -> gen::Doc {
+    gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        .obj(
+            3,
+            format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {resources} /Contents 4 0 R >>"),
+        )
+        .stream(4, dict, content)
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
+const F1: &str = "<< /Font << /F1 5 0 R >> >>";
+
+/// A file whose security handler (`/Filter`) is `name` (written with `#`
+/// escapes), with `/V` and `/R` as given.
+fn handler_named(name: &str, v: u32, r: u32) -> Vec<u8> {
+    one_page(gen::HELLO)
+        .obj(
+            8,
+            format!("<< /Filter /{name} /V {v} /R {r} /O <00> /U <00> /P -4 >>"),
+        )
+        .trailer("/Encrypt 8 0 R /ID [<00> <00>]")
+        .build()
+}
+
+/// 70 fonts missing from the resources, then a Form XObject whose data
+/// is not zlib: the form's warning survives the page's cap.
+fn cap_then_form_fault() -> Vec<u8> {
+    let mut content = String::new();
+    for i in 0..70 {
+        content.push_str(&format!("BT /G{i} 12 Tf 72 700 Td (x) Tj ET\n"));
+    }
+    content.push_str("BT /F1 12 Tf 72 720 Td (Visible) Tj ET /Fm Do");
+    page_with(
+        "<< /Font << /F1 5 0 R >> /XObject << /Fm 6 0 R >> >>",
+        "",
+        content.as_bytes(),
+    )
+    .stream(
+        6,
+        "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Filter /FlateDecode",
+        b"\x00\x01garbage that is not zlib",
+    )
+    .build()
+}
+
+/// Bytes from a small deterministic generator (xorshift).
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn random_content(seed: u64) -> Vec<u8> {
+    one_page(&noise(seed, 3000)).build()
+}
+
+fn text_then_garbage() -> Vec<u8> {
+    let mut c = gen::HELLO.to_vec();
+    c.extend_from_slice(b"\n");
+    c.extend_from_slice(&noise(7, 2000));
+    one_page(&c).build()
+}
+
+fn random_form(seed: u64) -> Vec<u8> {
+    page_with(
+        "<< /Font << /F1 5 0 R >> /XObject << /Fm 6 0 R >> >>",
+        "",
+        b"BT /F1 12 Tf 72 720 Td (Visible) Tj ET /Fm Do",
+    )
+    .stream(
+        6,
+        "/Type /XObject /Subtype /Form /BBox [0 0 612 792]",
+        &noise(seed, 2000),
+    )
+    .build()
+}
+
+fn flate_header_then_garbage() -> Vec<u8> {
+    let mut data = vec![0x78, 0x9c];
+    data.extend_from_slice(&noise(3, 600));
+    page_with(F1, "/Filter /FlateDecode", &data).build()
+}
+
+fn flate_truncated() -> Vec<u8> {
+    let text = gen::HELLO.repeat(20);
+    let z = gen::zlib(&text);
+    page_with(F1, "/Filter /FlateDecode", &z[..z.len() / 2]).build()
+}
+
+/// A font name of `n` characters, missing from the resources.
+fn long_font_name(n: usize) -> Vec<u8> {
+    let name = "X".repeat(n);
+    one_page(format!("BT /F1 12 Tf 72 720 Td (Hello) Tj /{name} 12 Tf (more) Tj ET").as_bytes())
+        .build()
+}
+
+/// Writes this suite's files of the content and message kinds as fuzz
+/// seeds (`TOOLGATE_WRITE_SEEDS=1 cargo test --test pdf_hostile_output
+/// write_message_seeds`).
+#[test]
+fn write_message_seeds() {
+    if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+    let name = format!("{}#e2#80#ae{}", "A".repeat(600), "#01".repeat(600));
+    for (file, data) in [
+        (
+            "hostile-error-long-security-handler-name.pdf",
+            handler_named(&name, 1, 2),
+        ),
+        (
+            "hostile-warnings-cap-hides-form-fault.pdf",
+            cap_then_form_fault(),
+        ),
+        ("hostile-content-random-bytes.pdf", random_content(1)),
+        ("hostile-content-text-then-garbage.pdf", text_then_garbage()),
+        ("hostile-form-content-random-bytes.pdf", random_form(2)),
+        (
+            "hostile-flate-header-then-garbage.pdf",
+            flate_header_then_garbage(),
+        ),
+        ("hostile-flate-truncated.pdf", flate_truncated()),
+        ("hostile-warning-cut-note-count.pdf", long_font_name(4000)),
+    ] {
+        assert!(data.len() < 7 * 1024, "{file}: {}", data.len());
+        std::fs::write(dir.join(file), data).unwrap();
+    }
+}
+
+/// The warnings of `extract --json` on `data`, through the CLI.
+fn cli_warnings(data: &[u8]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.pdf");
+    std::fs::write(&path, data).unwrap();
+    let (stdout, stderr) = run_cli(&["extract", "--json"], &path);
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Regression (attack pass on #22): an `/Encrypt /Filter` name of three
+/// million characters made a 3 MB `unsupported_encryption` message with a
+/// raw U+202E, and with `#01` bytes a `response_too_large` answer. Every
+/// error's text quoting the file is escaped and cut
+/// (`pdf::MAX_WARNING_CHARS`), by the CLI and the MCP server, whichever
+/// path names the handler (lopdf's, or ours with a known `/V`, `/R`).
+#[test]
+fn errors_quoting_the_file_are_bounded_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("#e2#80#ae{}", "#01".repeat(200_000));
+    let cases = [
+        ("a.pdf", handler_named(&long, 1, 2)),
+        ("b.pdf", handler_named(&long, 4, 4)),
+        (
+            "c.pdf",
+            handler_named(&format!("{}#e2#80#ae", "A".repeat(300_000)), 9, 9),
+        ),
+    ];
+    let bound = toolgate::pdf::MAX_WARNING_CHARS + 200;
+    for (name, data) in &cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, data).unwrap();
+        for args in [
+            &["extract"][..],
+            &["extract", "--json"][..],
+            &["metadata"][..],
+        ] {
+            let out = Command::new(BIN).args(args).arg(&path).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{name} {args:?}");
+            assert!(
+                stderr.contains("unsupported_encryption"),
+                "{name}: {stderr:.300}"
+            );
+            assert!(
+                stderr.chars().count() < bound,
+                "{name} {args:?}: {} chars",
+                stderr.len()
+            );
+            assert!(!stderr.contains('\u{202e}') && !stderr.contains('\u{1}'));
+            assert!(stderr.contains("more characters cut"), "{name}: {stderr}");
+        }
+        for tool in ["extract", "get_metadata"] {
+            let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":{"path":name}}});
+            let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+            let out = run_with(dir.path(), &[], input.into_bytes());
+            let r = &out.responses[1];
+            assert_eq!(
+                mcp_support::tool_error_kind(r),
+                "unsupported_encryption",
+                "{name}"
+            );
+            let line = r.to_string();
+            assert!(
+                line.len() < 4 * bound,
+                "{name} {tool}: {} bytes",
+                line.len()
+            );
+            assert!(!line.contains('\u{202e}'), "{name}");
+            assert!(
+                line.contains("\\\\u{202e}"),
+                "{name}: the name is shown escaped: {line:.400}"
+            );
+        }
+    }
+}
+
+/// Regression (attack pass): page warnings were cut twice, so the note
+/// said "(28 more characters cut)" whatever the length. The note's count
+/// is exact, and a message with its note fits `MAX_WARNING_CHARS`.
+#[test]
+fn the_cut_note_counts_exactly() {
+    for n in [600, 3000, 4000, 5000, 100_000] {
+        let w = cli_warnings(&long_font_name(n));
+        let m = w
+            .iter()
+            .find(|m| m.contains("more characters cut"))
+            .unwrap();
+        assert!(m.chars().count() <= toolgate::pdf::MAX_WARNING_CHARS, "{m}");
+        let (kept, rest) = m.split_once("… (").unwrap();
+        let cut: usize = rest.split_once(' ').unwrap().0.parse().unwrap();
+        let shown = kept.chars().filter(|&c| c == 'X').count();
+        assert_eq!(shown + cut, n, "{m}");
+    }
+}
+
+/// Regression (attack pass): the page's cap of 64 distinct warnings
+/// dropped the rest without a word, hiding a Form XObject's "not zlib"
+/// after 70 missing fonts. The cap (`pdf::MAX_PAGE_WARNINGS`) ends with a
+/// note of how many were left out, and warnings that text is lost keep
+/// their room past the minor ones.
+#[test]
+fn the_page_cap_leaves_room_for_lost_text_and_says_so() {
+    let w = cli_warnings(&cap_then_form_fault());
+    assert!(
+        w.len() <= toolgate::pdf::MAX_PAGE_WARNINGS + 1,
+        "{}",
+        w.len()
+    );
+    assert!(
+        w.iter()
+            .any(|m| m.contains("Form XObject /Fm") && m.contains("not zlib")),
+        "{w:#?}"
+    );
+    let note = w.last().unwrap();
+    assert!(
+        note.starts_with(&format!(
+            "{} more warnings on this page were left out",
+            70 - toolgate::pdf::MAX_PAGE_MINOR_WARNINGS
+        )),
+        "{note}"
+    );
+}
+
+/// Regression (attack pass): random bytes as page content passed the
+/// "not PDF content" check in about one case in seven, text followed by
+/// garbage was silent, and Form XObject content was never checked. Every
+/// such page now says so, through the CLI.
+#[test]
+fn content_that_is_not_pdf_content_is_named_end_to_end() {
+    let named = |w: &[String]| {
+        w.iter()
+            .any(|m| m.contains("is not PDF content") || m.contains("has a syntax error at byte"))
+    };
+    for seed in 0..40 {
+        let w = cli_warnings(&random_content(seed));
+        assert!(named(&w), "page, seed {seed}: {w:?}");
+    }
+    for seed in 0..10 {
+        let w = cli_warnings(&random_form(seed));
+        assert!(
+            w.iter().any(|m| m.contains("Form XObject /Fm")) && named(&w),
+            "form, seed {seed}: {w:?}"
+        );
+    }
+    let w = cli_warnings(&text_then_garbage());
+    assert!(named(&w), "{w:?}");
+    // A syntax error part way: the text before it, and where it stopped.
+    let mut c = gen::HELLO.to_vec();
+    c.extend_from_slice(
+        b" ) BT /F1 12 Tf 72 700 Td (lost) Tj ET "
+            .repeat(20)
+            .as_slice(),
+    );
+    let w = cli_warnings(&one_page(&c).build());
+    assert!(
+        w.iter()
+            .any(|m| m.contains(&format!("has a syntax error at byte {}", gen::HELLO.len()))),
+        "{w:?}"
+    );
+    // Sound content, with comments, inline images and compatibility
+    // sections, gives no such warning.
+    for sound in [
+        &gen::HELLO[..],
+        b"% comment\nq BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI Q BX foo EX BT /F1 9 Tf (a)Tj ET % end",
+        b"  \n ",
+    ] {
+        let w = cli_warnings(&one_page(sound).build());
+        assert!(!named(&w), "{w:?}");
+    }
+}
+
+/// Regression (attack pass): a zlib header followed by garbage, or a
+/// flate stream cut off, gave a silently empty page; poppler says
+/// "Unexpected end of file in flate stream".
+#[test]
+fn flate_streams_that_do_not_inflate_whole_are_named() {
+    let w = cli_warnings(&flate_header_then_garbage());
+    assert!(
+        w.iter().any(|m| m.contains("the flate stream is corrupt")),
+        "{w:?}"
+    );
+    let w = cli_warnings(&flate_truncated());
+    assert!(
+        w.iter().any(|m| m.contains("the flate stream ends early")),
+        "{w:?}"
+    );
+    let whole = page_with(F1, "/Filter /FlateDecode", &gen::zlib(gen::HELLO)).build();
+    assert_eq!(cli_warnings(&whole), Vec::<String>::new());
+}
+
+/// `"pages": null` in `tools/call` arguments is taken as absent (it was
+/// refused as not a string).
+#[test]
+fn null_pages_is_all_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("h.pdf"), one_page(gen::HELLO).build()).unwrap();
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"h.pdf","pages":null,"password":null}}});
+    let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+    let out = run_with(dir.path(), &[], input.into_bytes());
+    let r = &out.responses[1];
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(r["result"]["structuredContent"]["pages"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Hello hostile world"));
+}

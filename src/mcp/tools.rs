@@ -89,9 +89,11 @@ pub fn validate(name: &str, arguments: &Map<String, Value>) -> Result<ToolCall, 
     }
 }
 
+/// An optional string argument: absent and `null` are the same (clients
+/// write `null` for an argument they leave unset).
 fn optional_string(args: &Map<String, Value>, key: &str) -> Result<Option<String>, ToolFailure> {
     match args.get(key) {
-        None => Ok(None),
+        None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(invalid(format!("argument {key:?} must be a string"))),
     }
@@ -259,7 +261,7 @@ fn extract_definition(rev: Revision, scope: PathScope) -> Value {
                 "pages": {
                     "type": "string",
                     "pattern": "^[0-9]+(-[0-9]*)?$",
-                    "description": "1-based page or inclusive page range: \"N\", \"N-M\" with N <= M, or \"N-\" for page N to the end, e.g. \"1\", \"1-3\" or \"2-\". All pages when omitted."
+                    "description": "1-based page or inclusive page range: \"N\", \"N-M\" with N <= M, or \"N-\" for page N to the end, e.g. \"1\", \"1-3\" or \"2-\". All pages when omitted or null."
                 },
                 "password": {"type": "string", "description": PASSWORD_DESCRIPTION}
             },

@@ -180,6 +180,54 @@ fn flate_header_fault(stream: &lopdf::Stream) -> Option<String> {
     ))
 }
 
+/// Why the first `/FlateDecode` layer of `stream`, whose zlib header is
+/// sound ([`flate_header_fault`]), is not a whole deflate stream: data that
+/// cannot be inflated (corrupt, or decrypted with the wrong key), or data
+/// that ends before the last block (cut off). lopdf keeps what inflated
+/// before the fault and says nothing; poppler says "Unexpected end of file
+/// in flate stream". The checksum is not checked (poppler does not).
+/// `None` when the layer is whole, is not first, or inflates past
+/// `max_out` bytes (the decode's own cap speaks for that). Bounded: the
+/// output goes through one fixed buffer, at most `max_out` bytes of it,
+/// and every round consumes input or produces output.
+pub fn flate_fault(stream: &lopdf::Stream, max_out: usize) -> Option<String> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let first = stream.filters().ok()?.into_iter().next()?;
+    if first != b"FlateDecode" {
+        return None;
+    }
+    // Past the two header bytes: raw deflate, as poppler reads it.
+    let body = stream.content.get(2..)?;
+    if body.is_empty() {
+        return None;
+    }
+    let mut inflate = Decompress::new(false);
+    let mut buf = vec![0u8; 32 << 10];
+    let max_out = u64::try_from(max_out).unwrap_or(u64::MAX);
+    loop {
+        let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
+        let at = usize::try_from(before_in).unwrap_or(usize::MAX);
+        let rest = body.get(at..).unwrap_or_default();
+        match inflate.decompress(rest, &mut buf, FlushDecompress::None) {
+            Ok(Status::StreamEnd) => return None,
+            Ok(_) if inflate.total_out() > max_out => return None,
+            Ok(_) if (inflate.total_in(), inflate.total_out()) == (before_in, before_out) => {
+                return Some(format!(
+                    "the flate stream ends early, after {} decoded bytes: the data is cut off",
+                    inflate.total_out()
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Some(format!(
+                    "the flate stream is corrupt after {} decoded bytes ({e}): encrypted with a key that could not be used, or damaged",
+                    inflate.total_out()
+                ));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +331,34 @@ mod tests {
         let bad = with(&[0x79, 0x9c, 1, 2, 3, 4]);
         assert!(decode_stream(&bad, 100).is_err());
         assert_eq!(budget.remaining(), 994, "the refused bytes are charged");
+    }
+
+    /// A zlib header followed by data that does not inflate, or a flate
+    /// stream cut off, is named; a whole stream, one past the cap, or one
+    /// whose first filter is another, is not.
+    #[test]
+    fn flate_data_that_does_not_inflate_whole_is_named() {
+        let whole = flate(&b"BT (Hello) Tj ET ".repeat(200));
+        assert_eq!(flate_fault(&whole, 1 << 20), None);
+        assert_eq!(flate_fault(&whole, 10), None, "past the cap");
+        let mut cut = whole.clone();
+        cut.content.truncate(whole.content.len() / 2);
+        let f = flate_fault(&cut, 1 << 20).unwrap();
+        assert!(f.contains("ends early"), "{f}");
+        let mut garbage = whole.clone();
+        garbage.content.truncate(2);
+        garbage
+            .content
+            .extend((0..400u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+        let f = flate_fault(&garbage, 1 << 20).unwrap();
+        assert!(f.contains("corrupt") || f.contains("ends early"), "{f}");
+        // A bad checksum alone is not a fault (poppler reads past it).
+        let mut sum = whole.clone();
+        let n = sum.content.len();
+        sum.content[n - 1] ^= 0xff;
+        assert_eq!(flate_fault(&sum, 1 << 20), None);
+        let raw = Stream::new(lopdf::Dictionary::new(), b"BT ET".to_vec());
+        assert_eq!(flate_fault(&raw, 100), None);
     }
 
     #[test]

@@ -223,8 +223,12 @@ impl<'c> Sink<'c> {
                 "{unknown_bytes} of its {len} bytes are operators that are not PDF's"
             ))
         } else {
+            // Stopped in its first half after next to no PDF operator:
+            // not content with a syntax error, but no content at all.
             stopped_at
-                .filter(|at| at.saturating_mul(2) < len)
+                .filter(|at| {
+                    at.saturating_mul(2) < len && ops.saturating_sub(unknown) < FEW_OPERATORS
+                })
                 .map(|at| format!("parsing stopped at byte {at} of {len}"))
         };
         if let Some(detail) = detail {
@@ -282,6 +286,11 @@ impl<'c> Sink<'c> {
         list
     }
 }
+
+/// PDF operators read before parsing stopped, below which a stream that
+/// stopped in its first half is named as not PDF content rather than as
+/// content with a syntax error.
+const FEW_OPERATORS: usize = 4;
 
 /// What [`Interp::run_ops`] saw of one content stream, for
 /// [`Sink::check_stream`]: operations read, how many had an operator
@@ -677,6 +686,13 @@ impl<'a> Interp<'a> {
             Some(d) => d.clone(),
             None => match crate::pdf::stream::decode_stream(stream, self.limits.max_stream_bytes) {
                 Ok(d) => {
+                    let max = self.limits.max_stream_bytes;
+                    if let Some(fault) = crate::pdf::stream::flate_fault(stream, max) {
+                        sink.alert(format!(
+                            "Form XObject /{}: {fault}",
+                            crate::pdf::quote_name(name)
+                        ));
+                    }
                     let d: Rc<[u8]> = d.into();
                     if cacheable
                         && sink.call.form_bytes.saturating_add(d.len()) <= MAX_CACHED_FORM_BYTES
@@ -825,7 +841,12 @@ pub fn run_appearance(
     ctm: Matrix,
 ) {
     let data = match crate::pdf::stream::decode_stream(form, limits.max_stream_bytes) {
-        Ok(d) => d,
+        Ok(d) => {
+            if let Some(fault) = crate::pdf::stream::flate_fault(form, limits.max_stream_bytes) {
+                sink.alert(format!("annotation appearance: {fault}"));
+            }
+            d
+        }
         Err(e) => {
             sink.stream_failed("annotation appearance".into(), &e);
             return;

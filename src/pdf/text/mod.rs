@@ -324,6 +324,9 @@ fn page_content(
         let room = limits.max_stream_bytes.saturating_sub(out.len());
         match crate::pdf::stream::decode_stream(stream, room) {
             Ok(d) => {
+                if let Some(fault) = crate::pdf::stream::flate_fault(stream, room) {
+                    sink.alert(format!("page content stream: {fault}"));
+                }
                 out.extend_from_slice(&d);
                 out.push(b'\n');
             }
