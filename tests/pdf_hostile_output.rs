@@ -723,7 +723,7 @@ fn content_that_is_not_pdf_content_is_named_end_to_end() {
     // Sound content, with comments, inline images and compatibility
     // sections, gives no such warning.
     for sound in [
-        &gen::HELLO[..],
+        gen::HELLO,
         b"% comment\nq BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI Q BX foo EX BT /F1 9 Tf (a)Tj ET % end",
         b"  \n ",
     ] {
