@@ -767,3 +767,30 @@ fn null_pages_is_all_pages() {
         .unwrap()
         .contains("Hello hostile world"));
 }
+
+/// Regression (attack pass): an AES-256 file whose crypt filter names an
+/// unknown method (`/CFM /XESV3`) gave a silently empty page (lopdf read
+/// the data as not encrypted); poppler refuses unknown methods. It is
+/// `unsupported_encryption` naming the method, from the CLI and the MCP
+/// server.
+#[test]
+fn an_unknown_crypt_method_is_refused_by_name() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/pdf_extract/hostile-encryption-unknown-crypt-method.pdf");
+    for args in [&["extract"][..], &["metadata"][..]] {
+        let (_, stderr) = run_cli(args, &file);
+        assert!(
+            stderr.contains("unsupported_encryption"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("crypt method /XESV3"), "{args:?}: {stderr}");
+    }
+    let dir = file.parent().unwrap();
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"extract","arguments":{"path":"hostile-encryption-unknown-crypt-method.pdf"}}});
+    let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+    let out = run_with(dir, &[], input.into_bytes());
+    assert_eq!(
+        mcp_support::tool_error_kind(&out.responses[1]),
+        "unsupported_encryption"
+    );
+}

@@ -139,6 +139,45 @@ pub enum PopplerReading {
         /// `/Standard V.. R.. (...)`.
         handler: String,
     },
+    /// A crypt filter the document uses (`/StmF`, `/StrF`) names a crypt
+    /// method (`/CFM`) other than `/None`, `/V2`, `/AESV2` and `/AESV3`:
+    /// poppler refuses it, and lopdf would read the data as not encrypted
+    /// (a silently empty page). The handler, described for the error.
+    UnknownMethod {
+        /// `/Standard V.. R.. (crypt method /...)`.
+        handler: String,
+    },
+}
+
+/// The crypt methods of ISO 32000-2 §7.6.5 Table 25.
+const CRYPT_METHODS: [&[u8]; 4] = [b"None", b"V2", b"AESV2", b"AESV3"];
+
+/// The first crypt method (`/CFM`) of a crypt filter `dict` uses for
+/// streams or strings (`/StmF`, `/StrF`; `/Identity` and absent ones use
+/// none) that is not one of [`CRYPT_METHODS`]. Entries are read as
+/// written (references already looked up).
+fn unknown_crypt_method(dict: &Dictionary) -> Option<Vec<u8>> {
+    let filters = dict.get(b"CF").ok()?.as_dict().ok()?;
+    for key in [b"StmF".as_slice(), b"StrF"] {
+        let Some(name) = dict.get(key).ok().and_then(|o| o.as_name().ok()) else {
+            continue;
+        };
+        if name == b"Identity" {
+            continue;
+        }
+        let method = filters
+            .get(name)
+            .ok()
+            .and_then(|f| f.as_dict().ok())
+            .and_then(|f| f.get(b"CFM").ok())
+            .and_then(|m| m.as_name().ok());
+        if let Some(m) = method {
+            if !CRYPT_METHODS.contains(&m) {
+                return Some(m.to_vec());
+            }
+        }
+    }
+    None
 }
 
 /// Deepest nesting of arrays and dictionaries copied out of an `/Encrypt`
@@ -235,6 +274,18 @@ pub fn poppler_reading(dict: &Dictionary, doc: &Document) -> PopplerReading {
     changed |= lenient_entries(&mut fixed);
     let int = |k: &[u8]| fixed.get(k).ok().and_then(|o| o.as_i64().ok());
     let (v, r) = (int(b"V"), int(b"R"));
+    if matches!(v, Some(4 | 5)) {
+        if let Some(method) = unknown_crypt_method(&fixed) {
+            return PopplerReading::UnknownMethod {
+                handler: format!(
+                    "/Standard V{} R{} (crypt method /{}, which this reader does not know)",
+                    v.unwrap_or(0),
+                    r.map_or("?".into(), |r| r.to_string()),
+                    quote_name(&method)
+                ),
+            };
+        }
+    }
     if matches!(v, Some(1 | 2)) && matches!(r, Some(2..=4)) {
         let length = fixed.get(b"Length").ok().cloned();
         let bytes = match (r, &length) {
@@ -500,6 +551,7 @@ mod tests {
                     );
                     Some(-1)
                 }
+                PopplerReading::UnknownMethod { handler } => panic!("{handler}"),
             }
         };
         assert_eq!(bits(2, Some(4096.into())), Some(40));

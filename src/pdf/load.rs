@@ -181,7 +181,9 @@ fn with_poppler_reading(data: &[u8], doc: &Document) -> Result<Option<Vec<u8>>, 
     match poppler_reading(dict, doc) {
         PopplerReading::AsWritten => Ok(None),
         PopplerReading::Patched(fixed) => Ok(with_encrypt_object(data, doc, fixed)),
-        PopplerReading::ShortKey { handler } => Err(PdfError::unsupported_encryption(handler)),
+        PopplerReading::ShortKey { handler } | PopplerReading::UnknownMethod { handler } => {
+            Err(PdfError::unsupported_encryption(handler))
+        }
     }
 }
 
@@ -225,7 +227,7 @@ fn with_encrypt_inlined(
     let (read, mut changed) = match poppler_reading(dict, &plain) {
         PopplerReading::AsWritten => (dict.clone(), false),
         PopplerReading::Patched(fixed) => (fixed, true),
-        PopplerReading::ShortKey { handler } => {
+        PopplerReading::ShortKey { handler } | PopplerReading::UnknownMethod { handler } => {
             return Err(PdfError::unsupported_encryption(handler))
         }
     };
