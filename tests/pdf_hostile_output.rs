@@ -794,3 +794,34 @@ fn an_unknown_crypt_method_is_refused_by_name() {
         "unsupported_encryption"
     );
 }
+
+/// Regression (attack pass 22b): an AES-256 file whose `/StrF` names a
+/// crypt filter missing from `/CF` gave its strings undecrypted (as
+/// poppler does: a garbage Title) without a word. A document warning
+/// says so, from the CLI and the MCP server.
+#[test]
+fn strings_under_an_unusable_crypt_filter_are_named() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/pdf_extract/hostile-encryption-string-filter-missing.pdf");
+    let (stdout, _) = run_cli(&["metadata"], &file);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["message"]
+                .as_str()
+                .unwrap()
+                .contains("strings use crypt filter /Nope0")),
+        "{v}"
+    );
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_metadata","arguments":{"path":"hostile-encryption-string-filter-missing.pdf"}}});
+    let input = format!("{}\n{call}\n", initialize("2025-06-18"));
+    let out = run_with(file.parent().unwrap(), &[], input.into_bytes());
+    let line = out.responses[1].to_string();
+    assert!(
+        line.contains("strings use crypt filter /Nope0"),
+        "{line:.600}"
+    );
+}

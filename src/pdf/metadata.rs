@@ -145,6 +145,20 @@ pub(crate) fn load_warnings(loaded: &Loaded, tree: &PageTree) -> Vec<Warning> {
             loaded.restored_streams
         )));
     }
+    if let Some(state) = &loaded.doc.encryption_state {
+        let strf = state.default_string_filter();
+        // Crypt filters exist from `/V 4` on; before, strings use the file key.
+        if state.version() >= 4
+            && !strf.is_empty()
+            && strf != b"Identity"
+            && !state.crypt_filters().contains_key(strf)
+        {
+            w.push(Warning::doc(format!(
+                "strings use crypt filter /{}, which could not be used (missing from /CF, or without a method): they are given undecrypted, as poppler gives them, so metadata and other strings may be garbage",
+                super::quote_name(strf)
+            )));
+        }
+    }
     if loaded.missing_eof {
         w.push(Warning::doc(
             "the file does not end with %%EOF; it may be cut off",

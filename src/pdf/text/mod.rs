@@ -8,6 +8,7 @@
 //!
 //! Modules, one job each:
 //! * `interp` — operators, graphics/text state, Form XObjects → placed glyphs.
+//! * `lex` — where lopdf's content parser stopped in a stream (bytes left unread).
 //! * `font` — code splitting, text and widths of simple and composite fonts.
 //! * `encoding` — simple encodings, `/Differences`, glyph names → Unicode.
 //! * `cmap` — ToUnicode and embedded encoding CMaps.
