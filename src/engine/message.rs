@@ -144,7 +144,7 @@ pub enum Outbound {
     },
     /// A server-initiated request with an id the service chose (a gateway
     /// forwarding its child's ids uses a namespace it reserves); the
-    /// client's answer comes back through [`Service::response`].
+    /// client's answer comes back through `Service::response`.
     Request {
         /// The id.
         id: Id,

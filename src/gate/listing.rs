@@ -153,6 +153,19 @@ impl Gatekeeper {
                 match self.poison {
                     PoisonMode::Strip => {
                         let findings = clean_value(&mut def, true);
+                        if findings.collisions > 0 {
+                            // Stripping would merge two members of the
+                            // definition: not the one that was decided on.
+                            events.push(ListEvent::Hidden {
+                                refusal: Refusal::new(
+                                    GateCode::Poisoned,
+                                    format!("tool `{name}` carries {}", findings.summary()),
+                                    "--poison strip",
+                                ),
+                                tool: name,
+                            });
+                            continue;
+                        }
                         events.push(ListEvent::Stripped {
                             tool: name,
                             findings,
@@ -207,5 +220,30 @@ mod tests {
         assert!(view.get("write_file").is_some());
         assert!(view.get("read_file").unwrap().poisoned);
         assert!(!view.get("ok").unwrap().poisoned);
+    }
+
+    /// Under `--poison strip` a definition whose keys would merge once
+    /// stripped (`"name\u{200B}"` beside `"name"`) is hidden, not shown
+    /// with the hidden member's value.
+    #[test]
+    fn a_definition_whose_keys_collide_is_hidden() {
+        let g = Gatekeeper {
+            policy: Policy::parse("[tools]\ndeny = [\"delete_all\"]\n").unwrap(),
+            ..Gatekeeper::default()
+        };
+        let mut page = json!({"tools": [
+            {"name": "echo", "name\u{200B}": "delete_all", "description": "Echoes."},
+            {"name": "plain", "description": "Fine.\u{200B}", "title\u{200B}": "Plain"}
+        ]});
+        let mut view = ToolView::default();
+        let events = g.filter_tools_page(&mut page, &mut view, None);
+        assert_eq!(
+            page,
+            json!({"tools": [{"name": "plain", "description": "Fine.", "title": "Plain"}]})
+        );
+        assert!(
+            matches!(&events[0], ListEvent::Hidden { tool, refusal } if tool == "echo" && refusal.code() == "tool.poisoned"),
+            "{events:?}"
+        );
     }
 }

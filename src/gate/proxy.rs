@@ -703,6 +703,17 @@ impl GateService {
                 ))
             }
             Ok(mut result) => {
+                // Decided on the text the client will see: screened first
+                // (under `--poison strip` the decisions below see the
+                // stripped names, URIs and instructions). A listing of tools
+                // is decided per definition on what the server sent (its
+                // pins are over those bytes) and screened after.
+                let listing = method == "tools/list";
+                if !listing {
+                    if let Err(r) = self.check_result(Some(&id), method, &mut result) {
+                        return Reply::Send(self.denial_for(method, id, &r));
+                    }
+                }
                 match method {
                     "initialize" => {
                         let rev = result
@@ -728,8 +739,10 @@ impl GateService {
                     }
                     _ => {}
                 }
-                if let Err(r) = self.check_result(Some(&id), method, &mut result) {
-                    return Reply::Send(self.denial_for(method, id, &r));
+                if listing {
+                    if let Err(r) = self.check_result(Some(&id), method, &mut result) {
+                        return Reply::Send(self.denial_for(method, id, &r));
+                    }
                 }
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
@@ -919,6 +932,15 @@ impl GateService {
             return Ok(());
         }
         tracing::warn!(id = ?id, method, found = %found.summary(), "the server sent hidden characters");
+        if mode == PoisonMode::Strip && found.collisions > 0 {
+            // Stripping would rename a member onto one the gateway may have
+            // decided on (a pinned text, a listed name): refused instead.
+            return Err(Refusal::new(
+                GateCode::ResultPoisoned,
+                format!("the result carries {}", found.summary()),
+                "--poison strip",
+            ));
+        }
         if mode == PoisonMode::Refuse {
             return Err(Refusal::new(
                 GateCode::ResultPoisoned,
@@ -985,12 +1007,35 @@ impl GateService {
         if value.get("method").is_some() {
             match crate::engine::wire::parse_element(bytes, &self.shared.limits) {
                 Ok(_) => {
-                    let method = value
+                    // Screened first, then decided on what the client would
+                    // see (a method or id stripped into shape is that method
+                    // or id); a member name stripped into another is refused.
+                    let raw_id = value.get("id").and_then(valid_id);
+                    let raw_method = value
                         .get("method")
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_owned();
-                    let server_id = value.get("id").and_then(valid_id);
+                    let mut screened = value.clone();
+                    let checked = self
+                        .check_result(raw_id.as_ref(), &raw_method, &mut screened)
+                        .and_then(|()| same_members(&value, &screened));
+                    if let Err(r) = checked {
+                        tracing::warn!(method = %raw_method, code = r.code(), rule = r.rule(), "a server message was dropped");
+                        if let Some(sid) = raw_id {
+                            let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
+                                "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
+                                "data": {"code": r.code(), "reason": r.message()}}});
+                            let _ = self.send_own(answer.to_string().as_bytes());
+                        }
+                        return;
+                    }
+                    let method = screened
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    let server_id = screened.get("id").and_then(valid_id);
                     if let (true, Some(sid), Some(roots)) = (
                         method == "roots/list",
                         &server_id,
@@ -1003,20 +1048,10 @@ impl GateService {
                         tracing::info!("roots/list answered with --root");
                         return;
                     }
-                    let mut screened = value.clone();
-                    let raw = match self.check_result(server_id.as_ref(), &method, &mut screened) {
-                        Ok(()) if screened == value => String::from_utf8_lossy(bytes).into_owned(),
-                        Ok(()) => screened.to_string(),
-                        Err(r) => {
-                            tracing::warn!(%method, code = r.code(), "a server message was dropped (--poison refuse)");
-                            if let Some(sid) = server_id {
-                                let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "error": {
-                                    "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
-                                    "data": {"code": r.code(), "reason": r.message()}}});
-                                let _ = self.send_own(answer.to_string().as_bytes());
-                            }
-                            return;
-                        }
+                    let raw = if screened == value {
+                        String::from_utf8_lossy(bytes).into_owned()
+                    } else {
+                        screened.to_string()
                     };
                     let Ok(raw) = RawValue::from_string(raw) else {
                         return;
@@ -1546,6 +1581,22 @@ impl Service for GateService {
         self.shared.client_closed.send_replace(true);
         *lock(&self.shared.to_child) = None;
     }
+}
+
+/// `Ok` when screening left the top-level member names of a server message
+/// as they were: a name carrying hidden characters would become another
+/// member (`"id\u{200B}"` an `id`, turning a notification into a request
+/// the gateway never saw), so the message is refused instead.
+fn same_members(sent: &Value, screened: &Value) -> Result<(), Refusal> {
+    let names = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+    if names(sent) == names(screened) {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        GateCode::ResultPoisoned,
+        "a member name of the message carries hidden characters",
+        "--poison strip",
+    ))
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub fn looks_like_url(text: &str) -> bool {
 }
 
 /// The text [`vet_url`] classifies: [`lenient_form`], with `http:` put
-/// before a scheme-less form ([`scheme_less_host`]), as a server that adds
+/// before a scheme-less form (`scheme_less_host`), as a server that adds
 /// a scheme would.
 pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
     let s = lenient_form(text);

@@ -1,7 +1,7 @@
 //! Structure-aware model of MCP `tools/call` messages (the wasm-smith
 //! pattern): an `arbitrary` model builds a *valid* request as a tree that
 //! knows how each string is spelled (plain or escaped), the member order and
-//! the whitespace; one typed [`Mutation`] is applied to the tree; the tree is
+//! the whitespace; one typed `Mutation` is applied to the tree; the tree is
 //! rendered to bytes while every value's and key's byte offset and RFC 6901
 //! pointer are recorded; and the model states the exact answer:
 //! `parse_tool_call` must return exactly the expected [`RpcError`] (kind,

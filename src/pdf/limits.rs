@@ -38,11 +38,11 @@ pub const MAX_GLYPHS_PER_PAGE: usize = 1 << 18;
 /// operator of every stream interpreted (page contents, Form XObjects at any
 /// depth, annotation appearances), one per character code shown, and one per
 /// font table entry built (CMap entries, widths). Shared by all pages of the
-/// call (see [`super::budget`]); never exceeded. About 0.5 s of CPU in a
+/// call (see `pdf::budget`); never exceeded. About 0.5 s of CPU in a
 /// release build.
 pub const MAX_OPERATIONS_PER_CALL: usize = 2_000_000;
 /// Most CPU time, in milliseconds of the calling thread, spent interpreting
-/// the pages of one call: 1 s. Read every [`super::budget::OP_BATCH`] units
+/// the pages of one call: 1 s. Read every `budget::OP_BATCH` units
 /// of work, so exceeded by at most one batch. In a release build the
 /// operations budget runs out first on every generated hostile file; this
 /// bound catches work the operation count does not model. It is below the

@@ -486,7 +486,7 @@ const SYNTHETIC_CATALOG: &[u8] =
     b"\n999999 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 999999 0 R /Size 1000000 >>\n";
 
 /// Most cross-reference entries checked against the file by
-/// [`rebuild_if_misplaced`].
+/// `rebuild_if_misplaced`.
 pub const MAX_XREF_ENTRIES_CHECKED: usize = 1_000_000;
 
 /// True when `N G obj` starts at `offset` (after at most a few bytes of

@@ -21,9 +21,9 @@
 //! * [`encryption`] — the `/Encrypt` dictionary: handler, malformed dictionaries.
 //! * [`pagetree`] — our bounded page-tree walk.
 //! * [`salvage`] — what lopdf drops from damaged files: a lost `/Info`, unparsable pages.
-//! * [`metadata`] — [`Metadata`].
+//! * [`mod@metadata`] — [`Metadata`].
 //! * `object` — lopdf object accessors (references, numbers, typed entries).
-//! * [`extract`] — [`Extraction`].
+//! * [`mod@extract`] — [`Extraction`].
 //! * [`text`] — content-stream interpreter: fonts, encodings, CMaps, text placement.
 //! * [`textstring`] — PDF text strings (PDFDocEncoding, UTF-16BE).
 //! * [`worker`] — the isolated worker process and its parent side.

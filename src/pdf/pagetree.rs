@@ -24,7 +24,7 @@ pub struct PageTree {
     /// `/Kids` entries skipped because they were not usable page-tree nodes.
     pub invalid: usize,
     /// Why the page tree was unusable when the pages were found instead by
-    /// scanning every object for `/Type /Page` (see [`scan_pages`]).
+    /// scanning every object for `/Type /Page` (see `scan_pages`).
     pub scanned: Option<String>,
     /// The page count the document declares, when plausible (set by the
     /// caller from [`declared_pages`]; `None` from the walk itself).

@@ -1,6 +1,6 @@
 //! The two-parse path the server used before a message kept its
-//! `tools/call` captures: [`parse_message`](super::parse_message) for the
-//! line, then [`parse_tool_call_with`](super::parse_tool_call_with) on the
+//! `tools/call` captures: [`parse_message`] for the
+//! line, then [`parse_tool_call_with`] on the
 //! same bytes again. Kept (hidden `harness` feature) as the reference the
 //! single-parse path is checked against (`tests/rpc_props.rs`) and measured
 //! against (`benches/rpc_parse.rs`).

@@ -339,6 +339,89 @@ fn paths_confined_to_roots() {
     let _ = g.dir();
 }
 
+/// Kind 5 under `--poison strip` (the default): a key is never stripped
+/// onto another, and the gateway decides on the stripped text. A tool,
+/// prompt, result or `initialize` whose keys collide once stripped is
+/// hidden or refused; a server message whose member name or method is
+/// stripped into shape is decided as what it becomes (so a `roots/list`
+/// never reaches the client under `--root`, nor a request it never saw).
+#[test]
+fn keys_are_never_stripped_onto_other_keys() {
+    let mut g = Gate::start_env(
+        &[
+            "--root",
+            "data",
+            "--env",
+            "RECORDER_TWIN_TOOL",
+            "--env",
+            "RECORDER_TWIN_PROMPT",
+        ],
+        |d| std::fs::create_dir(d.join("data")).unwrap(),
+        &[("RECORDER_TWIN_TOOL", "1"), ("RECORDER_TWIN_PROMPT", "1")],
+    );
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let tools = r["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(tools.len(), 7, "the twin is hidden, the rest shown: {r}");
+    assert!(!r.to_string().contains("Twin."), "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#);
+    assert_eq!(r["error"]["data"]["code"], "tool.result_poisoned", "{r}");
+    let r = g.call(3, "misbehave", json!({"how": "collide"}));
+    assert_eq!(refusal_code(&r), "tool.result_poisoned", "{r}");
+    assert!(!r.to_string().contains("third"), "{r}");
+    let r = g.call(4, "misbehave", json!({"how": "smuggle"}));
+    assert_eq!(r["id"], 4, "nothing smuggled reaches the client first: {r}");
+    assert_eq!(r["result"]["content"][0]["text"], "smuggled", "{r}");
+    let seen = g.received();
+    // The stripped `roots/list` was answered with the gateway's roots; the
+    // two others were refused (s2 answered by the gateway, the rest dropped).
+    assert!(seen.contains("\"s2\""), "{seen}");
+    assert!(!seen.contains("\"s1\""), "{seen}");
+    g.close();
+
+    // `initialize` with the pinned text and a hidden twin: refused, never
+    // the twin's text.
+    let mut g = Gate::start_env(
+        &["--env", "RECORDER_TWIN_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_TWIN_INSTRUCTIONS", "beside")],
+    );
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    assert_eq!(r["error"]["data"]["code"], "tool.result_poisoned", "{r}");
+    assert!(!r.to_string().contains("evil"), "{r}");
+    g.close();
+}
+
+/// Kind 8 with kind 5: a pinned `instructions` text cannot be replaced by
+/// a member that becomes `instructions` once stripped.
+#[test]
+fn pinned_instructions_are_decided_after_stripping() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin = pin.to_str().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut g = Gate::start(&["--pin", pin]);
+    let r = g.ask(init);
+    assert!(r["result"].get("instructions").is_none(), "{r}");
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    g.list(1);
+    g.close();
+    let mut g = Gate::start_env(
+        &["--pin", pin, "--env", "RECORDER_TWIN_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_TWIN_INSTRUCTIONS", "instead")],
+    );
+    let r = g.ask(init);
+    assert!(r["result"].is_object(), "{r}");
+    assert!(
+        !r.to_string().contains("evil"),
+        "the changed text is hidden: {r}"
+    );
+    g.close();
+}
+
 #[test]
 fn poisoned_tools_and_results() {
     let mut g = Gate::start(&[]);

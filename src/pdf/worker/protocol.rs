@@ -1,12 +1,12 @@
 //! The worker's wire protocol (private: both ends are the same binary).
 //!
-//! * stdin: one JSON [`Request`] line, then exactly `data_len` bytes of
+//! * stdin: one JSON `Request` line, then exactly `data_len` bytes of
 //!   PDF. The password travels here, never on the command line. The parent
 //!   then keeps stdin open until it has the worker's exit status; end of
 //!   file on it tells the worker its parent is gone ([`ORPHAN_EXIT_CODE`]).
-//! * stdout: zero or more progress lines (none unless the request asks) ([`progress_line`]: `P DONE
+//! * stdout: zero or more progress lines (none unless the request asks) (`progress_line`: `P DONE
 //!   TOTAL`, at most [`MAX_PROGRESS_LINE`] bytes), then one JSON
-//!   [`Response`] line; exit status 0.
+//!   `Response` line; exit status 0.
 //! * stderr: free text (panic messages), of which the parent keeps a tail.
 
 use serde::{Deserialize, Serialize};
