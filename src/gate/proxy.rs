@@ -1004,6 +1004,62 @@ impl GateService {
                 return;
             }
         };
+        let Value::Array(items) = value else {
+            self.child_message(bytes, value, runtime, charge);
+            return;
+        };
+        self.child_batch(items, runtime, &charge);
+    }
+
+    /// A batch (JSON-RPC 2.0 §6, which 2025-03-26 lets a server send): each
+    /// element is taken as a line of its own would be (screened, checked,
+    /// answered to its pending request), sharing the line's `charge`. An
+    /// element that is itself an array, and every element of a batch over
+    /// [`crate::rpc::MAX_BATCH_LEN`], answer the ids they name with
+    /// `tool.bad_response`.
+    fn child_batch(
+        &self,
+        items: Vec<Value>,
+        runtime: &tokio::runtime::Handle,
+        charge: &Charge,
+    ) {
+        if items.len() > crate::rpc::MAX_BATCH_LEN {
+            tracing::warn!(
+                len = items.len(),
+                "the child wrote a batch of more than {} elements; dropped",
+                crate::rpc::MAX_BATCH_LEN
+            );
+            // Bounded by the line's values (MAX_SERVER_LINE_VALUES).
+            for id in items.iter().filter_map(|v| v.get("id")).filter_map(valid_id) {
+                self.fail_pending(&id, GateCode::BadResponse, "the server's batch was too long");
+            }
+            return;
+        }
+        if items.is_empty() {
+            tracing::warn!("the child wrote an empty batch; dropped");
+        }
+        for item in items {
+            let Ok(element) = serde_json::to_vec(&item) else {
+                continue;
+            };
+            if item.is_array() {
+                tracing::warn!("the child wrote a batch inside a batch; dropped");
+                self.fail_recovered(&element, "the server's answer was not a valid JSON-RPC response");
+                continue;
+            }
+            self.child_message(&element, item, runtime, charge.clone());
+        }
+    }
+
+    /// One message (not a batch) the child wrote: `bytes` is its text,
+    /// `value` what the strict layer made of it.
+    fn child_message(
+        &self,
+        bytes: &[u8],
+        value: Value,
+        runtime: &tokio::runtime::Handle,
+        charge: Charge,
+    ) {
         if value.get("method").is_some() {
             match crate::engine::wire::parse_element(bytes, &self.shared.limits) {
                 Ok(_) => {

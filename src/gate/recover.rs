@@ -5,38 +5,55 @@
 //!
 //! Leniently, by design: the line is never forwarded, so a wrong guess can
 //! only answer a pending request with an error early (fail closed). The scan
-//! reads the top-level members of the object the line starts with, strings
-//! and nesting tracked byte by byte, and keeps each value of a member named
-//! `id`: a string, or a number whose value is an integer (`2.0` is `2`).
+//! reads the top-level members of the object the line starts with (or of
+//! each object element of a batch array), strings and nesting tracked byte
+//! by byte, over the whole line (already bounded by `--max-response-bytes`),
+//! and keeps each value of a member named `id`: a string, or a number whose
+//! value is an integer (`2.0` is `2`). An `id` nested deeper (inside
+//! `result`) never counts.
+//!
+//! Ambiguity: a line naming several ids (two top-level `id` members, or a
+//! batch) answers every one of them that is pending with `tool.bad_response`
+//! (never one picked among them); past [`MAX_ID_CANDIDATES`] it names none.
+//! The server could answer each of those requests with an error itself, so
+//! this grants it nothing.
 
 use serde_json::Number;
 
 use crate::engine::Id;
 
-/// Bytes of a server line scanned for its id (a line over
-/// `--max-response-bytes` keeps this much of its start).
+/// Bytes kept of the start and of the end of a line over
+/// `--max-response-bytes` (the rest is discarded unread), scanned for its id.
 pub const MAX_ID_SCAN_BYTES: usize = 64 * 1024;
 
 /// Most `id` members kept from one line (a line with more names none).
 pub const MAX_ID_CANDIDATES: usize = 8;
 
 /// The ids the top-level `id` members of `bytes` name (at most
-/// [`MAX_ID_CANDIDATES`], from the first [`MAX_ID_SCAN_BYTES`] bytes),
-/// without duplicates; empty when there are more, or none.
+/// [`MAX_ID_CANDIDATES`], wherever they sit in the line: first, middle or
+/// last), without duplicates; empty when there are more, or none. When
+/// the line is an array (a batch), the top-level members of each object
+/// element count. One pass over `bytes`, which the caller has bounded.
 pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
-    let bytes = bytes.get(..MAX_ID_SCAN_BYTES).unwrap_or(bytes);
+    let member_depth = match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => 2usize,
+        _ => 1usize,
+    };
     let mut found: Vec<Id> = Vec::new();
     let mut depth = 0usize;
     let mut i = 0usize;
     let mut expect_key = false;
+    // The container open at `member_depth` is an object (members count).
+    let mut in_object = false;
     let mut last_key: Option<(usize, usize)> = None;
     while let Some(&b) = bytes.get(i) {
+        let at_members = depth == member_depth && in_object;
         match b {
             b'"' => {
                 let end = string_end(bytes, i);
-                if depth == 1 && expect_key {
+                if at_members && expect_key {
                     last_key = Some((i, end));
-                } else if depth == 1 && is_id_key(bytes, last_key) {
+                } else if at_members && is_id_key(bytes, last_key) {
                     if let Some(id) = bytes.get(i..end).and_then(string_id) {
                         push(&mut found, id);
                     }
@@ -48,12 +65,16 @@ pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
             }
             b'{' | b'[' => {
                 depth = depth.saturating_add(1);
-                expect_key = depth == 1 && b == b'{';
+                if depth == member_depth {
+                    in_object = b == b'{';
+                    expect_key = in_object;
+                    last_key = None;
+                }
             }
             b'}' | b']' => depth = depth.saturating_sub(1),
-            b',' if depth == 1 => expect_key = true,
-            b':' if depth == 1 => {}
-            b'-' | b'0'..=b'9' if depth == 1 && is_id_key(bytes, last_key) => {
+            b',' if at_members => expect_key = true,
+            b':' if at_members => {}
+            b'-' | b'0'..=b'9' if at_members && is_id_key(bytes, last_key) => {
                 let end = bytes
                     .iter()
                     .skip(i)
@@ -67,7 +88,7 @@ pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
                 continue;
             }
             b' ' | b'\t' | b'\r' | b'\n' => {}
-            _ if depth == 1 => last_key = None,
+            _ if at_members => last_key = None,
             _ => {}
         }
         if found.len() > MAX_ID_CANDIDATES {
@@ -249,6 +270,36 @@ mod tests {
         let many: String = (0..20).map(|i| format!(r#""id":{i},"#)).collect();
         assert!(ids(format!("{{{many}}}").as_bytes()).is_empty());
         assert_eq!(ids(br#"{"id":"unterminated"#), Vec::<String>::new());
+        assert_eq!(ids(br#"[1,"id",3]"#), Vec::<String>::new());
+    }
+
+    /// Past the first 64 KiB: the id first, in the middle, last, and after
+    /// a lone surrogate; a nested `id` never counts.
+    #[test]
+    fn ids_anywhere_in_a_long_line() {
+        let pad = "x".repeat(300_000);
+        let first = format!(r#"{{"jsonrpc":"2.0","id":4,"result":{{"a":"{pad}","a":1}}}}"#);
+        let middle = format!(r#"{{"result":{{"a":"{pad}","a":1}},"id":5,"b":"{pad}"}}"#);
+        let last = format!(r#"{{"result":{{"id":9,"a":"{pad}","a":1}},"jsonrpc":"2.0","id":6}}"#);
+        let surrogate = format!(
+            r#"{{"result":{{"content":[{{"type":"text","text":"{pad}\ud83d"}}]}},"jsonrpc":"2.0","id":"s-7"}}"#
+        );
+        assert_eq!(ids(first.as_bytes()), ["4"]);
+        assert_eq!(ids(middle.as_bytes()), ["5"]);
+        assert_eq!(ids(last.as_bytes()), ["6"]);
+        assert_eq!(ids(surrogate.as_bytes()), [r#""s-7""#]);
+        let two = format!(r#"{{"id":1,"result":"{pad}","id":2}}"#);
+        assert_eq!(ids(two.as_bytes()), ["1", "2"], "every one, none picked");
+    }
+
+    /// A batch: the top-level members of each element object.
+    #[test]
+    fn ids_of_a_batch() {
+        assert_eq!(
+            ids(br#" [{"jsonrpc":"2.0","id":3,"result":{"id":8}},{"result":{},"id":"b"}]"#),
+            ["3", "\"b\""]
+        );
+        assert_eq!(ids(br#"[[{"id":1}],{"x":{"id":2}}]"#), Vec::<String>::new());
     }
 
     #[test]

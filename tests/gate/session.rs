@@ -264,6 +264,61 @@ fn bad_server_lines_not_forwarded() {
     assert_eq!(g.recv()["id"], 13);
 }
 
+/// Kind 10: a bad answer is answered by its id wherever the top-level `id`
+/// sits in the (bounded) line, past the first 64 KiB too (the TypeScript
+/// SDK writes it last), and its concurrency slot comes back.
+#[test]
+fn bad_answers_with_the_id_anywhere_free_their_slot() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"misbehave\"\nmax_concurrent = 1\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    for (id, how) in [
+        (1, "big_dup_first"),
+        (2, "big_dup_middle"),
+        (3, "big_dup_last"),
+        (4, "big_surrogate_last"),
+        (5, "batch_dupkey"),
+    ] {
+        let r = g.call(id, "misbehave", json!({"how": how}));
+        assert_eq!(r["id"], id, "{how}: {r}");
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.bad_response",
+            "{how}: {r}"
+        );
+    }
+    // The slot was given back each time: a last call is not busy.
+    let r = g.call(6, "misbehave", json!({"how": "poison"}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    g.close();
+}
+
+/// Kinds 9 + 10: a batch from the server (2025-03-26 allows one) is taken
+/// element by element: a notification is forwarded, a response answers
+/// its request (screened as a single answer is), an element that is no
+/// valid response answers its id with `tool.bad_response`.
+#[test]
+fn a_batch_from_the_server_is_answered_element_by_element() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"batch"}}}).to_string());
+    let n = g.recv();
+    assert_eq!(n["method"], "notifications/message", "{n}");
+    let r = g.recv();
+    assert_eq!(r["id"], 7, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "batched", "{r}");
+    let r = g.call(8, "misbehave", json!({"how": "batch_bad"}));
+    assert_eq!(r["id"], 8, "{r}");
+    assert_eq!(r["error"]["data"]["code"], "tool.bad_response", "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
+    assert_eq!(r["id"], "after", "{r}");
+    g.close();
+}
+
 #[test]
 fn policy_hides_and_refuses_the_same_tools() {
     let mut g = Gate::start_in(&["--policy", "policy.toml"], |d| {

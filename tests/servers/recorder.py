@@ -113,6 +113,30 @@ for line in sys.stdin:
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"a":1,"a":2}}\n' % json.dumps(id))
             elif how == "huge_idlast":
                 sys.stdout.write('{"result":{"x":"%s"},"jsonrpc":"2.0","id":%s}\n' % ("a" * 100000, json.dumps(id)))
+            elif how in ("big_dup_first", "big_dup_middle", "big_dup_last", "big_surrogate_last"):
+                # ~300 KB answers failing the strict layer, the id past the
+                # first 64 KiB except in the first (kind 10).
+                pad, i = "x" * 300000, json.dumps(id)
+                body = '"result":{"content":[],"a":"%s","a":1}' % pad
+                line = {
+                    "big_dup_first": '{"jsonrpc":"2.0","id":%s,%s}' % (i, body),
+                    "big_dup_middle": '{"jsonrpc":"2.0",%s,"id":%s,"b":"%s"}' % (body, i, pad),
+                    "big_dup_last": '{"jsonrpc":"2.0",%s,"id":%s}' % (body, i),
+                    "big_surrogate_last": '{"result":{"content":[{"type":"text","text":"%s\\ud83d"}]},"jsonrpc":"2.0","id":%s}' % (pad, i),
+                }[how]
+                sys.stdout.write(line + "\n")
+            elif how == "batch":
+                # A batch answer (2025-03-26): a notification, then the response.
+                sys.stdout.write(json.dumps([
+                    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "in a batch"}},
+                    {"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "batched\u200b"}]}},
+                ]) + "\n")
+            elif how == "batch_bad":
+                # A batch whose element is no valid response (result and error).
+                sys.stdout.write(json.dumps([{"jsonrpc": "2.0", "id": id, "result": {}, "error": {"code": 1, "message": "x"}}]) + "\n")
+            elif how == "batch_dupkey":
+                # A batch failing the strict layer: the element's id is still read.
+                sys.stdout.write('[{"jsonrpc":"2.0","result":{"a":1,"a":2},"id":%s}]\n' % json.dumps(id))
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")
