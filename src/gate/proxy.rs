@@ -1017,12 +1017,7 @@ impl GateService {
     /// element that is itself an array, and every element of a batch over
     /// [`crate::rpc::MAX_BATCH_LEN`], answer the ids they name with
     /// `tool.bad_response`.
-    fn child_batch(
-        &self,
-        items: Vec<Value>,
-        runtime: &tokio::runtime::Handle,
-        charge: &Charge,
-    ) {
+    fn child_batch(&self, items: Vec<Value>, runtime: &tokio::runtime::Handle, charge: &Charge) {
         if items.len() > crate::rpc::MAX_BATCH_LEN {
             tracing::warn!(
                 len = items.len(),
@@ -1030,8 +1025,16 @@ impl GateService {
                 crate::rpc::MAX_BATCH_LEN
             );
             // Bounded by the line's values (MAX_SERVER_LINE_VALUES).
-            for id in items.iter().filter_map(|v| v.get("id")).filter_map(valid_id) {
-                self.fail_pending(&id, GateCode::BadResponse, "the server's batch was too long");
+            for id in items
+                .iter()
+                .filter_map(|v| v.get("id"))
+                .filter_map(valid_id)
+            {
+                self.fail_pending(
+                    &id,
+                    GateCode::BadResponse,
+                    "the server's batch was too long",
+                );
             }
             return;
         }
@@ -1044,7 +1047,10 @@ impl GateService {
             };
             if item.is_array() {
                 tracing::warn!("the child wrote a batch inside a batch; dropped");
-                self.fail_recovered(&element, "the server's answer was not a valid JSON-RPC response");
+                self.fail_recovered(
+                    &element,
+                    "the server's answer was not a valid JSON-RPC response",
+                );
                 continue;
             }
             self.child_message(&element, item, runtime, charge.clone());
