@@ -672,6 +672,40 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     g.close();
 }
 
+/// Kind 11: a task-augmented call (`params.task`) is answered at once with a
+/// task handle while the work runs on, so under `max_concurrent` it is
+/// refused (never reaching the server); other tools and plain calls are not
+/// affected.
+#[test]
+fn task_augmented_calls_cannot_outrun_max_concurrent() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 4\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    for (id, task) in [(1, json!({"ttl": 60000})), (2, json!({})), (3, json!(null))] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0},"task":task}});
+        let r = g.ask(&line.to_string());
+        assert_eq!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+    }
+    let line = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{},"task":{"ttl":1}}});
+    let r = g.ask(&line.to_string());
+    assert!(r["result"].is_object(), "no limit on echo: {r}");
+    let r = g.call(5, "slow", json!({"seconds": 0}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        !seen
+            .lines()
+            .any(|l| l.contains("\"task\"") && l.contains("slow")),
+        "{seen}"
+    );
+    g.close();
+}
+
 /// Kind 11: a call refused because its id is already in flight gives its
 /// slot back.
 #[test]
