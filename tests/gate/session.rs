@@ -613,6 +613,22 @@ fn one_value_two_readings_and_lenient_urls() {
     }
     let r = g.call(8, "echo", json!({"q": "Re: minutes", "n": "TODO: fix"}));
     assert!(r["result"]["isError"].is_null(), "{r}");
+    // Keys are read too: a URL as a key, a path as a key of a path map.
+    let r = g.call(
+        9,
+        "echo",
+        json!({"targets": {"http://169.254.169.254/latest/": "GET"}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let r = g.call(10, "echo", json!({"paths": {"../priv/shadow": 1}}));
+    assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    let inside = g.dir().join("data").join("inside.txt");
+    let r = g.call(
+        11,
+        "echo",
+        json!({"paths": {inside.to_str().unwrap(): 1}, "m": {"k": "v"}}),
+    );
+    assert!(r["result"]["isError"].is_null(), "{r}");
     let seen = g.received();
     for bad in [
         "priv",
