@@ -469,7 +469,26 @@ impl Gatekeeper {
                     }
                 }
                 Value::Array(a) => stack.extend(a.iter().map(|e| (e, pathy && !e.is_object()))),
-                Value::Object(m) => stack.extend(m.iter().map(|(k, v)| (v, is_path_name(k)))),
+                Value::Object(m) => {
+                    // Keys are text a server can read as well: a URL key gets
+                    // the URL check, and the keys of an object under a
+                    // path-named key (a map from path to anything) the path check.
+                    for k in m.keys() {
+                        if looks_like_url(k) {
+                            spend(&mut budget)?;
+                            if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
+                                names.push(n);
+                            }
+                        }
+                        if pathy {
+                            spend(&mut budget)?;
+                            if let Some(roots) = &self.roots {
+                                roots.check(k, "builtin path check (by argument name)")?;
+                            }
+                        }
+                    }
+                    stack.extend(m.iter().map(|(k, v)| (v, is_path_name(k))));
+                }
                 _ => {}
             }
         }

@@ -54,6 +54,26 @@ fn applied(rules: &[LimitRule], tool: &str) -> Applied {
     a
 }
 
+/// Refuses a task-augmented call (`params.task`, MCP 2025-11-25) of a tool
+/// under a `max_concurrent` rule: the server answers such a call at once
+/// with a task handle and goes on working, so the slot the answer frees
+/// would not bound the work running. `Ok` when no such rule applies.
+///
+/// # Errors
+/// `policy.concurrency_limited`, naming the rule's line.
+pub fn refuse_task_augmented(rules: &[LimitRule], tool: &str) -> Result<(), Refusal> {
+    match applied(rules, tool).max_concurrent {
+        None => Ok(()),
+        Some((max, line)) => Err(Refusal::new(
+            GateCode::ConcurrencyLimited,
+            format!(
+                "tool `{tool}` allows {max} calls at once, and a task-augmented call (`params.task`) runs on after its answer frees the slot: call it without `task`"
+            ),
+            format!("limits max_concurrent = {max} (line {line})"),
+        )),
+    }
+}
+
 impl Limiter {
     /// Takes a slot for a call of `tool` at `now`; pair each `Ok(true)`
     /// with one [`Limiter::release`] when the call ends. `Ok(false)`: no

@@ -40,19 +40,40 @@ use super::code::Refusal;
 use crate::confine::Root;
 use crate::net::Denial;
 
-/// Argument names taken as paths wherever they appear in `arguments`
-/// (compared without ASCII case); a string value, or an array of strings.
+/// The words that make an argument name a path name wherever it appears in
+/// `arguments` (compared without ASCII case): the name's last word, in
+/// snake_case, kebab-case, dotted or camelCase (`path`, `file_path`,
+/// `filePath`, `repo-path`, `sourceDir`, `workdir`); its value a string,
+/// an array of strings, or a map whose keys are paths. Names such as
+/// `target` or `output` are not among them (too often not paths): give
+/// them an `[[args]] kind = "path"` rule.
 pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "path",
     "paths",
+    "pathname",
+    "pathnames",
+    "filepath",
+    "filepaths",
     "file",
+    "files",
     "filename",
+    "filenames",
     "dir",
+    "dirs",
+    "dirname",
     "directory",
-    "source",
-    "destination",
+    "directories",
+    "folder",
+    "folders",
+    "workdir",
     "cwd",
     "root",
+    "roots",
+    "src",
+    "source",
+    "sources",
+    "dest",
+    "destination",
 ];
 
 /// Most symbolic links followed while resolving one path (Linux's own bound).
@@ -61,11 +82,30 @@ pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
-/// `true` when an argument called `name` holds a path.
+/// `true` when an argument called `name` holds a path: its last word is
+/// one of [`PATH_ARGUMENT_NAMES`].
 pub fn is_path_name(name: &str) -> bool {
+    let word = last_word(name);
     PATH_ARGUMENT_NAMES
         .iter()
-        .any(|n| n.eq_ignore_ascii_case(name))
+        .any(|n| n.eq_ignore_ascii_case(word))
+}
+
+/// The last word of an identifier: after the last `_`, `-`, `.` or space,
+/// and in camelCase from its last capital (`filePath` → `Path`; an
+/// all-capital segment is one word: `FILE_PATH` → `PATH`).
+fn last_word(name: &str) -> &str {
+    let seg = name
+        .rsplit(['_', '-', '.', ' '])
+        .find(|s| !s.is_empty())
+        .unwrap_or(name);
+    if !seg.chars().any(|c| c.is_lowercase()) {
+        return seg;
+    }
+    match seg.char_indices().rev().find(|(_, c)| c.is_uppercase()) {
+        Some((i, _)) => seg.get(i..).unwrap_or(seg),
+        None => seg,
+    }
 }
 
 /// How the child resolves a relative path (`[paths] relative`).
@@ -259,6 +299,53 @@ fn normalize(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn path_names_by_their_last_word() {
+        for name in [
+            "path",
+            "PATH",
+            "file_path",
+            "filePath",
+            "filepath",
+            "pathname",
+            "input_path",
+            "repo_path",
+            "sourcePath",
+            "directory_path",
+            "dirs",
+            "folder",
+            "workdir",
+            "src",
+            "dest",
+            "repo-path",
+            "FILE_PATH",
+            "sourceDir",
+            "outputFile",
+            "paths_",
+            "root",
+        ] {
+            assert!(is_path_name(name), "{name}");
+        }
+        for name in [
+            "url",
+            "query",
+            "profile",
+            "target",
+            "output",
+            "text",
+            "filter",
+            "pathology",
+            "rootless",
+            "",
+            "_",
+            "fileContent",
+            "file_content",
+            "srcset",
+        ] {
+            assert!(!is_path_name(name), "{name}");
+        }
+    }
+
     use super::*;
     use std::os::unix::fs::symlink;
 

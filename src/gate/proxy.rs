@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::Gatekeeper;
-use super::limits::Limiter;
+use super::limits::{refuse_task_augmented, Limiter};
 use super::listing::{ListEvent, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
@@ -585,6 +585,11 @@ impl GateService {
             Ok(n) => n,
             Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
         };
+        if params.is_some_and(|p| p.contains_key("task")) {
+            if let Err(r) = refuse_task_augmented(&keeper.policy.limits, &name) {
+                return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st));
+            }
+        }
         let limited = match st
             .limiter
             .acquire(&keeper.policy.limits, &name, Instant::now())

@@ -668,6 +668,22 @@ fn one_value_two_readings_and_lenient_urls() {
     }
     let r = g.call(8, "echo", json!({"q": "Re: minutes", "n": "TODO: fix"}));
     assert!(r["result"]["isError"].is_null(), "{r}");
+    // Keys are read too: a URL as a key, a path as a key of a path map.
+    let r = g.call(
+        9,
+        "echo",
+        json!({"targets": {"http://169.254.169.254/latest/": "GET"}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let r = g.call(10, "echo", json!({"paths": {"../priv/shadow": 1}}));
+    assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    let inside = g.dir().join("data").join("inside.txt");
+    let r = g.call(
+        11,
+        "echo",
+        json!({"paths": {inside.to_str().unwrap(): 1}, "m": {"k": "v"}}),
+    );
+    assert!(r["result"]["isError"].is_null(), "{r}");
     let seen = g.received();
     for bad in [
         "priv",
@@ -724,6 +740,40 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     let _ = g.received();
     let r = g.call(3, "slow", json!({"seconds": 0}));
     assert!(r["result"]["isError"].is_null(), "{r}");
+    g.close();
+}
+
+/// Kind 11: a task-augmented call (`params.task`) is answered at once with a
+/// task handle while the work runs on, so under `max_concurrent` it is
+/// refused (never reaching the server); other tools and plain calls are not
+/// affected.
+#[test]
+fn task_augmented_calls_cannot_outrun_max_concurrent() {
+    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 4\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    for (id, task) in [(1, json!({"ttl": 60000})), (2, json!({})), (3, json!(null))] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0},"task":task}});
+        let r = g.ask(&line.to_string());
+        assert_eq!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+    }
+    let line = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{},"task":{"ttl":1}}});
+    let r = g.ask(&line.to_string());
+    assert!(r["result"].is_object(), "no limit on echo: {r}");
+    let r = g.call(5, "slow", json!({"seconds": 0}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        !seen
+            .lines()
+            .any(|l| l.contains("\"task\"") && l.contains("slow")),
+        "{seen}"
+    );
     g.close();
 }
 
