@@ -181,7 +181,7 @@ fn flate_header_fault(stream: &lopdf::Stream) -> Option<String> {
 }
 
 /// Why the first `/FlateDecode` layer of `stream`, whose zlib header is
-/// sound ([`flate_header_fault`]), is not a whole deflate stream: data that
+/// sound (`flate_header_fault`), is not a whole deflate stream: data that
 /// cannot be inflated (corrupt, or decrypted with the wrong key), or data
 /// that ends before the last block (cut off). lopdf keeps what inflated
 /// before the fault and says nothing; poppler says "Unexpected end of file
