@@ -44,6 +44,10 @@ pub struct ToolState {
     /// `true` when a string of the definition (its name aside) carries
     /// invisible or deceptive characters.
     pub poisoned: bool,
+    /// `true` when two keys of one object of the definition are equal once
+    /// their hidden characters are removed ([`super::poison::Findings::collisions`]):
+    /// under `--poison strip` such a tool is hidden and refused.
+    pub colliding: bool,
 }
 
 /// Checks the members a mediated request names its operation by: each must
@@ -170,6 +174,13 @@ impl Gatekeeper {
             denied: GateCode::ToolDenied,
         };
         lists.decide(name)?;
+        if self.poison == PoisonMode::Strip && current.is_some_and(|c| c.colliding) {
+            return Err(Refusal::new(
+                GateCode::Poisoned,
+                format!("the definition of `{name}` has keys equal to other keys once their hidden characters are removed"),
+                "--poison strip",
+            ));
+        }
         if self.poison == PoisonMode::Refuse && current.is_some_and(|c| c.poisoned) {
             return Err(Refusal::new(
                 GateCode::Poisoned,
@@ -468,11 +479,14 @@ impl Gatekeeper {
                         }
                     }
                 }
-                Value::Array(a) => stack.extend(a.iter().map(|e| (e, pathy && !e.is_object()))),
+                Value::Array(a) => stack.extend(a.iter().map(|e| (e, pathy))),
                 Value::Object(m) => {
                     // Keys are text a server can read as well: a URL key gets
-                    // the URL check, and the keys of an object under a
-                    // path-named key (a map from path to anything) the path check.
+                    // the URL check, and a key that reads as a path (a
+                    // separator, or a leading `~` or `.`) of an object under a
+                    // path-named key, or in an array under one (a map from
+                    // path to anything), the path check. Other keys there
+                    // (`type`, `content`) are member names, not paths.
                     for k in m.keys() {
                         if looks_like_url(k) {
                             spend(&mut budget)?;
@@ -480,7 +494,7 @@ impl Gatekeeper {
                                 names.push(n);
                             }
                         }
-                        if pathy {
+                        if pathy && looks_like_a_path(k) {
                             spend(&mut budget)?;
                             if let Some(roots) = &self.roots {
                                 roots.check(k, "builtin path check (by argument name)")?;
@@ -674,6 +688,12 @@ fn spend(budget: &mut usize) -> Result<(), Refusal> {
     }
     *budget -= 1;
     Ok(())
+}
+
+/// Whether an object key under a path-named argument reads as a path: it
+/// holds a separator (`/` or `\\`) or begins with `~` or `.`.
+fn looks_like_a_path(key: &str) -> bool {
+    key.contains(['/', '\\']) || key.starts_with(['~', '.'])
 }
 
 #[cfg(test)]
@@ -880,6 +900,7 @@ max_bytes = 10
             ..Gatekeeper::default()
         };
         let st = |h: &str, p| ToolState {
+            colliding: false,
             hash: h.into(),
             poisoned: p,
         };

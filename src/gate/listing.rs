@@ -86,6 +86,7 @@ pub fn tool_state(def: &Value) -> ToolState {
     ToolState {
         hash: definition_hash(def),
         poisoned: !found.is_clean(),
+        colliding: found.collisions > 0,
     }
 }
 

@@ -421,6 +421,9 @@ fn keys_are_never_stripped_onto_other_keys() {
         .unwrap_or_else(|| panic!("{r}"));
     assert_eq!(tools.len(), 7, "the twin is hidden, the rest shown: {r}");
     assert!(!r.to_string().contains("Twin."), "{r}");
+    // Hidden is not callable: what is shown is what can be called.
+    let r = g.call(20, "twin", json!({}));
+    assert_eq!(refusal_code(&r), "tool.poisoned", "{r}");
     let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#);
     assert_eq!(r["error"]["data"]["code"], "tool.result_poisoned", "{r}");
     let r = g.call(3, "misbehave", json!({"how": "collide"}));
@@ -677,6 +680,15 @@ fn one_value_two_readings_and_lenient_urls() {
     assert_eq!(r["result"]["isError"], true, "{r}");
     let r = g.call(10, "echo", json!({"paths": {"../priv/shadow": 1}}));
     assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    let r = g.call(12, "echo", json!({"dirs": [{"/etc": 1}]}));
+    assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    // Member names of an object under a path-named key are not paths.
+    let r = g.call(
+        13,
+        "echo",
+        json!({"source": {"type": "base64", "data": "eA=="}, "files": [{"content": "x"}]}),
+    );
+    assert!(r["result"]["isError"].is_null(), "{r}");
     let inside = g.dir().join("data").join("inside.txt");
     let r = g.call(
         11,
