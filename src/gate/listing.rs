@@ -83,10 +83,16 @@ pub fn tool_state(def: &Value) -> ToolState {
         m.remove("name");
     }
     let found = clean_value(&mut rest, false);
+    // A twin of `name` itself (`"name\u{200B}"`) collides only beside it.
+    let name_twin = def.as_object().is_some_and(|m| {
+        m.contains_key("name")
+            && m.keys()
+                .any(|k| k != "name" && super::poison::clean(k).1.as_deref() == Some("name"))
+    });
     ToolState {
         hash: definition_hash(def),
         poisoned: !found.is_clean(),
-        colliding: found.collisions > 0,
+        colliding: found.collisions > 0 || name_twin,
     }
 }
 
