@@ -83,16 +83,12 @@ pub fn tool_state(def: &Value) -> ToolState {
         m.remove("name");
     }
     let found = clean_value(&mut rest, false);
-    // A twin of `name` itself (`"name\u{200B}"`) collides only beside it.
-    let name_twin = def.as_object().is_some_and(|m| {
-        m.contains_key("name")
-            && m.keys()
-                .any(|k| k != "name" && super::poison::clean(k).1.as_deref() == Some("name"))
-    });
+    // Collisions over the whole definition: a twin of `name` collides with it.
+    let collisions = clean_value(&mut def.clone(), false).collisions;
     ToolState {
         hash: definition_hash(def),
         poisoned: !found.is_clean(),
-        colliding: found.collisions > 0 || name_twin,
+        colliding: collisions > 0,
     }
 }
 
@@ -159,20 +155,9 @@ impl Gatekeeper {
             if poisoned {
                 match self.poison {
                     PoisonMode::Strip => {
+                        // A definition whose keys collide once stripped was
+                        // refused by `tool_decision` above (`ToolState::colliding`).
                         let findings = clean_value(&mut def, true);
-                        if findings.collisions > 0 {
-                            // Stripping would merge two members of the
-                            // definition: not the one that was decided on.
-                            events.push(ListEvent::Hidden {
-                                refusal: Refusal::new(
-                                    GateCode::Poisoned,
-                                    format!("tool `{name}` carries {}", findings.summary()),
-                                    "--poison strip",
-                                ),
-                                tool: name,
-                            });
-                            continue;
-                        }
                         events.push(ListEvent::Stripped {
                             tool: name,
                             findings,
