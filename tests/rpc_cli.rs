@@ -4,6 +4,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn run(args: &[&str], stdin: &[u8]) -> Option<(i32, String, String)> {
+    // Cargo may name the binary even where its required feature is off (and it was never
+    // built): the feature, not the variable, says whether it exists.
+    if !cfg!(feature = "cli") {
+        return None;
+    }
     let bin = option_env!("CARGO_BIN_EXE_toolgate")?;
     let mut child = Command::new(bin)
         .args(args)
