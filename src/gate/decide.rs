@@ -48,6 +48,10 @@ pub struct ToolState {
     /// their hidden characters are removed ([`super::poison::Findings::collisions`]):
     /// under `--poison strip` such a tool is hidden and refused.
     pub colliding: bool,
+    /// `true` when one listing (its pages together) gave this name two
+    /// different definitions: the tool is refused until a later listing
+    /// gives it one ([`super::listing::ToolView`]).
+    pub conflicting: bool,
 }
 
 /// Checks the members a mediated request names its operation by: each must
@@ -174,6 +178,13 @@ impl Gatekeeper {
             denied: GateCode::ToolDenied,
         };
         lists.decide(name)?;
+        if current.is_some_and(|c| c.conflicting) {
+            return Err(Refusal::new(
+                GateCode::BadResponse,
+                format!("tool `{name}` was listed twice with different definitions"),
+                "builtin listing check",
+            ));
+        }
         if self.poison == PoisonMode::Strip && current.is_some_and(|c| c.colliding) {
             return Err(Refusal::new(
                 GateCode::Poisoned,
@@ -901,6 +912,7 @@ max_bytes = 10
         };
         let st = |h: &str, p| ToolState {
             colliding: false,
+            conflicting: false,
             hash: h.into(),
             poisoned: p,
         };

@@ -3,7 +3,7 @@
 //! [`Gatekeeper::tool_decision`] (the same call a `tools/call` gets), and
 //! hidden, stripped or passed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -16,6 +16,9 @@ use super::poison::{clean_value, Findings, PoisonMode};
 #[derive(Debug, Clone, Default)]
 pub struct ToolView {
     tools: HashMap<String, ToolState>,
+    /// The listing in progress (its pages so far): each name's first
+    /// definition hash. At most [`MAX_TOOLS`] names.
+    listing: HashMap<String, String>,
 }
 
 impl ToolView {
@@ -39,6 +42,13 @@ impl ToolView {
         self.tools.iter()
     }
 
+    /// A listing starts (a `tools/list` without a cursor) or has ended (its
+    /// last page): the next page begins a new one, in which each name may
+    /// again be defined once.
+    pub fn end_listing(&mut self) {
+        self.listing.clear();
+    }
+
     /// Records `name` (refused when the view is full and `name` is new).
     fn record(&mut self, name: &str, state: ToolState) -> bool {
         if !self.tools.contains_key(name) && self.tools.len() >= MAX_TOOLS {
@@ -47,6 +57,16 @@ impl ToolView {
         self.tools.insert(name.to_owned(), state);
         true
     }
+}
+
+/// Trust-on-first-use learning during one listing: the definitions of the
+/// names it shows first are pinned in both maps (the pins enforced from
+/// now on and the pins to be saved).
+pub struct Learning<'a> {
+    /// The pins the listing is decided against.
+    pub pins: &'a mut Pins,
+    /// The pins to be written to the pin file.
+    pub learned: &'a mut Pins,
 }
 
 /// Something the filter did to one tool of a listing.
@@ -89,63 +109,81 @@ pub fn tool_state(def: &Value) -> ToolState {
         hash: definition_hash(def),
         poisoned: !found.is_clean(),
         colliding: collisions > 0,
+        conflicting: false,
     }
 }
 
 impl Gatekeeper {
     /// Filters the `result` of one `tools/list` page in place (its `tools`
     /// array; other members untouched), recording each tool in `view`.
-    /// A tool without a string `name`, a repeated name and a tool past
-    /// [`MAX_TOOLS`] are hidden.
+    ///
+    /// A tool without a string `name` and a tool past [`MAX_TOOLS`] are
+    /// hidden. A name the listing has already shown (on this page or an
+    /// earlier one) is hidden; when its definition differs from the first,
+    /// the name is also marked [`ToolState::conflicting`] (refused until a
+    /// later listing defines it once) and never pinned. While `learning`,
+    /// each name's first definition is pinned before it is decided.
     pub fn filter_tools_page(
         &self,
         result: &mut Value,
         view: &mut ToolView,
         pins: Option<&Pins>,
+        mut learning: Option<Learning<'_>>,
     ) -> Vec<ListEvent> {
         let mut events = Vec::new();
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
             return events;
         };
-        let mut seen = std::collections::HashSet::new();
+        let hide = |tool: String, message: String| ListEvent::Hidden {
+            tool,
+            refusal: Refusal::new(GateCode::BadResponse, message, "builtin listing check"),
+        };
         let mut kept = Vec::with_capacity(tools.len());
+        // Names this page defined twice, differently: their first definition
+        // is taken out of the page too (at most one per kept tool).
+        let mut conflicted = HashSet::new();
         for mut def in std::mem::take(tools) {
             let Some(name) = def.get("name").and_then(Value::as_str).map(str::to_owned) else {
-                events.push(ListEvent::Hidden {
-                    tool: "?".into(),
-                    refusal: Refusal::new(
-                        GateCode::BadResponse,
-                        "a tool without a string name",
-                        "builtin listing check",
-                    ),
-                });
+                events.push(hide("?".into(), "a tool without a string name".into()));
                 continue;
             };
-            if !seen.insert(name.clone()) {
-                events.push(ListEvent::Hidden {
-                    refusal: Refusal::new(
-                        GateCode::BadResponse,
-                        format!("tool `{name}` is listed twice"),
-                        "builtin listing check",
-                    ),
-                    tool: name,
-                });
-                continue;
-            }
             let state = tool_state(&def);
-            let poisoned = state.poisoned;
-            if !view.record(&name, state) {
-                events.push(ListEvent::Hidden {
-                    refusal: Refusal::new(
-                        GateCode::BadResponse,
-                        format!("more than {MAX_TOOLS} tools"),
-                        "builtin listing check",
-                    ),
-                    tool: name,
-                });
+            if let Some(first) = view.listing.get(&name) {
+                let message = if *first == state.hash {
+                    format!("tool `{name}` is listed twice")
+                } else {
+                    if let Some(shown) = view.tools.get_mut(&name) {
+                        shown.conflicting = true;
+                        conflicted.insert(name.clone());
+                    }
+                    if let Some(l) = learning.as_mut() {
+                        l.pins.remove(&name);
+                        l.learned.remove(&name);
+                    }
+                    format!("tool `{name}` is listed twice with different definitions")
+                };
+                events.push(hide(name, message));
                 continue;
             }
-            if let Err(refusal) = self.tool_decision(&name, view.get(&name), pins) {
+            if view.listing.len() >= MAX_TOOLS {
+                events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
+                continue;
+            }
+            view.listing.insert(name.clone(), state.hash.clone());
+            let poisoned = state.poisoned;
+            if let Some(l) = learning.as_mut() {
+                l.pins.insert(name.clone(), state.hash.clone());
+                l.learned.insert(name.clone(), state.hash.clone());
+            }
+            if !view.record(&name, state) {
+                events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
+                continue;
+            }
+            let decided = match learning.as_ref() {
+                Some(l) => self.tool_decision(&name, view.get(&name), Some(&*l.pins)),
+                None => self.tool_decision(&name, view.get(&name), pins),
+            };
+            if let Err(refusal) = decided {
                 events.push(ListEvent::Hidden {
                     tool: name,
                     refusal,
@@ -175,6 +213,13 @@ impl Gatekeeper {
             }
             kept.push(def);
         }
+        if !conflicted.is_empty() {
+            kept.retain(|d| {
+                d.get("name")
+                    .and_then(Value::as_str)
+                    .is_none_or(|n| !conflicted.contains(n))
+            });
+        }
         *tools = kept;
         events
     }
@@ -200,7 +245,7 @@ mod tests {
             {"name": "ok"}
         ], "nextCursor": "c"});
         let mut view = ToolView::default();
-        let events = g.filter_tools_page(&mut page, &mut view, None);
+        let events = g.filter_tools_page(&mut page, &mut view, None, None);
         assert_eq!(
             page,
             json!({"tools": [
@@ -228,7 +273,7 @@ mod tests {
             {"name": "plain", "description": "Fine.\u{200B}", "title\u{200B}": "Plain"}
         ]});
         let mut view = ToolView::default();
-        let events = g.filter_tools_page(&mut page, &mut view, None);
+        let events = g.filter_tools_page(&mut page, &mut view, None, None);
         assert_eq!(
             page,
             json!({"tools": [{"name": "plain", "description": "Fine.", "title": "Plain"}]})

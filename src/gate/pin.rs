@@ -62,6 +62,11 @@ impl Pins {
         self.tools.insert(name, hash);
     }
 
+    /// Unpins `name`.
+    pub fn remove(&mut self, name: &str) {
+        self.tools.remove(name);
+    }
+
     /// The pinned hash of the server's instructions.
     pub fn instructions(&self) -> Option<&str> {
         self.instructions.as_deref()

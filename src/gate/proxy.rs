@@ -27,7 +27,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::Gatekeeper;
 use super::limits::{refuse_task_augmented, Limiter};
-use super::listing::{ListEvent, ToolView};
+use super::listing::{Learning, ListEvent, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::urls::vet_addresses;
@@ -811,21 +811,17 @@ impl GateService {
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
         let last_page = next_cursor(result).is_none();
-        if learning {
-            // Trust on first use: what is listed now is what gets pinned.
-            if let Some(tools) = result.get("tools").and_then(Value::as_array) {
-                for t in tools {
-                    if let Some(n) = t.get("name").and_then(Value::as_str) {
-                        let h = super::pin::definition_hash(t);
-                        st.learned.insert(n.to_owned(), h.clone());
-                        if let Some(p) = st.pins.as_mut() {
-                            p.insert(n.to_owned(), h);
-                        }
-                    }
-                }
+        // Trust on first use: what is listed now is what gets pinned.
+        let events = match (learning, st.pins.as_mut()) {
+            (true, Some(pins)) => {
+                let learn = Learning {
+                    pins,
+                    learned: &mut st.learned,
+                };
+                keeper.filter_tools_page(result, &mut st.view, None, Some(learn))
             }
-        }
-        let events = keeper.filter_tools_page(result, &mut st.view, st.pins.as_ref());
+            _ => keeper.filter_tools_page(result, &mut st.view, st.pins.as_ref(), None),
+        };
         for e in &events {
             let (tool, decision, code, rule) = match e {
                 ListEvent::Hidden { tool, refusal } => {
@@ -865,6 +861,9 @@ impl GateService {
             self.audit(st, rec);
         }
         st.listed |= last_page;
+        if last_page {
+            st.view.end_listing();
+        }
         st.learn_seen |= learning;
         if learning && last_page {
             self.end_learning(st);
@@ -1542,6 +1541,7 @@ impl Service for GateService {
             // A listing started over: the one before it, complete or not,
             // ends trust-on-first-use learning.
             let mut st = lock(&self.shared.state);
+            st.view.end_listing();
             if st.learn_seen && !st.learning_done {
                 self.end_learning(&mut st);
             }

@@ -96,6 +96,7 @@ proptest! {
         pinned in prop::option::of(prop::collection::vec((name(), 0u8..3), 0..8)),
         poison in mode(),
         probes in prop::collection::vec(name(), 0..6),
+        split in 0usize..13,
     ) {
         let policy = Policy::parse(&policy_text(&allow, &deny)).unwrap();
         let g = Gatekeeper { policy, roots: None, poison };
@@ -107,15 +108,24 @@ proptest! {
             }
             p
         });
-        let mut page = json!({"tools": tools.iter().map(Tool::def).collect::<Vec<_>>()});
+        // One listing in two pages (the cut anywhere, an empty page included):
+        // a name defined on both pages is decided as one defined twice on one.
+        let defs: Vec<Value> = tools.iter().map(Tool::def).collect();
+        let cut = split.min(defs.len());
         let mut view = ToolView::default();
-        g.filter_tools_page(&mut page, &mut view, pins.as_ref());
-        let shown: BTreeSet<String> = page["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect();
+        let mut shown = BTreeSet::new();
+        let mut text = String::new();
+        for part in [&defs[..cut], &defs[cut..]] {
+            let mut page = json!({"tools": part});
+            g.filter_tools_page(&mut page, &mut view, pins.as_ref(), None);
+            for t in page["tools"].as_array().unwrap() {
+                prop_assert!(
+                    shown.insert(t["name"].as_str().unwrap().to_owned()),
+                    "{} shown twice", t["name"]
+                );
+            }
+            text.push_str(&page.to_string());
+        }
         // First occurrence of each name is what the listing considered.
         let mut first: BTreeMap<String, &Tool> = BTreeMap::new();
         for t in &tools {
@@ -135,7 +145,6 @@ proptest! {
         }
         // Nothing shown carries a hidden character in strip mode.
         if poison == PoisonMode::Strip {
-            let text = page.to_string();
             let hidden = text.contains('\u{E0049}');
             prop_assert!(!hidden, "a tag character survived stripping");
         }

@@ -967,6 +967,53 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
     }
 }
 
+/// Kind 8: a name that a later page of the same listing defines again,
+/// differently, is never taken from the later page: it is hidden there,
+/// refused from then on and never pinned; the rest of the page is learned.
+#[test]
+fn a_name_defined_twice_across_pages_is_refused_and_never_pinned() {
+    let page = |g: &mut Gate, id: u64, cursor: Option<&str>| -> Vec<String> {
+        let params = cursor.map_or(json!({}), |c| json!({ "cursor": c }));
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":params});
+        let r = g.ask(&line.to_string());
+        r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for pinned in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pins.json");
+        let pin_s = pin.to_str().unwrap().to_owned();
+        let mut flags = vec!["--env", "RECORDER_PAGES"];
+        if pinned {
+            flags.extend(["--pin", &pin_s]);
+        }
+        let mut g = Gate::start_env(&flags, |_| {}, &[("RECORDER_PAGES", "1")]);
+        g.init();
+        assert!(page(&mut g, 1, None).contains(&"echo".to_owned()));
+        let second = page(&mut g, 2, Some("p2"));
+        assert_eq!(second, ["late"], "{pinned}");
+        assert_eq!(
+            refusal_code(&g.call(3, "echo", json!({"text": "hi"}))),
+            "tool.bad_response",
+            "{pinned}"
+        );
+        assert!(
+            !g.call(4, "late", json!({})).to_string().contains("refused"),
+            "{pinned}"
+        );
+        g.close();
+        if pinned {
+            let saved = std::fs::read_to_string(&pin).unwrap();
+            assert!(!saved.contains("\"echo\""), "{saved}");
+            assert!(saved.contains("\"late\""), "{saved}");
+        }
+    }
+}
+
 /// Kind 12: a symlink at the audit path is refused; an existing file's
 /// open mode is fixed to 0600.
 #[test]
