@@ -391,6 +391,18 @@ impl<S: Service> Engine<S> {
             }
             Message::Request(r) => r,
         };
+        if batch.is_some() && request.method == "initialize" {
+            // MCP 2025-03-26: "The initialize request MUST NOT be part of a
+            // JSON-RPC batch" (every service).
+            return Some(Response::error(
+                Some(request.id),
+                ErrorObject {
+                    code: crate::rpc::INVALID_REQUEST,
+                    message: "initialize must not be part of a JSON-RPC batch".into(),
+                    data: None,
+                },
+            ));
+        }
         if self.by_id.contains_key(&request.id) {
             return Some(Response::error(
                 Some(request.id.clone()),

@@ -20,6 +20,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::message::ErrorObject;
 use super::revision::{Revision, HANDSHAKE_REVISIONS, STATELESS_REVISIONS};
 use super::wire::{code, Id, ProtocolError};
 
@@ -80,6 +81,37 @@ impl Era {
     /// Whether a result written now carries `resultType`.
     pub fn has_result_type(self) -> bool {
         self.is_stateless() || self.revision().is_some_and(Revision::has_result_type)
+    }
+
+    /// Whether a JSON-RPC batch may be served now: only in a handshake
+    /// session of a revision that allows batches (2025-03-26). Both services
+    /// ask this for every batch a client sends.
+    ///
+    /// # Errors
+    /// The error object (-32600) answering the whole batch, naming why.
+    pub fn accept_batch(self) -> Result<(), ErrorObject> {
+        let message = match self {
+            Self::Handshake { rev, .. } if rev.allows_batches() => {
+                tracing::debug!(rev = rev.as_str(), "batch");
+                return Ok(());
+            }
+            Self::Handshake { rev, .. } => format!(
+                "protocol revision {} does not allow JSON-RPC batches (only 2025-03-26 does)",
+                rev.as_str()
+            ),
+            Self::Stateless => {
+                "protocol revision 2026-07-28 does not allow JSON-RPC batches".into()
+            }
+            Self::Fresh => {
+                "JSON-RPC batches are refused before initialize (and initialize must not be batched)"
+                    .into()
+            }
+        };
+        Err(ErrorObject {
+            code: code::INVALID_REQUEST,
+            message,
+            data: None,
+        })
     }
 
     /// Decides on request `id` calling `method` with `params`. On a fresh

@@ -1644,6 +1644,15 @@ impl Service for GateService {
         }
     }
 
+    /// A client's batch is served where the session's revision allows
+    /// batches (2025-03-26): each element is vetted, decided, forwarded and
+    /// answered as its own line would be, and the engine gathers the answers
+    /// into one array. Elsewhere the batch gets one -32600 naming why.
+    fn accept_batch(&mut self, len: usize) -> Result<(), ErrorObject> {
+        tracing::debug!(len, "batch offered");
+        lock(&self.shared.era).accept_batch()
+    }
+
     fn closed(&mut self) {
         self.shared.client_closed.send_replace(true);
         *lock(&self.shared.to_child) = None;

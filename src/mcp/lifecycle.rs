@@ -6,9 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::tools::PathScope;
 use crate::engine::wire::{code, Id, ProtocolError};
-use crate::engine::{
-    stateless_versions, Era, ErrorObject, Revision, LATEST_HANDSHAKE, META_SERVER_INFO,
-};
+use crate::engine::{stateless_versions, Era, Revision, LATEST_HANDSHAKE, META_SERVER_INFO};
 
 macro_rules! summary {
     () => {
@@ -111,33 +109,6 @@ pub(super) fn discover(scope: PathScope) -> Value {
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": meta,
-    })
-}
-
-/// Whether a JSON-RPC batch may be served in `era` (2025-03-26 only).
-///
-/// # Errors
-/// The error object (-32600) answering the whole batch.
-pub(super) fn accept_batch(era: Era) -> Result<(), ErrorObject> {
-    let message = match era {
-        Era::Handshake { rev, .. } if rev.allows_batches() => {
-            tracing::debug!(rev = rev.as_str(), "batch");
-            return Ok(());
-        }
-        Era::Handshake { rev, .. } => format!(
-            "protocol revision {} does not allow JSON-RPC batches (only 2025-03-26 does)",
-            rev.as_str()
-        ),
-        Era::Stateless => "protocol revision 2026-07-28 does not allow JSON-RPC batches".into(),
-        Era::Fresh => {
-            "JSON-RPC batches are refused before initialize (and initialize must not be batched)"
-                .into()
-        }
-    };
-    Err(ErrorObject {
-        code: code::INVALID_REQUEST,
-        message,
-        data: None,
     })
 }
 

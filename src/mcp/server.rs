@@ -249,16 +249,6 @@ impl<B: PdfBackend> Service for Server<B> {
                 .into(),
             ));
         }
-        if request.in_batch && request.method == "initialize" {
-            return Handled::Reply(Reply::Send(
-                ProtocolError::new(
-                    code::INVALID_REQUEST,
-                    "initialize must not be part of a JSON-RPC batch",
-                    Some(request.id),
-                )
-                .into(),
-            ));
-        }
         let before = self.era;
         let admitted = match self
             .era
@@ -293,7 +283,7 @@ impl<B: PdfBackend> Service for Server<B> {
 
     fn accept_batch(&mut self, len: usize) -> Result<(), ErrorObject> {
         tracing::debug!(len, "batch offered");
-        lifecycle::accept_batch(self.era)
+        self.era.accept_batch()
     }
 }
 

@@ -297,6 +297,56 @@ fn bad_answers_with_the_id_anywhere_free_their_slot() {
     g.close();
 }
 
+/// Kind 9: a client's batch is served element by element in a 2025-03-26
+/// session (each element decided as its own line: a refused one never
+/// reaches the server, `initialize` inside is refused), and refused whole
+/// (-32600, `id: null`) in a revision without batches.
+#[test]
+fn a_client_batch_is_served_only_where_the_revision_allows_it() {
+    let batch = json!([
+        {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}},
+        {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"url":"http://169.254.169.254/latest"}}},
+        {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}},
+        {"jsonrpc":"2.0","id":3,"method":"ping"},
+        {"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+    ])
+    .to_string();
+    let mut g = Gate::start_env(
+        &["--env", "RECORDER_VERSION"],
+        |_| {},
+        &[("RECORDER_VERSION", "2025-03-26")],
+    );
+    g.init();
+    let r = g.ask(&batch);
+    let answers = r.as_array().unwrap_or_else(|| panic!("{r}"));
+    let by_id = |id: u64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer for {id}: {r}"))
+    };
+    assert_eq!(answers.len(), 4, "{r}");
+    let echoed = by_id(1)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(echoed.contains("\"one\""), "{r}");
+    assert!(refusal_code(by_id(2)).starts_with("ssrf."), "{r}");
+    assert_eq!(by_id(3)["result"], json!({}), "{r}");
+    assert_eq!(by_id(4)["error"]["code"], -32600, "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("169.254"), "{seen}");
+    assert_eq!(seen.matches("\"initialize\"").count(), 1, "{seen}");
+    g.close();
+    // 2025-06-18 has no batches: one -32600 for the whole line, nothing forwarded.
+    let mut g = Gate::start(&[]);
+    g.init();
+    let r = g.ask(&batch);
+    assert_eq!(r["id"], Value::Null, "{r}");
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(!g.received().contains("\"one\""));
+    g.close();
+}
+
 /// Kinds 9 + 10: a batch from the server (2025-03-26 allows one) is taken
 /// element by element: a notification is forwarded, a response answers
 /// its request (screened as a single answer is), an element that is no

@@ -58,7 +58,7 @@ for line in sys.stdin:
         continue
     id, method, params = msg["id"], msg["method"], msg.get("params") or {}
     if method == "initialize":
-        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "prompts": {}, "resources": {}}, "serverInfo": {"name": "recorder", "version": "1"}}
+        result = {"protocolVersion": os.environ.get("RECORDER_VERSION", "2025-06-18"), "capabilities": {"tools": {}, "prompts": {}, "resources": {}}, "serverInfo": {"name": "recorder", "version": "1"}}
         if os.environ.get("RECORDER_TWIN_INSTRUCTIONS"):
             # Beside (or instead of) the pinned text, a twin with a hidden character.
             if os.environ["RECORDER_TWIN_INSTRUCTIONS"] == "beside":
