@@ -177,6 +177,9 @@ struct Pending {
     /// Unique per entry (ids may be reused once answered).
     seq: u64,
     started: Instant,
+    /// The request's `_meta.progressToken` ([`progress_key`]), when it
+    /// carried one: the server's progress for it may reach the client.
+    progress: Option<String>,
     /// The entry's place among [`MAX_PENDING_REQUESTS`] (`None` for the
     /// gateway's own requests).
     _slot: Option<OwnedSemaphorePermit>,
@@ -208,6 +211,11 @@ struct State {
     /// Ids of the server's requests forwarded to the client and not yet
     /// answered (at most MAX_PENDING_REQUESTS).
     server_asks: std::collections::HashSet<Id>,
+    /// The progress tokens of the requests waiting on the server
+    /// ([`progress_key`] to the id carrying it; at most one per pending
+    /// request): a server's `notifications/progress` naming another is
+    /// dropped.
+    progress: HashMap<String, Id>,
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
@@ -313,6 +321,21 @@ fn next_cursor_param(request: &Request) -> Option<&Value> {
         .filter(|c| !c.is_null())
 }
 
+/// A progress token as a key: a string or an integer (MCP), written as its
+/// JSON text (`"7"` and `7` are different tokens).
+fn progress_token_key(token: &Value) -> Option<String> {
+    match token {
+        Value::String(_) => Some(token.to_string()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(token.to_string()),
+        _ => None,
+    }
+}
+
+/// The key of the `_meta.progressToken` a request's `params` carry.
+fn progress_key(params: Option<&Value>) -> Option<String> {
+    progress_token_key(params?.get("_meta")?.get("progressToken")?)
+}
+
 fn valid_id(v: &Value) -> Option<Id> {
     match v {
         Value::String(s) => Some(Id::String(s.clone())),
@@ -358,6 +381,7 @@ impl GateService {
                     listed: false,
                     learn_seen: false,
                     server_asks: std::collections::HashSet::new(),
+                    progress: HashMap::new(),
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
@@ -663,6 +687,11 @@ impl GateService {
     fn finish(&self, id: &Id) -> Option<Pending> {
         let mut st = lock(&self.shared.state);
         let p = st.pending.remove(id)?;
+        if let Some(token) = &p.progress {
+            if st.progress.get(token) == Some(id) {
+                st.progress.remove(token);
+            }
+        }
         if p.limited {
             if let Some(t) = &p.tool {
                 st.limiter.release(t);
@@ -1114,6 +1143,13 @@ impl GateService {
                         tracing::info!("roots/list answered with --root");
                         return;
                     }
+                    if server_id.is_none() {
+                        if let Err(why) = self.server_notification(&method, screened.get("params"))
+                        {
+                            tracing::warn!(method = %method, why, "a server notification was dropped");
+                            return;
+                        }
+                    }
                     let raw = if screened == value {
                         String::from_utf8_lossy(bytes).into_owned()
                     } else {
@@ -1177,6 +1213,38 @@ impl GateService {
         }
     }
 
+    /// Whether a notification from the server may reach the client: a
+    /// `notifications/progress` only for the token of a request waiting on
+    /// the server, a `notifications/cancelled` only for a request the server
+    /// sent the client and the client has not answered; the rest pass.
+    ///
+    /// # Errors
+    /// Why the notification is dropped.
+    fn server_notification(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), &'static str> {
+        let st = lock(&self.shared.state);
+        match method {
+            "notifications/progress" => {
+                let token = params.and_then(|p| p.get("progressToken"));
+                match token.and_then(progress_token_key) {
+                    Some(key) if st.progress.contains_key(&key) => Ok(()),
+                    _ => Err("its progress token is no pending request's"),
+                }
+            }
+            "notifications/cancelled" => {
+                let id = params.and_then(|p| p.get("requestId")).and_then(valid_id);
+                match id {
+                    Some(id) if st.server_asks.contains(&id) => Ok(()),
+                    _ => Err("it cancels no request the server sent the client"),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// A line over `--max-response-bytes`, discarded: `prefix` and
     /// `suffix` are its start and end, read for the id of the request it
     /// answers (first or last member, as writers put it).
@@ -1212,11 +1280,11 @@ impl GateService {
     /// request gets `tool.server_exited`, and nothing more is sent to it.
     pub fn child_gone(&self) {
         *lock(&self.shared.to_child) = None;
-        let drained: Vec<Pending> = lock(&self.shared.state)
-            .pending
-            .drain()
-            .map(|(_, p)| p)
-            .collect();
+        let drained: Vec<Pending> = {
+            let mut st = lock(&self.shared.state);
+            st.progress.clear();
+            st.pending.drain().map(|(_, p)| p).collect()
+        };
         for p in drained {
             let e = gate_error(
                 GateCode::ServerExited,
@@ -1312,6 +1380,10 @@ impl GateService {
             };
             st.next_seq = st.next_seq.wrapping_add(1);
             let seq = st.next_seq;
+            let progress = progress_key(req.params.as_ref());
+            if let Some(token) = &progress {
+                st.progress.insert(token.clone(), req.id.clone());
+            }
             st.pending.insert(
                 req.id.clone(),
                 Pending {
@@ -1320,6 +1392,7 @@ impl GateService {
                     limited,
                     seq,
                     started: Instant::now(),
+                    progress,
                     _slot: Some(slot),
                 },
             );

@@ -297,6 +297,36 @@ fn bad_answers_with_the_id_anywhere_free_their_slot() {
     g.close();
 }
 
+/// Kind 4 (both sides hostile): the server's progress reaches the client only
+/// for a token of a request still waiting on it, and its cancellations only
+/// for a request it sent the client; forged ones are dropped.
+#[test]
+fn forged_progress_and_cancellations_from_the_server_are_dropped() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"progress"},"_meta":{"progressToken":"mine"}}}).to_string());
+    let mut seen = Vec::new();
+    loop {
+        let m = g.recv();
+        if m["id"] == 5 {
+            assert_eq!(m["result"]["content"][0]["text"], "progressed", "{m}");
+            break;
+        }
+        seen.push(m);
+    }
+    let text = serde_json::to_string(&seen).unwrap();
+    assert!(text.contains("\"mine\""), "{text}");
+    assert!(!text.contains("not-yours"), "{text}");
+    assert!(!text.contains("never-asked"), "{text}");
+    let cancels: Vec<_> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancels.len(), 1, "{text}");
+    assert_eq!(cancels[0]["params"]["requestId"], "s7", "{text}");
+    g.close();
+}
+
 /// Kind 9: a client's batch is served element by element in a 2025-03-26
 /// session (each element decided as its own line: a refused one never
 /// reaches the server, `initialize` inside is refused), and refused whole

@@ -183,6 +183,16 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": "s2", "method": "roots/\u200blist"})
                 send({"jsonrpc": "2.0", "method": "notifications/message", "method\u200b": "roots/list", "params": {}})
                 text(id, "smuggled")
+            elif how == "progress":
+                # Progress for the call's own token and for one nobody sent, a
+                # cancellation of a request never sent and of one that was (kind 4).
+                token = (params.get("_meta") or {}).get("progressToken")
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "not-yours", "progress": 1}})
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1, "total": 2}})
+                send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "never-asked", "reason": "forged"}})
+                send({"jsonrpc": "2.0", "id": "s7", "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}})
+                send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s7", "reason": "changed my mind"}})
+                text(id, "progressed")
             elif how == "notify":
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
                 text(id, "notified")

@@ -115,6 +115,7 @@ impl GateService {
                     limited: false,
                     seq,
                     started: std::time::Instant::now(),
+                    progress: None,
                     _slot: None,
                 },
             );
