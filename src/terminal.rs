@@ -6,8 +6,10 @@
 //! The rules, one per kind of output:
 //! * a message (an error, a warning, a metadata value printed as text, a
 //!   child's stderr line): every control character (Unicode `Cc`: C0, DEL,
-//!   C1; tab kept) and every bidirectional formatting character is written
-//!   as an escape, `\x1b` or `\u{202e}` ([`escape_controls`]);
+//!   C1; tab kept), every format character (`Cf`: bidirectional controls,
+//!   zero-width and tag characters, …), the line and paragraph separators
+//!   and every default-ignorable code point is written as an escape, `\x1b`
+//!   or `\u{202e}` ([`escape_controls`], [`is_hidden_or_control`]);
 //! * extracted text: every `Cc` character but newline and tab, and every
 //!   bidirectional formatting character, becomes U+FFFD
 //!   ([`printable_text`]); the layout survives, nothing else acts;
@@ -32,11 +34,53 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// One message line with every control character (tab aside) and every
-/// bidirectional formatting character escaped, as `\xNN` (below U+0100)
-/// or `\u{NNNN}`.
+/// Whether `c` is written as an escape in a message ([`escape_controls`],
+/// and the PDF tools' warnings): a control character (`Cc`), a format
+/// character (`Cf`: zero-width characters, bidirectional controls, the soft
+/// hyphen, tag characters, …), a line or paragraph separator (`Zl`, `Zp`),
+/// or a default-ignorable code point (variation selectors, Hangul fillers,
+/// the combining grapheme joiner): everything that acts on a terminal or
+/// shows as nothing, so a message can neither drive the terminal nor hold
+/// text a reader does not see. The table is Unicode 17's; a test checks it
+/// against the ICU4X tables the gateway decides poisoning with.
+pub fn is_hidden_or_control(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{34f}'
+                | '\u{600}'..='\u{605}'
+                | '\u{61c}'
+                | '\u{6dd}'
+                | '\u{70f}'
+                | '\u{890}'..='\u{891}'
+                | '\u{8e2}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{110bd}'
+                | '\u{110cd}'
+                | '\u{13430}'..='\u{1343f}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
+}
+
+/// One message line with every control character (tab aside), format
+/// character, line or paragraph separator and default-ignorable code point
+/// ([`is_hidden_or_control`]) escaped, as `\xNN` (below U+0100) or
+/// `\u{NNNN}`.
 pub fn escape_controls(line: &str) -> Cow<'_, str> {
-    let escaped = |c: char| (c.is_control() && c != '\t') || is_bidi_control(c);
+    let escaped = |c: char| c != '\t' && is_hidden_or_control(c);
     if !line.chars().any(escaped) {
         return Cow::Borrowed(line);
     }
@@ -117,6 +161,50 @@ impl<W: Write> Write for LogWriter<W> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The table holds every code point the ICU4X tables (the gateway's
+    /// poisoning rule, `gate::poison`) give as `Cc`, `Cf`, `Zl`, `Zp`,
+    /// default-ignorable or a variation selector; all it holds beyond them
+    /// are unassigned code points of those blocks.
+    #[cfg(feature = "gate")]
+    #[test]
+    fn the_table_covers_the_unicode_properties() {
+        use icu_properties::props::{
+            DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
+        };
+        use icu_properties::{CodePointMapData, CodePointSetData};
+        let gc = CodePointMapData::<GeneralCategory>::new();
+        let di = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+        let vs = CodePointSetData::new::<VariationSelector>();
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            let cat = gc.get(c);
+            let want = matches!(
+                cat,
+                GeneralCategory::Control
+                    | GeneralCategory::Format
+                    | GeneralCategory::LineSeparator
+                    | GeneralCategory::ParagraphSeparator
+            ) || di.contains(c)
+                || vs.contains(c);
+            let got = is_hidden_or_control(c);
+            assert!(!want || got, "U+{:04X} is missing", u32::from(c));
+            assert!(
+                want || !got || cat == GeneralCategory::Unassigned,
+                "U+{:04X} ({cat:?}) is escaped but visible",
+                u32::from(c)
+            );
+        }
+    }
+
+    /// A tag or zero-width character in a log line (F12) is escaped.
+    #[test]
+    fn hidden_characters_are_escaped_in_messages() {
+        assert_eq!(
+            escape_controls("a\u{e0041}b\u{200b}c\u{fe0f}d\u{ad}"),
+            "a\\u{e0041}b\\u{200b}c\\u{fe0f}d\\xad"
+        );
+        assert_eq!(escape_controls("é\t😀"), "é\t😀");
+    }
 
     #[test]
     fn messages() {

@@ -3,8 +3,9 @@
 //!
 //! * Safe: every control character (Unicode `Cc`, newline and tab
 //!   included), bidirectional formatting character and other format
-//!   character (`Cf`: zero-width, soft hyphen, tags, …), and the line and
-//!   paragraph separators U+2028 and U+2029 are written as an escape,
+//!   character (`Cf`: zero-width, soft hyphen, tags, …), the line and
+//!   paragraph separators U+2028 and U+2029, and every default-ignorable
+//!   code point (`crate::terminal::is_hidden_or_control`) are written as an escape,
 //!   `\x01` (below U+0100) or `\u{202e}`. A name from the file can then
 //!   neither reorder, hide nor break the text around it, wherever the
 //!   message is shown.
@@ -26,33 +27,11 @@ pub const MAX_WARNING_CHARS: usize = 512;
 /// at [`MAX_WARNING_CHARS`].
 pub const MAX_NAME_CHARS: usize = 128;
 
-/// Whether `c` is written as an escape in a message: `Cc`, `Cf`, `Zl`, `Zp`.
+/// Whether `c` is written as an escape in a message: the one rule of
+/// [`crate::terminal::is_hidden_or_control`] (tab included here: a warning
+/// is one line of JSON text).
 fn escaped(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{ad}'
-                | '\u{600}'..='\u{605}'
-                | '\u{61c}'
-                | '\u{6dd}'
-                | '\u{70f}'
-                | '\u{890}'..='\u{891}'
-                | '\u{8e2}'
-                | '\u{180e}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{206f}'
-                | '\u{feff}'
-                | '\u{fff9}'..='\u{fffb}'
-                | '\u{110bd}'
-                | '\u{110cd}'
-                | '\u{13430}'..='\u{1343f}'
-                | '\u{1bca0}'..='\u{1bca3}'
-                | '\u{1d173}'..='\u{1d17a}'
-                | '\u{e0001}'
-                | '\u{e0020}'..='\u{e007f}'
-        )
+    crate::terminal::is_hidden_or_control(c)
 }
 
 /// How many characters `c` takes in a message.
