@@ -467,10 +467,9 @@ impl Gatekeeper {
             exempt.push(v);
             self.apply_rule(rule, v, &mut names, &mut budget)?;
         }
-        // Generic walk: (value, `true` when it is the value of a path-named key
-        // or an element of such an array).
-        let mut stack: Vec<(&Value, bool)> = vec![(args, false)];
-        while let Some((v, pathy)) = stack.pop() {
+        // Generic walk: each value with how its place reads it (`Place`).
+        let mut stack: Vec<(&Value, Place)> = vec![(args, Place::Plain)];
+        while let Some((v, place)) = stack.pop() {
             if exempt.iter().any(|e| std::ptr::eq(*e, v)) {
                 continue;
             }
@@ -484,13 +483,18 @@ impl Gatekeeper {
                             names.push(n);
                         }
                     }
-                    if pathy {
+                    let checked = match place {
+                        Place::Path => true,
+                        Place::InPath => reads_as_a_path(s),
+                        Place::Plain => false,
+                    };
+                    if checked {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
                         }
                     }
                 }
-                Value::Array(a) => stack.extend(a.iter().map(|e| (e, pathy))),
+                Value::Array(a) => stack.extend(a.iter().map(|e| (e, place))),
                 Value::Object(m) => {
                     // Keys are text a server can read as well: a URL key gets
                     // the URL check, and a key that reads as a path (a
@@ -498,6 +502,7 @@ impl Gatekeeper {
                     // path-named key, or in an array under one (a map from
                     // path to anything), the path check. Other keys there
                     // (`type`, `content`) are member names, not paths.
+                    let under_path = place != Place::Plain;
                     for k in m.keys() {
                         if looks_like_url(k) {
                             spend(&mut budget)?;
@@ -505,14 +510,27 @@ impl Gatekeeper {
                                 names.push(n);
                             }
                         }
-                        if pathy && looks_like_a_path(k) {
+                        if under_path && looks_like_a_path(k) {
                             spend(&mut budget)?;
                             if let Some(roots) = &self.roots {
                                 roots.check(k, "builtin path check (by argument name)")?;
                             }
                         }
                     }
-                    stack.extend(m.iter().map(|(k, v)| (v, is_path_name(k))));
+                    // A path-named member is a path wherever it sits; any
+                    // other member of an object under a path-named key
+                    // (`{"files": [{"a": "/etc/passwd"}]}`) is checked when
+                    // its text reads as one.
+                    stack.extend(m.iter().map(|(k, v)| {
+                        let inner = if is_path_name(k) {
+                            Place::Path
+                        } else if under_path {
+                            Place::InPath
+                        } else {
+                            Place::Plain
+                        };
+                        (v, inner)
+                    }));
                 }
                 _ => {}
             }
@@ -707,6 +725,36 @@ fn looks_like_a_path(key: &str) -> bool {
     key.contains(['/', '\\']) || key.starts_with(['~', '.'])
 }
 
+/// Where a value sits, for the path check of the generic walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Under no path-named key.
+    Plain,
+    /// The value of a path-named key, or an element of its array: a path,
+    /// whatever its text.
+    Path,
+    /// A member of an object under a path-named key (at any depth) whose
+    /// own name says nothing: a path when its text reads as one.
+    InPath,
+}
+
+/// `true` when a string under a path-named key reads as a path: it starts
+/// at a root, a home or a dot directory (`/`, `\`, `~`, `./`, `../`, `.`,
+/// `..`), or climbs out anywhere (`a/../b`). Prose with a slash (`1/2`,
+/// `and/or`) does not.
+fn reads_as_a_path(s: &str) -> bool {
+    let s = s.trim_start();
+    s.starts_with(['/', '\\', '~'])
+        || s == "."
+        || s == ".."
+        || s.starts_with("./")
+        || s.starts_with(".\\")
+        || s.starts_with("../")
+        || s.starts_with("..\\")
+        || s.contains("/..")
+        || s.contains("\\..")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -883,6 +931,31 @@ max_bytes = 10
             );
         }
         assert_eq!(code(&g, "t", json!({"url": "http://8.8.8.8/a"})), "ok");
+        // Members of objects under a path-named key: checked when their text
+        // reads as a path (rooted, home, dot, climbing), at any depth; prose
+        // with a slash and member names pass.
+        for (args, want) in [
+            (
+                json!({"files": [{"a": "/etc/passwd"}]}),
+                "path.outside_root",
+            ),
+            (json!({"files": [{"a": {"b": "~/x"}}]}), "path.outside_root"),
+            (json!({"paths": {"to": "../x"}}), "path.outside_root"),
+            (
+                json!({"dirs": [{"n": "data/../../x"}]}),
+                "path.outside_root",
+            ),
+            (json!({"dirs": [{"/etc": 1}]}), "path.outside_root"),
+            (json!({"files": [{"a": "./data/a"}]}), "ok"),
+            (
+                json!({"files": [{"type": "text", "content": "1/2 and/or"}]}),
+                "ok",
+            ),
+            (json!({"notes": [{"a": "/etc/passwd"}]}), "ok"),
+            (json!({"filePATH2": "/etc"}), "path.outside_root"),
+        ] {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
     }
 
     #[test]

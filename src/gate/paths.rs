@@ -91,21 +91,36 @@ pub fn is_path_name(name: &str) -> bool {
         .any(|n| n.eq_ignore_ascii_case(word))
 }
 
-/// The last word of an identifier: after the last `_`, `-`, `.` or space,
-/// and in camelCase from its last capital (`filePath` → `Path`; an
-/// all-capital segment is one word: `FILE_PATH` → `PATH`).
+/// The last word of an identifier, digits at its end aside (`file_path2`,
+/// `path_1` → `path`): after the last `_`, `-`, `.` or space, and in
+/// camelCase from its last capital (`filePath` → `Path`), a trailing run of
+/// capitals being one word (`filePATH` → `PATH`; an all-capital segment is
+/// one word: `FILE_PATH` → `PATH`).
 fn last_word(name: &str) -> &str {
-    let seg = name
+    let base =
+        name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '));
+    let base = if base.is_empty() { name } else { base };
+    let seg = base
         .rsplit(['_', '-', '.', ' '])
         .find(|s| !s.is_empty())
-        .unwrap_or(name);
+        .unwrap_or(base);
     if !seg.chars().any(|c| c.is_lowercase()) {
         return seg;
     }
-    match seg.char_indices().rev().find(|(_, c)| c.is_uppercase()) {
-        Some((i, _)) => seg.get(i..).unwrap_or(seg),
-        None => seg,
-    }
+    let ends_upper = seg.chars().next_back().is_some_and(char::is_uppercase);
+    let start = if ends_upper {
+        // `filePATH`: the word starts after the last character that is not a capital.
+        seg.char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_uppercase())
+            .map(|(i, c)| i.saturating_add(c.len_utf8()))
+    } else {
+        seg.char_indices()
+            .rev()
+            .find(|(_, c)| c.is_uppercase())
+            .map(|(i, _)| i)
+    };
+    start.and_then(|i| seg.get(i..)).unwrap_or(seg)
 }
 
 /// How the child resolves a relative path (`[paths] relative`).
@@ -323,6 +338,12 @@ mod tests {
             "outputFile",
             "paths_",
             "root",
+            "filePATH",
+            "sourceDIR",
+            "file_path2",
+            "path_1",
+            "dir-2",
+            "inputFilePath3",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -341,6 +362,10 @@ mod tests {
             "fileContent",
             "file_content",
             "srcset",
+            "PATHology",
+            "pathX",
+            "123",
+            "v2",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
