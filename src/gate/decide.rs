@@ -467,15 +467,49 @@ impl Gatekeeper {
             exempt.push(v);
             self.apply_rule(rule, v, &mut names, &mut budget)?;
         }
-        // Generic walk: each value with how its place reads it (`Place`).
-        let mut stack: Vec<(&Value, Place)> = vec![(args, Place::Plain)];
+        self.walk_values(args, &exempt, Walk::Arguments, &mut budget, &mut names)?;
+        Ok(names)
+    }
+
+    /// Checks what the client sends the server as an answer rather than as
+    /// arguments: the `result` of its response to a server's request
+    /// (`sampling/createMessage`, `elicitation/create`, …) and the
+    /// `inputResponses` of a 2026-07-28 request. Every string is checked as
+    /// an argument's would be (URLs anywhere, path-named members); no
+    /// `[[args]]` rule applies. A `roots` list is the client's to give and is
+    /// not checked (with `--root` the gateway answers with its own).
+    /// Returns the host names the child will resolve, for `--resolve`.
+    ///
+    /// # Errors
+    /// The first refusal found.
+    pub fn check_client_answer(&self, answer: &Value) -> Result<Vec<PendingName>, Refusal> {
+        let mut names = Vec::new();
+        let mut budget = MAX_SCANNED_STRINGS;
+        self.walk_values(answer, &[], Walk::Answer, &mut budget, &mut names)?;
+        Ok(names)
+    }
+
+    /// The generic walk of [`check_arguments`](Self::check_arguments): every
+    /// string and key under `root` but the `exempt` values (and, in an
+    /// answer, `roots` lists), each read as its place says ([`Place`]); host
+    /// names to resolve go to `names`.
+    fn walk_values(
+        &self,
+        root: &Value,
+        exempt: &[&Value],
+        walk: Walk,
+        budget: &mut usize,
+        names: &mut Vec<PendingName>,
+    ) -> Result<(), Refusal> {
+        // Each value with how its place reads it (`Place`).
+        let mut stack: Vec<(&Value, Place)> = vec![(root, Place::Plain)];
         while let Some((v, place)) = stack.pop() {
             if exempt.iter().any(|e| std::ptr::eq(*e, v)) {
                 continue;
             }
             match v {
                 Value::String(s) => {
-                    spend(&mut budget)?;
+                    spend(budget)?;
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
                     if looks_like_url(s) {
@@ -505,13 +539,13 @@ impl Gatekeeper {
                     let under_path = place != Place::Plain;
                     for k in m.keys() {
                         if looks_like_url(k) {
-                            spend(&mut budget)?;
+                            spend(budget)?;
                             if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
                                 names.push(n);
                             }
                         }
                         if under_path && looks_like_a_path(k) {
-                            spend(&mut budget)?;
+                            spend(budget)?;
                             if let Some(roots) = &self.roots {
                                 roots.check(k, "builtin path check (by argument name)")?;
                             }
@@ -521,7 +555,9 @@ impl Gatekeeper {
                     // other member of an object under a path-named key
                     // (`{"files": [{"a": "/etc/passwd"}]}`) is checked when
                     // its text reads as one.
-                    stack.extend(m.iter().map(|(k, v)| {
+                    let skipped =
+                        |k: &str, v: &Value| walk == Walk::Answer && k == "roots" && v.is_array();
+                    stack.extend(m.iter().filter(|(k, v)| !skipped(k, v)).map(|(k, v)| {
                         let inner = if is_path_name(k) {
                             Place::Path
                         } else if under_path {
@@ -535,7 +571,7 @@ impl Gatekeeper {
                 _ => {}
             }
         }
-        Ok(names)
+        Ok(())
     }
 
     fn apply_rule(
@@ -723,6 +759,15 @@ fn spend(budget: &mut usize) -> Result<(), Refusal> {
 /// holds a separator (`/` or `\\`) or begins with `~` or `.`.
 fn looks_like_a_path(key: &str) -> bool {
     key.contains(['/', '\\']) || key.starts_with(['~', '.'])
+}
+
+/// What the generic walk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// A request's arguments.
+    Arguments,
+    /// A client's answer (a response's `result`, `inputResponses`).
+    Answer,
 }
 
 /// Where a value sits, for the path check of the generic walk.

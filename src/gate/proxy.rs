@@ -1336,6 +1336,46 @@ impl GateService {
         Some(Arc::from(line.to_string().into_bytes()))
     }
 
+    /// Resolves each of `names` as the child will and vets every address
+    /// (`--resolve`), on a blocking thread.
+    ///
+    /// # Errors
+    /// The first refusal; a resolution that could not run is refused too.
+    async fn resolve_names(&self, names: Vec<super::urls::PendingName>) -> Result<(), Refusal> {
+        let net = self.shared.keeper.policy.net.clone();
+        let checked = tokio::task::spawn_blocking(move || {
+            for n in &names {
+                let addrs: Vec<std::net::IpAddr> =
+                    std::net::ToSocketAddrs::to_socket_addrs(&(n.host(), n.port()))
+                        .map(|it| it.map(|a| a.ip()).collect())
+                        .unwrap_or_default();
+                vet_addresses(&net, n, &addrs, "--resolve")?;
+            }
+            Ok::<(), Refusal>(())
+        })
+        .await;
+        checked.unwrap_or_else(|_| {
+            Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                "name resolution failed",
+                "--resolve",
+            ))
+        })
+    }
+
+    /// A client's answer to the server's request `id` was refused: the
+    /// server gets the -32001 error in its place (when there is room now).
+    fn refuse_answer(&self, id: Option<Id>, refusal: &Refusal) {
+        tracing::warn!(id = ?id, code = refusal.code(), rule = refusal.rule(), "a client answer was refused");
+        let Some(id) = id else {
+            return;
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+            "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
+            "data": {"code": refusal.code(), "reason": refusal.message()}}});
+        let _ = self.send_own(answer.to_string().as_bytes());
+    }
+
     fn forward(
         &self,
         mut req: Request,
@@ -1435,28 +1475,7 @@ impl GateService {
         Handled::Task(Box::pin(async move {
             let id = req_id;
             if let (Some((charge, order)), Some(raw)) = (on_its_way, raw) {
-                let net = me.shared.keeper.policy.net.clone();
-                let checked = tokio::task::spawn_blocking(move || {
-                    for n in &names {
-                        let addrs: Vec<std::net::IpAddr> =
-                            std::net::ToSocketAddrs::to_socket_addrs(&(n.host(), n.port()))
-                                .map(|it| it.map(|a| a.ip()).collect())
-                                .unwrap_or_default();
-                        vet_addresses(&net, n, &addrs, "--resolve")?;
-                    }
-                    Ok::<(), Refusal>(())
-                })
-                .await;
-                let refusal = match checked {
-                    Ok(Ok(())) => None,
-                    Ok(Err(r)) => Some(r),
-                    Err(_) => Some(Refusal::new(
-                        GateCode::ArgumentsTooComplex,
-                        "name resolution failed",
-                        "--resolve",
-                    )),
-                };
-                if let Some(r) = refusal {
+                if let Err(r) = me.resolve_names(names).await {
                     me.finish(&id);
                     return Reply::Send(me.denial_for(&method, id, &r));
                 }
@@ -1571,6 +1590,25 @@ impl Service for GateService {
             ));
         }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
+        // 2026-07-28: the answers a request carries to the server's earlier
+        // input requests are mediated as a response's result is.
+        let mut answered = Vec::new();
+        if let Some(inputs) = request
+            .params_object()
+            .and_then(|p| p.get("inputResponses"))
+        {
+            match self.shared.keeper.check_client_answer(inputs) {
+                Ok(names) => answered = names,
+                Err(r) => {
+                    tracing::warn!(method = %request.method, code = r.code(), "inputResponses refused");
+                    return Handled::Reply(Reply::Send(self.denial_for(
+                        &request.method,
+                        request.id,
+                        &r,
+                    )));
+                }
+            }
+        }
         if request.method == "tools/call" {
             let tool = request
                 .params_object()
@@ -1589,7 +1627,8 @@ impl Service for GateService {
                         me.vet_call(&request, &mut st)
                     };
                     match vetted {
-                        Ok((tool, limited, names)) => {
+                        Ok((tool, limited, mut names)) => {
+                            names.extend(answered);
                             match me.forward(request, ctx, Some(tool), limited, names) {
                                 Handled::Reply(r) => r,
                                 Handled::Call(f) | Handled::Task(f) => f.await,
@@ -1604,7 +1643,8 @@ impl Service for GateService {
                 self.vet_call(&request, &mut st)
             };
             return match vetted {
-                Ok((tool, limited, names)) => {
+                Ok((tool, limited, mut names)) => {
+                    names.extend(answered);
                     self.forward(request, ctx, Some(tool), limited, names)
                 }
                 Err(reply) => Handled::Reply(reply),
@@ -1625,7 +1665,10 @@ impl Service for GateService {
             .check_request(&request.method, request.params.as_ref())
             .and_then(|names| self.audit_operation(&request).map(|()| names));
         match decided {
-            Ok(names) => self.forward(request, ctx, None, false, names),
+            Ok(mut names) => {
+                names.extend(answered);
+                self.forward(request, ctx, None, false, names)
+            }
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
                 let mut st = lock(&self.shared.state);
@@ -1710,6 +1753,27 @@ impl Service for GateService {
             .is_some_and(|id| lock(&self.shared.state).server_asks.remove(id));
         if !asked {
             tracing::warn!(id = ?response.id, "a client response to no request the server is waiting on; dropped");
+            return;
+        }
+        // Mediated as arguments are: a sampled or elicited answer naming an
+        // internal URL or a path outside the roots never reaches the server.
+        let names = match &response.outcome {
+            Ok(result) => match self.shared.keeper.check_client_answer(result) {
+                Ok(names) => names,
+                Err(r) => return self.refuse_answer(response.id, &r),
+            },
+            Err(_) => Vec::new(),
+        };
+        if self.shared.keeper.policy.resolve && !names.is_empty() {
+            let me = self.clone();
+            tokio::spawn(async move {
+                match me.resolve_names(names).await {
+                    Ok(()) => {
+                        let _ = me.send_child_when_room(&response.raw).await;
+                    }
+                    Err(r) => me.refuse_answer(response.id, &r),
+                }
+            });
             return;
         }
         if self.send_child(&response.raw) == Err(Unsent::Full) {

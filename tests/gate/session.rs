@@ -327,6 +327,51 @@ fn forged_progress_and_cancellations_from_the_server_are_dropped() {
     g.close();
 }
 
+/// Kind 3, the other way: what the client answers the server with (a
+/// sampled or elicited `result`, a 2026-07-28 request's `inputResponses`)
+/// is mediated as arguments are; a refused answer reaches the server as the
+/// -32001 error, never as the answer. A `roots` list passes.
+#[test]
+fn client_answers_to_the_server_are_mediated() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let ask = |g: &mut Gate, id: u64| {
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+        let mut asked = false;
+        loop {
+            let m = g.recv();
+            asked |= m["method"] == "sampling/createMessage" && m["id"] == "s1";
+            if m["id"] == id {
+                break;
+            }
+        }
+        assert!(asked);
+    };
+    ask(&mut g, 1);
+    g.send(&json!({"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","model":"m","content":{"type":"text","text":"http://169.254.169.254/latest/meta-data/"}}}).to_string());
+    let seen = g.received();
+    assert!(!seen.contains("169.254"), "{seen}");
+    assert!(
+        seen.contains("ssrf."),
+        "the server gets the refusal: {seen}"
+    );
+    ask(&mut g, 2);
+    g.send(&json!({"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","model":"m","content":{"type":"text","text":"a plain reply"}}}).to_string());
+    assert!(g.received().contains("a plain reply"));
+    // 2026-07-28 `inputResponses`: an elicited URL is checked; roots pass.
+    let call = |inputs: Value| {
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},"inputResponses":inputs}}).to_string()
+    };
+    let r = g.ask(&call(
+        json!({"k": {"action": "accept", "content": {"site": "http://10.0.0.1/"}}}),
+    ));
+    assert!(refusal_code(&r).starts_with("ssrf."), "{r}");
+    let r = g.ask(&call(json!({"k": {"roots": [{"uri": "file:///etc"}]}})));
+    assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    assert!(!g.received().contains("10.0.0.1"));
+    g.close();
+}
+
 /// Kind 9: a client's batch is served element by element in a 2025-03-26
 /// session (each element decided as its own line: a refused one never
 /// reaches the server, `initialize` inside is refused), and refused whole
