@@ -52,9 +52,23 @@ fn a_32_mib_line_is_discarded_and_answered() {
     big.resize(32 << 20, b'a');
     big.extend_from_slice(br#""}}"#);
     let len = big.len();
-    let rs = after_init(&[big]);
-    assert_eq!(rs.len(), 1);
-    assert_core_error(&rs[0], -32700, "too_large", Value::Null);
+    // The id last (as the TypeScript SDK writes), and a line naming two ids
+    // or an id only inside `params`: answered by the one id, else null.
+    let mut last = br#"{"jsonrpc":"2.0","method":"ping","params":{"x":""#.to_vec();
+    last.resize(32 << 20, b'a');
+    last.extend_from_slice(br#""},"id":"late"}"#);
+    let mut two = br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":""#.to_vec();
+    two.resize(32 << 20, b'a');
+    two.extend_from_slice(br#""},"id":8}"#);
+    let mut nested = br#"{"jsonrpc":"2.0","method":"ping","params":{"id":9,"x":""#.to_vec();
+    nested.resize(32 << 20, b'a');
+    nested.extend_from_slice(br#""}}"#);
+    let rs = after_init(&[big, last, two, nested]);
+    assert_eq!(rs.len(), 4);
+    assert_core_error(&rs[0], -32700, "too_large", json!(5));
+    assert_core_error(&rs[1], -32700, "too_large", json!("late"));
+    assert_core_error(&rs[2], -32700, "too_large", Value::Null);
+    assert_core_error(&rs[3], -32700, "too_large", Value::Null);
     assert_eq!(
         rs[0]["error"]["data"]["limit"],
         toolgate::json::MAX_PAYLOAD_BYTES

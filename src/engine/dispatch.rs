@@ -298,9 +298,12 @@ impl<S: Service> Engine<S> {
     async fn on_frame(&mut self, frame: Frame, out: &mut Output) {
         let bytes = match frame {
             Frame::Eof => return,
-            Frame::Oversized { len } => {
-                tracing::warn!(len, "discarded an oversized line");
-                let r = wire::oversized_response(len, self.config.max_line_bytes);
+            Frame::Oversized { len, id } => {
+                // Answered by its id when its kept ends name exactly one
+                // (`engine::line_id`), so the client's request is not left
+                // waiting; else with `id: null`.
+                tracing::warn!(len, id = ?id, "discarded an oversized line");
+                let r = wire::oversized_response(len, self.config.max_line_bytes, id.as_ref());
                 out.response(&r).await;
                 return;
             }

@@ -21,6 +21,7 @@ pub mod budget;
 mod dispatch;
 mod era;
 mod message;
+mod recover;
 mod render;
 mod revision;
 mod service;
@@ -39,6 +40,9 @@ pub use era::{
 pub use message::{
     Body, ClientResponse, ErrorObject, Id, Notification, Outbound, Payload, Reply, Request,
     Response,
+};
+pub use recover::{
+    id_candidates, line_id, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES,
 };
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use service::{

@@ -108,11 +108,11 @@ pub fn result_response(id: &Id, result: Value) -> Value {
 
 /// The answer to a line over the payload bound (discarded unread): the
 /// core's `TooLarge` error, id `null`.
-pub(crate) fn oversized_response(len: u64, limit: usize) -> Response {
+pub(crate) fn oversized_response(len: u64, limit: usize, id: Option<&Id>) -> Response {
     let len = usize::try_from(len).unwrap_or(usize::MAX);
     response_from_value(rpc::protocol_error(
         &RpcError::Json(JsonError::TooLarge { len, limit }),
-        None,
+        id,
     ))
 }
 

@@ -32,10 +32,10 @@ mod pin;
 pub mod poison;
 mod policy;
 mod proxy;
-mod recover;
 mod run;
 mod urls;
 
+pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
 pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
@@ -61,7 +61,6 @@ pub use proxy::{
     MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, MAX_SERVER_LINE_VALUES, MAX_TO_SERVER_BYTES,
     OWN_LIST_TIMEOUT, VALUE_BYTES,
 };
-pub use recover::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,

@@ -1252,15 +1252,15 @@ impl GateService {
         tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
         let message = "the server's answer was over --max-response-bytes";
         self.fail_recovered(prefix, message);
-        for id in super::recover::tail_id_candidates(suffix) {
+        for id in crate::engine::tail_id_candidates(suffix) {
             self.fail_pending(&id, GateCode::BadResponse, message);
         }
     }
 
     /// Answers with `tool.bad_response` each waiting request that the
-    /// unforwardable line `bytes` names ([`super::recover::id_candidates`]).
+    /// unforwardable line `bytes` names ([`crate::engine::id_candidates`]).
     fn fail_recovered(&self, bytes: &[u8], message: &str) {
-        for id in super::recover::id_candidates(bytes) {
+        for id in crate::engine::id_candidates(bytes) {
             self.fail_pending(&id, GateCode::BadResponse, message);
         }
     }

@@ -184,7 +184,7 @@ fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_resp
     let mut reader = LineReader::with_prefix(
         BufReader::new(stdout),
         max_response,
-        super::recover::MAX_ID_SCAN_BYTES,
+        crate::engine::MAX_ID_SCAN_BYTES,
     );
     loop {
         match reader.next_frame() {

@@ -6,8 +6,8 @@ use tokio::sync::mpsc;
 
 use crate::engine::transport::{stdio, Frame, LineReader, Outgoing, Transport};
 use crate::engine::{
-    CallContext, ClientResponse, Engine, EngineConfig, ErrorObject, Handled, Notification, Peer,
-    Request, Service,
+    CallContext, ClientResponse, Engine, EngineConfig, ErrorObject, Handled, Id, Notification,
+    Peer, Request, Service,
 };
 use crate::mcp::{Config, Job, PageRange, PdfBackend, Server, ToolFailure};
 
@@ -167,7 +167,7 @@ fn stepped(frames: Vec<Frame>, engine: EngineConfig) -> Vec<Vec<Vec<u8>>> {
 /// stepped answers.
 pub fn mcp_session(data: &[u8]) {
     let mut frames = Vec::new();
-    let mut lines = LineReader::new(data, LINE_BYTES);
+    let mut lines = LineReader::with_prefix(data, LINE_BYTES, crate::engine::MAX_ID_SCAN_BYTES);
     loop {
         let frame = lines.next_frame().unwrap();
         if frame == Frame::Eof {
@@ -181,14 +181,14 @@ pub fn mcp_session(data: &[u8]) {
         assert!(lines.len() <= 1, "one frame, several answers: {lines:?}");
         let response: Option<Value> = lines.first().map(|l| serde_json::from_slice(l).unwrap());
         match frame {
-            Frame::Oversized { len } => {
+            Frame::Oversized { len, id } => {
                 assert!(
                     *len > LINE_BYTES as u64,
                     "an oversized frame within the bound: {len}"
                 );
                 let r = response.as_ref().expect("an oversized line gets an answer");
                 assert_response(r, None);
-                assert_eq!(r["id"], Value::Null);
+                assert_eq!(r["id"], id.as_ref().map_or(Value::Null, Id::to_value));
             }
             Frame::Line(bytes) => {
                 assert!(

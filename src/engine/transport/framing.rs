@@ -41,6 +41,9 @@
 
 use std::io::{self, BufRead};
 
+use crate::engine::recover::line_id;
+use crate::engine::wire::Id;
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Bytes the [`Framer`] buffers beyond the payload bound: a leading BOM
@@ -58,6 +61,9 @@ pub enum Frame {
         /// The payload length in bytes, counted as the bound counts (no
         /// stream-start BOM, no line ending; saturates at `u64::MAX`).
         len: u64,
+        /// The one id its kept start and end name ([`crate::engine::line_id`]),
+        /// when a [`LineReader::with_prefix`] kept them; `None` otherwise.
+        id: Option<Id>,
     },
     /// End of input.
     Eof,
@@ -254,7 +260,10 @@ impl Framer {
             let cut = self.suffix.len().saturating_sub(self.prefix_len);
             self.suffix.drain(..cut);
             self.buf.clear();
-            return Some(Frame::Oversized { len: payload });
+            return Some(Frame::Oversized {
+                len: payload,
+                id: None,
+            });
         }
         let mut line = std::mem::take(&mut self.buf);
         line.truncate(line.len().saturating_sub(cr));
@@ -304,6 +313,20 @@ impl<R: BufRead> LineReader<R> {
         self.framer.oversized_suffix()
     }
 
+    /// An oversized line's report with the id its kept ends name.
+    fn with_id(&self, frame: Frame) -> Frame {
+        match frame {
+            Frame::Oversized { len, id: None } if self.framer.prefix_len > 0 => Frame::Oversized {
+                len,
+                id: line_id(
+                    self.framer.oversized_prefix(),
+                    self.framer.oversized_suffix(),
+                ),
+            },
+            other => other,
+        }
+    }
+
     /// Reads the next non-blank line, an oversized-line report, or EOF.
     ///
     /// # Errors
@@ -316,12 +339,13 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if available.is_empty() {
-                return Ok(self.framer.finish());
+                let last = self.framer.finish();
+                return Ok(self.with_id(last));
             }
             let (consumed, frame) = self.framer.feed(available);
             self.inner.consume(consumed);
             if let Some(frame) = frame {
-                return Ok(frame);
+                return Ok(self.with_id(frame));
             }
         }
     }
@@ -407,7 +431,7 @@ mod tests {
         input.extend_from_slice(b"\n{}\n");
         assert_eq!(
             frames(&input, 10),
-            vec![Frame::Oversized { len: 100 }, line(b"{}")]
+            vec![Frame::Oversized { len: 100, id: None }, line(b"{}")]
         );
     }
 
@@ -430,7 +454,10 @@ mod tests {
                     let expected = if len <= MAX {
                         Frame::Line(payload.clone())
                     } else {
-                        Frame::Oversized { len: len as u64 }
+                        Frame::Oversized {
+                            len: len as u64,
+                            id: None,
+                        }
                     };
                     let mut want = vec![expected];
                     if !ending.is_empty() {
@@ -465,7 +492,7 @@ mod tests {
     fn a_zero_bound_takes_only_blank_lines() {
         assert_eq!(
             frames(b"\xEF\xBB\xBF\r\n\nx\n", 0),
-            vec![Frame::Oversized { len: 1 }]
+            vec![Frame::Oversized { len: 1, id: None }]
         );
     }
 
@@ -477,7 +504,10 @@ mod tests {
         for capacity in [1, 3, 7, 64 * 1024] {
             let reader = io::BufReader::with_capacity(capacity, &input[..]);
             let mut r = LineReader::with_prefix(reader, 50, 20);
-            assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 120 });
+            assert_eq!(
+                r.next_frame().unwrap(),
+                Frame::Oversized { len: 120, id: None }
+            );
             assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
             assert_eq!(
                 r.oversized_suffix(),
@@ -491,7 +521,10 @@ mod tests {
         assert!(r.oversized_prefix().is_empty() && r.oversized_suffix().is_empty());
         // Over the bound by one byte (never overflowed the buffer's slack).
         let mut r = LineReader::with_prefix(io::BufReader::new(&b"abcdef\r\n"[..]), 5, 3);
-        assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 6 });
+        assert_eq!(
+            r.next_frame().unwrap(),
+            Frame::Oversized { len: 6, id: None }
+        );
         assert_eq!(
             (r.oversized_prefix(), r.oversized_suffix()),
             (&b"abc"[..], &b"def"[..])
@@ -507,7 +540,13 @@ mod tests {
     fn memory_stays_bounded_on_a_huge_line() {
         let big = vec![b'x'; 8 << 20];
         let mut r = LineReader::new(io::BufReader::new(&big[..]), 1024);
-        assert_eq!(r.next_frame().unwrap(), Frame::Oversized { len: 8 << 20 });
+        assert_eq!(
+            r.next_frame().unwrap(),
+            Frame::Oversized {
+                len: 8 << 20,
+                id: None
+            }
+        );
         assert!(r.framer.buf.capacity() <= 64 * 1024);
         assert_eq!(r.next_frame().unwrap(), Frame::Eof);
     }
@@ -532,7 +571,7 @@ mod tests {
             .into_iter()
             .map(|f| match f {
                 Frame::Line(l) => Some(l.len() as u64),
-                Frame::Oversized { len } => {
+                Frame::Oversized { len, .. } => {
                     assert_eq!(len, 4097);
                     None
                 }
@@ -569,7 +608,7 @@ mod tests {
             let got = frames_with(&input, max, capacity);
             let blank = payload.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
             let want = if payload.len() > max {
-                vec![Frame::Oversized { len: payload.len() as u64 }]
+                vec![Frame::Oversized { len: payload.len() as u64, id: None }]
             } else if blank {
                 vec![]
             } else {

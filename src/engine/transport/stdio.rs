@@ -101,7 +101,9 @@ where
 }
 
 fn read_frames<R: BufRead>(input: R, max_line_bytes: usize, tx: &mpsc::Sender<Frame>) {
-    let mut reader = LineReader::new(input, max_line_bytes);
+    // The ends of an oversized line are kept to answer it by its id.
+    let mut reader =
+        LineReader::with_prefix(input, max_line_bytes, super::super::MAX_ID_SCAN_BYTES);
     loop {
         let frame = match reader.next_frame() {
             Ok(f) => f,

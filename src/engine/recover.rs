@@ -1,29 +1,30 @@
-//! Reading the id of a server line the gateway will not forward (not strict
-//! JSON, nested too deep, a duplicate key, invalid UTF-8, an id of the wrong
-//! type, over `--max-response-bytes`), so the request it answers gets
-//! `tool.bad_response` instead of waiting forever.
+//! Reading the id of a line that will not be parsed (over the line bound,
+//! not strict JSON, nested too deep, a duplicate key, invalid UTF-8, an id
+//! of the wrong type), so the request it is or answers gets an answer
+//! instead of waiting forever: the engine answers a client's oversized
+//! request by its id ([`line_id`]), the gateway answers a client's request
+//! whose server answer it will not forward with `tool.bad_response`.
 //!
-//! Leniently, by design: the line is never forwarded, so a wrong guess can
-//! only answer a pending request with an error early (fail closed). The scan
-//! reads the top-level members of the object the line starts with (or of
-//! each object element of a batch array), strings and nesting tracked byte
-//! by byte, over the whole line (already bounded by `--max-response-bytes`),
-//! and keeps each value of a member named `id`: a string, or a number whose
-//! value is an integer (`2.0` is `2`). An `id` nested deeper (inside
-//! `result`) never counts.
+//! Leniently, by design: the line is never used, so a wrong guess can only
+//! bring an error answer early (fail closed). The scan reads the top-level
+//! members of the object the line starts with (or of each object element of
+//! a batch array), strings and nesting tracked byte by byte, over the
+//! bounded bytes it is given, and keeps each value of a member named `id`:
+//! a string, or a number whose value is an integer (`2.0` is `2`). An `id`
+//! nested deeper (inside `result` or `params`) never counts.
 //!
 //! Ambiguity: a line naming several ids (two top-level `id` members, or a
-//! batch) answers every one of them that is pending with `tool.bad_response`
-//! (never one picked among them); past [`MAX_ID_CANDIDATES`] it names none.
-//! The server could answer each of those requests with an error itself, so
-//! this grants it nothing.
+//! batch) names every one of them (the gateway answers each pending one;
+//! [`line_id`] takes none); past [`MAX_ID_CANDIDATES`] it names none. The
+//! writer could have sent each of those errors itself, so this grants it
+//! nothing.
 
 use serde_json::Number;
 
-use crate::engine::Id;
+use super::wire::Id;
 
-/// Bytes kept of the start and of the end of a line over
-/// `--max-response-bytes` (the rest is discarded unread), scanned for its id.
+/// Bytes kept of the start and of the end of a line over its bound (the
+/// rest is discarded unread), scanned for its id.
 pub const MAX_ID_SCAN_BYTES: usize = 64 * 1024;
 
 /// Most `id` members kept from one line (a line with more names none).
@@ -232,6 +233,22 @@ fn number_id(text: &[u8]) -> Option<Id> {
     #[allow(clippy::cast_possible_truncation)]
     let i = f as i64;
     Some(Id::Number(Number::from(i)))
+}
+
+/// The one id an oversized line names, from its kept start (`prefix`,
+/// [`id_candidates`]) and end (`suffix`, [`tail_id_candidates`]): `None`
+/// when it names none, or more than one.
+pub fn line_id(prefix: &[u8], suffix: &[u8]) -> Option<Id> {
+    let mut ids = id_candidates(prefix);
+    for id in tail_id_candidates(suffix) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    match ids.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
