@@ -1,12 +1,12 @@
 //! The session's lifecycle answers: `initialize` (checked as the official
 //! SDKs check it), `server/discover`, and which batches an era allows. The
-//! era state machine itself is the engine's [`Era`].
+//! era state machine itself is the engine's [`Era`](crate::engine::Era).
 
 use serde_json::{json, Map, Value};
 
 use super::tools::PathScope;
-use crate::engine::wire::{code, Id, ProtocolError};
-use crate::engine::{stateless_versions, Era, Revision, LATEST_HANDSHAKE, META_SERVER_INFO};
+use crate::engine::wire::{Id, ProtocolError};
+use crate::engine::{stateless_versions, Revision, LATEST_HANDSHAKE, META_SERVER_INFO};
 
 macro_rules! summary {
     () => {
