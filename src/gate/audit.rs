@@ -98,10 +98,18 @@ fn open(path: &Path) -> io::Result<File> {
         .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
         .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("{e} (a symbolic link at the audit path is refused)"),
-            )
+            // Said only when it is why: ELOOP is the no-follow refusal, ENXIO
+            // a FIFO without a reader (non-blocking open for writing).
+            let why = match e.raw_os_error() {
+                Some(n) if n == rustix::io::Errno::LOOP.raw_os_error() => {
+                    " (a symbolic link at the audit path is refused)"
+                }
+                Some(n) if n == rustix::io::Errno::NXIO.raw_os_error() => {
+                    " (a FIFO or device at the audit path is refused: not a regular file)"
+                }
+                _ => "",
+            };
+            io::Error::new(e.kind(), format!("{e}{why}"))
         })?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -126,7 +134,8 @@ fn open(path: &Path) -> io::Result<File> {
             "the audit file belongs to another user, who could read or truncate the trail",
         ));
     }
-    if meta.permissions().mode() & 0o077 != 0 {
+    // Exactly 0600: no access for others, and no setuid, setgid or sticky bit.
+    if meta.permissions().mode() & 0o7777 != 0o600 {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
     Ok(file)
@@ -316,6 +325,24 @@ mod tests {
         a.write(&rec("x")).unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+        // Special bits are cleared too.
+        let q = t.path().join("setuid.jsonl");
+        std::fs::write(&q, "").unwrap();
+        std::fs::set_permissions(&q, std::fs::Permissions::from_mode(0o4600)).unwrap();
+        Audit::open(&q, 1000).unwrap();
+        let mode = std::fs::metadata(&q).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
+        // The error says what is at the path.
+        let e = Audit::open(&link, 1000).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        let fifo = t.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = Audit::open(&fifo, 1000).unwrap_err().to_string();
+        assert!(e.contains("FIFO") && !e.contains("symbolic"), "{e}");
     }
 
     /// A full disk: the write fails, is reported, and leaves no torn line.

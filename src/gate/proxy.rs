@@ -737,6 +737,18 @@ impl GateService {
                 ))
             }
             Ok(mut result) => {
+                // Every MCP result is an object (an empty one at least): a
+                // number, string, array or null is no answer a client can use.
+                if !result.is_object() {
+                    tracing::warn!(%id, method, "the server's result is not an object");
+                    return Reply::Send(Response::error(
+                        Some(id),
+                        gate_error(
+                            GateCode::BadResponse,
+                            "the server's result is not a JSON object".into(),
+                        ),
+                    ));
+                }
                 // Decided on the text the client will see: screened first
                 // (under `--poison strip` the decisions below see the
                 // stripped names, URIs and instructions). A listing of tools

@@ -439,6 +439,9 @@ fn a_batch_from_the_server_is_answered_element_by_element() {
     let r = g.call(8, "misbehave", json!({"how": "batch_bad"}));
     assert_eq!(r["id"], 8, "{r}");
     assert_eq!(r["error"]["data"]["code"], "tool.bad_response", "{r}");
+    // A result that is no object is no MCP answer.
+    let r = g.call(9, "misbehave", json!({"how": "scalar"}));
+    assert_eq!(r["error"]["data"]["code"], "tool.bad_response", "{r}");
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
     assert_eq!(r["id"], "after", "{r}");
     g.close();

@@ -193,6 +193,8 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": "s7", "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}})
                 send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s7", "reason": "changed my mind"}})
                 text(id, "progressed")
+            elif how == "scalar":
+                send({"jsonrpc": "2.0", "id": id, "result": 5})
             elif how == "notify":
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
                 text(id, "notified")
