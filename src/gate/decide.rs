@@ -247,13 +247,30 @@ impl Gatekeeper {
         .decide(name)
     }
 
+    /// `true` when `text` is a URI of a scheme `[resources] schemes` names
+    /// as the server's own (an opaque name, not a URL to vet).
+    fn is_own_resource(&self, text: &str) -> bool {
+        if self.policy.resource_schemes.is_empty() {
+            return false;
+        }
+        let form = lenient_form(text);
+        form.split_once(':').is_some_and(|(scheme, _)| {
+            self.policy
+                .resource_schemes
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(scheme))
+        })
+    }
+
     /// May the resource at `uri` be shown (`resources/list`) and used
     /// (`resources/read`, `subscribe`, `completion/complete`)? The one
     /// decision for both: a `file:` URI is a path on the server's machine
-    /// (the path check, when roots are set); any other URI gets the URL
-    /// check ([`Gatekeeper::check_arguments`] with `method` as the
-    /// operation name, so an `[[args]]` rule for `resources/read` with
-    /// pointer `/uri` applies).
+    /// (the path check, when roots are set); a URI of a scheme `[resources]
+    /// schemes` names is the server's own name and passes (an `[[args]]`
+    /// rule still applies); any other URI gets the URL check
+    /// ([`Gatekeeper::check_arguments`] with `method` as the operation name,
+    /// so an `[[args]]` rule for `resources/read` with pointer `/uri`
+    /// applies).
     ///
     /// # Errors
     /// The first refusal.
@@ -512,7 +529,7 @@ impl Gatekeeper {
                     spend(budget)?;
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
-                    if looks_like_url(s) {
+                    if looks_like_url(s) && !self.is_own_resource(s) {
                         if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
                             names.push(n);
                         }
@@ -538,7 +555,7 @@ impl Gatekeeper {
                     // (`type`, `content`) are member names, not paths.
                     let under_path = place != Place::Plain;
                     for k in m.keys() {
-                        if looks_like_url(k) {
+                        if looks_like_url(k) && !self.is_own_resource(k) {
                             spend(budget)?;
                             if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
                                 names.push(n);
@@ -1000,6 +1017,32 @@ max_bytes = 10
             (json!({"filePATH2": "/etc"}), "path.outside_root"),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+    }
+
+    /// F15: a scheme `[resources] schemes` names is the server's own: its
+    /// URIs pass the resource decision and argument checks; others do not,
+    /// and a network or file scheme cannot be named.
+    #[test]
+    fn own_resource_schemes() {
+        let plain = keeper("");
+        let own = keeper("[resources]\nschemes = [\"test\", \"Memo\"]\n");
+        let read = |g: &Gatekeeper, uri: &str| {
+            g.resource_decision("resources/read", uri)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        assert_eq!(read(&plain, "test://static/resource/1"), "url.scheme");
+        assert_eq!(read(&own, "test://static/resource/1"), "ok");
+        assert_eq!(read(&own, "MEMO:insights"), "ok");
+        assert_eq!(read(&own, " te\tst://x"), "ok");
+        assert_eq!(read(&own, "note://x"), "url.scheme");
+        assert!(read(&own, "http://169.254.169.254/").starts_with("ssrf."));
+        assert_eq!(code(&own, "t", json!({"uri": "test://a", "k": {"test://b": 1}})), "ok");
+        assert_eq!(code(&own, "t", json!({"uri": "gopher://a"})), "url.scheme");
+        for bad in ["http", "HTTPS", "file", "gopher", "x", "1ab", "a b"] {
+            let text = format!("[resources]\nschemes = [\"{bad}\"]\n");
+            assert!(Policy::parse(&text).is_err(), "{bad}");
         }
     }
 

@@ -197,6 +197,12 @@ pub struct Policy {
     pub relative: RelativePaths,
     /// `[paths] tilde`: how the child treats a leading `~`.
     pub tilde: TildePaths,
+    /// `[resources] schemes`: URI schemes that are the server's own names
+    /// for its resources (`test`, `note`, `memo`), lower case: a URI of one
+    /// of them is an opaque name the server resolves itself, exempt from
+    /// the URL check wherever it appears. Never `http(s)` nor a scheme of
+    /// [`super::URL_SCHEMES`].
+    pub resource_schemes: Vec<String>,
 }
 
 impl Default for Policy {
@@ -215,6 +221,7 @@ impl Default for Policy {
             roots: Vec::new(),
             relative: RelativePaths::default(),
             tilde: TildePaths::default(),
+            resource_schemes: Vec::new(),
         }
     }
 }
@@ -236,6 +243,15 @@ struct FileTop {
     limits: Vec<Spanned<FileLimit>>,
     #[serde(default)]
     paths: Option<FilePaths>,
+    #[serde(default)]
+    resources: Option<FileResources>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileResources {
+    #[serde(default)]
+    schemes: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -452,6 +468,30 @@ impl Policy {
                 max_bytes,
                 line,
             });
+        }
+        if let Some(r) = &top.resources {
+            cx.bounded(&r.schemes, "resources.schemes")?;
+            for sch in &r.schemes {
+                let name = sch.get_ref().to_ascii_lowercase();
+                let syntax = name.len() >= 2
+                    && name.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+                if !syntax {
+                    return Err(cx.err(
+                        sch.span(),
+                        format!("resources.schemes: `{}` is not a URI scheme of two or more characters (RFC 3986)", sch.get_ref()),
+                    ));
+                }
+                if super::URL_SCHEMES.contains(&name.as_str()) {
+                    return Err(cx.err(
+                        sch.span(),
+                        format!("resources.schemes: `{name}` is a network or file scheme, never a server's own names"),
+                    ));
+                }
+                p.resource_schemes.push(name);
+            }
         }
         if let Some(n) = &top.net {
             let allow = cx.entries(&n.allow, "net.allow")?;
