@@ -250,7 +250,7 @@ mod tests {
         // `read_file` twice, differently: neither is shown, and it is refused;
         // `ok` twice, the same: shown once.
         assert_eq!(page, json!({"tools": [{"name": "ok"}], "nextCursor": "c"}));
-        assert_eq!(events.len(), 4, "{events:?}");
+        assert_eq!(events.len(), 5, "{events:?}");
         assert!(view.get("write_file").is_some());
         assert!(view.get("read_file").unwrap().poisoned);
         assert!(view.get("read_file").unwrap().conflicting);
