@@ -1,5 +1,6 @@
 //! `toolgate mcp` over pipes: every bad input gets its exact answer (or, for
 //! notifications, none), and the next valid request is still answered.
+#![cfg(feature = "cli")]
 mod mcp_support;
 
 use mcp_support::*;

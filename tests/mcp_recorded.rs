@@ -1,5 +1,6 @@
 //! Replays the byte-exact client sessions recorded from real MCP clients
 //! (tests/data/mcp_recorded/, see its README) through `toolgate mcp`.
+#![cfg(feature = "cli")]
 mod mcp_support;
 
 use mcp_support::*;

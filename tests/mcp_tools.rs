@@ -1,5 +1,6 @@
 //! `toolgate mcp` tools over pipes: real PDFs, hostile PDFs mid-session,
 //! path confinement, and URL refusal with zero network connections.
+#![cfg(feature = "cli")]
 mod mcp_support;
 
 use std::net::TcpListener;

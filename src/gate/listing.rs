@@ -242,21 +242,34 @@ mod tests {
             {"name": "write_file", "description": "Writes."},
             {"name": "read_file", "description": "again"},
             {"description": "nameless"},
+            {"name": "ok"},
             {"name": "ok"}
         ], "nextCursor": "c"});
         let mut view = ToolView::default();
         let events = g.filter_tools_page(&mut page, &mut view, None, None);
-        assert_eq!(
-            page,
-            json!({"tools": [
-            {"name": "read_file", "description": "Reads."},
-            {"name": "ok"}
-        ], "nextCursor": "c"})
-        );
-        assert_eq!(events.len(), 4);
+        // `read_file` twice, differently: neither is shown, and it is refused;
+        // `ok` twice, the same: shown once.
+        assert_eq!(page, json!({"tools": [{"name": "ok"}], "nextCursor": "c"}));
+        assert_eq!(events.len(), 5, "{events:?}");
         assert!(view.get("write_file").is_some());
         assert!(view.get("read_file").unwrap().poisoned);
+        assert!(view.get("read_file").unwrap().conflicting);
+        assert!(g
+            .tool_decision("read_file", view.get("read_file"), None)
+            .is_err());
         assert!(!view.get("ok").unwrap().poisoned);
+        assert!(!view.get("ok").unwrap().conflicting);
+        // The next page of the same listing cannot redefine `ok`; a new
+        // listing can.
+        let mut next = json!({"tools": [{"name": "ok", "title": "Other"}]});
+        g.filter_tools_page(&mut next, &mut view, None, None);
+        assert_eq!(next, json!({"tools": []}));
+        assert!(view.get("ok").unwrap().conflicting);
+        view.end_listing();
+        let mut again = json!({"tools": [{"name": "ok", "title": "Other"}]});
+        g.filter_tools_page(&mut again, &mut view, None, None);
+        assert_eq!(again, json!({"tools": [{"name": "ok", "title": "Other"}]}));
+        assert!(!view.get("ok").unwrap().conflicting);
     }
 
     /// Under `--poison strip` a definition whose keys would merge once

@@ -126,10 +126,17 @@ proptest! {
             }
             text.push_str(&page.to_string());
         }
-        // First occurrence of each name is what the listing considered.
+        // First occurrence of each name is what the listing considered; a
+        // name the listing defines twice, differently, is refused (and shown
+        // only when its first definition was on an earlier page, which the
+        // client already has).
         let mut first: BTreeMap<String, &Tool> = BTreeMap::new();
+        let mut conflicting = BTreeSet::new();
         for t in &tools {
-            first.entry(t.name()).or_insert(t);
+            let f = *first.entry(t.name()).or_insert(t);
+            if f.def() != t.def() {
+                conflicting.insert(t.name());
+            }
         }
         let candidates = first.keys().cloned().chain(probes);
         for n in candidates {
@@ -137,7 +144,9 @@ proptest! {
                 .check_call(&n, view.get(&n), pins.as_ref(), &json!({"q": "text"}))
                 .is_ok();
             let listed = first.contains_key(&n);
-            if listed {
+            if conflicting.contains(&n) {
+                prop_assert!(!callable, "tool {:?} defined twice", n);
+            } else if listed {
                 prop_assert_eq!(shown.contains(&n), callable, "tool {:?}", n);
             } else {
                 prop_assert!(!shown.contains(&n));
