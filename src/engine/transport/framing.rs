@@ -504,9 +504,13 @@ mod tests {
         for capacity in [1, 3, 7, 64 * 1024] {
             let reader = io::BufReader::with_capacity(capacity, &input[..]);
             let mut r = LineReader::with_prefix(reader, 50, 20);
+            // The kept start names the line's one top-level id.
             assert_eq!(
                 r.next_frame().unwrap(),
-                Frame::Oversized { len: 120, id: None }
+                Frame::Oversized {
+                    len: 120,
+                    id: Some(Id::Number(7.into()))
+                }
             );
             assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
             assert_eq!(
