@@ -350,7 +350,7 @@ fn client_answers_to_the_server_are_mediated() {
     ask(&mut g, 1);
     g.send(&json!({"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","model":"m","content":{"type":"text","text":"http://169.254.169.254/latest/meta-data/"}}}).to_string());
     let seen = g.received();
-    assert!(!seen.contains("169.254"), "{seen}");
+    assert!(!seen.contains("meta-data"), "{seen}");
     assert!(
         seen.contains("ssrf."),
         "the server gets the refusal: {seen}"
