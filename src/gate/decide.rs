@@ -1038,7 +1038,10 @@ max_bytes = 10
         assert_eq!(read(&own, " te\tst://x"), "ok");
         assert_eq!(read(&own, "note://x"), "url.scheme");
         assert!(read(&own, "http://169.254.169.254/").starts_with("ssrf."));
-        assert_eq!(code(&own, "t", json!({"uri": "test://a", "k": {"test://b": 1}})), "ok");
+        assert_eq!(
+            code(&own, "t", json!({"uri": "test://a", "k": {"test://b": 1}})),
+            "ok"
+        );
         assert_eq!(code(&own, "t", json!({"uri": "gopher://a"})), "url.scheme");
         for bad in ["http", "HTTPS", "file", "gopher", "x", "1ab", "a b"] {
             let text = format!("[resources]\nschemes = [\"{bad}\"]\n");
