@@ -84,6 +84,70 @@ fn answers_stay_under_the_response_bound() {
     }
 }
 
+/// A file whose XMP packet is 4 MiB (`MAX_XMP_BYTES`) of U+0001 after
+/// `<x:xmpmeta>`: 13 wire bytes each in a 2025-06-18 answer, 52 MB in all.
+fn xmp_of_controls() -> Vec<u8> {
+    let mut xmp = b"<x:xmpmeta>".to_vec();
+    xmp.resize(toolgate::pdf::limits::MAX_XMP_BYTES, 1);
+    one_page(gen::HELLO)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R /Metadata 9 0 R >>")
+        .stream(
+            9,
+            "/Type /Metadata /Subtype /XML /Filter /FlateDecode",
+            &gen::zlib(&xmp),
+        )
+        .build()
+}
+
+/// Regression (attack pass on #22): a 4 MiB XMP of control characters gave
+/// `response_too_large` from `get_metadata`. The XMP is cut to fit the
+/// response bound, with a warning naming the limit; the rest of the
+/// metadata comes back, in both revisions.
+#[test]
+fn an_xmp_past_the_response_bound_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = xmp_of_controls();
+    assert!(pdf.len() < 16 * 1024, "{}", pdf.len());
+    std::fs::write(dir.path().join("x.pdf"), &pdf).unwrap();
+    for version in ["2025-06-18", "2024-11-05"] {
+        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_metadata","arguments":{"path":"x.pdf"}}});
+        let input = format!("{}\n{call}\n", initialize(version));
+        let out = run_with(dir.path(), &[], input.into_bytes());
+        let r = &out.responses[1];
+        let line = serde_json::to_string(r).unwrap();
+        assert!(
+            line.len() <= MAX_RESPONSE_BYTES,
+            "{version}: {}",
+            line.len()
+        );
+        assert_eq!(
+            r["result"]["isError"],
+            false,
+            "{version}: {}",
+            &line[..300.min(line.len())]
+        );
+        let m: Value =
+            serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        let xmp = m["xmp"].as_str().unwrap();
+        assert!(xmp.starts_with("<x:xmpmeta>\u{1}"), "{version}");
+        assert!(
+            xmp.len() < toolgate::pdf::limits::MAX_XMP_BYTES,
+            "{version}"
+        );
+        assert_eq!(m["pageCount"], 1);
+        assert!(
+            m["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w["limit"] == "max_response_bytes"
+                    && w["message"].as_str().unwrap().contains("XMP packet is cut")),
+            "{version}: {}",
+            m["warnings"]
+        );
+    }
+}
+
 /// `pages` pages each showing `lines` lines of 16 Ki quotes (200 lines:
 /// the text of [`escaped_twice`], 3.3 M quotes).
 fn escaped_twice_pages(pages: u32, lines: usize) -> Vec<u8> {
@@ -512,6 +576,46 @@ fn flate_truncated() -> Vec<u8> {
     page_with(F1, "/Filter /FlateDecode", &z[..z.len() / 2]).build()
 }
 
+/// Text, then one `Tj` with `n` operands (a flate stream: 8 M operands
+/// are 16 MB of content, just under `MAX_STREAM_BYTES`, in a 16 KB file),
+/// then text that is lost with it.
+fn many_operands(n: usize) -> Vec<u8> {
+    let mut content = b"BT /F1 12 Tf 72 720 Td (Before) Tj ".to_vec();
+    content.extend_from_slice(&b"1 ".repeat(n));
+    content.extend_from_slice(b"(Lost) Tj (After) Tj ET");
+    page_with(F1, "/Filter /FlateDecode", &gen::zlib(&content)).build()
+}
+
+/// Regression (attack pass on #22): one page of 8 M operands before one
+/// operator ended the whole call at `worker_memory` (lopdf holds every
+/// operand until the operator). The stream's text ends before that
+/// operation, with a page warning naming `MAX_OPERANDS`; the text before
+/// it comes back, through the isolated worker.
+#[test]
+fn an_operation_of_too_many_operands_ends_the_text_there() {
+    // `n` numbers and the string `(Lost)`: one past the bound at
+    // `MAX_OPERANDS`, and far past it.
+    for n in [toolgate::pdf::limits::MAX_OPERANDS, 8_000_000] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.pdf");
+        std::fs::write(&path, many_operands(n)).unwrap();
+        let (stdout, stderr) = run_cli(&["extract", "--json"], &path);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        let text = v["pages"][0]["text"].as_str().unwrap();
+        assert!(text.contains("Before") && !text.contains("After"), "{text}");
+        let w = v["warnings"].to_string();
+        assert!(
+            w.contains(&format!(
+                "with more than {} operands",
+                toolgate::pdf::limits::MAX_OPERANDS
+            )),
+            "{w}"
+        );
+    }
+    let w = cli_warnings(&many_operands(toolgate::pdf::limits::MAX_OPERANDS - 1));
+    assert!(!w.iter().any(|m| m.contains("operands")), "{w:?}");
+}
+
 /// A font name of `n` characters, missing from the resources.
 fn long_font_name(n: usize) -> Vec<u8> {
     let name = "X".repeat(n);
@@ -547,8 +651,17 @@ fn write_message_seeds() {
         ),
         ("hostile-flate-truncated.pdf", flate_truncated()),
         ("hostile-warning-cut-note-count.pdf", long_font_name(4000)),
+        ("hostile-content-8m-operands.pdf", many_operands(8_000_000)),
+        (
+            "hostile-warnings-call-cap-hides-lost-text.pdf",
+            minor_warnings_then_lost_text(),
+        ),
+        (
+            "hostile-metadata-4mib-xmp-of-controls.pdf",
+            xmp_of_controls(),
+        ),
     ] {
-        assert!(data.len() < 7 * 1024, "{file}: {}", data.len());
+        assert!(data.len() < 20 * 1024, "{file}: {}", data.len());
         std::fs::write(dir.join(file), data).unwrap();
     }
 }
@@ -674,13 +787,65 @@ fn the_page_cap_leaves_room_for_lost_text_and_says_so() {
             .any(|m| m.contains("Form XObject /Fm") && m.contains("not zlib")),
         "{w:#?}"
     );
-    let note = w.last().unwrap();
+    // The warnings that text was lost, the note, then the minor ones.
+    let note = format!(
+        "{} more warnings on this page were left out",
+        70 - toolgate::pdf::MAX_PAGE_MINOR_WARNINGS
+    );
+    let at = w.iter().position(|m| m.starts_with(&note)).expect(&note);
+    assert!(w[..at].iter().all(|m| !m.contains("stand-in")), "{w:#?}");
+    assert!(w[at + 1..].iter().all(|m| m.contains("stand-in")), "{w:#?}");
+}
+
+/// Six pages of 48 missing fonts each (288 minor warnings), then a page
+/// whose content is random bytes.
+fn minor_warnings_then_lost_text() -> Vec<u8> {
+    let mut content = String::new();
+    for i in 0..48 {
+        content.push_str(&format!("BT /G{i} 12 Tf 72 700 Td (x) Tj ET\n"));
+    }
+    let kids: Vec<String> = (0..7).map(|i| format!("{} 0 R", 10 + i)).collect();
+    let mut doc = gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!("<< /Type /Pages /Kids [{}] /Count 7 >>", kids.join(" ")),
+        )
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .stream(6, "", content.as_bytes())
+        .stream(7, "", &noise(5, 3000));
+    for i in 0..7 {
+        let contents = if i == 6 { 7 } else { 6 };
+        doc = doc.obj(
+            10 + i,
+            format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {F1} /Contents {contents} 0 R >>"),
+        );
+    }
+    doc.build()
+}
+
+/// Regression (attack pass on #22): the call's cap of 256 warnings could be
+/// spent on minor font warnings of early pages, hiding that a later page's
+/// text was lost. Minor warnings take at most `pdf::MAX_MINOR_WARNINGS` of
+/// it; the later page's warning is kept, and the note counts the rest.
+#[test]
+fn minor_warnings_of_early_pages_leave_room_for_lost_text() {
+    let w = cli_warnings(&minor_warnings_then_lost_text());
+    assert!(w.len() <= toolgate::pdf::MAX_WARNINGS + 1, "{}", w.len());
     assert!(
-        note.starts_with(&format!(
-            "{} more warnings on this page were left out",
-            70 - toolgate::pdf::MAX_PAGE_MINOR_WARNINGS
+        w.iter()
+            .any(|m| m.contains("is not PDF content") || m.contains("has a syntax error at byte")),
+        "{w:#?}"
+    );
+    let minor = w.iter().filter(|m| m.contains("/G")).count();
+    assert_eq!(minor, toolgate::pdf::MAX_MINOR_WARNINGS);
+    assert!(
+        w.last().unwrap().starts_with(&format!(
+            "{} more warnings were left out",
+            6 * 48 - toolgate::pdf::MAX_MINOR_WARNINGS
         )),
-        "{note}"
+        "{:?}",
+        w.last()
     );
 }
 

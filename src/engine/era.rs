@@ -382,6 +382,29 @@ mod tests {
         assert_eq!(era.revision(), Some(Revision::V2025_11_25));
     }
 
+    /// JSON-RPC batches exist only in 2025-03-26: every other state of the
+    /// session refuses them with -32600 and says why.
+    #[test]
+    fn batches_only_where_the_revision_allows_them() {
+        let batch = |era: Era| era.accept_batch().map_err(|e| (e.code, e.message));
+        let hs = |rev| Era::Handshake {
+            rev,
+            initialized: true,
+        };
+        assert_eq!(batch(hs(Revision::V2025_03_26)), Ok(()));
+        for (era, says) in [
+            (hs(Revision::V2024_11_05), "2024-11-05 does not allow"),
+            (hs(Revision::V2025_06_18), "2025-06-18 does not allow"),
+            (hs(Revision::V2025_11_25), "2025-11-25 does not allow"),
+            (Era::Stateless, "2026-07-28 does not allow"),
+            (Era::Fresh, "before initialize"),
+        ] {
+            let (c, message) = batch(era).unwrap_err();
+            assert_eq!(c, code::INVALID_REQUEST, "{era:?}");
+            assert!(message.contains(says), "{era:?}: {message}");
+        }
+    }
+
     #[test]
     fn versions_list_handshake_revisions_first() {
         let all = supported_versions();

@@ -339,6 +339,28 @@ mod tests {
         assert_eq!(tail(br#"x"},"id":2"#), Vec::<String>::new(), "no end");
     }
 
+    /// The kept start and end of a cut line: an id both name counts once;
+    /// two different ids, or none, name no request.
+    #[test]
+    fn the_id_of_a_cut_line() {
+        let one = |p: &[u8], s: &[u8]| line_id(p, s).map(|i| i.to_string());
+        assert_eq!(
+            one(br#"{"id":7,"result":"aa"#, br#"aa"}"#),
+            Some("7".into())
+        );
+        assert_eq!(
+            one(br#"{"result":"aa"#, br#"aa","id":8}"#),
+            Some("8".into())
+        );
+        assert_eq!(
+            one(br#"{"id":7,"result":"aa"#, br#"aa","id":7}"#),
+            Some("7".into()),
+            "the same id at both ends is one id"
+        );
+        assert_eq!(one(br#"{"id":7,"result":"aa"#, br#"aa","id":8}"#), None);
+        assert_eq!(one(br#"{"result":"aa"#, br#"aa"}"#), None);
+    }
+
     fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
         let leaf = prop_oneof![

@@ -929,6 +929,56 @@ max_bytes = 10
         );
     }
 
+    /// A client's answer to a server's request is read as arguments are:
+    /// URLs anywhere, path-named members against the roots; its `roots`
+    /// list is the client's own and is not checked; names to resolve are
+    /// returned.
+    #[test]
+    fn client_answers_are_checked_as_arguments() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let g = Gatekeeper {
+            roots: Some(
+                Roots::new(
+                    std::slice::from_ref(&base),
+                    base.clone(),
+                    None,
+                    crate::gate::RelativePaths::Cwd,
+                    crate::gate::TildePaths::Refuse,
+                )
+                .unwrap(),
+            ),
+            ..keeper("")
+        };
+        let answer = |v: Value| {
+            g.check_client_answer(&v)
+                .map(|n| n.iter().map(|p| p.host().to_owned()).collect::<Vec<_>>())
+                .map_err(|e| e.code())
+        };
+        assert_eq!(
+            answer(json!({"content": {"type": "text", "text": "http://169.254.169.254/"}})),
+            Err("ssrf.cloud_metadata")
+        );
+        assert_eq!(
+            answer(json!({"action": "accept", "content": {"filePath": "/etc/passwd"}})),
+            Err("path.outside_root")
+        );
+        assert_eq!(
+            answer(json!({"roots": [{"uri": "file:///etc", "name": "etc"}]})),
+            Ok(vec![]),
+            "a roots list is the client's to give"
+        );
+        assert_eq!(
+            answer(json!({"content": {"type": "text", "text": "see https://a.example/x"}})),
+            Ok(vec![]),
+            "text that only mentions a URL is text"
+        );
+        assert_eq!(
+            answer(json!({"action": "accept", "content": {"site": "https://a.example/x"}})),
+            Ok(vec!["a.example".to_owned()])
+        );
+    }
+
     #[test]
     fn path_arguments() {
         let t = tempfile::tempdir().unwrap();

@@ -8,7 +8,8 @@
 //! whole line into a counter; an `extract` result over the bound is cut
 //! short from its last page backwards, by the exact wire cost of each
 //! character removed, and says so (`truncated: true`, a warning naming
-//! `max_response_bytes`). Any other answer over the bound becomes the tool
+//! `max_response_bytes`); a `get_metadata` XMP packet is cut the same way.
+//! Any other answer over the bound becomes the tool
 //! error `response_too_large`.
 
 use serde_json::{json, Value};
@@ -93,7 +94,8 @@ pub fn fit(
             return result;
         }
         let excess = size - MAX_RESPONSE_BYTES;
-        if !cut_pages(&mut value, excess.saturating_add(WARNING_SLACK), structured) {
+        let excess = excess.saturating_add(WARNING_SLACK);
+        if !(cut_pages(&mut value, excess, structured) || cut_xmp(&mut value, excess, structured)) {
             break;
         }
     }
@@ -117,6 +119,46 @@ fn too_large(build: &impl Fn(Result<&Value, &ToolFailure>) -> Value) -> Value {
         "response_too_large",
         format!("the answer would be longer than the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit"),
     )))
+}
+
+/// Removes at least `excess` wire bytes from the end of a `get_metadata`
+/// value's XMP packet (the one field of it without a bound of its own in
+/// wire bytes: [`crate::pdf::limits::MAX_XMP_BYTES`] counts raw bytes, and a control
+/// character costs up to 13 on the wire) and adds a warning naming the
+/// limit and the bytes kept; `false` when there is no XMP text to cut.
+fn cut_xmp(value: &mut Value, excess: usize, structured: bool) -> bool {
+    let Some(Value::String(xmp)) = value.get_mut("xmp") else {
+        return false;
+    };
+    if xmp.is_empty() {
+        return false;
+    }
+    let whole = xmp.len();
+    let mut left = excess;
+    let mut cut = whole;
+    for (i, c) in xmp.char_indices().rev() {
+        if left == 0 {
+            break;
+        }
+        left = left.saturating_sub(char_cost(c, structured));
+        cut = i;
+    }
+    xmp.truncate(cut);
+    let warning = json!({
+        "page": null,
+        "limit": RESPONSE_LIMIT_NAME,
+        "message": format!(
+            "the XMP packet is cut to its first {cut} of {whole} bytes (no longer well-formed XML): the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more)"
+        ),
+    });
+    if let Some(m) = value.as_object_mut() {
+        if let Some(Value::Array(ws)) = m.get_mut("warnings") {
+            ws.push(warning);
+        } else {
+            m.insert("warnings".into(), json!([warning]));
+        }
+    }
+    true
 }
 
 /// The limits whose warning says where an `extract` answer's text stops.
@@ -308,10 +350,46 @@ mod tests {
         assert!(messages[kept.len()].contains(RESPONSE_LIMIT_NAME));
     }
 
+    /// A metadata answer whose XMP of control characters (13 wire bytes
+    /// each) passes the bound keeps the most of its XMP that fits, says so,
+    /// and keeps everything else.
+    #[test]
+    fn an_xmp_over_the_bound_is_cut() {
+        let id = Id::Number(1.into());
+        let xmp = format!("<x>{}", "\u{1}".repeat(crate::pdf::limits::MAX_XMP_BYTES));
+        let meta = json!({"pdfVersion": "1.7", "info": {"Title": "t"}, "xmp": xmp, "warnings": []});
+        let result = fit(&id, Ok(meta), true, build(true));
+        assert_ne!(result["isError"], true);
+        let size = line_bytes(&id, &result);
+        assert!(size <= MAX_RESPONSE_BYTES, "{size}");
+        assert!(
+            size > MAX_RESPONSE_BYTES - 64 * 1024,
+            "cut no more than needed: {size}"
+        );
+        let sc = &result["structuredContent"];
+        let kept = sc["xmp"].as_str().unwrap();
+        assert!(kept.starts_with("<x>") && kept.len() < xmp.len());
+        assert_eq!(sc["info"]["Title"], "t");
+        let ws = sc["warnings"].as_array().unwrap();
+        assert_eq!(ws.len(), 1, "{ws:?}");
+        assert_eq!(ws[0]["limit"], RESPONSE_LIMIT_NAME);
+        let message = ws[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("first {} of {}", kept.len(), xmp.len())),
+            "{message}"
+        );
+        // Small enough: untouched.
+        let small = json!({"xmp": "\u{1}".repeat(1000), "warnings": []});
+        assert_eq!(
+            fit(&id, Ok(small.clone()), true, build(true)),
+            build(true)(Ok(&small))
+        );
+    }
+
     #[test]
     fn other_answers_over_the_bound_are_refused() {
         let id = Id::Number(1.into());
-        let meta = json!({"xmp": "\u{1}".repeat(MAX_RESPONSE_BYTES / 6)});
+        let meta = json!({"title": "\u{1}".repeat(MAX_RESPONSE_BYTES / 6)});
         let result = fit(&id, Ok(meta), true, build(true));
         assert_eq!(result["isError"], true);
         assert!(result.to_string().contains("response_too_large"));

@@ -222,11 +222,19 @@ fn extract_unbounded(
                 },
             });
         }
-        warnings.extend(pt.warnings.into_iter().map(|message| Warning {
-            page: Some(number),
-            limit: None,
-            message,
-        }));
+        let lost = pt.warnings.len().saturating_sub(pt.minor_warnings);
+        for (i, message) in pt.warnings.into_iter().enumerate() {
+            let w = Warning {
+                page: Some(number),
+                limit: None,
+                message,
+            };
+            if i < lost {
+                warnings.push(w);
+            } else {
+                warnings.push_minor(w);
+            }
+        }
         pages.push(Page { number, text });
         if let Some(limit) = spent {
             truncated = true;

@@ -28,6 +28,13 @@ pub const MAX_PAGES: usize = 100_000;
 pub const MAX_PAGES_PER_CALL: usize = 2_000;
 /// Most characters of text returned by one call (all pages).
 pub const MAX_OUTPUT_CHARS: usize = 8 << 20;
+/// Most operands of one content-stream operation, every element of an
+/// array or dictionary among them counted (`[(a) -120 (b)] TJ` is four):
+/// lopdf's parser holds them all until the operator comes, some 100 bytes
+/// each, so this bounds that memory to a few MiB. Real operations have a
+/// handful (a long `TJ` array, a few thousand); poppler reads at most 33.
+/// An operation past it ends the stream's text there, with a page warning.
+pub const MAX_OPERANDS: usize = 65_536;
 /// Most content-stream operators interpreted per page (all its streams).
 pub const MAX_OPERATIONS_PER_PAGE: usize = 1_000_000;
 /// Most glyphs placed on one page: each costs about 200 bytes until the page

@@ -74,8 +74,14 @@ pub struct Warning {
 
 /// Most warnings without a limit (a damaged font, a refused stream, …) one
 /// call returns; past it one more warning says how many were left out.
-/// Warnings naming a limit are always kept (one per limit and call).
+/// Warnings naming a limit are always kept (one per limit and call). Of
+/// them, at most [`MAX_MINOR_WARNINGS`] are minor, so that room is left for
+/// warnings that text was lost on later pages.
 pub const MAX_WARNINGS: usize = 256;
+
+/// Most minor page warnings (a font read with a stand-in: the text is still
+/// there) one call returns (see [`MAX_WARNINGS`]).
+pub const MAX_MINOR_WARNINGS: usize = 192;
 
 /// Most distinct warnings one page gives; past it one more says how many
 /// were left out. Of them, at most [`MAX_PAGE_MINOR_WARNINGS`] are minor
@@ -111,6 +117,7 @@ impl Warning {
 pub(crate) struct Warnings {
     list: Vec<Warning>,
     unlimited: usize,
+    minor: usize,
     left_out: usize,
 }
 
@@ -131,11 +138,26 @@ impl Warnings {
         });
     }
 
+    /// Adds a minor `warning` (without a limit), or counts it as left out
+    /// when [`MAX_MINOR_WARNINGS`] minor ones, or [`MAX_WARNINGS`] in all,
+    /// are already kept.
+    pub(crate) fn push_minor(&mut self, warning: Warning) {
+        if self.minor >= MAX_MINOR_WARNINGS || self.unlimited >= MAX_WARNINGS {
+            self.left_out = self.left_out.saturating_add(1);
+            return;
+        }
+        self.minor = self.minor.saturating_add(1);
+        self.push(Warning {
+            limit: None,
+            ..warning
+        });
+    }
+
     /// The warnings kept, then one saying how many were left out.
     pub(crate) fn finish(mut self) -> Vec<Warning> {
         if self.left_out > 0 {
             self.list.push(Warning::doc(format!(
-                "{} more warnings were left out (at most {MAX_WARNINGS} per call)",
+                "{} more warnings were left out (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)",
                 self.left_out
             )));
         }
@@ -381,6 +403,40 @@ mod tests {
             let e = bad.parse::<PageRange>().unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// Minor warnings fill at most `MAX_MINOR_WARNINGS` of the call's
+    /// room: warnings that text was lost, coming after them, are kept; the
+    /// note counts every warning left out, minor or not.
+    #[test]
+    fn minor_warnings_leave_room_for_lost_text() {
+        let mut w = Warnings::default();
+        for i in 0..MAX_WARNINGS + 50 {
+            w.push_minor(Warning::doc(format!("font {i}")));
+        }
+        for i in 0..MAX_WARNINGS - MAX_MINOR_WARNINGS + 5 {
+            w.push(Warning::doc(format!("lost {i}")));
+        }
+        let list = w.finish();
+        let count = |p: &str| list.iter().filter(|x| x.message.starts_with(p)).count();
+        assert_eq!(count("font "), MAX_MINOR_WARNINGS);
+        assert_eq!(count("lost "), MAX_WARNINGS - MAX_MINOR_WARNINGS);
+        assert_eq!(list.len(), MAX_WARNINGS + 1);
+        let left = MAX_WARNINGS + 50 - MAX_MINOR_WARNINGS + 5;
+        assert!(
+            list[MAX_WARNINGS]
+                .message
+                .starts_with(&format!("{left} more warnings were left out")),
+            "{:?}",
+            list[MAX_WARNINGS]
+        );
+        // A full call takes no more minor ones either.
+        let mut w = Warnings::default();
+        for i in 0..MAX_WARNINGS {
+            w.push(Warning::doc(format!("lost {i}")));
+        }
+        w.push_minor(Warning::doc("font"));
+        assert_eq!(w.finish().len(), MAX_WARNINGS + 1);
     }
 
     /// At most `MAX_WARNINGS` warnings without a limit, then one note of how

@@ -11,10 +11,10 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::Font;
 use super::layout::Glyph;
-use super::lex::Cursor;
+use super::lex::{operand_overflow, Cursor};
 use super::TextLimits;
 use crate::pdf::budget::Work;
-use crate::pdf::limits::{Limit, Limits};
+use crate::pdf::limits::{Limit, Limits, MAX_OPERANDS};
 use crate::pdf::object::{deref, num, nums, resolve_with_id};
 use crate::pdf::{MAX_PAGE_MINOR_WARNINGS, MAX_PAGE_WARNINGS};
 
@@ -113,7 +113,10 @@ impl Call {
 pub struct Sink<'c> {
     pub glyphs: Vec<Glyph>,
     pub text: String,
-    pub warnings: Vec<String>,
+    /// Warnings that text of the page is lost ([`Sink::alert`]).
+    warnings: Vec<String>,
+    /// Minor warnings ([`Sink::warn`]: the text is still there).
+    minor: Vec<String>,
     pub truncated: bool,
     /// Call limits that cut a stream of this page (its text is incomplete).
     pub limits_hit: Vec<Limit>,
@@ -136,6 +139,7 @@ impl<'c> Sink<'c> {
             glyphs: Vec::new(),
             text: String::new(),
             warnings: Vec::new(),
+            minor: Vec::new(),
             truncated: false,
             limits_hit: Vec::new(),
             bounds: None,
@@ -250,31 +254,35 @@ impl<'c> Sink<'c> {
     /// still there): kept while fewer than [`MAX_PAGE_MINOR_WARNINGS`]
     /// warnings are, so the rest of the room stays for [`Sink::alert`].
     fn warn(&mut self, w: String) {
-        self.keep(w, MAX_PAGE_MINOR_WARNINGS);
+        self.keep(w, MAX_PAGE_MINOR_WARNINGS, true);
     }
 
     /// A warning that text of the page is lost (a stream that could not be
     /// decoded or parsed, a limit): kept while fewer than
     /// [`MAX_PAGE_WARNINGS`] warnings are.
     pub fn alert(&mut self, w: String) {
-        self.keep(w, MAX_PAGE_WARNINGS);
+        self.keep(w, MAX_PAGE_WARNINGS, false);
     }
 
-    fn keep(&mut self, w: String, room: usize) {
+    fn keep(&mut self, w: String, room: usize, minor: bool) {
         // Keep warnings few, short, safe and distinct.
         let w = crate::pdf::shorten(&w);
-        if self.warnings.contains(&w) {
+        if self.warnings.contains(&w) || self.minor.contains(&w) {
             return;
         }
-        if self.warnings.len() < room {
-            self.warnings.push(w);
-        } else {
+        if self.warnings.len().saturating_add(self.minor.len()) >= room {
             self.left_out = self.left_out.saturating_add(1);
+        } else if minor {
+            self.minor.push(w);
+        } else {
+            self.warnings.push(w);
         }
     }
 
-    /// The page's warnings, then one saying how many were left out.
-    pub fn take_warnings(&mut self) -> Vec<String> {
+    /// The page's warnings that text is lost, one saying how many were
+    /// left out, then the minor ones; and how many of the list are minor
+    /// (its last ones).
+    pub fn take_warnings(&mut self) -> (Vec<String>, usize) {
         let mut list = std::mem::take(&mut self.warnings);
         if self.left_out > 0 {
             list.push(format!(
@@ -283,7 +291,10 @@ impl<'c> Sink<'c> {
             ));
             self.left_out = 0;
         }
-        list
+        let minor = std::mem::take(&mut self.minor);
+        let count = minor.len();
+        list.extend(minor);
+        (list, count)
     }
 }
 
@@ -418,6 +429,11 @@ impl<'a> Interp<'a> {
         resources: Option<&'a Dictionary>,
         gs: &mut GState,
     ) {
+        // An operation of more operands than lopdf should hold ends the
+        // stream's text where it starts.
+        let whole = data.len();
+        let overflow = operand_overflow(data, MAX_OPERANDS);
+        let data = overflow.and_then(|at| data.get(..at)).unwrap_or(data);
         let mut cursor = Cursor::new(data);
         let mut check = StreamCheck {
             ops: 0,
@@ -613,6 +629,11 @@ impl<'a> Interp<'a> {
         }
         check.rest = cursor.rest();
         sink.check_stream(what, data, check);
+        if let Some(at) = overflow {
+            sink.alert(format!(
+                "{what} has an operation at byte {at} of {whole} with more than {MAX_OPERANDS} operands: the text from there on is lost"
+            ));
+        }
     }
 
     /// The `/ActualText` of a `BDC` property list (inline, or named in the

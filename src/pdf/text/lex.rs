@@ -202,6 +202,43 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Where the first operation with more than `max` operands starts, when
+/// one has: every object before its operator counts, and so does every
+/// element of an array or dictionary among them (`[(a) -120 (b)] TJ` is
+/// four), for lopdf's parser holds all of them in memory until the
+/// operator comes. `None` when every operation is within `max`. Linear in
+/// the stream's length; allocates nothing.
+pub fn operand_overflow(data: &[u8], max: usize) -> Option<usize> {
+    let mut c = Cursor::new(data);
+    let mut run_start = 0usize;
+    let mut operands = 0usize;
+    while let Some((start, end)) = c.token() {
+        let token = data.get(start..end).unwrap_or_default();
+        let first = token.first().copied().unwrap_or_default();
+        let operator = is_operator_char(first)
+            && !first.is_ascii_digit()
+            && !matches!(token, b"true" | b"false" | b"null");
+        if operator {
+            if token == b"BI" {
+                c.past_inline_image();
+            }
+            operands = 0;
+            continue;
+        }
+        if matches!(token, b"]" | b">>" | b"}") {
+            continue;
+        }
+        if operands == 0 {
+            run_start = start;
+        }
+        operands = operands.saturating_add(1);
+        if operands > max {
+            return Some(run_start);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +278,28 @@ mod tests {
         );
         assert_eq!(left(b"q Q 1 0 0"), Some((3, 6)));
         assert!(Cursor::blank(b" \n% x\r\n\0"));
+    }
+
+    /// Exact: the operands of each operation counted, array and
+    /// dictionary members included, closers and operators not; the run
+    /// that passes the bound is named by where it starts.
+    #[test]
+    fn operations_with_too_many_operands_are_found() {
+        let ok = b"BT /F1 12 Tf [(a) -120 (b)] TJ << /A [1 2] >> BDC true 1 null d0 ET";
+        assert_eq!(operand_overflow(ok, 5), None);
+        assert_eq!(operand_overflow(ok, 4), Some(31), "the dictionary is five");
+        assert_eq!(operand_overflow(ok, 3), Some(13), "the TJ array is four");
+        assert_eq!(operand_overflow(b"q 1 2 3 4 5 6 cm", 6), None);
+        assert_eq!(operand_overflow(b"q 1 2 3 4 5 6 cm", 5), Some(2));
+        assert_eq!(operand_overflow(b"1 2 3", 2), Some(0), "no operator at all");
+        assert_eq!(
+            operand_overflow(b"BI /W 1 /H 1 ID 1 2 3 4 5 6 7 EI 1 2 3 Tj", 3),
+            None,
+            "an inline image's data is not operands"
+        );
+        let many = "1 ".repeat(70_000) + "Tj";
+        assert_eq!(operand_overflow(many.as_bytes(), 65_536), Some(0));
+        assert_eq!(operand_overflow(many.as_bytes(), 70_000), None);
         assert!(!Cursor::blank(b" x"));
     }
 }

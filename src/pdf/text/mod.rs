@@ -75,8 +75,12 @@ impl Default for TextLimits {
 pub struct PageText {
     /// Text in reading order; lines separated by `\n`.
     pub text: String,
-    /// What could not be read on this page, for humans.
+    /// What could not be read on this page, for humans: first those that
+    /// say text was lost, then [`minor_warnings`](Self::minor_warnings)
+    /// minor ones (a font read with a stand-in: the text is still there).
     pub warnings: Vec<String>,
+    /// How many of `warnings`, at its end, are minor.
+    pub minor_warnings: usize,
     /// True when a limit cut the page short.
     pub truncated: bool,
     /// The call limits ([`crate::pdf::limits::Limit::StreamBytes`],
@@ -141,9 +145,11 @@ pub(crate) fn page_text_in(
         text.truncate(cut);
         truncated = true;
     }
+    let (warnings, minor_warnings) = sink.take_warnings();
     PageText {
         text,
-        warnings: sink.take_warnings(),
+        warnings,
+        minor_warnings,
         truncated,
         limits_hit: sink.limits_hit,
     }
