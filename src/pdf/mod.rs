@@ -463,7 +463,7 @@ mod tests {
         );
         assert_eq!(
             list.last().unwrap().message,
-            format!("11 more warnings were left out (at most {MAX_WARNINGS} per call)")
+            format!("11 more warnings were left out (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)")
         );
         let long = shorten(&"é".repeat(MAX_WARNING_CHARS + 3));
         assert!((MAX_WARNING_CHARS - 2..=MAX_WARNING_CHARS).contains(&long.chars().count()));
