@@ -143,6 +143,217 @@ fn a_misplaced_xref_entry_rebuilds_the_table() {
     );
 }
 
+/// One page of `HELLO` whose only cross-reference data is a flate xref
+/// stream (object 6, so its dictionary is the trailer) with `parms` as its
+/// `/DecodeParms`; its rows carry the PNG predictor byte when
+/// `png` is set.
+fn xref_stream_file(parms: &str, png: bool) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut out = b"%PDF-1.5\n".to_vec();
+    let mut offsets = Vec::new();
+    for (n, body) in [
+        (1, b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()),
+        (2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec()),
+        (3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_vec()),
+        (4, [format!("<< /Length {} >>\nstream\n", HELLO.len()).as_bytes(), HELLO, b"\nendstream"].concat()),
+        (5, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec()),
+    ] {
+        offsets.push(out.len());
+        write!(out, "{n} 0 obj\n").unwrap();
+        out.extend_from_slice(&body);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    offsets.push(xref);
+    let mut rows = Vec::new();
+    let mut row = |t: u8, a: usize, b: u16| {
+        if png {
+            rows.push(0);
+        }
+        rows.push(t);
+        rows.extend_from_slice(&u32::try_from(a).unwrap().to_be_bytes());
+        rows.extend_from_slice(&b.to_be_bytes());
+    };
+    row(0, 0, 65535);
+    for off in offsets {
+        row(1, off, 0);
+    }
+    let z = gen::zlib(&rows);
+    write!(out, "6 0 obj\n<< /Type /XRef /Size 7 /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /DecodeParms {parms} /Length {} >>\nstream\n", z.len()).unwrap();
+    out.extend_from_slice(&z);
+    write!(out, "\nendstream\nendobj\nstartxref\n{xref}\n%%EOF\n").unwrap();
+    out
+}
+
+/// Regression (attack pass on #22): a cross-reference stream whose
+/// predictor `/Columns` asks for gigabytes gave `limit_exceeded`
+/// (`stream_bytes`) where poppler rebuilds the table. It is damaged
+/// cross-reference data: the table is rebuilt from a scan, and the catalog
+/// the scan finds is the root (the trailer was that stream's dictionary).
+#[test]
+fn an_xref_stream_that_cannot_be_decoded_is_rebuilt() {
+    let good = xref_stream_file("<< /Predictor 12 /Columns 7 >>", true);
+    let x = extract(Source::Bytes(&good), None).unwrap();
+    assert_eq!(x.pages[0].text.trim(), "Hello hostile world");
+    assert!(!metadata(Source::Bytes(&good)).unwrap().xref_repaired);
+    let mut seeds = Vec::new();
+    for (name, parms) in [
+        (
+            "columns-2147483647",
+            "<< /Predictor 12 /Columns 2147483647 >>",
+        ),
+        (
+            "columns-100000000",
+            "<< /Predictor 12 /Columns 100000000 >>",
+        ),
+        (
+            "columns-huge-colors",
+            "<< /Predictor 15 /Columns 65536 /Colors 65536 /BitsPerComponent 16 >>",
+        ),
+        (
+            "tiff-columns-huge",
+            "<< /Predictor 2 /Columns 2147483647 >>",
+        ),
+    ] {
+        let data = xref_stream_file(parms, true);
+        let x = extract(Source::Bytes(&data), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(x.pages[0].text.trim(), "Hello hostile world", "{name}");
+        assert!(
+            metadata(Source::Bytes(&data)).unwrap().xref_repaired,
+            "{name}"
+        );
+        seeds.push((format!("hostile-xref-stream-predictor-{name}.pdf"), data));
+    }
+    if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_some() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+        for (file, data) in seeds {
+            std::fs::write(dir.join(file), data).unwrap();
+        }
+    }
+}
+
+/// `base` (an encrypted file whose trailer names `/Encrypt N 0 R` and
+/// `/ID`) with an incremental update: object `N` written anew as
+/// `encrypt`, the `extra` objects, and a trailer with `trailer_extra`.
+fn encrypt_update(
+    base: &[u8],
+    encrypt: &str,
+    extra: &[(u32, String)],
+    trailer_extra: &str,
+) -> Vec<u8> {
+    use std::io::Write as _;
+    let text = String::from_utf8_lossy(base);
+    let tail = &text[text.rfind("trailer").unwrap()..];
+    let between = |from: &str, to: char| {
+        let at = tail.find(from).unwrap() + from.len();
+        tail[at..at + tail[at..].find(to).unwrap() + 1].to_owned()
+    };
+    let n: u32 = between("/Encrypt ", ' ').trim().parse().unwrap();
+    let id = between("/ID ", ']');
+    let prev: usize = text[text.rfind("startxref").unwrap() + 9..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = base.to_vec();
+    let mut offsets = vec![(n, out.len())];
+    write!(out, "{n} 0 obj\n{encrypt}\nendobj\n").unwrap();
+    for (num, body) in extra {
+        offsets.push((*num, out.len()));
+        write!(out, "{num} 0 obj\n{body}\nendobj\n").unwrap();
+    }
+    let xref = out.len();
+    write!(out, "xref\n0 1\n0000000000 65535 f \n").unwrap();
+    for (num, off) in &offsets {
+        write!(out, "{num} 1\n{off:010} 00000 n \n").unwrap();
+    }
+    let size = offsets.iter().map(|(n, _)| n + 1).max().unwrap();
+    write!(out, "trailer\n<< /Size {size} /Root 1 0 R /Encrypt {n} 0 R /ID {id} /Prev {prev} {trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n").unwrap();
+    out
+}
+
+/// Regression (attack pass on #22, kind 5): nesting past lopdf's 100
+/// levels *outside* the `/Encrypt` object cost the whole file: a `/CF` or
+/// `/StdCF` by reference whose object holds 150 nested arrays (strings and
+/// streams left undecrypted), a trailer key nested 101+ levels
+/// (`password_required`). poppler reads 500 levels; those objects and
+/// trailers are flattened in place as the `/Encrypt` object is.
+#[test]
+fn deep_nesting_around_the_encryption_dictionary_is_read() {
+    let base = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/pdf_extract/enc-lenient-em-int-r4aes.pdf"),
+    )
+    .unwrap();
+    let text = String::from_utf8_lossy(&base);
+    let n: u32 = text[text.rfind("/Encrypt ").unwrap() + 9..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let dict_at = text.find(&format!("\n{n} 0 obj\n")).unwrap();
+    let dict = &text[dict_at..];
+    let dict = dict[dict.find("<<").unwrap()..dict.find("\nendobj").unwrap()].to_owned();
+    let std_cf = "<< /AuthEvent /DocOpen /CFM /AESV2 /Length 16 >>";
+    let cf = format!("/CF << /StdCF {std_cf} >>");
+    assert!(dict.contains(&cf), "{dict}");
+    let deep = |k: usize| format!("{}{}", "[".repeat(k), "]".repeat(k));
+    let m = n + 1;
+    let expect = |name: &str, data: &[u8]| {
+        let x = extract(Source::Bytes(data), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(x.pages[0].text.trim(), "Potato", "{name}: {:?}", x.warnings);
+        assert!(
+            !x.warnings
+                .iter()
+                .any(|w| w.message.contains("crypt filter")),
+            "{name}: {:?}",
+            x.warnings
+        );
+    };
+    let mut seeds = Vec::new();
+    for (name, encrypt, extra, trailer) in [
+        (
+            "cf-ref-nest150",
+            dict.replace(&cf, &format!("/CF {m} 0 R")),
+            vec![(m, format!("<< /StdCF {std_cf} /Junk {} >>", deep(150)))],
+            String::new(),
+        ),
+        (
+            "stdcf-ref-nest150",
+            dict.replace(&cf, &format!("/CF << /StdCF {m} 0 R >>")),
+            vec![(
+                m,
+                std_cf.replace(" >>", &format!(" /Junk {} >>", deep(150))),
+            )],
+            String::new(),
+        ),
+        (
+            "trailer-nest101",
+            dict.clone(),
+            vec![],
+            format!("/Junk {}", deep(101)),
+        ),
+        (
+            "trailer-nest300-dict",
+            dict.clone(),
+            vec![],
+            format!("/Junk {}", "<< /A ".repeat(300) + &" >>".repeat(300)),
+        ),
+    ] {
+        let data = encrypt_update(&base, &encrypt, &extra, &trailer);
+        expect(name, &data);
+        seeds.push((format!("enc-lenient-{name}-r4aes.pdf"), data));
+    }
+    if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_some() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+        for (file, data) in seeds {
+            std::fs::write(dir.join(file), data).unwrap();
+        }
+    }
+}
+
 #[test]
 fn a_headerless_file_with_objects_is_read() {
     let valid = one_page(HELLO).build();

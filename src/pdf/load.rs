@@ -208,12 +208,19 @@ fn with_encrypt_inlined(
     if !names_encrypt(data) {
         return Ok(None);
     }
+    if let Some(flattened) = with_trailers_flattened(data) {
+        // A trailer nested too deep for lopdf takes its /Encrypt with it.
+        return Ok(Some(flattened));
+    }
     let Ok(mut plain) = Document::load_mem_with_options(
         &without_encrypt_key(data),
         load_options(None, limits, false),
     ) else {
         return Ok(None);
     };
+    if let Some(flattened) = with_encrypt_flattened(data, &plain) {
+        return Ok(Some(flattened));
+    }
     let Some(dict) = plain
         .trailer
         .get(RENAMED)
@@ -221,7 +228,7 @@ fn with_encrypt_inlined(
         .and_then(|o| resolve(&plain, o).ok())
         .and_then(|o| o.as_dict().ok())
     else {
-        return Ok(with_encrypt_flattened(data, &plain));
+        return Ok(None);
     };
     let id = id_inlined(&plain.trailer, &plain);
     let (read, mut changed) = match poppler_reading(dict, &plain) {
@@ -248,22 +255,65 @@ fn with_encrypt_inlined(
     Ok(with_encrypt_object(data, &plain, fixed))
 }
 
-/// `data` with the indirect `/Encrypt` dictionary that lopdf could not
-/// parse (`plain` loaded without it) flattened below lopdf's nesting limit
-/// in place ([`flatten_deep`]): poppler reads a dictionary with an unused
-/// key nested 100 to 500 levels deep. `None` when the dictionary is not an
-/// unparsed object at a known offset, or nothing in it was that deep (so a
-/// load of the result cannot come back here with a change).
+/// How many levels of references below the trailer's `/Encrypt` are
+/// followed to objects to flatten: the dictionary itself, `/CF`, a crypt
+/// filter (`/StdCF`), and one of its entries.
+const FLATTENED_REFERENCE_DEPTH: usize = 4;
+
+/// Most values of the encryption dictionary and the objects it refers to
+/// that [`with_encrypt_flattened`] looks at (a Standard handler's has
+/// about 15); past it nothing is flattened.
+const MAX_ENCRYPT_VALUES_WALKED: usize = 1024;
+
+/// `data` with the objects of its encryption dictionary that lopdf could
+/// not parse (`plain` loaded without encryption: the indirect `/Encrypt`
+/// dictionary, or an object it refers to, such as `/CF` or `/StdCF`, up to
+/// [`FLATTENED_REFERENCE_DEPTH`] levels down) flattened below lopdf's
+/// nesting limit in place ([`flatten_deep`]): poppler reads objects with an
+/// unused key nested 100 to 500 levels deep. `None` when no such object is
+/// unparsed at a known offset with anything that deep (so a load of the
+/// result cannot come back here with the same change; each round flattens
+/// one level more of references, at most [`FLATTENED_REFERENCE_DEPTH`]).
 fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
-    const ENDOBJ: &[u8] = b"endobj";
-    let Ok(Object::Reference(id)) = plain.trailer.get(b"NoCrypt") else {
-        return None;
-    };
-    if plain.objects.contains_key(id) {
+    let root = plain.trailer.get(b"NoCrypt").ok()?;
+    let mut unparsed = Vec::new();
+    let mut stack = vec![(root, 1usize)];
+    let mut left = MAX_ENCRYPT_VALUES_WALKED;
+    while let Some((o, depth)) = stack.pop() {
+        left = left.checked_sub(1)?;
+        match o {
+            Object::Reference(id) => match plain.objects.get(id) {
+                Some(o) if depth < FLATTENED_REFERENCE_DEPTH => stack.push((o, depth + 1)),
+                Some(_) => {}
+                None => unparsed.push(*id),
+            },
+            Object::Dictionary(d) => stack.extend(d.iter().map(|(_, v)| (v, depth))),
+            Object::Array(a) => stack.extend(a.iter().map(|v| (v, depth))),
+            _ => {}
+        }
+    }
+    if unparsed.is_empty() {
         return None;
     }
-    let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) = plain.reference_table.get(id.0)
-    else {
+    let mut out = data.to_vec();
+    let mut changed = false;
+    for id in unparsed {
+        if let Some(object) = object_bytes_mut(&mut out, plain, id) {
+            changed |= flatten_deep(object, KEPT_NESTING);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// The bytes of indirect object `id` in `data` (from its xref offset to
+/// its `endobj`), when `doc`'s table gives it an offset in the file.
+fn object_bytes_mut<'d>(
+    data: &'d mut [u8],
+    doc: &Document,
+    id: lopdf::ObjectId,
+) -> Option<&'d mut [u8]> {
+    const ENDOBJ: &[u8] = b"endobj";
+    let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) = doc.reference_table.get(id.0) else {
         return None;
     };
     // lopdf's offsets count from the `%PDF-` header.
@@ -274,9 +324,40 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
         .windows(ENDOBJ.len())
         .position(|w| w == ENDOBJ)
         .unwrap_or(rest.len());
-    let mut out = data.to_vec();
-    let object = out.get_mut(start..start.checked_add(len)?)?;
-    flatten_deep(object, KEPT_NESTING).then_some(out)
+    data.get_mut(start..start.checked_add(len)?)
+}
+
+/// `data` with every `trailer` dictionary flattened below lopdf's nesting
+/// limit in place ([`flatten_deep`]; each from its keyword to the next
+/// `startxref`, so one pass over the file): lopdf refuses a trailer with a
+/// key nested past 100 levels, and with it the file's `/Encrypt`, where
+/// poppler reads 500. `None` when no trailer nests that deep.
+fn with_trailers_flattened(data: &[u8]) -> Option<Vec<u8>> {
+    const TRAILER: &[u8] = b"trailer";
+    const STARTXREF: &[u8] = b"startxref";
+    let find = |from: usize, what: &[u8]| {
+        data.get(from..)
+            .and_then(|rest| rest.windows(what.len()).position(|w| w == what))
+            .map(|at| at.saturating_add(from))
+    };
+    // Copied only once a trailer needs it: this runs on every load of an
+    // encrypted file.
+    let mut out: Option<Vec<u8>> = None;
+    let mut from = 0usize;
+    while let Some(start) = find(from, TRAILER) {
+        let end = find(start, STARTXREF).unwrap_or(data.len());
+        if let Some(span) = data.get(start..end) {
+            let mut span = span.to_vec();
+            if flatten_deep(&mut span, KEPT_NESTING) {
+                let whole = out.get_or_insert_with(|| data.to_vec());
+                if let Some(at) = whole.get_mut(start..end) {
+                    at.copy_from_slice(&span);
+                }
+            }
+        }
+        from = end.max(start.saturating_add(TRAILER.len()));
+    }
+    out
 }
 
 /// The readings left for a file lopdf did not decrypt (`doc`, as lopdf
@@ -432,19 +513,22 @@ fn rebuild_if_misplaced(
 
 /// After lopdf failed to load `data` with `error`, a reload with the table
 /// rebuilt from a scan for object headers, when the error is one a rebuild
-/// can cure (not a resource limit, a password or an encryption problem) and
-/// the rebuilt document has a usable catalog.
+/// can cure (not a password or an encryption problem) and the rebuilt
+/// document has a usable catalog. A stream past a decoding limit is one: a
+/// cross-reference stream whose predictor `/Columns` asks for gigabytes is
+/// damaged cross-reference data, which poppler rebuilds too; the rebuild
+/// decodes object streams under the same limits, so a real bomb there
+/// fails it again and `error` stands.
 fn reconstruct_after(
     error: &lopdf::Error,
     data: &[u8],
     limits: &Limits,
     password: Option<&str>,
 ) -> Option<Document> {
-    use lopdf::{DecompressError as D, Error as E};
+    use lopdf::Error as E;
     let incurable = matches!(
         error,
-        E::Decompress(D::MemoryLimitExceeded { .. } | D::TooManyFilters { .. })
-            | E::InvalidPassword
+        E::InvalidPassword
             | E::UnsupportedSecurityHandler(_)
             | E::Decryption(_)
             | E::IO(_)
@@ -468,6 +552,12 @@ fn reconstruct_after(
     // original error says more than "no /Pages" about our own catalog.
     let patched = [data, SYNTHETIC_CATALOG].concat();
     let mut doc = Document::load_mem_with_options(&patched, options).ok()?;
+    // A trailer lost with its cross-reference stream (its dictionary is the
+    // trailer): a catalog the scan found is the root, as in poppler's
+    // reconstruction, before our empty one.
+    if let Some(id) = scanned_catalog(&doc) {
+        doc.trailer.set("Root", Object::Reference(id));
+    }
     salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let has_page = doc.objects.values().any(|o| {
         o.as_dict()
@@ -478,6 +568,24 @@ fn reconstruct_after(
     });
     (has_page && catalog(&doc).is_ok()).then_some(doc)
 }
+
+/// The lowest-numbered object of `doc` that is a catalog with `/Pages`
+/// (`/Type /Catalog`), but our own [`SYNTHETIC_CATALOG`].
+fn scanned_catalog(doc: &Document) -> Option<lopdf::ObjectId> {
+    doc.objects
+        .iter()
+        .filter(|(id, _)| id.0 != SYNTHETIC_CATALOG_NUMBER)
+        .filter_map(|(id, o)| Some((*id, o.as_dict().ok()?)))
+        .filter(|(_, d)| {
+            d.get(b"Type").and_then(Object::as_name).ok() == Some(b"Catalog".as_slice())
+                && d.has(b"Pages")
+        })
+        .map(|(id, _)| id)
+        .min()
+}
+
+/// The object number of [`SYNTHETIC_CATALOG`].
+const SYNTHETIC_CATALOG_NUMBER: u32 = 999_999;
 
 /// Appended to a file whose trailer and catalog are both unusable; object
 /// 999 999 is the highest number lopdf's scan accepts (it rejects numbers
