@@ -33,7 +33,7 @@ pub const MAX_OUTPUT_CHARS: usize = 8 << 20;
 /// lopdf's parser holds them all until the operator comes, some 100 bytes
 /// each, so this bounds that memory to a few MiB. Real operations have a
 /// handful (a long `TJ` array, a few thousand); poppler reads at most 33.
-/// An operation past it ends the stream's text there, with a page warning.
+/// An operation past it is skipped (its text is lost), with a page warning.
 pub const MAX_OPERANDS: usize = 65_536;
 /// Most content-stream operators interpreted per page (all its streams).
 pub const MAX_OPERATIONS_PER_PAGE: usize = 1_000_000;

@@ -11,7 +11,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::Font;
 use super::layout::Glyph;
-use super::lex::{operand_overflow, Cursor};
+use super::lex::{overlong_operations, Cursor};
 use super::TextLimits;
 use crate::pdf::budget::Work;
 use crate::pdf::limits::{Limit, Limits, MAX_OPERANDS};
@@ -429,11 +429,23 @@ impl<'a> Interp<'a> {
         resources: Option<&'a Dictionary>,
         gs: &mut GState,
     ) {
-        // An operation of more operands than lopdf should hold ends the
-        // stream's text where it starts.
-        let whole = data.len();
-        let overflow = operand_overflow(data, MAX_OPERANDS);
-        let data = overflow.and_then(|at| data.get(..at)).unwrap_or(data);
+        // Operations of more operands than lopdf should hold are blanked
+        // out (the same length, so offsets in warnings stay), as poppler
+        // skips them ("Too many args").
+        let overlong = overlong_operations(data, MAX_OPERANDS);
+        let blanked;
+        let data = if overlong.is_empty() {
+            data
+        } else {
+            let mut copy = data.to_vec();
+            for (from, to) in &overlong {
+                if let Some(span) = copy.get_mut(*from..*to) {
+                    span.fill(b' ');
+                }
+            }
+            blanked = copy;
+            &blanked
+        };
         let mut cursor = Cursor::new(data);
         let mut check = StreamCheck {
             ops: 0,
@@ -629,9 +641,11 @@ impl<'a> Interp<'a> {
         }
         check.rest = cursor.rest();
         sink.check_stream(what, data, check);
-        if let Some(at) = overflow {
+        if let Some((at, _)) = overlong.first() {
             sink.alert(format!(
-                "{what} has an operation at byte {at} of {whole} with more than {MAX_OPERANDS} operands: the text from there on is lost"
+                "{what}: {} operation(s) with more than {MAX_OPERANDS} operands skipped, the first at byte {at} of {}; their text is lost",
+                overlong.len(),
+                data.len()
             ));
         }
     }

@@ -202,14 +202,16 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Where the first operation with more than `max` operands starts, when
-/// one has: every object before its operator counts, and so does every
+/// The operations of `data` with more than `max` operands, each as the
+/// span from its first operand to the end of its operator (or of the
+/// stream): every object before the operator counts, and so does every
 /// element of an array or dictionary among them (`[(a) -120 (b)] TJ` is
-/// four), for lopdf's parser holds all of them in memory until the
-/// operator comes. `None` when every operation is within `max`. Linear in
-/// the stream's length; allocates nothing.
-pub fn operand_overflow(data: &[u8], max: usize) -> Option<usize> {
+/// four), for lopdf's parser holds all of them in memory until the operator
+/// comes. Empty when every operation is within `max`. Linear in the
+/// stream's length; at most one span per `max` bytes.
+pub fn overlong_operations(data: &[u8], max: usize) -> Vec<(usize, usize)> {
     let mut c = Cursor::new(data);
+    let mut spans = Vec::new();
     let mut run_start = 0usize;
     let mut operands = 0usize;
     while let Some((start, end)) = c.token() {
@@ -222,6 +224,9 @@ pub fn operand_overflow(data: &[u8], max: usize) -> Option<usize> {
             if token == b"BI" {
                 c.past_inline_image();
             }
+            if operands > max {
+                spans.push((run_start, c.pos));
+            }
             operands = 0;
             continue;
         }
@@ -232,11 +237,11 @@ pub fn operand_overflow(data: &[u8], max: usize) -> Option<usize> {
             run_start = start;
         }
         operands = operands.saturating_add(1);
-        if operands > max {
-            return Some(run_start);
-        }
     }
-    None
+    if operands > max {
+        spans.push((run_start, data.len()));
+    }
+    spans
 }
 
 #[cfg(test)]
@@ -281,25 +286,42 @@ mod tests {
     }
 
     /// Exact: the operands of each operation counted, array and
-    /// dictionary members included, closers and operators not; the run
-    /// that passes the bound is named by where it starts.
+    /// dictionary members included, closers and operators not; each
+    /// operation past the bound spans from its first operand to the end of
+    /// its operator.
     #[test]
     fn operations_with_too_many_operands_are_found() {
         let ok = b"BT /F1 12 Tf [(a) -120 (b)] TJ << /A [1 2] >> BDC true 1 null d0 ET";
-        assert_eq!(operand_overflow(ok, 5), None);
-        assert_eq!(operand_overflow(ok, 4), Some(31), "the dictionary is five");
-        assert_eq!(operand_overflow(ok, 3), Some(13), "the TJ array is four");
-        assert_eq!(operand_overflow(b"q 1 2 3 4 5 6 cm", 6), None);
-        assert_eq!(operand_overflow(b"q 1 2 3 4 5 6 cm", 5), Some(2));
-        assert_eq!(operand_overflow(b"1 2 3", 2), Some(0), "no operator at all");
+        let at = |p: &[u8]| ok.windows(p.len()).position(|w| w == p).unwrap();
+        assert_eq!(overlong_operations(ok, 5), vec![]);
         assert_eq!(
-            operand_overflow(b"BI /W 1 /H 1 ID 1 2 3 4 5 6 7 EI 1 2 3 Tj", 3),
-            None,
+            overlong_operations(ok, 4),
+            vec![(at(b"<<"), at(b"BDC") + 3)],
+            "the dictionary is five"
+        );
+        assert_eq!(
+            overlong_operations(ok, 3),
+            vec![(at(b"[("), at(b"TJ") + 2), (at(b"<<"), at(b"BDC") + 3)],
+            "the TJ array is four"
+        );
+        assert_eq!(overlong_operations(b"q 1 2 3 4 5 6 cm", 6), vec![]);
+        assert_eq!(overlong_operations(b"q 1 2 3 4 5 6 cm Q", 5), vec![(2, 16)]);
+        assert_eq!(
+            overlong_operations(b"1 2 3", 2),
+            vec![(0, 5)],
+            "no operator"
+        );
+        assert_eq!(
+            overlong_operations(b"BI /W 1 /H 1 ID 1 2 3 4 5 6 7 EI 1 2 3 Tj", 3),
+            vec![],
             "an inline image's data is not operands"
         );
-        let many = "1 ".repeat(70_000) + "Tj";
-        assert_eq!(operand_overflow(many.as_bytes(), 65_536), Some(0));
-        assert_eq!(operand_overflow(many.as_bytes(), 70_000), None);
+        let many = "1 ".repeat(70_000) + "Tj (x) Tj";
+        assert_eq!(
+            overlong_operations(many.as_bytes(), 65_536),
+            vec![(0, 140_002)]
+        );
+        assert_eq!(overlong_operations(many.as_bytes(), 70_000), vec![]);
         assert!(!Cursor::blank(b" x"));
     }
 }
