@@ -42,6 +42,17 @@ fn with_page_tree(pages_body: &str, extra: Vec<(u32, String)>) -> Vec<u8> {
     d.build()
 }
 
+/// One page in Helvetica (`/F1`) whose content is `content`, flate-encoded.
+fn one_page_flate(content: &[u8]) -> Vec<u8> {
+    Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        .obj(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>")
+        .stream(4, "/Filter /FlateDecode", &zlib(content))
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .build()
+}
+
 const PAGE3: &str = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>";
 
 fn deep(open: &str, close: &str, n: usize) -> String {
@@ -150,6 +161,23 @@ fn cases() -> Vec<Case> {
             "object stream of 20k entries into 100 KB of white space",
             object_streams_sharing(1, 20_000, &[vec![b' '; 100_000], b"null".to_vec()].concat()),
             &["ok", "limit_exceeded"],
+        ),
+        // One content operation of 8 M operands (lopdf holds them all):
+        // skipped past `MAX_OPERANDS`, as poppler skips it.
+        case(
+            "one Tj of 8M operands",
+            one_page_flate(&[b"BT /F1 12 Tf 72 720 Td ".as_slice(), &b"1 ".repeat(8_000_000), b"(x) Tj ET"].concat()),
+            &["ok"],
+        ),
+        // A 4 MiB XMP of U+0001: 13 wire bytes each in an MCP answer (cut
+        // to the response bound there; the worker's answer is 6 bytes each).
+        case(
+            "4 MiB XMP of control characters",
+            one_page(HELLO)
+                .obj(1, "<< /Type /Catalog /Pages 2 0 R /Metadata 9 0 R >>")
+                .stream(9, "/Type /Metadata /Subtype /XML /Filter /FlateDecode", &zlib(&[1u8; 4 * MIB]))
+                .build(),
+            &["ok"],
         ),
         case(
             "one object of 400k empty arrays",

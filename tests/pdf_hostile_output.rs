@@ -609,7 +609,7 @@ fn an_operation_of_too_many_operands_ends_the_text_there() {
         let w = v["warnings"].to_string();
         assert!(
             w.contains(&format!(
-                "1 operation(s) with more than {} operands skipped, the first at byte 35 of",
+                "1 operation(s) with more than {} operands, or nested more than 32 levels, skipped, the first at byte 35 of",
                 toolgate::pdf::limits::MAX_OPERANDS
             )),
             "{w}"
@@ -617,6 +617,65 @@ fn an_operation_of_too_many_operands_ends_the_text_there() {
     }
     let w = cli_warnings(&many_operands(toolgate::pdf::limits::MAX_OPERANDS - 1));
     assert!(!w.iter().any(|m| m.contains("operands")), "{w:?}");
+}
+
+/// Regression (attack pass on #22): operations of 65,000 empty arrays
+/// each (under `MAX_OPERANDS`, 8 M in all in one Form XObject of an 18 KB
+/// file) ended the whole call at the 5 s `worker_time` limit; an array
+/// nested 60,000 levels lost the text after it. The arrays are charged to
+/// the call's work budget before lopdf parses them (the call stops with a
+/// warning naming it, the earlier page kept), and an operation nested past
+/// `MAX_OPERAND_NESTING` is skipped as poppler skips it.
+#[test]
+fn costly_and_deep_operands_are_bounded() {
+    let empties = format!("{} Tj\n", "[]".repeat(65_000)).repeat(128);
+    let data = gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(2, "<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>")
+        .obj(3, format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {F1} /Contents 4 0 R >>"))
+        .stream(4, "", b"BT /F1 12 Tf 72 720 Td (PAGEONE) Tj ET")
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .obj(6, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X0 7 0 R >> >> /Contents 8 0 R >>")
+        .stream(7, "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Filter /FlateDecode", &gen::zlib(empties.as_bytes()))
+        .stream(8, "", b"/X0 Do")
+        .build();
+    assert!(data.len() < 40 * 1024, "{}", data.len());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.pdf");
+    std::fs::write(&path, &data).unwrap();
+    let (stdout, stderr) = run_cli(&["extract", "--json"], &path);
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(v["pages"][0]["text"].as_str().unwrap().trim(), "PAGEONE");
+    assert_eq!(v["truncated"], true);
+    assert!(
+        v["warnings"].to_string().contains("operations_per_call"),
+        "{}",
+        v["warnings"]
+    );
+    let deep = format!(
+        "BT /F1 12 Tf 72 720 Td (BEFORE) Tj {}{} Tj (AFTER) Tj ET",
+        "[".repeat(60_000),
+        "]".repeat(60_000)
+    );
+    let w =
+        cli_warnings(&page_with(F1, "/Filter /FlateDecode", &gen::zlib(deep.as_bytes())).build());
+    assert!(
+        w.iter()
+            .any(|m| m.contains("nested more than 32 levels, skipped")),
+        "{w:?}"
+    );
+    let (stdout, _) = {
+        std::fs::write(
+            &path,
+            page_with(F1, "/Filter /FlateDecode", &gen::zlib(deep.as_bytes())).build(),
+        )
+        .unwrap();
+        run_cli(&["extract"], &path)
+    };
+    assert!(
+        stdout.contains("BEFORE") && stdout.contains("AFTER"),
+        "{stdout}"
+    );
 }
 
 /// A font name of `n` characters, missing from the resources.

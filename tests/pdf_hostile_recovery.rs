@@ -356,6 +356,70 @@ fn deep_nesting_around_the_encryption_dictionary_is_read() {
     }
 }
 
+/// Regression (attack pass on #22, kind 5 outside encryption): any object
+/// nested past lopdf's 100 levels was dropped whole (a page's text, the
+/// Info dictionary), where poppler reads 500. Every unparsed object of the
+/// table is flattened in place below 32 levels and read.
+#[test]
+fn objects_nested_past_lopdf_limit_are_read() {
+    let deep = |k: usize| format!("{}{}", "[".repeat(k), "]".repeat(k));
+    let page = |extra: &str| {
+        Doc::new(1)
+            .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+            .obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+            .obj(3, format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R {extra} >>"))
+            .stream(4, "", HELLO)
+    };
+    for k in [101, 300, 499] {
+        let data = page(&format!("/PieceInfo {}", deep(k)))
+            .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+            .build();
+        let x = extract(Source::Bytes(&data), None).unwrap();
+        assert_eq!(x.pages[0].text.trim(), "Hello hostile world", "page {k}");
+        assert!(x.warnings.is_empty(), "page {k}: {:?}", x.warnings);
+        let data = page("")
+            .obj(
+                5,
+                format!(
+                    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Junk {} >>",
+                    deep(k)
+                ),
+            )
+            .obj(
+                9,
+                format!(
+                    "<< /Title (MyTitle) /Junk {} >>",
+                    "<< /A ".repeat(k) + &" >>".repeat(k)
+                ),
+            )
+            .trailer("/Info 9 0 R")
+            .build();
+        let m = metadata(Source::Bytes(&data)).unwrap();
+        assert_eq!(
+            m.title.as_deref(),
+            Some("MyTitle"),
+            "info {k}: {:?}",
+            m.warnings
+        );
+        let x = extract(Source::Bytes(&data), None).unwrap();
+        assert_eq!(x.pages[0].text.trim(), "Hello hostile world", "font {k}");
+    }
+}
+
+/// Regression (attack pass on #22, kind 4): the rebuild after an
+/// undecodable cross-reference stream took the lowest-numbered catalog, so
+/// an unreferenced one (objects 1 to 4, "EVIL") won over the `/Root` the
+/// stream's own dictionary names ("GENUINE"). That `/Root` comes first.
+#[test]
+fn a_rebuilt_table_keeps_the_root_its_xref_stream_names() {
+    let data = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/pdf_extract/hostile-xref-stream-root-beside-an-unreferenced-catalog.pdf"),
+    )
+    .unwrap();
+    assert_eq!(texts(&data), ["GENUINE"]);
+}
+
 #[test]
 fn a_headerless_file_with_objects_is_read() {
     let valid = one_page(HELLO).build();

@@ -929,6 +929,23 @@ max_bytes = 10
         );
     }
 
+    /// Each form that reads as a path, alone (so no other form covers for
+    /// it), and prose that does not.
+    #[test]
+    fn what_reads_as_a_path() {
+        for path in [
+            "/etc", "\\srv", "~", "~root/x", ".", "..", "./a", ".\\a", "../a", "..\\a", "a/../b",
+            "a\\..\\b", "  /etc",
+        ] {
+            assert!(reads_as_a_path(path), "{path}");
+        }
+        for prose in [
+            "1/2", "and/or", "a.b", "..a", ".a", "a..b", "a/.b", "", "x~",
+        ] {
+            assert!(!reads_as_a_path(prose), "{prose}");
+        }
+    }
+
     /// A client's answer to a server's request is read as arguments are:
     /// URLs anywhere, path-named members against the roots; its `roots`
     /// list is the client's own and is not checked; names to resolve are

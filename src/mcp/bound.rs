@@ -8,7 +8,8 @@
 //! whole line into a counter; an `extract` result over the bound is cut
 //! short from its last page backwards, by the exact wire cost of each
 //! character removed, and says so (`truncated: true`, a warning naming
-//! `max_response_bytes`); a `get_metadata` XMP packet is cut the same way.
+//! `max_response_bytes`); a `get_metadata` XMP packet, then its Info values
+//! (the longest first), are cut the same way.
 //! Any other answer over the bound becomes the tool
 //! error `response_too_large`.
 
@@ -95,7 +96,10 @@ pub fn fit(
         }
         let excess = size - MAX_RESPONSE_BYTES;
         let excess = excess.saturating_add(WARNING_SLACK);
-        if !(cut_pages(&mut value, excess, structured) || cut_xmp(&mut value, excess, structured)) {
+        if !(cut_pages(&mut value, excess, structured)
+            || cut_xmp(&mut value, excess, structured)
+            || cut_info(&mut value, excess, structured))
+        {
             break;
         }
     }
@@ -149,6 +153,70 @@ fn cut_xmp(value: &mut Value, excess: usize, structured: bool) -> bool {
         "limit": RESPONSE_LIMIT_NAME,
         "message": format!(
             "the XMP packet is cut to its first {cut} of {whole} bytes (no longer well-formed XML): the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more)"
+        ),
+    });
+    if let Some(m) = value.as_object_mut() {
+        if let Some(Value::Array(ws)) = m.get_mut("warnings") {
+            ws.push(warning);
+        } else {
+            m.insert("warnings".into(), json!([warning]));
+        }
+    }
+    true
+}
+
+/// Removes at least `excess` wire bytes from a `get_metadata` value's
+/// `info` entries, the costliest first (a value is cut from its end; an
+/// entry whose key alone is too costly goes), and adds a warning counting
+/// them; `false` when there is nothing left to cut.
+fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
+    let Some(Value::Object(info)) = value.get_mut("info") else {
+        return false;
+    };
+    let cost = |s: &str| s.chars().map(|c| char_cost(c, structured)).sum::<usize>();
+    let mut costly: Vec<(String, usize)> = info
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                cost(k).saturating_add(v.as_str().map_or(0, cost)),
+            )
+        })
+        .collect();
+    costly.sort_by(|a, b| b.1.cmp(&a.1));
+    let mut left = excess;
+    let (mut cut, mut dropped) = (0usize, 0usize);
+    for (key, _) in costly {
+        if left == 0 {
+            break;
+        }
+        if let Some(Value::String(text)) = info.get_mut(&key) {
+            let mut at = text.len();
+            for (i, c) in text.char_indices().rev() {
+                if left == 0 {
+                    break;
+                }
+                left = left.saturating_sub(char_cost(c, structured));
+                at = i;
+            }
+            text.truncate(at);
+        }
+        if left > 0 {
+            left = left.saturating_sub(cost(&key));
+            info.remove(&key);
+            dropped = dropped.saturating_add(1);
+        } else {
+            cut = cut.saturating_add(1);
+        }
+    }
+    if cut == 0 && dropped == 0 {
+        return false;
+    }
+    let warning = json!({
+        "page": null,
+        "limit": RESPONSE_LIMIT_NAME,
+        "message": format!(
+            "{cut} Info values are cut short and {dropped} Info entries left out, the longest first: the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more)"
         ),
     });
     if let Some(m) = value.as_object_mut() {
@@ -383,6 +451,54 @@ mod tests {
         assert_eq!(
             fit(&id, Ok(small.clone()), true, build(true)),
             build(true)(Ok(&small))
+        );
+    }
+
+    /// Info values whose escapes pass the bound (20 of 65,536 U+0001, a
+    /// 2 KB file: attack pass) are cut, the longest first, and an entry
+    /// whose key alone is too long goes; the XMP is cut before them.
+    #[test]
+    fn info_values_over_the_bound_are_cut() {
+        let id = Id::Number(1.into());
+        let mut info = serde_json::Map::new();
+        for i in 0..20 {
+            info.insert(format!("K{i}"), json!("\u{1}".repeat(65_536 - i)));
+        }
+        info.insert("Title".into(), json!("t"));
+        info.insert("\u{1}".repeat(2_000_000), json!("x"));
+        let meta = json!({"info": info, "xmp": "<x/>", "warnings": []});
+        let result = fit(&id, Ok(meta), true, build(true));
+        assert_ne!(result["isError"], true, "{}", &result.to_string()[..200]);
+        let size = line_bytes(&id, &result);
+        assert!(size <= MAX_RESPONSE_BYTES, "{size}");
+        assert!(
+            size > MAX_RESPONSE_BYTES - 128 * 1024,
+            "cut no more than needed: {size}"
+        );
+        let sc = &result["structuredContent"];
+        assert_eq!(sc["info"]["Title"], "t", "short values stay");
+        assert_eq!(
+            sc["info"].as_object().unwrap().len(),
+            21,
+            "the long key went"
+        );
+        assert_eq!(
+            sc["info"]["K19"].as_str().unwrap().len(),
+            65_536 - 19,
+            "the shortest long value stays whole"
+        );
+        assert_eq!(sc["xmp"], "", "the XMP is cut first");
+        let ws = sc["warnings"].as_array().unwrap();
+        assert!(
+            ws.iter().all(|w| w["limit"] == RESPONSE_LIMIT_NAME),
+            "{ws:?}"
+        );
+        assert!(
+            ws.iter().any(|w| w["message"]
+                .as_str()
+                .unwrap()
+                .contains("1 Info entries left out")),
+            "{ws:?}"
         );
     }
 

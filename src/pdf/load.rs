@@ -292,26 +292,71 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
             _ => {}
         }
     }
-    if unparsed.is_empty() {
-        return None;
-    }
-    let mut out = data.to_vec();
-    let mut changed = false;
-    for id in unparsed {
-        if let Some(object) = object_bytes_mut(&mut out, plain, id) {
-            changed |= flatten_deep(object, KEPT_NESTING);
-        }
-    }
-    changed.then_some(out)
+    flattened(
+        data,
+        unparsed
+            .into_iter()
+            .filter_map(|id| object_span(data, plain, id)),
+    )
 }
 
-/// The bytes of indirect object `id` in `data` (from its xref offset to
-/// its `endobj`), when `doc`'s table gives it an offset in the file.
-fn object_bytes_mut<'d>(
-    data: &'d mut [u8],
-    doc: &Document,
-    id: lopdf::ObjectId,
-) -> Option<&'d mut [u8]> {
+/// `data` with every object of `doc`'s table that lopdf could not parse
+/// flattened below its nesting limit in place ([`flatten_deep`]): poppler
+/// reads a page, an Info dictionary or a font with an unused key nested
+/// 100 to 500 levels deep, where lopdf drops the whole object. Objects in
+/// object streams are not reached. Each distinct offset is scanned once,
+/// to its `endobj`, and no more bytes than the file holds in all. `None`
+/// when nothing was that deep (so a load of the result cannot come back
+/// here with a change).
+fn with_unparsed_flattened(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
+    let mut offsets: Vec<(usize, lopdf::ObjectId)> = doc
+        .reference_table
+        .entries
+        .iter()
+        .filter_map(|(num, entry)| match entry {
+            lopdf::xref::XrefEntry::Normal { offset, generation } => {
+                let id = (*num, *generation);
+                (!doc.objects.contains_key(&id)).then_some((usize::try_from(*offset).ok()?, id))
+            }
+            _ => None,
+        })
+        .collect();
+    if offsets.is_empty() {
+        return None;
+    }
+    offsets.sort_unstable();
+    offsets.dedup_by_key(|(offset, _)| *offset);
+    let mut budget = data.len();
+    let spans = offsets.into_iter().map_while(|(_, id)| {
+        let (from, to) = object_span(data, doc, id)?;
+        budget = budget.checked_sub(to.saturating_sub(from))?;
+        Some((from, to))
+    });
+    flattened(data, spans)
+}
+
+/// `data` with each of `spans` flattened in place ([`flatten_deep`]),
+/// copied only when one changes; `None` when none did.
+fn flattened(data: &[u8], spans: impl Iterator<Item = (usize, usize)>) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    for (from, to) in spans {
+        let Some(span) = data.get(from..to) else {
+            continue;
+        };
+        let mut span = span.to_vec();
+        if flatten_deep(&mut span, KEPT_NESTING) {
+            let whole = out.get_or_insert_with(|| data.to_vec());
+            if let Some(at) = whole.get_mut(from..to) {
+                at.copy_from_slice(&span);
+            }
+        }
+    }
+    out
+}
+
+/// Where indirect object `id` lies in `data` (from its xref offset to its
+/// `endobj`), when `doc`'s table gives it an offset in the file.
+fn object_span(data: &[u8], doc: &Document, id: lopdf::ObjectId) -> Option<(usize, usize)> {
     const ENDOBJ: &[u8] = b"endobj";
     let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) = doc.reference_table.get(id.0) else {
         return None;
@@ -324,7 +369,7 @@ fn object_bytes_mut<'d>(
         .windows(ENDOBJ.len())
         .position(|w| w == ENDOBJ)
         .unwrap_or(rest.len());
-    data.get_mut(start..start.checked_add(len)?)
+    Some((start, start.checked_add(len)?))
 }
 
 /// `data` with every `trailer` dictionary flattened below lopdf's nesting
@@ -340,24 +385,14 @@ fn with_trailers_flattened(data: &[u8]) -> Option<Vec<u8>> {
             .and_then(|rest| rest.windows(what.len()).position(|w| w == what))
             .map(|at| at.saturating_add(from))
     };
-    // Copied only once a trailer needs it: this runs on every load of an
-    // encrypted file.
-    let mut out: Option<Vec<u8>> = None;
     let mut from = 0usize;
-    while let Some(start) = find(from, TRAILER) {
+    let spans = std::iter::from_fn(|| {
+        let start = find(from, TRAILER)?;
         let end = find(start, STARTXREF).unwrap_or(data.len());
-        if let Some(span) = data.get(start..end) {
-            let mut span = span.to_vec();
-            if flatten_deep(&mut span, KEPT_NESTING) {
-                let whole = out.get_or_insert_with(|| data.to_vec());
-                if let Some(at) = whole.get_mut(start..end) {
-                    at.copy_from_slice(&span);
-                }
-            }
-        }
         from = end.max(start.saturating_add(TRAILER.len()));
-    }
-    out
+        Some((start, end))
+    });
+    flattened(data, spans)
 }
 
 /// The readings left for a file lopdf did not decrypt (`doc`, as lopdf
@@ -441,6 +476,10 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     let still_encrypted = doc.trailer.has(b"Encrypt");
     if still_encrypted {
         return read_otherwise(data, &doc, password, limits, password.is_some());
+    }
+    if let Some(patched) = with_unparsed_flattened(data, &doc) {
+        // What parses now stays parsed: no second change.
+        return load_checked(&patched, password, limits);
     }
     let encryption = doc.encryption_state.as_ref().map(describe_state);
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
@@ -569,19 +608,45 @@ fn reconstruct_after(
     (has_page && catalog(&doc).is_ok()).then_some(doc)
 }
 
-/// The lowest-numbered object of `doc` that is a catalog with `/Pages`
-/// (`/Type /Catalog`), but our own [`SYNTHETIC_CATALOG`].
+/// The catalog the scan found: the `/Root` of the cross-reference stream
+/// found last in the file (its dictionary was the trailer, even when its
+/// data cannot be decoded), when that is a catalog with `/Pages`; else the
+/// lowest-numbered such catalog (`/Type /Catalog`), never our own
+/// [`SYNTHETIC_CATALOG`].
 fn scanned_catalog(doc: &Document) -> Option<lopdf::ObjectId> {
-    doc.objects
+    let is_catalog = |d: &lopdf::Dictionary| {
+        d.get(b"Type").and_then(Object::as_name).ok() == Some(b"Catalog".as_slice())
+            && d.has(b"Pages")
+    };
+    let offset = |id: &lopdf::ObjectId| match doc.reference_table.get(id.0) {
+        Some(lopdf::xref::XrefEntry::Normal { offset, .. }) => Some(*offset),
+        _ => None,
+    };
+    let named = doc
+        .objects
         .iter()
-        .filter(|(id, _)| id.0 != SYNTHETIC_CATALOG_NUMBER)
-        .filter_map(|(id, o)| Some((*id, o.as_dict().ok()?)))
-        .filter(|(_, d)| {
-            d.get(b"Type").and_then(Object::as_name).ok() == Some(b"Catalog".as_slice())
-                && d.has(b"Pages")
+        .filter_map(|(id, o)| Some((offset(id)?, o.as_stream().ok()?)))
+        .filter(|(_, s)| {
+            s.dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"XRef".as_slice())
         })
-        .map(|(id, _)| id)
-        .min()
+        .max_by_key(|(at, _)| *at)
+        .and_then(|(_, s)| s.dict.get(b"Root").and_then(Object::as_reference).ok())
+        .filter(|root| root.0 != SYNTHETIC_CATALOG_NUMBER)
+        .filter(|root| {
+            doc.objects
+                .get(root)
+                .and_then(|o| o.as_dict().ok())
+                .is_some_and(is_catalog)
+        });
+    named.or_else(|| {
+        doc.objects
+            .iter()
+            .filter(|(id, _)| id.0 != SYNTHETIC_CATALOG_NUMBER)
+            .filter_map(|(id, o)| Some((*id, o.as_dict().ok()?)))
+            .filter(|(_, d)| is_catalog(d))
+            .map(|(id, _)| id)
+            .min()
+    })
 }
 
 /// The object number of [`SYNTHETIC_CATALOG`].

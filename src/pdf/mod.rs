@@ -119,6 +119,8 @@ pub(crate) struct Warnings {
     unlimited: usize,
     minor: usize,
     left_out: usize,
+    /// The first and last page of the warnings left out.
+    left_out_pages: Option<(u32, u32)>,
 }
 
 impl Warnings {
@@ -127,7 +129,7 @@ impl Warnings {
     pub(crate) fn push(&mut self, warning: Warning) {
         if warning.limit.is_none() {
             if self.unlimited >= MAX_WARNINGS {
-                self.left_out = self.left_out.saturating_add(1);
+                self.leave_out(warning.page);
                 return;
             }
             self.unlimited = self.unlimited.saturating_add(1);
@@ -143,7 +145,7 @@ impl Warnings {
     /// are already kept.
     pub(crate) fn push_minor(&mut self, warning: Warning) {
         if self.minor >= MAX_MINOR_WARNINGS || self.unlimited >= MAX_WARNINGS {
-            self.left_out = self.left_out.saturating_add(1);
+            self.leave_out(warning.page);
             return;
         }
         self.minor = self.minor.saturating_add(1);
@@ -153,11 +155,26 @@ impl Warnings {
         });
     }
 
-    /// The warnings kept, then one saying how many were left out.
+    /// Counts a warning left out, and its page.
+    fn leave_out(&mut self, page: Option<u32>) {
+        self.left_out = self.left_out.saturating_add(1);
+        if let Some(p) = page {
+            let (first, last) = self.left_out_pages.unwrap_or((p, p));
+            self.left_out_pages = Some((first.min(p), last.max(p)));
+        }
+    }
+
+    /// The warnings kept, then one saying how many were left out, and of
+    /// which pages (their text may be incomplete).
     pub(crate) fn finish(mut self) -> Vec<Warning> {
         if self.left_out > 0 {
+            let pages = match self.left_out_pages {
+                Some((first, last)) if first == last => format!(", of page {first}"),
+                Some((first, last)) => format!(", of pages {first} to {last}"),
+                None => String::new(),
+            };
             self.list.push(Warning::doc(format!(
-                "{} more warnings were left out (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)",
+                "{} more warnings were left out{pages} (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)",
                 self.left_out
             )));
         }
@@ -423,6 +440,7 @@ mod tests {
         assert_eq!(count("lost "), MAX_WARNINGS - MAX_MINOR_WARNINGS);
         assert_eq!(list.len(), MAX_WARNINGS + 1);
         let left = MAX_WARNINGS + 50 - MAX_MINOR_WARNINGS + 5;
+        // (no page: doc warnings)
         assert!(
             list[MAX_WARNINGS]
                 .message
@@ -437,6 +455,39 @@ mod tests {
         }
         w.push_minor(Warning::doc("font"));
         assert_eq!(w.finish().len(), MAX_WARNINGS + 1);
+    }
+
+    /// The note names the pages whose warnings it counts.
+    #[test]
+    fn the_note_names_the_pages_left_out() {
+        let mut w = Warnings::default();
+        for p in 1..=(MAX_WARNINGS as u32 + 3) {
+            w.push(Warning {
+                page: Some(p),
+                limit: None,
+                message: "lost".into(),
+            });
+        }
+        w.push(Warning::doc("doc"));
+        let last = w.finish().pop().unwrap().message;
+        assert!(
+            last.starts_with(&format!(
+                "4 more warnings were left out, of pages {} to {} (",
+                MAX_WARNINGS + 1,
+                MAX_WARNINGS + 3
+            )),
+            "{last}"
+        );
+        let mut w = Warnings::default();
+        for _ in 0..=MAX_WARNINGS {
+            w.push_minor(Warning {
+                page: Some(7),
+                limit: None,
+                message: "font".into(),
+            });
+        }
+        let last = w.finish().pop().unwrap().message;
+        assert!(last.contains("left out, of page 7 ("), "{last}");
     }
 
     /// At most `MAX_WARNINGS` warnings without a limit, then one note of how
@@ -463,7 +514,7 @@ mod tests {
         );
         assert_eq!(
             list.last().unwrap().message,
-            format!("11 more warnings were left out (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)")
+            format!("11 more warnings were left out, of page 1 (at most {MAX_WARNINGS} per call, {MAX_MINOR_WARNINGS} of them about fonts and other minor faults)")
         );
         let long = shorten(&"é".repeat(MAX_WARNING_CHARS + 3));
         assert!((MAX_WARNING_CHARS - 2..=MAX_WARNING_CHARS).contains(&long.chars().count()));

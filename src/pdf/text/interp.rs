@@ -11,7 +11,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::Font;
 use super::layout::Glyph;
-use super::lex::{overlong_operations, Cursor};
+use super::lex::{scan_operands, Cursor, OperandScan, MAX_OPERAND_NESTING};
 use super::TextLimits;
 use crate::pdf::budget::Work;
 use crate::pdf::limits::{Limit, Limits, MAX_OPERANDS};
@@ -432,7 +432,14 @@ impl<'a> Interp<'a> {
         // Operations of more operands than lopdf should hold are blanked
         // out (the same length, so offsets in warnings stay), as poppler
         // skips them ("Too many args").
-        let overlong = overlong_operations(data, MAX_OPERANDS);
+        let OperandScan {
+            skipped: overlong,
+            work,
+        } = scan_operands(data, MAX_OPERANDS);
+        // lopdf's parse of the operands, charged before it runs.
+        if !sink.charge(work) {
+            return;
+        }
         let blanked;
         let data = if overlong.is_empty() {
             data
@@ -643,7 +650,7 @@ impl<'a> Interp<'a> {
         sink.check_stream(what, data, check);
         if let Some((at, _)) = overlong.first() {
             sink.alert(format!(
-                "{what}: {} operation(s) with more than {MAX_OPERANDS} operands skipped, the first at byte {at} of {}; their text is lost",
+                "{what}: {} operation(s) with more than {MAX_OPERANDS} operands, or nested more than {MAX_OPERAND_NESTING} levels, skipped, the first at byte {at} of {}; their text is lost",
                 overlong.len(),
                 data.len()
             ));

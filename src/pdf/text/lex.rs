@@ -202,18 +202,61 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The operations of `data` with more than `max` operands, each as the
-/// span from its first operand to the end of its operator (or of the
-/// stream): every object before the operator counts, and so does every
-/// element of an array or dictionary among them (`[(a) -120 (b)] TJ` is
-/// four), for lopdf's parser holds all of them in memory until the operator
-/// comes. Empty when every operation is within `max`. Linear in the
-/// stream's length; at most one span per `max` bytes.
-pub fn overlong_operations(data: &[u8], max: usize) -> Vec<(usize, usize)> {
+/// Deepest nesting of arrays and dictionaries among one operation's
+/// operands that is parsed; an operation nested deeper is skipped as one
+/// with too many operands is (real content nests two or three levels: a
+/// `TJ` array, a `BDC` property list).
+pub const MAX_OPERAND_NESTING: usize = 32;
+
+/// Plain operands (numbers, names, strings) that cost one unit of the
+/// call's work beside their operator: lopdf parses them fast.
+pub const OPERANDS_PER_UNIT: usize = 16;
+
+/// What [`scan_operands`] found in a content stream.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct OperandScan {
+    /// The operations to skip: more than the bound of operands, or nested
+    /// deeper than [`MAX_OPERAND_NESTING`]; each from its first operand to
+    /// the end of its operator (or of the stream). At most one per
+    /// `max` bytes.
+    pub skipped: Vec<(usize, usize)>,
+    /// The work lopdf's parser will do on the rest beyond one unit per
+    /// operator: one unit per [`OPERANDS_PER_UNIT`] plain operands, and one
+    /// per array or dictionary past the first of its operation (each is an
+    /// allocation: an operation of 65,000 empty arrays costs 65,000).
+    pub work: usize,
+}
+
+/// Scans the operations of `data` ahead of lopdf's parser (see
+/// [`OperandScan`]): every object before an operator counts as an operand,
+/// and so does every element of an array or dictionary among them
+/// (`[(a) -120 (b)] TJ` is four), for lopdf holds all of them in memory
+/// until the operator comes. Linear in the stream's length; allocates only
+/// the list of skipped spans.
+pub fn scan_operands(data: &[u8], max: usize) -> OperandScan {
     let mut c = Cursor::new(data);
-    let mut spans = Vec::new();
+    let mut scan = OperandScan::default();
     let mut run_start = 0usize;
     let mut operands = 0usize;
+    let mut containers = 0usize;
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    let end_run = |scan: &mut OperandScan,
+                   operands: usize,
+                   containers: usize,
+                   deepest: usize,
+                   from: usize,
+                   to: usize| {
+        if operands > max || deepest > MAX_OPERAND_NESTING {
+            scan.skipped.push((from, to));
+        } else {
+            let plain = operands.saturating_sub(containers);
+            scan.work = scan
+                .work
+                .saturating_add(plain / OPERANDS_PER_UNIT)
+                .saturating_add(containers.saturating_sub(1));
+        }
+    };
     while let Some((start, end)) = c.token() {
         let token = data.get(start..end).unwrap_or_default();
         let first = token.first().copied().unwrap_or_default();
@@ -224,24 +267,38 @@ pub fn overlong_operations(data: &[u8], max: usize) -> Vec<(usize, usize)> {
             if token == b"BI" {
                 c.past_inline_image();
             }
-            if operands > max {
-                spans.push((run_start, c.pos));
-            }
-            operands = 0;
+            end_run(&mut scan, operands, containers, deepest, run_start, c.pos);
+            (operands, containers, depth, deepest) = (0, 0, 0, 0);
             continue;
         }
-        if matches!(token, b"]" | b">>" | b"}") {
-            continue;
+        match token {
+            b"]" | b">>" | b"}" => {
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            b"[" | b"<<" => {
+                containers = containers.saturating_add(1);
+                depth = depth.saturating_add(1);
+                deepest = deepest.max(depth);
+            }
+            _ => {}
         }
         if operands == 0 {
             run_start = start;
         }
         operands = operands.saturating_add(1);
     }
-    if operands > max {
-        spans.push((run_start, data.len()));
+    if operands > 0 {
+        end_run(
+            &mut scan,
+            operands,
+            containers,
+            deepest,
+            run_start,
+            data.len(),
+        );
     }
-    spans
+    scan
 }
 
 #[cfg(test)]
@@ -287,41 +344,63 @@ mod tests {
 
     /// Exact: the operands of each operation counted, array and
     /// dictionary members included, closers and operators not; each
-    /// operation past the bound spans from its first operand to the end of
-    /// its operator.
+    /// operation past the bound, or nested past `MAX_OPERAND_NESTING`,
+    /// spans from its first operand to the end of its operator.
     #[test]
     fn operations_with_too_many_operands_are_found() {
+        let skipped = |d: &[u8], max| scan_operands(d, max).skipped;
         let ok = b"BT /F1 12 Tf [(a) -120 (b)] TJ << /A [1 2] >> BDC true 1 null d0 ET";
         let at = |p: &[u8]| ok.windows(p.len()).position(|w| w == p).unwrap();
-        assert_eq!(overlong_operations(ok, 5), vec![]);
+        assert_eq!(skipped(ok, 5), vec![]);
         assert_eq!(
-            overlong_operations(ok, 4),
+            skipped(ok, 4),
             vec![(at(b"<<"), at(b"BDC") + 3)],
             "the dictionary is five"
         );
         assert_eq!(
-            overlong_operations(ok, 3),
+            skipped(ok, 3),
             vec![(at(b"[("), at(b"TJ") + 2), (at(b"<<"), at(b"BDC") + 3)],
             "the TJ array is four"
         );
-        assert_eq!(overlong_operations(b"q 1 2 3 4 5 6 cm", 6), vec![]);
-        assert_eq!(overlong_operations(b"q 1 2 3 4 5 6 cm Q", 5), vec![(2, 16)]);
+        assert_eq!(skipped(b"q 1 2 3 4 5 6 cm", 6), vec![]);
+        assert_eq!(skipped(b"q 1 2 3 4 5 6 cm Q", 5), vec![(2, 16)]);
+        assert_eq!(skipped(b"1 2 3", 2), vec![(0, 5)], "no operator");
         assert_eq!(
-            overlong_operations(b"1 2 3", 2),
-            vec![(0, 5)],
-            "no operator"
-        );
-        assert_eq!(
-            overlong_operations(b"BI /W 1 /H 1 ID 1 2 3 4 5 6 7 EI 1 2 3 Tj", 3),
+            skipped(b"BI /W 1 /H 1 ID 1 2 3 4 5 6 7 EI 1 2 3 Tj", 3),
             vec![],
             "an inline image's data is not operands"
         );
         let many = "1 ".repeat(70_000) + "Tj (x) Tj";
+        assert_eq!(skipped(many.as_bytes(), 65_536), vec![(0, 140_002)]);
+        assert_eq!(skipped(many.as_bytes(), 70_000), vec![]);
+        // Nesting: 32 levels parse, 33 are skipped, whatever the count.
+        let nest = |k: usize| format!("(a) Tj {}{} Tj (b) Tj", "[".repeat(k), "]".repeat(k));
         assert_eq!(
-            overlong_operations(many.as_bytes(), 65_536),
-            vec![(0, 140_002)]
+            skipped(nest(MAX_OPERAND_NESTING).as_bytes(), 65_536),
+            vec![]
         );
-        assert_eq!(overlong_operations(many.as_bytes(), 70_000), vec![]);
+        let deep = nest(MAX_OPERAND_NESTING + 1);
+        assert_eq!(
+            skipped(deep.as_bytes(), 65_536),
+            vec![(7, 7 + 2 * (MAX_OPERAND_NESTING + 1) + 3)]
+        );
+    }
+
+    /// The work beyond one unit per operator: a unit per 16 plain
+    /// operands, and per array or dictionary past the first of an
+    /// operation; skipped operations cost nothing.
+    #[test]
+    fn operand_work_is_counted() {
+        let work = |d: &[u8]| scan_operands(d, 65_536).work;
+        assert_eq!(work(b"BT /F1 12 Tf [(a) -120 (b)] TJ ET"), 0);
+        assert_eq!(work("1 ".repeat(33).as_bytes()), 2);
+        assert_eq!(work(format!("{} Tj", "[]".repeat(1000)).as_bytes()), 999);
+        assert_eq!(work(b"[[1] [2]] TJ << /A << /B 1 >> >> BDC"), 2 + 1);
+        assert_eq!(
+            work(format!("{} Tj", "[]".repeat(70_000)).as_bytes()),
+            0,
+            "skipped"
+        );
         assert!(!Cursor::blank(b" x"));
     }
 }
