@@ -183,7 +183,7 @@ fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
             )
         })
         .collect();
-    costly.sort_by(|a, b| b.1.cmp(&a.1));
+    costly.sort_by_key(|(_, c)| std::cmp::Reverse(*c));
     let mut left = excess;
     let (mut cut, mut dropped) = (0usize, 0usize);
     for (key, _) in costly {
