@@ -44,6 +44,7 @@ pub use message::{
 pub use recover::{
     id_candidates, line_id, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES,
 };
+pub(crate) use render::line_safe;
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use service::{
     server_busy, BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,

@@ -21,8 +21,28 @@ fn push_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
 fn push_payload(out: &mut Vec<u8>, p: &Payload) {
     match p {
         Payload::Value(v) => push_json(out, v),
-        Payload::Raw(r) => out.extend_from_slice(r.get().as_bytes()),
+        Payload::Raw(r) => push_raw(out, r.get().as_bytes()),
     }
+}
+
+/// Writes vetted JSON text as it came, but for its raw carriage returns,
+/// each made a space ([`line_safe`]).
+fn push_raw(out: &mut Vec<u8>, json: &[u8]) {
+    out.extend(json.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
+}
+
+/// `json` (the text of one vetted JSON value) as it may go on a line to
+/// a peer: a raw carriage return, in valid JSON only whitespace between
+/// tokens (one in a string is escaped), becomes a space, the same value.
+/// A peer that also ends lines at a CR (Python's universal newlines, as
+/// the official Python SDK's stdio transport reads) would otherwise read
+/// a second message where the gateway vetted one. Every line toward a
+/// client ([`response`], [`outbound`]) and every client line the gateway
+/// passes to its server goes through this.
+pub(crate) fn line_safe(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    push_raw(&mut out, json);
+    out
 }
 
 fn push_id(out: &mut Vec<u8>, id: Option<&Id>) {
@@ -162,7 +182,7 @@ pub(crate) fn outbound(m: &Outbound) -> Vec<u8> {
         Outbound::Request { id, method, params } => {
             push_message(&mut out, Some(id), method, params.as_ref())
         }
-        Outbound::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
+        Outbound::Raw(raw) => push_raw(&mut out, raw.get().as_bytes()),
     }
     out.push(b'\n');
     out
@@ -194,6 +214,29 @@ pub(crate) fn progress(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Raw CRs (JSON whitespace) in vetted text become spaces, in
+    /// responses, server messages and lines toward a server; escaped ones
+    /// stay escaped.
+    #[test]
+    fn no_raw_carriage_return_reaches_a_peer() {
+        use serde_json::value::RawValue;
+        use std::sync::Arc;
+        let text = "{\"a\":\r{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"x\"}\r,\"b\":\"c\\rd\"}";
+        let raw: Arc<RawValue> = Arc::from(RawValue::from_string(text.to_owned()).unwrap());
+        let line = response(
+            &Response::result(Id::from(1), Payload::Raw(raw.clone())),
+            1 << 20,
+        );
+        let outb = outbound(&Outbound::Raw(raw));
+        let own = line_safe(text.as_bytes());
+        for l in [line, outb, own] {
+            assert!(!l.contains(&b'\r'), "{}", String::from_utf8_lossy(&l));
+            let v: Value = serde_json::from_slice(&l).unwrap();
+            let want: Value = serde_json::from_str(text).unwrap();
+            assert!(v == want || v["result"] == want, "the same value: {v}");
+        }
+    }
 
     #[test]
     fn lines_are_json_and_whole() {

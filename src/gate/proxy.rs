@@ -426,7 +426,10 @@ impl GateService {
         let Some(tx) = guard.as_ref() else {
             return Err(Unsent::Gone);
         };
-        tx.send((line.to_vec(), charge)).map_err(|_| Unsent::Gone)
+        // The server reads the message the gateway vetted, whatever it
+        // takes for a line end (`engine::line_safe`).
+        tx.send((crate::engine::line_safe(line), charge))
+            .map_err(|_| Unsent::Gone)
     }
 
     /// The charge for a line of `len` bytes toward the child: from the

@@ -184,6 +184,34 @@ fn transparent_proxy_and_url_refusals() {
     assert_eq!(g.close(), 0);
 }
 
+/// Regression (attack pass on #20, high): a raw CR between JSON tokens
+/// is whitespace to the gateway, but a line end to a server reading with
+/// Python's universal newlines (the official SDK's stdio transport, and
+/// this recorder): a `ping` whose params hid a whole `tools/call` between
+/// two CRs ran that call unvetted. Every line the gateway passes on has
+/// its raw CRs made spaces: the server reads the one message vetted.
+#[test]
+fn a_carriage_return_smuggles_no_message_to_the_server() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let hidden = r#"{"jsonrpc":"2.0","id":"h","method":"tools/call","params":{"name":"fetch","arguments":{"url":"http://169.254.169.254/"}}}"#;
+    for (id, line) in [
+        ("p1", format!("{{\"jsonrpc\":\"2.0\",\"id\":\"p1\",\"method\":\"ping\",\"params\":{{\"x\":\r{hidden}\r}}}}")),
+        ("p2", format!("{{\"jsonrpc\":\"2.0\",\"id\":\"p2\",\"method\":\"tools/list\",\"params\":{{\"_meta\":\r{hidden}\r}}}}")),
+    ] {
+        let r = g.ask(&line);
+        assert_eq!(r["id"], id, "{r}");
+    }
+    let seen = g.received();
+    for l in seen.lines() {
+        let v: Value = serde_json::from_str(l)
+            .unwrap_or_else(|e| panic!("the server read a torn line {l:?}: {e}"));
+        assert_ne!(v["method"], "tools/call", "{l}");
+    }
+    assert!(!seen.contains('\r'), "{seen:?}");
+    assert_eq!(g.close(), 0);
+}
+
 #[test]
 fn deny_as_error_uses_the_core_denial() {
     let mut g = Gate::start(&["--deny-as", "error"]);
