@@ -59,6 +59,7 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "filename",
     "filenames",
     "dir",
+    "foldername",
     "dirs",
     "dirname",
     "directory",
@@ -82,13 +83,38 @@ pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
-/// `true` when an argument called `name` holds a path: its last word is
-/// one of [`PATH_ARGUMENT_NAMES`].
+/// `true` when an argument called `name` holds a path: its last word, its
+/// last two words joined (`fileName`, `file_name`, `dir_name` are
+/// `filename`, `dirname`), or its whole last segment in any case (`PaThS`)
+/// is one of [`PATH_ARGUMENT_NAMES`].
 pub fn is_path_name(name: &str) -> bool {
+    let is = |w: &str| {
+        PATH_ARGUMENT_NAMES
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(w))
+    };
     let word = last_word(name);
-    PATH_ARGUMENT_NAMES
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(word))
+    if is(word) || is(last_segment(name)) {
+        return true;
+    }
+    // Where the last word starts in `name` (it is a slice of it).
+    let start = (word.as_ptr() as usize).saturating_sub(name.as_ptr() as usize);
+    let before = name
+        .get(..start)
+        .unwrap_or_default()
+        .trim_end_matches(['_', '-', '.', ' ']);
+    !before.is_empty() && is(&format!("{}{word}", last_word(before)))
+}
+
+/// The last segment of an identifier: after the last `_`, `-`, `.` or
+/// space, digits and separators at its end aside.
+fn last_segment(name: &str) -> &str {
+    let base =
+        name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '));
+    let base = if base.is_empty() { name } else { base };
+    base.rsplit(['_', '-', '.', ' '])
+        .find(|s| !s.is_empty())
+        .unwrap_or(base)
 }
 
 /// The last word of an identifier, digits at its end aside (`file_path2`,
@@ -97,13 +123,7 @@ pub fn is_path_name(name: &str) -> bool {
 /// capitals being one word (`filePATH` → `PATH`; an all-capital segment is
 /// one word: `FILE_PATH` → `PATH`).
 fn last_word(name: &str) -> &str {
-    let base =
-        name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '));
-    let base = if base.is_empty() { name } else { base };
-    let seg = base
-        .rsplit(['_', '-', '.', ' '])
-        .find(|s| !s.is_empty())
-        .unwrap_or(base);
+    let seg = last_segment(name);
     if !seg.chars().any(|c| c.is_lowercase()) {
         return seg;
     }
@@ -344,6 +364,18 @@ mod tests {
             "path_1",
             "dir-2",
             "inputFilePath3",
+            // The last two words joined (attack pass on #20, F5), any case.
+            "fileName",
+            "file_name",
+            "FileName",
+            "FILE_NAME",
+            "pathName",
+            "path_name",
+            "dirName",
+            "dir_name",
+            "folderName",
+            "output_file_name",
+            "PaThS",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -364,6 +396,9 @@ mod tests {
             "srcset",
             "PATHology",
             "pathX",
+            "userName",
+            "file_size",
+            "name",
             "123",
             "v2",
         ] {

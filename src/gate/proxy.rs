@@ -829,7 +829,11 @@ impl GateService {
         let Some(pins) = st.pins.as_ref() else {
             return;
         };
-        if pins.instructions().is_some_and(|h| h != hash) {
+        // A pin file without instructions pinned their absence.
+        let pinned = pins
+            .instructions()
+            .map_or_else(|| definition_hash(&Value::Null), str::to_owned);
+        if pinned != hash {
             tracing::warn!("the server's instructions changed since they were pinned: hidden");
             if let Some(m) = result.as_object_mut() {
                 m.remove("instructions");
@@ -918,6 +922,11 @@ impl GateService {
     /// starts over), saved or not: what was learned is enforced from now on.
     fn end_learning(&self, st: &mut State) {
         st.learning_done = true;
+        if st.learned.instructions().is_none() {
+            // A session that saw no instructions (a stateless one that
+            // never asked) pins their absence: any text later is a change.
+            st.learned.set_instructions(definition_hash(&Value::Null));
+        }
         if let PinMode::Learn(path) = &self.shared.pin {
             match st.learned.save(path) {
                 Ok(()) => {

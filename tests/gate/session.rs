@@ -636,6 +636,31 @@ fn pinned_instructions_are_decided_after_stripping() {
     g.close();
 }
 
+/// Regression (attack pass on #20, F1): a pin file learned by a session
+/// that never saw the server's instructions (a stateless client that only
+/// listed tools) pinned none, and any instructions of a later session
+/// passed unchecked. Their absence is pinned: later text is a change.
+#[test]
+fn instructions_never_seen_are_pinned_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin = pin.to_str().unwrap();
+    let mut g = Gate::start(&["--pin", pin]);
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert!(r["result"]["tools"].is_array(), "{r}");
+    g.close();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut g = Gate::start_env(
+        &["--pin", pin, "--env", "RECORDER_TWIN_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_TWIN_INSTRUCTIONS", "instead")],
+    );
+    let r = g.ask(init);
+    assert!(r["result"].is_object(), "{r}");
+    assert!(r["result"].get("instructions").is_none(), "{r}");
+    g.close();
+}
+
 #[test]
 fn poisoned_tools_and_results() {
     let mut g = Gate::start(&[]);
