@@ -35,6 +35,16 @@ fn three_pages(catalog: &str, pages: Option<&str>) -> Vec<u8> {
     font(d).build()
 }
 
+/// The bytes of `corpus/pdf_extract/NAME`.
+fn seed(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/pdf_extract")
+            .join(name),
+    )
+    .unwrap()
+}
+
 fn texts(data: &[u8]) -> Vec<String> {
     extract(Source::Bytes(data), None)
         .unwrap()
@@ -283,11 +293,7 @@ fn encrypt_update(
 /// trailers are flattened in place as the `/Encrypt` object is.
 #[test]
 fn deep_nesting_around_the_encryption_dictionary_is_read() {
-    let base = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("corpus/pdf_extract/enc-lenient-em-int-r4aes.pdf"),
-    )
-    .unwrap();
+    let base = seed("enc-lenient-em-int-r4aes.pdf");
     let text = String::from_utf8_lossy(&base);
     let n: u32 = text[text.rfind("/Encrypt ").unwrap() + 9..]
         .split_whitespace()
@@ -412,11 +418,7 @@ fn objects_nested_past_lopdf_limit_are_read() {
 /// stream's own dictionary names ("GENUINE"). That `/Root` comes first.
 #[test]
 fn a_rebuilt_table_keeps_the_root_its_xref_stream_names() {
-    let data = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("corpus/pdf_extract/hostile-xref-stream-root-beside-an-unreferenced-catalog.pdf"),
-    )
-    .unwrap();
+    let data = seed("hostile-xref-stream-root-beside-an-unreferenced-catalog.pdf");
     assert_eq!(texts(&data), ["GENUINE"]);
 }
 

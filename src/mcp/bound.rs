@@ -155,13 +155,7 @@ fn cut_xmp(value: &mut Value, excess: usize, structured: bool) -> bool {
             "the XMP packet is cut to its first {cut} of {whole} bytes (no longer well-formed XML): the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more)"
         ),
     });
-    if let Some(m) = value.as_object_mut() {
-        if let Some(Value::Array(ws)) = m.get_mut("warnings") {
-            ws.push(warning);
-        } else {
-            m.insert("warnings".into(), json!([warning]));
-        }
-    }
+    push_warning(value, warning);
     true
 }
 
@@ -219,6 +213,12 @@ fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
             "{cut} Info values are cut short and {dropped} Info entries left out, the longest first: the answer reached the {MAX_RESPONSE_BYTES}-byte {RESPONSE_LIMIT_NAME} limit (characters JSON escapes cost more)"
         ),
     });
+    push_warning(value, warning);
+    true
+}
+
+/// Adds `warning` to a tool value's `warnings` (made when absent).
+fn push_warning(value: &mut Value, warning: Value) {
     if let Some(m) = value.as_object_mut() {
         if let Some(Value::Array(ws)) = m.get_mut("warnings") {
             ws.push(warning);
@@ -226,7 +226,6 @@ fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
             m.insert("warnings".into(), json!([warning]));
         }
     }
-    true
 }
 
 /// The limits whose warning says where an `extract` answer's text stops.

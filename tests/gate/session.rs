@@ -610,6 +610,20 @@ fn keys_are_never_stripped_onto_other_keys() {
 
 /// Kind 8 with kind 5: a pinned `instructions` text cannot be replaced by
 /// a member that becomes `instructions` once stripped.
+/// The `initialize` answer of a session pinned to `pin` whose server now
+/// gives other instructions (the recorder's `RECORDER_TWIN_INSTRUCTIONS`).
+fn initialize_with_changed_instructions(pin: &str, init: &str) -> Value {
+    let mut g = Gate::start_env(
+        &["--pin", pin, "--env", "RECORDER_TWIN_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_TWIN_INSTRUCTIONS", "instead")],
+    );
+    let r = g.ask(init);
+    assert!(r["result"].is_object(), "{r}");
+    g.close();
+    r
+}
+
 #[test]
 fn pinned_instructions_are_decided_after_stripping() {
     let dir = tempfile::tempdir().unwrap();
@@ -622,18 +636,11 @@ fn pinned_instructions_are_decided_after_stripping() {
     g.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     g.list(1);
     g.close();
-    let mut g = Gate::start_env(
-        &["--pin", pin, "--env", "RECORDER_TWIN_INSTRUCTIONS"],
-        |_| {},
-        &[("RECORDER_TWIN_INSTRUCTIONS", "instead")],
-    );
-    let r = g.ask(init);
-    assert!(r["result"].is_object(), "{r}");
+    let r = initialize_with_changed_instructions(pin, init);
     assert!(
         !r.to_string().contains("evil"),
         "the changed text is hidden: {r}"
     );
-    g.close();
 }
 
 /// Regression (attack pass on #20, F1): a pin file learned by a session
@@ -650,15 +657,8 @@ fn instructions_never_seen_are_pinned_absent() {
     assert!(r["result"]["tools"].is_array(), "{r}");
     g.close();
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let mut g = Gate::start_env(
-        &["--pin", pin, "--env", "RECORDER_TWIN_INSTRUCTIONS"],
-        |_| {},
-        &[("RECORDER_TWIN_INSTRUCTIONS", "instead")],
-    );
-    let r = g.ask(init);
-    assert!(r["result"].is_object(), "{r}");
+    let r = initialize_with_changed_instructions(pin, init);
     assert!(r["result"].get("instructions").is_none(), "{r}");
-    g.close();
 }
 
 #[test]
