@@ -139,15 +139,8 @@ fn cut_xmp(value: &mut Value, excess: usize, structured: bool) -> bool {
     }
     let whole = xmp.len();
     let mut left = excess;
-    let mut cut = whole;
-    for (i, c) in xmp.char_indices().rev() {
-        if left == 0 {
-            break;
-        }
-        left = left.saturating_sub(char_cost(c, structured));
-        cut = i;
-    }
-    xmp.truncate(cut);
+    cut_end(xmp, &mut left, structured);
+    let cut = xmp.len();
     let warning = json!({
         "page": null,
         "limit": RESPONSE_LIMIT_NAME,
@@ -185,15 +178,7 @@ fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
             break;
         }
         if let Some(Value::String(text)) = info.get_mut(&key) {
-            let mut at = text.len();
-            for (i, c) in text.char_indices().rev() {
-                if left == 0 {
-                    break;
-                }
-                left = left.saturating_sub(char_cost(c, structured));
-                at = i;
-            }
-            text.truncate(at);
+            cut_end(text, &mut left, structured);
         }
         if left > 0 {
             left = left.saturating_sub(cost(&key));
@@ -215,6 +200,21 @@ fn cut_info(value: &mut Value, excess: usize, structured: bool) -> bool {
     });
     push_warning(value, warning);
     true
+}
+
+/// Cuts characters from the end of `text` until their wire cost
+/// ([`char_cost`]) covers `left`, which keeps what is still to remove (0
+/// unless all of `text` went).
+fn cut_end(text: &mut String, left: &mut usize, structured: bool) {
+    let mut at = text.len();
+    for (i, c) in text.char_indices().rev() {
+        if *left == 0 {
+            break;
+        }
+        *left = left.saturating_sub(char_cost(c, structured));
+        at = i;
+    }
+    text.truncate(at);
 }
 
 /// Adds `warning` to a tool value's `warnings` (made when absent).
@@ -252,15 +252,7 @@ fn cut_pages(value: &mut Value, excess: usize, structured: bool) -> bool {
             pages.pop();
             continue;
         };
-        let mut cut = text.len();
-        for (i, c) in text.char_indices().rev() {
-            if left == 0 {
-                break;
-            }
-            left = left.saturating_sub(char_cost(c, structured));
-            cut = i;
-        }
-        text.truncate(cut);
+        cut_end(text, &mut left, structured);
         stopped_at = Some(number);
         if left > 0 {
             // The whole page went: its `{"page":…,"text":""}` goes too.
