@@ -10,6 +10,7 @@ use super::paths::{is_path_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
+use super::resolve::note_name;
 use super::urls::{lenient_form, looks_like_url, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
@@ -506,6 +507,19 @@ impl Gatekeeper {
         Ok(names)
     }
 
+    /// Keeps `name` for `--resolve` (`[net] resolve`), once per host and
+    /// port; without it no name is looked up, and none is kept.
+    ///
+    /// # Errors
+    /// `policy.arguments_too_complex` past [`super::MAX_RESOLVED_NAMES`].
+    fn note(&self, names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
+        if self.policy.resolve {
+            note_name(names, name)
+        } else {
+            Ok(())
+        }
+    }
+
     /// The generic walk of [`check_arguments`](Self::check_arguments): every
     /// string and key under `root` but the `exempt` values (and, in an
     /// answer, `roots` lists), each read as its place says ([`Place`]); host
@@ -531,7 +545,7 @@ impl Gatekeeper {
                     // looks like a URL gets the URL check and the path check.
                     if looks_like_url(s) && !self.is_own_resource(s) {
                         if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
-                            names.push(n);
+                            self.note(names, n)?;
                         }
                     }
                     let checked = match place {
@@ -558,7 +572,7 @@ impl Gatekeeper {
                         if looks_like_url(k) && !self.is_own_resource(k) {
                             spend(budget)?;
                             if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
-                                names.push(n);
+                                self.note(names, n)?;
                             }
                         }
                         if under_path && looks_like_a_path(k) {
@@ -635,13 +649,13 @@ impl Gatekeeper {
             match rule.kind {
                 ArgKind::Url => {
                     if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
-                        names.push(n);
+                        self.note(names, n)?;
                     }
                 }
                 ArgKind::Path => {
                     if looks_like_url(s) {
                         if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
-                            names.push(n);
+                            self.note(names, n)?;
                         }
                     }
                     match &self.roots {
@@ -862,7 +876,7 @@ mod tests {
 
     #[test]
     fn resolve_names_collected() {
-        let g = keeper("");
+        let g = keeper("[net]\nresolve = true\n");
         let n = g
             .check_arguments(
                 "t",
@@ -872,6 +886,19 @@ mod tests {
         let mut hosts: Vec<_> = n.iter().map(|p| (p.host(), p.port())).collect();
         hosts.sort();
         assert_eq!(hosts, vec![("a.example", 443), ("b.example", 81)]);
+        // Without `[net] resolve` nothing is looked up, so nothing is kept
+        // (and the bound on names does not apply).
+        let many: Vec<String> = (0..=crate::gate::MAX_RESOLVED_NAMES)
+            .map(|i| format!("http://h{i}.example/"))
+            .collect();
+        assert_eq!(keeper("").check_arguments("t", &json!({ "u": many })), Ok(vec![]));
+        let r = g.check_arguments("t", &json!({ "u": many })).unwrap_err();
+        assert_eq!(r.code(), "policy.arguments_too_complex");
+        // The same name twice is one lookup.
+        let n = g
+            .check_arguments("t", &json!({"u": ["http://a.example/x", "http://a.example/y"]}))
+            .unwrap();
+        assert_eq!(n.len(), 1);
     }
 
     #[test]
@@ -965,7 +992,7 @@ max_bytes = 10
                 )
                 .unwrap(),
             ),
-            ..keeper("")
+            ..keeper("[net]\nresolve = true\n")
         };
         let answer = |v: Value| {
             g.check_client_answer(&v)

@@ -30,7 +30,6 @@ use super::limits::{refuse_task_augmented, Limiter};
 use super::listing::{Learning, ListEvent, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
-use super::urls::vet_addresses;
 use crate::engine::{
     server_busy, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era, ErrorObject,
     Handled, Id, Notification, Outbound, Payload, Peer, Reply, Request, Response, Revision,
@@ -242,6 +241,8 @@ struct Shared {
     /// task (`--resolve`): the next message waits, so messages reach the
     /// child in the client's order.
     in_order: Arc<tokio::sync::Mutex<()>>,
+    /// The session's `--resolve` lookups, bounded in number and time.
+    resolver: super::resolve::Resolver,
     /// The longest client line (the room reserved for the next message).
     max_line: usize,
     peer: Mutex<Option<Peer>>,
@@ -392,6 +393,7 @@ impl GateService {
                 pending_slots: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
                 reserved: Mutex::new(Reserved::default()),
                 in_order: Arc::new(tokio::sync::Mutex::new(())),
+                resolver: super::resolve::Resolver::default(),
                 max_line,
                 peer: Mutex::new(None),
                 client_closed: watch::Sender::new(false),
@@ -1360,31 +1362,19 @@ impl GateService {
         Some(Arc::from(line.to_string().into_bytes()))
     }
 
-    /// Resolves each of `names` as the child will and vets every address
-    /// (`--resolve`), on a blocking thread.
+    /// Resolves `names` as the child will and vets every address
+    /// (`--resolve`), in parallel, by `deadline` at the latest
+    /// ([`super::resolve::Resolver::vet_all`]).
     ///
     /// # Errors
-    /// The first refusal; a resolution that could not run is refused too.
-    async fn resolve_names(&self, names: Vec<super::urls::PendingName>) -> Result<(), Refusal> {
-        let net = self.shared.keeper.policy.net.clone();
-        let checked = tokio::task::spawn_blocking(move || {
-            for n in &names {
-                let addrs: Vec<std::net::IpAddr> =
-                    std::net::ToSocketAddrs::to_socket_addrs(&(n.host(), n.port()))
-                        .map(|it| it.map(|a| a.ip()).collect())
-                        .unwrap_or_default();
-                vet_addresses(&net, n, &addrs, "--resolve")?;
-            }
-            Ok::<(), Refusal>(())
-        })
-        .await;
-        checked.unwrap_or_else(|_| {
-            Err(Refusal::new(
-                GateCode::ArgumentsTooComplex,
-                "name resolution failed",
-                "--resolve",
-            ))
-        })
+    /// The first refusal; `dns.timeout` past the deadline.
+    async fn resolve_names(
+        &self,
+        names: Vec<super::urls::PendingName>,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), Refusal> {
+        let net = &self.shared.keeper.policy.net;
+        self.shared.resolver.vet_all(net, names, deadline).await
     }
 
     /// A client's answer to the server's request `id` was refused: the
@@ -1408,6 +1398,7 @@ impl GateService {
         limited: bool,
         names: Vec<super::urls::PendingName>,
     ) -> Handled {
+        let arrived = tokio::time::Instant::now();
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
@@ -1498,8 +1489,12 @@ impl GateService {
         };
         Handled::Task(Box::pin(async move {
             let id = req_id;
+            // Counted from the request's arrival: the lookups of `--resolve`
+            // are part of the call's time.
+            let deadline = timeout.map(|t| arrived + t);
             if let (Some((charge, order)), Some(raw)) = (on_its_way, raw) {
-                if let Err(r) = me.resolve_names(names).await {
+                let by = deadline.unwrap_or_else(|| arrived + super::resolve::RESOLVE_DEADLINE);
+                if let Err(r) = me.resolve_names(names, by).await {
                     me.finish(&id);
                     return Reply::Send(me.denial_for(&method, id, &r));
                 }
@@ -1511,8 +1506,8 @@ impl GateService {
                 }
             }
             let ctx = ctx;
-            let outcome = match timeout {
-                Some(t) => match tokio::time::timeout(t, rx).await {
+            let outcome = match timeout.zip(deadline) {
+                Some((t, deadline)) => match tokio::time::timeout_at(deadline, rx).await {
                     Ok(o) => o,
                     Err(_) => {
                         me.finish(&id);
@@ -1791,7 +1786,8 @@ impl Service for GateService {
         if self.shared.keeper.policy.resolve && !names.is_empty() {
             let me = self.clone();
             tokio::spawn(async move {
-                match me.resolve_names(names).await {
+                let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+                match me.resolve_names(names, by).await {
                     Ok(()) => {
                         let _ = me.send_child_when_room(&response.raw).await;
                     }

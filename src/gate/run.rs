@@ -101,6 +101,10 @@ pub fn run(
         };
         tokio::join!(session, supervise).1
     });
+    // A `--resolve` lookup past its deadline may still hold a thread (the
+    // system resolver cannot be interrupted): the session does not wait
+    // for it.
+    runtime.shutdown_background();
     // The engine sent its end marker (or was left): the writer drains.
     match threads.finish_within(GRACE) {
         Some(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),

@@ -189,6 +189,8 @@ codes! {
         TooLong => "url.too_long", "policy (MAX_URL_BYTES)";
         /// A DNS answer with no address at all.
         NoAddress => "dns.no_address", "policy (empty DNS answer)";
+        /// The name was not resolved within its deadline (`toolgate gate --resolve`).
+        DnsTimeout => "dns.timeout", "policy (resolution deadline)";
         /// A file path that leaves the configured root (used by the MCP server).
         PathOutsideRoot => "path.outside_root", "policy (MCP server --root)";
         /// A file with more than one hard link, refused by `toolgate mcp

@@ -144,6 +144,66 @@ fn resolved_calls_keep_message_order() {
     assert_eq!(order, sent);
 }
 
+/// `--resolve` fails closed in bounded time (`gate::RESOLVE_DEADLINE`,
+/// `gate::MAX_RESOLVED_NAMES`): names whose DNS server never answers are
+/// looked up in parallel and refused with `dns.timeout` once the call's
+/// `--call-timeout` (counted from the request's arrival) has passed, not
+/// one after the other; a message naming too many hosts is refused before
+/// any lookup; the session goes on. Run in a namespace with loopback
+/// alone, whose `/etc/resolv.conf` names a loopback DNS server that reads
+/// every query and answers none (no packet can leave).
+#[test]
+fn slow_names_end_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "127.0.0.1 localhost\n").unwrap();
+    let resolv = dir.path().join("resolv.conf");
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n",
+    )
+    .unwrap();
+    let ready = dir.path().join("ready");
+    let sink = "import socket, sys\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('127.0.0.1', 53))\nopen(sys.argv[1], 'w').close()\nwhile True: s.recv(65536)\n";
+    let record = dir.path().join("record.jsonl");
+    let script = r#"ip link set lo up && mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && { python3 -c "$3" "$4" & } && while [ ! -e "$4" ]; do sleep 0.05; done && exec "$5" gate --resolve --call-timeout 3 -- python3 "$6" "$7""#;
+    let mut command = Command::new("unshare");
+    command
+        .args(["-rnm", "sh", "-c", script, "sh"])
+        .arg(&hosts)
+        .arg(&resolv)
+        .arg(sink)
+        .arg(&ready)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .arg(server("recorder.py"))
+        .arg(&record);
+    let slow: Vec<String> = (0..20)
+        .map(|i| format!("http://slow{i}.toolgate-test.net/"))
+        .collect();
+    let many: Vec<String> = (0..=toolgate::gate::MAX_RESOLVED_NAMES)
+        .map(|i| format!("http://h{i}.toolgate-test.net/"))
+        .collect();
+    let call = |id: u32, urls: &[String]| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "fetch", "arguments": {"urls": urls}}})
+    };
+    let input = format!(
+        "{INITIALIZE}\n{}\n{}\n{}\n",
+        call(1, &slow),
+        call(2, &many),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+    );
+    let got = answers(command, input.into_bytes(), 4);
+    assert_eq!(crate::session::refusal_code(&got["1"]), "dns.timeout");
+    assert_eq!(
+        crate::session::refusal_code(&got["2"]),
+        "policy.arguments_too_complex"
+    );
+    assert_eq!(got["3"]["result"], json!({}));
+    let seen = std::fs::read_to_string(&record).unwrap();
+    assert!(!seen.contains("tools/call"), "no refused call reached the server: {seen}");
+}
+
 /// Peak RSS the gateway may reach with the default budgets, whatever the
 /// two sides do (`docs/gate.md`, "Memory").
 const PEAK_RSS_KIB: u64 = 256 * 1024;

@@ -126,7 +126,7 @@ impl Gate {
     }
 }
 
-fn refusal_code(r: &Value) -> String {
+pub(crate) fn refusal_code(r: &Value) -> String {
     if r["result"]["isError"] == true {
         let t = r["result"]["content"][0]["text"].as_str().unwrap();
         let rest = t
