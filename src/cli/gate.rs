@@ -108,9 +108,16 @@ pub fn run(args: GateArgs) -> ExitCode {
         Some(path) => match Pins::load(path) {
             Ok(Some(p)) => (PinMode::Enforce(path.clone()), Some(p)),
             Ok(None) => (PinMode::Learn(path.clone()), None),
-            Err(e) => return usage(format_args!("{}: {e}", path.display())),
+            Err(e) => return usage(format_args!("--pin {}: {e}", path.display())),
         },
     };
+    // What is learned must be kept: a pin file that cannot be written is
+    // found now, not after the first listing.
+    if let PinMode::Learn(path) = &pin {
+        if let Err(e) = Pins::check_writable(path) {
+            return usage(format_args!("--pin {}: cannot be written: {e}", path.display()));
+        }
+    }
     let audit = match &args.audit {
         None => None,
         Some(p) => match Audit::open(p, args.audit_max_bytes) {

@@ -89,51 +89,11 @@ pub struct Audit {
 
 fn open(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::PermissionsExt;
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        // No-follow; non-blocking so a FIFO at the path cannot hang the
-        // open (it is then refused as not a regular file).
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
-        .open(path)
-        .map_err(|e| {
-            // Said only when it is why: ELOOP is the no-follow refusal, ENXIO
-            // a FIFO without a reader (non-blocking open for writing).
-            let why = match e.raw_os_error() {
-                Some(n) if n == rustix::io::Errno::LOOP.raw_os_error() => {
-                    " (a symbolic link at the audit path is refused)"
-                }
-                Some(n) if n == rustix::io::Errno::NXIO.raw_os_error() => {
-                    " (a FIFO or device at the audit path is refused: not a regular file)"
-                }
-                _ => "",
-            };
-            io::Error::new(e.kind(), format!("{e}{why}"))
-        })?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "the audit path is not a regular file",
-        ));
-    }
-    use std::os::unix::fs::MetadataExt;
-    if meta.nlink() > 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "the audit file has {} hard links: another name could read or change the trail",
-                meta.nlink()
-            ),
-        ));
-    }
-    if meta.uid() != rustix::process::geteuid().as_raw() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "the audit file belongs to another user, who could read or truncate the trail",
-        ));
-    }
+    let file = super::owned::open_owned(
+        path,
+        OpenOptions::new().append(true).create(true).mode(0o600),
+        "the audit file",
+    )?;
     // Exactly 0600, set every time (one fchmod): no access for others, and
     // no setuid, setgid or sticky bit.
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
@@ -335,7 +295,7 @@ mod tests {
         // The error says what is at the path.
         let e = Audit::open(&link, 1000).unwrap_err().to_string();
         assert!(
-            e.contains("(a symbolic link at the audit path is refused)"),
+            e.contains("(a symbolic link at the path of the audit file is refused)"),
             "{e}"
         );
         let fifo = t.path().join("fifo");

@@ -38,6 +38,9 @@ crate::net::codes! {
         PromptDenied => "policy.prompt_denied", "policy file [prompts] allow/deny";
         /// The audit log cannot be written: calls are refused (fail closed).
         AuditUnavailable => "policy.audit_unavailable", "--audit";
+        /// The pins learned this session could not be saved: calls are
+        /// refused (fail closed), since the next session would learn anew.
+        PinUnavailable => "policy.pin_unavailable", "--pin";
         /// The tool's definition differs from its pin.
         DefinitionChanged => "tool.definition_changed", "--pin";
         /// The tool is not in the pin file (added after pinning).

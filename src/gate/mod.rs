@@ -27,6 +27,7 @@ mod code;
 mod decide;
 mod limits;
 mod listing;
+mod owned;
 mod paths;
 mod pin;
 pub mod poison;

@@ -11,7 +11,10 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::Path;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use super::owned::open_owned;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -88,20 +91,23 @@ impl Pins {
     }
 
     /// Reads a pin file; `Ok(None)` when it does not exist (trust on first use).
+    /// The file is trusted only when nobody else could have written it: a
+    /// regular file of one link, owned by the gateway's user, not writable
+    /// by group or others, and not reached through a symbolic link.
     ///
     /// # Errors
-    /// I/O errors, a file over [`MAX_PIN_FILE_BYTES`], or content that is not
-    /// a version-1 pin file (the error says what).
+    /// I/O errors, a file that fails those checks, a file over
+    /// [`MAX_PIN_FILE_BYTES`], or content that is not a version-1 pin file
+    /// (the error says what).
     pub fn load(path: &Path) -> io::Result<Option<Self>> {
-        let bytes = match std::fs::File::open(path) {
-            Ok(f) => {
-                let mut buf = Vec::new();
-                io::Read::read_to_end(&mut io::Read::take(f, MAX_PIN_FILE_BYTES + 1), &mut buf)?;
-                buf
-            }
+        let file = match open_owned(path, std::fs::OpenOptions::new().read(true), PIN_FILE) {
+            Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
+        refuse_shared_write(&file)?;
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut io::Read::take(file, MAX_PIN_FILE_BYTES + 1), &mut bytes)?;
         if bytes.len() as u64 > MAX_PIN_FILE_BYTES {
             return Err(bad(format!("over {MAX_PIN_FILE_BYTES} bytes")));
         }
@@ -136,12 +142,12 @@ impl Pins {
         Ok(Some(pins))
     }
 
-    /// Writes the pin file atomically, mode 0600.
+    /// Writes the pin file atomically, mode 0600: a new file beside it
+    /// (`FILE.tmp`), renamed over it.
     ///
     /// # Errors
     /// I/O errors creating, writing or renaming the file.
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        use std::os::unix::fs::OpenOptionsExt;
         let mut doc = json!({"version": 1, "tools": self.tools});
         if let (Some(h), Some(m)) = (&self.instructions, doc.as_object_mut()) {
             m.insert("instructions".into(), json!(h));
@@ -150,20 +156,78 @@ impl Pins {
         // is for people to read and diff.
         let pretty = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
         let text = crate::terminal::json_for_terminal(&pretty);
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
+        let tmp = tmp_path(path);
+        // A fresh file (`O_EXCL`: nothing at the temporary path is followed
+        // or reused), renamed over the pin file.
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut f = open_owned(
+            &tmp,
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600),
+            PIN_FILE,
+        )?;
         f.write_all(text.as_bytes())?;
         f.write_all(b"\n")?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     }
+
+    /// Checks, before the session starts, that the pin file can be
+    /// learned into `path`: what is there now passes [`Pins::load`]'s
+    /// checks (its content aside), and a new file can be made beside it.
+    ///
+    /// # Errors
+    /// The first check that fails (the gateway then does not start).
+    pub fn check_writable(path: &Path) -> io::Result<()> {
+        match open_owned(path, std::fs::OpenOptions::new().read(true), PIN_FILE) {
+            Ok(f) => refuse_shared_write(&f)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let tmp = tmp_path(path);
+        let _ = std::fs::remove_file(&tmp);
+        let made = open_owned(
+            &tmp,
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600),
+            PIN_FILE,
+        );
+        let _ = std::fs::remove_file(&tmp);
+        made.map(drop)
+    }
+}
+
+/// How the pin file is named in errors.
+const PIN_FILE: &str = "the pin file";
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+/// A pin file that group or others can write is not trusted: its hashes
+/// may not be the ones the gateway wrote.
+fn refuse_shared_write(file: &std::fs::File) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = file.metadata()?.permissions().mode();
+    if mode & 0o022 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{PIN_FILE} can be written by group or others (mode {:o}): check its content, then chmod 600 it",
+                mode & 0o7777
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn valid_hash(h: &str) -> bool {
@@ -262,5 +326,42 @@ mod tests {
             std::fs::write(&p, bad).unwrap();
             assert!(Pins::load(&p).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn only_a_file_of_the_gateways_own_is_trusted() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("pins.json");
+        let mut pins = Pins::default();
+        pins.insert("a".into(), definition_hash(&json!({"name": "a"})));
+        pins.save(&p).unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(Pins::load(&p).unwrap(), Some(pins.clone()));
+        Pins::check_writable(&p).unwrap();
+        for (mode, refused) in [(0o640, false), (0o604, false), (0o660, true), (0o602, true)] {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+            assert_eq!(Pins::load(&p).is_err(), refused, "{mode:o}");
+            assert_eq!(Pins::check_writable(&p).is_err(), refused, "{mode:o}");
+        }
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = t.path().join("link.json");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(Pins::load(&link).is_err());
+        assert!(Pins::check_writable(&link).is_err());
+        // Not there: trust on first use, when a file can be made there.
+        let none = t.path().join("none.json");
+        assert_eq!(Pins::load(&none).unwrap(), None);
+        Pins::check_writable(&none).unwrap();
+        assert!(!none.exists() && !t.path().join("none.json.tmp").exists());
+        assert!(Pins::check_writable(&t.path().join("no/dir/pins.json")).is_err());
+        // A stale temporary file (or a link there) is replaced, not followed.
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, t.path().join("pins.json.tmp")).unwrap();
+        pins.save(&p).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(Pins::load(&p).unwrap(), Some(pins));
     }
 }

@@ -218,6 +218,8 @@ struct State {
     limiter: Limiter,
     audit: Option<Audit>,
     audit_failed: bool,
+    /// The learned pins could not be saved: calls are refused.
+    pin_failed: bool,
 }
 
 struct Shared {
@@ -386,6 +388,7 @@ impl GateService {
                     limiter: Limiter::default(),
                     audit: config.audit,
                     audit_failed: false,
+                    pin_failed: false,
                 }),
                 to_child: Mutex::new(Some(to_child)),
                 to_server,
@@ -605,6 +608,14 @@ impl GateService {
                 GateCode::AuditUnavailable,
                 "the audit log cannot be written",
                 "--audit",
+            );
+            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+        }
+        if st.pin_failed {
+            let r = Refusal::new(
+                GateCode::PinUnavailable,
+                "the tool definitions learned this session could not be saved to the pin file",
+                "--pin",
             );
             return Err(Reply::Send(self.denial(req.id.clone(), &r)));
         }
@@ -934,7 +945,12 @@ impl GateService {
                 Ok(()) => {
                     tracing::info!(tools = st.learned.len(), path = %path.display(), "tool definitions pinned")
                 }
-                Err(e) => tracing::error!(error = %e, "cannot write the pin file"),
+                Err(e) => {
+                    // Fail closed: the next session would learn anew and
+                    // take whatever the server then says.
+                    st.pin_failed = true;
+                    tracing::error!(error = %e, "cannot write the pin file: every call is refused");
+                }
             }
         }
     }

@@ -1195,6 +1195,96 @@ fn a_name_defined_twice_across_pages_is_refused_and_never_pinned() {
     }
 }
 
+/// Kinds 6 and 8: the pin file fails closed. A pin file that is not the
+/// gateway's alone (a symbolic link, group- or other-writable, another
+/// link) or that cannot be written is refused at the start (exit 2); a
+/// save that fails mid-session refuses every call after it
+/// (`policy.pin_unavailable`), since the next session would learn anew.
+#[test]
+fn the_pin_file_fails_closed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let start = |pin: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .arg("gate")
+            .arg("--pin")
+            .arg(pin)
+            .args(["--", "true"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let refused = |pin: &Path, why: &str| {
+        let out = start(pin);
+        assert_eq!(out.status.code(), Some(2), "{}", pin.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{}: {err}", pin.display());
+    };
+    // Pins written by this gateway, to copy from.
+    let mut g = Gate::start(&["--pin", "pins.json"]);
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    let good = std::fs::read(g.dir().join("pins.json")).unwrap();
+    g.close();
+    let pin = dir.path().join("pins.json");
+    std::fs::write(&pin, &good).unwrap();
+    std::fs::set_permissions(&pin, std::fs::Permissions::from_mode(0o666)).unwrap();
+    refused(&pin, "can be written by group or others (mode 666)");
+    std::fs::set_permissions(&pin, std::fs::Permissions::from_mode(0o620)).unwrap();
+    refused(&pin, "can be written by group or others (mode 620)");
+    std::fs::set_permissions(&pin, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&pin, &link).unwrap();
+    refused(&link, "symbolic link");
+    let dangling = dir.path().join("dangling.json");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    refused(&dangling, "symbolic link");
+    let twin = dir.path().join("twin.json");
+    std::fs::hard_link(&pin, &twin).unwrap();
+    refused(&pin, "2 hard links");
+    std::fs::remove_file(&twin).unwrap();
+    refused(dir.path(), "not a regular file");
+    refused(&dir.path().join("no/such/dir/pins.json"), "cannot be written");
+    // --pin-update replaces a file: it must be writable too, and its own.
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("gate")
+        .arg("--pin")
+        .arg(&link)
+        .args(["--pin-update", "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A symbolic link at the temporary path is not followed: the target
+    // stays as it was.
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let fresh = dir.path().join("fresh.json");
+    std::os::unix::fs::symlink(&victim, dir.path().join("fresh.json.tmp")).unwrap();
+    let fresh_s = fresh.to_str().unwrap().to_owned();
+    let mut g = Gate::start(&["--pin", &fresh_s]);
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    g.close();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    assert!(std::fs::read_to_string(&fresh).unwrap().contains("\"echo\""));
+    // The directory goes away mid-session: the learned pins cannot be
+    // saved, and every call after is refused.
+    let gone = tempfile::tempdir().unwrap();
+    let gone_pin = gone.path().join("pins.json");
+    let gone_s = gone_pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start(&["--pin", &gone_s]);
+    g.init();
+    drop(gone);
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    assert_eq!(
+        refusal_code(&g.call(2, "echo", json!({}))),
+        "policy.pin_unavailable"
+    );
+    let seen = g.received();
+    assert!(!seen.contains("tools/call"), "{seen}");
+}
+
 /// Kind 12: a symlink at the audit path is refused; an existing file's
 /// open mode is fixed to 0600.
 #[test]
