@@ -14,7 +14,9 @@
 //! colon), `"C:\dir"` (a one-letter scheme) and `"12:30"` stay text. A
 //! scheme-less text a server adding a scheme would fetch is a URL too
 //! ([`url_form`]): `//host/…`, an IP literal followed by a path or a port,
-//! a bare dotted quad.
+//! a bare dotted quad, and a name only a local resolver answers
+//! (`localhost/admin`, `metadata.google.internal/computeMetadata/v1/`,
+//! `db.internal:5432`; `internal_name` says which forms).
 //!
 //! Accepted false positives (text taken for a URL and refused with
 //! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
@@ -24,7 +26,7 @@
 use std::net::IpAddr;
 
 use super::code::Refusal;
-use crate::net::{Admitted, NetPolicy};
+use crate::net::{Admitted, DenialCode, NetPolicy};
 
 /// Schemes the gateway names in its docs as the classic SSRF vectors
 /// (every scheme but `http`/`https` is refused; this list only documents
@@ -129,7 +131,7 @@ fn scheme_less_host(s: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'x' | b'X'));
     if !(bracketed || numeric) {
-        return false;
+        return internal_name(host, port.is_some(), !tail.is_empty());
     }
     let is_ip = match url::Host::parse(host) {
         Ok(url::Host::Ipv6(_)) => true,
@@ -141,6 +143,37 @@ fn scheme_less_host(s: &str) -> bool {
     let quad =
         host.split('.').count() == 4 && host.bytes().all(|b| b.is_ascii_digit() || b == b'.');
     is_ip && (bracketed || quad || port.is_some() || !tail.is_empty())
+}
+
+/// A scheme-less host name that only a local resolver answers, in a form
+/// a server adding `http://` would fetch from ([`crate::net::refused_name`],
+/// after any `user@`): a localhost name in any form (`localhost`,
+/// `localhost/admin`, `app.localhost:3000`); a dotted metadata name in any
+/// form (`metadata.google.internal/computeMetadata/v1/`); the bare
+/// metadata labels (`metadata`, `instance-data`) only with a port; a dotted
+/// special-use or private name (`db.internal`, `git.corp`) only with a
+/// port or a path. Other words and relative paths stay text
+/// (`metadata/schema.json`, `notes.local`, `db`).
+fn internal_name(authority_host: &str, port: bool, tail: bool) -> bool {
+    let host = authority_host
+        .rsplit('@')
+        .next()
+        .unwrap_or(authority_host)
+        .to_ascii_lowercase();
+    let dns_like = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    if !dns_like {
+        return false;
+    }
+    let dotted = host.trim_end_matches('.').contains('.');
+    match crate::net::refused_name(&host) {
+        Some(DenialCode::LocalhostName) => true,
+        Some(DenialCode::MetadataName) => dotted || port,
+        Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => dotted && (port || tail),
+        _ => false,
+    }
 }
 
 /// `true` when `s` starts with an RFC 3986 scheme (two or more characters)
@@ -312,8 +345,43 @@ mod tests {
             ("2130706433:8080/x", "url.ambiguous"),
             ("//example.com/x", "ok"),
             ("93.184.216.34/x", "ok"),
+            // Names only a local resolver answers.
+            ("localhost", "ssrf.localhost_name"),
+            ("localhost/admin", "ssrf.localhost_name"),
+            ("LocalHost./admin", "ssrf.localhost_name"),
+            ("app.localhost:3000/x", "url.scheme"),
+            ("app.localhost/x", "ssrf.localhost_name"),
+            ("ip6-localhost?x=1", "ssrf.localhost_name"),
+            ("user@localhost/x", "url.userinfo"),
+            ("metadata.google.internal/computeMetadata/v1/", "ssrf.metadata_name"),
+            ("metadata.google.internal", "ssrf.metadata_name"),
+            ("Metadata.Tencentyun.com/latest", "ssrf.metadata_name"),
+            ("metadata:80", "url.scheme"),
+            ("instance-data.ec2.internal#x", "ssrf.metadata_name"),
+            ("db.internal/admin", "ssrf.special_use_name"),
+            ("printer.local\\queue", "url.ambiguous"),
+            ("printer.local:631/queue", "url.scheme"),
+            ("printer.local/queue", "ssrf.special_use_name"),
+            ("git.corp/repo", "ssrf.private_name"),
         ] {
+            assert!(looks_like_url(text), "{text}");
             assert_eq!(code(&r, text), want, "{text}");
+        }
+        // Words and relative paths that merely contain such a name.
+        for text in [
+            "metadata",
+            "metadata/schema.json",
+            "instance-data/x",
+            "notes.local",
+            "settings.internal",
+            "db",
+            "test/foo",
+            "a localhost b",
+            "localhost-ish",
+            "mylocalhost/x",
+            "example.com/x",
+        ] {
+            assert!(!looks_like_url(text), "{text}");
         }
     }
 
