@@ -47,8 +47,8 @@ crate::net::codes! {
         NotPinned => "tool.not_pinned", "--pin";
         /// The child has not listed the tool (the gateway cannot check its pin).
         NotListed => "tool.not_listed", "--pin";
-        /// Invisible or deceptive characters in the tool's name, or in its
-        /// definition under `--poison refuse`.
+        /// Invisible or deceptive characters in the tool's name or a
+        /// resource's URI, or in a tool's definition under `--poison refuse`.
         Poisoned => "tool.poisoned", "--poison";
         /// Invisible or deceptive characters in a result under `--poison refuse`.
         ResultPoisoned => "tool.result_poisoned", "--poison refuse";

@@ -271,11 +271,21 @@ impl Gatekeeper {
     /// rule still applies); any other URI gets the URL check
     /// ([`Gatekeeper::check_arguments`] with `method` as the operation name,
     /// so an `[[args]]` rule for `resources/read` with pointer `/uri`
-    /// applies).
+    /// applies). A URI that carries invisible or deceptive characters is
+    /// refused first (`tool.poisoned`), in every `--poison` mode, as a
+    /// tool or prompt name is: stripped, it would name another resource.
     ///
     /// # Errors
     /// The first refusal.
     pub fn resource_decision(&self, method: &str, uri: &str) -> Result<Vec<PendingName>, Refusal> {
+        let (found, _) = poison::clean(uri);
+        if !found.is_clean() {
+            return Err(Refusal::new(
+                GateCode::Poisoned,
+                format!("the resource URI carries {}", found.summary()),
+                "builtin poison check (names)",
+            ));
+        }
         if let Some(roots) = &self.roots {
             if let Ok(u) = url::Url::parse(&lenient_form(uri)) {
                 if u.scheme() == "file" {

@@ -765,12 +765,16 @@ impl GateService {
                         ),
                     ));
                 }
-                // Decided on the text the client will see: screened first
-                // (under `--poison strip` the decisions below see the
-                // stripped names, URIs and instructions). A listing of tools
-                // is decided per definition on what the server sent (its
-                // pins are over those bytes) and screened after.
-                let listing = method == "tools/list";
+                // Listings are decided on what the server sent, then
+                // screened: a tool's pins are over those bytes, and a tool,
+                // prompt or resource whose name or URI carries hidden
+                // characters is hidden in every `--poison` mode (stripped,
+                // it would be listed as another). Everything else is
+                // screened first, and decided on the text the client sees.
+                let listing = matches!(
+                    method,
+                    "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
+                );
                 if !listing {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r));

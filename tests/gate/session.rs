@@ -1373,6 +1373,73 @@ fn audit_file_no_follow_and_mode() {
     );
 }
 
+/// Kind 5 (attack pass F6): a prompt, resource or resource template whose
+/// name or URI carries hidden characters is hidden from its list in every
+/// `--poison` mode, and refused when used; stripped, it would be listed
+/// beside the entry whose name it copies.
+#[test]
+fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
+    for mode in ["strip", "keep"] {
+        let mut g = Gate::start_env(
+            &["--poison", mode, "--env", "RECORDER_HIDDEN_NAMES"],
+            |_| {},
+            &[("RECORDER_HIDDEN_NAMES", "1")],
+        );
+        g.init();
+        let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
+            g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+        };
+        let names = |r: &Value, list: &str, key: &str| -> Vec<String> {
+            r["result"][list]
+                .as_array()
+                .unwrap_or_else(|| panic!("{r}"))
+                .iter()
+                .map(|p| p[key].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let r = ask(&mut g, 1, "prompts/list", json!({}));
+        assert_eq!(
+            names(&r, "prompts", "name"),
+            ["fetch", "summarize", "sneaky_prompt"],
+            "{mode}: {r}"
+        );
+        let r = ask(&mut g, 2, "resources/list", json!({}));
+        assert_eq!(
+            names(&r, "resources", "uri"),
+            ["https://example.com/doc"],
+            "{mode}: {r}"
+        );
+        let r = ask(&mut g, 3, "resources/templates/list", json!({}));
+        assert_eq!(
+            names(&r, "resourceTemplates", "name"),
+            ["web"],
+            "{mode}: {r}"
+        );
+        let r = ask(&mut g, 4, "prompts/get", json!({"name": "fetch\u{2063}"}));
+        assert_eq!(r["error"]["data"]["code"], "policy.prompt_denied", "{r}");
+        let r = ask(
+            &mut g,
+            5,
+            "resources/read",
+            json!({"uri": "https://example.com/doc\u{fe0f}"}),
+        );
+        assert_eq!(r["error"]["data"]["code"], "tool.poisoned", "{r}");
+        let r = ask(
+            &mut g,
+            6,
+            "resources/subscribe",
+            json!({"uri": "https://example.com/\u{ad}x"}),
+        );
+        assert_eq!(r["error"]["data"]["code"], "tool.poisoned", "{r}");
+        let seen = g.received();
+        assert!(
+            !seen.contains("prompts/get") && !seen.contains("resources/read"),
+            "{seen}"
+        );
+        g.close();
+    }
+}
+
 /// Kind 3: every client request that names a server-side operation gets
 /// the argument checks; what a list hides is unreachable through every
 /// method; unknown methods are refused unless the policy allows them.

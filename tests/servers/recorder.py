@@ -96,13 +96,21 @@ for line in sys.stdin:
         prompts = PROMPTS
         if os.environ.get("RECORDER_TWIN_PROMPT"):
             prompts = PROMPTS + [{"name": "summarize2", "name\u200b": "fetch"}]
+        if os.environ.get("RECORDER_HIDDEN_NAMES"):
+            prompts = prompts + [{"name": "fetch\u2063", "description": "Another fetch."}]
         send({"jsonrpc": "2.0", "id": id, "result": {"prompts": prompts}})
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": id, "result": {"messages": [{"role": "user", "content": {"type": "text", "text": json.dumps(params, sort_keys=True)}}]}})
     elif method == "resources/list":
-        send({"jsonrpc": "2.0", "id": id, "result": {"resources": RESOURCES}})
+        resources = RESOURCES
+        if os.environ.get("RECORDER_HIDDEN_NAMES"):
+            resources = resources + [{"uri": "https://example.com/doc\ufe0f", "name": "doc2"}]
+        send({"jsonrpc": "2.0", "id": id, "result": {"resources": resources}})
     elif method == "resources/templates/list":
-        send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": TEMPLATES}})
+        templates = TEMPLATES
+        if os.environ.get("RECORDER_HIDDEN_NAMES"):
+            templates = templates + [{"uriTemplate": "https://example.com/\u00ad{path}", "name": "web2"}]
+        send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": templates}})
     elif method == "resources/read":
         send({"jsonrpc": "2.0", "id": id, "result": {"contents": [{"uri": params.get("uri"), "text": "content"}]}})
     elif method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel"):
