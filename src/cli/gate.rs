@@ -115,7 +115,10 @@ pub fn run(args: GateArgs) -> ExitCode {
     // found now, not after the first listing.
     if let PinMode::Learn(path) = &pin {
         if let Err(e) = Pins::check_writable(path) {
-            return usage(format_args!("--pin {}: cannot be written: {e}", path.display()));
+            return usage(format_args!(
+                "--pin {}: cannot be written: {e}",
+                path.display()
+            ));
         }
     }
     let audit = match &args.audit {

@@ -901,12 +901,18 @@ mod tests {
         let many: Vec<String> = (0..=crate::gate::MAX_RESOLVED_NAMES)
             .map(|i| format!("http://h{i}.example/"))
             .collect();
-        assert_eq!(keeper("").check_arguments("t", &json!({ "u": many })), Ok(vec![]));
+        assert_eq!(
+            keeper("").check_arguments("t", &json!({ "u": many })),
+            Ok(vec![])
+        );
         let r = g.check_arguments("t", &json!({ "u": many })).unwrap_err();
         assert_eq!(r.code(), "policy.arguments_too_complex");
         // The same name twice is one lookup.
         let n = g
-            .check_arguments("t", &json!({"u": ["http://a.example/x", "http://a.example/y"]}))
+            .check_arguments(
+                "t",
+                &json!({"u": ["http://a.example/x", "http://a.example/y"]}),
+            )
             .unwrap();
         assert_eq!(n.len(), 1);
     }

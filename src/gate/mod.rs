@@ -63,7 +63,9 @@ pub use proxy::{
     MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, MAX_SERVER_LINE_VALUES, MAX_TO_SERVER_BYTES,
     OWN_LIST_TIMEOUT, VALUE_BYTES,
 };
-pub use resolve::{note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, RESOLVE_DEADLINE};
+pub use resolve::{
+    note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, RESOLVE_DEADLINE,
+};
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,

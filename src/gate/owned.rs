@@ -30,7 +30,9 @@ pub(crate) fn open_owned(path: &Path, options: &mut OpenOptions, what: &str) -> 
                     format!(" (a symbolic link at the path of {what} is refused)")
                 }
                 Some(n) if n == rustix::io::Errno::NXIO.raw_os_error() => {
-                    format!(" (a FIFO or device at the path of {what} is refused: not a regular file)")
+                    format!(
+                        " (a FIFO or device at the path of {what} is refused: not a regular file)"
+                    )
                 }
                 _ => String::new(),
             };
@@ -72,7 +74,10 @@ mod tests {
         let link = t.path().join("link");
         std::os::unix::fs::symlink(&p, &link).unwrap();
         let e = read(&link).unwrap_err().to_string();
-        assert!(e.contains("(a symbolic link at the path of the test file is refused)"), "{e}");
+        assert!(
+            e.contains("(a symbolic link at the path of the test file is refused)"),
+            "{e}"
+        );
         let e = read(t.path()).unwrap_err().to_string();
         assert_eq!(e, "the test file is not a regular file");
         let hard = t.path().join("hard");
@@ -96,7 +101,10 @@ mod tests {
         let e = open_owned(&fifo, OpenOptions::new().append(true), "the test file")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("FIFO or device at the path of the test file"), "{e}");
+        assert!(
+            e.contains("FIFO or device at the path of the test file"),
+            "{e}"
+        );
     }
 
     #[test]

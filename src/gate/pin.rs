@@ -107,7 +107,10 @@ impl Pins {
         };
         refuse_shared_write(&file)?;
         let mut bytes = Vec::new();
-        io::Read::read_to_end(&mut io::Read::take(file, MAX_PIN_FILE_BYTES + 1), &mut bytes)?;
+        io::Read::read_to_end(
+            &mut io::Read::take(file, MAX_PIN_FILE_BYTES + 1),
+            &mut bytes,
+        )?;
         if bytes.len() as u64 > MAX_PIN_FILE_BYTES {
             return Err(bad(format!("over {MAX_PIN_FILE_BYTES} bytes")));
         }

@@ -225,12 +225,7 @@ mod tests {
         let names: Vec<PendingName> = names.iter().map(|u| name(u)).collect();
         rt.block_on(async {
             Resolver::default()
-                .vet_all_with(
-                    &NetPolicy::default(),
-                    names,
-                    Instant::now() + wait,
-                    by_host,
-                )
+                .vet_all_with(&NetPolicy::default(), names, Instant::now() + wait, by_host)
                 .await
         })
         .map_err(|r| r.code())
@@ -239,7 +234,10 @@ mod tests {
     #[test]
     fn every_answer_is_vetted() {
         let long = Duration::from_secs(4);
-        assert_eq!(run(&["http://a.example/", "http://b.example/"], long), Ok(()));
+        assert_eq!(
+            run(&["http://a.example/", "http://b.example/"], long),
+            Ok(())
+        );
         assert_eq!(
             run(&["http://a.example/", "http://inside.example/"], long),
             Err("ssrf.loopback")

@@ -353,7 +353,10 @@ mod tests {
             ("app.localhost/x", "ssrf.localhost_name"),
             ("ip6-localhost?x=1", "ssrf.localhost_name"),
             ("user@localhost/x", "url.userinfo"),
-            ("metadata.google.internal/computeMetadata/v1/", "ssrf.metadata_name"),
+            (
+                "metadata.google.internal/computeMetadata/v1/",
+                "ssrf.metadata_name",
+            ),
             ("metadata.google.internal", "ssrf.metadata_name"),
             ("Metadata.Tencentyun.com/latest", "ssrf.metadata_name"),
             ("metadata:80", "url.scheme"),

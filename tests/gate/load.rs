@@ -201,7 +201,10 @@ fn slow_names_end_at_the_deadline() {
     );
     assert_eq!(got["3"]["result"], json!({}));
     let seen = std::fs::read_to_string(&record).unwrap();
-    assert!(!seen.contains("tools/call"), "no refused call reached the server: {seen}");
+    assert!(
+        !seen.contains("tools/call"),
+        "no refused call reached the server: {seen}"
+    );
 }
 
 /// Peak RSS the gateway may reach with the default budgets, whatever the

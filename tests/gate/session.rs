@@ -1244,7 +1244,10 @@ fn the_pin_file_fails_closed() {
     refused(&pin, "2 hard links");
     std::fs::remove_file(&twin).unwrap();
     refused(dir.path(), "not a regular file");
-    refused(&dir.path().join("no/such/dir/pins.json"), "cannot be written");
+    refused(
+        &dir.path().join("no/such/dir/pins.json"),
+        "cannot be written",
+    );
     // --pin-update replaces a file: it must be writable too, and its own.
     let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .arg("gate")
@@ -1267,7 +1270,9 @@ fn the_pin_file_fails_closed() {
     assert!(g.list(1).contains(&"echo".to_owned()));
     g.close();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
-    assert!(std::fs::read_to_string(&fresh).unwrap().contains("\"echo\""));
+    assert!(std::fs::read_to_string(&fresh)
+        .unwrap()
+        .contains("\"echo\""));
     // The directory goes away mid-session: the learned pins cannot be
     // saved, and every call after is refused.
     let gone = tempfile::tempdir().unwrap();
