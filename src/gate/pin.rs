@@ -159,21 +159,7 @@ impl Pins {
         // is for people to read and diff.
         let pretty = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
         let text = crate::terminal::json_for_terminal(&pretty);
-        let tmp = tmp_path(path);
-        // A fresh file (`O_EXCL`: nothing at the temporary path is followed
-        // or reused), renamed over the pin file.
-        match std::fs::remove_file(&tmp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let mut f = open_owned(
-            &tmp,
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600),
-            PIN_FILE,
-        )?;
+        let (tmp, mut f) = fresh_tmp(path)?;
         f.write_all(text.as_bytes())?;
         f.write_all(b"\n")?;
         f.sync_all()?;
@@ -192,28 +178,34 @@ impl Pins {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        let tmp = tmp_path(path);
-        let _ = std::fs::remove_file(&tmp);
-        let made = open_owned(
-            &tmp,
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600),
-            PIN_FILE,
-        );
-        let _ = std::fs::remove_file(&tmp);
-        made.map(drop)
+        let (tmp, _) = fresh_tmp(path)?;
+        std::fs::remove_file(tmp)
     }
 }
 
 /// How the pin file is named in errors.
 const PIN_FILE: &str = "the pin file";
 
-fn tmp_path(path: &Path) -> PathBuf {
+/// A new, empty file beside `path` (`FILE.tmp`), mode 0600: whatever was
+/// at that path is removed first, and `O_EXCL` follows nothing and reuses
+/// nothing.
+fn fresh_tmp(path: &Path) -> io::Result<(PathBuf, std::fs::File)> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    PathBuf::from(tmp)
+    let tmp = PathBuf::from(tmp);
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let file = open_owned(
+        &tmp,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600),
+        PIN_FILE,
+    )?;
+    Ok((tmp, file))
 }
 
 /// A pin file that group or others can write is not trusted: its hashes
