@@ -67,7 +67,7 @@ pub use worker::{extract_isolated, metadata_isolated, Isolation, WorkerStats};
 /// once per call: `page` is the first page it concerns, and its message
 /// ends with a note naming the others, ` (and page 9)`, ` (and pages 4 to
 /// 300)` when they follow one another, else ` (and 12 more pages from 4 to
-/// 300)` (see [`Warnings`]).
+/// 300)` (see [`MAX_WARNINGS`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
     /// The 1-based page it concerns (the first one, for a warning given
