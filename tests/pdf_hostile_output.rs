@@ -722,6 +722,10 @@ fn write_message_seeds() {
             "hostile-metadata-4mib-xmp-of-controls.pdf",
             xmp_of_controls(),
         ),
+        (
+            "hostile-warnings-same-lost-text-on-300-pages.pdf",
+            same_lost_text_then_another(),
+        ),
     ] {
         assert!(data.len() < 20 * 1024, "{file}: {}", data.len());
         std::fs::write(dir.join(file), data).unwrap();
@@ -859,13 +863,9 @@ fn the_page_cap_leaves_room_for_lost_text_and_says_so() {
     assert!(w[at + 1..].iter().all(|m| m.contains("stand-in")), "{w:#?}");
 }
 
-/// Six pages of 48 missing fonts each (288 minor warnings), then a page
-/// whose content is random bytes.
+/// Six pages of 48 missing fonts each (288 minor warnings, each font
+/// missing from one page only), then a page whose content is random bytes.
 fn minor_warnings_then_lost_text() -> Vec<u8> {
-    let mut content = String::new();
-    for i in 0..48 {
-        content.push_str(&format!("BT /G{i} 12 Tf 72 700 Td (x) Tj ET\n"));
-    }
     let kids: Vec<String> = (0..7).map(|i| format!("{} 0 R", 10 + i)).collect();
     let mut doc = gen::Doc::new(1)
         .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
@@ -874,16 +874,96 @@ fn minor_warnings_then_lost_text() -> Vec<u8> {
             format!("<< /Type /Pages /Kids [{}] /Count 7 >>", kids.join(" ")),
         )
         .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-        .stream(6, "", content.as_bytes())
         .stream(7, "", &noise(5, 3000));
     for i in 0..7 {
-        let contents = if i == 6 { 7 } else { 6 };
+        let contents = if i == 6 { 7 } else { 20 + i };
+        let mut content = String::new();
+        for f in 0..48 {
+            content.push_str(&format!("BT /G{i}x{f} 12 Tf 72 700 Td (x) Tj ET\n"));
+        }
+        doc = doc
+            .stream(20 + i, "", content.as_bytes())
+            .obj(
+                10 + i,
+                format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {F1} /Contents {contents} 0 R >>"),
+            );
+    }
+    doc.build()
+}
+
+/// 50 pages drawing the same six Form XObjects of random bytes (the same
+/// six lost-text warnings on each, 300 in all), then a page whose flate
+/// stream is corrupt.
+fn same_lost_text_then_another() -> Vec<u8> {
+    let kids: Vec<String> = (0..51).map(|i| format!("{} 0 R", 100 + i)).collect();
+    let forms: Vec<String> = (0..6).map(|f| format!("/X{f} {} 0 R", 20 + f)).collect();
+    let mut garbage = vec![0x78, 0x9c];
+    garbage.extend_from_slice(&noise(3, 300));
+    let draw = (0..6).map(|f| format!("/X{f} Do ")).collect::<String>();
+    let mut doc = gen::Doc::new(1)
+        .obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+        .obj(
+            2,
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count 51 /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << {} >> >> >>",
+                kids.join(" "),
+                forms.join(" ")
+            ),
+        )
+        .obj(5, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        .stream(6, "/Filter /FlateDecode", &garbage)
+        .stream(7, "", draw.as_bytes());
+    for f in 0..6 {
+        doc = doc.stream(
+            20 + f,
+            "/Type /XObject /Subtype /Form /BBox [0 0 612 792]",
+            &noise(10 + u64::from(f), 300),
+        );
+    }
+    for i in 0..51 {
+        let contents = if i == 50 { 6 } else { 7 };
         doc = doc.obj(
-            10 + i,
-            format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {F1} /Contents {contents} 0 R >>"),
+            100 + i,
+            format!("<< /Type /Page /Parent 2 0 R /Contents {contents} 0 R >>"),
         );
     }
     doc.build()
+}
+
+/// Regression (attack pass on #22, F4): the same lost-text warning on 300
+/// pages filled the call's cap of `pdf::MAX_WARNINGS` and hid the last
+/// page's other one. The same page warning is now given once, naming its
+/// pages, and the last page's is kept.
+#[test]
+fn the_same_warning_on_many_pages_hides_no_other() {
+    let data = same_lost_text_then_another();
+    let x = toolgate::pdf::extract(toolgate::pdf::Source::Bytes(&data), None).unwrap();
+    let shown: Vec<(Option<u32>, &str)> = x
+        .warnings
+        .iter()
+        .map(|w| (w.page, w.message.as_str()))
+        .collect();
+    assert_eq!(shown.len(), 7, "{shown:#?}");
+    for (f, (page, message)) in shown[..6].iter().enumerate() {
+        assert_eq!(*page, Some(1), "{shown:#?}");
+        assert!(
+            message.starts_with(&format!(
+                "the content of Form XObject /X{f} is not PDF content"
+            )) && message.ends_with(" (and pages 2 to 50)"),
+            "{shown:#?}"
+        );
+    }
+    assert_eq!(shown[6].0, Some(51));
+    assert!(
+        shown[6]
+            .1
+            .starts_with("page content stream: the flate stream is corrupt"),
+        "{shown:#?}"
+    );
+    // The CLI prints the same seven.
+    let w = cli_warnings(&data);
+    let messages: Vec<&str> = shown.iter().map(|(_, m)| *m).collect();
+    assert_eq!(w, messages);
 }
 
 /// Regression (attack pass on #22): the call's cap of 256 warnings could be

@@ -292,11 +292,13 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
             _ => {}
         }
     }
+    let header = pdf_header(data)?;
+    let mut budget = data.len();
     flattened(
         data,
         unparsed
             .into_iter()
-            .filter_map(|id| object_span(data, plain, id)),
+            .filter_map(|id| object_span(data, header, plain, id, &mut budget)),
     )
 }
 
@@ -305,9 +307,10 @@ fn with_encrypt_flattened(data: &[u8], plain: &Document) -> Option<Vec<u8>> {
 /// reads a page, an Info dictionary or a font with an unused key nested
 /// 100 to 500 levels deep, where lopdf drops the whole object. Objects in
 /// object streams are not reached. Each distinct offset is scanned once,
-/// to its `endobj`, and no more bytes than the file holds in all. `None`
-/// when nothing was that deep (so a load of the result cannot come back
-/// here with a change).
+/// to its `endobj`, and no more bytes than the file holds in all; an
+/// object whose span cannot be found ([`object_span`]) is passed over.
+/// `None` when nothing was that deep (so a load of the result cannot come
+/// back here with a change).
 fn with_unparsed_flattened(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
     let mut offsets: Vec<(usize, lopdf::ObjectId)> = doc
         .reference_table
@@ -326,12 +329,11 @@ fn with_unparsed_flattened(data: &[u8], doc: &Document) -> Option<Vec<u8>> {
     }
     offsets.sort_unstable();
     offsets.dedup_by_key(|(offset, _)| *offset);
+    let header = pdf_header(data)?;
     let mut budget = data.len();
-    let spans = offsets.into_iter().map_while(|(_, id)| {
-        let (from, to) = object_span(data, doc, id)?;
-        budget = budget.checked_sub(to.saturating_sub(from))?;
-        Some((from, to))
-    });
+    let spans = offsets
+        .into_iter()
+        .filter_map(|(_, id)| object_span(data, header, doc, id, &mut budget));
     flattened(data, spans)
 }
 
@@ -354,21 +356,43 @@ fn flattened(data: &[u8], spans: impl Iterator<Item = (usize, usize)>) -> Option
     out
 }
 
+/// Where `%PDF-` starts in `data`: lopdf's offsets count from there.
+fn pdf_header(data: &[u8]) -> Option<usize> {
+    data.windows(5).position(|w| w == b"%PDF-")
+}
+
 /// Where indirect object `id` lies in `data` (from its xref offset to its
-/// `endobj`), when `doc`'s table gives it an offset in the file.
-fn object_span(data: &[u8], doc: &Document, id: lopdf::ObjectId) -> Option<(usize, usize)> {
+/// `endobj`, or to the end of `data` when none follows), when `doc`'s
+/// table gives it an offset in the file (counted from `header`, where
+/// `%PDF-` starts) and its `N G obj` header is there. The search for
+/// `endobj` reads at most `budget` bytes and takes what it read from it:
+/// past the budget, no span is found.
+fn object_span(
+    data: &[u8],
+    header: usize,
+    doc: &Document,
+    id: lopdf::ObjectId,
+    budget: &mut usize,
+) -> Option<(usize, usize)> {
     const ENDOBJ: &[u8] = b"endobj";
     let Some(lopdf::xref::XrefEntry::Normal { offset, .. }) = doc.reference_table.get(id.0) else {
         return None;
     };
-    // lopdf's offsets count from the `%PDF-` header.
-    let header = data.windows(5).position(|w| w == b"%PDF-")?;
-    let start = header.checked_add(usize::try_from(*offset).ok()?)?;
+    let offset = usize::try_from(*offset).ok()?;
+    if !object_header_at(data.get(header..)?, offset, id.0, id.1) {
+        return None;
+    }
+    let start = header.checked_add(offset)?;
     let rest = data.get(start..)?;
-    let len = rest
-        .windows(ENDOBJ.len())
-        .position(|w| w == ENDOBJ)
-        .unwrap_or(rest.len());
+    let window = rest.get(..*budget).unwrap_or(rest);
+    let found = window.windows(ENDOBJ.len()).position(|w| w == ENDOBJ);
+    *budget =
+        budget.saturating_sub(found.map_or(window.len(), |at| at.saturating_add(ENDOBJ.len())));
+    let len = match found {
+        Some(at) => at,
+        None if window.len() == rest.len() => rest.len(),
+        None => return None,
+    };
     Some((start, start.checked_add(len)?))
 }
 
@@ -527,7 +551,7 @@ fn rebuild_if_misplaced(
         return None;
     }
     // lopdf reads offsets from the first `%PDF-` on.
-    let start = data.windows(5).position(|w| w == b"%PDF-")?;
+    let start = pdf_header(data)?;
     let body = data.get(start..)?;
     let misplaced = doc
         .reference_table
@@ -689,7 +713,7 @@ fn object_header_at(body: &[u8], offset: usize, num: u32, generation: u16) -> bo
 /// first object after the header is one and its `/L` equals the file length.
 /// Only the first [`HEADER_SEARCH_BYTES`] bytes after the header are read.
 pub fn linearized_pages(data: &[u8]) -> Option<u64> {
-    let start = data.windows(5).position(|w| w == b"%PDF-")?;
+    let start = pdf_header(data)?;
     let head = data.get(start..)?;
     let head = head.get(..head.len().min(HEADER_SEARCH_BYTES))?;
     let at = head.windows(11).position(|w| w == b"/Linearized")?;
@@ -773,4 +797,149 @@ pub fn catalog(doc: &Document) -> Result<&lopdf::Dictionary, PdfError> {
     resolve(doc, root)?
         .as_dict()
         .map_err(|_| PdfError::structure("the catalog (/Root) is not a dictionary"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lopdf::xref::XrefEntry;
+
+    /// A classic-xref file of `objects` (number, body), in order.
+    fn file(objects: &[(u32, String)]) -> Vec<u8> {
+        let mut out = b"%PDF-1.4\n".to_vec();
+        let mut offsets = Vec::new();
+        for (num, body) in objects {
+            offsets.push((*num, out.len()));
+            out.extend_from_slice(format!("{num} 0 obj\n{body}\nendobj\n").as_bytes());
+        }
+        let size = offsets.iter().map(|(n, _)| n + 1).max().unwrap_or(1);
+        let xref = out.len();
+        out.extend_from_slice(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
+        for num in 1..size {
+            let line = match offsets.iter().find(|(n, _)| *n == num) {
+                Some((_, at)) => format!("{at:010} 00000 n \n"),
+                None => "0000000000 65535 f \n".to_owned(),
+            };
+            out.extend_from_slice(line.as_bytes());
+        }
+        out.extend_from_slice(
+            format!("trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
+                .as_bytes(),
+        );
+        out
+    }
+
+    fn deep(k: usize) -> String {
+        format!("{}{}", "[".repeat(k), "]".repeat(k))
+    }
+
+    /// Regression (review of the F6 fix): the spans were taken with
+    /// `map_while`, so the first unparsed object whose span could not be
+    /// found ended the walk. Here the first one (by offset) is an entry
+    /// that points at no object header; the font after it is still
+    /// flattened, and nothing else changes.
+    #[test]
+    fn an_object_without_a_span_does_not_stop_the_flattening() {
+        let data = file(&[
+            (1, "<< /Type /Catalog /Pages 2 0 R >>".into()),
+            (2, "<< /Type /Pages /Kids [] /Count 0 >>".into()),
+            (5, format!("<< /Type /Font /Junk {} >>", deep(150))),
+        ]);
+        let mut doc = Document::load_mem(&data).unwrap();
+        assert!(!doc.objects.contains_key(&(5, 0)));
+        // Offset 0 is the header line, not `40 0 obj`: no span.
+        doc.reference_table.insert(
+            40,
+            XrefEntry::Normal {
+                offset: 0,
+                generation: 0,
+            },
+        );
+        let out = with_unparsed_flattened(&data, &doc).unwrap();
+        let at = data.windows(7).position(|w| w == b"5 0 obj").unwrap();
+        assert_eq!(out[..at], data[..at]);
+        let end = at + data[at..].windows(6).position(|w| w == b"endobj").unwrap();
+        assert_eq!(out[end..], data[end..]);
+        let mut span = data[at..end].to_vec();
+        assert!(flatten_deep(&mut span, KEPT_NESTING));
+        assert_eq!(out[at..end], span[..]);
+        let fixed = Document::load_mem(&out).unwrap();
+        let font = fixed.get_object((5, 0)).unwrap().as_dict().unwrap();
+        assert_eq!(font.get(b"Type").unwrap().as_name().unwrap(), b"Font");
+    }
+
+    /// The same kind through a whole load (the entry that points at the
+    /// header has the table rebuilt first): the page's deep font is read.
+    /// Written as a fuzz seed under `TOOLGATE_WRITE_SEEDS`.
+    #[test]
+    fn a_stray_entry_before_a_deep_font_keeps_the_text() {
+        let content = "BT /F1 12 Tf 72 720 Td (Hello deep font) Tj ET";
+        let mut data = file(&[
+            (1, "<< /Type /Catalog /Pages 2 0 R >>".into()),
+            (2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".into()),
+            (3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".into()),
+            (4, format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len())),
+            (5, format!("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Junk {} >>", deep(150))),
+            (6, "null".into()),
+        ]);
+        // Object 6's entry (the last) points at the header instead.
+        let at = data.windows(6).rposition(|w| w == b" 00000").unwrap() - 10;
+        data[at..at + 10].copy_from_slice(b"0000000000");
+        let x = crate::pdf::extract(crate::pdf::Source::Bytes(&data), None).unwrap();
+        assert_eq!(
+            x.pages[0].text.trim(),
+            "Hello deep font",
+            "{:?}",
+            x.warnings
+        );
+        if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_some() {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+            std::fs::write(
+                dir.join("hostile-deep-font-after-a-stray-xref-entry.pdf"),
+                &data,
+            )
+            .unwrap();
+        }
+    }
+
+    /// The search for `endobj` reads within its budget: an object with no
+    /// `endobj` reaches the end of the file when the budget covers it, and
+    /// has no span when it does not; a wrong object header has none either.
+    #[test]
+    fn object_spans_are_read_within_the_budget() {
+        let data = file(&[
+            (1, "<< /Type /Catalog /Pages 2 0 R >>".into()),
+            (2, "<< /Type /Pages /Kids [] /Count 0 >>".into()),
+        ]);
+        let doc = Document::load_mem(&data).unwrap();
+        let at = data.windows(7).position(|w| w == b"2 0 obj").unwrap();
+        let end = at + data[at..].windows(6).position(|w| w == b"endobj").unwrap();
+        let mut budget = data.len();
+        assert_eq!(
+            object_span(&data, 0, &doc, (2, 0), &mut budget),
+            Some((at, end))
+        );
+        assert_eq!(budget, data.len() - (end + 6 - at));
+        let mut budget = end - at + 6;
+        assert_eq!(
+            object_span(&data, 0, &doc, (2, 0), &mut budget),
+            Some((at, end))
+        );
+        assert_eq!(budget, 0);
+        let mut budget = end - at + 5;
+        assert_eq!(object_span(&data, 0, &doc, (2, 0), &mut budget), None);
+        assert_eq!(budget, 0);
+        // A generation that is not the header's.
+        let mut budget = data.len();
+        assert_eq!(object_span(&data, 0, &doc, (2, 1), &mut budget), None);
+        assert_eq!(budget, data.len());
+        // No `endobj` after the object: the span runs to the end.
+        let cut = &data[..end];
+        let mut budget = cut.len();
+        assert_eq!(
+            object_span(cut, 0, &doc, (2, 0), &mut budget),
+            Some((at, cut.len()))
+        );
+        assert_eq!(budget, at);
+    }
 }

@@ -83,7 +83,7 @@ pub(crate) fn quote_name(bytes: &[u8]) -> String {
 }
 
 /// [`shorten`] to `max` characters.
-fn shorten_to(message: &str, max: usize) -> String {
+pub(crate) fn shorten_to(message: &str, max: usize) -> String {
     let total = message
         .chars()
         .fold(0usize, |n, c| n.saturating_add(width(c)));

@@ -55,16 +55,23 @@ pub use error::PdfError;
 pub use extract::{Extraction, Page};
 pub use limits::{Limit, Limits};
 pub use load::Encryption;
-pub(crate) use message::{quote_name, shorten};
+pub(crate) use message::{quote_name, shorten, shorten_to};
 pub use message::{MAX_NAME_CHARS, MAX_WARNING_CHARS};
 pub use metadata::Metadata;
 pub use source::Source;
 pub use worker::{extract_isolated, metadata_isolated, Isolation, WorkerStats};
 
 /// Something that could not be read, beside a (partial) result.
+///
+/// The same page warning (without a limit) on several pages is given
+/// once per call: `page` is the first page it concerns, and its message
+/// ends with a note naming the others, ` (and page 9)`, ` (and pages 4 to
+/// 300)` when they follow one another, else ` (and 12 more pages from 4 to
+/// 300)` (see [`MAX_WARNINGS`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
-    /// The 1-based page it concerns; `None` for the whole document.
+    /// The 1-based page it concerns (the first one, for a warning given
+    /// for several pages); `None` for the whole document.
     pub page: Option<u32>,
     /// The limit that was reached, when that is the reason.
     pub limit: Option<Limit>,
@@ -76,7 +83,9 @@ pub struct Warning {
 /// call returns; past it one more warning says how many were left out.
 /// Warnings naming a limit are always kept (one per limit and call). Of
 /// them, at most [`MAX_MINOR_WARNINGS`] are minor, so that room is left for
-/// warnings that text was lost on later pages.
+/// warnings that text was lost on later pages. A page warning the same as
+/// one kept for an earlier page takes no room: the kept one names its page
+/// too (see [`Warning`]).
 pub const MAX_WARNINGS: usize = 256;
 
 /// Most minor page warnings (a font read with a stand-in: the text is still
@@ -112,10 +121,14 @@ impl Warning {
 }
 
 /// A call's warnings, at most [`MAX_WARNINGS`] without a limit, each
-/// message at most [`MAX_WARNING_CHARS`] characters.
+/// message at most [`MAX_WARNING_CHARS`] characters; page warnings the
+/// same as one kept are merged into it.
 #[derive(Debug, Default)]
 pub(crate) struct Warnings {
     list: Vec<Warning>,
+    /// The page warnings kept without a limit, by message (at most
+    /// [`MAX_WARNINGS`]), and the later pages that gave the same.
+    same: std::collections::HashMap<String, Same>,
     unlimited: usize,
     minor: usize,
     left_out: usize,
@@ -123,10 +136,31 @@ pub(crate) struct Warnings {
     left_out_pages: Option<(u32, u32)>,
 }
 
+/// A kept page warning given again for later pages.
+#[derive(Debug)]
+struct Same {
+    /// Where it is in the list.
+    index: usize,
+    /// Its page (the first).
+    page: u32,
+    /// The later pages that gave it: how many, the first and the last;
+    /// and its message cut to leave room for the note naming them.
+    more: Option<(u32, u32, u32, String)>,
+}
+
+/// Room kept in a merged warning's message for the note naming its other
+/// pages (` (and 999999 more pages from 1000000 to 1000000)` is 48
+/// characters).
+const SAME_NOTE_CHARS: usize = 64;
+
 impl Warnings {
     /// Adds `warning`, or counts it as left out when it has no limit and
-    /// [`MAX_WARNINGS`] such warnings are already kept.
+    /// [`MAX_WARNINGS`] such warnings are already kept. A page warning the
+    /// same as one kept for an earlier page is merged into that one.
     pub(crate) fn push(&mut self, warning: Warning) {
+        if self.merged(&warning) {
+            return;
+        }
         if warning.limit.is_none() {
             if self.unlimited >= MAX_WARNINGS {
                 self.leave_out(warning.page);
@@ -134,25 +168,61 @@ impl Warnings {
             }
             self.unlimited = self.unlimited.saturating_add(1);
         }
-        self.list.push(Warning {
-            message: shorten(&warning.message),
-            ..warning
-        });
+        let message = shorten(&warning.message);
+        if let (Some(page), None) = (warning.page, warning.limit) {
+            let index = self.list.len();
+            self.same.insert(
+                message.clone(),
+                Same {
+                    index,
+                    page,
+                    more: None,
+                },
+            );
+        }
+        self.list.push(Warning { message, ..warning });
     }
 
     /// Adds a minor `warning` (without a limit), or counts it as left out
     /// when [`MAX_MINOR_WARNINGS`] minor ones, or [`MAX_WARNINGS`] in all,
-    /// are already kept.
+    /// are already kept; merged as [`Self::push`] merges.
     pub(crate) fn push_minor(&mut self, warning: Warning) {
+        if self.merged(&warning) {
+            return;
+        }
         if self.minor >= MAX_MINOR_WARNINGS || self.unlimited >= MAX_WARNINGS {
             self.leave_out(warning.page);
             return;
         }
         self.minor = self.minor.saturating_add(1);
-        self.push(Warning {
-            limit: None,
-            ..warning
-        });
+        self.push(warning);
+    }
+
+    /// True when `warning` is a page warning without a limit the same as
+    /// one kept: its page is then counted in the kept one's.
+    fn merged(&mut self, warning: &Warning) -> bool {
+        let (Some(page), None) = (warning.page, warning.limit) else {
+            return false;
+        };
+        let Some(same) = self.same.get_mut(&shorten(&warning.message)) else {
+            return false;
+        };
+        match &mut same.more {
+            _ if page <= same.page => {}
+            Some((_, _, last, _)) if page <= *last => {}
+            Some((count, _, last, _)) => {
+                *count = count.saturating_add(1);
+                *last = page;
+            }
+            more @ None => {
+                let head = shorten_to(
+                    &warning.message,
+                    MAX_WARNING_CHARS.saturating_sub(SAME_NOTE_CHARS),
+                );
+                *more = Some((1, page, page, head));
+            }
+        }
+        true
     }
 
     /// Counts a warning left out, and its page.
@@ -164,9 +234,25 @@ impl Warnings {
         }
     }
 
-    /// The warnings kept, then one saying how many were left out, and of
-    /// which pages (their text may be incomplete).
+    /// The warnings kept (a merged one with its note naming its other
+    /// pages), then one saying how many were left out, and of which pages
+    /// (their text may be incomplete).
     pub(crate) fn finish(mut self) -> Vec<Warning> {
+        for same in self.same.into_values() {
+            let Some((count, first, last, head)) = same.more else {
+                continue;
+            };
+            let note = if count == 1 {
+                format!(" (and page {last})")
+            } else if last.checked_sub(first).and_then(|d| d.checked_add(1)) == Some(count) {
+                format!(" (and pages {first} to {last})")
+            } else {
+                format!(" (and {count} more pages from {first} to {last})")
+            };
+            if let Some(w) = self.list.get_mut(same.index) {
+                w.message = head + &note;
+            }
+        }
         if self.left_out > 0 {
             let pages = match self.left_out_pages {
                 Some((first, last)) if first == last => format!(", of page {first}"),
@@ -465,7 +551,7 @@ mod tests {
             w.push(Warning {
                 page: Some(p),
                 limit: None,
-                message: "lost".into(),
+                message: format!("lost {p}"),
             });
         }
         w.push(Warning::doc("doc"));
@@ -479,15 +565,81 @@ mod tests {
             "{last}"
         );
         let mut w = Warnings::default();
-        for _ in 0..=MAX_WARNINGS {
+        for i in 0..=MAX_WARNINGS {
             w.push_minor(Warning {
                 page: Some(7),
                 limit: None,
-                message: "font".into(),
+                message: format!("font {i}"),
             });
         }
         let last = w.finish().pop().unwrap().message;
         assert!(last.contains("left out, of page 7 ("), "{last}");
+    }
+
+    /// Regression (attack pass on #22, F4): the same warning on 300 pages
+    /// filled the call's cap and hid a later page's other warning. Page
+    /// warnings the same as one kept are merged into it, whose note names
+    /// their pages; a warning with a limit, a document warning and a
+    /// message cut at the bound are never merged away or overlong.
+    #[test]
+    fn the_same_page_warning_is_given_once_with_its_pages() {
+        let page = |p: u32, message: &str| Warning {
+            page: Some(p),
+            limit: None,
+            message: message.into(),
+        };
+        let mut w = Warnings::default();
+        for p in 1..=300 {
+            w.push(page(p, "lost"));
+            w.push(page(p, "lost"));
+            w.push_minor(page(p, "font"));
+        }
+        w.push(page(301, "other"));
+        w.push_minor(page(9, "font"));
+        w.push(page(302, "font"));
+        w.push(page(5, "seldom"));
+        w.push(page(7, "seldom"));
+        w.push(page(8, "twice"));
+        w.push(page(20, "twice"));
+        w.push(page(40, "twice"));
+        w.push(Warning::doc("doc"));
+        w.push(Warning::doc("doc"));
+        w.push(Warning {
+            page: Some(301),
+            limit: Some(Limit::OutputChars),
+            message: "lost".into(),
+        });
+        let long = "é".repeat(MAX_WARNING_CHARS + 3);
+        w.push(page(1, &long));
+        w.push(page(2, &long));
+        let list = w.finish();
+        let shown: Vec<(Option<u32>, &str)> =
+            list.iter().map(|w| (w.page, w.message.as_str())).collect();
+        let cut = shorten_to(&long, MAX_WARNING_CHARS - SAME_NOTE_CHARS) + " (and page 2)";
+        assert_eq!(
+            shown,
+            [
+                (Some(1), "lost (and pages 2 to 300)"),
+                (Some(1), "font (and 300 more pages from 2 to 302)"),
+                (Some(301), "other"),
+                (Some(5), "seldom (and page 7)"),
+                (Some(8), "twice (and 2 more pages from 20 to 40)"),
+                (None, "doc"),
+                (None, "doc"),
+                (Some(301), "lost"),
+                (Some(1), cut.as_str()),
+            ]
+        );
+        assert!(list
+            .iter()
+            .all(|w| w.message.chars().count() <= MAX_WARNING_CHARS));
+        // The cut note counts exactly what the merged message left out.
+        let kept = cut.chars().filter(|c| *c == 'é').count();
+        let note = format!(
+            "… ({} more characters cut) (and page 2)",
+            MAX_WARNING_CHARS + 3 - kept
+        );
+        assert!(cut.ends_with(&note), "{cut}");
     }
 
     /// At most `MAX_WARNINGS` warnings without a limit, then one note of how
