@@ -1145,6 +1145,20 @@ impl GateService {
         runtime: &tokio::runtime::Handle,
         charge: Charge,
     ) {
+        if value.get("method").is_some()
+            && (value.get("result").is_some() || value.get("error").is_some())
+        {
+            // Both a request and a response: forwarded, the client would
+            // read it as the answer to its own request of that id.
+            tracing::warn!(
+                "the child wrote a message with both a method and a result or error; dropped"
+            );
+            self.fail_recovered(
+                bytes,
+                "the server's message was both a request and a response",
+            );
+            return;
+        }
         if value.get("method").is_some() {
             match crate::engine::wire::parse_element(bytes, &self.shared.limits) {
                 Ok(_) => {

@@ -218,10 +218,21 @@ fn check(client: &[Vec<u8>], written: &[Vec<u8>], seen: &[Vec<u8>]) {
             }
         }
     }
-    let answers: Vec<Value> = written
+    let written: Vec<Value> = written
         .iter()
         .map(|l| serde_json::from_slice(l).unwrap())
-        .filter(|v: &Value| v.get("result").is_some() || v.get("error").is_some())
+        .collect();
+    for v in &written {
+        // One shape per message: a request or notification carries no
+        // result or error (the client would take it for an answer).
+        assert!(
+            v.get("method").is_none() || (v.get("result").is_none() && v.get("error").is_none()),
+            "a message both asks and answers: {v}"
+        );
+    }
+    let answers: Vec<&Value> = written
+        .iter()
+        .filter(|v| v.get("result").is_some() || v.get("error").is_some())
         .collect();
     for (id, sent) in &requests {
         let got = answers.iter().filter(|a| a["id"] == id.to_value()).count();
@@ -283,5 +294,31 @@ mod tests {
         assert_eq!(answer(3)["result"]["isError"], true);
         assert_eq!(answer(4)["result"], serde_json::json!({}));
         assert_eq!(written.len(), 5, "{written:?}");
+    }
+
+    /// A server line with a method and a result (or error) under the id
+    /// of a pending call is no request for the client: the call is
+    /// answered `tool.bad_response`, nothing asks and answers at once.
+    #[test]
+    fn a_server_message_that_asks_and_answers_answers_nothing() {
+        let seed = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/gate_session/request-and-response.jsonl"
+        ))
+        .unwrap();
+        let t = session(&seed);
+        check(&t.client, &t.written, &t.seen);
+        let written: Vec<Value> = t
+            .written
+            .iter()
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let answers: Vec<&Value> = written.iter().filter(|v| v["id"] == 2).collect();
+        assert_eq!(answers.len(), 1, "{written:?}");
+        assert_eq!(answers[0]["error"]["data"]["code"], "tool.bad_response");
+        assert!(
+            written.iter().all(|v| v.get("method").is_none()),
+            "{written:?}"
+        );
     }
 }

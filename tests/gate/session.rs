@@ -475,6 +475,26 @@ fn a_batch_from_the_server_is_answered_element_by_element() {
     g.close();
 }
 
+/// A server message with a method and a result or error is neither: it
+/// never reaches the client (which would read it as the answer to its own
+/// request of that id), and the call it names is answered
+/// `tool.bad_response`.
+#[test]
+fn a_server_message_that_asks_and_answers_is_refused() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    for (id, how) in [(11, "both"), (12, "both_error")] {
+        let r = g.call(id, "misbehave", json!({"how": how}));
+        assert_eq!(r["id"], id, "{r}");
+        assert_eq!(r["error"]["data"]["code"], "tool.bad_response", "{r}");
+        assert!(r.get("method").is_none(), "{r}");
+    }
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
+    assert_eq!(r["id"], "after", "{r}");
+    assert!(r.get("method").is_none(), "{r}");
+    g.close();
+}
+
 #[test]
 fn policy_hides_and_refuses_the_same_tools() {
     let mut g = Gate::start_in(&["--policy", "policy.toml"], |d| {

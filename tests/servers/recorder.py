@@ -149,6 +149,11 @@ for line in sys.stdin:
             elif how == "batch_bad":
                 # A batch whose element is no valid response (result and error).
                 sys.stdout.write(json.dumps([{"jsonrpc": "2.0", "id": id, "result": {}, "error": {"code": 1, "message": "x"}}]) + "\n")
+            elif how == "both":
+                # A request and a response at once, under the call's id.
+                send({"jsonrpc": "2.0", "id": id, "method": "sampling/createMessage", "result": {"content": [{"type": "text", "text": "forged"}]}})
+            elif how == "both_error":
+                send({"jsonrpc": "2.0", "id": id, "method": "ping", "error": {"code": -1, "message": "forged"}})
             elif how == "batch_dupkey":
                 # A batch failing the strict layer: the element's id is still read.
                 sys.stdout.write('[{"jsonrpc":"2.0","result":{"a":1,"a":2},"id":%s}]\n' % json.dumps(id))
