@@ -95,71 +95,85 @@ pub fn looks_like_url(text: &str) -> bool {
 pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
     let s = lenient_form(text);
     if !has_scheme(&s) && scheme_less_host(&s) {
-        let sep = if s.starts_with("//") { "" } else { "//" };
+        let network_path =
+            s.starts_with(['/', '\\']) && s.get(1..).is_some_and(|r| r.starts_with(['/', '\\']));
+        let sep = if network_path { "" } else { "//" };
         return std::borrow::Cow::Owned(format!("http:{sep}{s}"));
     }
     s
 }
 
 /// A scheme-less text that names a host a server would fetch from once it
-/// adds a scheme: a network-path reference (`//host/…`), or an IP literal
-/// (`[v6]`, or an IPv4 form as WHATWG parses it, dotted or a single number
-/// such as `2852039166` or `0xa9fea9fe`) followed by a path, a query, a
-/// fragment or a port, or a bare dotted quad (`169.254.169.254`). A domain
-/// name without a scheme stays text, and so does a single number that
-/// reads as an address in `0.0.0.0/8` (`2024/12/01`, `3:30`): no server
-/// reaches those, but `0` with a port (`0:8080/`) is 0.0.0.0.
+/// adds a scheme, read as WHATWG URL parsing reads it after `http://`: a
+/// network-path reference (two slashes, `\\` either way round, as in
+/// `//host/…`, `\\\\host\\x` or `/\\host`), or a host (after any
+/// `user@`, percent-decoded and mapped by UTS 46 as the URL parser maps
+/// it, so `１６９．２５４．１６９．２５４` and `localhost%2e` are what they
+/// spell) that is an IP literal (`[v6]`, or an IPv4 form as WHATWG
+/// parses it, dotted or a single number such as `2852039166` or
+/// `0xa9fea9fe`) followed by a path, a query, a fragment or a port, or a
+/// bare dotted quad (`169.254.169.254`, `169.254.169.254.`), or a name
+/// only a local resolver answers (`internal_name`). A domain name without
+/// a scheme stays text, and so does a single number that reads as an
+/// address in `0.0.0.0/8` (`2024/12/01`, `3:30`): no server reaches those,
+/// but `0` with a port (`0:8080/`) is 0.0.0.0. An empty port (`host:`) is
+/// no port, as in WHATWG.
 fn scheme_less_host(s: &str) -> bool {
-    if let Some(rest) = s.strip_prefix("//") {
-        return rest.chars().next().is_some_and(|c| c != '/' && c > ' ');
+    let slash = |c: char| c == '/' || c == '\\';
+    let mut lead = s.chars();
+    if lead.next().is_some_and(slash) && lead.next().is_some_and(slash) {
+        return lead.next().is_some_and(|c| !slash(c) && c > ' ');
     }
     let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
     let (authority, tail) = s.split_at(end);
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
     let (host, port) = match authority.rfind(':') {
         Some(i) if !authority.ends_with(']') => {
             let (h, p) = authority.split_at(i);
-            (h, Some(p.get(1..).unwrap_or_default()))
+            let p = p.get(1..).unwrap_or_default();
+            (h, (!p.is_empty()).then_some(p))
         }
         _ => (authority, None),
     };
-    if port.is_some_and(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if port.is_some_and(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
         return false;
     }
-    let bracketed = host.starts_with('[') && host.ends_with(']');
-    let numeric = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'x' | b'X'));
-    if !(bracketed || numeric) {
-        return internal_name(host, port.is_some(), !tail.is_empty());
+    if host.starts_with('[') && host.ends_with(']') {
+        return matches!(url::Host::parse(host), Ok(url::Host::Ipv6(_)));
     }
-    let is_ip = match url::Host::parse(host) {
-        Ok(url::Host::Ipv6(_)) => true,
-        Ok(url::Host::Ipv4(a)) => {
-            host.contains('.') || a.octets()[0] != 0 || (a.is_unspecified() && port.is_some())
-        }
-        _ => false,
+    // Prose is no host: WHATWG refuses whitespace in one, mapped or not.
+    if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c < ' ') {
+        return false;
+    }
+    let decoded = percent_encoding::percent_decode_str(host).decode_utf8_lossy();
+    let Ok(ascii) = idna::domain_to_ascii(&decoded) else {
+        return false;
     };
-    let quad =
-        host.split('.').count() == 4 && host.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-    is_ip && (bracketed || quad || port.is_some() || !tail.is_empty())
+    match url::Host::parse(&ascii) {
+        Ok(url::Host::Ipv4(a)) => {
+            let dotted = ascii.strip_suffix('.').unwrap_or(&ascii);
+            let is_ip = dotted.contains('.')
+                || a.octets()[0] != 0
+                || (a.is_unspecified() && port.is_some());
+            let quad = dotted.split('.').count() == 4
+                && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+            is_ip && (quad || port.is_some() || !tail.is_empty())
+        }
+        Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), !tail.is_empty()),
+        _ => false,
+    }
 }
 
-/// A scheme-less host name that only a local resolver answers, in a form
-/// a server adding `http://` would fetch from ([`crate::net::refused_name`],
-/// after any `user@`): a localhost name in any form (`localhost`,
-/// `localhost/admin`, `app.localhost:3000`); a dotted metadata name in any
-/// form (`metadata.google.internal/computeMetadata/v1/`); the bare
-/// metadata labels (`metadata`, `instance-data`) only with a port; a dotted
-/// special-use or private name (`db.internal`, `git.corp`) only with a
-/// port or a path. Other words and relative paths stay text
+/// A scheme-less host name (already mapped, userinfo removed) that only a
+/// local resolver answers, in a form a server adding `http://` would fetch
+/// from ([`crate::net::refused_name`]): a localhost name in any form
+/// (`localhost`, `localhost/admin`, `app.localhost:3000`); a dotted
+/// metadata name in any form (`metadata.google.internal/computeMetadata/v1/`);
+/// the bare metadata labels (`metadata`, `instance-data`) only with a port;
+/// a dotted special-use or private name (`db.internal`, `git.corp`) only
+/// with a port or a path. Other words and relative paths stay text
 /// (`metadata/schema.json`, `notes.local`, `db`).
-fn internal_name(authority_host: &str, port: bool, tail: bool) -> bool {
-    let host = authority_host
-        .rsplit('@')
-        .next()
-        .unwrap_or(authority_host)
-        .to_ascii_lowercase();
+fn internal_name(host: &str, port: bool, tail: bool) -> bool {
     let dns_like = !host.is_empty()
         && host
             .bytes()
@@ -168,7 +182,7 @@ fn internal_name(authority_host: &str, port: bool, tail: bool) -> bool {
         return false;
     }
     let dotted = host.trim_end_matches('.').contains('.');
-    match crate::net::refused_name(&host) {
+    match crate::net::refused_name(host) {
         Some(DenialCode::LocalhostName) => true,
         Some(DenialCode::MetadataName) => dotted || port,
         Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => dotted && (port || tail),
@@ -315,7 +329,6 @@ mod tests {
             "docs/readme.md",
             "///x",
             "deadbeef.cafe/x",
-            "1.2.3.4:",
             "[not v6]/x",
             "2024/12/01",
             "3:30",
@@ -333,6 +346,7 @@ mod tests {
     #[test]
     fn scheme_less_forms_vetted_as_a_server_would_fetch_them() {
         let r = rules(&[], &[]);
+        let mut wrong = Vec::new();
         for (text, want) in [
             ("//169.254.169.254/latest", "ssrf.cloud_metadata"),
             ("169.254.169.254/latest/meta-data", "ssrf.cloud_metadata"),
@@ -366,10 +380,47 @@ mod tests {
             ("printer.local:631/queue", "url.scheme"),
             ("printer.local/queue", "ssrf.special_use_name"),
             ("git.corp/repo", "ssrf.private_name"),
+            // Read as WHATWG reads them after `http://`: `\\` is `/`,
+            // the host percent-decoded and UTS 46 mapped, a trailing dot
+            // and an empty port are nothing (the core refuses every
+            // non-canonical spelling as url.ambiguous).
+            ("\\\\169.254.169.254\\latest", "url.ambiguous"),
+            ("/\\169.254.169.254/latest", "url.ambiguous"),
+            ("\\/127.0.0.2:8000/secret", "url.ambiguous"),
+            ("\\\\localhost\\x", "url.ambiguous"),
+            (
+                "\\\\metadata.google.internal\\computeMetadata",
+                "url.ambiguous",
+            ),
+            ("169.254.169.254\u{3002}/latest", "url.ambiguous"),
+            (
+                "169\u{ff0e}254\u{ff0e}169\u{ff0e}254/latest",
+                "url.ambiguous",
+            ),
+            (
+                "127\u{ff61}0\u{ff61}0\u{ff61}2:8000/secret",
+                "url.ambiguous",
+            ),
+            ("\u{ff11}\u{ff12}\u{ff17}.0.0.1/x", "url.ambiguous"),
+            ("localhost\u{3002}/admin", "ssrf.localhost_name"),
+            (
+                "\u{ff4c}\u{ff4f}\u{ff43}\u{ff41}\u{ff4c}\u{ff48}\u{ff4f}\u{ff53}\u{ff54}/admin",
+                "ssrf.localhost_name",
+            ),
+            ("LOCALHOST%2e/x", "url.ambiguous"),
+            ("%6c%6fcalhost/x", "url.ambiguous"),
+            ("169.254.169.254.", "url.ambiguous"),
+            ("1.2.3.4:", "ok"),
+            ("localhost:", "ssrf.localhost_name"),
+            ("a@169.254.169.254/x", "url.userinfo"),
+            ("metadata.google.internal./x", "ssrf.metadata_name"),
         ] {
-            assert!(looks_like_url(text), "{text}");
-            assert_eq!(code(&r, text), want, "{text}");
+            let got = (looks_like_url(text), code(&r, text));
+            if got != (true, want) {
+                wrong.push(format!("{text:?}: {got:?}, want {want}"));
+            }
         }
+        assert!(wrong.is_empty(), "{wrong:#?}");
         // Words and relative paths that merely contain such a name.
         for text in [
             "metadata",
@@ -383,6 +434,12 @@ mod tests {
             "localhost-ish",
             "mylocalhost/x",
             "example.com/x",
+            "\\\\\\x",
+            "/\\ ",
+            "a\\b",
+            "ｆｕｌｌｗｉｄｔｈ prose/x",
+            "e.g.%20this/x",
+            "169.254.169.254 is the address/x",
         ] {
             assert!(!looks_like_url(text), "{text}");
         }

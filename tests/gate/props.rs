@@ -237,6 +237,48 @@ proptest! {
         prop_assert!(g.check_arguments("t", &json!({"q": text})).is_err(), "{:?}", text);
     }
 
+    /// Oracle: a scheme-less text whose host, read by the WHATWG parser
+    /// (the `url` crate) after `http://`, is an internal address or name is
+    /// refused however it is spelt: `\\` for `/` in the leading slashes,
+    /// ideographic and fullwidth dots, fullwidth letters and digits,
+    /// percent-encoded host bytes, upper case, a trailing dot, a user, a
+    /// port.
+    #[test]
+    fn a_scheme_less_host_is_read_as_the_url_parser_reads_it(
+        host in prop_oneof![
+            Just("127.0.0.1"), Just("169.254.169.254"), Just("10.1.2.3"),
+            Just("localhost"), Just("metadata.google.internal"),
+        ],
+        spell in prop::collection::vec(0u8..4, 32),
+        lead in prop_oneof![Just(""), Just("//"), Just("\\\\"), Just("/\\"), Just("\\/")],
+        user in prop_oneof![Just(""), Just("u@")],
+        dot in prop_oneof![Just(""), Just(".")],
+        port in prop_oneof![Just(""), Just(":8080")],
+        tail in prop_oneof![Just("/x"), Just("\\x"), Just("?q"), Just("#f")],
+    ) {
+        let spelt: String = host
+            .chars()
+            .zip(spell.iter().cycle())
+            .map(|(c, how)| match (c, how) {
+                ('.', 1) => "\u{3002}".to_owned(),
+                ('.', 2) => "\u{ff0e}".to_owned(),
+                ('.', 3) => "%2e".to_owned(),
+                (c, 1) if c.is_ascii_alphanumeric() => {
+                    char::from_u32(u32::from(c) + 0xfee0).map(String::from).unwrap_or_default()
+                }
+                (c, 2) => format!("%{:02X}", u32::from(c)),
+                (c, 3) => c.to_ascii_uppercase().to_string(),
+                (c, _) => c.to_string(),
+            })
+            .collect();
+        let text = format!("{lead}{user}{spelt}{dot}{port}{tail}");
+        let fetched = if lead.is_empty() { format!("http://{text}") } else { format!("http:{text}") };
+        let parsed = url::Url::parse(&fetched);
+        prop_assume!(parsed.is_ok());
+        let g = Gatekeeper::default();
+        prop_assert!(g.check_arguments("t", &json!({"q": text})).is_err(), "{:?} fetches {:?}", text, parsed.map(|u| u.to_string()));
+    }
+
     /// Text without a scheme-and-colon start is never taken for a URL, and
     /// passes the argument checks untouched.
     #[test]
