@@ -90,10 +90,12 @@ fn invalid_utf8_bom_and_blank_lines() {
         b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}".to_vec(),
     ]);
     assert_eq!(rs.len(), 3, "blank lines get no answer: {rs:?}");
-    assert_core_error(&rs[0], -32700, "invalid_utf8", Value::Null);
+    // Not strict JSON, but naming one top-level id: answered by it, so
+    // the request is not left waiting (`engine::line_id`); else null.
+    assert_core_error(&rs[0], -32700, "invalid_utf8", json!(5));
     assert_core_error(&rs[1], -32700, "invalid_utf8", Value::Null);
     // A BOM is only ignored at the very start of the stream.
-    assert_core_error(&rs[2], -32700, "byte_order_mark", Value::Null);
+    assert_core_error(&rs[2], -32700, "byte_order_mark", json!(6));
 }
 
 #[test]
@@ -133,7 +135,8 @@ fn envelope_errors_carry_the_detectable_id() {
     // MCP params are objects: -32602, as the official SDKs answer.
     assert_core_error(&rs[6], -32602, "params_not_object", json!("s"));
     assert_core_error(&rs[7], -32600, "not_an_object", Value::Null);
-    assert_core_error(&rs[8], -32700, "invalid_json", Value::Null);
+    // Cut short, but naming one id: answered by it (`engine::line_id`).
+    assert_core_error(&rs[8], -32700, "invalid_json", json!(10));
 }
 
 #[test]

@@ -95,6 +95,9 @@ struct Done {
     key: u64,
     /// `None`: cancelled or silent, nothing to send.
     answer: Option<Finished>,
+    /// What the call's work held for its answer ([`CallContext::hold`]):
+    /// given back once the answer is queued toward the client.
+    held: Option<Charge>,
 }
 
 /// A call's answer on its way to the dispatch task.
@@ -120,11 +123,12 @@ struct DoneGuard {
 }
 
 impl DoneGuard {
-    fn finish(mut self, answer: Option<Finished>) {
+    fn finish(mut self, answer: Option<Finished>, held: Option<Charge>) {
         self.sent = true;
         let _ = self.tx.send(Done {
             key: self.key,
             answer,
+            held,
         });
     }
 }
@@ -136,6 +140,7 @@ impl Drop for DoneGuard {
             let _ = self.tx.send(Done {
                 key: self.key,
                 answer: Some(Finished::Response(error)),
+                held: None,
             });
         }
     }
@@ -550,12 +555,11 @@ impl<S: Service> Engine<S> {
                 }
                 Some(Reply::Silent) | None => None,
             };
-            drop(
-                held.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take(),
-            );
-            guard.finish(answer);
+            let held = held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            guard.finish(answer, held);
         });
     }
 
@@ -594,7 +598,11 @@ impl<S: Service> Engine<S> {
     }
 
     async fn on_done(&mut self, done: Done, out: &mut Output) {
-        let Some((call, batch)) = self.finish(done.key) else {
+        // Given back on the way out, once the answer is queued toward the
+        // client (or kept with its batch, or dropped).
+        let Done { key, answer, held } = done;
+        let _held = held;
+        let Some((call, batch)) = self.finish(key) else {
             return;
         };
         if call.bounded {
@@ -609,7 +617,7 @@ impl<S: Service> Engine<S> {
         let answer = if call.cancel.is_cancelled() {
             None
         } else {
-            done.answer
+            answer
         };
         match (answer, batch) {
             (None, Some(b)) => self.flush_batch(b, out).await,
@@ -877,6 +885,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"notify"}"#,
             r#"{"jsonrpc":"2.0","id":3,"method"#,
+            r#"{"jsonrpc":"2.0","id":6,"id":7,"method"#,
             r#"[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"sleep","params":{"ms":5}}]"#,
         ];
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -954,12 +963,14 @@ mod tests {
             }
         }
         assert_eq!((unknown, session, batches), (1, 1, 1), "{all:?}");
+        // A cut line naming one id is answered to that request's mailbox.
+        assert_eq!(mailboxes[&Id::from(3)][0]["error"]["code"], -32700);
         let one = &mailboxes[&Id::from(1)];
         assert_eq!(one.len(), 2, "{one:?}");
         assert_eq!(one[0]["params"]["progressToken"], "p");
         assert_eq!(one[1]["result"]["slept"], 80);
         assert_eq!(mailboxes[&Id::from("b")][0]["result"], json!({}));
         assert_eq!(mailboxes[&Id::from(2)][0]["result"], json!({}));
-        assert_eq!(mailboxes.len(), 3);
+        assert_eq!(mailboxes.len(), 4);
     }
 }

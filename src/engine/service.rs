@@ -258,9 +258,11 @@ pub struct CallContext {
 impl CallContext {
     /// Hands the engine `charge`, bytes of a budget this request's answer
     /// stands for (a gateway's charge for the server's line it answers
-    /// with): the engine gives them back only once the answer is queued in
-    /// its finished-answers budget, so a client that stops reading stops
-    /// whoever produced them. A later charge replaces an earlier one.
+    /// with): the engine gives them back only once the answer is queued
+    /// toward the client (an answer in a batch: once it is kept with its
+    /// batch), so a client that stops reading stops whoever produced them,
+    /// and whoever waits for the charge to come back knows the answer is
+    /// ahead of what it writes next. A later charge replaces an earlier one.
     pub fn hold(&self, charge: Charge) {
         let mut held = self
             .held

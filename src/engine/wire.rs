@@ -136,7 +136,27 @@ fn classify_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Parsed 
         tracing::debug!(error = %rejected, "dropped a notification with malformed params");
         return Parsed::Answer(None);
     }
-    Parsed::Answer(Some(response_from_value(rejected.to_response())))
+    Parsed::Answer(Some(response_from_value(error_answer(bytes, rejected))))
+}
+
+/// The core's error response for `rejected`. When the core names no id
+/// because the bytes are not strict JSON (a syntax error, invalid UTF-8, a
+/// byte order mark, the top-level `id` given twice), the id is recovered
+/// leniently ([`super::recover::line_id`]: the one top-level `id` the line
+/// names), so the request it would have been is answered, not left
+/// waiting: the rule the engine keeps for a line over the bound. A line
+/// naming no id, or several, is answered with `id: null`.
+fn error_answer(bytes: &[u8], rejected: &Rejected) -> Value {
+    let recovered = match (&rejected.id, &rejected.error) {
+        (None, RpcError::Json(e)) if !matches!(e, JsonError::TooLarge { .. }) => {
+            super::recover::line_id(bytes, &[])
+        }
+        _ => None,
+    };
+    match recovered {
+        Some(id) => rpc::protocol_error(&rejected.error, Some(&id)),
+        None => rejected.to_response(),
+    }
 }
 
 fn client_response(v: Value, raw: &[u8]) -> ClientResponse {
@@ -193,7 +213,7 @@ fn core_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Option<Valu
         tracing::debug!(error = %rejected, "dropped a notification with malformed params");
         return None;
     }
-    Some(rejected.to_response())
+    Some(error_answer(bytes, rejected))
 }
 
 /// A well-formed JSON-RPC 2.0 response (§5): `"jsonrpc": "2.0"`, an `id`
@@ -316,5 +336,52 @@ impl From<ProtocolError> for Response {
                 data: e.data,
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id each entry answers `line` with (they must agree).
+    fn answer_id(line: &[u8]) -> Option<Value> {
+        let limits = Limits::default();
+        let typed = match classify_line(line, &limits) {
+            Parsed::Answer(Some(r)) => Some(r.id.as_ref().map_or(Value::Null, Id::to_value)),
+            _ => None,
+        };
+        let value = parse_line(line, &limits)
+            .err()
+            .flatten()
+            .map(|v| v["id"].clone());
+        assert_eq!(typed, value, "{line:?}");
+        value
+    }
+
+    /// A request that fails the strict layer is answered by the id it
+    /// names, not with `id: null` (#20 attack pass, K); a line naming no
+    /// id, or two, gets `null`.
+    #[test]
+    fn a_line_that_is_not_json_is_answered_by_its_id() {
+        let cases: [(&[u8], Value); 9] = [
+            (b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{\"a\":\"\xff\"}}}", json!(5)),
+            (b"{\"jsonrpc\":\"2.0\",\"id\":\"r-7\",\"method\":\"ping\"", json!("r-7")),
+            (b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":7,}", json!(7)),
+            (b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}", json!(8)),
+            (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"id\":9,\"method\":\"ping\"}", json!(9)),
+            (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"ping\"}", Value::Null),
+            (b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{\"id\":3},}", Value::Null),
+            (b"not json", Value::Null),
+            // The core's own id, where it has one, is kept.
+            (b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"a\":1,\"a\":2}}", json!(4)),
+        ];
+        for (line, want) in cases {
+            assert_eq!(
+                answer_id(line),
+                Some(want),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 }

@@ -2,8 +2,11 @@
 //! `--pin`): opened never through a symbolic link (`O_NOFOLLOW`), without
 //! blocking (`O_NONBLOCK`: a FIFO at the path cannot hang the start), and
 //! kept only when they are a regular file with one link, owned by the
-//! gateway's user. Another name for the file, or another owner, could read
-//! or change what the gateway wrote or will trust.
+//! gateway's user, in a directory that only that user (or root) can change:
+//! owned by one of them, and writable by group or others only when sticky
+//! (as `/tmp` is). Another name for the file, another owner, or another
+//! user who could rename a file of their own over it, could read or change
+//! what the gateway wrote or will trust.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -17,8 +20,10 @@ use std::path::Path;
 /// # Errors
 /// The open's own error (with a note when a symbolic link, a FIFO or a
 /// device is why), or `InvalidInput` for a file that is not regular, has
-/// more than one link, or belongs to another user.
+/// more than one link, or belongs to another user, or for a directory
+/// another user could change ([`check_directory`]).
 pub(crate) fn open_owned(path: &Path, options: &mut OpenOptions, what: &str) -> io::Result<File> {
+    check_directory(path, what)?;
     let file = options
         .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
@@ -55,6 +60,42 @@ pub(crate) fn open_owned(path: &Path, options: &mut OpenOptions, what: &str) -> 
         ));
     }
     Ok(file)
+}
+
+/// Checks the directory `path` is in (`.` for a bare name): owned by the
+/// gateway's user or root, and writable by group or others only when
+/// sticky (where only a file's owner can rename or remove it).
+///
+/// # Errors
+/// The directory's own error (it does not exist), or `InvalidInput`
+/// naming the directory and why.
+fn check_directory(path: &Path, what: &str) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let meta = std::fs::metadata(dir)?;
+    let mode = meta.permissions().mode();
+    let refuse = |why: String| {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{what} is in {}, {why}: they could put another file in its place",
+                dir.display()
+            ),
+        ))
+    };
+    if meta.uid() != rustix::process::geteuid().as_raw() && meta.uid() != 0 {
+        return refuse("a directory of another user".into());
+    }
+    if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+        return refuse(format!(
+            "a directory group or others can write (mode {:o}, not sticky)",
+            mode & 0o7777
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -104,6 +145,60 @@ mod tests {
         assert!(
             e.contains("FIFO or device at the path of the test file"),
             "{e}"
+        );
+    }
+
+    /// A directory another user can change is refused, whatever the file
+    /// (#20 attack pass, D); sticky ones, as `/tmp`, are not.
+    #[test]
+    fn a_directory_others_can_change_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f");
+        std::fs::write(&p, "x").unwrap();
+        for (mode, refused) in [
+            (0o700, false),
+            (0o755, false),
+            (0o1777, false),
+            (0o1770, false),
+            (0o777, true),
+            (0o770, true),
+            (0o702, true),
+            (0o720, true),
+        ] {
+            std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+            let r = read(&p);
+            assert_eq!(r.is_err(), refused, "{mode:o}");
+            if refused {
+                let e = r.unwrap_err().to_string();
+                assert!(e.contains(&format!("mode {mode:o}, not sticky")), "{e}");
+                // A new file there is refused before it is made.
+                let new = t.path().join("new");
+                let e = open_owned(
+                    &new,
+                    OpenOptions::new().write(true).create_new(true),
+                    "the test file",
+                );
+                assert!(e.is_err(), "{mode:o}");
+                assert!(!new.exists(), "{mode:o}");
+            }
+        }
+        std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(t.path(), Some(65534), None).unwrap();
+            let e = read(&p).unwrap_err().to_string();
+            assert!(e.contains("a directory of another user"), "{e}");
+            std::os::unix::fs::chown(t.path(), Some(0), None).unwrap();
+        }
+        assert!(read(&p).is_ok());
+        // A bare name is in the working directory.
+        assert!(
+            check_directory(Path::new("bare-name"), "the test file").is_ok() == {
+                let m = std::fs::metadata(".").unwrap();
+                let mode = m.permissions().mode();
+                (m.uid() == rustix::process::geteuid().as_raw() || m.uid() == 0)
+                    && (mode & 0o022 == 0 || mode & 0o1000 != 0)
+            }
         );
     }
 

@@ -83,10 +83,43 @@ pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
+/// The endings that make an argument name a path name whatever comes
+/// before them, compared with the name's separators (`_`, `-`, `.`, space)
+/// and its trailing digits removed, in ASCII lower case (`logfile`,
+/// `basedir`, `fpath`, `mountPoint`, `config_file_path`), after one
+/// collection word at its end (`list`, `array`: `filePathList`).
+pub const PATH_NAME_ENDINGS: &[&str] = &[
+    "path",
+    "paths",
+    "file",
+    "files",
+    "dir",
+    "dirs",
+    "directory",
+    "directories",
+    "folder",
+    "folders",
+    "mountpoint",
+    "mountpoints",
+];
+
+/// Names that end as [`PATH_NAME_ENDINGS`] do but name no file (compared
+/// as the endings are, at the name's end: `userProfile`, `xpath`).
+pub const NOT_PATH_NAME_ENDINGS: &[&str] = &[
+    "profile",
+    "profiles",
+    "xpath",
+    "xpaths",
+    "jsonpath",
+    "jsonpaths",
+    "nadir",
+];
+
 /// `true` when an argument called `name` holds a path: its last word, its
 /// last two words joined (`fileName`, `file_name`, `dir_name` are
 /// `filename`, `dirname`), or its whole last segment in any case (`PaThS`)
-/// is one of [`PATH_ARGUMENT_NAMES`].
+/// is one of [`PATH_ARGUMENT_NAMES`]; or it ends with one of
+/// [`PATH_NAME_ENDINGS`] and none of [`NOT_PATH_NAME_ENDINGS`].
 pub fn is_path_name(name: &str) -> bool {
     let is = |w: &str| {
         PATH_ARGUMENT_NAMES
@@ -94,7 +127,7 @@ pub fn is_path_name(name: &str) -> bool {
             .any(|n| n.eq_ignore_ascii_case(w))
     };
     let word = last_word(name);
-    if is(word) || is(last_segment(name)) {
+    if is(word) || is(last_segment(name)) || has_path_ending(name) {
         return true;
     }
     // Where the last word starts in `name` (it is a slice of it).
@@ -104,6 +137,22 @@ pub fn is_path_name(name: &str) -> bool {
         .unwrap_or_default()
         .trim_end_matches(['_', '-', '.', ' ']);
     !before.is_empty() && is(&format!("{}{word}", last_word(before)))
+}
+
+/// [`is_path_name`]'s ending rule. Bounded by the name's length.
+fn has_path_ending(name: &str) -> bool {
+    let joined: String = name
+        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let base = ["list", "array"]
+        .iter()
+        .find_map(|w| joined.strip_suffix(w))
+        .unwrap_or(&joined);
+    PATH_NAME_ENDINGS.iter().any(|e| base.ends_with(e))
+        && !NOT_PATH_NAME_ENDINGS.iter().any(|e| base.ends_with(e))
 }
 
 /// The last segment of an identifier: after the last `_`, `-`, `.` or
@@ -230,6 +279,11 @@ impl Roots {
         if !icu_normalizer::ComposingNormalizerBorrowed::new_nfc().is_normalized(text) {
             return refuse("a path not in Unicode NFC: a server that normalises names could open another entry");
         }
+        if names_a_variable(text) {
+            return refuse(
+                "a path naming an environment variable (`$NAME`, `${NAME}`): a server that expands them would open another path",
+            );
+        }
         // Inside a root on disk (links followed) and lexically (`..` taken
         // textually), each reading the way some server reads it.
         let inside_any = |p: &str| {
@@ -271,6 +325,15 @@ impl Roots {
             refuse("the path does not resolve inside any --root directory")
         }
     }
+}
+
+/// `true` when `text` names an environment variable as Python's
+/// `os.path.expandvars` and the shells read one: `$` before a word
+/// character or `{`, anywhere in the path.
+fn names_a_variable(text: &str) -> bool {
+    text.split('$')
+        .skip(1)
+        .any(|rest| rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '{'))
 }
 
 /// Most entries of one directory read when looking for a Unicode twin of a
@@ -376,6 +439,19 @@ mod tests {
             "folderName",
             "output_file_name",
             "PaThS",
+            // Joined words, abbreviations, collections (attack pass on #20, H).
+            "logfile",
+            "basedir",
+            "fpath",
+            "mountPoint",
+            "mount_points",
+            "filePathList",
+            "dir_array",
+            "keyfile",
+            "config-file-path",
+            "LOGFILE",
+            "userProfilePath",
+            "homedir2",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -401,6 +477,13 @@ mod tests {
             "name",
             "123",
             "v2",
+            "userProfile",
+            "profiles",
+            "xpath",
+            "jsonpath",
+            "list",
+            "fileCount",
+            "pathList_size",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
@@ -512,6 +595,31 @@ mod tests {
         assert!(!ok(&each, "../outside/secret"));
         assert!(!ok(&each, "escape/secret"));
         assert!(!ok(&each, "~/a.txt"));
+        // Environment variables, which `os.path.expandvars` would expand
+        // (attack pass on #20, H), relative or not; a lone `$` is a name.
+        let (_t3, cwd) = setup(RelativePaths::Cwd, TildePaths::Home);
+        for r in [&each, &cwd] {
+            let root = r.roots()[0].to_string_lossy().into_owned();
+            for p in [
+                "$HOME/.ssh/id_rsa".to_owned(),
+                "${HOME}/.ssh/id_rsa".to_owned(),
+                format!("{root}/$HOME"),
+                format!("{root}/sub/$_x"),
+                format!("{root}/${{X}}"),
+                format!("{root}/$é"),
+            ] {
+                assert!(!ok(r, &p), "{p}");
+            }
+            for p in [
+                format!("{root}/a.txt"),
+                format!("{root}/price$"),
+                format!("{root}/a$.txt"),
+                format!("{root}/a$-b.txt"),
+            ] {
+                assert!(ok(r, &p), "{p}");
+            }
+        }
+        assert!(ok(&each, "price$"));
     }
 
     #[test]

@@ -12,8 +12,11 @@
 //!   characters, the soft hyphen, interlinear annotation, deprecated format
 //!   controls, BOM), `Default_Ignorable_Code_Point` (Hangul fillers, the
 //!   combining grapheme joiner, ...), `Variation_Selector` (a whole
-//!   instruction can hide after one emoji: VS1–VS256), and the line and
-//!   paragraph separators (`Zl`, `Zp`: U+2028, U+2029);
+//!   instruction can hide after one emoji: VS1–VS256), the line and
+//!   paragraph separators (`Zl`, `Zp`: U+2028, U+2029), and code points no
+//!   font draws: unassigned (`Cn`, the 66 noncharacters among them, and
+//!   whatever a later Unicode version than the tables' assigns) and private
+//!   use (`Co`, which carries whatever meaning its reader gives it);
 //! * ANSI escape sequences (ESC and C1 CSI: colour, cursor movement, OSC
 //!   titles and links);
 //! * the other control characters (`Cc`) but tab, line feed and carriage
@@ -57,7 +60,8 @@ pub struct Findings {
     /// Bidirectional controls.
     pub bidi: usize,
     /// Invisible characters (format, default-ignorable, variation
-    /// selectors, line and paragraph separators).
+    /// selectors, line and paragraph separators, unassigned code points and
+    /// noncharacters, private use).
     pub invisible: usize,
     /// ANSI escape sequences (each counted once, however long).
     pub ansi: usize,
@@ -136,6 +140,8 @@ fn class(c: char) -> Option<Class> {
         GeneralCategory::Format
             | GeneralCategory::LineSeparator
             | GeneralCategory::ParagraphSeparator
+            | GeneralCategory::Unassigned
+            | GeneralCategory::PrivateUse
     ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
         || CodePointSetData::new::<VariationSelector>().contains(c)
     {
@@ -308,6 +314,34 @@ mod tests {
         let (f, _) = clean(&hidden);
         assert_eq!(f.tags, 6);
         assert_eq!(f.summary(), "6 tag characters");
+    }
+
+    /// Code points no font draws: unassigned ones (noncharacters among
+    /// them) and private use, in every plane (#20 attack pass, J).
+    #[test]
+    fn unassigned_noncharacters_and_private_use_are_invisible() {
+        for c in [
+            '\u{FDD0}',
+            '\u{FDEF}',
+            '\u{FFFE}',
+            '\u{FFFF}',
+            '\u{1FFFE}',
+            '\u{10FFFF}',
+            '\u{0378}',
+            '\u{E0080}',
+            '\u{E000}',
+            '\u{F8FF}',
+            '\u{F0000}',
+            '\u{10FFFD}',
+        ] {
+            let (f, out) = clean(&format!("a{c}b"));
+            assert_eq!(f.invisible, 1, "U+{:04X}", u32::from(c));
+            assert_eq!(out.as_deref(), Some("ab"), "U+{:04X}", u32::from(c));
+        }
+        // Their assigned neighbours stay.
+        for s in ["\u{FDFD}", "\u{FFFD}", "\u{1F600}", "\u{0377}", "\u{D7FB}"] {
+            assert_eq!(clean(s), (Findings::default(), None), "{s:?}");
+        }
     }
 
     #[test]

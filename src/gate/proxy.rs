@@ -60,11 +60,10 @@ pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
 
 /// Budget of the server's lines on their way to the client, in bytes: a
 /// line is charged when read from the child and the charge is held until
-/// its answer is queued in the engine's finished answers
-/// ([`crate::engine::MAX_FINISHED_BYTES`]) or, for a server request or
-/// notification, toward the client; when the client stops reading, the
-/// gateway stops reading the server. At least one whole answer
-/// ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
+/// what it carries is queued toward the client (or dropped); when the
+/// client stops reading, the gateway stops reading the server. A server
+/// request or notification waits for the lines before it (message order).
+/// At least one whole answer ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
 pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
 
 /// Most JSON values in one line from the child. Parsed, a value costs
@@ -1237,6 +1236,7 @@ impl GateService {
                     }
                     let peer = lock(&self.shared.peer).clone();
                     if let Some(peer) = peer {
+                        self.after_earlier_lines(&charge, runtime);
                         let _ = runtime.block_on(peer.send(Outbound::Raw(Arc::from(raw))));
                     }
                     drop(charge);
@@ -1270,6 +1270,21 @@ impl GateService {
                 let _ = p.tx.send((outcome, charge));
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// Message order: returns once every line the child wrote before the
+    /// one `own` is charged for has been queued toward the client, or
+    /// dropped, so a notification or request the child wrote after an
+    /// answer reaches the client after that answer. Each line holds its
+    /// charge on [`from_server`](Self::from_server) until then, and only
+    /// the child's reader (the caller) takes from that budget: taking all
+    /// of it but `own` waits for exactly those lines.
+    fn after_earlier_lines(&self, own: &Charge, runtime: &tokio::runtime::Handle) {
+        let budget = &self.shared.from_server;
+        if budget.used() > own.bytes() {
+            let rest = budget.bytes().saturating_sub(own.bytes());
+            drop(runtime.block_on(budget.take(rest)));
         }
     }
 
@@ -1422,6 +1437,25 @@ impl GateService {
             "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
             "data": {"code": refusal.code(), "reason": refusal.message()}}});
         let _ = self.send_own(answer.to_string().as_bytes());
+    }
+
+    /// A client notification refused (`r`): logged and audited, never
+    /// forwarded (a notification gets no answer).
+    fn drop_notification(&self, method: &str, r: &Refusal) {
+        tracing::warn!(
+            method,
+            code = r.code(),
+            rule = r.rule(),
+            "notification dropped"
+        );
+        let mut st = lock(&self.shared.state);
+        let rec = Record {
+            method: Some(method),
+            code: Some(r.code()),
+            rule: Some(r.rule()),
+            ..Record::of("client->server", "refused")
+        };
+        let _ = self.audit(&mut st, rec);
     }
 
     fn forward(
@@ -1757,7 +1791,7 @@ impl Service for GateService {
             o.remove("_meta");
         }
         let vetted = if known {
-            keeper.check_arguments(method, &params).map(|_| ())
+            keeper.check_arguments(method, &params)
         } else {
             Err(Refusal::new(
                 GateCode::MethodDenied,
@@ -1765,23 +1799,10 @@ impl Service for GateService {
                 "[methods] allow",
             ))
         };
-        if let Err(r) = vetted {
-            tracing::warn!(
-                method,
-                code = r.code(),
-                rule = r.rule(),
-                "notification dropped"
-            );
-            let mut st = lock(&self.shared.state);
-            let rec = Record {
-                method: Some(method),
-                code: Some(r.code()),
-                rule: Some(r.rule()),
-                ..Record::of("client->server", "refused")
-            };
-            let _ = self.audit(&mut st, rec);
-            return;
-        }
+        let names = match vetted {
+            Ok(names) => names,
+            Err(r) => return self.drop_notification(method, &r),
+        };
         if notification.method == "notifications/cancelled" {
             // Advice to the server, not an answer: the call keeps its
             // slot until the server answers or its deadline passes.
@@ -1793,6 +1814,23 @@ impl Service for GateService {
             if let Some(id) = id {
                 self.hold_until_deadline(id);
             }
+        }
+        if self.shared.keeper.policy.resolve && !names.is_empty() {
+            // As a request's: it leaves once its names are checked, and
+            // the client's next message waits for it (message order).
+            let order = Arc::clone(&self.shared.in_order).try_lock_owned().ok();
+            let me = self.clone();
+            tokio::spawn(async move {
+                let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+                match me.resolve_names(names, by).await {
+                    Ok(()) => {
+                        let _ = me.send_child_when_room(&notification.raw).await;
+                    }
+                    Err(r) => me.drop_notification(&notification.method, &r),
+                }
+                drop(order);
+            });
+            return;
         }
         if self.send_child(&notification.raw) == Err(Unsent::Full) {
             tracing::warn!(method, "no room toward the server: notification dropped");

@@ -1,7 +1,8 @@
 //! `--resolve`: the host names of one message resolved as the child will,
 //! every address vetted, under three bounds that fail closed.
 //!
-//! * [`MAX_RESOLVED_NAMES`] distinct names (host and port) per message: a
+//! * [`MAX_RESOLVED_NAMES`] distinct host names (one lookup each) and
+//!   [`MAX_VETTED_DESTINATIONS`] distinct hosts and ports per message: a
 //!   message naming more is refused (`policy.arguments_too_complex`) before
 //!   any lookup.
 //! * [`RESOLVE_DEADLINE`] for all the names of one message together, looked
@@ -11,8 +12,12 @@
 //! * [`MAX_RESOLVER_THREADS`] lookups running at once in the session. The
 //!   system resolver cannot be interrupted, so a lookup past its deadline
 //!   keeps its thread until the resolver gives up; the bound keeps a client
-//!   that sends slow names from piling up threads. A lookup that finds no
-//!   free thread before the deadline is refused as a slow one is.
+//!   that sends slow names from piling up threads. A message whose lookup
+//!   finds no free thread is refused at once (`dns.timeout`), so slow names
+//!   cost the messages behind them nothing.
+//!
+//! One lookup serves a host however many times, schemes, ports or trailing
+//! dots the message names it with; each port's addresses are vetted.
 
 use std::net::{IpAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -29,6 +34,11 @@ use crate::net::{Denial, DenialCode, NetPolicy};
 /// gateway resolve under `--resolve`.
 pub const MAX_RESOLVED_NAMES: usize = 32;
 
+/// Most distinct destinations (host and port) of one message whose
+/// addresses `--resolve` vets: a message naming more is refused
+/// (`policy.arguments_too_complex`) before any lookup.
+pub const MAX_VETTED_DESTINATIONS: usize = 4 * MAX_RESOLVED_NAMES;
+
 /// How long the lookups of one message may take together under
 /// `--resolve` (a call's `--call-timeout`, when shorter, ends them sooner).
 pub const RESOLVE_DEADLINE: Duration = Duration::from_secs(5);
@@ -39,30 +49,72 @@ pub const MAX_RESOLVER_THREADS: usize = 32;
 /// The `rule` every `--resolve` refusal names.
 const RULE: &str = "--resolve";
 
-/// Adds `name` to the names one message makes the gateway resolve, once
-/// per host and port.
+/// The name a lookup is made for: the host without its trailing dot (the
+/// system resolver answers `a.example.` and `a.example` alike).
+fn lookup_key(name: &PendingName) -> &str {
+    let host = name.host();
+    host.strip_suffix('.').unwrap_or(host)
+}
+
+/// Adds `name` to the names one message makes the gateway resolve: once
+/// per host and port (each port's addresses are vetted under the operator's
+/// entries), and the bound counts lookups, one per host whatever its
+/// scheme, port or trailing dot.
 ///
 /// # Errors
 /// `policy.arguments_too_complex` when that would make more than
-/// [`MAX_RESOLVED_NAMES`].
+/// [`MAX_RESOLVED_NAMES`] lookups or [`MAX_VETTED_DESTINATIONS`] hosts
+/// and ports.
 pub fn note_name(names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
+    let key = lookup_key(&name);
     if names
         .iter()
-        .any(|n| n.host() == name.host() && n.port() == name.port())
+        .any(|n| lookup_key(n) == key && n.port() == name.port())
     {
         return Ok(());
     }
-    if names.len() >= MAX_RESOLVED_NAMES {
+    let known = names.iter().any(|n| lookup_key(n) == key);
+    if (!known && lookups(names) >= MAX_RESOLVED_NAMES) || names.len() >= MAX_VETTED_DESTINATIONS {
         return Err(Refusal::new(
             GateCode::ArgumentsTooComplex,
             format!(
-                "the message names more than {MAX_RESOLVED_NAMES} host names for --resolve to look up"
+                "the message names more than {MAX_RESOLVED_NAMES} host names, or {MAX_VETTED_DESTINATIONS} hosts and ports, for --resolve to look up"
             ),
             RULE,
         ));
     }
     names.push(name);
     Ok(())
+}
+
+/// `names` by lookup, in the order each host first appears.
+fn by_lookup(names: Vec<PendingName>) -> Vec<Vec<PendingName>> {
+    let mut groups: Vec<Vec<PendingName>> = Vec::new();
+    for name in names {
+        let at = groups.iter().position(|g| {
+            g.first()
+                .is_some_and(|f| lookup_key(f) == lookup_key(&name))
+        });
+        match at.and_then(|i| groups.get_mut(i)) {
+            Some(g) => g.push(name),
+            None => groups.push(vec![name]),
+        }
+    }
+    groups
+}
+
+/// How many lookups `names` make.
+fn lookups(names: &[PendingName]) -> usize {
+    names
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| {
+            !names
+                .iter()
+                .take(*i)
+                .any(|m| lookup_key(m) == lookup_key(n))
+        })
+        .count()
 }
 
 /// The session's lookups, at most [`MAX_RESOLVER_THREADS`] at once.
@@ -108,14 +160,18 @@ impl Resolver {
     ) -> Result<(), Refusal> {
         let deadline = deadline.min(Instant::now() + RESOLVE_DEADLINE);
         let mut lookups = tokio::task::JoinSet::new();
-        for name in names {
-            let threads = Arc::clone(&self.threads);
+        for group in by_lookup(names) {
+            let Some(first) = group.first() else {
+                continue;
+            };
+            // A lookup waits for no thread: with every one of them held
+            // by slower lookups, the message is refused at once.
+            let Ok(permit) = Arc::clone(&self.threads).try_acquire_owned() else {
+                return Err(threads_busy());
+            };
             let net = net.clone();
+            let (host, port) = (lookup_key(first).to_owned(), first.port());
             lookups.spawn(async move {
-                let Ok(permit) = threads.acquire_owned().await else {
-                    return Err(timed_out());
-                };
-                let (host, port) = (name.host().to_owned(), name.port());
                 // The permit lives as long as the thread's lookup does.
                 let addrs = tokio::task::spawn_blocking(move || {
                     let addrs = look(&host, port);
@@ -124,7 +180,9 @@ impl Resolver {
                 })
                 .await
                 .unwrap_or_default();
-                vet_addresses(&net, &name, &addrs, RULE)
+                group
+                    .iter()
+                    .try_for_each(|name| vet_addresses(&net, name, &addrs, RULE))
             });
         }
         let all = async {
@@ -149,6 +207,18 @@ impl Resolver {
             Err(_) => Err(timed_out()),
         }
     }
+}
+
+fn threads_busy() -> Refusal {
+    Refusal::from_denial(
+        &Denial::of(
+            DenialCode::DnsTimeout,
+            format!(
+                "all {MAX_RESOLVER_THREADS} lookup threads of the session are held by slower lookups: refused at once"
+            ),
+        ),
+        RULE,
+    )
 }
 
 fn timed_out() -> Refusal {
@@ -187,18 +257,70 @@ mod tests {
         let mut names = Vec::new();
         note_name(&mut names, name("http://a.example/")).unwrap();
         note_name(&mut names, name("http://a.example/other")).unwrap();
-        assert_eq!(names.len(), 1, "same host and port: one lookup");
+        note_name(&mut names, name("http://A.example./x")).unwrap();
+        assert_eq!(names.len(), 1, "same host and port: one destination");
         note_name(&mut names, name("http://a.example:8080/")).unwrap();
-        assert_eq!(names.len(), 2, "another port is another name");
-        for i in 2..MAX_RESOLVED_NAMES {
+        note_name(&mut names, name("https://a.example./")).unwrap();
+        assert_eq!(names.len(), 3, "another port is another destination");
+        assert_eq!(lookups(&names), 1, "one lookup for every form of a host");
+        for i in 1..MAX_RESOLVED_NAMES {
             note_name(&mut names, name(&format!("http://h{i}.example/"))).unwrap();
+            note_name(&mut names, name(&format!("https://h{i}.example./"))).unwrap();
         }
-        assert_eq!(names.len(), MAX_RESOLVED_NAMES);
+        assert_eq!(lookups(&names), MAX_RESOLVED_NAMES);
         note_name(&mut names, name("http://a.example/again")).unwrap();
         let r = note_name(&mut names, name("http://one-more.example/")).unwrap_err();
         assert_eq!(r.code(), "policy.arguments_too_complex");
         assert!(r.message().contains(&MAX_RESOLVED_NAMES.to_string()));
-        assert_eq!(names.len(), MAX_RESOLVED_NAMES);
+        assert_eq!(lookups(&names), MAX_RESOLVED_NAMES);
+        // The destinations of known hosts are bounded too.
+        let mut names = Vec::new();
+        for port in 1..=MAX_VETTED_DESTINATIONS {
+            note_name(&mut names, name(&format!("http://a.example:{port}/"))).unwrap();
+        }
+        let r = note_name(&mut names, name("http://a.example:9/x")).map(|()| names.len());
+        assert_eq!(r.map_err(|r| r.code()), Ok(MAX_VETTED_DESTINATIONS));
+        let r = note_name(&mut names, name("http://a.example:65000/")).unwrap_err();
+        assert_eq!(r.code(), "policy.arguments_too_complex");
+        assert_eq!(names.len(), MAX_VETTED_DESTINATIONS);
+    }
+
+    #[test]
+    fn one_lookup_per_host_every_port_vetted() {
+        let groups = by_lookup(vec![
+            name("http://a.example/"),
+            name("http://b.example/"),
+            name("https://a.example./"),
+        ]);
+        let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [2, 1]);
+        // A trailing dot is looked up without it.
+        assert_eq!(
+            run(&["https://inside.example./"], Duration::from_secs(4)),
+            Err("ssrf.loopback")
+        );
+        // Every destination of a host is vetted on the one answer: under
+        // an entry that admits 127.0.0.2 port 443 only, port 80 is refused.
+        let net = NetPolicy::parse(&["127.0.0.2:443"], &[]).unwrap();
+        let vet = |urls: &[&str]| {
+            let names: Vec<PendingName> = urls.iter().map(|u| name(u)).collect();
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap()
+                .block_on(Resolver::default().vet_all_with(
+                    &net,
+                    names,
+                    Instant::now() + Duration::from_secs(4),
+                    by_host,
+                ))
+                .map_err(|r| r.code())
+        };
+        assert_eq!(vet(&["https://inside.example/"]), Ok(()));
+        assert_eq!(
+            vet(&["https://inside.example/", "http://inside.example./"]),
+            Err("ssrf.loopback")
+        );
     }
 
     fn public(_: &str, _: u16) -> Vec<IpAddr> {
@@ -264,9 +386,41 @@ mod tests {
 
     #[test]
     fn the_deadline_never_passes_the_bound() {
-        // Every lookup thread of the session is busy, and the caller's
-        // deadline is an hour away: the message is refused at
-        // RESOLVE_DEADLINE (5 s), not held for the hour.
+        // A lookup slower than RESOLVE_DEADLINE (5 s), and the caller's
+        // deadline an hour away: the message is refused at the bound, not
+        // held for the hour.
+        fn hangs(_: &str, _: u16) -> Vec<IpAddr> {
+            std::thread::sleep(RESOLVE_DEADLINE + Duration::from_secs(2));
+            Vec::new()
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let r = rt.block_on(async {
+            Resolver::default()
+                .vet_all_with(
+                    &NetPolicy::default(),
+                    vec![name("http://a.example/")],
+                    Instant::now() + Duration::from_secs(3600),
+                    hangs,
+                )
+                .await
+        });
+        rt.shutdown_background();
+        let r = r.unwrap_err();
+        assert_eq!(r.code(), "dns.timeout");
+        assert!(
+            r.message().contains("within the deadline"),
+            "{}",
+            r.message()
+        );
+    }
+
+    #[test]
+    fn no_free_thread_refuses_at_once() {
+        // Every lookup thread is held: refused for that, not held until
+        // the deadline passes (whose refusal says so).
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
@@ -286,6 +440,8 @@ mod tests {
                 )
                 .await
         });
-        assert_eq!(r.map_err(|r| r.code()), Err("dns.timeout"));
+        let r = r.unwrap_err();
+        assert_eq!(r.code(), "dns.timeout");
+        assert!(r.message().contains("refused at once"), "{}", r.message());
     }
 }

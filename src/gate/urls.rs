@@ -18,10 +18,15 @@
 //! (`localhost/admin`, `metadata.google.internal/computeMetadata/v1/`,
 //! `db.internal:5432`; `internal_name` says which forms).
 //!
+//! Network notation stays text: an address block in CIDR notation
+//! (`10.0.0.0/8`, `fd00::/8`) and a bare IPv6 address (`fe80::1`)
+//! (`is_address_notation`).
+//!
 //! Accepted false positives (text taken for a URL and refused with
 //! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
-//! `urn:isbn:…`, `mailto:a@b`, `host:8080`. A policy exempts an argument that
-//! holds such text with an `[[args]]` rule of `kind = "text"`.
+//! `urn:isbn:…`, `mailto:a@b`, `host:8080`, a single host in CIDR notation
+//! (`10.0.0.1/32`). A policy exempts an argument that holds such text with
+//! an `[[args]]` rule of `kind = "text"`.
 
 use std::net::IpAddr;
 
@@ -86,7 +91,35 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
 /// `true` when `text` is to be vetted as a URL (see the module docs).
 pub fn looks_like_url(text: &str) -> bool {
     let s = lenient_form(text);
-    has_scheme(&s) || scheme_less_host(&s)
+    !is_address_notation(&s) && (has_scheme(&s) || scheme_less_host(&s))
+}
+
+/// An address block in CIDR notation whose host bits are zero, shorter
+/// than one address (`10.0.0.0/8`, `192.168.0.0/16`, `fd00::/8`), or a
+/// bare IPv6 address (`fe80::1`, `::1`): the notation of networks and
+/// firewall rules. A server adding a scheme fetches none of them: an IPv6
+/// address in a URL needs brackets, and a network address with a prefix
+/// length is no host. A single host stays a URL (`10.0.0.1/8`,
+/// `10.0.0.1/32`, `fd00::1/128`), and so does a non-canonical address
+/// (`010.0.0.0/8`).
+fn is_address_notation(s: &str) -> bool {
+    if let Ok(IpAddr::V6(_)) = s.parse::<IpAddr>() {
+        return true;
+    }
+    let Some((addr, len)) = s.split_once('/') else {
+        return false;
+    };
+    if len.is_empty() || len.len() > 3 || !len.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let Ok(len) = len.parse::<u32>() else {
+        return false;
+    };
+    match addr.parse::<IpAddr>() {
+        Ok(IpAddr::V4(a)) => len < 32 && u32::from(a).checked_shl(len).unwrap_or(0) == 0,
+        Ok(IpAddr::V6(a)) => len < 128 && u128::from(a).checked_shl(len).unwrap_or(0) == 0,
+        Err(_) => false,
+    }
 }
 
 /// The text [`vet_url`] classifies: [`lenient_form`], with `http:` put
@@ -306,6 +339,16 @@ mod tests {
             "4294967295#f",
             "017700000001/x",
             "0:8080/x",
+            // A host in CIDR notation is a host (#20 attack pass, I).
+            "10.0.0.1/8",
+            "10.0.0.1/32",
+            "169.254.169.254/32",
+            "169.254.0.0/33",
+            "010.0.0.0/8",
+            "10.0.0.0/8/x",
+            "fd00::1/128",
+            "fd00::1/64",
+            "[fd00::]/8",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -338,6 +381,18 @@ mod tests {
             "cafe/menu",
             "2852039166",
             "4294967296/x",
+            // Network blocks and bare IPv6 addresses (#20 attack pass, I).
+            "10.0.0.0/8",
+            " 192.168.0.0/16 ",
+            "169.254.0.0/16",
+            "0.0.0.0/0",
+            "127.0.0.0/8",
+            "fd00::/8",
+            "fe80::/10",
+            "::/0",
+            "fe80::1",
+            "::1",
+            "::ffff:127.0.0.1",
         ] {
             assert!(!looks_like_url(no), "{no}");
         }

@@ -98,7 +98,11 @@ fn pipelined_requests_get_the_answers_the_server_gives_directly() {
 fn resolved_calls_keep_message_order() {
     let dir = tempfile::tempdir().unwrap();
     let hosts = dir.path().join("hosts");
-    std::fs::write(&hosts, "93.184.216.34 origin.toolgate-test.net\n").unwrap();
+    std::fs::write(
+        &hosts,
+        "93.184.216.34 origin.toolgate-test.net\n127.0.0.2 inside.toolgate-test.net\n",
+    )
+    .unwrap();
     let record = dir.path().join("record.jsonl");
     let script = r#"mount --bind "$1" /etc/hosts && exec "$2" gate --resolve -- python3 "$3" "$4""#;
     let mut command = Command::new("unshare");
@@ -112,8 +116,12 @@ fn resolved_calls_keep_message_order() {
     for i in 1..=20 {
         let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                           "params": {"name": "fetch", "arguments": {"url": format!("http://origin.toolgate-test.net/{i}")}}});
+        // A notification's names are resolved too (#20 attack pass, B):
+        // every fifth names a host inside and is dropped.
+        let host = if i % 5 == 0 { "inside" } else { "origin" };
         let note = json!({"jsonrpc": "2.0", "method": "notifications/progress",
-                          "params": {"progressToken": i, "progress": 1}});
+                          "params": {"progressToken": i, "progress": 1,
+                                     "message": format!("http://{host}.toolgate-test.net/{i}")}});
         input.push_str(&format!("{call}\n{note}\n"));
     }
     let got = answers(command, input.into_bytes(), 21);
@@ -139,9 +147,14 @@ fn resolved_calls_keep_message_order() {
         })
         .collect();
     let sent: Vec<String> = (1..=20)
-        .flat_map(|i| [format!("call {i}"), format!("note {i}")])
+        .flat_map(|i| {
+            let note = (i % 5 != 0).then(|| format!("note {i}"));
+            std::iter::once(format!("call {i}")).chain(note)
+        })
         .collect();
     assert_eq!(order, sent);
+    let all = std::fs::read_to_string(&record).unwrap();
+    assert!(!all.contains("inside.toolgate-test.net"), "{all}");
 }
 
 /// `--resolve` fails closed in bounded time (`gate::RESOLVE_DEADLINE`,

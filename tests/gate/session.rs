@@ -495,6 +495,38 @@ fn a_server_message_that_asks_and_answers_is_refused() {
     g.close();
 }
 
+/// What the server writes after an answer reaches the client after it
+/// (#20 attack pass, F): a notification and a request do not overtake an
+/// answer the gateway is still screening.
+#[test]
+fn server_messages_keep_their_order() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    for id in 1..=3u64 {
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"answer_then_log"}}}).to_string());
+        let order: Vec<String> = (0..3)
+            .map(|_| {
+                let m = g.recv();
+                match (m.get("method"), m.get("id")) {
+                    (Some(method), _) => method.as_str().unwrap().to_owned(),
+                    (None, Some(id)) => format!("answer {id}"),
+                    _ => panic!("{m}"),
+                }
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                format!("answer {id}"),
+                "notifications/message".into(),
+                "ping".into()
+            ]
+        );
+        g.send(r#"{"jsonrpc":"2.0","id":"after","result":{}}"#);
+    }
+    g.close();
+}
+
 #[test]
 fn policy_hides_and_refuses_the_same_tools() {
     let mut g = Gate::start_in(&["--policy", "policy.toml"], |d| {

@@ -182,6 +182,11 @@ for line in sys.stdin:
                 text(id, "asked")
             elif how == "many_strings":
                 send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x"}] * 17000 + [{"type": "text", "text": "late" + TAG}]}})
+            elif how == "answer_then_log":
+                # An answer slow to screen, then a notification (message order).
+                send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x\u200b"}] * 5000}})
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "after the answer"}})
+                send({"jsonrpc": "2.0", "id": "after", "method": "ping"})
             elif how == "huge":
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"x":"%s"}}\n' % (json.dumps(id), "a" * 3000))
             elif how == "poison":
