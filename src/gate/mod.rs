@@ -49,7 +49,7 @@ pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, ToolView};
 pub use paths::{
     is_path_name, RelativePaths, Roots, TildePaths, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,
-    MAX_SYMLINKS, PATH_ARGUMENT_NAMES,
+    MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::PoisonMode;
@@ -64,7 +64,8 @@ pub use proxy::{
     OWN_LIST_TIMEOUT, VALUE_BYTES,
 };
 pub use resolve::{
-    note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, RESOLVE_DEADLINE,
+    note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, MAX_VETTED_DESTINATIONS,
+    RESOLVE_DEADLINE,
 };
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use urls::{
