@@ -141,16 +141,24 @@ fn classify_error(bytes: &[u8], rejected: &Rejected, limits: &Limits) -> Parsed 
 
 /// The core's error response for `rejected`. When the core names no id
 /// because the bytes are not strict JSON (a syntax error, invalid UTF-8, a
-/// byte order mark, the top-level `id` given twice), the id is recovered
-/// leniently ([`super::recover::line_id`]: the one top-level `id` the line
-/// names), so the request it would have been is answered, not left
-/// waiting: the rule the engine keeps for a line over the bound. A line
-/// naming no id, or several, is answered with `id: null`.
+/// byte order mark, the top-level `id` given twice, or over the bound),
+/// the id is recovered leniently ([`super::recover::line_id`]: the one
+/// top-level `id` the line names; over the bound, in its first and last
+/// [`super::recover::MAX_ID_SCAN_BYTES`], as the engine reads a line it
+/// discards), so the request it would have been is answered, not left
+/// waiting. A line naming no id, or several, is answered with `id: null`.
 fn error_answer(bytes: &[u8], rejected: &Rejected) -> Value {
     let recovered = match (&rejected.id, &rejected.error) {
-        (None, RpcError::Json(e)) if !matches!(e, JsonError::TooLarge { .. }) => {
-            super::recover::line_id(bytes, &[])
+        // Over the bound: its kept ends, as the engine keeps them.
+        (None, RpcError::Json(JsonError::TooLarge { .. })) => {
+            let keep = super::recover::MAX_ID_SCAN_BYTES;
+            let head = bytes.get(..keep).unwrap_or(bytes);
+            let tail = bytes
+                .get(bytes.len().saturating_sub(keep)..)
+                .unwrap_or_default();
+            super::recover::line_id(head, tail)
         }
+        (None, RpcError::Json(_)) => super::recover::line_id(bytes, &[]),
         _ => None,
     };
     match recovered {
@@ -383,5 +391,32 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+    }
+
+    /// Over the bound, the id is read from the line's kept ends only.
+    #[test]
+    fn a_line_over_the_bound_is_answered_by_the_id_its_ends_name() {
+        let limits = Limits {
+            max_payload_bytes: 16,
+            ..Limits::default()
+        };
+        let id = |line: &[u8]| {
+            parse_line(line, &limits)
+                .err()
+                .flatten()
+                .map(|v| v["id"].clone())
+        };
+        let small = br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#;
+        assert_eq!(id(small), Some(json!(5)));
+        let keep = super::super::recover::MAX_ID_SCAN_BYTES;
+        let mut middle = br#"{"jsonrpc":"2.0","method":"ping","a":""#.to_vec();
+        middle.resize(keep, b'a');
+        middle.extend_from_slice(br#"","id":6,"b":""#);
+        middle.resize(middle.len() + keep, b'b');
+        let mut last = middle.clone();
+        middle.extend_from_slice(br#""}"#);
+        assert_eq!(id(&middle), Some(Value::Null), "the id is in no kept end");
+        last.extend_from_slice(br#"","id":7}"#);
+        assert_eq!(id(&last), Some(json!(7)));
     }
 }

@@ -209,10 +209,13 @@ fn check(client: &[Vec<u8>], written: &[Vec<u8>], seen: &[Vec<u8>]) {
             }
             Parsed::Single(Message::Notification(_)) => {}
             _ => {
-                if let Some(id) = serde_json::from_slice::<Value>(line)
-                    .ok()
-                    .and_then(|v| v.get("id").cloned())
-                {
+                // Not JSON to serde_json either: the engine answers by the
+                // one top-level id the line names (`engine::line_id`).
+                let id = match serde_json::from_slice::<Value>(line) {
+                    Ok(v) => v.get("id").cloned(),
+                    Err(_) => crate::engine::line_id(line, &[]).map(|i| i.to_value()),
+                };
+                if let Some(id) = id {
                     invalid_ids.push(id);
                 }
             }
@@ -260,6 +263,7 @@ fn check(client: &[Vec<u8>], written: &[Vec<u8>], seen: &[Vec<u8>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The harness is wired: the seed's allowed call reaches the server
     /// and comes back with the server's answer, the refused one is answered
@@ -319,6 +323,41 @@ mod tests {
         assert!(
             written.iter().all(|v| v.get("method").is_none()),
             "{written:?}"
+        );
+    }
+
+    /// A client line that is not strict JSON is answered by the one
+    /// top-level id it names (`engine::line_id`), once, and never reaches
+    /// the server; a line naming two ids gets `null` (found by the fuzz
+    /// target once the engine recovered those ids: the harness counted
+    /// only ids serde_json could read).
+    #[test]
+    fn a_line_that_is_not_json_is_answered_by_its_id() {
+        let seed = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/gate_session/not-json-with-an-id.jsonl"
+        ))
+        .unwrap();
+        let t = session(&seed);
+        check(&t.client, &t.written, &t.seen);
+        let written: Vec<Value> = t
+            .written
+            .iter()
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let by = |id: Value| written.iter().filter(|v| v["id"] == id).count();
+        assert_eq!(by(json!("c")), 2, "{written:?}");
+        assert_eq!(by(json!(7)), 1, "{written:?}");
+        assert_eq!((by(json!(8)), by(json!(9))), (0, 0), "{written:?}");
+        let parse_errors = written
+            .iter()
+            .filter(|v| v["error"]["code"] == -32700)
+            .count();
+        assert_eq!(parse_errors, 3, "{written:?}");
+        let seen = String::from_utf8_lossy(&t.seen.concat()).into_owned();
+        assert!(
+            !seen.contains("\"id\":7") && !seen.contains("ping"),
+            "{seen}"
         );
     }
 }
