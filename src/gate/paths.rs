@@ -452,6 +452,9 @@ mod tests {
             "LOGFILE",
             "userProfilePath",
             "homedir2",
+            // A last word that is no ending, in camelCase.
+            "projectRoot",
+            "backupDest",
         ] {
             assert!(is_path_name(name), "{name}");
         }
