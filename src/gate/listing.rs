@@ -12,6 +12,14 @@ use super::decide::{Gatekeeper, ToolState};
 use super::pin::{definition_hash, Pins, MAX_TOOLS};
 use super::poison::{clean_value, Findings, PoisonMode};
 
+/// The most bytes of tool definitions (as compact JSON, with their
+/// hashes) whose [`tool_state`] one session keeps, so that a
+/// definition the server lists again unchanged is not canonicalized,
+/// hashed and screened again. When a new definition would pass it (or
+/// [`MAX_TOOLS`] definitions are kept), the memo starts afresh; a
+/// definition larger than the whole memo is never kept.
+pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
+
 /// What the gateway last saw of each tool, from the child's listings.
 #[derive(Debug, Clone, Default)]
 pub struct ToolView {
@@ -19,6 +27,18 @@ pub struct ToolView {
     /// The listing in progress (its pages so far): each name's first
     /// definition hash. At most [`MAX_TOOLS`] names.
     listing: HashMap<String, String>,
+    /// States of definitions seen, by their exact compact JSON.
+    memo: Memo,
+}
+
+/// [`tool_state`] of definitions already seen, keyed by their compact
+/// JSON (equal texts are equal definitions: the key is exact, not a hash
+/// a server could collide). At most [`MAX_TOOL_MEMO_BYTES`] and
+/// [`MAX_TOOLS`] entries.
+#[derive(Debug, Clone, Default)]
+struct Memo {
+    states: HashMap<Vec<u8>, ToolState>,
+    bytes: usize,
 }
 
 impl ToolView {
@@ -47,6 +67,31 @@ impl ToolView {
     /// again be defined once.
     pub fn end_listing(&mut self) {
         self.listing.clear();
+    }
+
+    /// [`tool_state`] of `def`, from the memo when this session has seen
+    /// the same definition (the state as [`tool_state`] gives it: never
+    /// [`ToolState::conflicting`]).
+    fn state_of(&mut self, def: &Value) -> ToolState {
+        let Ok(key) = serde_json::to_vec(def) else {
+            return tool_state(def);
+        };
+        if let Some(state) = self.memo.states.get(&key) {
+            return state.clone();
+        }
+        let state = tool_state(def);
+        let size = key.len().saturating_add(state.hash.len());
+        if size > MAX_TOOL_MEMO_BYTES {
+            return state;
+        }
+        if self.memo.bytes.saturating_add(size) > MAX_TOOL_MEMO_BYTES
+            || self.memo.states.len() >= MAX_TOOLS
+        {
+            self.memo = Memo::default();
+        }
+        self.memo.bytes = self.memo.bytes.saturating_add(size);
+        self.memo.states.insert(key, state.clone());
+        state
     }
 
     /// Records `name` (refused when the view is full and `name` is new).
@@ -147,7 +192,7 @@ impl Gatekeeper {
                 events.push(hide("?".into(), "a tool without a string name".into()));
                 continue;
             };
-            let state = tool_state(&def);
+            let state = view.state_of(&def);
             if let Some(first) = view.listing.get(&name) {
                 let message = if *first == state.hash {
                     format!("tool `{name}` is listed twice")
@@ -270,6 +315,86 @@ mod tests {
         g.filter_tools_page(&mut again, &mut view, None, None);
         assert_eq!(again, json!({"tools": [{"name": "ok", "title": "Other"}]}));
         assert!(!view.get("ok").unwrap().conflicting);
+    }
+
+    /// The memo gives what [`tool_state`] gives, the first time and the
+    /// next, for clean, poisoned, colliding and numerically different
+    /// definitions alike.
+    #[test]
+    fn a_remembered_state_is_the_state() {
+        let defs = [
+            json!({"name": "a", "description": "Plain."}),
+            json!({"name": "a", "description": "Hidden\u{E0041}."}),
+            json!({"name": "a", "name\u{200B}": "b"}),
+            json!({"name": "a", "inputSchema": {"maximum": 1}}),
+            json!({"name": "a", "inputSchema": {"maximum": 1.0}}),
+            json!({"name": "a", "inputSchema": {"maximum": -0.0}}),
+        ];
+        let mut view = ToolView::default();
+        for _ in 0..2 {
+            for def in &defs {
+                assert_eq!(view.state_of(def), tool_state(def), "{def}");
+            }
+        }
+        assert_eq!(view.memo.states.len(), defs.len());
+    }
+
+    /// A definition changed between two listings (a rug pull) is seen as
+    /// changed, whatever the memo holds of the first.
+    #[test]
+    fn a_changed_definition_is_seen_past_the_memo() {
+        let g = Gatekeeper::default();
+        let mut view = ToolView::default();
+        let first = json!({"name": "echo", "description": "Echoes."});
+        let changed = json!({"name": "echo", "description": "Echoes!"});
+        let mut page = json!({"tools": [first.clone()]});
+        g.filter_tools_page(&mut page, &mut view, None, None);
+        assert_eq!(view.get("echo").unwrap().hash, tool_state(&first).hash);
+        view.end_listing();
+        let mut page = json!({"tools": [changed.clone()]});
+        g.filter_tools_page(&mut page, &mut view, None, None);
+        assert_eq!(view.get("echo").unwrap().hash, tool_state(&changed).hash);
+        assert_ne!(tool_state(&first).hash, tool_state(&changed).hash);
+    }
+
+    /// The memo holds at most [`MAX_TOOLS`] definitions and
+    /// [`MAX_TOOL_MEMO_BYTES`]: past either it starts afresh, and a
+    /// definition larger than all of it is never kept.
+    #[test]
+    fn the_memo_is_bounded() {
+        let mut view = ToolView::default();
+        for i in 0..MAX_TOOLS {
+            view.state_of(&json!({"name": format!("t{i}")}));
+        }
+        assert_eq!(view.memo.states.len(), MAX_TOOLS);
+        view.state_of(&json!({"name": "one more"}));
+        assert_eq!(view.memo.states.len(), 1);
+
+        // A definition of exactly `size` memo bytes (its JSON and hash).
+        let hash = tool_state(&json!({})).hash.len();
+        let sized = |c: &str, size: usize| {
+            let base = serde_json::to_vec(&json!({"name": c, "description": ""})).unwrap();
+            json!({"name": c, "description": c.repeat(size - base.len() - hash)})
+        };
+        let half = MAX_TOOL_MEMO_BYTES / 2;
+        let mut view = ToolView::default();
+        view.state_of(&sized("a", half));
+        view.state_of(&sized("b", MAX_TOOL_MEMO_BYTES - half));
+        assert_eq!(view.memo.states.len(), 2, "exactly full: both kept");
+        assert_eq!(view.memo.bytes, MAX_TOOL_MEMO_BYTES);
+        let c = sized("c", 100);
+        assert_eq!(view.state_of(&c), tool_state(&c));
+        assert_eq!(view.memo.states.len(), 1, "one byte more: afresh");
+        assert_eq!(view.memo.bytes, 100);
+
+        let mut view = ToolView::default();
+        view.state_of(&sized("w", MAX_TOOL_MEMO_BYTES));
+        assert_eq!(view.memo.states.len(), 1, "the whole memo's size is kept");
+        let mut view = ToolView::default();
+        let over = sized("w", MAX_TOOL_MEMO_BYTES + 1);
+        assert_eq!(view.state_of(&over), tool_state(&over));
+        assert!(view.memo.states.is_empty(), "larger than the memo: never kept");
+        assert_eq!(view.memo.bytes, 0);
     }
 
     /// Under `--poison strip` a definition whose keys would merge once

@@ -46,7 +46,7 @@ pub use decide::{
     PASSED_METHODS,
 };
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
-pub use listing::{tool_state, ListEvent, ToolView};
+pub use listing::{tool_state, ListEvent, ToolView, MAX_TOOL_MEMO_BYTES};
 pub use paths::{
     is_path_name, RelativePaths, Roots, TildePaths, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,
     MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
