@@ -393,7 +393,10 @@ mod tests {
         let mut view = ToolView::default();
         let over = sized("w", MAX_TOOL_MEMO_BYTES + 1);
         assert_eq!(view.state_of(&over), tool_state(&over));
-        assert!(view.memo.states.is_empty(), "larger than the memo: never kept");
+        assert!(
+            view.memo.states.is_empty(),
+            "larger than the memo: never kept"
+        );
         assert_eq!(view.memo.bytes, 0);
     }
 
