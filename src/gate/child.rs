@@ -111,7 +111,8 @@ impl ChildProcess {
     /// Stops the child whose stdin has been closed: it gets `grace` to exit
     /// on its own, then its process group gets SIGTERM, `term_grace` later
     /// SIGKILL (a child that ignores SIGTERM is stopped all the same); the
-    /// rest of the group is killed in any case (no grandchild is left).
+    /// rest of the group is killed in any case (no grandchild in the group
+    /// is left; one that left it with `setsid()` is out of reach).
     /// Returns its exit code (128 + signal when killed). Never blocks the
     /// thread: it waits on the runtime's timer, at most
     /// `grace + 2 × term_grace` in all.

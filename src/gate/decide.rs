@@ -265,8 +265,9 @@ impl Gatekeeper {
 
     /// May the resource at `uri` be shown (`resources/list`) and used
     /// (`resources/read`, `subscribe`, `completion/complete`)? The one
-    /// decision for both: a `file:` URI is a path on the server's machine
-    /// (the path check, when roots are set); a URI of a scheme `[resources]
+    /// decision for both: a `file:` URI, and a URI without a scheme, is a
+    /// path on the server's machine (the path check, when roots are set;
+    /// the second also gets the URL check, `//host/x` being both); a URI of a scheme `[resources]
     /// schemes` names is the server's own name and passes (an `[[args]]`
     /// rule still applies); any other URI gets the URL check
     /// ([`Gatekeeper::check_arguments`] with `method` as the operation name,
@@ -287,7 +288,16 @@ impl Gatekeeper {
             ));
         }
         if let Some(roots) = &self.roots {
-            if let Ok(u) = url::Url::parse(&lenient_form(uri)) {
+            let form = lenient_form(uri);
+            if let Err(url::ParseError::RelativeUrlWithoutBase) = url::Url::parse(&form) {
+                // No scheme: a server reads it as a path on its machine
+                // (the TypeScript SDK hands the string over as it is).
+                roots.check(
+                    &form,
+                    "builtin path check (a resource URI without a scheme)",
+                )?;
+            }
+            if let Ok(u) = url::Url::parse(&form) {
                 if u.scheme() == "file" {
                     let rule = "builtin path check (file: resource)";
                     if u.query().is_some() || u.fragment().is_some() {
@@ -542,20 +552,41 @@ impl Gatekeeper {
         budget: &mut usize,
         names: &mut Vec<PendingName>,
     ) -> Result<(), Refusal> {
+        let mut scan = Scan {
+            walk,
+            budget,
+            names,
+            nesting: 0,
+        };
+        self.walk_from(root, Place::Plain, exempt, &mut scan)
+    }
+
+    /// [`walk_values`](Self::walk_values) from `root` in `start`'s place.
+    /// A string that holds a JSON array or object ([`embedded_json`]) is
+    /// checked as well as what it holds, in the string's place, down to
+    /// [`MAX_EMBEDDED_JSON_DEPTH`] texts deep.
+    fn walk_from(
+        &self,
+        root: &Value,
+        start: Place,
+        exempt: &[&Value],
+        scan: &mut Scan<'_>,
+    ) -> Result<(), Refusal> {
+        let walk = scan.walk;
         // Each value with how its place reads it (`Place`).
-        let mut stack: Vec<(&Value, Place)> = vec![(root, Place::Plain)];
+        let mut stack: Vec<(&Value, Place)> = vec![(root, start)];
         while let Some((v, place)) = stack.pop() {
             if exempt.iter().any(|e| std::ptr::eq(*e, v)) {
                 continue;
             }
             match v {
                 Value::String(s) => {
-                    spend(budget)?;
+                    spend(scan.budget)?;
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
                     if looks_like_url(s) && !self.is_own_resource(s) {
                         if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
-                            self.note(names, n)?;
+                            self.note(scan.names, n)?;
                         }
                     }
                     let checked = match place {
@@ -568,6 +599,7 @@ impl Gatekeeper {
                             roots.check(s, "builtin path check (by argument name)")?;
                         }
                     }
+                    self.walk_embedded(s, place, scan)?;
                 }
                 Value::Array(a) => stack.extend(a.iter().map(|e| (e, place))),
                 Value::Object(m) => {
@@ -580,13 +612,13 @@ impl Gatekeeper {
                     let under_path = place != Place::Plain;
                     for k in m.keys() {
                         if looks_like_url(k) && !self.is_own_resource(k) {
-                            spend(budget)?;
+                            spend(scan.budget)?;
                             if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
-                                self.note(names, n)?;
+                                self.note(scan.names, n)?;
                             }
                         }
                         if under_path && looks_like_a_path(k) {
-                            spend(budget)?;
+                            spend(scan.budget)?;
                             if let Some(roots) = &self.roots {
                                 roots.check(k, "builtin path check (by argument name)")?;
                             }
@@ -613,6 +645,44 @@ impl Gatekeeper {
             }
         }
         Ok(())
+    }
+
+    /// Checks what a string holding JSON holds ([`embedded_json`]), in the
+    /// string's `place`: a decoded array or object is walked as if it
+    /// stood there; of a text that does not parse, every string literal.
+    ///
+    /// # Errors
+    /// The first refusal inside; `policy.arguments_too_complex` for JSON
+    /// nested in strings past [`MAX_EMBEDDED_JSON_DEPTH`], or holding a
+    /// duplicate key or nesting past the core's depth bound (a server
+    /// could read it in a way this check does not).
+    fn walk_embedded(&self, s: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let embedded = embedded_json(s);
+        if matches!(embedded, Embedded::Text) {
+            return Ok(());
+        }
+        if scan.nesting >= MAX_EMBEDDED_JSON_DEPTH {
+            return Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                format!("a string argument holds JSON in JSON more than {MAX_EMBEDDED_JSON_DEPTH} texts deep"),
+                "builtin scan bound",
+            ));
+        }
+        scan.nesting += 1;
+        let checked = match embedded {
+            Embedded::Text => Ok(()),
+            Embedded::Json(v) => self.walk_from(&v, place, &[], scan),
+            Embedded::Literals(literals) => literals
+                .into_iter()
+                .try_for_each(|l| self.walk_from(&Value::String(l), place, &[], scan)),
+            Embedded::Unreadable(why) => Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                format!("a string argument holds JSON a server could read otherwise than this check: {why}"),
+                "builtin scan bound",
+            )),
+        };
+        scan.nesting -= 1;
+        checked
     }
 
     fn apply_rule(
@@ -680,6 +750,19 @@ impl Gatekeeper {
                 }
                 ArgKind::Text => {}
             }
+            // A string holding JSON: what it holds, read in the rule's way.
+            let place = if rule.kind == ArgKind::Path {
+                Place::Path
+            } else {
+                Place::Plain
+            };
+            let mut scan = Scan {
+                walk: Walk::Arguments,
+                budget: &mut *budget,
+                names: &mut *names,
+                nesting: 0,
+            };
+            self.walk_embedded(s, place, &mut scan)?;
         }
         Ok(())
     }
@@ -782,6 +865,89 @@ impl NameLists<'_> {
         }
         Ok(())
     }
+}
+
+/// Deepest nesting of JSON texts inside string arguments that the checks
+/// decode (a string holding an array whose strings hold arrays, …): a
+/// server on the official Python SDK decodes a string argument whose
+/// parameter is a list or a model, so `"[\"http://10.0.0.1/\"]"` is a URL
+/// to it. Deeper is refused (`policy.arguments_too_complex`).
+pub const MAX_EMBEDDED_JSON_DEPTH: usize = 4;
+
+/// The state of one walk over a request's strings.
+struct Scan<'a> {
+    walk: Walk,
+    /// Strings left to check ([`MAX_SCANNED_STRINGS`] at the start).
+    budget: &'a mut usize,
+    /// Host names the child will resolve.
+    names: &'a mut Vec<PendingName>,
+    /// JSON texts decoded from strings around the value being walked.
+    nesting: usize,
+}
+
+/// What a string argument holds, read as a server's JSON decoder would.
+#[derive(Debug, PartialEq)]
+enum Embedded {
+    /// Not a JSON array or object: only text.
+    Text,
+    /// A JSON array or object, strict (unique keys, within the core's depth).
+    Json(Value),
+    /// Starts as an array or object but is not strict JSON (a lenient
+    /// decoder may still read it: Python's takes `NaN`): its string
+    /// literals, decoded.
+    Literals(Vec<String>),
+    /// JSON that a decoder reads one way and this check another: a
+    /// duplicate key (which of the two?) or nesting past the core's bound.
+    Unreadable(String),
+}
+
+/// Reads `s` as a server's JSON decoder would when its parameter is not a
+/// string: JSON white space around an array or object (`[` or `{` first).
+/// Bounded by `s`'s length (the core's strict parser and one pass over it).
+fn embedded_json(s: &str) -> Embedded {
+    let t = s.trim_matches([' ', '\t', '\n', '\r']);
+    if !t.starts_with(['[', '{']) {
+        return Embedded::Text;
+    }
+    match crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default()) {
+        Ok(v) => Embedded::Json(v),
+        Err(
+            e @ (crate::json::JsonError::DuplicateKey(_) | crate::json::JsonError::TooDeep { .. }),
+        ) => Embedded::Unreadable(e.to_string()),
+        Err(_) => Embedded::Literals(string_literals(t)),
+    }
+}
+
+/// The string literals of a text that looks like JSON, each decoded as JSON
+/// decodes it (one that does not decode is left out: no decoder reads it
+/// either). One pass over `t`.
+fn string_literals(t: &str) -> Vec<String> {
+    let bytes = t.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(open) = bytes
+        .get(i..)
+        .and_then(|b| b.iter().position(|&c| c == b'"'))
+    {
+        let start = i + open;
+        let mut j = start + 1;
+        // The closing quote: the first `"` not escaped by a backslash.
+        while let Some(&c) = bytes.get(j) {
+            match c {
+                b'\\' => j += 2,
+                b'"' => break,
+                _ => j += 1,
+            }
+        }
+        let Some(literal) = t.get(start..=j) else {
+            break;
+        };
+        if let Ok(decoded) = serde_json::from_str::<String>(literal) {
+            out.push(decoded);
+        }
+        i = j + 1;
+    }
+    out
 }
 
 fn spend(budget: &mut usize) -> Result<(), Refusal> {
@@ -1157,6 +1323,141 @@ max_bytes = 10
             let text = format!("[resources]\nschemes = [\"{bad}\"]\n");
             assert!(Policy::parse(&text).is_err(), "{bad}");
         }
+    }
+
+    /// A string that holds a JSON array or object is checked as what it
+    /// holds, in its place (a server on the Python SDK decodes it; #20
+    /// attack pass, F1); JSON no decoder reads one way is refused.
+    #[test]
+    fn json_in_a_string_is_checked_as_what_it_holds() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("data")).unwrap();
+        let g = Gatekeeper {
+            roots: Some(
+                Roots::new(
+                    &[PathBuf::from("data")],
+                    base.clone(),
+                    None,
+                    crate::gate::RelativePaths::EachRoot,
+                    crate::gate::TildePaths::Refuse,
+                )
+                .unwrap(),
+            ),
+            ..keeper("[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n")
+        };
+        let cases = [
+            (
+                json!({"urls": "[\"http://127.0.0.2:8080/\"]"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"urls": " \n[\"http://127.0.0.2/\"] "}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"o": "{\"a\": {\"u\": \"gopher://x/\"}}"}),
+                "url.scheme",
+            ),
+            (json!({"paths": "[\"/etc/passwd\"]"}), "path.outside_root"),
+            (json!({"paths": "[\"a.txt\"]"}), "ok"),
+            (
+                json!({"o": "{\"file_path\": \"/etc/passwd\"}"}),
+                "path.outside_root",
+            ),
+            (json!({"target": "[\"/etc/passwd\"]"}), "path.outside_root"),
+            // Nested texts: a string in the array holds JSON again.
+            (
+                json!({"o": "[\"[\\\"http://10.0.0.1/\\\"]\"]"}),
+                "ssrf.private_use",
+            ),
+            // Not strict JSON (Python reads `NaN`): each string literal.
+            (
+                json!({"urls": "[NaN, \"http://127.0.0.2/\"]"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"paths": "[NaN, \"/etc/passwd\"]"}),
+                "path.outside_root",
+            ),
+            // JSON a decoder reads otherwise than this check.
+            (
+                json!({"o": "{\"u\": \"x\", \"u\": \"y\"}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"o": format!("{}{}", "[".repeat(200), "]".repeat(200))}),
+                "policy.arguments_too_complex",
+            ),
+            // Text that only looks like JSON stays text.
+            (
+                json!({"q": "[draft] see {x}", "r": "{placeholder}", "s": "[1, 2]"}),
+                "ok",
+            ),
+            (json!({"q": "{\"ok\": \"https://example.com/\"}"}), "ok"),
+        ];
+        for (args, want) in cases {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+        // Deeper than MAX_EMBEDDED_JSON_DEPTH texts: refused; at it, read.
+        let mut text = json!("x");
+        for _ in 0..MAX_EMBEDDED_JSON_DEPTH {
+            text = json!(json!([text]).to_string());
+        }
+        assert_eq!(code(&g, "t", json!({ "o": text.clone() })), "ok");
+        let deeper = json!(json!([text]).to_string());
+        assert_eq!(
+            code(&g, "t", json!({ "o": deeper })),
+            "policy.arguments_too_complex"
+        );
+        // The strings decoded count against the scan bound.
+        let many: Vec<Value> = (0..MAX_SCANNED_STRINGS).map(|_| json!("x")).collect();
+        let inner = json!(many).to_string();
+        assert_eq!(
+            code(&g, "t", json!({ "o": inner })),
+            "policy.arguments_too_complex"
+        );
+    }
+
+    /// A resource URI without a scheme is a path to the server (#20 attack
+    /// pass, F5).
+    #[test]
+    fn a_resource_uri_without_a_scheme_is_a_path() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("data")).unwrap();
+        let g = Gatekeeper {
+            roots: Some(
+                Roots::new(
+                    &[PathBuf::from("data")],
+                    base.clone(),
+                    None,
+                    crate::gate::RelativePaths::Refuse,
+                    crate::gate::TildePaths::Refuse,
+                )
+                .unwrap(),
+            ),
+            ..keeper("")
+        };
+        let read = |uri: &str| {
+            g.resource_decision("resources/read", uri)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        assert_eq!(read("/etc/passwd"), "path.outside_root");
+        assert_eq!(read("../secret.txt"), "path.outside_root");
+        assert_eq!(read(" a.txt"), "path.outside_root");
+        let inside = base.join("data/a.txt");
+        assert_eq!(read(&inside.to_string_lossy()), "ok");
+        assert_eq!(read("//127.0.0.1/x"), "path.outside_root");
+        assert_eq!(read("https://example.com/x"), "ok");
+        assert_eq!(
+            keeper("")
+                .resource_decision("resources/read", "/etc/passwd")
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code()),
+            "ok"
+        );
     }
 
     #[test]

@@ -62,38 +62,50 @@ pub(crate) fn open_owned(path: &Path, options: &mut OpenOptions, what: &str) -> 
     Ok(file)
 }
 
-/// Checks the directory `path` is in (`.` for a bare name): owned by the
-/// gateway's user or root, and writable by group or others only when
-/// sticky (where only a file's owner can rename or remove it).
+/// Checks the directory `path` is in (`.` for a bare name) and every
+/// directory above it, as the kernel resolves them (symbolic links
+/// followed): each owned by the gateway's user or root, and writable by
+/// group or others only when sticky (where only a file's owner can rename
+/// or remove it). Another user who can rename any directory on the way
+/// could put one of their own in its place. Bounded by the number of
+/// components of the directory's real path.
 ///
 /// # Errors
 /// The directory's own error (it does not exist), or `InvalidInput`
-/// naming the directory and why.
+/// naming the directory, the one on the way that fails, and why.
 fn check_directory(path: &Path, what: &str) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let meta = std::fs::metadata(dir)?;
-    let mode = meta.permissions().mode();
-    let refuse = |why: String| {
-        Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{what} is in {}, {why}: they could put another file in its place",
-                dir.display()
-            ),
-        ))
-    };
-    if meta.uid() != rustix::process::geteuid().as_raw() && meta.uid() != 0 {
-        return refuse("a directory of another user".into());
-    }
-    if mode & 0o022 != 0 && mode & 0o1000 == 0 {
-        return refuse(format!(
-            "a directory group or others can write (mode {:o}, not sticky)",
-            mode & 0o7777
-        ));
+    let real = std::fs::canonicalize(dir)?;
+    for above in real.ancestors() {
+        let meta = std::fs::metadata(above)?;
+        let mode = meta.permissions().mode();
+        let refuse = |why: String| {
+            let on_the_way = if above == real {
+                String::new()
+            } else {
+                format!(" under {}", above.display())
+            };
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{what} is in {}{on_the_way}, {why}: they could put another file in its place",
+                    dir.display()
+                ),
+            ))
+        };
+        if meta.uid() != rustix::process::geteuid().as_raw() && meta.uid() != 0 {
+            return refuse("a directory of another user".into());
+        }
+        if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+            return refuse(format!(
+                "a directory group or others can write (mode {:o}, not sticky)",
+                mode & 0o7777
+            ));
+        }
     }
     Ok(())
 }
@@ -191,15 +203,45 @@ mod tests {
             std::os::unix::fs::chown(t.path(), Some(0), None).unwrap();
         }
         assert!(read(&p).is_ok());
-        // A bare name is in the working directory.
+        // A bare name is in the working directory (and what is above it).
         assert!(
-            check_directory(Path::new("bare-name"), "the test file").is_ok() == {
-                let m = std::fs::metadata(".").unwrap();
-                let mode = m.permissions().mode();
-                (m.uid() == rustix::process::geteuid().as_raw() || m.uid() == 0)
-                    && (mode & 0o022 == 0 || mode & 0o1000 != 0)
-            }
+            check_directory(Path::new("bare-name"), "the test file").is_ok()
+                == std::fs::canonicalize(".").unwrap().ancestors().all(|d| {
+                    let m = std::fs::metadata(d).unwrap();
+                    let mode = m.permissions().mode();
+                    (m.uid() == rustix::process::geteuid().as_raw() || m.uid() == 0)
+                        && (mode & 0o022 == 0 || mode & 0o1000 != 0)
+                })
         );
+    }
+
+    /// Every directory on the way counts, not only the parent (#20 attack
+    /// pass, F6): `ww/sub/pin.json` with `ww` writable by all is refused.
+    #[test]
+    fn a_directory_above_others_can_change_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let sub = t.path().join("ww/sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let p = sub.join("f");
+        std::fs::write(&p, "x").unwrap();
+        let ww = t.path().join("ww");
+        std::fs::set_permissions(&ww, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("mode 777, not sticky"), "{e}");
+        assert!(
+            e.contains(&format!("under {}", ww.canonicalize().unwrap().display())),
+            "{e}"
+        );
+        // Through a symbolic link: the directories it leads through count.
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&sub, &link).unwrap();
+        assert!(read(&link.join("f")).is_err());
+        std::fs::set_permissions(&ww, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(read(&p).is_ok());
+        assert!(read(&link.join("f")).is_ok());
+        std::fs::set_permissions(&ww, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(read(&p).is_ok());
     }
 
     #[test]

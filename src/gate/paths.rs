@@ -58,6 +58,8 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "files",
     "filename",
     "filenames",
+    "fname",
+    "fnames",
     "dir",
     "foldername",
     "dirs",
@@ -115,12 +117,65 @@ pub const NOT_PATH_NAME_ENDINGS: &[&str] = &[
     "nadir",
 ];
 
-/// `true` when an argument called `name` holds a path: its last word, its
-/// last two words joined (`fileName`, `file_name`, `dir_name` are
-/// `filename`, `dirname`), or its whole last segment in any case (`PaThS`)
-/// is one of [`PATH_ARGUMENT_NAMES`]; or it ends with one of
-/// [`PATH_NAME_ENDINGS`] and none of [`NOT_PATH_NAME_ENDINGS`].
+/// `true` when an argument called `name` holds a path. A name of
+/// alternatives (`path_or_url`, `pathOrUrl`, `filepath_or_buffer`: words
+/// on both sides of a word `or`) holds a path when any alternative does:
+/// a server reads the value either way. An alternative holds one when its
+/// last word, its last two words joined (`fileName`, `file_name`,
+/// `dir_name` are `filename`, `dirname`), or its whole last segment in any
+/// case (`PaThS`) is one of [`PATH_ARGUMENT_NAMES`]; or when it ends with
+/// one of [`PATH_NAME_ENDINGS`] and none of [`NOT_PATH_NAME_ENDINGS`],
+/// before or after a last `name`/`names` (`directoryName`, `dir_names`,
+/// `pathNameList`).
 pub fn is_path_name(name: &str) -> bool {
+    alternatives(name).any(is_one_path_name)
+}
+
+/// The alternatives of an identifier: its parts between words `or` (any
+/// case; a camelCase `Or` is a word when a capital or the end follows it).
+/// The whole name when it has no such word. Bounded by the name's length.
+fn alternatives(name: &str) -> impl Iterator<Item = &str> {
+    let bytes = name.as_bytes();
+    let is_sep = |b: u8| matches!(b, b'_' | b'-' | b'.' | b' ');
+    // Byte ranges of the words `or`.
+    let mut cuts = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        let (a, b) = (bytes.get(i).copied(), bytes.get(i + 1).copied());
+        let starts = i == 0
+            || bytes.get(i - 1).copied().is_some_and(is_sep)
+            || (a == Some(b'O') && bytes.get(i - 1).is_some_and(u8::is_ascii_lowercase));
+        let after = bytes.get(i + 2).copied();
+        let ends = match after {
+            None => true,
+            Some(c) => is_sep(c) || (a == Some(b'O') && c.is_ascii_uppercase()),
+        };
+        if starts
+            && ends
+            && a.is_some_and(|c| c.eq_ignore_ascii_case(&b'o'))
+            && b.is_some_and(|c| c.eq_ignore_ascii_case(&b'r'))
+        {
+            cuts.push((i, i + 2));
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let mut parts = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for (start, end) in cuts {
+        parts.push(name.get(from..start).unwrap_or_default());
+        from = end;
+    }
+    parts.push(name.get(from..).unwrap_or_default());
+    parts
+        .into_iter()
+        .map(|p| p.trim_matches(['_', '-', '.', ' ']))
+        .filter(|p| !p.is_empty())
+}
+
+/// [`is_path_name`] of one alternative.
+fn is_one_path_name(name: &str) -> bool {
     let is = |w: &str| {
         PATH_ARGUMENT_NAMES
             .iter()
@@ -151,8 +206,16 @@ fn has_path_ending(name: &str) -> bool {
         .iter()
         .find_map(|w| joined.strip_suffix(w))
         .unwrap_or(&joined);
-    PATH_NAME_ENDINGS.iter().any(|e| base.ends_with(e))
-        && !NOT_PATH_NAME_ENDINGS.iter().any(|e| base.ends_with(e))
+    // `directoryName`, `dir_names`: the ending before a last `name`.
+    let named = ["names", "name"]
+        .iter()
+        .find_map(|w| base.strip_suffix(w))
+        .filter(|b| !b.is_empty());
+    let ends = |b: &str| {
+        PATH_NAME_ENDINGS.iter().any(|e| b.ends_with(e))
+            && !NOT_PATH_NAME_ENDINGS.iter().any(|e| b.ends_with(e))
+    };
+    ends(base) || named.is_some_and(ends)
 }
 
 /// The last segment of an identifier: after the last `_`, `-`, `.` or
@@ -455,6 +518,25 @@ mod tests {
             // A last word that is no ending, in camelCase.
             "projectRoot",
             "backupDest",
+            // Before a last `name`, and alternatives (attack pass on #20, F3).
+            "directoryName",
+            "directory_name",
+            "dir_names",
+            "fileNameList",
+            "file_name_array",
+            "pathNameList",
+            "dir_name_list",
+            "fname",
+            "path_or_url",
+            "pathOrUrl",
+            "file_path_or_url",
+            "local_path_or_url",
+            "filepath_or_buffer",
+            "url_or_path",
+            "urlOrPath",
+            "URL_OR_PATH",
+            "or_path",
+            "text-or-file",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -487,6 +569,17 @@ mod tests {
             "list",
             "fileCount",
             "pathList_size",
+            "username",
+            "profile_name",
+            "hostname",
+            "url_or_text",
+            "colorOrange",
+            "pathOrange",
+            "or",
+            "OR",
+            "author_name",
+            "error_file_count",
+            "filesOrdered",
         ] {
             assert!(!is_path_name(name), "{name}");
         }

@@ -1888,25 +1888,60 @@ impl Service for GateService {
     }
 }
 
-/// `Ok` when screening left the top-level member names of a server message
-/// as they were: a name carrying hidden characters would become another
-/// member (`"id\u{200B}"` an `id`, turning a notification into a request
-/// the gateway never saw), so the message is refused instead.
+/// `Ok` when screening left the top-level member names and the id of a
+/// server message as they were: a name carrying hidden characters would
+/// become another member (`"id\u{200B}"` an `id`, turning a notification
+/// into a request the gateway never saw), and an id another request's
+/// (`"r\u{200B}1"` and `"r1"`: the client's answer to one would reach the
+/// server as the other's), so the message is refused instead.
 fn same_members(sent: &Value, screened: &Value) -> Result<(), Refusal> {
     let names = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
-    if names(sent) == names(screened) {
-        return Ok(());
+    if names(sent) != names(screened) {
+        return Err(Refusal::new(
+            GateCode::ResultPoisoned,
+            "a member name of the message carries hidden characters",
+            "--poison strip",
+        ));
     }
-    Err(Refusal::new(
-        GateCode::ResultPoisoned,
-        "a member name of the message carries hidden characters",
-        "--poison strip",
-    ))
+    if sent.get("id") != screened.get("id") {
+        return Err(Refusal::new(
+            GateCode::ResultPoisoned,
+            "the message's id carries hidden characters",
+            "--poison strip",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server request whose id screening would change is refused (#20
+    /// attack pass, F7): two requests could then share one id.
+    #[test]
+    fn a_message_whose_id_screening_changes_is_refused() {
+        let sent =
+            json!({"jsonrpc": "2.0", "id": "r\u{200B}1", "method": "sampling/createMessage"});
+        let mut screened = sent.clone();
+        clean_value(&mut screened, true);
+        assert_eq!(screened["id"], "r1");
+        let e = same_members(&sent, &screened).unwrap_err();
+        assert_eq!(e.code(), "tool.result_poisoned");
+        assert!(e.message().contains("id"), "{}", e.message());
+        let plain =
+            json!({"jsonrpc": "2.0", "id": "r1", "method": "x", "params": {"t": "a\u{200B}"}});
+        let mut screened = plain.clone();
+        clean_value(&mut screened, true);
+        assert!(same_members(&plain, &screened).is_ok());
+        let renamed = json!({"jsonrpc": "2.0", "id\u{200B}": 1, "method": "x"});
+        let mut screened = renamed.clone();
+        clean_value(&mut screened, true);
+        assert!(same_members(&renamed, &screened)
+            .unwrap_err()
+            .message()
+            .contains("member name"));
+    }
 
     /// The count bounds the values from above, ignores what is inside
     /// strings (escaped quotes included), and stops past the bound.

@@ -25,8 +25,13 @@
 //! Accepted false positives (text taken for a URL and refused with
 //! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
 //! `urn:isbn:…`, `mailto:a@b`, `host:8080`, a single host in CIDR notation
-//! (`10.0.0.1/32`). A policy exempts an argument that holds such text with
-//! an `[[args]]` rule of `kind = "text"`.
+//! (`10.0.0.1/32`); with `url.ambiguous`: a three-part version whose
+//! address is internal (`10.2.1` reads as 10.2.0.1). A policy exempts an
+//! argument that holds such text with an `[[args]]` rule of
+//! `kind = "text"`. Accepted false negatives: a bare two-part decimal
+//! (`127.1`, `10.5`) and a bare single number (`2130706433`) stay text,
+//! as numbers and prices are written so; with a port or a path they are
+//! addresses.
 
 use std::net::IpAddr;
 
@@ -138,14 +143,18 @@ pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A scheme-less text that names a host a server would fetch from once it
 /// adds a scheme, read as WHATWG URL parsing reads it after `http://`: a
-/// network-path reference (two slashes, `\\` either way round, as in
-/// `//host/…`, `\\\\host\\x` or `/\\host`), or a host (after any
+/// network-path reference (two or more slashes, `\\` either way round, as
+/// in `//host/…`, `///host/…`, `\\\\host\\x` or `/\\host`), or a host (after any
 /// `user@`, percent-decoded and mapped by UTS 46 as the URL parser maps
 /// it, so `１６９．２５４．１６９．２５４` and `localhost%2e` are what they
 /// spell) that is an IP literal (`[v6]`, or an IPv4 form as WHATWG
 /// parses it, dotted or a single number such as `2852039166` or
 /// `0xa9fea9fe`) followed by a path, a query, a fragment or a port, or a
-/// bare dotted quad (`169.254.169.254`, `169.254.169.254.`), or a name
+/// bare dotted quad (`169.254.169.254`, `169.254.169.254.`), or a bare
+/// IPv4 form no number is written in (three parts: `127.0.1`,
+/// `169.254.43518`; a hexadecimal part: `0x7f.1`, `0xa9fea9fe`) of an
+/// address the core refuses, outside `0.0.0.0/8` but `0.0.0.0` (`1.2.3`
+/// and `0.1.2` are versions, `0xdeadbeef` a number), or a name
 /// only a local resolver answers (`internal_name`). A domain name without
 /// a scheme stays text, and so does a single number that reads as an
 /// address in `0.0.0.0/8` (`2024/12/01`, `3:30`): no server reaches those,
@@ -155,7 +164,9 @@ fn scheme_less_host(s: &str) -> bool {
     let slash = |c: char| c == '/' || c == '\\';
     let mut lead = s.chars();
     if lead.next().is_some_and(slash) && lead.next().is_some_and(slash) {
-        return lead.next().is_some_and(|c| !slash(c) && c > ' ');
+        // WHATWG skips every further slash and backslash before the host
+        // (`///host/`, `\\\\\\host`, `/\\/host`).
+        return s.trim_start_matches(slash).starts_with(|c: char| c > ' ');
     }
     let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
     let (authority, tail) = s.split_at(end);
@@ -188,9 +199,21 @@ fn scheme_less_host(s: &str) -> bool {
             let is_ip = dotted.contains('.')
                 || a.octets()[0] != 0
                 || (a.is_unspecified() && port.is_some());
-            let quad = dotted.split('.').count() == 4
-                && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-            is_ip && (quad || port.is_some() || !tail.is_empty())
+            if !is_ip {
+                return false;
+            }
+            if port.is_some() || !tail.is_empty() {
+                return true;
+            }
+            // Bare: a dotted quad; or a form no number or version is
+            // written in (three parts, a hexadecimal part) of an address
+            // the core refuses, outside `0.0.0.0/8` but 0.0.0.0 (`1.2.3`,
+            // `0.1.2` and `0xdeadbeef` stay text).
+            let parts = dotted.split('.').count();
+            let quad = parts == 4 && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+            let hex = dotted.split('.').any(|p| p.starts_with("0x"));
+            let refused = !matches!(crate::net::classify_ipv4(a), crate::net::Reach::Global);
+            quad || ((parts >= 3 || hex) && refused && (a.octets()[0] != 0 || a.is_unspecified()))
         }
         Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), !tail.is_empty()),
         _ => false,
@@ -349,6 +372,24 @@ mod tests {
             "fd00::1/128",
             "fd00::1/64",
             "[fd00::]/8",
+            // Any run of leading slashes, and bare IPv4 forms no number is
+            // written in (#20 attack pass, F2).
+            "///169.254.169.254/latest/meta-data/",
+            "////127.0.0.1/x",
+            "\\\\\\127.0.0.1/x",
+            "/\\/127.0.0.1/x",
+            "\\/\\127.0.0.1/x",
+            "///localhost/x",
+            "///[::1]/x",
+            "///x",
+            "0x7f.1",
+            "127.0.1",
+            "192.168.1",
+            "0xA9.0xFE.0xA9.0xFE",
+            "169.254.43518",
+            "0xa9fea9fe",
+            "0.0.0",
+            "10.2.1",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -370,7 +411,15 @@ mod tests {
             "v1.2.3/x",
             "example.com/x",
             "docs/readme.md",
-            "///x",
+            "///",
+            "// ",
+            "0.1.2",
+            "0xdeadbeef",
+            "0xFF00FF",
+            "127.1",
+            "10.5",
+            "229.99",
+            "1.2.3.",
             "deadbeef.cafe/x",
             "[not v6]/x",
             "2024/12/01",
@@ -413,6 +462,10 @@ mod tests {
             ("0xa9fea9fe/latest", "url.ambiguous"),
             ("2130706433:8080/x", "url.ambiguous"),
             ("//example.com/x", "ok"),
+            ("///169.254.169.254/latest", "url.ambiguous"),
+            ("\\\\\\127.0.0.1/x", "url.ambiguous"),
+            ("127.0.1", "url.ambiguous"),
+            ("0xa9fea9fe", "url.ambiguous"),
             ("93.184.216.34/x", "ok"),
             // Names only a local resolver answers.
             ("localhost", "ssrf.localhost_name"),
@@ -489,7 +542,7 @@ mod tests {
             "localhost-ish",
             "mylocalhost/x",
             "example.com/x",
-            "\\\\\\x",
+            "\\\\\\",
             "/\\ ",
             "a\\b",
             "ｆｕｌｌｗｉｄｔｈ prose/x",
