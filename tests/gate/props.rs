@@ -83,6 +83,20 @@ fn mode() -> impl Strategy<Value = PoisonMode> {
     ]
 }
 
+/// Argument strings: refused URLs, allowed URLs and text.
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just("http://127.0.0.1/x"),
+        Just("//169.254.169.254/latest"),
+        Just("gopher://example.com/"),
+        Just("https://example.com/x"),
+        Just("Re: minutes"),
+        Just("[draft] {x}"),
+        Just("plain"),
+    ]
+    .prop_map(|s| Value::String(s.to_owned()))
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -310,6 +324,32 @@ proptest! {
         let g = Gatekeeper::default();
         let args = json!({"a": v});
         prop_assert!(g.check_arguments("t", &args).is_err(), "{} passed", args);
+    }
+
+    /// Oracle: an array or object sent as a JSON text inside a string (as
+    /// a client may for a server on the Python SDK, which decodes it) gets
+    /// the verdict it gets sent as itself, at any depth.
+    #[test]
+    fn json_in_a_string_gets_the_verdict_of_what_it_holds(
+        value in leaf().prop_recursive(3, 12, 4, |inner| prop_oneof![
+            prop::collection::vec(inner.clone(), 1..4).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,6}", inner, 1..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]),
+        wrap in 1usize..3,
+    ) {
+        prop_assume!(value.is_array() || value.is_object());
+        let g = Gatekeeper::default();
+        let direct = g.check_arguments("t", &json!({"a": value.clone()})).is_ok();
+        let mut text = value;
+        for _ in 0..wrap {
+            text = json!(text.to_string());
+            if wrap > 1 {
+                text = json!([text]);
+            }
+        }
+        let wrapped = g.check_arguments("t", &json!({"a": text.clone()})).is_ok();
+        prop_assert_eq!(direct, wrapped, "{}", text);
     }
 
     /// A resource template whose variables lie in its path is shown exactly
