@@ -244,11 +244,18 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
                 if let (true, Some(c)) = (strip, cleaned) {
                     *s = c;
                 }
+                let data = s.trim_start().get(..5);
+                if data.is_some_and(|d| d.eq_ignore_ascii_case("data:")) {
+                    clean_encoded(s, strip, &mut total, Encoded::DataUri);
+                }
             }
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(m) => {
                 if m.keys().any(|k| clean(k).1.is_some()) {
                     clean_keys(m, strip, &mut total);
+                }
+                if let Some(Value::String(blob)) = m.get_mut("blob") {
+                    clean_encoded(blob, strip, &mut total, Encoded::Base64);
                 }
                 stack.extend(m.values_mut());
             }
@@ -256,6 +263,78 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
         }
     }
     total
+}
+
+/// How a text the server sends is encoded inside a string.
+#[derive(Debug, Clone, Copy)]
+enum Encoded {
+    /// A `blob` (MCP `BlobResourceContents`, an embedded resource): RFC
+    /// 4648 base64.
+    Base64,
+    /// A `data:` URI (RFC 2397, read as WHATWG reads it): its payload
+    /// percent-decoded, then base64 when the type ends in `;base64`.
+    DataUri,
+}
+
+/// Screens the text a `blob` or a `data:` URI carries (a client shows a
+/// `text/*` one as text, whatever the MIME type says): decoded, and when
+/// it is UTF-8, screened as a string is; when stripping, written back
+/// encoded (base64 with padding; a plain `data:` payload percent-encoded).
+/// Binary contents (not UTF-8: images, audio) are left alone. Bounded by
+/// the string's length (one decode, one screen).
+fn clean_encoded(s: &mut String, strip: bool, total: &mut Findings, how: Encoded) {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    // Forgiving as WHATWG's base64 is: padding optional.
+    let engine = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let without_space = |b: &[u8]| -> Vec<u8> {
+        b.iter()
+            .copied()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect()
+    };
+    let (meta, bytes, base64) = match how {
+        Encoded::Base64 => match engine.decode(without_space(s.as_bytes())) {
+            Ok(bytes) => (None, bytes, true),
+            Err(_) => return,
+        },
+        Encoded::DataUri => {
+            let Some((meta, payload)) = s.split_once(',') else {
+                return;
+            };
+            let base64 = meta.trim_end().to_ascii_lowercase().ends_with(";base64");
+            let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
+            let bytes = if base64 {
+                match engine.decode(without_space(&decoded)) {
+                    Ok(bytes) => bytes,
+                    Err(_) => return,
+                }
+            } else {
+                decoded
+            };
+            (Some(meta.to_owned()), bytes, base64)
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return;
+    };
+    let (f, cleaned) = clean(&text);
+    total.add(f);
+    let (true, Some(c)) = (strip, cleaned) else {
+        return;
+    };
+    let payload = if base64 {
+        engine.encode(c)
+    } else {
+        percent_encoding::utf8_percent_encode(&c, percent_encoding::NON_ALPHANUMERIC).to_string()
+    };
+    *s = match meta {
+        Some(meta) => format!("{meta},{payload}"),
+        None => payload,
+    };
 }
 
 /// Screens the keys of one object holding at least one poisoned key (see
@@ -287,6 +366,46 @@ fn clean_keys(m: &mut Map<String, Value>, strip: bool, total: &mut Findings) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Text in a base64 `blob` or a `data:` URI is screened as text is
+    /// (#20 attack pass, F4); binary contents are left alone.
+    #[test]
+    fn encoded_text_is_screened() {
+        use base64::Engine as _;
+        let b64 = |t: &str| base64::engine::general_purpose::STANDARD.encode(t);
+        let hidden: String = "ignore"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        let bad = format!("Notes.{hidden}\u{202e} \u{1b}]8;;http://x\u{7}y");
+        let mut v = json!({"contents": [
+            {"uri": "file:///a.txt", "mimeType": "text/plain", "blob": b64(&bad)},
+            {"uri": "file:///b.png", "mimeType": "image/png", "blob": "iVBORw0KGgoAAAANSUhEUg=="},
+        ], "content": [
+            {"type": "resource", "resource": {"uri": "x:y", "blob": b64(&bad).trim_end_matches('=')}},
+            {"type": "resource_link", "uri": format!("data:text/plain;base64,{}", b64(&bad))},
+            {"type": "resource_link", "uri": format!("DATA:text/plain,{}", percent_encoding::utf8_percent_encode(&bad, percent_encoding::NON_ALPHANUMERIC))},
+        ]});
+        let kept = v.clone();
+        let found = clean_value(&mut v.clone(), false);
+        assert_eq!(found.tags, 4 * 6, "{found:?}");
+        let found = clean_value(&mut v, true);
+        assert!(!found.is_clean());
+        assert_eq!(v["contents"][1], kept["contents"][1], "binary left alone");
+        let clean_text = "Notes. y";
+        assert_eq!(v["contents"][0]["blob"], b64(clean_text));
+        assert_eq!(v["content"][0]["resource"]["blob"], b64(clean_text));
+        assert_eq!(
+            v["content"][1]["uri"],
+            format!("data:text/plain;base64,{}", b64(clean_text))
+        );
+        assert_eq!(v["content"][2]["uri"], "DATA:text/plain,Notes%2E%20y");
+        assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        // A blob that is no base64, and a data: URI without a comma, are
+        // strings like any other.
+        let mut odd = json!({"blob": "not base64!", "u": "data:text/plain"});
+        assert!(clean_value(&mut odd, true).is_clean());
+    }
 
     #[test]
     fn each_kind_found_and_stripped() {
