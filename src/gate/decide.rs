@@ -1468,6 +1468,10 @@ max_bytes = 10
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
+        // Deny in any case, allow only as written.
+        assert_eq!(d("READ_SECRET_KEY"), "policy.tool_denied");
+        assert_eq!(d("Read_Secret"), "policy.tool_denied");
+        assert_eq!(d("READ_FILE"), "policy.tool_denied");
         assert_eq!(d("read_file"), "ok");
         assert_eq!(d("list"), "ok");
         assert_eq!(d("write_file"), "policy.tool_denied");

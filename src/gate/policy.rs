@@ -28,7 +28,9 @@
 //! ```
 //!
 //! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
-//! `{a,b}`; `*` also matches `/`). `kind = "url"`: the value must be a string
+//! `{a,b}`; `*` also matches `/`); a `deny` glob matches in any case
+//! (`WRITE_FILE` for `write_file`: a server may fold case), an `allow`
+//! glob only as written. `kind = "url"`: the value must be a string
 //! (or an array of strings) and a URL the net policy lets through;
 //! `kind = "path"`: a path that must resolve inside a root (roots are then
 //! required); `kind = "text"`: the value is exempt from the URL and
@@ -341,10 +343,11 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn glob(&self, g: &Spanned<String>) -> Result<Glob, PolicyError> {
+    fn glob(&self, g: &Spanned<String>, any_case: bool) -> Result<Glob, PolicyError> {
         GlobBuilder::new(g.get_ref())
             .literal_separator(false)
             .backslash_escape(true)
+            .case_insensitive(any_case)
             .build()
             .map_err(|e| {
                 self.err(
@@ -354,11 +357,19 @@ impl Ctx<'_> {
             })
     }
 
-    fn globs(&self, list: &[Spanned<String>], what: &str) -> Result<GlobList, PolicyError> {
+    /// The globs of `list`; a deny list (`any_case`) matches names in any
+    /// case, so that `WRITE_FILE` is refused with `write_file` for a server
+    /// that folds case.
+    fn globs(
+        &self,
+        list: &[Spanned<String>],
+        what: &str,
+        any_case: bool,
+    ) -> Result<GlobList, PolicyError> {
         self.bounded(list, what)?;
         let mut b = GlobSetBuilder::new();
         for g in list {
-            b.add(self.glob(g)?);
+            b.add(self.glob(g, any_case)?);
         }
         let set = b.build().map_err(|e| PolicyError {
             line: 0,
@@ -428,18 +439,18 @@ impl Policy {
         let mut p = Policy::default();
         if let Some(t) = &top.tools {
             if let Some(a) = &t.allow {
-                p.tools_allow = Some(cx.globs(a, "tools.allow")?);
+                p.tools_allow = Some(cx.globs(a, "tools.allow", false)?);
             }
-            p.tools_deny = cx.globs(&t.deny, "tools.deny")?;
+            p.tools_deny = cx.globs(&t.deny, "tools.deny", true)?;
         }
         if let Some(t) = &top.prompts {
             if let Some(a) = &t.allow {
-                p.prompts_allow = Some(cx.globs(a, "prompts.allow")?);
+                p.prompts_allow = Some(cx.globs(a, "prompts.allow", false)?);
             }
-            p.prompts_deny = cx.globs(&t.deny, "prompts.deny")?;
+            p.prompts_deny = cx.globs(&t.deny, "prompts.deny", true)?;
         }
         if let Some(m) = &top.methods {
-            p.methods_allow = cx.globs(&m.allow, "methods.allow")?;
+            p.methods_allow = cx.globs(&m.allow, "methods.allow", false)?;
         }
         cx.bounded(&top.args, "args")?;
         for a in &top.args {
@@ -462,7 +473,7 @@ impl Policy {
             };
             p.args.push(ArgRule {
                 tool: r.tool.get_ref().clone(),
-                matcher: cx.glob(&r.tool)?.compile_matcher(),
+                matcher: cx.glob(&r.tool, false)?.compile_matcher(),
                 pointer: r.pointer.get_ref().clone(),
                 kind: r.kind,
                 max_bytes,
@@ -533,7 +544,7 @@ impl Policy {
             }
             p.limits.push(LimitRule {
                 tool: r.tool.get_ref().clone(),
-                matcher: cx.glob(&r.tool)?.compile_matcher(),
+                matcher: cx.glob(&r.tool, false)?.compile_matcher(),
                 max_concurrent,
                 rate,
                 line,
