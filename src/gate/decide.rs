@@ -340,7 +340,29 @@ impl Gatekeeper {
         params: Option<&Value>,
     ) -> Result<Vec<PendingName>, Refusal> {
         let keeper = self;
+        let params_value = params;
         let params = params.and_then(Value::as_object);
+        let known: &[&str] = match method {
+            "prompts/get" => &["name", "arguments"],
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => &["uri"],
+            "completion/complete" => &["ref", "argument", "context"],
+            _ => &[],
+        };
+        if !known.is_empty() {
+            let mut names = keeper.check_other_params(params_value, known)?;
+            names.extend(keeper.decide_request(method, params)?);
+            return Ok(names);
+        }
+        keeper.decide_request(method, params)
+    }
+
+    /// [`check_request`](Self::check_request) on the members each method names.
+    fn decide_request(
+        &self,
+        method: &str,
+        params: Option<&serde_json::Map<String, Value>>,
+    ) -> Result<Vec<PendingName>, Refusal> {
+        let keeper = self;
         let text = |m: Option<&serde_json::Map<String, Value>>, k: &str| {
             m.and_then(|p| p.get(k))
                 .and_then(Value::as_str)
@@ -506,6 +528,41 @@ impl Gatekeeper {
             self.apply_rule(rule, v, &mut names, &mut budget)?;
         }
         self.walk_values(args, &exempt, Walk::Arguments, &mut budget, &mut names)?;
+        Ok(names)
+    }
+
+    /// Checks the members of a mediated request's `params` beside the ones
+    /// its method names (`known`) and `_meta`, as arguments are checked
+    /// (URLs anywhere, path-named members): a server may read a member
+    /// the protocol does not define. Returns the host names to resolve.
+    ///
+    /// # Errors
+    /// The first refusal found.
+    pub fn check_other_params(
+        &self,
+        params: Option<&Value>,
+        known: &[&str],
+    ) -> Result<Vec<PendingName>, Refusal> {
+        let Some(p) = params.and_then(Value::as_object) else {
+            return Ok(Vec::new());
+        };
+        let rest: serde_json::Map<String, Value> = p
+            .iter()
+            .filter(|(k, _)| k.as_str() != "_meta" && !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if rest.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut names = Vec::new();
+        let mut budget = MAX_SCANNED_STRINGS;
+        self.walk_values(
+            &Value::Object(rest),
+            &[],
+            Walk::Arguments,
+            &mut budget,
+            &mut names,
+        )?;
         Ok(names)
     }
 
@@ -1417,6 +1474,68 @@ max_bytes = 10
             code(&g, "t", json!({ "o": inner })),
             "policy.arguments_too_complex"
         );
+    }
+
+    /// Members of a mediated request beside the ones its method names get
+    /// the argument checks (#20 attack pass: `params.extra`, `params.task`).
+    #[test]
+    fn other_params_members_are_checked() {
+        let g = keeper("");
+        let other = |params: Value, known: &[&str]| {
+            g.check_other_params(Some(&params), known)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        let known = &["name", "arguments"];
+        assert_eq!(
+            other(
+                json!({"name": "x", "arguments": {}, "extra": "http://127.0.0.1/"}),
+                known
+            ),
+            "ssrf.loopback"
+        );
+        assert_eq!(
+            other(
+                json!({"name": "x", "task": {"ttl": 1, "u": "gopher://x/"}}),
+                known
+            ),
+            "url.scheme"
+        );
+        assert_eq!(
+            other(
+                json!({"name": "http://127.0.0.1/", "arguments": {"u": "http://127.0.0.1/"}, "_meta": {"u": "http://127.0.0.1/"}}),
+                known
+            ),
+            "ok",
+            "the named members are the method's to check; _meta is the client's"
+        );
+        let request = |method: &str, params: Value| {
+            g.check_request(method, Some(&params))
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        assert_eq!(
+            request(
+                "prompts/get",
+                json!({"name": "p", "extra": "http://10.0.0.1/"})
+            ),
+            "ssrf.private_use"
+        );
+        assert_eq!(
+            request(
+                "resources/read",
+                json!({"uri": "https://example.com/", "x": {"url": "http://127.0.0.1/"}})
+            ),
+            "ssrf.loopback"
+        );
+        assert_eq!(
+            request(
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}, "more": "http://127.0.0.1/"})
+            ),
+            "ssrf.loopback"
+        );
+        assert_eq!(request("ping", json!({"x": "http://127.0.0.1/"})), "ok");
     }
 
     /// A resource URI without a scheme is a path to the server (#20 attack

@@ -619,7 +619,13 @@ impl GateService {
             return Err(Reply::Send(self.denial(req.id.clone(), &r)));
         }
         let keeper = &self.shared.keeper;
-        let decided = keeper.check_call(&name, st.view.get(&name), st.pins.as_ref(), &args);
+        let decided = keeper
+            .check_call(&name, st.view.get(&name), st.pins.as_ref(), &args)
+            .and_then(|mut names| {
+                let other = req.params.as_ref();
+                names.extend(keeper.check_other_params(other, &["name", "arguments"])?);
+                Ok(names)
+            });
         let names = match decided {
             Ok(n) => n,
             Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
