@@ -532,7 +532,8 @@ impl Gatekeeper {
     }
 
     /// Checks the members of a mediated request's `params` beside the ones
-    /// its method names (`known`) and `_meta`, as arguments are checked
+    /// its method names (`known`), `_meta` and `inputResponses` (checked as
+    /// the client's answers are, [`check_client_answer`](Self::check_client_answer)), as arguments are checked
     /// (URLs anywhere, path-named members): a server may read a member
     /// the protocol does not define. Returns the host names to resolve.
     ///
@@ -548,7 +549,9 @@ impl Gatekeeper {
         };
         let rest: serde_json::Map<String, Value> = p
             .iter()
-            .filter(|(k, _)| k.as_str() != "_meta" && !known.contains(&k.as_str()))
+            .filter(|(k, _)| {
+                !matches!(k.as_str(), "_meta" | "inputResponses") && !known.contains(&k.as_str())
+            })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if rest.is_empty() {
