@@ -1080,6 +1080,31 @@ mod tests {
         }
     }
 
+    /// A keeper with `policy` and one root, `data`, in a new temporary
+    /// directory (kept alive by the first element; the second is its real
+    /// path), relative paths read as `relative` says, `~` refused.
+    fn rooted(
+        policy: &str,
+        relative: crate::gate::RelativePaths,
+    ) -> (tempfile::TempDir, PathBuf, Gatekeeper) {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("data")).unwrap();
+        let roots = Roots::new(
+            &[PathBuf::from("data")],
+            base.clone(),
+            None,
+            relative,
+            crate::gate::TildePaths::Refuse,
+        )
+        .unwrap();
+        let g = Gatekeeper {
+            roots: Some(roots),
+            ..keeper(policy)
+        };
+        (t, base, g)
+    }
+
     fn code(g: &Gatekeeper, tool: &str, args: Value) -> &'static str {
         g.check_arguments(tool, &args)
             .map(|_| "ok")
@@ -1267,22 +1292,10 @@ max_bytes = 10
 
     #[test]
     fn path_arguments() {
-        let t = tempfile::tempdir().unwrap();
-        let base = t.path().canonicalize().unwrap();
-        std::fs::create_dir(base.join("data")).unwrap();
-        let g = Gatekeeper {
-            roots: Some(
-                Roots::new(
-                    &[PathBuf::from("data")],
-                    base.clone(),
-                    None,
-                    crate::gate::RelativePaths::Cwd,
-                    crate::gate::TildePaths::Refuse,
-                )
-                .unwrap(),
-            ),
-            ..keeper("[[args]]\ntool = \"x\"\npointer = \"/opts/target\"\nkind = \"path\"\n")
-        };
+        let (_t, _, g) = rooted(
+            "[[args]]\ntool = \"x\"\npointer = \"/opts/target\"\nkind = \"path\"\n",
+            crate::gate::RelativePaths::Cwd,
+        );
         assert_eq!(code(&g, "t", json!({"path": "data/a"})), "ok");
         assert_eq!(
             code(&g, "t", json!({"path": "/etc/passwd"})),
@@ -1390,22 +1403,10 @@ max_bytes = 10
     /// attack pass, F1); JSON no decoder reads one way is refused.
     #[test]
     fn json_in_a_string_is_checked_as_what_it_holds() {
-        let t = tempfile::tempdir().unwrap();
-        let base = t.path().canonicalize().unwrap();
-        std::fs::create_dir(base.join("data")).unwrap();
-        let g = Gatekeeper {
-            roots: Some(
-                Roots::new(
-                    &[PathBuf::from("data")],
-                    base.clone(),
-                    None,
-                    crate::gate::RelativePaths::EachRoot,
-                    crate::gate::TildePaths::Refuse,
-                )
-                .unwrap(),
-            ),
-            ..keeper("[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n")
-        };
+        let (_t, _, g) = rooted(
+            "[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n",
+            crate::gate::RelativePaths::EachRoot,
+        );
         let cases = [
             (
                 json!({"urls": "[\"http://127.0.0.2:8080/\"]"}),
@@ -1545,22 +1546,7 @@ max_bytes = 10
     /// pass, F5).
     #[test]
     fn a_resource_uri_without_a_scheme_is_a_path() {
-        let t = tempfile::tempdir().unwrap();
-        let base = t.path().canonicalize().unwrap();
-        std::fs::create_dir(base.join("data")).unwrap();
-        let g = Gatekeeper {
-            roots: Some(
-                Roots::new(
-                    &[PathBuf::from("data")],
-                    base.clone(),
-                    None,
-                    crate::gate::RelativePaths::Refuse,
-                    crate::gate::TildePaths::Refuse,
-                )
-                .unwrap(),
-            ),
-            ..keeper("")
-        };
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
         let read = |uri: &str| {
             g.resource_decision("resources/read", uri)
                 .map(|_| "ok")
