@@ -521,11 +521,19 @@ impl Gatekeeper {
         let mut exempt: Vec<&Value> = Vec::new();
         let mut budget = MAX_SCANNED_STRINGS;
         for rule in self.policy.args.iter().filter(|r| r.applies_to(tool)) {
-            let Some(v) = args.pointer(&rule.pointer) else {
-                continue;
-            };
-            exempt.push(v);
-            self.apply_rule(rule, v, &mut names, &mut budget)?;
+            match args.pointer(&rule.pointer) {
+                Some(v) => {
+                    exempt.push(v);
+                    self.apply_rule(rule, v, &mut names, &mut budget)?;
+                }
+                // The pointer may lead into JSON held in a string (a server
+                // on the Python SDK decodes it): the rule applies there too.
+                None => {
+                    if let Some(v) = pointer_through_strings(args, &rule.pointer) {
+                        self.apply_rule(rule, &v, &mut names, &mut budget)?;
+                    }
+                }
+            }
         }
         self.walk_values(args, &exempt, Walk::Arguments, &mut budget, &mut names)?;
         Ok(names)
@@ -952,12 +960,13 @@ enum Embedded {
     Text,
     /// A JSON array or object, strict (unique keys, within the core's depth).
     Json(Value),
-    /// Starts as an array or object but is not strict JSON (a lenient
-    /// decoder may still read it: Python's takes `NaN`): its string
-    /// literals, decoded.
+    /// Starts as an array or object but is not strict JSON and does not
+    /// end as one (no decoder reads it whole): its string literals,
+    /// decoded.
     Literals(Vec<String>),
     /// JSON that a decoder reads one way and this check another: a
-    /// duplicate key (which of the two?) or nesting past the core's bound.
+    /// duplicate key (which of the two?), nesting past the core's bound, or
+    /// a bracketed text with strings that only a lenient decoder reads.
     Unreadable(String),
 }
 
@@ -974,8 +983,54 @@ fn embedded_json(s: &str) -> Embedded {
         Err(
             e @ (crate::json::JsonError::DuplicateKey(_) | crate::json::JsonError::TooDeep { .. }),
         ) => Embedded::Unreadable(e.to_string()),
-        Err(_) => Embedded::Literals(string_literals(t)),
+        Err(_) => {
+            let literals = string_literals(t);
+            // Bracketed and holding strings, yet not strict JSON: a lenient
+            // decoder (Python's `NaN`, `Infinity`, `1e999`, lone
+            // surrogates; Node's too) may read it as an object whose key
+            // names this check cannot see.
+            if t.ends_with([']', '}']) && !literals.is_empty() {
+                return Embedded::Unreadable(
+                    "JSON that is not strict (NaN, Infinity, a number out of range, a lone surrogate, …)"
+                        .into(),
+                );
+            }
+            Embedded::Literals(literals)
+        }
     }
+}
+
+/// The value at the RFC 6901 `pointer` in `root`, reading a string on the
+/// way that holds a JSON array or object ([`embedded_json`]) as what it
+/// holds, at most [`MAX_EMBEDDED_JSON_DEPTH`] times. `None` when no value
+/// is there. Bounded by the pointer's tokens.
+fn pointer_through_strings(root: &Value, pointer: &str) -> Option<Value> {
+    let mut current = root.clone();
+    let mut decoded = 0;
+    let tokens: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    for token in tokens {
+        if let Value::String(s) = &current {
+            if decoded >= MAX_EMBEDDED_JSON_DEPTH {
+                return None;
+            }
+            let Embedded::Json(v) = embedded_json(s) else {
+                return None;
+            };
+            current = v;
+            decoded += 1;
+        }
+        let next = match &current {
+            Value::Object(m) => m.get(&token).cloned(),
+            Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i).cloned()),
+            _ => None,
+        };
+        current = next?;
+    }
+    Some(current)
 }
 
 /// The string literals of a text that looks like JSON, each decoded as JSON
@@ -1432,15 +1487,35 @@ max_bytes = 10
                 json!({"o": "[\"[\\\"http://10.0.0.1/\\\"]\"]"}),
                 "ssrf.private_use",
             ),
-            // Not strict JSON (Python reads `NaN`): each string literal.
+            // Bracketed, with strings, not strict JSON (Python reads `NaN`,
+            // `Infinity`, `1e999`, lone surrogates): refused.
             (
                 json!({"urls": "[NaN, \"http://127.0.0.2/\"]"}),
-                "ssrf.loopback",
+                "policy.arguments_too_complex",
             ),
             (
-                json!({"paths": "[NaN, \"/etc/passwd\"]"}),
-                "path.outside_root",
+                json!({"cfg": "{\"path\": \"/etc/passwd\", \"x\": NaN}"}),
+                "policy.arguments_too_complex",
             ),
+            (
+                json!({"cfg": "{\"path\": \"/etc/passwd\", \"x\": 1e999}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "{\"\\udc00\": 1, \"path\": \"/etc/passwd\"}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "[{\"path\": \"/etc/passwd\"}, Infinity]"}),
+                "policy.arguments_too_complex",
+            ),
+            // Not bracketed at both ends: no decoder reads it whole; each
+            // string literal is still checked.
+            (
+                json!({"q": "[x] \"http://127.0.0.2/\" said"}),
+                "ssrf.loopback",
+            ),
+            (json!({"q": "[x] \"https://example.com/\" said"}), "ok"),
             // JSON a decoder reads otherwise than this check.
             (
                 json!({"o": "{\"u\": \"x\", \"u\": \"y\"}"}),
@@ -1460,6 +1535,25 @@ max_bytes = 10
         for (args, want) in cases {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
+        // An `[[args]]` pointer leads into JSON held in a string (#20
+        // re-attack, N2).
+        let (_t2, _, ruled) = rooted(
+            "[[args]]\ntool = \"t\"\npointer = \"/cfg/target\"\nkind = \"path\"\n\n[[args]]\ntool = \"t\"\npointer = \"/list/0\"\nkind = \"path\"\n",
+            crate::gate::RelativePaths::EachRoot,
+        );
+        assert_eq!(
+            code(&ruled, "t", json!({"cfg": "{\"target\": \"/etc/passwd\"}"})),
+            "path.outside_root"
+        );
+        assert_eq!(
+            code(&ruled, "t", json!({"list": "[\"/etc/passwd\"]"})),
+            "path.outside_root"
+        );
+        assert_eq!(
+            code(&ruled, "t", json!({"cfg": "{\"target\": \"a.txt\"}"})),
+            "ok"
+        );
+        assert_eq!(code(&ruled, "t", json!({"cfg": "[draft]"})), "ok");
         // Deeper than MAX_EMBEDDED_JSON_DEPTH texts: refused; at it, read.
         let mut text = json!("x");
         for _ in 0..MAX_EMBEDDED_JSON_DEPTH {
