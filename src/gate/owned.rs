@@ -79,6 +79,23 @@ fn check_directory(path: &Path, what: &str) -> io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // A symbolic link on the way as written is another user's to point
+    // elsewhere when they own it (in a sticky directory they may).
+    let written = std::env::current_dir()?.join(dir);
+    for step in written.ancestors() {
+        let meta = std::fs::symlink_metadata(step)?;
+        let uid = meta.uid();
+        if meta.file_type().is_symlink() && uid != rustix::process::geteuid().as_raw() && uid != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{what} is in {}, reached through {}, a symbolic link of another user: they could point it elsewhere",
+                    dir.display(),
+                    step.display()
+                ),
+            ));
+        }
+    }
     let real = std::fs::canonicalize(dir)?;
     for above in real.ancestors() {
         let meta = std::fs::metadata(above)?;
@@ -242,6 +259,21 @@ mod tests {
         assert!(read(&link.join("f")).is_ok());
         std::fs::set_permissions(&ww, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(read(&p).is_ok());
+        // A link on the way that another user owns (#20 re-attack, N6).
+        if rustix::process::geteuid().is_root() {
+            let theirs = t.path().join("theirs");
+            std::os::unix::fs::symlink(&sub, &theirs).unwrap();
+            rustix::fs::chownat(
+                rustix::fs::CWD,
+                &theirs,
+                Some(rustix::process::Uid::from_raw(65534)),
+                None,
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )
+            .unwrap();
+            let e = read(&theirs.join("f")).unwrap_err().to_string();
+            assert!(e.contains("a symbolic link of another user"), "{e}");
+        }
     }
 
     #[test]

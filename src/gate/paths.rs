@@ -76,7 +76,18 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "source",
     "sources",
     "dest",
+    "dests",
+    "dst",
+    "dsts",
     "destination",
+    "destinations",
+    "srcs",
+    "cwds",
+    "workdirs",
+    "pathspec",
+    "pathspecs",
+    "filespec",
+    "filespecs",
 ];
 
 /// Most symbolic links followed while resolving one path (Linux's own bound).
@@ -537,6 +548,15 @@ mod tests {
             "URL_OR_PATH",
             "or_path",
             "text-or-file",
+            // Plurals and abbreviations (#20 re-attack, N3).
+            "destinations",
+            "dests",
+            "srcs",
+            "cwds",
+            "dst",
+            "output_dst",
+            "pathspec",
+            "fileSpecs",
         ] {
             assert!(is_path_name(name), "{name}");
         }

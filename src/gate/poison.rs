@@ -257,6 +257,13 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
                 if let Some(Value::String(blob)) = m.get_mut("blob") {
                     clean_encoded(blob, strip, &mut total, Encoded::Base64);
                 }
+                // An image's or audio's `data`: text whatever the MIME type
+                // says, when it decodes to UTF-8.
+                if m.contains_key("mimeType") {
+                    if let Some(Value::String(data)) = m.get_mut("data") {
+                        clean_encoded(data, strip, &mut total, Encoded::Base64);
+                    }
+                }
                 stack.extend(m.values_mut());
             }
             _ => {}
@@ -296,8 +303,17 @@ fn clean_encoded(s: &mut String, strip: bool, total: &mut Findings, how: Encoded
             .filter(|c| !c.is_ascii_whitespace())
             .collect()
     };
+    // Node's `Buffer.from(s, "base64")` takes the URL-safe alphabet too.
+    let url_safe = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let decode = |b: &[u8]| {
+        let b = without_space(b);
+        engine.decode(&b).or_else(|_| url_safe.decode(&b))
+    };
     let (meta, bytes, base64) = match how {
-        Encoded::Base64 => match engine.decode(without_space(s.as_bytes())) {
+        Encoded::Base64 => match decode(s.as_bytes()) {
             Ok(bytes) => (None, bytes, true),
             Err(_) => return,
         },
@@ -308,7 +324,7 @@ fn clean_encoded(s: &mut String, strip: bool, total: &mut Findings, how: Encoded
             let base64 = meta.trim_end().to_ascii_lowercase().ends_with(";base64");
             let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
             let bytes = if base64 {
-                match engine.decode(without_space(&decoded)) {
+                match decode(&decoded) {
                     Ok(bytes) => bytes,
                     Err(_) => return,
                 }
@@ -401,6 +417,14 @@ mod tests {
         );
         assert_eq!(v["content"][2]["uri"], "DATA:text/plain,Notes%2E%20y");
         assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        // The URL-safe alphabet, and an image's `data` (#20 re-attack, N4).
+        let url_safe =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{bad}\u{ffff}?>"));
+        let mut v = json!({"blob": url_safe, "c": {"type": "image", "mimeType": "image/png", "data": b64(&bad)}});
+        let found = clean_value(&mut v.clone(), false);
+        assert_eq!(found.tags, 2 * 6, "{found:?}");
+        clean_value(&mut v, true);
+        assert_eq!(v["c"]["data"], b64(clean_text));
         // A blob that is no base64, and a data: URI without a comma, are
         // strings like any other.
         let mut odd = json!({"blob": "not base64!", "u": "data:text/plain"});

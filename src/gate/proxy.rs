@@ -1899,7 +1899,8 @@ impl Service for GateService {
 /// become another member (`"id\u{200B}"` an `id`, turning a notification
 /// into a request the gateway never saw), and an id another request's
 /// (`"r\u{200B}1"` and `"r1"`: the client's answer to one would reach the
-/// server as the other's), so the message is refused instead.
+/// server as the other's), so the message is refused instead; so is an
+/// integer id past 2^53, which a JavaScript client reads as another.
 fn same_members(sent: &Value, screened: &Value) -> Result<(), Refusal> {
     let names = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
     if names(sent) != names(screened) {
@@ -1915,6 +1916,22 @@ fn same_members(sent: &Value, screened: &Value) -> Result<(), Refusal> {
             "the message's id carries hidden characters",
             "--poison strip",
         ));
+    }
+    // A JavaScript client reads an integer past 2^53 as a neighbour's
+    // (`9007199254740993` is `…992`): two requests would share one id.
+    let exact = 1_u64 << 53;
+    if let Some(Value::Number(n)) = sent.get("id") {
+        let beyond = n.as_u64().map_or_else(
+            || n.as_i64().is_none_or(|i| i.unsigned_abs() > exact),
+            |u| u > exact,
+        );
+        if beyond {
+            return Err(Refusal::new(
+                GateCode::BadResponse,
+                "the message's id is an integer past 2^53, which a JavaScript client cannot tell from its neighbours",
+                "builtin id check",
+            ));
+        }
     }
     Ok(())
 }
@@ -1940,6 +1957,15 @@ mod tests {
         let mut screened = plain.clone();
         clean_value(&mut screened, true);
         assert!(same_members(&plain, &screened).is_ok());
+        let big = json!({"jsonrpc": "2.0", "id": 9_007_199_254_740_993_u64, "method": "x"});
+        assert_eq!(
+            same_members(&big, &big).unwrap_err().code(),
+            "tool.bad_response"
+        );
+        let edge = json!({"jsonrpc": "2.0", "id": 9_007_199_254_740_992_u64, "method": "x"});
+        assert!(same_members(&edge, &edge).is_ok());
+        let negative = json!({"jsonrpc": "2.0", "id": -9_007_199_254_740_993_i64, "method": "x"});
+        assert!(same_members(&negative, &negative).is_err());
         let renamed = json!({"jsonrpc": "2.0", "id\u{200B}": 1, "method": "x"});
         let mut screened = renamed.clone();
         clean_value(&mut screened, true);

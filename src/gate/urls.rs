@@ -196,9 +196,12 @@ fn scheme_less_host(s: &str) -> bool {
     match url::Host::parse(&ascii) {
         Ok(url::Host::Ipv4(a)) => {
             let dotted = ascii.strip_suffix('.').unwrap_or(&ascii);
+            let hex = dotted.split('.').any(|p| p.starts_with("0x"));
+            // 0.0.0.0 with a port, or in hexadecimal with a path (`0x0/x`;
+            // `0/10` is a fraction).
             let is_ip = dotted.contains('.')
                 || a.octets()[0] != 0
-                || (a.is_unspecified() && port.is_some());
+                || (a.is_unspecified() && (port.is_some() || (hex && !tail.is_empty())));
             if !is_ip {
                 return false;
             }
@@ -211,7 +214,6 @@ fn scheme_less_host(s: &str) -> bool {
             // `0.1.2` and `0xdeadbeef` stay text).
             let parts = dotted.split('.').count();
             let quad = parts == 4 && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-            let hex = dotted.split('.').any(|p| p.starts_with("0x"));
             let refused = !matches!(crate::net::classify_ipv4(a), crate::net::Reach::Global);
             quad || ((parts >= 3 || hex) && refused && (a.octets()[0] != 0 || a.is_unspecified()))
         }
@@ -390,6 +392,8 @@ mod tests {
             "0xa9fea9fe",
             "0.0.0",
             "10.2.1",
+            "0x0/x",
+            "0x00000000/x",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
