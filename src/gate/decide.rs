@@ -289,16 +289,14 @@ impl Gatekeeper {
         }
         if let Some(roots) = &self.roots {
             let form = lenient_form(uri);
-            if let Err(url::ParseError::RelativeUrlWithoutBase) = url::Url::parse(&form) {
+            match url::Url::parse(&form) {
                 // No scheme: a server reads it as a path on its machine
                 // (the TypeScript SDK hands the string over as it is).
-                roots.check(
+                Err(url::ParseError::RelativeUrlWithoutBase) => roots.check(
                     &form,
                     "builtin path check (a resource URI without a scheme)",
-                )?;
-            }
-            if let Ok(u) = url::Url::parse(&form) {
-                if u.scheme() == "file" {
+                )?,
+                Ok(u) if u.scheme() == "file" => {
                     let rule = "builtin path check (file: resource)";
                     if u.query().is_some() || u.fragment().is_some() {
                         // A server that strips `file://` would read them as
@@ -321,6 +319,7 @@ impl Gatekeeper {
                     roots.check(&path.to_string_lossy(), rule)?;
                     return Ok(Vec::new());
                 }
+                _ => {}
             }
         }
         self.check_arguments(method, &serde_json::json!({ "uri": uri }))
@@ -1005,32 +1004,39 @@ fn embedded_json(s: &str) -> Embedded {
 /// holds, at most [`MAX_EMBEDDED_JSON_DEPTH`] times. `None` when no value
 /// is there. Bounded by the pointer's tokens.
 fn pointer_through_strings(root: &Value, pointer: &str) -> Option<Value> {
-    let mut current = root.clone();
-    let mut decoded = 0;
     let tokens: Vec<String> = pointer
         .split('/')
         .skip(1)
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
         .collect();
-    for token in tokens {
-        if let Value::String(s) = &current {
+    follow(root, &tokens, 0)
+}
+
+/// [`pointer_through_strings`] from `root` (reached through `decoded`
+/// texts): borrowed until a string holding JSON, whose decoded value the
+/// rest of the pointer is followed into.
+fn follow(root: &Value, tokens: &[String], decoded: usize) -> Option<Value> {
+    let mut at = root;
+    for (i, token) in tokens.iter().enumerate() {
+        if let Value::String(s) = at {
             if decoded >= MAX_EMBEDDED_JSON_DEPTH {
                 return None;
             }
             let Embedded::Json(v) = embedded_json(s) else {
                 return None;
             };
-            current = v;
-            decoded += 1;
+            return follow(&v, tokens.get(i..)?, decoded + 1);
         }
-        let next = match &current {
-            Value::Object(m) => m.get(&token).cloned(),
-            Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i).cloned()),
-            _ => None,
+        at = match at {
+            Value::Object(m) => m.get(token)?,
+            // As `Value::pointer` reads an index: digits, no leading zero.
+            Value::Array(a) if token == "0" || !token.starts_with(['0', '+']) => {
+                a.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
         };
-        current = next?;
     }
-    Some(current)
+    Some(at.clone())
 }
 
 /// The string literals of a text that looks like JSON, each decoded as JSON
