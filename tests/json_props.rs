@@ -169,6 +169,59 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config())]
+
+    /// Duplicate detection is exact where the scanner takes shortcuts: keys
+    /// of eight bytes or more that share their first and last eight bytes
+    /// (equal fingerprints, told apart only by their middles), and objects
+    /// past `LINEAR_KEY_CHECK` members (the hash-set path). The model is a
+    /// set of the keys as written; a repeat is spelled with random escapes.
+    #[test]
+    fn duplicates_exact_among_fingerprint_twins_and_many_members(
+        n in 0usize..40,
+        twins in any::<bool>(),
+        repeat in prop::option::of(any::<prop::sample::Index>()),
+        escapes in prop::collection::vec(any::<bool>(), 0..24),
+    ) {
+        // Long twins differ only in the middle; short keys are exact.
+        let key = |i: usize| if twins && i.is_multiple_of(2) {
+            format!("abcdefgh{i:04}ijklmnop")
+        } else {
+            format!("k{i}")
+        };
+        let mut text = String::from("{");
+        let mut dup_at = None;
+        for i in 0..n {
+            text.push_str(&format!("{:?}:{i},", key(i)));
+        }
+        let again = repeat.filter(|_| n > 0).map(|ix| key(ix.index(n)));
+        if let Some(k) = &again {
+            dup_at = Some(text.len());
+            text.push_str(&encode_key(k, &escapes));
+            text.push_str(":null,");
+        }
+        text.push_str(r#""end":true}"#);
+        let got = refuse_duplicate_json_keys(text.as_bytes());
+        match (&again, dup_at) {
+            (Some(k), Some(at)) => {
+                let d = got.unwrap_err();
+                prop_assert_eq!(&d.key, k);
+                prop_assert_eq!(d.offset, at);
+                prop_assert_eq!(d.pointer, format!("/{k}"));
+                prop_assert!(parse_strict(text.as_bytes(), &Limits::default()).is_err());
+            }
+            _ => {
+                prop_assert!(got.is_ok(), "{text}: {got:?}");
+                let strict = parse_strict(text.as_bytes(), &Limits::default());
+                let plain: Value = serde_json::from_str(&text).unwrap();
+                prop_assert_eq!(strict.ok(), Some(plain));
+            }
+        }
+        harness::json::duplicate_keys(text.as_bytes());
+    }
+}
+
 /// A generated document (compact or pretty), optionally mutated: cut short,
 /// a JSON-ish fragment spliced in, or a member `"k":0,` put at the start of
 /// the n-th object (a duplicate when that object has the key).

@@ -677,15 +677,13 @@ pub(super) fn key<'a>(
         let raw = b.get(at + 1..p).unwrap_or_default();
         return Ok((p + 1, Cow::Borrowed(raw), fingerprint_in(b, at + 1, p)));
     }
+    // `p` is not the closing quote, so it is an escape (any other byte
+    // there is a fault): the key is unescaped into `scratch`.
     scratch.clear();
-    let (end, escaped) = string_rest(b, at + 1, p, Some(scratch))?;
-    if escaped {
-        let k = std::mem::take(scratch);
-        let fp = fingerprint(&k);
-        return Ok((end, Cow::Owned(k), fp));
-    }
-    let raw = b.get(at + 1..end - 1).unwrap_or_default();
-    Ok((end, Cow::Borrowed(raw), fingerprint_in(b, at + 1, end - 1)))
+    let (end, _) = string_rest(b, at + 1, p, Some(scratch))?;
+    let k = std::mem::take(scratch);
+    let fp = fingerprint(&k);
+    Ok((end, Cow::Owned(k), fp))
 }
 
 /// Whitespace, `:`, whitespace at `pos`; returns the offset after them.
@@ -1018,6 +1016,69 @@ mod tests {
             prop_assert_eq!(fingerprint_in(&b, start, end), fingerprint(key));
             let copy = key.to_vec();
             prop_assert_eq!(fingerprint(&copy), fingerprint(key));
+        }
+    }
+
+    /// Each syntax fault names its kind and the exact byte offset, through
+    /// both public entry points that scan (duplicate check and value build).
+    #[test]
+    fn syntax_faults_have_their_exact_kind_and_offset() {
+        use crate::json::{parse_strict, refuse_duplicate_json_keys, JsonError, Limits};
+        let long_int = |digits: usize, first: char| {
+            let mut s = String::from("[");
+            s.push(first);
+            s.push_str(&"0".repeat(digits - 1));
+            s.push(']');
+            s
+        };
+        let cases: Vec<(String, SyntaxKind, usize)> = vec![
+            // An escape cut off after its backslash, or inside its four digits.
+            (r#""\"#.into(), SyntaxKind::UnexpectedEnd, 2),
+            (r#"["\"#.into(), SyntaxKind::UnexpectedEnd, 3),
+            (r#""\u12"#.into(), SyntaxKind::UnexpectedEnd, 5),
+            (r#""\u12x4""#.into(), SyntaxKind::InvalidEscape, 5),
+            (r#""\q""#.into(), SyntaxKind::InvalidEscape, 1),
+            (r#"{"a\q":1}"#.into(), SyntaxKind::InvalidEscape, 3),
+            (r#""\ud800""#.into(), SyntaxKind::LoneSurrogate, 1),
+            (r#""\ud800\u0041""#.into(), SyntaxKind::LoneSurrogate, 1),
+            (r#""x\udc00""#.into(), SyntaxKind::LoneSurrogate, 2),
+            (r#""\ud800\ud800""#.into(), SyntaxKind::LoneSurrogate, 1),
+            ("\"\u{1}\"".into(), SyntaxKind::ControlCharacterInString, 1),
+            (r#""abc"#.into(), SyntaxKind::UnexpectedEnd, 4),
+            ("tru".into(), SyntaxKind::UnexpectedEnd, 3),
+            ("trUe".into(), SyntaxKind::InvalidLiteral, 2),
+            ("[nul]".into(), SyntaxKind::InvalidLiteral, 4),
+            ("-".into(), SyntaxKind::UnexpectedEnd, 1),
+            ("[-x]".into(), SyntaxKind::InvalidNumber, 2),
+            ("[1.]".into(), SyntaxKind::InvalidNumber, 3),
+            ("1.".into(), SyntaxKind::UnexpectedEnd, 2),
+            ("[1e]".into(), SyntaxKind::InvalidNumber, 3),
+            ("1e+".into(), SyntaxKind::UnexpectedEnd, 3),
+            ("[1e999]".into(), SyntaxKind::NumberOutOfRange, 1),
+            // Past the fast path's digit count: serde_json's range decides.
+            (long_int(310, '1'), SyntaxKind::NumberOutOfRange, 1),
+            (long_int(309, '2'), SyntaxKind::NumberOutOfRange, 1),
+        ];
+        for (text, kind, offset) in cases {
+            let want = JsonError::Syntax { kind, offset };
+            // The scanner the rpc layer runs (no value built).
+            let rpc = crate::rpc::parse_tool_call(text.as_bytes());
+            let got = rpc.as_ref().err().map(|r| &r.error);
+            assert_eq!(
+                got,
+                Some(&crate::rpc::RpcError::Json(want.clone())),
+                "{text:?}"
+            );
+            assert_eq!(refuse_duplicate_json_keys(text.as_bytes()), Ok(()));
+            let strict = parse_strict(text.as_bytes(), &Limits::default());
+            assert_eq!(strict.as_ref().err(), Some(&want), "{text:?}: {strict:?}");
+        }
+        // Up to the edge of the range, long integers are read as floats.
+        for (digits, first) in [(300, '9'), (301, '1'), (309, '1')] {
+            let text = long_int(digits, first);
+            let v = parse_strict(text.as_bytes(), &Limits::default());
+            let plain: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v.ok(), Some(plain), "{digits} digits");
         }
     }
 
