@@ -8,7 +8,9 @@
 //! letters written as UTF-16 surrogate pairs), content streams plain or
 //! `FlateDecode`-compressed, text shown with `Tj`, `TJ` with kerning, `'`
 //! and hex strings), writes it with an exact cross-reference table (the
-//! model knows every object's byte offset), and states the answer: the
+//! model knows every object's byte offset), optionally encrypts it with an
+//! empty user password (lopdf's writer: RC4 40 to 128 bits, revisions 2 to
+//! 4, AES-128 and AES-256), and states the answer: the
 //! extraction succeeds within its budget, without warnings or truncation,
 //! reports exactly the pages written, and each page's text is exactly the
 //! model's: one line per run (runs are written top to bottom), its words
@@ -71,6 +73,96 @@ pub struct PdfModel {
     two_levels: bool,
     /// Minor version of the header (`%PDF-1.N`).
     version: u8,
+    /// Encrypted with an empty user password (any reader opens it).
+    crypt: Option<Crypt>,
+}
+
+/// How the document is encrypted: the standard security handler with an
+/// empty user password and the owner password `owner`, written by lopdf.
+#[derive(Debug, Clone, Arbitrary)]
+struct Crypt {
+    kind: CryptKind,
+    /// The first element of the trailer's `/ID` (the RC4 key depends on it).
+    id: [u8; 16],
+    /// `/EncryptMetadata` of revision 4 and up.
+    metadata: bool,
+}
+
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum CryptKind {
+    /// `/V 1 /R 2`: RC4, 40 bits.
+    Rc4V1,
+    /// `/V 2 /R 3`: RC4 with a key of 40 + 8 × (`bytes` % 11) bits.
+    Rc4V2 { bytes: u8 },
+    /// `/V 4 /R 4` with the RC4 crypt filter (`/V2`).
+    Rc4V4,
+    /// `/V 4 /R 4` with AES-128 (`/AESV2`).
+    Aes128,
+    /// `/V 5 /R 6` with AES-256 (`/AESV3`), this file key.
+    Aes256 { key: [u8; 32] },
+}
+
+impl Crypt {
+    /// `plain` encrypted by lopdf (which writes its own cross-reference
+    /// table).
+    fn apply(&self, plain: &[u8]) -> Vec<u8> {
+        use lopdf::encryption::crypt_filters::{
+            Aes128CryptFilter, Aes256CryptFilter, CryptFilter, Rc4CryptFilter,
+        };
+        use lopdf::{EncryptionState, EncryptionVersion, Object, Permissions, StringFormat};
+        use std::collections::BTreeMap;
+        use std::sync::Arc;
+
+        let mut doc = lopdf::Document::load_mem(plain).expect("the model's own document");
+        let id = Object::String(self.id.to_vec(), StringFormat::Hexadecimal);
+        doc.trailer.set("ID", Object::Array(vec![id.clone(), id]));
+        let filters = |f: Arc<dyn CryptFilter>| BTreeMap::from([(b"StdCF".to_vec(), f)]);
+        let (owner_password, user_password) = ("owner", "");
+        let permissions = Permissions::all();
+        let version = match self.kind {
+            CryptKind::Rc4V1 => EncryptionVersion::V1 {
+                document: &doc,
+                owner_password,
+                user_password,
+                permissions,
+            },
+            CryptKind::Rc4V2 { bytes } => EncryptionVersion::V2 {
+                document: &doc,
+                owner_password,
+                user_password,
+                key_length: 40 + 8 * usize::from(bytes % 11),
+                permissions,
+            },
+            CryptKind::Rc4V4 | CryptKind::Aes128 => EncryptionVersion::V4 {
+                document: &doc,
+                encrypt_metadata: self.metadata,
+                crypt_filters: filters(match self.kind {
+                    CryptKind::Rc4V4 => Arc::new(Rc4CryptFilter),
+                    _ => Arc::new(Aes128CryptFilter),
+                }),
+                stream_filter: b"StdCF".to_vec(),
+                string_filter: b"StdCF".to_vec(),
+                owner_password,
+                user_password,
+                permissions,
+            },
+            CryptKind::Aes256 { ref key } => EncryptionVersion::V5 {
+                encrypt_metadata: self.metadata,
+                crypt_filters: filters(Arc::new(Aes256CryptFilter)),
+                file_encryption_key: key,
+                stream_filter: b"StdCF".to_vec(),
+                string_filter: b"StdCF".to_vec(),
+                owner_password,
+                user_password,
+                permissions,
+            },
+        };
+        let state = EncryptionState::try_from(version).expect("lopdf encrypts the model");
+        doc.encrypt(&state).expect("lopdf encrypts the model");
+        let mut out = Vec::new();
+        doc.save_to(&mut out).expect("in memory");
+        out
+    }
 }
 
 /// How the font's codes become text.
@@ -448,7 +540,10 @@ impl PdfModel {
             format!("trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
                 .as_bytes(),
         );
-        (out, shown)
+        match &self.crypt {
+            Some(c) => (c.apply(&out), shown),
+            None => (out, shown),
+        }
     }
 }
 
@@ -521,11 +616,65 @@ mod tests {
                     inherited: i % 3 == 0,
                     two_levels: font % 3 == 0,
                     version: 7,
+                    crypt: None,
                 };
                 let spaced = *space >= LETTER_SPACED_GAP;
                 let (_, shown) = model.render();
                 let letters = if spaced { "A b 0" } else { "Ab0" };
                 assert_eq!(shown[0], format!("{letters}\nHeL 9\n"));
+                check_model(&model);
+            }
+        }
+    }
+
+    /// Every way the model encrypts, with a CMap and with `/Differences`
+    /// (strings inside streams and the CMap stream are decrypted too).
+    #[test]
+    fn every_encryption_opens_with_the_empty_password() {
+        let kinds = [
+            CryptKind::Rc4V1,
+            CryptKind::Rc4V2 { bytes: 0 },
+            CryptKind::Rc4V2 { bytes: 5 },
+            CryptKind::Rc4V2 { bytes: 10 },
+            CryptKind::Rc4V4,
+            CryptKind::Aes128,
+            CryptKind::Aes256 { key: [7; 32] },
+        ];
+        for (i, kind) in kinds.into_iter().enumerate() {
+            for encoding in [
+                Encoding::Differences,
+                Encoding::ToUnicode {
+                    shift: 5,
+                    target: Target::MathBold,
+                    block: 9,
+                },
+            ] {
+                let run = |op| Run {
+                    words: vec![vec![7, 30], vec![61, 2, 9]],
+                    op,
+                    size: 10,
+                };
+                let model = PdfModel {
+                    pages: vec![PageModel {
+                        runs: vec![run(Op::Tj), run(Op::Hex), run(Op::Kerned(9))],
+                    }],
+                    font: 4,
+                    encoding,
+                    compress: i % 2 == 0,
+                    inherited: i % 3 == 0,
+                    two_levels: false,
+                    version: 6,
+                    crypt: Some(Crypt {
+                        kind,
+                        id: [i as u8; 16],
+                        metadata: i % 2 == 1,
+                    }),
+                };
+                let (bytes, _) = model.render();
+                assert!(
+                    bytes.windows(8).any(|w| w == b"/Encrypt"),
+                    "{kind:?} wrote no /Encrypt"
+                );
                 check_model(&model);
             }
         }
@@ -569,6 +718,7 @@ mod tests {
                         inherited: false,
                         two_levels: false,
                         version: 4,
+                        crypt: None,
                     };
                     if let Encoding::ToUnicode {
                         target: Target::Cyrillic,
