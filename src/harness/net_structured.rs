@@ -6,7 +6,7 @@
 //! denial code are computed from the parts alone by an independent model:
 //! the policy of `docs/net.md` step by step, the address computed from the
 //! parts and classified by [`super::net_reference`] (IANA prefixes as
-//! `ipnet` rows), names by a table written here. At most one [`Twist`] then
+//! `ipnet` rows), names by a table written here. At most one `Twist` then
 //! bends the text the way an attacker would (an invisible or ambiguous
 //! character anywhere, another slash count after the scheme, an empty
 //! label, an IPv6 zone identifier, an `@` right after `?` or `#`), with
