@@ -6,13 +6,17 @@
 //! denial code are computed from the parts alone by an independent model:
 //! the policy of `docs/net.md` step by step, the address computed from the
 //! parts and classified by [`super::net_reference`] (IANA prefixes as
-//! `ipnet` rows), names by a table written here. `classify_url` must give
+//! `ipnet` rows), names by a table written here. At most one `Twist` then
+//! bends the text the way an attacker would (an invisible or ambiguous
+//! character anywhere, another slash count after the scheme, an empty
+//! label, an IPv6 zone identifier, an `@` right after `?` or `#`), with
+//! the verdict the policy gives that twist. `classify_url` must give
 //! exactly that verdict and code, and for an allowed IP the same address.
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use arbitrary::{Arbitrary, Unstructured};
 
-use super::net_reference::reference;
+use super::net_reference::{isatap_iid, reference};
 use crate::net::{self, Target};
 
 /// Fuzz target `classify_url_structured`: the URL model built from `data`
@@ -37,7 +41,65 @@ pub struct UrlModel {
     host: HostModel,
     port: Option<u16>,
     path: u8,
+    twist: Option<Twist>,
 }
+
+/// One way to bend a rendered URL, each with the policy's answer.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum Twist {
+    /// One of [`AMBIGUOUS_CHARS`] inserted before the `at`-th character
+    /// (modulo the length): `url.ambiguous` wherever it lands (policy
+    /// step 1, before everything else).
+    Insert { what: u8, at: u16 },
+    /// `scheme:` followed by 0, 1, 3 or 4 slashes instead of 2: http(s)
+    /// gets `url.ambiguous` (step 3), other schemes `url.scheme`.
+    Slashes(u8),
+    /// A name host with an empty label (a doubled, leading or trailing
+    /// extra dot): `url.ambiguous` (step 4).
+    EmptyLabel(u8),
+    /// An IPv6 host with a zone identifier (`%25eth0`): no URL can carry
+    /// one, so the parser refuses it: `url.malformed` (step 2).
+    Zone(u8),
+    /// `?` or `#` right behind the host, then an `@` before any `/`
+    /// (`http://evil.com?@127.0.0.1/`): `url.ambiguous` for http(s),
+    /// before the userinfo check (step 3).
+    AtAfter { hash: bool, word: bool },
+}
+
+/// Characters the policy refuses anywhere in a URL (step 1 of
+/// `docs/net.md`): controls (C0, DEL, C1), whitespace of every kind, the
+/// invisible format characters it names, and the backslash. Re-typed from
+/// the policy's words and the Unicode tables, not from `src/net`.
+const AMBIGUOUS_CHARS: &[char] = &[
+    '\\',
+    '\0',
+    '\t',
+    '\n',
+    '\r',
+    '\u{1b}',
+    '\u{7f}',
+    '\u{85}',
+    '\u{9b}',
+    ' ',
+    '\u{a0}',
+    '\u{1680}',
+    '\u{2009}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{3000}',
+    '\u{ad}',
+    '\u{180e}',
+    '\u{200b}',
+    '\u{200c}',
+    '\u{200d}',
+    '\u{200e}',
+    '\u{202e}',
+    '\u{2060}',
+    '\u{2066}',
+    '\u{feff}',
+    '\u{fe0f}',
+    '\u{e0041}',
+];
 
 #[derive(Debug, Clone, Copy, Arbitrary)]
 enum Scheme {
@@ -183,7 +245,22 @@ enum Form {
     SixToFour { low: u16 },
     /// `2001:0:server::/32`, the client inverted in the last 32 bits
     Teredo { server: u8, port: u16 },
+    /// An ISATAP interface identifier (`…:0:5efe:a.b.c.d`, the u/g bits
+    /// by `variant`) under a /64 of [`ISATAP_PREFIXES`]
+    Isatap { prefix: u8, variant: u8 },
 }
+
+/// /64 prefixes an ISATAP identifier sits under: global, documentation,
+/// link-local, unique-local, 6to4, multicast (not ISATAP at all).
+const ISATAP_PREFIXES: &[u64] = &[
+    0x2a00_1450_4001_081c,
+    0x2606_4700_0000_0001,
+    0x2001_0db8_0001_0002,
+    0xfe80_0000_0000_0000,
+    0xfd12_3456_789a_0001,
+    0x2002_0808_0808_0001,
+    0xff02_0000_0000_0001,
+];
 
 impl V6Pick {
     fn addr(self) -> Ipv6Addr {
@@ -213,6 +290,10 @@ impl V6Pick {
                             | (u128::from(u32::from_be_bytes(server)) << 64)
                             | (u128::from(port) << 32)
                             | (!x & 0xffff_ffff)
+                    }
+                    Form::Isatap { prefix, variant } => {
+                        let p = ISATAP_PREFIXES[usize::from(prefix) % ISATAP_PREFIXES.len()];
+                        (u128::from(p) << 64) | isatap_iid(v4, variant)
                     }
                 })
             }
@@ -554,18 +635,64 @@ impl UrlModel {
             }
             HostModel::Name(n) => name_text(n),
         };
+        let (host, host_verdict) = match (self.twist, &self.host) {
+            (Some(Twist::EmptyLabel(k)), HostModel::Name(_)) => {
+                (empty_label(&host, k), Verdict::Deny("url.ambiguous"))
+            }
+            (Some(Twist::Zone(z)), HostModel::V6 { .. }) => {
+                let zone = ["eth0", "1", "lo", "%65th0"][usize::from(z % 4)];
+                let inner = host.trim_end_matches(']');
+                (format!("{inner}%25{zone}]"), Verdict::Deny("url.malformed"))
+            }
+            _ => (host, host_verdict),
+        };
         let port = self.port.map(|p| format!(":{p}")).unwrap_or_default();
-        let path = PATHS[usize::from(self.path) % PATHS.len()];
-        let text = format!("{scheme}://{userinfo}{host}{port}{path}");
-        // The policy's order: scheme, userinfo, then the host.
-        let verdict = if !http {
-            Verdict::Deny("url.scheme")
-        } else if has_userinfo {
-            Verdict::Deny("url.userinfo")
-        } else {
-            host_verdict
+        let mut path = PATHS[usize::from(self.path) % PATHS.len()];
+        let mut slashes = "://";
+        match self.twist {
+            Some(Twist::Slashes(n)) => slashes = [":", ":/", ":///", ":////"][usize::from(n % 4)],
+            Some(Twist::AtAfter { hash, word }) => {
+                path = match (hash, word) {
+                    (false, false) => "?@127.0.0.1/",
+                    (false, true) => "?next=x@169.254.169.254/latest",
+                    (true, false) => "#@localhost",
+                    (true, true) => "#a@b/c",
+                };
+            }
+            _ => {}
+        }
+        let mut text = format!("{scheme}{slashes}{userinfo}{host}{port}{path}");
+        // The policy's order: the text (step 1), the parse (2), the scheme
+        // and how it is written (3), userinfo, then the host (4-6).
+        let verdict = match self.twist {
+            Some(Twist::Insert { what, at }) => {
+                let c = AMBIGUOUS_CHARS[usize::from(what) % AMBIGUOUS_CHARS.len()];
+                let at = usize::from(at) % (text.chars().count() + 1);
+                let byte = text.char_indices().nth(at).map_or(text.len(), |(i, _)| i);
+                text.insert(byte, c);
+                Verdict::Deny("url.ambiguous")
+            }
+            Some(Twist::Zone(_)) if matches!(self.host, HostModel::V6 { .. }) => host_verdict,
+            _ if !http => Verdict::Deny("url.scheme"),
+            Some(Twist::Slashes(_) | Twist::AtAfter { .. }) => Verdict::Deny("url.ambiguous"),
+            _ if has_userinfo => Verdict::Deny("url.userinfo"),
+            _ => host_verdict,
         };
         (text, verdict)
+    }
+}
+
+/// `host` (a name) with one empty label: a doubled dot inside, or an
+/// extra dot in front or at the end.
+fn empty_label(host: &str, k: u8) -> String {
+    match k % 3 {
+        0 => match host.split_once('.') {
+            Some((a, b)) => format!("{a}..{b}"),
+            None => format!("{host}.."),
+        },
+        1 => format!(".{host}"),
+        _ if host.ends_with('.') => format!("{host}."),
+        _ => format!("{host}.."),
     }
 }
 
@@ -594,4 +721,115 @@ fn check_model(model: &UrlModel) {
     assert_eq!(got, expected, "{text:?} from {model:?}");
     // The byte-level harness's invariants hold on the same text.
     super::net::classify_url(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts() -> Vec<HostModel> {
+        let mut hosts = vec![
+            HostModel::V4 {
+                addr: V4Pick::Table(0),
+                notation: V4Notation::Dotted,
+            },
+            HostModel::V4 {
+                addr: V4Pick::Table(22),
+                notation: V4Notation::Dotted,
+            },
+            HostModel::V6 {
+                addr: V6Pick::Table(14),
+                spelling: V6Spelling::Display,
+            },
+        ];
+        for prefix in 0..ISATAP_PREFIXES.len() as u8 {
+            for (v4, variant) in [(22, 0), (0, 2), (23, 1), (8, 3)] {
+                hosts.push(HostModel::V6 {
+                    addr: V6Pick::Embedded {
+                        form: Form::Isatap { prefix, variant },
+                        v4: V4Pick::Table(v4),
+                    },
+                    spelling: V6Spelling::DottedTail,
+                });
+            }
+        }
+        for kind in [NameKind::Public, NameKind::Localhost, NameKind::SingleLabel] {
+            hosts.push(HostModel::Name(NameModel {
+                kind,
+                label: 0,
+                suffix: 0,
+                spelling: LabelSpelling::FullWidth,
+                upper_suffix: false,
+                trailing_dot: false,
+            }));
+        }
+        hosts
+    }
+
+    fn twists() -> Vec<Option<Twist>> {
+        let mut twists = vec![None];
+        for what in 0..AMBIGUOUS_CHARS.len() as u8 {
+            for at in [0, 7, 1000] {
+                twists.push(Some(Twist::Insert { what, at }));
+            }
+        }
+        for k in 0..4 {
+            twists.push(Some(Twist::Slashes(k)));
+            twists.push(Some(Twist::EmptyLabel(k)));
+            twists.push(Some(Twist::Zone(k)));
+        }
+        for (hash, word) in [(false, false), (false, true), (true, false), (true, true)] {
+            twists.push(Some(Twist::AtAfter { hash, word }));
+        }
+        twists
+    }
+
+    /// Every twist on every kind of host, with and without another scheme
+    /// and userinfo: `classify_url` gives the model's exact verdict.
+    #[test]
+    fn every_twist_has_its_exact_verdict() {
+        for host in hosts() {
+            for twist in twists() {
+                for odd in [0, 1, 2] {
+                    check_model(&UrlModel {
+                        scheme: Scheme::Https,
+                        odd,
+                        other_scheme: 3,
+                        userinfo: Userinfo::User,
+                        host: host.clone(),
+                        port: Some(8443),
+                        path: 2,
+                        twist,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The model's own arithmetic: an ISATAP host renders as RFC 5214 writes it.
+    #[test]
+    fn isatap_renders_its_interface_identifier() {
+        let model = UrlModel {
+            scheme: Scheme::Http,
+            odd: 2,
+            other_scheme: 0,
+            userinfo: Userinfo::Empty,
+            host: HostModel::V6 {
+                addr: V6Pick::Embedded {
+                    form: Form::Isatap {
+                        prefix: 3,
+                        variant: 0,
+                    },
+                    v4: V4Pick::Table(22),
+                },
+                spelling: V6Spelling::DottedTail,
+            },
+            port: None,
+            path: 0,
+            twist: None,
+        };
+        let (text, verdict) = model.render();
+        assert_eq!(text, "http://[fe80:0:0:0:0:5efe:8.8.8.8]");
+        assert_eq!(verdict, Verdict::Deny("ssrf.link_local"));
+    }
 }

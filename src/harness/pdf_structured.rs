@@ -2,10 +2,15 @@
 //! wasm-smith pattern): an `arbitrary` model builds a valid document as an
 //! object graph (catalog, a page tree with one or two levels, pages with
 //! their own or inherited resources, one of the standard 14 Latin fonts
-//! with or without `/WinAnsiEncoding`, content streams plain or
+//! with its built-in encoding, `/WinAnsiEncoding`, a `/Differences` array
+//! that moves every letter to another code, or a `/ToUnicode` CMap that
+//! maps the codes shown to other characters (Latin, Cyrillic, astral math
+//! letters written as UTF-16 surrogate pairs), content streams plain or
 //! `FlateDecode`-compressed, text shown with `Tj`, `TJ` with kerning, `'`
 //! and hex strings), writes it with an exact cross-reference table (the
-//! model knows every object's byte offset), and states the answer: the
+//! model knows every object's byte offset), optionally encrypts it with an
+//! empty user password (lopdf's writer: RC4 40 to 128 bits, revisions 2 to
+//! 4, AES-128 and AES-256), and states the answer: the
 //! extraction succeeds within its budget, without warnings or truncation,
 //! reports exactly the pages written, and each page's text is exactly the
 //! model's: one line per run (runs are written top to bottom), its words
@@ -60,7 +65,7 @@ const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 pub struct PdfModel {
     pages: Vec<PageModel>,
     font: u8,
-    win_ansi: bool,
+    encoding: Encoding,
     compress: bool,
     /// Resources on the root `/Pages` node (inherited) instead of each page.
     inherited: bool,
@@ -68,6 +73,158 @@ pub struct PdfModel {
     two_levels: bool,
     /// Minor version of the header (`%PDF-1.N`).
     version: u8,
+    /// Encrypted with an empty user password (any reader opens it).
+    crypt: Option<Crypt>,
+}
+
+/// How the document is encrypted: the standard security handler with an
+/// empty user password and the owner password `owner`, written by lopdf.
+#[derive(Debug, Clone, Arbitrary)]
+struct Crypt {
+    kind: CryptKind,
+    /// The first element of the trailer's `/ID` (the RC4 key depends on it).
+    id: [u8; 16],
+    /// `/EncryptMetadata` of revision 4 and up.
+    metadata: bool,
+}
+
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum CryptKind {
+    /// `/V 1 /R 2`: RC4, 40 bits.
+    Rc4V1,
+    /// `/V 2 /R 3`: RC4 with a key of 40 + 8 × (`bytes` % 11) bits.
+    Rc4V2 { bytes: u8 },
+    /// `/V 4 /R 4` with the RC4 crypt filter (`/V2`).
+    Rc4V4,
+    /// `/V 4 /R 4` with AES-128 (`/AESV2`).
+    Aes128,
+    /// `/V 5 /R 6` with AES-256 (`/AESV3`), this file key.
+    Aes256 { key: [u8; 32] },
+}
+
+impl Crypt {
+    /// `plain` encrypted by lopdf (which writes its own cross-reference
+    /// table).
+    fn apply(&self, plain: &[u8]) -> Vec<u8> {
+        use lopdf::encryption::crypt_filters::{
+            Aes128CryptFilter, Aes256CryptFilter, CryptFilter, Rc4CryptFilter,
+        };
+        use lopdf::{EncryptionState, EncryptionVersion, Object, Permissions, StringFormat};
+        use std::collections::BTreeMap;
+        use std::sync::Arc;
+
+        let mut doc = lopdf::Document::load_mem(plain).expect("the model's own document");
+        let id = Object::String(self.id.to_vec(), StringFormat::Hexadecimal);
+        doc.trailer.set("ID", Object::Array(vec![id.clone(), id]));
+        let filters = |f: Arc<dyn CryptFilter>| BTreeMap::from([(b"StdCF".to_vec(), f)]);
+        let (owner_password, user_password) = ("owner", "");
+        let permissions = Permissions::all();
+        let version = match self.kind {
+            CryptKind::Rc4V1 => EncryptionVersion::V1 {
+                document: &doc,
+                owner_password,
+                user_password,
+                permissions,
+            },
+            CryptKind::Rc4V2 { bytes } => EncryptionVersion::V2 {
+                document: &doc,
+                owner_password,
+                user_password,
+                key_length: 40 + 8 * usize::from(bytes % 11),
+                permissions,
+            },
+            CryptKind::Rc4V4 | CryptKind::Aes128 => EncryptionVersion::V4 {
+                document: &doc,
+                encrypt_metadata: self.metadata,
+                crypt_filters: filters(match self.kind {
+                    CryptKind::Rc4V4 => Arc::new(Rc4CryptFilter),
+                    _ => Arc::new(Aes128CryptFilter),
+                }),
+                stream_filter: b"StdCF".to_vec(),
+                string_filter: b"StdCF".to_vec(),
+                owner_password,
+                user_password,
+                permissions,
+            },
+            CryptKind::Aes256 { ref key } => EncryptionVersion::V5 {
+                encrypt_metadata: self.metadata,
+                crypt_filters: filters(Arc::new(Aes256CryptFilter)),
+                file_encryption_key: key,
+                stream_filter: b"StdCF".to_vec(),
+                string_filter: b"StdCF".to_vec(),
+                owner_password,
+                user_password,
+                permissions,
+            },
+        };
+        let state = EncryptionState::try_from(version).expect("lopdf encrypts the model");
+        doc.encrypt(&state).expect("lopdf encrypts the model");
+        let mut out = Vec::new();
+        doc.save_to(&mut out).expect("in memory");
+        out
+    }
+}
+
+/// How the font's codes become text.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum Encoding {
+    /// The font's built-in encoding (StandardEncoding: letters and digits
+    /// at their ASCII codes).
+    Builtin,
+    /// `/Encoding /WinAnsiEncoding`.
+    WinAnsi,
+    /// `/Differences` over WinAnsi naming each letter and digit at a code
+    /// from 128 up (`[128 /A /B …]`): the content shows those codes.
+    Differences,
+    /// A `/ToUnicode` CMap: each letter or digit is shown as the one
+    /// `shift` places further in [`ALPHABET`] and mapped back to `target`'s
+    /// character for the letter meant (in one `bfchar` block, or in blocks
+    /// of at most `block` entries).
+    ToUnicode {
+        shift: u8,
+        target: Target,
+        block: u8,
+    },
+}
+
+/// The characters a ToUnicode CMap maps to.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum Target {
+    /// The letter itself.
+    Same,
+    /// Cyrillic capitals and small letters (U+0410…, U+0430…), digits kept.
+    Cyrillic,
+    /// Mathematical bold (U+1D400…, U+1D41A…, U+1D7CE…): outside the BMP,
+    /// so the CMap writes surrogate pairs.
+    MathBold,
+}
+
+impl Target {
+    fn map(self, c: char) -> char {
+        let plus = |base: u32, from: char| char::from_u32(base + (c as u32 - from as u32));
+        let mapped = match (self, c) {
+            (Target::Same, _) => Some(c),
+            (Target::Cyrillic, 'A'..='Z') => plus(0x410, 'A'),
+            (Target::Cyrillic, 'a'..='z') => plus(0x430, 'a'),
+            (Target::Cyrillic, _) => Some(c),
+            (Target::MathBold, 'A'..='Z') => plus(0x1d400, 'A'),
+            (Target::MathBold, 'a'..='z') => plus(0x1d41a, 'a'),
+            (Target::MathBold, '0'..='9') => plus(0x1d7ce, '0'),
+            (Target::MathBold, _) => Some(c),
+        };
+        mapped.expect("in the Unicode tables")
+    }
+}
+
+/// Adobe glyph names of [`ALPHABET`]'s characters.
+fn glyph_name(c: u8) -> String {
+    const DIGITS: [&str; 10] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    ];
+    match c {
+        b'0'..=b'9' => DIGITS[usize::from(c - b'0')].to_owned(),
+        _ => char::from(c).to_string(),
+    }
 }
 
 #[derive(Debug, Clone, Arbitrary)]
@@ -133,6 +290,34 @@ impl PdfModel {
         FONTS[usize::from(self.font) % FONTS.len()]
     }
 
+    /// The code shown for the letter or digit `c` (a space stays 32).
+    fn code(&self, c: u8) -> u8 {
+        let at = ALPHABET.iter().position(|a| *a == c);
+        match (self.encoding, at) {
+            (_, None) => c,
+            (Encoding::Differences, Some(i)) => 128 + u8::try_from(i).expect("62 letters"),
+            (Encoding::ToUnicode { shift, .. }, Some(i)) => {
+                ALPHABET[(i + usize::from(shift)) % ALPHABET.len()]
+            }
+            (Encoding::Builtin | Encoding::WinAnsi, Some(_)) => c,
+        }
+    }
+
+    /// `text` as the codes the content stream shows.
+    fn codes(&self, text: &str) -> String {
+        // Codes from 128 are kept as chars U+0080..U+00BD here and written
+        // as single bytes by `latin1`.
+        text.bytes().map(|c| char::from(self.code(c))).collect()
+    }
+
+    /// The text a reader must get for what the model wrote as `text`.
+    fn meant(&self, text: &str) -> String {
+        match self.encoding {
+            Encoding::ToUnicode { target, .. } => text.chars().map(|c| target.map(c)).collect(),
+            _ => text.to_owned(),
+        }
+    }
+
     /// The content stream of a page and the text it must read as: one line
     /// per run that shows words, each ending in `\n`.
     fn content(&self, page: &PageModel) -> (Vec<u8>, String) {
@@ -147,15 +332,16 @@ impl PdfModel {
             let y = 760 - 40 * line;
             out.push_str(&format!("/F1 {size} Tf 14 TL 1 0 0 1 72 {y} Tm\n"));
             let text = words.join(" ");
+            let coded = self.codes(&text);
             let mut kern = 0;
             match run.op {
-                Op::Tj => out.push_str(&format!("({text}) Tj\n")),
+                Op::Tj => out.push_str(&format!("({coded}) Tj\n")),
                 Op::Quote => {
                     // `'` moves down one leading first: start one line higher.
-                    out.push_str(&format!("1 0 0 1 72 {} Tm ({text}) '\n", y + 14));
+                    out.push_str(&format!("1 0 0 1 72 {} Tm ({coded}) '\n", y + 14));
                 }
                 Op::Hex => {
-                    let hex: String = text.bytes().map(|b| format!("{b:02X}")).collect();
+                    let hex: String = coded.chars().map(|b| format!("{:02X}", b as u32)).collect();
                     out.push_str(&format!("<{hex}> Tj\n"));
                 }
                 Op::Kerned(k) => {
@@ -166,9 +352,9 @@ impl PdfModel {
                         let space = if i + 1 < words.len() { " " } else { "" };
                         out.push_str(&format!(
                             "({}) -{} ({}{space}) ",
-                            &w[..cut],
+                            self.codes(&w[..cut]),
                             kern,
-                            &w[cut..]
+                            self.codes(&w[cut..])
                         ));
                     }
                     out.push_str("] TJ\n");
@@ -178,14 +364,69 @@ impl PdfModel {
             // the kern after the letter.
             let letter_spaced = words.len() >= 2 && words.iter().all(|w| w.len() == 1);
             if letter_spaced && self.font().1 + kern < LETTER_SPACED_GAP {
-                shown.push_str(&words.concat());
+                shown.push_str(&self.meant(&words.concat()));
             } else {
-                shown.push_str(&text);
+                shown.push_str(&self.meant(&text));
             }
             shown.push('\n');
         }
         out.push_str("ET\n");
-        (out.into_bytes(), shown)
+        (latin1(&out), shown)
+    }
+
+    /// The font dictionary's encoding entries, and the ToUnicode CMap
+    /// stream (object `cmap_id`) when there is one.
+    fn font_entries(&self, cmap_id: usize) -> (String, Option<Vec<u8>>) {
+        match self.encoding {
+            Encoding::Builtin => (String::new(), None),
+            Encoding::WinAnsi => (" /Encoding /WinAnsiEncoding".to_owned(), None),
+            Encoding::Differences => {
+                let names: Vec<String> = ALPHABET
+                    .iter()
+                    .map(|c| format!("/{}", glyph_name(*c)))
+                    .collect();
+                (
+                    format!(
+                        " /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [128 {}] >>",
+                        names.join(" ")
+                    ),
+                    None,
+                )
+            }
+            Encoding::ToUnicode { target, block, .. } => {
+                // Every code shown (letters, digits, the space) to what it means.
+                let mut pairs: Vec<(u8, char)> = ALPHABET
+                    .iter()
+                    .map(|c| (self.code(*c), target.map(char::from(*c))))
+                    .collect();
+                pairs.push((b' ', ' '));
+                let block = usize::from(block % 100).max(1);
+                let mut cmap = String::from(
+                    "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+                     /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+                     /CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+                     1 begincodespacerange\n<00> <FF>\nendcodespacerange\n",
+                );
+                for chunk in pairs.chunks(block) {
+                    cmap.push_str(&format!("{} beginbfchar\n", chunk.len()));
+                    for (code, ch) in chunk {
+                        let mut units = [0u16; 2];
+                        let hex: String = ch
+                            .encode_utf16(&mut units)
+                            .iter()
+                            .map(|u| format!("{u:04X}"))
+                            .collect();
+                        cmap.push_str(&format!("<{code:02X}> <{hex}>\n"));
+                    }
+                    cmap.push_str("endbfchar\n");
+                }
+                cmap.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+                let mut stream = format!("<< /Length {} >>\nstream\n", cmap.len()).into_bytes();
+                stream.extend_from_slice(cmap.as_bytes());
+                stream.extend_from_slice(b"\nendstream");
+                (format!(" /ToUnicode {cmap_id} 0 R"), Some(stream))
+            }
+        }
     }
 
     /// The file, and per page the text it must read as.
@@ -195,12 +436,8 @@ impl PdfModel {
         let pages = self.pages();
         let n = pages.len();
         let (font, _) = self.font();
-        let enc = if self.win_ansi {
-            " /Encoding /WinAnsiEncoding"
-        } else {
-            ""
-        };
         let page_id = |i: usize| 7 + 2 * i;
+        let (enc, cmap) = self.font_entries(page_id(n));
         let two = self.two_levels && n >= 2;
         let split = n / 2;
         let mut objects: Vec<(usize, Vec<u8>)> = Vec::new();
@@ -229,6 +466,9 @@ impl PdfModel {
             format!("<< /Type /Font /Subtype /Type1 /BaseFont /{font}{enc} >>").into_bytes(),
         ));
         objects.push((4, b"<< /Font << /F1 3 0 R >> >>".to_vec()));
+        if let Some(cmap) = cmap {
+            objects.push((page_id(n), cmap));
+        }
         if two {
             for (id, range) in [(5, 0..split), (6, split..n)] {
                 let count = range.len();
@@ -300,8 +540,18 @@ impl PdfModel {
             format!("trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
                 .as_bytes(),
         );
-        (out, shown)
+        match &self.crypt {
+            Some(c) => (c.apply(&out), shown),
+            None => (out, shown),
+        }
     }
+}
+
+/// `text` (chars up to U+00FF) as one byte per char.
+fn latin1(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("the model writes Latin-1"))
+        .collect()
 }
 
 fn check_model(model: &PdfModel) {
@@ -357,17 +607,133 @@ mod tests {
                 let model = PdfModel {
                     pages: vec![page.clone(), page],
                     font: u8::try_from(font).unwrap(),
-                    win_ansi: i % 2 == 0,
+                    encoding: if i % 2 == 0 {
+                        Encoding::WinAnsi
+                    } else {
+                        Encoding::Builtin
+                    },
                     compress: font % 2 == 0,
                     inherited: i % 3 == 0,
                     two_levels: font % 3 == 0,
                     version: 7,
+                    crypt: None,
                 };
                 let spaced = *space >= LETTER_SPACED_GAP;
                 let (_, shown) = model.render();
                 let letters = if spaced { "A b 0" } else { "Ab0" };
                 assert_eq!(shown[0], format!("{letters}\nHeL 9\n"));
                 check_model(&model);
+            }
+        }
+    }
+
+    /// Every way the model encrypts, with a CMap and with `/Differences`
+    /// (strings inside streams and the CMap stream are decrypted too).
+    #[test]
+    fn every_encryption_opens_with_the_empty_password() {
+        let kinds = [
+            CryptKind::Rc4V1,
+            CryptKind::Rc4V2 { bytes: 0 },
+            CryptKind::Rc4V2 { bytes: 5 },
+            CryptKind::Rc4V2 { bytes: 10 },
+            CryptKind::Rc4V4,
+            CryptKind::Aes128,
+            CryptKind::Aes256 { key: [7; 32] },
+        ];
+        for (i, kind) in kinds.into_iter().enumerate() {
+            for encoding in [
+                Encoding::Differences,
+                Encoding::ToUnicode {
+                    shift: 5,
+                    target: Target::MathBold,
+                    block: 9,
+                },
+            ] {
+                let run = |op| Run {
+                    words: vec![vec![7, 30], vec![61, 2, 9]],
+                    op,
+                    size: 10,
+                };
+                let model = PdfModel {
+                    pages: vec![PageModel {
+                        runs: vec![run(Op::Tj), run(Op::Hex), run(Op::Kerned(9))],
+                    }],
+                    font: 4,
+                    encoding,
+                    compress: i % 2 == 0,
+                    inherited: i % 3 == 0,
+                    two_levels: false,
+                    version: 6,
+                    crypt: Some(Crypt {
+                        kind,
+                        id: [i as u8; 16],
+                        metadata: i % 2 == 1,
+                    }),
+                };
+                let (bytes, _) = model.render();
+                assert!(
+                    bytes.windows(8).any(|w| w == b"/Encrypt"),
+                    "{kind:?} wrote no /Encrypt"
+                );
+                check_model(&model);
+            }
+        }
+    }
+
+    /// Every encoding the model writes, with every operator, in a
+    /// proportional and a fixed-pitch font: the text is the letters meant,
+    /// not the codes shown.
+    #[test]
+    fn every_encoding_reads_as_the_letters_meant() {
+        let ops = [Op::Tj, Op::Kerned(3), Op::Quote, Op::Hex];
+        let mut encodings = vec![Encoding::Builtin, Encoding::WinAnsi, Encoding::Differences];
+        for target in [Target::Same, Target::Cyrillic, Target::MathBold] {
+            for (shift, block) in [(0, 0), (17, 5), (61, 99)] {
+                encodings.push(Encoding::ToUnicode {
+                    shift,
+                    target,
+                    block,
+                });
+            }
+        }
+        for encoding in encodings {
+            for font in [0u8, 8] {
+                for (i, op) in ops.into_iter().enumerate() {
+                    let run = |words: Vec<Vec<u8>>| Run {
+                        words,
+                        op,
+                        size: 11,
+                    };
+                    let page = PageModel {
+                        runs: vec![
+                            run(vec![vec![7, 30, 11, 61], vec![26, 51, 52]]),
+                            run(vec![vec![0], vec![27], vec![52]]),
+                        ],
+                    };
+                    let model = PdfModel {
+                        pages: vec![page],
+                        font,
+                        encoding,
+                        compress: i % 2 == 0,
+                        inherited: false,
+                        two_levels: false,
+                        version: 4,
+                        crypt: None,
+                    };
+                    if let Encoding::ToUnicode {
+                        target: Target::Cyrillic,
+                        shift: 17,
+                        ..
+                    } = encoding
+                    {
+                        let (bytes, shown) = model.render();
+                        assert!(shown[0].starts_with("ЗдЛ9 ащ0\n"), "{:?}", shown[0]);
+                        // What is shown is other letters: "HeL9" moved 17 on.
+                        let text = String::from_utf8_lossy(&bytes);
+                        assert!(!text.contains("HeL9") && !text.contains("48654C39"));
+                    }
+                    check_model(&model);
+                }
             }
         }
     }

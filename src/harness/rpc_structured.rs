@@ -415,7 +415,18 @@ impl BadId {
 }
 
 /// `jsonrpc` values other than `"2.0"`.
-const BAD_JSONRPC: &[&str] = &["1.0", "2.00", "2", "2.0 ", " 2.0", "", "2.0\u{0}", "２.0"];
+const BAD_JSONRPC: &[&str] = &[
+    "1.0",
+    "2.00",
+    "2",
+    "2.0 ",
+    " 2.0",
+    "",
+    "2.0\u{0}",
+    "２.0",
+    // Longer than the excerpt bound, cut inside a two-byte character.
+    "2.0-ééééééééééééééééééééééééééééééééééééé",
+];
 
 /// Methods that are not `tools/call` (near misses).
 const NEAR_MISS: &[&str] = &[
@@ -431,6 +442,22 @@ const NEAR_MISS: &[&str] = &[
     "tools/list",
     "notifications/tools/call",
     "",
+    // Longer than the excerpt bound, cut inside a four-byte character.
+    "tools/call/a😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀",
+];
+
+/// Byte sequences that are not UTF-8 (RFC 3629): a byte never used, a
+/// lone continuation, an overlong encoding, a UTF-16 surrogate, a code
+/// point past U+10FFFF, sequences cut short.
+const NOT_UTF8: &[&[u8]] = &[
+    &[0xff],
+    &[0x80],
+    &[0xc0, 0x80],
+    &[0xe0, 0x80, 0xaf],
+    &[0xed, 0xa0, 0x80],
+    &[0xf4, 0x90, 0x80, 0x80],
+    &[0xe2, 0x82],
+    &[0xf0, 0x9f, 0x98],
 ];
 
 /// One typed change to the valid request, each with a known answer.
@@ -446,11 +473,28 @@ enum Mutation {
         position: u8,
     },
     /// A new member holding containers nested to one level past
-    /// `MAX_JSON_DEPTH` (or exactly to it when `exact`: accepted).
+    /// `MAX_JSON_DEPTH` (or exactly to it when `exact`: accepted); past the
+    /// limit, `beyond` more levels of objects with members (read for the
+    /// grammar only, never reported).
     Deep {
         site: u8,
         arrays: bool,
         exact: bool,
+        beyond: u8,
+    },
+    /// 17 to 80 new members in the `site`-th object that has members (past
+    /// any small-object shortcut of the duplicate check), then, when
+    /// `duplicate` says so, a twin of one of its members at the end.
+    ManyMembers {
+        site: u8,
+        count: u8,
+        duplicate: Option<(u8, Vec<u8>)>,
+    },
+    /// One of [`NOT_UTF8`] written right after the opening quote of the
+    /// `site`-th string (keys and values, in document order).
+    NotUtf8 {
+        site: u8,
+        bytes: u8,
     },
     JsonrpcMissing,
     JsonrpcWrongString(u8),
@@ -502,9 +546,20 @@ struct Rendered {
     values: Vec<(String, usize)>,
     /// (pointer of the member, byte offset of its key's opening quote).
     keys: Vec<(String, usize)>,
+    /// Bytes that are not UTF-8, written at an offset of `out`.
+    injected: Option<(usize, &'static [u8])>,
 }
 
 impl Rendered {
+    /// The document's bytes: `out` with the injected bytes, if any.
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = self.out.as_bytes().to_vec();
+        if let Some((at, bad)) = self.injected {
+            b.splice(at..at, bad.iter().copied());
+        }
+        b
+    }
+
     fn ws(&mut self) {
         if self.whitespace.is_empty() {
             return;
@@ -702,22 +757,46 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
             let mut sites = Vec::new();
             object_sites(&tree, "", 1, &mut sites);
             let (site_ptr, _) = sites[usize::from(*site) % sites.len()].clone();
-            let obj = object_at_mut(&mut tree, &site_ptr);
-            let members = obj.members_mut().expect("a site is an object");
-            let i = usize::from(*member) % members.len();
-            let (k, _) = members[i].clone();
-            let twin = k.respelled(spelling.clone());
-            let at_pos = i + 1 + usize::from(*position) % (members.len() - i);
-            members.insert(at_pos, (twin, J::Int(0)));
-            if site_ptr.is_empty() && k.text == "id" {
+            let (pointer, key) =
+                insert_twin(&mut tree, &site_ptr, *member, spelling, Some(*position));
+            if site_ptr.is_empty() && key == "id" {
                 expected_id = None;
             }
-            duplicate = Some((format!("{site_ptr}/{}", token(&k.text)), k.text));
+            duplicate = Some((pointer, key));
+        }
+        Mutation::ManyMembers {
+            site,
+            count,
+            duplicate: twin,
+        } => {
+            let mut sites = Vec::new();
+            object_sites(&tree, "", 1, &mut sites);
+            let (site_ptr, _) = sites[usize::from(*site) % sites.len()].clone();
+            let members = object_at_mut(&mut tree, &site_ptr)
+                .members_mut()
+                .expect("a site is an object");
+            for i in 0..17 + usize::from(*count % 64) {
+                // U+0002 keeps them apart from every key the model writes.
+                members.push((JStr::plain(&format!("\u{2}m{i}")), J::Int(i as i64)));
+            }
+            if let Some((member, spelling)) = twin {
+                // At the end, so the object has all its members first.
+                let (pointer, key) = insert_twin(&mut tree, &site_ptr, *member, spelling, None);
+                if site_ptr.is_empty() && key == "id" {
+                    expected_id = None;
+                }
+                duplicate = Some((pointer, key));
+            }
+        }
+        Mutation::NotUtf8 { .. } => {
+            // Written into the rendered bytes below.
+            expected_id = None;
         }
         Mutation::Deep {
             site,
             arrays,
             exact,
+            beyond,
         } => {
             let mut sites = Vec::new();
             object_sites(&tree, "", 1, &mut sites);
@@ -734,6 +813,16 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
             } else {
                 J::Obj(vec![])
             };
+            if !*exact {
+                // Below the first container past the limit: objects with
+                // members, read for their grammar only.
+                for i in 0..*beyond % 4 {
+                    v = J::Obj(vec![
+                        (JStr::plain("k"), J::Int(i.into())),
+                        (JStr::plain("k"), v),
+                    ]);
+                }
+            }
             for _ in 1..n {
                 v = if *arrays {
                     J::Arr(vec![v])
@@ -897,6 +986,21 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
         }
     }
 
+    if let Mutation::NotUtf8 { site, bytes } = &model.mutation {
+        // Every string, key or value, in document order.
+        let mut strings: Vec<usize> = r
+            .values
+            .iter()
+            .map(|(_, o)| *o)
+            .chain(r.keys.iter().map(|(_, o)| *o))
+            .filter(|o| r.out.as_bytes()[*o] == b'"')
+            .collect();
+        strings.sort_unstable();
+        let at = strings[usize::from(*site) % strings.len()] + 1;
+        r.injected = Some((at, NOT_UTF8[usize::from(*bytes) % NOT_UTF8.len()]));
+        error = Some(RpcError::Json(JsonError::InvalidUtf8 { offset: at }));
+    }
+
     // Offsets now known.
     if let Some(e) = &mut error {
         let fill = |e: &mut RpcError, r: &Rendered| match e {
@@ -972,6 +1076,30 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
         }
     };
     (r, expected)
+}
+
+/// Inserts, after the `member`-th member of the object at `site_ptr`, a
+/// twin of that member's key (spelled by `spelling`) at a later position
+/// chosen by `position` (`None`: last); returns the twin's pointer and key.
+fn insert_twin(
+    tree: &mut J,
+    site_ptr: &str,
+    member: u8,
+    spelling: &[u8],
+    position: Option<u8>,
+) -> (String, String) {
+    let members = object_at_mut(tree, site_ptr)
+        .members_mut()
+        .expect("a site is an object");
+    let i = usize::from(member) % members.len();
+    let (k, _) = members[i].clone();
+    let twin = k.respelled(spelling.to_vec());
+    let at_pos = match position {
+        Some(p) => i + 1 + usize::from(p) % (members.len() - i),
+        None => members.len(),
+    };
+    members.insert(at_pos, (twin, J::Int(0)));
+    (format!("{site_ptr}/{}", token(&k.text)), k.text)
 }
 
 fn not_container(w: Wrong) -> Wrong {
@@ -1058,7 +1186,7 @@ fn span_of_container(text: &str, start: usize) -> &str {
 
 fn check_model(model: &CallModel) {
     let (r, expected) = render_and_expect(model);
-    let bytes = r.out.as_bytes();
+    let bytes = &r.bytes()[..];
     let got = rpc::parse_tool_call(bytes);
     match (&expected, &got) {
         (
@@ -1159,11 +1287,28 @@ mod tests {
                 });
             }
             for (arrays, exact) in [(true, true), (true, false), (false, true), (false, false)] {
-                all.push(Mutation::Deep {
+                for beyond in 0..4 {
+                    all.push(Mutation::Deep {
+                        site,
+                        arrays,
+                        exact,
+                        beyond,
+                    });
+                }
+            }
+            for count in [0, 1, 63] {
+                all.push(Mutation::ManyMembers {
                     site,
-                    arrays,
-                    exact,
+                    count,
+                    duplicate: None,
                 });
+                for member in [0, 5, 200] {
+                    all.push(Mutation::ManyMembers {
+                        site,
+                        count,
+                        duplicate: Some((member, vec![site, 1])),
+                    });
+                }
             }
         }
         for i in 0..16 {
@@ -1202,6 +1347,11 @@ mod tests {
                 copies,
                 scalar: None,
             });
+        }
+        for site in 0..24 {
+            for bytes in 0..NOT_UTF8.len() as u8 {
+                all.push(Mutation::NotUtf8 { site, bytes });
+            }
         }
         for m in all {
             check_model(&base(m));
