@@ -52,7 +52,7 @@ pub use paths::{
     MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::PoisonMode;
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
 pub use policy::{
     valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
     MAX_POLICY_ENTRIES,
