@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
-use super::paths::{is_path_name, Roots};
+use super::paths::{is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
@@ -659,6 +659,8 @@ impl Gatekeeper {
                     let checked = match place {
                         Place::Path => true,
                         Place::InPath => reads_as_a_path(s),
+                        Place::FileUri => !looks_like_url(s),
+                        Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
                         Place::Plain => false,
                     };
                     if checked {
@@ -698,12 +700,12 @@ impl Gatekeeper {
                     let skipped =
                         |k: &str, v: &Value| walk == Walk::Answer && k == "roots" && v.is_array();
                     stack.extend(m.iter().filter(|(k, v)| !skipped(k, v)).map(|(k, v)| {
-                        let inner = if is_path_name(k) {
-                            Place::Path
-                        } else if under_path {
-                            Place::InPath
-                        } else {
-                            Place::Plain
+                        let inner = match (is_path_name(k), uri_name(k)) {
+                            (true, _) => Place::Path,
+                            (false, Some(true)) => Place::FileUri,
+                            (false, _) if under_path => Place::InPath,
+                            (false, Some(false)) => Place::Uri,
+                            (false, None) => Place::Plain,
                         };
                         (v, inner)
                     }));
@@ -1109,6 +1111,12 @@ enum Place {
     /// A member of an object under a path-named key (at any depth) whose
     /// own name says nothing: a path when its text reads as one.
     InPath,
+    /// The value of a key naming a file's URI or location (`file_uri`,
+    /// `fileUrl`: [`uri_name`]): a path when it is no URL.
+    FileUri,
+    /// The value of a key naming a URI (`uri`, `href`): a path when it is
+    /// no URL and reads as a path.
+    Uri,
 }
 
 /// `true` when a string under a path-named key reads as a path: it starts
@@ -1428,6 +1436,77 @@ max_bytes = 10
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
+    }
+
+    /// Names of a file's location get the path check: a file's URI when
+    /// its value is no URL, any URI when its value reads as a path, a
+    /// location after a file word, path abbreviations (#20 re-attack, N3
+    /// rest).
+    #[test]
+    fn file_location_names() {
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
+        let inside = base.join("data/a.txt").to_string_lossy().into_owned();
+        for name in [
+            "file_uri",
+            "fileUri",
+            "fileUrl",
+            "file_url",
+            "fileURL",
+            "fileLocation",
+            "file_location",
+            "fp",
+            "fn",
+            "input_fp",
+            "uri",
+            "url",
+            "href",
+            "resourceUri",
+            "location",
+        ] {
+            for p in ["/etc/passwd", "../../etc/passwd", "~/.ssh/id_rsa", "/tmp/../etc/passwd"] {
+                assert_eq!(
+                    code(&g, "t", json!({ name: p })),
+                    "path.outside_root",
+                    "{name}: {p}"
+                );
+                assert_eq!(
+                    code(&g, "t", json!({"o": [{ name: p }]})),
+                    "path.outside_root",
+                    "nested {name}: {p}"
+                );
+            }
+            assert_eq!(code(&g, "t", json!({ name: inside })), "ok", "{name}");
+            // A URL under a URI name gets the URL check alone (a path
+            // name's value gets both).
+            let want = if is_path_name(name) {
+                "path.outside_root"
+            } else {
+                "ok"
+            };
+            assert_eq!(
+                code(&g, "t", json!({ name: "https://example.com/a.txt" })),
+                want,
+                "{name}"
+            );
+            assert_eq!(
+                code(&g, "t", json!({ name: "http://169.254.169.254/" })),
+                "ssrf.cloud_metadata",
+                "{name}"
+            );
+        }
+        // A file's name or URI is a path whatever it looks like; a plain
+        // URI only when it reads as one.
+        for name in ["file_uri", "fileUrl", "fileLocation", "fn"] {
+            assert_eq!(
+                code(&g, "t", json!({ name: "notes.txt" })),
+                "path.outside_root",
+                "{name}"
+            );
+        }
+        for name in ["uri", "href", "location", "callbackFn"] {
+            assert_eq!(code(&g, "t", json!({ name: "notes.txt" })), "ok", "{name}");
+        }
+        assert_eq!(code(&g, "t", json!({"location": "New York"})), "ok");
     }
 
     /// F15: a scheme `[resources] schemes` names is the server's own: its

@@ -88,7 +88,72 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "pathspecs",
     "filespec",
     "filespecs",
+    "home",
 ];
+
+/// Abbreviations that make an argument name a path name as its whole
+/// last snake_case, kebab-case or dotted segment, in any case (`fp`,
+/// `input_fn`, `FP2`), never as the end of a camelCase word
+/// (`callbackFn` is a function).
+pub const PATH_ABBREVIATIONS: &[&str] = &["fp", "fps", "fn", "fns", "pth", "pths", "wd", "pwd"];
+
+/// Words that name a place as a URI or a location (`uri`, `url`,
+/// `href`, `location`, …), at the end of an argument name (separators
+/// removed, lower case: `resourceUri`, `file_url`, `fileLocation`).
+/// Such an argument's value gets the URL check as every string does;
+/// when it is no URL it gets the path check if it reads as a path
+/// (`{"uri": "/etc/passwd"}`), or whatever it looks like when one of
+/// [`FILE_LOCATION_WORDS`] comes before the word (`file_uri`, `fileUrl`:
+/// [`uri_name`]). A location word after a file word (`fileLocation`,
+/// `dir_location`) makes a path name ([`is_path_name`]).
+pub const URI_ARGUMENT_WORDS: &[&str] = &[
+    "uri", "uris", "url", "urls", "urn", "href", "hrefs", "link", "links", "location",
+    "locations", "loc", "locs",
+];
+
+/// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
+/// location (`file_uri`, `fileUrl`, `localPath`, `dirLocation`).
+pub const FILE_LOCATION_WORDS: &[&str] = &[
+    "file",
+    "files",
+    "path",
+    "paths",
+    "dir",
+    "dirs",
+    "directory",
+    "folder",
+    "local",
+    "fs",
+    "disk",
+];
+
+/// What an argument name says of its value when it names a URI or a
+/// location ([`URI_ARGUMENT_WORDS`]): `Some(true)` for a file's
+/// (`file_uri`, `fileUrl`: a value that is no URL is a path), `Some(false)`
+/// for any other (`uri`, `href`, `resourceUrl`: a value that is no URL is a
+/// path when it reads as one). `None` for other names. Bounded by the
+/// name's length.
+pub fn uri_name(name: &str) -> Option<bool> {
+    alternatives(name)
+        .filter_map(|alt| {
+            let joined = joined_lower(alt);
+            let base = URI_ARGUMENT_WORDS
+                .iter()
+                .find_map(|w| joined.strip_suffix(w))?;
+            Some(FILE_LOCATION_WORDS.iter().any(|f| base.ends_with(f)))
+        })
+        .reduce(|a, b| a || b)
+}
+
+/// An identifier in lower case without its separators (`_`, `-`, `.`,
+/// space) and trailing digits: `file_Path2` is `filepath`.
+fn joined_lower(name: &str) -> String {
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
 
 /// Most symbolic links followed while resolving one path (Linux's own bound).
 pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
@@ -193,7 +258,17 @@ fn is_one_path_name(name: &str) -> bool {
             .any(|n| n.eq_ignore_ascii_case(w))
     };
     let word = last_word(name);
-    if is(word) || is(last_segment(name)) || has_path_ending(name) {
+    let abbreviation = PATH_ABBREVIATIONS
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(last_segment(name)));
+    if is(word) || is(last_segment(name)) || abbreviation || has_path_ending(name) {
+        return true;
+    }
+    // A location after a file word: `fileLocation`, `dir_loc`.
+    if uri_name(name) == Some(true) && ["location", "locations", "loc", "locs"]
+        .iter()
+        .any(|w| joined_lower(name).ends_with(w))
+    {
         return true;
     }
     // Where the last word starts in `name` (it is a slice of it).
@@ -207,12 +282,7 @@ fn is_one_path_name(name: &str) -> bool {
 
 /// [`is_path_name`]'s ending rule. Bounded by the name's length.
 fn has_path_ending(name: &str) -> bool {
-    let joined: String = name
-        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
-        .chars()
-        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
+    let joined = joined_lower(name);
     let base = ["list", "array"]
         .iter()
         .find_map(|w| joined.strip_suffix(w))
@@ -557,8 +627,51 @@ mod tests {
             "output_dst",
             "pathspec",
             "fileSpecs",
+            // Names of a file's location, and abbreviations (#20
+            // re-attack, N3 rest).
+            "fileLocation",
+            "file_location",
+            "dirLocation",
+            "FILE_LOC",
+            "fp",
+            "fn",
+            "FP2",
+            "input_fn",
+            "out-fp",
+            "pth",
+            "wd",
+            "pwd",
+            "home",
+            "home_dir",
+            "homedir",
         ] {
             assert!(is_path_name(name), "{name}");
+        }
+        // URI names: a file's, whose value is a path when it is no URL;
+        // any other, whose value is one when it reads as a path.
+        for (name, file) in [
+            ("file_uri", true),
+            ("fileUri", true),
+            ("fileUrl", true),
+            ("fileURL", true),
+            ("file-href", true),
+            ("localUri", true),
+            ("path_url", true),
+            ("uri", false),
+            ("url", false),
+            ("URL", false),
+            ("href", false),
+            ("resourceUri", false),
+            ("link", false),
+            ("location", false),
+            ("save_location", false),
+            ("url_or_uri", false),
+            ("image_url_or_file_uri", true),
+        ] {
+            assert_eq!(uri_name(name), Some(file), "{name}");
+        }
+        for name in ["name", "query", "file", "content", "fileContent", "callbackFn"] {
+            assert_eq!(uri_name(name), None, "{name}");
         }
         for name in [
             "url",
@@ -600,6 +713,13 @@ mod tests {
             "author_name",
             "error_file_count",
             "filesOrdered",
+            "callbackFn",
+            "fnName",
+            "uri",
+            "fileUrl",
+            "location",
+            "homepage",
+            "wdth",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
