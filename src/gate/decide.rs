@@ -404,6 +404,25 @@ impl Gatekeeper {
                         ))
                     }
                 };
+                // Members of `ref` beside the ones the spec names (`type`,
+                // and `name` and `title` or `uri`): a server may read them.
+                if let Some(r) = target_ref {
+                    let rest: serde_json::Map<String, Value> = r
+                        .iter()
+                        .filter(|(k, _)| !matches!(k.as_str(), "type" | "name" | "uri"))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    if !rest.is_empty() {
+                        let mut budget = MAX_SCANNED_STRINGS;
+                        keeper.walk_values(
+                            &Value::Object(rest),
+                            &[],
+                            Walk::Arguments,
+                            &mut budget,
+                            &mut names,
+                        )?;
+                    }
+                }
                 if let Some(a) = params
                     .and_then(|p| p.get("argument"))
                     .and_then(Value::as_object)
@@ -1719,6 +1738,43 @@ max_bytes = 10
             "ssrf.loopback"
         );
         assert_eq!(request("ping", json!({"x": "http://127.0.0.1/"})), "ok");
+        // Members of `completion/complete`'s `ref` beside the spec's (#20
+        // re-attack, N8).
+        for (extra, want) in [
+            (json!({"url": "http://127.0.0.1/"}), "ssrf.loopback"),
+            (json!({"_meta": {"u": "gopher://x/"}}), "url.scheme"),
+            (json!({"title": "T", "x": ["http://10.0.0.1/"]}), "ssrf.private_use"),
+            (json!({"title": "T", "hint": "plain"}), "ok"),
+        ] {
+            for r in [
+                json!({"type": "ref/prompt", "name": "p"}),
+                json!({"type": "ref/resource", "uri": "https://example.com/{x}"}),
+            ] {
+                let mut r = r;
+                for (k, v) in extra.as_object().unwrap() {
+                    r[k] = v.clone();
+                }
+                assert_eq!(
+                    request(
+                        "completion/complete",
+                        json!({"ref": r, "argument": {"name": "a", "value": "v"}})
+                    ),
+                    want,
+                    "{r}"
+                );
+            }
+        }
+        let (_t, _, rooted_g) = rooted("", crate::gate::RelativePaths::Refuse);
+        assert_eq!(
+            rooted_g
+                .check_request(
+                    "completion/complete",
+                    Some(&json!({"ref": {"type": "ref/prompt", "name": "p", "path": "/etc/passwd"}, "argument": {"name": "a", "value": "v"}}))
+                )
+                .map_err(|e| e.code())
+                .err(),
+            Some("path.outside_root")
+        );
     }
 
     /// A resource URI without a scheme is a path to the server (#20 attack
@@ -1766,6 +1822,54 @@ max_bytes = 10
         assert_eq!(d("read_\u{200B}file"), "tool.poisoned");
         let deny = g.tool_decision("read_secrets", None, None).unwrap_err();
         assert_eq!(deny.rule(), "tools.deny \"read_secret*\"");
+    }
+
+    /// A deny glob holds against every name whose case fold or NFKC form
+    /// is a denied one (dotless ı, long s, the Kelvin sign, capital sharp
+    /// s, fullwidth letters, ligatures), in tool and prompt names and the
+    /// tool globs of rules (#20 re-attack, N8).
+    #[test]
+    fn deny_globs_hold_against_folded_names() {
+        let g = keeper(
+            "[tools]\ndeny = [\"write_*\", \"secret\", \"kill\", \"strasse\", \"file_*\"]\n[prompts]\ndeny = [\"fetch\"]\n\n[[args]]\ntool = \"fetch\"\npointer = \"/u\"\nkind = \"path\"\n",
+        );
+        let tool = |n: &str| {
+            g.tool_decision(n, None, None)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        for name in [
+            "wr\u{131}te_file",
+            "WR\u{130}TE_FILE",
+            "\u{ff57}\u{ff52}\u{ff49}\u{ff54}\u{ff45}_file",
+            "\u{17f}ecret",
+            "SECRET",
+            "\u{212a}ill",
+            "stra\u{df}e",
+            "STRA\u{1e9e}E",
+            "\u{fb01}le_x",
+        ] {
+            assert_eq!(tool(name), "policy.tool_denied", "{name:?}");
+        }
+        for name in ["read_file", "secrets", "kil", "writ"] {
+            assert_eq!(tool(name), "ok", "{name}");
+        }
+        for name in ["FETCH", "\u{ff46}etch", "fetc\u{210e}"] {
+            assert_eq!(
+                g.prompt_decision(name).map_err(|e| e.code()),
+                Err("policy.prompt_denied"),
+                "{name:?}"
+            );
+        }
+        // A rule's tool glob applies to the folded name too.
+        for name in ["fetch", "FETCH", "\u{ff46}etch"] {
+            assert_eq!(
+                code(&g, name, json!({"u": "a.txt"})),
+                "path.outside_root",
+                "{name:?}"
+            );
+        }
+        assert_eq!(code(&g, "other", json!({"u": "a.txt"})), "ok");
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub use paths::{
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
 pub use policy::{
-    valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
+    fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
     MAX_POLICY_ENTRIES,
 };
 pub use proxy::{
