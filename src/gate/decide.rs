@@ -643,6 +643,7 @@ impl Gatekeeper {
             budget,
             names,
             nesting: 0,
+            prose: false,
         };
         self.walk_from(root, Place::Plain, exempt, &mut scan)
     }
@@ -681,7 +682,7 @@ impl Gatekeeper {
                         Place::FileUri => !looks_like_url(s),
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
                         Place::Plain => false,
-                    };
+                    } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
@@ -760,6 +761,12 @@ impl Gatekeeper {
         let checked = match embedded {
             Embedded::Text => Ok(()),
             Embedded::Json(v) => self.walk_from(&v, place, &[], scan),
+            Embedded::Block(v) => {
+                let was = std::mem::replace(&mut scan.prose, true);
+                let walked = self.walk_from(&v, place, &[], scan);
+                scan.prose = was;
+                walked
+            }
             Embedded::Literals(literals) => literals
                 .into_iter()
                 .try_for_each(|l| self.walk_from(&Value::String(l), place, &[], scan)),
@@ -849,6 +856,7 @@ impl Gatekeeper {
                 budget: &mut *budget,
                 names: &mut *names,
                 nesting: 0,
+                prose: false,
             };
             self.walk_embedded(s, place, &mut scan)?;
         }
@@ -971,6 +979,10 @@ struct Scan<'a> {
     names: &'a mut Vec<PendingName>,
     /// JSON texts decoded from strings around the value being walked.
     nesting: usize,
+    /// Inside a YAML block collection read from a string (prose such as
+    /// `File: report.pdf` reads as one): a value under a path name gets
+    /// the path check only when it reads as a path.
+    prose: bool,
 }
 
 /// What a string argument holds, read as a server's JSON decoder would.
@@ -978,8 +990,15 @@ struct Scan<'a> {
 enum Embedded {
     /// Not a JSON array or object: only text.
     Text,
-    /// A JSON array or object, strict (unique keys, within the core's depth).
+    /// A JSON array or object, strict (unique keys, within the core's
+    /// depth); or a bracketed text that is not JSON, read as YAML reads
+    /// its flow collections (Python's dict and list literals with quoted
+    /// strings: `{'path': '/etc/passwd'}`).
     Json(Value),
+    /// A text that is no JSON but a YAML block collection (`path:
+    /// /etc/passwd`, `- /etc/passwd`): checked as prose may be (a value
+    /// under a path name when it reads as a path, [`Scan::prose`]).
+    Block(Value),
     /// Starts as an array or object but is not strict JSON and does not
     /// end as one (no decoder reads it whole): its string literals,
     /// decoded.
@@ -990,13 +1009,24 @@ enum Embedded {
     Unreadable(String),
 }
 
-/// Reads `s` as a server's JSON decoder would when its parameter is not a
-/// string: JSON white space around an array or object (`[` or `{` first).
-/// Bounded by `s`'s length (the core's strict parser and one pass over it).
+/// Reads `s` as a server's decoder would when its parameter is not a
+/// string: white space (JSON's, Unicode's) and a byte order mark around
+/// it; an array or object (`[` or `{` first) as strict JSON, else as YAML
+/// reads a flow collection ([`read_yaml`]: Python's dict and list
+/// literals); a text holding a `key: value` line or starting with `- ` or
+/// `---`, as YAML reads a block collection. Bounded by `s`'s length (the
+/// core's strict parser, one YAML parse, one pass over it).
 fn embedded_json(s: &str) -> Embedded {
-    let t = s.trim_matches([' ', '\t', '\n', '\r']);
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
     if !t.starts_with(['[', '{']) {
-        return Embedded::Text;
+        if !may_be_yaml_block(t) {
+            return Embedded::Text;
+        }
+        return match read_yaml(t) {
+            YamlRead::Collection(v) => Embedded::Block(v),
+            YamlRead::Unreadable(why) => Embedded::Unreadable(why),
+            YamlRead::Other => Embedded::Text,
+        };
     }
     match crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default()) {
         Ok(v) => Embedded::Json(v),
@@ -1005,18 +1035,133 @@ fn embedded_json(s: &str) -> Embedded {
         ) => Embedded::Unreadable(e.to_string()),
         Err(_) => {
             let literals = string_literals(t);
+            let bracketed = t.ends_with([']', '}']);
             // Bracketed and holding strings, yet not strict JSON: a lenient
             // decoder (Python's `NaN`, `Infinity`, `1e999`, lone
             // surrogates; Node's too) may read it as an object whose key
             // names this check cannot see.
-            if t.ends_with([']', '}']) && !literals.is_empty() {
+            if bracketed && !literals.is_empty() {
                 return Embedded::Unreadable(
                     "JSON that is not strict (NaN, Infinity, a number out of range, a lone surrogate, …)"
                         .into(),
                 );
             }
+            if bracketed {
+                match read_yaml(t) {
+                    YamlRead::Collection(v) => return Embedded::Json(v),
+                    YamlRead::Unreadable(why) => return Embedded::Unreadable(why),
+                    // Quoted strings in a bracketed text no reader here
+                    // reads whole (`{'a': 'it\'s', 'path': …}`, a Python
+                    // literal with escapes): a Python server's
+                    // `ast.literal_eval` may.
+                    YamlRead::Other if t.matches('\'').count() >= 2 => {
+                        return Embedded::Unreadable(
+                            "a bracketed text with quoted strings that is neither JSON nor YAML (a Python literal?)"
+                                .into(),
+                        )
+                    }
+                    YamlRead::Other => {}
+                }
+            }
             Embedded::Literals(literals)
         }
+    }
+}
+
+/// `true` when a text not bracketed may be a YAML block collection: a line
+/// holding `: ` (or a tab after the colon) or ending in `:`, or a text
+/// starting with `- `, `-` alone, `? ` or `---`.
+fn may_be_yaml_block(t: &str) -> bool {
+    t.starts_with("- ")
+        || t == "-"
+        || t.starts_with("-\n")
+        || t.starts_with("? ")
+        || t.starts_with("---")
+        || t.lines().any(|l| {
+            let l = l.trim_end();
+            l.ends_with(':') || l.contains(": ") || l.contains(":\t")
+        })
+}
+
+/// What YAML makes of a text.
+#[derive(Debug, PartialEq)]
+enum YamlRead {
+    /// A mapping or a sequence (the documents of a stream with more than
+    /// one, as an array), every key a scalar's text.
+    Collection(Value),
+    /// A YAML text a loader reads otherwise than this check: an alias
+    /// (expanded by a loader), a key that is a collection, a duplicate
+    /// key, nesting past the core's bound.
+    Unreadable(String),
+    /// Scalars only, or no YAML.
+    Other,
+}
+
+/// A collection being built from YAML events.
+enum YamlFrame {
+    Seq(Vec<Value>),
+    Map(serde_json::Map<String, Value>, Option<String>),
+}
+
+/// Reads `t` as YAML 1.2 (`yaml-rust2`'s event parser; every scalar as its
+/// text, tags ignored), nesting bounded by the core's JSON depth bound.
+/// Bounded by `t`'s length (the parser's events).
+fn read_yaml(t: &str) -> YamlRead {
+    use yaml_rust2::parser::Parser;
+    use yaml_rust2::Event;
+    let max_depth = crate::json::Limits::default().effective_max_depth();
+    let unreadable = |why: &str| YamlRead::Unreadable(format!("YAML with {why}"));
+    let mut parser = Parser::new_from_str(t);
+    let mut frames: Vec<YamlFrame> = Vec::new();
+    let mut docs: Vec<Value> = Vec::new();
+    loop {
+        let Ok((event, _)) = parser.next_token() else {
+            return YamlRead::Other;
+        };
+        let node = match event {
+            Event::StreamEnd => break,
+            Event::Alias(_) => return unreadable("an alias, which a loader expands"),
+            Event::Scalar(text, ..) => Value::String(text),
+            Event::SequenceStart(..) | Event::MappingStart(..) if frames.len() >= max_depth => {
+                return unreadable("nesting past the core's bound")
+            }
+            Event::SequenceStart(..) => {
+                frames.push(YamlFrame::Seq(Vec::new()));
+                continue;
+            }
+            Event::MappingStart(..) => {
+                frames.push(YamlFrame::Map(serde_json::Map::new(), None));
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => match frames.pop() {
+                Some(YamlFrame::Seq(items)) => Value::Array(items),
+                Some(YamlFrame::Map(m, _)) => Value::Object(m),
+                None => return YamlRead::Other,
+            },
+            _ => continue,
+        };
+        match frames.last_mut() {
+            None => docs.push(node),
+            Some(YamlFrame::Seq(items)) => items.push(node),
+            Some(YamlFrame::Map(m, pending)) => match (pending.take(), node) {
+                (None, Value::String(key)) => {
+                    if m.contains_key(&key) {
+                        return unreadable("a duplicate key");
+                    }
+                    *pending = Some(key);
+                }
+                (None, _) => return unreadable("a key that is a collection"),
+                (Some(key), value) => {
+                    m.insert(key, value);
+                }
+            },
+        }
+    }
+    let collections = docs.iter().filter(|d| !d.is_string()).count();
+    match (collections, docs.len()) {
+        (0, _) => YamlRead::Other,
+        (_, 1) => docs.pop().map_or(YamlRead::Other, YamlRead::Collection),
+        _ => YamlRead::Collection(Value::Array(docs)),
     }
 }
 
@@ -1043,7 +1188,7 @@ fn follow(root: &Value, tokens: &[String], decoded: usize) -> Option<Value> {
             if decoded >= MAX_EMBEDDED_JSON_DEPTH {
                 return None;
             }
-            let Embedded::Json(v) = embedded_json(s) else {
+            let (Embedded::Json(v) | Embedded::Block(v)) = embedded_json(s) else {
                 return None;
             };
             return follow(&v, tokens.get(i..)?, decoded + 1);
@@ -1676,6 +1821,50 @@ max_bytes = 10
             code(&g, "t", json!({ "o": inner })),
             "policy.arguments_too_complex"
         );
+    }
+
+    /// Python literals, YAML flow and block collections and BOM-led JSON
+    /// in a string are read as a server's decoder reads them, their paths
+    /// and URLs checked; a bracketed text no reader here reads whole is
+    /// refused (#20 re-attack, N9).
+    #[test]
+    fn python_yaml_and_bom_texts_are_read() {
+        let (_t, _, g) = rooted(
+            "[[args]]\ntool = \"t\"\npointer = \"/cfg/target\"\nkind = \"path\"\n",
+            crate::gate::RelativePaths::EachRoot,
+        );
+        let cases = [
+            (json!({"cfg": "{'path': '/etc/passwd'}"}), "path.outside_root"),
+            (json!({"cfg": "{'url': 'http://127.0.0.2/', 'n': None}"}), "ssrf.loopback"),
+            (json!({"cfg": "[{'file_path': '/etc/passwd', 'ok': True}]"}), "path.outside_root"),
+            (json!({"cfg": "{path: /etc/passwd}"}), "path.outside_root"),
+            (json!({"cfg": "{'target': '/etc/passwd'}"}), "path.outside_root"),
+            (json!({"cfg": "path: /etc/passwd"}), "path.outside_root"),
+            (json!({"cfg": "opts:\n  files:\n    - ../../etc/passwd\n"}), "path.outside_root"),
+            (json!({"cfg": "- http://127.0.0.2/\n- x\n"}), "ssrf.loopback"),
+            (json!({"cfg": "---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n"}), "path.outside_root"),
+            (json!({"cfg": "target: /etc/passwd"}), "path.outside_root"),
+            (json!({"cfg": "\u{feff}{\"path\": \"/etc/passwd\"}"}), "path.outside_root"),
+            (json!({"paths": "\u{feff}[\"/etc/passwd\"]"}), "path.outside_root"),
+            (json!({"cfg": "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}"}), "ssrf.loopback"),
+            // Read otherwise by a loader, or by no reader here.
+            (json!({"cfg": "{'a': 'it\\'s', 'path': '/etc/passwd'}"}), "policy.arguments_too_complex"),
+            (json!({"cfg": "a: &x /etc/passwd\npath: *x"}), "policy.arguments_too_complex"),
+            (json!({"cfg": "path: a.txt\npath: /etc/passwd"}), "policy.arguments_too_complex"),
+            (json!({"cfg": "? [a]\n: /etc/passwd"}), "policy.arguments_too_complex"),
+            // Inside the root, and prose that reads as YAML.
+            (json!({"cfg": "{'path': 'a.txt'}"}), "ok"),
+            (json!({"cfg": "path: sub/a.txt"}), "ok"),
+            (
+                json!({"text": "File: report.pdf is attached", "n": "Re: minutes", "m": "TODO: fix"}),
+                "ok",
+            ),
+            (json!({"text": "Note: see the docs.\nPath: unchanged"}), "ok"),
+            (json!({"q": "[draft] see {x}", "r": "{placeholder}", "s": "{'a': 1}"}), "ok"),
+        ];
+        for (args, want) in cases {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
     }
 
     /// Members of a mediated request beside the ones its method names get
