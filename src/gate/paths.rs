@@ -161,6 +161,11 @@ pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
+/// Most times a path argument is percent-decoded to be checked again (a
+/// server may decode `%2e%2e%2f`, and one decoding of `%252e` gives
+/// `%2e`); a path still percent-encoded after that is refused.
+pub const MAX_PERCENT_DECODINGS: usize = 2;
+
 /// The endings that make an argument name a path name whatever comes
 /// before them, compared with the name's separators (`_`, `-`, `.`, space)
 /// and its trailing digits removed, in ASCII lower case (`logfile`,
@@ -410,12 +415,35 @@ impl Roots {
         self.roots.iter().map(Root::path).collect()
     }
 
-    /// Checks one path argument.
+    /// Checks one path argument, as written and as each of its
+    /// percent-decodings (a server may decode `%2e%2e%2f` into `../`), up
+    /// to [`MAX_PERCENT_DECODINGS`]: every form must pass.
     ///
     /// # Errors
     /// `path.outside_root` (one reason for every failure of a written path,
-    /// existing or not; another for a form the policy does not resolve).
+    /// existing or not; another for a form the policy does not resolve,
+    /// for percent-encoding that decodes to no UTF-8, and for a path still
+    /// percent-encoded after [`MAX_PERCENT_DECODINGS`] decodings).
     pub fn check(&self, text: &str, rule: &str) -> Result<(), Refusal> {
+        let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
+        let mut form = std::borrow::Cow::Borrowed(text);
+        for decoded in 0..=MAX_PERCENT_DECODINGS {
+            self.check_form(&form, rule)?;
+            let next = match percent_encoding::percent_decode_str(&form).decode_utf8() {
+                Err(_) => return refuse("a path whose percent-encoding decodes to no UTF-8"),
+                Ok(std::borrow::Cow::Borrowed(_)) => return Ok(()),
+                Ok(std::borrow::Cow::Owned(next)) => next,
+            };
+            if decoded == MAX_PERCENT_DECODINGS {
+                return refuse("a path percent-encoded more times than the gateway decodes");
+            }
+            form = std::borrow::Cow::Owned(next);
+        }
+        Ok(())
+    }
+
+    /// [`check`](Self::check) of one form of the path.
+    fn check_form(&self, text: &str, rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {
             return refuse("the path does not resolve inside any --root directory");
@@ -856,6 +884,46 @@ mod tests {
             }
         }
         assert!(ok(&each, "price$"));
+    }
+
+    /// Percent-encoded dot segments and separators, any case, once or
+    /// twice encoded, get the refusal a literal `..` gets, relative
+    /// (`each_root`) or absolute (#20 re-attack, `%2e%2e`).
+    #[test]
+    fn percent_encoded_traversal_is_refused() {
+        let (_t, each) = setup(RelativePaths::EachRoot, TildePaths::Refuse);
+        let root = each.roots()[0].to_string_lossy().into_owned();
+        let (_t2, cwd) = setup(RelativePaths::Cwd, TildePaths::Refuse);
+        let croot = cwd.roots()[0].to_string_lossy().into_owned();
+        let ok = |r: &Roots, p: &str| r.check(p, "t").is_ok();
+        for p in [
+            "%2e%2e/outside/secret",
+            "%2E%2E/outside/secret",
+            "..%2foutside%2fsecret",
+            "%2e%2e%2Foutside",
+            "sub%2f..%2f..%2foutside",
+            ".%2e/outside",
+            "%252e%252e/outside/secret",
+            "%25252e%25252e/x",
+            "a%ff",
+            "a%00b",
+        ] {
+            assert!(!ok(&each, p), "{p}");
+            let refusal = each.check(p, "t").unwrap_err();
+            assert_eq!(refusal.code(), "path.outside_root", "{p}");
+        }
+        for p in [
+            format!("{croot}/%2e%2e/outside/secret"),
+            format!("{croot}/sub/%2E%2E%2F%2e%2e/outside"),
+            format!("{croot}%2f..%2f..%2fetc"),
+        ] {
+            assert!(!ok(&cwd, &p), "{p}");
+        }
+        for p in ["sub%2fnew.txt", "a%20b.txt", "100%.txt", "a%zz"] {
+            assert!(ok(&each, p), "{p}");
+        }
+        assert!(ok(&cwd, &format!("{croot}/a%2etxt")));
+        assert!(ok(&each, &format!("{root}/sub/x%2e%2e")));
     }
 
     #[test]
