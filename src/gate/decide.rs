@@ -1627,7 +1627,12 @@ max_bytes = 10
             "resourceUri",
             "location",
         ] {
-            for p in ["/etc/passwd", "../../etc/passwd", "~/.ssh/id_rsa", "/tmp/../etc/passwd"] {
+            for p in [
+                "/etc/passwd",
+                "../../etc/passwd",
+                "~/.ssh/id_rsa",
+                "/tmp/../etc/passwd",
+            ] {
                 assert_eq!(
                     code(&g, "t", json!({ name: p })),
                     "path.outside_root",
@@ -1834,24 +1839,66 @@ max_bytes = 10
             crate::gate::RelativePaths::EachRoot,
         );
         let cases = [
-            (json!({"cfg": "{'path': '/etc/passwd'}"}), "path.outside_root"),
-            (json!({"cfg": "{'url': 'http://127.0.0.2/', 'n': None}"}), "ssrf.loopback"),
-            (json!({"cfg": "[{'file_path': '/etc/passwd', 'ok': True}]"}), "path.outside_root"),
+            (
+                json!({"cfg": "{'path': '/etc/passwd'}"}),
+                "path.outside_root",
+            ),
+            (
+                json!({"cfg": "{'url': 'http://127.0.0.2/', 'n': None}"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"cfg": "[{'file_path': '/etc/passwd', 'ok': True}]"}),
+                "path.outside_root",
+            ),
             (json!({"cfg": "{path: /etc/passwd}"}), "path.outside_root"),
-            (json!({"cfg": "{'target': '/etc/passwd'}"}), "path.outside_root"),
+            (
+                json!({"cfg": "{'target': '/etc/passwd'}"}),
+                "path.outside_root",
+            ),
             (json!({"cfg": "path: /etc/passwd"}), "path.outside_root"),
-            (json!({"cfg": "opts:\n  files:\n    - ../../etc/passwd\n"}), "path.outside_root"),
-            (json!({"cfg": "- http://127.0.0.2/\n- x\n"}), "ssrf.loopback"),
-            (json!({"cfg": "---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n"}), "path.outside_root"),
+            (
+                json!({"cfg": "opts:\n  files:\n    - ../../etc/passwd\n"}),
+                "path.outside_root",
+            ),
+            (
+                json!({"cfg": "- http://127.0.0.2/\n- x\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"cfg": "---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n"}),
+                "path.outside_root",
+            ),
             (json!({"cfg": "target: /etc/passwd"}), "path.outside_root"),
-            (json!({"cfg": "\u{feff}{\"path\": \"/etc/passwd\"}"}), "path.outside_root"),
-            (json!({"paths": "\u{feff}[\"/etc/passwd\"]"}), "path.outside_root"),
-            (json!({"cfg": "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}"}), "ssrf.loopback"),
+            (
+                json!({"cfg": "\u{feff}{\"path\": \"/etc/passwd\"}"}),
+                "path.outside_root",
+            ),
+            (
+                json!({"paths": "\u{feff}[\"/etc/passwd\"]"}),
+                "path.outside_root",
+            ),
+            (
+                json!({"cfg": "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}"}),
+                "ssrf.loopback",
+            ),
             // Read otherwise by a loader, or by no reader here.
-            (json!({"cfg": "{'a': 'it\\'s', 'path': '/etc/passwd'}"}), "policy.arguments_too_complex"),
-            (json!({"cfg": "a: &x /etc/passwd\npath: *x"}), "policy.arguments_too_complex"),
-            (json!({"cfg": "path: a.txt\npath: /etc/passwd"}), "policy.arguments_too_complex"),
-            (json!({"cfg": "? [a]\n: /etc/passwd"}), "policy.arguments_too_complex"),
+            (
+                json!({"cfg": "{'a': 'it\\'s', 'path': '/etc/passwd'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "a: &x /etc/passwd\npath: *x"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "path: a.txt\npath: /etc/passwd"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "? [a]\n: /etc/passwd"}),
+                "policy.arguments_too_complex",
+            ),
             // Inside the root, and prose that reads as YAML.
             (json!({"cfg": "{'path': 'a.txt'}"}), "ok"),
             (json!({"cfg": "path: sub/a.txt"}), "ok"),
@@ -1859,8 +1906,14 @@ max_bytes = 10
                 json!({"text": "File: report.pdf is attached", "n": "Re: minutes", "m": "TODO: fix"}),
                 "ok",
             ),
-            (json!({"text": "Note: see the docs.\nPath: unchanged"}), "ok"),
-            (json!({"q": "[draft] see {x}", "r": "{placeholder}", "s": "{'a': 1}"}), "ok"),
+            (
+                json!({"text": "Note: see the docs.\nPath: unchanged"}),
+                "ok",
+            ),
+            (
+                json!({"q": "[draft] see {x}", "r": "{placeholder}", "s": "{'a': 1}"}),
+                "ok",
+            ),
         ];
         for (args, want) in cases {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
@@ -1932,7 +1985,10 @@ max_bytes = 10
         for (extra, want) in [
             (json!({"url": "http://127.0.0.1/"}), "ssrf.loopback"),
             (json!({"_meta": {"u": "gopher://x/"}}), "url.scheme"),
-            (json!({"title": "T", "x": ["http://10.0.0.1/"]}), "ssrf.private_use"),
+            (
+                json!({"title": "T", "x": ["http://10.0.0.1/"]}),
+                "ssrf.private_use",
+            ),
             (json!({"title": "T", "hint": "plain"}), "ok"),
         ] {
             for r in [

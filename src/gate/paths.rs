@@ -107,8 +107,19 @@ pub const PATH_ABBREVIATIONS: &[&str] = &["fp", "fps", "fn", "fns", "pth", "pths
 /// [`uri_name`]). A location word after a file word (`fileLocation`,
 /// `dir_location`) makes a path name ([`is_path_name`]).
 pub const URI_ARGUMENT_WORDS: &[&str] = &[
-    "uri", "uris", "url", "urls", "urn", "href", "hrefs", "link", "links", "location",
-    "locations", "loc", "locs",
+    "uri",
+    "uris",
+    "url",
+    "urls",
+    "urn",
+    "href",
+    "hrefs",
+    "link",
+    "links",
+    "location",
+    "locations",
+    "loc",
+    "locs",
 ];
 
 /// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
@@ -270,9 +281,10 @@ fn is_one_path_name(name: &str) -> bool {
         return true;
     }
     // A location after a file word: `fileLocation`, `dir_loc`.
-    if uri_name(name) == Some(true) && ["location", "locations", "loc", "locs"]
-        .iter()
-        .any(|w| joined_lower(name).ends_with(w))
+    if uri_name(name) == Some(true)
+        && ["location", "locations", "loc", "locs"]
+            .iter()
+            .any(|w| joined_lower(name).ends_with(w))
     {
         return true;
     }
@@ -698,7 +710,14 @@ mod tests {
         ] {
             assert_eq!(uri_name(name), Some(file), "{name}");
         }
-        for name in ["name", "query", "file", "content", "fileContent", "callbackFn"] {
+        for name in [
+            "name",
+            "query",
+            "file",
+            "content",
+            "fileContent",
+            "callbackFn",
+        ] {
             assert_eq!(uri_name(name), None, "{name}");
         }
         for name in [

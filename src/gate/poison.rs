@@ -22,11 +22,11 @@
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
 
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine as _;
 use icu_properties::props::{
     BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
 };
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use base64::Engine as _;
 use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
 
@@ -699,29 +699,103 @@ mod tests {
         };
         let blob = |mime: &str, bytes: Vec<u8>| json!({"mimeType": mime, "blob": b64(&bytes)});
         let cases = [
-            (blob("text/plain; charset=utf-16le", utf16(&bad, true, false)), blob("text/plain; charset=utf-16le", utf16(clean_text, true, false))),
-            (blob("text/plain; charset=\"UTF-16\"", utf16(&bad, false, true)), blob("text/plain; charset=\"UTF-16\"", utf16(clean_text, false, true))),
-            (blob("text/plain;charset=utf-16be", utf16(&bad, false, false)), blob("text/plain;charset=utf-16be", utf16(clean_text, false, false))),
-            (blob("text/plain; charset=utf-32", utf32(&bad, true, true)), blob("text/plain; charset=utf-32", utf32(clean_text, true, true))),
-            (blob("text/plain; charset=utf-32be", utf32(&bad, false, false)), blob("text/plain; charset=utf-32be", utf32(clean_text, false, false))),
+            (
+                blob("text/plain; charset=utf-16le", utf16(&bad, true, false)),
+                blob(
+                    "text/plain; charset=utf-16le",
+                    utf16(clean_text, true, false),
+                ),
+            ),
+            (
+                blob("text/plain; charset=\"UTF-16\"", utf16(&bad, false, true)),
+                blob(
+                    "text/plain; charset=\"UTF-16\"",
+                    utf16(clean_text, false, true),
+                ),
+            ),
+            (
+                blob("text/plain;charset=utf-16be", utf16(&bad, false, false)),
+                blob(
+                    "text/plain;charset=utf-16be",
+                    utf16(clean_text, false, false),
+                ),
+            ),
+            (
+                blob("text/plain; charset=utf-32", utf32(&bad, true, true)),
+                blob("text/plain; charset=utf-32", utf32(clean_text, true, true)),
+            ),
+            (
+                blob("text/plain; charset=utf-32be", utf32(&bad, false, false)),
+                blob(
+                    "text/plain; charset=utf-32be",
+                    utf32(clean_text, false, false),
+                ),
+            ),
             // A byte order mark says UTF-16 whatever is declared.
-            (blob("application/octet-stream", utf16(&bad, true, true)), blob("application/octet-stream", utf16(clean_text, true, true))),
-            (json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(&bad, true, false))}),
-             json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(clean_text, true, false))})),
+            (
+                blob("application/octet-stream", utf16(&bad, true, true)),
+                blob("application/octet-stream", utf16(clean_text, true, true)),
+            ),
+            (
+                json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(&bad, true, false))}),
+                json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(clean_text, true, false))}),
+            ),
             // Base64 of base64 of text, three layers.
-            (json!({"blob": b64(b64(bad.as_bytes()).as_bytes())}), json!({"blob": b64(b64(clean_text.as_bytes()).as_bytes())})),
-            (json!({"blob": b64(b64(b64(bad.as_bytes()).as_bytes()).as_bytes())}), json!({"blob": b64(b64(b64(clean_text.as_bytes()).as_bytes()).as_bytes())})),
+            (
+                json!({"blob": b64(b64(bad.as_bytes()).as_bytes())}),
+                json!({"blob": b64(b64(clean_text.as_bytes()).as_bytes())}),
+            ),
+            (
+                json!({"blob": b64(b64(b64(bad.as_bytes()).as_bytes()).as_bytes())}),
+                json!({"blob": b64(b64(b64(clean_text.as_bytes()).as_bytes()).as_bytes())}),
+            ),
             // data: URIs in prose, with a charset, and nested.
-            (json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(bad.as_bytes()))}),
-             json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(clean_text.as_bytes()))})),
-            (json!(format!("![x](DATA:text/plain;charset=utf-16le;base64,{})", b64(&utf16(&bad, true, false)))),
-             json!(format!("![x](DATA:text/plain;charset=utf-16le;base64,{})", b64(&utf16(clean_text, true, false))))),
-            (json!(format!("data:text/plain;base64,{}", b64(format!("data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes()))),
-             json!(format!("data:text/plain;base64,{}", b64(format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes())))),
-            (json!(format!("data:text/plain,{}", percent_encoding::utf8_percent_encode(&format!("data:text/plain;base64,{}", b64(bad.as_bytes())), percent_encoding::NON_ALPHANUMERIC))),
-             json!(format!("data:text/plain,{}", percent_encoding::utf8_percent_encode(&format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())), percent_encoding::NON_ALPHANUMERIC)))),
-            (json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes())}),
-             json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes())})),
+            (
+                json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(bad.as_bytes()))}),
+                json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(clean_text.as_bytes()))}),
+            ),
+            (
+                json!(format!(
+                    "![x](DATA:text/plain;charset=utf-16le;base64,{})",
+                    b64(&utf16(&bad, true, false))
+                )),
+                json!(format!(
+                    "![x](DATA:text/plain;charset=utf-16le;base64,{})",
+                    b64(&utf16(clean_text, true, false))
+                )),
+            ),
+            (
+                json!(format!(
+                    "data:text/plain;base64,{}",
+                    b64(format!("data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes())
+                )),
+                json!(format!(
+                    "data:text/plain;base64,{}",
+                    b64(
+                        format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes()
+                    )
+                )),
+            ),
+            (
+                json!(format!(
+                    "data:text/plain,{}",
+                    percent_encoding::utf8_percent_encode(
+                        &format!("data:text/plain;base64,{}", b64(bad.as_bytes())),
+                        percent_encoding::NON_ALPHANUMERIC
+                    )
+                )),
+                json!(format!(
+                    "data:text/plain,{}",
+                    percent_encoding::utf8_percent_encode(
+                        &format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())),
+                        percent_encoding::NON_ALPHANUMERIC
+                    )
+                )),
+            ),
+            (
+                json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes())}),
+                json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes())}),
+            ),
         ];
         for (input, want) in cases {
             let found = clean_value(&mut input.clone(), false);
@@ -738,7 +812,11 @@ mod tests {
         }
         let found = clean_value(&mut json!(deep.clone()), false);
         assert_eq!(found.too_deep, 1, "{found:?}");
-        assert!(found.summary().contains("layers deep"), "{}", found.summary());
+        assert!(
+            found.summary().contains("layers deep"),
+            "{}",
+            found.summary()
+        );
         let mut v = json!(deep);
         clean_value(&mut v, true);
         assert!(clean_value(&mut v, false).is_clean(), "{v}");
