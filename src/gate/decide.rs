@@ -407,21 +407,7 @@ impl Gatekeeper {
                 // Members of `ref` beside the ones the spec names (`type`,
                 // and `name` and `title` or `uri`): a server may read them.
                 if let Some(r) = target_ref {
-                    let rest: serde_json::Map<String, Value> = r
-                        .iter()
-                        .filter(|(k, _)| !matches!(k.as_str(), "type" | "name" | "uri"))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    if !rest.is_empty() {
-                        let mut budget = MAX_SCANNED_STRINGS;
-                        keeper.walk_values(
-                            &Value::Object(rest),
-                            &[],
-                            Walk::Arguments,
-                            &mut budget,
-                            &mut names,
-                        )?;
-                    }
+                    keeper.walk_members(r, |k| matches!(k, "type" | "name" | "uri"), &mut names)?;
                 }
                 if let Some(a) = params
                     .and_then(|p| p.get("argument"))
@@ -573,26 +559,40 @@ impl Gatekeeper {
         let Some(p) = params.and_then(Value::as_object) else {
             return Ok(Vec::new());
         };
-        let rest: serde_json::Map<String, Value> = p
+        let mut names = Vec::new();
+        self.walk_members(
+            p,
+            |k| matches!(k, "_meta" | "inputResponses") || known.contains(&k),
+            &mut names,
+        )?;
+        Ok(names)
+    }
+
+    /// Walks the members of `m` that `skip` leaves, as arguments are
+    /// walked (URLs anywhere, path-named members); host names to resolve
+    /// go to `names`.
+    fn walk_members(
+        &self,
+        m: &serde_json::Map<String, Value>,
+        skip: impl Fn(&str) -> bool,
+        names: &mut Vec<PendingName>,
+    ) -> Result<(), Refusal> {
+        let rest: serde_json::Map<String, Value> = m
             .iter()
-            .filter(|(k, _)| {
-                !matches!(k.as_str(), "_meta" | "inputResponses") && !known.contains(&k.as_str())
-            })
+            .filter(|(k, _)| !skip(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if rest.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let mut names = Vec::new();
         let mut budget = MAX_SCANNED_STRINGS;
         self.walk_values(
             &Value::Object(rest),
             &[],
             Walk::Arguments,
             &mut budget,
-            &mut names,
-        )?;
-        Ok(names)
+            names,
+        )
     }
 
     /// Checks what the client sends the server as an answer rather than as
@@ -1707,13 +1707,14 @@ max_bytes = 10
         }
     }
 
-    /// A string that holds a JSON array or object is checked as what it
-    /// holds, in its place (a server on the Python SDK decodes it; #20
-    /// attack pass, F1); JSON no decoder reads one way is refused.
+    /// A string that holds a JSON array or object, a Python literal or a
+    /// YAML collection is checked as what it holds, in its place (a server
+    /// on the Python SDK decodes it; #20 attack pass, F1, re-attack N9);
+    /// a text no decoder reads one way is refused.
     #[test]
     fn json_in_a_string_is_checked_as_what_it_holds() {
         let (_t, _, g) = rooted(
-            "[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n",
+            "[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n\n[[args]]\ntool = \"t\"\npointer = \"/cfg/target\"\nkind = \"path\"\n",
             crate::gate::RelativePaths::EachRoot,
         );
         let cases = [
@@ -1789,6 +1790,42 @@ max_bytes = 10
         for (args, want) in cases {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
+        // Python literals, YAML flow and block collections and BOM-led
+        // JSON are read as a server's decoder reads them; a bracketed text
+        // no reader here reads whole, and YAML a loader reads otherwise
+        // (an alias, a duplicate or collection key), are refused (#20
+        // re-attack, N9).
+        let outside = "path.outside_root";
+        let complex = "policy.arguments_too_complex";
+        for (text, want) in [
+            ("{'path': '/etc/passwd'}", outside),
+            ("{'url': 'http://127.0.0.2/', 'n': None}", "ssrf.loopback"),
+            ("[{'file_path': '/etc/passwd', 'ok': True}]", outside),
+            ("{path: /etc/passwd}", outside),
+            ("{'target': '/etc/passwd'}", outside),
+            ("path: /etc/passwd", outside),
+            ("opts:\n  files:\n    - ../../etc/passwd\n", outside),
+            ("- http://127.0.0.2/\n- x\n", "ssrf.loopback"),
+            ("---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n", outside),
+            ("target: /etc/passwd", outside),
+            ("\u{feff}{\"path\": \"/etc/passwd\"}", outside),
+            ("\u{feff}[{\"files\": [\"/etc/passwd\"]}]", outside),
+            (
+                "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}",
+                "ssrf.loopback",
+            ),
+            ("{'a': 'it\\'s', 'path': '/etc/passwd'}", complex),
+            ("a: &x /etc/passwd\npath: *x", complex),
+            ("path: a.txt\npath: /etc/passwd", complex),
+            ("? [a]\n: /etc/passwd", complex),
+            ("{'path': 'a.txt'}", "ok"),
+            ("path: sub/a.txt", "ok"),
+            ("File: report.pdf is attached", "ok"),
+            ("Note: see the docs.\nPath: unchanged", "ok"),
+            ("{'a': 1}", "ok"),
+        ] {
+            assert_eq!(code(&g, "t", json!({ "cfg": text })), want, "{text:?}");
+        }
         // An `[[args]]` pointer leads into JSON held in a string (#20
         // re-attack, N2).
         let (_t2, _, ruled) = rooted(
@@ -1826,98 +1863,6 @@ max_bytes = 10
             code(&g, "t", json!({ "o": inner })),
             "policy.arguments_too_complex"
         );
-    }
-
-    /// Python literals, YAML flow and block collections and BOM-led JSON
-    /// in a string are read as a server's decoder reads them, their paths
-    /// and URLs checked; a bracketed text no reader here reads whole is
-    /// refused (#20 re-attack, N9).
-    #[test]
-    fn python_yaml_and_bom_texts_are_read() {
-        let (_t, _, g) = rooted(
-            "[[args]]\ntool = \"t\"\npointer = \"/cfg/target\"\nkind = \"path\"\n",
-            crate::gate::RelativePaths::EachRoot,
-        );
-        let cases = [
-            (
-                json!({"cfg": "{'path': '/etc/passwd'}"}),
-                "path.outside_root",
-            ),
-            (
-                json!({"cfg": "{'url': 'http://127.0.0.2/', 'n': None}"}),
-                "ssrf.loopback",
-            ),
-            (
-                json!({"cfg": "[{'file_path': '/etc/passwd', 'ok': True}]"}),
-                "path.outside_root",
-            ),
-            (json!({"cfg": "{path: /etc/passwd}"}), "path.outside_root"),
-            (
-                json!({"cfg": "{'target': '/etc/passwd'}"}),
-                "path.outside_root",
-            ),
-            (json!({"cfg": "path: /etc/passwd"}), "path.outside_root"),
-            (
-                json!({"cfg": "opts:\n  files:\n    - ../../etc/passwd\n"}),
-                "path.outside_root",
-            ),
-            (
-                json!({"cfg": "- http://127.0.0.2/\n- x\n"}),
-                "ssrf.loopback",
-            ),
-            (
-                json!({"cfg": "---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n"}),
-                "path.outside_root",
-            ),
-            (json!({"cfg": "target: /etc/passwd"}), "path.outside_root"),
-            (
-                json!({"cfg": "\u{feff}{\"path\": \"/etc/passwd\"}"}),
-                "path.outside_root",
-            ),
-            (
-                json!({"paths": "\u{feff}[\"/etc/passwd\"]"}),
-                "path.outside_root",
-            ),
-            (
-                json!({"cfg": "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}"}),
-                "ssrf.loopback",
-            ),
-            // Read otherwise by a loader, or by no reader here.
-            (
-                json!({"cfg": "{'a': 'it\\'s', 'path': '/etc/passwd'}"}),
-                "policy.arguments_too_complex",
-            ),
-            (
-                json!({"cfg": "a: &x /etc/passwd\npath: *x"}),
-                "policy.arguments_too_complex",
-            ),
-            (
-                json!({"cfg": "path: a.txt\npath: /etc/passwd"}),
-                "policy.arguments_too_complex",
-            ),
-            (
-                json!({"cfg": "? [a]\n: /etc/passwd"}),
-                "policy.arguments_too_complex",
-            ),
-            // Inside the root, and prose that reads as YAML.
-            (json!({"cfg": "{'path': 'a.txt'}"}), "ok"),
-            (json!({"cfg": "path: sub/a.txt"}), "ok"),
-            (
-                json!({"text": "File: report.pdf is attached", "n": "Re: minutes", "m": "TODO: fix"}),
-                "ok",
-            ),
-            (
-                json!({"text": "Note: see the docs.\nPath: unchanged"}),
-                "ok",
-            ),
-            (
-                json!({"q": "[draft] see {x}", "r": "{placeholder}", "s": "{'a': 1}"}),
-                "ok",
-            ),
-        ];
-        for (args, want) in cases {
-            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
-        }
     }
 
     /// Members of a mediated request beside the ones its method names get

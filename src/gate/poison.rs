@@ -683,127 +683,75 @@ mod tests {
             .collect();
         let bad = format!("Notes.{hidden}\u{202e} y");
         let clean_text = "Notes. y";
-        let utf16 = |t: &str, le: bool, bom: bool| {
-            let form = TextForm {
-                charset: Charset::Utf16 { le },
-                bom,
-            };
-            encode_text(t, form)
+        let enc = |t: &str, charset: Charset, bom: bool| encode_text(t, TextForm { charset, bom });
+        let (le16, be16) = (Charset::Utf16 { le: true }, Charset::Utf16 { le: false });
+        let (le32, be32) = (Charset::Utf32 { le: true }, Charset::Utf32 { le: false });
+        let data = |t: &str| format!("data:text/plain;base64,{}", b64(t.as_bytes()));
+        let pct = |t: &str| {
+            percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC).to_string()
         };
-        let utf32 = |t: &str, le: bool, bom: bool| {
-            let form = TextForm {
-                charset: Charset::Utf32 { le },
-                bom,
-            };
-            encode_text(t, form)
-        };
-        let blob = |mime: &str, bytes: Vec<u8>| json!({"mimeType": mime, "blob": b64(&bytes)});
-        let cases = [
-            (
-                blob("text/plain; charset=utf-16le", utf16(&bad, true, false)),
-                blob(
-                    "text/plain; charset=utf-16le",
-                    utf16(clean_text, true, false),
-                ),
-            ),
-            (
-                blob("text/plain; charset=\"UTF-16\"", utf16(&bad, false, true)),
-                blob(
-                    "text/plain; charset=\"UTF-16\"",
-                    utf16(clean_text, false, true),
-                ),
-            ),
-            (
-                blob("text/plain;charset=utf-16be", utf16(&bad, false, false)),
-                blob(
-                    "text/plain;charset=utf-16be",
-                    utf16(clean_text, false, false),
-                ),
-            ),
-            (
-                blob("text/plain; charset=utf-32", utf32(&bad, true, true)),
-                blob("text/plain; charset=utf-32", utf32(clean_text, true, true)),
-            ),
-            (
-                blob("text/plain; charset=utf-32be", utf32(&bad, false, false)),
-                blob(
-                    "text/plain; charset=utf-32be",
-                    utf32(clean_text, false, false),
-                ),
-            ),
+        // Each case, a message carrying a text: its hidden characters are
+        // found, and stripping leaves the message carrying the text clean.
+        let mut cases: Vec<(&str, Box<dyn Fn(&str) -> Value>)> = Vec::new();
+        for (mime, charset, bom) in [
+            ("text/plain; charset=utf-16le", le16, false),
+            ("text/plain; charset=\"UTF-16\"", be16, true),
+            ("text/plain;charset=utf-16be", be16, false),
+            ("text/plain; charset=utf-32", le32, true),
+            ("text/plain; charset=utf-32be", be32, false),
             // A byte order mark says UTF-16 whatever is declared.
+            ("application/octet-stream", le16, true),
+        ] {
+            let case = move |t: &str| json!({"mimeType": mime, "blob": b64(&enc(t, charset, bom))});
+            cases.push((mime, Box::new(case)));
+        }
+        cases.extend::<Vec<(&str, Box<dyn Fn(&str) -> Value>)>>(vec![
             (
-                blob("application/octet-stream", utf16(&bad, true, true)),
-                blob("application/octet-stream", utf16(clean_text, true, true)),
-            ),
-            (
-                json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(&bad, true, false))}),
-                json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&utf16(clean_text, true, false))}),
+                "image data",
+                Box::new(
+                    |t| json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&enc(t, le16, false))}),
+                ),
             ),
             // Base64 of base64 of text, three layers.
             (
-                json!({"blob": b64(b64(bad.as_bytes()).as_bytes())}),
-                json!({"blob": b64(b64(clean_text.as_bytes()).as_bytes())}),
+                "two layers",
+                Box::new(|t| json!({"blob": b64(b64(t.as_bytes()).as_bytes())})),
             ),
             (
-                json!({"blob": b64(b64(b64(bad.as_bytes()).as_bytes()).as_bytes())}),
-                json!({"blob": b64(b64(b64(clean_text.as_bytes()).as_bytes()).as_bytes())}),
+                "three layers",
+                Box::new(|t| json!({"blob": b64(b64(b64(t.as_bytes()).as_bytes()).as_bytes())})),
             ),
             // data: URIs in prose, with a charset, and nested.
             (
-                json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(bad.as_bytes()))}),
-                json!({"text": format!("See [doc](data:text/plain;base64,{}) for details", b64(clean_text.as_bytes()))}),
+                "in prose",
+                Box::new(|t| json!({"text": format!("See [doc]({}) for details", data(t))})),
             ),
             (
-                json!(format!(
-                    "![x](DATA:text/plain;charset=utf-16le;base64,{})",
-                    b64(&utf16(&bad, true, false))
-                )),
-                json!(format!(
-                    "![x](DATA:text/plain;charset=utf-16le;base64,{})",
-                    b64(&utf16(clean_text, true, false))
-                )),
+                "utf-16 in prose",
+                Box::new(|t| {
+                    json!(format!(
+                        "![x](DATA:text/plain;charset=utf-16le;base64,{})",
+                        b64(&enc(t, le16, false))
+                    ))
+                }),
+            ),
+            ("nested", Box::new(|t| json!(data(&data(t))))),
+            (
+                "nested, percent",
+                Box::new(|t| json!(format!("data:text/plain,{}", pct(&data(t))))),
             ),
             (
-                json!(format!(
-                    "data:text/plain;base64,{}",
-                    b64(format!("data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes())
-                )),
-                json!(format!(
-                    "data:text/plain;base64,{}",
-                    b64(
-                        format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes()
-                    )
-                )),
+                "in a blob",
+                Box::new(|t| json!({"blob": b64(format!("a note, {}", data(t)).as_bytes())})),
             ),
-            (
-                json!(format!(
-                    "data:text/plain,{}",
-                    percent_encoding::utf8_percent_encode(
-                        &format!("data:text/plain;base64,{}", b64(bad.as_bytes())),
-                        percent_encoding::NON_ALPHANUMERIC
-                    )
-                )),
-                json!(format!(
-                    "data:text/plain,{}",
-                    percent_encoding::utf8_percent_encode(
-                        &format!("data:text/plain;base64,{}", b64(clean_text.as_bytes())),
-                        percent_encoding::NON_ALPHANUMERIC
-                    )
-                )),
-            ),
-            (
-                json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(bad.as_bytes())).as_bytes())}),
-                json!({"blob": b64(format!("a note, data:text/plain;base64,{}", b64(clean_text.as_bytes())).as_bytes())}),
-            ),
-        ];
-        for (input, want) in cases {
-            let found = clean_value(&mut input.clone(), false);
-            assert_eq!(found.tags, 6, "{input}: {found:?}");
-            let mut v = input.clone();
+        ]);
+        for (what, case) in &cases {
+            let found = clean_value(&mut case(&bad), false);
+            assert_eq!(found.tags, 6, "{what}: {found:?}");
+            let mut v = case(&bad);
             clean_value(&mut v, true);
-            assert_eq!(v, want, "{input}");
-            assert!(clean_value(&mut v, false).is_clean(), "{v}");
+            assert_eq!(v, case(clean_text), "{what}");
+            assert!(clean_value(&mut v, false).is_clean(), "{what}: {v}");
         }
         // Past the bound: counted, and removed when stripping.
         let mut deep = format!("data:text/plain;base64,{}", b64(bad.as_bytes()));
