@@ -1250,9 +1250,29 @@ fn spend(budget: &mut usize) -> Result<(), Refusal> {
 }
 
 /// Whether an object key under a path-named argument reads as a path: it
-/// holds a separator (`/` or `\\`) or begins with `~` or `.`.
+/// holds a separator (`/` or `\\`) or begins with `~` or `.`, as written
+/// or percent-decoded ([`percent_forms`]).
 fn looks_like_a_path(key: &str) -> bool {
-    key.contains(['/', '\\']) || key.starts_with(['~', '.'])
+    percent_forms(key)
+        .iter()
+        .any(|k| k.contains(['/', '\\']) || k.starts_with(['~', '.']))
+}
+
+/// `text` as written and as each of its percent-decodings that a server
+/// may make (`%2e%2e%2f` is `../`), up to [`super::MAX_PERCENT_DECODINGS`]
+/// (the path check refuses a text encoded deeper).
+fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    let mut forms = vec![std::borrow::Cow::Borrowed(text)];
+    for _ in 0..super::MAX_PERCENT_DECODINGS {
+        let Some(last) = forms.last() else { break };
+        let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+        if decoded == *last {
+            break;
+        }
+        let decoded = std::borrow::Cow::Owned(decoded.into_owned());
+        forms.push(decoded);
+    }
+    forms
 }
 
 /// What the generic walk reads.
@@ -1283,11 +1303,19 @@ enum Place {
     Uri,
 }
 
-/// `true` when a string under a path-named key reads as a path: it starts
+/// `true` when a string under a path-named key reads as a path, as
+/// written or percent-decoded ([`percent_forms`]: `%2e%2e%2fx`): it starts
 /// at a root, a home or a dot directory (`/`, `\`, `~`, `./`, `../`, `.`,
 /// `..`), or climbs out anywhere (`a/../b`). Prose with a slash (`1/2`,
 /// `and/or`) does not.
 fn reads_as_a_path(s: &str) -> bool {
+    percent_forms(s)
+        .iter()
+        .any(|s| reads_as_a_path_as_written(s))
+}
+
+/// [`reads_as_a_path`] of one form of the text.
+fn reads_as_a_path_as_written(s: &str) -> bool {
     let s = s.trim_start();
     s.starts_with(['/', '\\', '~'])
         || s == "."
@@ -1461,13 +1489,30 @@ max_bytes = 10
     #[test]
     fn what_reads_as_a_path() {
         for path in [
-            "/etc", "\\srv", "~", "~root/x", ".", "..", "./a", ".\\a", "../a", "..\\a", "a/../b",
-            "a\\..\\b", "  /etc",
+            "/etc",
+            "\\srv",
+            "~",
+            "~root/x",
+            ".",
+            "..",
+            "./a",
+            ".\\a",
+            "../a",
+            "..\\a",
+            "a/../b",
+            "a\\..\\b",
+            "  /etc",
+            "%2e%2e%2fa",
+            "%2E%2E/a",
+            "%252e%252e%252fa",
+            "a%2f..%2fb",
+            "%2fetc",
+            "%7e/x",
         ] {
             assert!(reads_as_a_path(path), "{path}");
         }
         for prose in [
-            "1/2", "and/or", "a.b", "..a", ".a", "a..b", "a/.b", "", "x~",
+            "1/2", "and/or", "a.b", "..a", ".a", "a..b", "a/.b", "", "x~", "100%", "50%2e",
         ] {
             assert!(!reads_as_a_path(prose), "{prose}");
         }
@@ -1632,6 +1677,8 @@ max_bytes = 10
                 "../../etc/passwd",
                 "~/.ssh/id_rsa",
                 "/tmp/../etc/passwd",
+                "%2e%2e/%2E%2E/etc/passwd",
+                "%2fetc%2fpasswd",
             ] {
                 assert_eq!(
                     code(&g, "t", json!({ name: p })),
