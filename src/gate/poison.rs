@@ -478,9 +478,10 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
 
 /// The text `s` holds when it is base64 (in either alphabet, white space
 /// aside, at least one quantum) of text: UTF-8, or UTF-16 or UTF-32 led by
-/// a byte order mark, with no control character but tab, line feed,
-/// carriage return and ESC (what a decoding of prose or of binary bytes
-/// would give).
+/// a byte order mark, and, when shorter than [`MIN_HIDDEN_LAYER_BYTES`],
+/// with no control character but tab, line feed, carriage return and ESC
+/// (a short word of base64 letters may decode to valid UTF-8 by chance;
+/// a longer one all but never does).
 fn base64_text(s: &str) -> Option<(String, TextForm)> {
     let mut symbols = 0_usize;
     for b in s.bytes() {
@@ -494,12 +495,20 @@ fn base64_text(s: &str) -> Option<(String, TextForm)> {
     if symbols < 4 {
         return None;
     }
-    let (text, form) = decode_text(&decode_base64(s.as_bytes())?, None)?;
-    let plausible = text
-        .chars()
-        .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'));
+    let bytes = decode_base64(s.as_bytes())?;
+    let long = bytes.len() >= MIN_HIDDEN_LAYER_BYTES;
+    let (text, form) = decode_text(&bytes, None)?;
+    let plausible = long
+        || text
+            .chars()
+            .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'));
     plausible.then_some((text, form))
 }
+
+/// Decoded length from which base64 inside decoded text that decodes to
+/// UTF-8 is taken as another layer of text whatever control characters
+/// it holds (shorter, only when it holds none but tab, LF, CR and ESC).
+const MIN_HIDDEN_LAYER_BYTES: usize = 16;
 
 /// Byte ranges of the `data:` URIs in `text` (the scheme in any case, at
 /// the start or after a character that is no letter or digit): the whole
@@ -681,7 +690,7 @@ mod tests {
             .chars()
             .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
             .collect();
-        let bad = format!("Notes.{hidden}\u{202e} y");
+        let bad = format!("Notes.{hidden}\u{202e}\u{1b}]8;;http://x\u{7} y");
         let clean_text = "Notes. y";
         let enc = |t: &str, charset: Charset, bom: bool| encode_text(t, TextForm { charset, bom });
         let (le16, be16) = (Charset::Utf16 { le: true }, Charset::Utf16 { le: false });
