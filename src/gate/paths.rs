@@ -145,7 +145,7 @@ pub const FILE_LOCATION_WORDS: &[&str] = &[
 /// path when it reads as one). `None` for other names. Bounded by the
 /// name's length.
 pub fn uri_name(name: &str) -> Option<bool> {
-    alternatives(name)
+    alternatives(&bare_name(name))
         .filter_map(|alt| {
             let joined = joined_lower(alt);
             let base = URI_ARGUMENT_WORDS
@@ -195,6 +195,8 @@ pub const PATH_NAME_ENDINGS: &[&str] = &[
     "folders",
     "mountpoint",
     "mountpoints",
+    "pathlike",
+    "pathlikes",
 ];
 
 /// Names that end as [`PATH_NAME_ENDINGS`] do but name no file (compared
@@ -220,7 +222,21 @@ pub const NOT_PATH_NAME_ENDINGS: &[&str] = &[
 /// before or after a last `name`/`names` (`directoryName`, `dir_names`,
 /// `pathNameList`).
 pub fn is_path_name(name: &str) -> bool {
-    alternatives(name).any(is_one_path_name)
+    alternatives(&bare_name(name)).any(is_one_path_name)
+}
+
+/// An argument name as [`is_path_name`] and [`uri_name`] read it: in
+/// Unicode NFKC (`ｐａｔｈ` is `path`), without the index or brackets of a
+/// form field at its end (`paths[]`, `path[0]`) and without the
+/// characters that are no letter or digit around it (`path:`, `$path`,
+/// `@path`). Bounded by the name's length.
+fn bare_name(name: &str) -> String {
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(name);
+    let mut bare: &str = &nfkc;
+    while let Some(open) = bare.strip_suffix(']').and_then(|b| b.rfind('[')) {
+        bare = bare.get(..open).unwrap_or_default();
+    }
+    bare.trim_matches(|c: char| !c.is_alphanumeric()).to_owned()
 }
 
 /// The alternatives of an identifier: its parts between words `or` (any
@@ -684,6 +700,19 @@ mod tests {
             "home",
             "home_dir",
             "homedir",
+            // Form fields, punctuation around, NFKC twins, path-like.
+            "paths[]",
+            "path[0]",
+            "files[][]",
+            "path:",
+            "$path",
+            "@file",
+            "__path__",
+            "\u{ff50}\u{ff41}\u{ff54}\u{ff48}",
+            "path\u{a0}",
+            "pathlike",
+            "path_like",
+            "pathLike",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -707,6 +736,8 @@ mod tests {
             ("save_location", false),
             ("url_or_uri", false),
             ("image_url_or_file_uri", true),
+            ("\u{ff46}ile_uri[1]", true),
+            ("uris[]", false),
         ] {
             assert_eq!(uri_name(name), Some(file), "{name}");
         }
