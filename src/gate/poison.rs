@@ -701,7 +701,8 @@ mod tests {
         };
         // Each case, a message carrying a text: its hidden characters are
         // found, and stripping leaves the message carrying the text clean.
-        let mut cases: Vec<(&str, Box<dyn Fn(&str) -> Value>)> = Vec::new();
+        type Case<'a> = (&'a str, Box<dyn Fn(&str) -> Value + 'a>);
+        let mut cases: Vec<Case> = Vec::new();
         for (mime, charset, bom) in [
             ("text/plain; charset=utf-16le", le16, false),
             ("text/plain; charset=\"UTF-16\"", be16, true),
@@ -714,7 +715,7 @@ mod tests {
             let case = move |t: &str| json!({"mimeType": mime, "blob": b64(&enc(t, charset, bom))});
             cases.push((mime, Box::new(case)));
         }
-        cases.extend::<Vec<(&str, Box<dyn Fn(&str) -> Value>)>>(vec![
+        cases.extend::<Vec<Case>>(vec![
             (
                 "image data",
                 Box::new(
