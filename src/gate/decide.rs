@@ -1048,6 +1048,15 @@ fn embedded_json(s: &str) -> Embedded {
             }
             if bracketed {
                 match read_yaml(t) {
+                    // A scalar YAML left holding quotes or a parenthesis is
+                    // a Python literal YAML does not read (a tuple, bytes:
+                    // `('/etc/passwd',)`, `b'…'`).
+                    YamlRead::Collection(v) if python_residue(&v) => {
+                        return Embedded::Unreadable(
+                            "a bracketed text holding a Python literal (a tuple, bytes) that YAML reads otherwise"
+                                .into(),
+                        )
+                    }
                     YamlRead::Collection(v) => return Embedded::Json(v),
                     YamlRead::Unreadable(why) => return Embedded::Unreadable(why),
                     // Quoted strings in a bracketed text no reader here
@@ -1081,6 +1090,28 @@ fn may_be_yaml_block(t: &str) -> bool {
             let l = l.trim_end();
             l.ends_with(':') || l.contains(": ") || l.contains(":\t")
         })
+}
+
+/// `true` when a key or string of `v` starts with `(` or holds a quote:
+/// what YAML leaves of a Python tuple, set of bytes or nested quoting it
+/// does not read. Bounded by `v`'s size.
+fn python_residue(v: &Value) -> bool {
+    let odd = |s: &str| s.starts_with('(') || s.contains(['\'', '"']);
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if odd(s) => return true,
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => {
+                if m.keys().any(|k| odd(k)) {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What YAML makes of a text.
@@ -1870,6 +1901,8 @@ max_bytes = 10
             ("File: report.pdf is attached", "ok"),
             ("Note: see the docs.\nPath: unchanged", "ok"),
             ("{'a': 1}", "ok"),
+            ("{'paths': ('/etc/passwd',)}", complex),
+            ("[b'/etc/passwd']", complex),
         ] {
             assert_eq!(code(&g, "t", json!({ "cfg": text })), want, "{text:?}");
         }

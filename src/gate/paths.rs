@@ -120,6 +120,8 @@ pub const URI_ARGUMENT_WORDS: &[&str] = &[
     "locations",
     "loc",
     "locs",
+    "locator",
+    "locators",
 ];
 
 /// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
@@ -298,9 +300,16 @@ fn is_one_path_name(name: &str) -> bool {
     }
     // A location after a file word: `fileLocation`, `dir_loc`.
     if uri_name(name) == Some(true)
-        && ["location", "locations", "loc", "locs"]
-            .iter()
-            .any(|w| joined_lower(name).ends_with(w))
+        && [
+            "location",
+            "locations",
+            "loc",
+            "locs",
+            "locator",
+            "locators",
+        ]
+        .iter()
+        .any(|w| joined_lower(name).ends_with(w))
     {
         return true;
     }
@@ -688,6 +697,7 @@ mod tests {
             "fileLocation",
             "file_location",
             "dirLocation",
+            "fileLocator",
             "FILE_LOC",
             "fp",
             "fn",
