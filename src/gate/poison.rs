@@ -333,15 +333,15 @@ struct TextForm {
 /// The charset a MIME type (`text/plain; charset=utf-16le`) or a `data:`
 /// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, when it
 /// is a Unicode one other than UTF-8 (`utf-16`, `utf-16le`, `utf-16be`,
-/// `ucs-2`, `utf-32`, `utf-32le`, `utf-32be`, `ucs-4`, any case, quoted
-/// or not).
+/// `ucs-2`, `utf-32`, `utf-32le`, `utf-32be`, `ucs-4`, any case, in
+/// double or single quotes or none).
 fn declared_charset(mime: &str) -> Option<Charset> {
     mime.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
         if !name.trim().eq_ignore_ascii_case("charset") {
             return None;
         }
-        let value = value.trim().trim_matches('"').to_ascii_lowercase();
+        let value = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
         match value.as_str() {
             "utf-16" | "utf-16le" | "ucs-2" | "utf16" | "utf16le" | "unicode" => {
                 Some(Charset::Utf16 { le: true })
@@ -709,6 +709,7 @@ mod tests {
             ("text/plain;charset=utf-16be", be16, false),
             ("text/plain; charset=utf-32", le32, true),
             ("text/plain; charset=utf-32be", be32, false),
+            ("text/plain; Charset='UTF-16LE'", le16, false),
             // A byte order mark says UTF-16 whatever is declared.
             ("application/octet-stream", le16, true),
         ] {
