@@ -300,16 +300,10 @@ fn is_one_path_name(name: &str) -> bool {
     }
     // A location after a file word: `fileLocation`, `dir_loc`.
     if uri_name(name) == Some(true)
-        && [
-            "location",
-            "locations",
-            "loc",
-            "locs",
-            "locator",
-            "locators",
-        ]
-        .iter()
-        .any(|w| joined_lower(name).ends_with(w))
+        && URI_ARGUMENT_WORDS
+            .iter()
+            .filter(|w| w.starts_with("loc"))
+            .any(|w| joined_lower(name).ends_with(w))
     {
         return true;
     }
