@@ -1018,6 +1018,26 @@ enum Embedded {
 /// core's strict parser, one YAML parse, one pass over it).
 fn embedded_json(s: &str) -> Embedded {
     let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    // A JSON string (JSON in JSON: a server that decodes twice reads the
+    // text it holds).
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        if let Ok(v @ Value::String(_)) =
+            crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default())
+        {
+            return Embedded::Json(v);
+        }
+    }
+    // A Python tuple of strings or collections (`('/etc/passwd',)`): the
+    // list it holds.
+    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        if inner.trim_start().starts_with(['\'', '"', '(', '[', '{']) {
+            return match read_yaml(&format!("[{inner}]")) {
+                YamlRead::Collection(v) if !python_residue(&v) => Embedded::Json(v),
+                YamlRead::Unreadable(why) => Embedded::Unreadable(why),
+                _ => Embedded::Unreadable("a Python tuple this check cannot read".into()),
+            };
+        }
+    }
     if !t.starts_with(['[', '{']) {
         if !may_be_yaml_block(t) {
             return Embedded::Text;
@@ -1092,11 +1112,13 @@ fn may_be_yaml_block(t: &str) -> bool {
         })
 }
 
-/// `true` when a key or string of `v` starts with `(` or holds a quote:
-/// what YAML leaves of a Python tuple, set of bytes or nested quoting it
-/// does not read. Bounded by `v`'s size.
+/// `true` when a key or string of `v` starts with `(` or holds a quote
+/// or a backslash: what YAML leaves of a Python tuple, bytes, nested
+/// quoting or an escape (`'\x68ttp://…'`, which YAML's single quotes keep
+/// as written) that it does not read as Python does. Bounded by `v`'s
+/// size.
 fn python_residue(v: &Value) -> bool {
-    let odd = |s: &str| s.starts_with('(') || s.contains(['\'', '"']);
+    let odd = |s: &str| s.starts_with('(') || s.contains(['\'', '"', '\\']);
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
@@ -1903,6 +1925,15 @@ max_bytes = 10
             ("{'a': 1}", "ok"),
             ("{'paths': ('/etc/passwd',)}", complex),
             ("[b'/etc/passwd']", complex),
+            ("['\\x68ttp://127.0.0.2/']", complex),
+            ("('http://127.0.0.2/',)", "ssrf.loopback"),
+            ("(('/etc/passwd',),)", complex),
+            ("(see the notes)", "ok"),
+            ("(it's fine)", "ok"),
+            // JSON in JSON: a JSON string holding a text.
+            ("\"[\\\"http://127.0.0.2/\\\"]\"", "ssrf.loopback"),
+            ("\"{\\\"path\\\": \\\"/etc/passwd\\\"}\"", outside),
+            ("\"plain\"", "ok"),
         ] {
             assert_eq!(code(&g, "t", json!({ "cfg": text })), want, "{text:?}");
         }
