@@ -244,7 +244,7 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// bounded in bytes (`--max-response-bytes`) and depth, and all of it is
 /// scanned (a budget would forward the rest unscreened).
 ///
-/// Text carried encoded is screened as text is ([`screen`]): a `data:`
+/// Text carried encoded is screened as text is (`screen`): a `data:`
 /// URI anywhere in a string, a base64 `blob`, an image's or audio's
 /// `data`, each in the charset its MIME type declares.
 ///
