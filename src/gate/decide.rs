@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
-use super::paths::{is_path_name, Roots};
+use super::paths::{is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
@@ -404,6 +404,11 @@ impl Gatekeeper {
                         ))
                     }
                 };
+                // Members of `ref` beside the ones the spec names (`type`,
+                // and `name` and `title` or `uri`): a server may read them.
+                if let Some(r) = target_ref {
+                    keeper.walk_members(r, |k| matches!(k, "type" | "name" | "uri"), &mut names)?;
+                }
                 if let Some(a) = params
                     .and_then(|p| p.get("argument"))
                     .and_then(Value::as_object)
@@ -554,26 +559,40 @@ impl Gatekeeper {
         let Some(p) = params.and_then(Value::as_object) else {
             return Ok(Vec::new());
         };
-        let rest: serde_json::Map<String, Value> = p
+        let mut names = Vec::new();
+        self.walk_members(
+            p,
+            |k| matches!(k, "_meta" | "inputResponses") || known.contains(&k),
+            &mut names,
+        )?;
+        Ok(names)
+    }
+
+    /// Walks the members of `m` that `skip` leaves, as arguments are
+    /// walked (URLs anywhere, path-named members); host names to resolve
+    /// go to `names`.
+    fn walk_members(
+        &self,
+        m: &serde_json::Map<String, Value>,
+        skip: impl Fn(&str) -> bool,
+        names: &mut Vec<PendingName>,
+    ) -> Result<(), Refusal> {
+        let rest: serde_json::Map<String, Value> = m
             .iter()
-            .filter(|(k, _)| {
-                !matches!(k.as_str(), "_meta" | "inputResponses") && !known.contains(&k.as_str())
-            })
+            .filter(|(k, _)| !skip(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if rest.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let mut names = Vec::new();
         let mut budget = MAX_SCANNED_STRINGS;
         self.walk_values(
             &Value::Object(rest),
             &[],
             Walk::Arguments,
             &mut budget,
-            &mut names,
-        )?;
-        Ok(names)
+            names,
+        )
     }
 
     /// Checks what the client sends the server as an answer rather than as
@@ -624,6 +643,7 @@ impl Gatekeeper {
             budget,
             names,
             nesting: 0,
+            prose: false,
         };
         self.walk_from(root, Place::Plain, exempt, &mut scan)
     }
@@ -659,8 +679,10 @@ impl Gatekeeper {
                     let checked = match place {
                         Place::Path => true,
                         Place::InPath => reads_as_a_path(s),
+                        Place::FileUri => !looks_like_url(s),
+                        Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
                         Place::Plain => false,
-                    };
+                    } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
@@ -698,12 +720,12 @@ impl Gatekeeper {
                     let skipped =
                         |k: &str, v: &Value| walk == Walk::Answer && k == "roots" && v.is_array();
                     stack.extend(m.iter().filter(|(k, v)| !skipped(k, v)).map(|(k, v)| {
-                        let inner = if is_path_name(k) {
-                            Place::Path
-                        } else if under_path {
-                            Place::InPath
-                        } else {
-                            Place::Plain
+                        let inner = match (is_path_name(k), uri_name(k)) {
+                            (true, _) => Place::Path,
+                            (false, Some(true)) => Place::FileUri,
+                            (false, _) if under_path => Place::InPath,
+                            (false, Some(false)) => Place::Uri,
+                            (false, None) => Place::Plain,
                         };
                         (v, inner)
                     }));
@@ -739,6 +761,12 @@ impl Gatekeeper {
         let checked = match embedded {
             Embedded::Text => Ok(()),
             Embedded::Json(v) => self.walk_from(&v, place, &[], scan),
+            Embedded::Block(v) => {
+                let was = std::mem::replace(&mut scan.prose, true);
+                let walked = self.walk_from(&v, place, &[], scan);
+                scan.prose = was;
+                walked
+            }
             Embedded::Literals(literals) => literals
                 .into_iter()
                 .try_for_each(|l| self.walk_from(&Value::String(l), place, &[], scan)),
@@ -828,6 +856,7 @@ impl Gatekeeper {
                 budget: &mut *budget,
                 names: &mut *names,
                 nesting: 0,
+                prose: false,
             };
             self.walk_embedded(s, place, &mut scan)?;
         }
@@ -950,6 +979,10 @@ struct Scan<'a> {
     names: &'a mut Vec<PendingName>,
     /// JSON texts decoded from strings around the value being walked.
     nesting: usize,
+    /// Inside a YAML block collection read from a string (prose such as
+    /// `File: report.pdf` reads as one): a value under a path name gets
+    /// the path check only when it reads as a path.
+    prose: bool,
 }
 
 /// What a string argument holds, read as a server's JSON decoder would.
@@ -957,8 +990,15 @@ struct Scan<'a> {
 enum Embedded {
     /// Not a JSON array or object: only text.
     Text,
-    /// A JSON array or object, strict (unique keys, within the core's depth).
+    /// A JSON array or object, strict (unique keys, within the core's
+    /// depth); or a bracketed text that is not JSON, read as YAML reads
+    /// its flow collections (Python's dict and list literals with quoted
+    /// strings: `{'path': '/etc/passwd'}`).
     Json(Value),
+    /// A text that is no JSON but a YAML block collection (`path:
+    /// /etc/passwd`, `- /etc/passwd`): checked as prose may be (a value
+    /// under a path name when it reads as a path, [`Scan::prose`]).
+    Block(Value),
     /// Starts as an array or object but is not strict JSON and does not
     /// end as one (no decoder reads it whole): its string literals,
     /// decoded.
@@ -969,13 +1009,44 @@ enum Embedded {
     Unreadable(String),
 }
 
-/// Reads `s` as a server's JSON decoder would when its parameter is not a
-/// string: JSON white space around an array or object (`[` or `{` first).
-/// Bounded by `s`'s length (the core's strict parser and one pass over it).
+/// Reads `s` as a server's decoder would when its parameter is not a
+/// string: white space (JSON's, Unicode's) and a byte order mark around
+/// it; an array or object (`[` or `{` first) as strict JSON, else as YAML
+/// reads a flow collection ([`read_yaml`]: Python's dict and list
+/// literals); a text holding a `key: value` line or starting with `- ` or
+/// `---`, as YAML reads a block collection. Bounded by `s`'s length (the
+/// core's strict parser, one YAML parse, one pass over it).
 fn embedded_json(s: &str) -> Embedded {
-    let t = s.trim_matches([' ', '\t', '\n', '\r']);
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    // A JSON string (JSON in JSON: a server that decodes twice reads the
+    // text it holds).
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        if let Ok(v @ Value::String(_)) =
+            crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default())
+        {
+            return Embedded::Json(v);
+        }
+    }
+    // A Python tuple of strings or collections (`('/etc/passwd',)`): the
+    // list it holds.
+    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        if inner.trim_start().starts_with(['\'', '"', '(', '[', '{']) {
+            return match read_yaml(&format!("[{inner}]")) {
+                YamlRead::Collection(v) if !python_residue(&v) => Embedded::Json(v),
+                YamlRead::Unreadable(why) => Embedded::Unreadable(why),
+                _ => Embedded::Unreadable("a Python tuple this check cannot read".into()),
+            };
+        }
+    }
     if !t.starts_with(['[', '{']) {
-        return Embedded::Text;
+        if !may_be_yaml_block(t) {
+            return Embedded::Text;
+        }
+        return match read_yaml(t) {
+            YamlRead::Collection(v) => Embedded::Block(v),
+            YamlRead::Unreadable(why) => Embedded::Unreadable(why),
+            YamlRead::Other => Embedded::Text,
+        };
     }
     match crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default()) {
         Ok(v) => Embedded::Json(v),
@@ -984,18 +1055,166 @@ fn embedded_json(s: &str) -> Embedded {
         ) => Embedded::Unreadable(e.to_string()),
         Err(_) => {
             let literals = string_literals(t);
+            let bracketed = t.ends_with([']', '}']);
             // Bracketed and holding strings, yet not strict JSON: a lenient
             // decoder (Python's `NaN`, `Infinity`, `1e999`, lone
             // surrogates; Node's too) may read it as an object whose key
             // names this check cannot see.
-            if t.ends_with([']', '}']) && !literals.is_empty() {
+            if bracketed && !literals.is_empty() {
                 return Embedded::Unreadable(
                     "JSON that is not strict (NaN, Infinity, a number out of range, a lone surrogate, …)"
                         .into(),
                 );
             }
+            if bracketed {
+                match read_yaml(t) {
+                    // A scalar YAML left holding quotes or a parenthesis is
+                    // a Python literal YAML does not read (a tuple, bytes:
+                    // `('/etc/passwd',)`, `b'…'`).
+                    YamlRead::Collection(v) if python_residue(&v) => {
+                        return Embedded::Unreadable(
+                            "a bracketed text holding a Python literal (a tuple, bytes) that YAML reads otherwise"
+                                .into(),
+                        )
+                    }
+                    YamlRead::Collection(v) => return Embedded::Json(v),
+                    YamlRead::Unreadable(why) => return Embedded::Unreadable(why),
+                    // Quoted strings in a bracketed text no reader here
+                    // reads whole (`{'a': 'it\'s', 'path': …}`, a Python
+                    // literal with escapes): a Python server's
+                    // `ast.literal_eval` may.
+                    YamlRead::Other if t.matches('\'').count() >= 2 => {
+                        return Embedded::Unreadable(
+                            "a bracketed text with quoted strings that is neither JSON nor YAML (a Python literal?)"
+                                .into(),
+                        )
+                    }
+                    YamlRead::Other => {}
+                }
+            }
             Embedded::Literals(literals)
         }
+    }
+}
+
+/// `true` when a text not bracketed may be a YAML block collection: a line
+/// holding `: ` (or a tab after the colon) or ending in `:`, or a text
+/// starting with `- `, `-` alone, `? ` or `---`.
+fn may_be_yaml_block(t: &str) -> bool {
+    t.starts_with("- ")
+        || t == "-"
+        || t.starts_with("-\n")
+        || t.starts_with("? ")
+        || t.starts_with("---")
+        || t.lines().any(|l| {
+            let l = l.trim_end();
+            l.ends_with(':') || l.contains(": ") || l.contains(":\t")
+        })
+}
+
+/// `true` when a key or string of `v` starts with `(` or holds a quote
+/// or a backslash: what YAML leaves of a Python tuple, bytes, nested
+/// quoting or an escape (`'\x68ttp://…'`, which YAML's single quotes keep
+/// as written) that it does not read as Python does. Bounded by `v`'s
+/// size.
+fn python_residue(v: &Value) -> bool {
+    let odd = |s: &str| s.starts_with('(') || s.contains(['\'', '"', '\\']);
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if odd(s) => return true,
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => {
+                if m.keys().any(|k| odd(k)) {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// What YAML makes of a text.
+#[derive(Debug, PartialEq)]
+enum YamlRead {
+    /// A mapping or a sequence (the documents of a stream with more than
+    /// one, as an array), every key a scalar's text.
+    Collection(Value),
+    /// A YAML text a loader reads otherwise than this check: an alias
+    /// (expanded by a loader), a key that is a collection, a duplicate
+    /// key, nesting past the core's bound.
+    Unreadable(String),
+    /// Scalars only, or no YAML.
+    Other,
+}
+
+/// A collection being built from YAML events.
+enum YamlFrame {
+    Seq(Vec<Value>),
+    Map(serde_json::Map<String, Value>, Option<String>),
+}
+
+/// Reads `t` as YAML 1.2 (`yaml-rust2`'s event parser; every scalar as its
+/// text, tags ignored), nesting bounded by the core's JSON depth bound.
+/// Bounded by `t`'s length (the parser's events).
+fn read_yaml(t: &str) -> YamlRead {
+    use yaml_rust2::parser::Parser;
+    use yaml_rust2::Event;
+    let max_depth = crate::json::Limits::default().effective_max_depth();
+    let unreadable = |why: &str| YamlRead::Unreadable(format!("YAML with {why}"));
+    let mut parser = Parser::new_from_str(t);
+    let mut frames: Vec<YamlFrame> = Vec::new();
+    let mut docs: Vec<Value> = Vec::new();
+    loop {
+        let Ok((event, _)) = parser.next_token() else {
+            return YamlRead::Other;
+        };
+        let node = match event {
+            Event::StreamEnd => break,
+            Event::Alias(_) => return unreadable("an alias, which a loader expands"),
+            Event::Scalar(text, ..) => Value::String(text),
+            Event::SequenceStart(..) | Event::MappingStart(..) if frames.len() >= max_depth => {
+                return unreadable("nesting past the core's bound")
+            }
+            Event::SequenceStart(..) => {
+                frames.push(YamlFrame::Seq(Vec::new()));
+                continue;
+            }
+            Event::MappingStart(..) => {
+                frames.push(YamlFrame::Map(serde_json::Map::new(), None));
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => match frames.pop() {
+                Some(YamlFrame::Seq(items)) => Value::Array(items),
+                Some(YamlFrame::Map(m, _)) => Value::Object(m),
+                None => return YamlRead::Other,
+            },
+            _ => continue,
+        };
+        match frames.last_mut() {
+            None => docs.push(node),
+            Some(YamlFrame::Seq(items)) => items.push(node),
+            Some(YamlFrame::Map(m, pending)) => match (pending.take(), node) {
+                (None, Value::String(key)) => {
+                    if m.contains_key(&key) {
+                        return unreadable("a duplicate key");
+                    }
+                    *pending = Some(key);
+                }
+                (None, _) => return unreadable("a key that is a collection"),
+                (Some(key), value) => {
+                    m.insert(key, value);
+                }
+            },
+        }
+    }
+    let collections = docs.iter().filter(|d| !d.is_string()).count();
+    match (collections, docs.len()) {
+        (0, _) => YamlRead::Other,
+        (_, 1) => docs.pop().map_or(YamlRead::Other, YamlRead::Collection),
+        _ => YamlRead::Collection(Value::Array(docs)),
     }
 }
 
@@ -1022,7 +1241,7 @@ fn follow(root: &Value, tokens: &[String], decoded: usize) -> Option<Value> {
             if decoded >= MAX_EMBEDDED_JSON_DEPTH {
                 return None;
             }
-            let Embedded::Json(v) = embedded_json(s) else {
+            let (Embedded::Json(v) | Embedded::Block(v)) = embedded_json(s) else {
                 return None;
             };
             return follow(&v, tokens.get(i..)?, decoded + 1);
@@ -1084,9 +1303,29 @@ fn spend(budget: &mut usize) -> Result<(), Refusal> {
 }
 
 /// Whether an object key under a path-named argument reads as a path: it
-/// holds a separator (`/` or `\\`) or begins with `~` or `.`.
+/// holds a separator (`/` or `\\`) or begins with `~` or `.`, as written
+/// or percent-decoded ([`percent_forms`]).
 fn looks_like_a_path(key: &str) -> bool {
-    key.contains(['/', '\\']) || key.starts_with(['~', '.'])
+    percent_forms(key)
+        .iter()
+        .any(|k| k.contains(['/', '\\']) || k.starts_with(['~', '.']))
+}
+
+/// `text` as written and as each of its percent-decodings that a server
+/// may make (`%2e%2e%2f` is `../`), up to [`super::MAX_PERCENT_DECODINGS`]
+/// (the path check refuses a text encoded deeper).
+fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    let mut forms = vec![std::borrow::Cow::Borrowed(text)];
+    for _ in 0..super::MAX_PERCENT_DECODINGS {
+        let Some(last) = forms.last() else { break };
+        let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+        if decoded == *last {
+            break;
+        }
+        let decoded = std::borrow::Cow::Owned(decoded.into_owned());
+        forms.push(decoded);
+    }
+    forms
 }
 
 /// What the generic walk reads.
@@ -1109,13 +1348,27 @@ enum Place {
     /// A member of an object under a path-named key (at any depth) whose
     /// own name says nothing: a path when its text reads as one.
     InPath,
+    /// The value of a key naming a file's URI or location (`file_uri`,
+    /// `fileUrl`: [`uri_name`]): a path when it is no URL.
+    FileUri,
+    /// The value of a key naming a URI (`uri`, `href`): a path when it is
+    /// no URL and reads as a path.
+    Uri,
 }
 
-/// `true` when a string under a path-named key reads as a path: it starts
+/// `true` when a string under a path-named key reads as a path, as
+/// written or percent-decoded ([`percent_forms`]: `%2e%2e%2fx`): it starts
 /// at a root, a home or a dot directory (`/`, `\`, `~`, `./`, `../`, `.`,
 /// `..`), or climbs out anywhere (`a/../b`). Prose with a slash (`1/2`,
 /// `and/or`) does not.
 fn reads_as_a_path(s: &str) -> bool {
+    percent_forms(s)
+        .iter()
+        .any(|s| reads_as_a_path_as_written(s))
+}
+
+/// [`reads_as_a_path`] of one form of the text.
+fn reads_as_a_path_as_written(s: &str) -> bool {
     let s = s.trim_start();
     s.starts_with(['/', '\\', '~'])
         || s == "."
@@ -1289,13 +1542,30 @@ max_bytes = 10
     #[test]
     fn what_reads_as_a_path() {
         for path in [
-            "/etc", "\\srv", "~", "~root/x", ".", "..", "./a", ".\\a", "../a", "..\\a", "a/../b",
-            "a\\..\\b", "  /etc",
+            "/etc",
+            "\\srv",
+            "~",
+            "~root/x",
+            ".",
+            "..",
+            "./a",
+            ".\\a",
+            "../a",
+            "..\\a",
+            "a/../b",
+            "a\\..\\b",
+            "  /etc",
+            "%2e%2e%2fa",
+            "%2E%2E/a",
+            "%252e%252e%252fa",
+            "a%2f..%2fb",
+            "%2fetc",
+            "%7e/x",
         ] {
             assert!(reads_as_a_path(path), "{path}");
         }
         for prose in [
-            "1/2", "and/or", "a.b", "..a", ".a", "a..b", "a/.b", "", "x~",
+            "1/2", "and/or", "a.b", "..a", ".a", "a..b", "a/.b", "", "x~", "100%", "50%2e",
         ] {
             assert!(!reads_as_a_path(prose), "{prose}");
         }
@@ -1430,6 +1700,84 @@ max_bytes = 10
         }
     }
 
+    /// Names of a file's location get the path check: a file's URI when
+    /// its value is no URL, any URI when its value reads as a path, a
+    /// location after a file word, path abbreviations (#20 re-attack, N3
+    /// rest).
+    #[test]
+    fn file_location_names() {
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
+        let inside = base.join("data/a.txt").to_string_lossy().into_owned();
+        for name in [
+            "file_uri",
+            "fileUri",
+            "fileUrl",
+            "file_url",
+            "fileURL",
+            "fileLocation",
+            "file_location",
+            "fp",
+            "fn",
+            "input_fp",
+            "uri",
+            "url",
+            "href",
+            "resourceUri",
+            "location",
+        ] {
+            for p in [
+                "/etc/passwd",
+                "../../etc/passwd",
+                "~/.ssh/id_rsa",
+                "/tmp/../etc/passwd",
+                "%2e%2e/%2E%2E/etc/passwd",
+                "%2fetc%2fpasswd",
+            ] {
+                assert_eq!(
+                    code(&g, "t", json!({ name: p })),
+                    "path.outside_root",
+                    "{name}: {p}"
+                );
+                assert_eq!(
+                    code(&g, "t", json!({"o": [{ name: p }]})),
+                    "path.outside_root",
+                    "nested {name}: {p}"
+                );
+            }
+            assert_eq!(code(&g, "t", json!({ name: inside })), "ok", "{name}");
+            // A URL under a URI name gets the URL check alone (a path
+            // name's value gets both).
+            let want = if is_path_name(name) {
+                "path.outside_root"
+            } else {
+                "ok"
+            };
+            assert_eq!(
+                code(&g, "t", json!({ name: "https://example.com/a.txt" })),
+                want,
+                "{name}"
+            );
+            assert_eq!(
+                code(&g, "t", json!({ name: "http://169.254.169.254/" })),
+                "ssrf.cloud_metadata",
+                "{name}"
+            );
+        }
+        // A file's name or URI is a path whatever it looks like; a plain
+        // URI only when it reads as one.
+        for name in ["file_uri", "fileUrl", "fileLocation", "fn"] {
+            assert_eq!(
+                code(&g, "t", json!({ name: "notes.txt" })),
+                "path.outside_root",
+                "{name}"
+            );
+        }
+        for name in ["uri", "href", "location", "callbackFn"] {
+            assert_eq!(code(&g, "t", json!({ name: "notes.txt" })), "ok", "{name}");
+        }
+        assert_eq!(code(&g, "t", json!({"location": "New York"})), "ok");
+    }
+
     /// F15: a scheme `[resources] schemes` names is the server's own: its
     /// URIs pass the resource decision and argument checks; others do not,
     /// and a network or file scheme cannot be named.
@@ -1459,13 +1807,14 @@ max_bytes = 10
         }
     }
 
-    /// A string that holds a JSON array or object is checked as what it
-    /// holds, in its place (a server on the Python SDK decodes it; #20
-    /// attack pass, F1); JSON no decoder reads one way is refused.
+    /// A string that holds a JSON array or object, a Python literal or a
+    /// YAML collection is checked as what it holds, in its place (a server
+    /// on the Python SDK decodes it; #20 attack pass, F1, re-attack N9);
+    /// a text no decoder reads one way is refused.
     #[test]
     fn json_in_a_string_is_checked_as_what_it_holds() {
         let (_t, _, g) = rooted(
-            "[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n",
+            "[[args]]\ntool = \"t\"\npointer = \"/target\"\nkind = \"path\"\n\n[[args]]\ntool = \"t\"\npointer = \"/cfg/target\"\nkind = \"path\"\n",
             crate::gate::RelativePaths::EachRoot,
         );
         let cases = [
@@ -1540,6 +1889,53 @@ max_bytes = 10
         ];
         for (args, want) in cases {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+        // Python literals, YAML flow and block collections and BOM-led
+        // JSON are read as a server's decoder reads them; a bracketed text
+        // no reader here reads whole, and YAML a loader reads otherwise
+        // (an alias, a duplicate or collection key), are refused (#20
+        // re-attack, N9).
+        let outside = "path.outside_root";
+        let complex = "policy.arguments_too_complex";
+        for (text, want) in [
+            ("{'path': '/etc/passwd'}", outside),
+            ("{'url': 'http://127.0.0.2/', 'n': None}", "ssrf.loopback"),
+            ("[{'file_path': '/etc/passwd', 'ok': True}]", outside),
+            ("{path: /etc/passwd}", outside),
+            ("{'target': '/etc/passwd'}", outside),
+            ("path: /etc/passwd", outside),
+            ("opts:\n  files:\n    - ../../etc/passwd\n", outside),
+            ("- http://127.0.0.2/\n- x\n", "ssrf.loopback"),
+            ("---\nname: x\n---\nsrc: ~/.ssh/id_rsa\n", outside),
+            ("target: /etc/passwd", outside),
+            ("\u{feff}{\"path\": \"/etc/passwd\"}", outside),
+            ("\u{feff}[{\"files\": [\"/etc/passwd\"]}]", outside),
+            (
+                "\u{a0}{\"url\": \"http://127.0.0.2/\"}\u{2028}",
+                "ssrf.loopback",
+            ),
+            ("{'a': 'it\\'s', 'path': '/etc/passwd'}", complex),
+            ("a: &x /etc/passwd\npath: *x", complex),
+            ("path: a.txt\npath: /etc/passwd", complex),
+            ("? [a]\n: /etc/passwd", complex),
+            ("{'path': 'a.txt'}", "ok"),
+            ("path: sub/a.txt", "ok"),
+            ("File: report.pdf is attached", "ok"),
+            ("Note: see the docs.\nPath: unchanged", "ok"),
+            ("{'a': 1}", "ok"),
+            ("{'paths': ('/etc/passwd',)}", complex),
+            ("[b'/etc/passwd']", complex),
+            ("['\\x68ttp://127.0.0.2/']", complex),
+            ("('http://127.0.0.2/',)", "ssrf.loopback"),
+            ("(('/etc/passwd',),)", complex),
+            ("(see the notes)", "ok"),
+            ("(it's fine)", "ok"),
+            // JSON in JSON: a JSON string holding a text.
+            ("\"[\\\"http://127.0.0.2/\\\"]\"", "ssrf.loopback"),
+            ("\"{\\\"path\\\": \\\"/etc/passwd\\\"}\"", outside),
+            ("\"plain\"", "ok"),
+        ] {
+            assert_eq!(code(&g, "t", json!({ "cfg": text })), want, "{text:?}");
         }
         // An `[[args]]` pointer leads into JSON held in a string (#20
         // re-attack, N2).
@@ -1640,6 +2036,46 @@ max_bytes = 10
             "ssrf.loopback"
         );
         assert_eq!(request("ping", json!({"x": "http://127.0.0.1/"})), "ok");
+        // Members of `completion/complete`'s `ref` beside the spec's (#20
+        // re-attack, N8).
+        for (extra, want) in [
+            (json!({"url": "http://127.0.0.1/"}), "ssrf.loopback"),
+            (json!({"_meta": {"u": "gopher://x/"}}), "url.scheme"),
+            (
+                json!({"title": "T", "x": ["http://10.0.0.1/"]}),
+                "ssrf.private_use",
+            ),
+            (json!({"title": "T", "hint": "plain"}), "ok"),
+        ] {
+            for r in [
+                json!({"type": "ref/prompt", "name": "p"}),
+                json!({"type": "ref/resource", "uri": "https://example.com/{x}"}),
+            ] {
+                let mut r = r;
+                for (k, v) in extra.as_object().unwrap() {
+                    r[k] = v.clone();
+                }
+                assert_eq!(
+                    request(
+                        "completion/complete",
+                        json!({"ref": r, "argument": {"name": "a", "value": "v"}})
+                    ),
+                    want,
+                    "{r}"
+                );
+            }
+        }
+        let (_t, _, rooted_g) = rooted("", crate::gate::RelativePaths::Refuse);
+        assert_eq!(
+            rooted_g
+                .check_request(
+                    "completion/complete",
+                    Some(&json!({"ref": {"type": "ref/prompt", "name": "p", "path": "/etc/passwd"}, "argument": {"name": "a", "value": "v"}}))
+                )
+                .map_err(|e| e.code())
+                .err(),
+            Some("path.outside_root")
+        );
     }
 
     /// A resource URI without a scheme is a path to the server (#20 attack
@@ -1687,6 +2123,54 @@ max_bytes = 10
         assert_eq!(d("read_\u{200B}file"), "tool.poisoned");
         let deny = g.tool_decision("read_secrets", None, None).unwrap_err();
         assert_eq!(deny.rule(), "tools.deny \"read_secret*\"");
+    }
+
+    /// A deny glob holds against every name whose case fold or NFKC form
+    /// is a denied one (dotless ı, long s, the Kelvin sign, capital sharp
+    /// s, fullwidth letters, ligatures), in tool and prompt names and the
+    /// tool globs of rules (#20 re-attack, N8).
+    #[test]
+    fn deny_globs_hold_against_folded_names() {
+        let g = keeper(
+            "[tools]\ndeny = [\"write_*\", \"secret\", \"kill\", \"strasse\", \"file_*\"]\n[prompts]\ndeny = [\"fetch\"]\n\n[[args]]\ntool = \"fetch\"\npointer = \"/u\"\nkind = \"path\"\n",
+        );
+        let tool = |n: &str| {
+            g.tool_decision(n, None, None)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        for name in [
+            "wr\u{131}te_file",
+            "WR\u{130}TE_FILE",
+            "\u{ff57}\u{ff52}\u{ff49}\u{ff54}\u{ff45}_file",
+            "\u{17f}ecret",
+            "SECRET",
+            "\u{212a}ill",
+            "stra\u{df}e",
+            "STRA\u{1e9e}E",
+            "\u{fb01}le_x",
+        ] {
+            assert_eq!(tool(name), "policy.tool_denied", "{name:?}");
+        }
+        for name in ["read_file", "secrets", "kil", "writ"] {
+            assert_eq!(tool(name), "ok", "{name}");
+        }
+        for name in ["FETCH", "\u{ff46}etch", "fetc\u{210e}"] {
+            assert_eq!(
+                g.prompt_decision(name).map_err(|e| e.code()),
+                Err("policy.prompt_denied"),
+                "{name:?}"
+            );
+        }
+        // A rule's tool glob applies to the folded name too.
+        for name in ["fetch", "FETCH", "\u{ff46}etch"] {
+            assert_eq!(
+                code(&g, name, json!({"u": "a.txt"})),
+                "path.outside_root",
+                "{name:?}"
+            );
+        }
+        assert_eq!(code(&g, "other", json!({"u": "a.txt"})), "ok");
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Per-tool `max_concurrent` and `rate` (`[[limits]]`): counters kept per
-//! tool name, every matching rule applied (the strictest decides).
+//! tool name as a server that folds case reads it ([`fold_name`]: `Slow`
+//! and `slow` share theirs), every matching rule applied (the strictest
+//! decides).
 //!
 //! The rate is a token bucket per tool: `rate` tokens, refilled at `rate`
 //! per minute, one spent per call; so at most `rate` calls in any minute
@@ -9,7 +11,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::code::{GateCode, Refusal};
-use super::policy::LimitRule;
+use super::policy::{fold_name, LimitRule};
 
 /// Most tool names tracked at once; idle ones are dropped first.
 pub const MAX_TRACKED_TOOLS: usize = 4096;
@@ -91,7 +93,8 @@ impl Limiter {
         if a.max_concurrent.is_none() && a.rate.is_none() {
             return Ok(false);
         }
-        if !self.tools.contains_key(tool) && self.tools.len() >= MAX_TRACKED_TOOLS {
+        let key = fold_name(tool);
+        if !self.tools.contains_key(&key) && self.tools.len() >= MAX_TRACKED_TOOLS {
             self.tools.retain(|_, c| c.inflight > 0);
             if self.tools.len() >= MAX_TRACKED_TOOLS {
                 return Err(Refusal::new(
@@ -102,7 +105,7 @@ impl Limiter {
             }
         }
         let full = a.rate.map_or(0.0, |(r, _)| f64::from(r));
-        let c = self.tools.entry(tool.to_owned()).or_insert(Counter {
+        let c = self.tools.entry(key).or_insert(Counter {
             inflight: 0,
             tokens: full,
             at: now,
@@ -135,7 +138,7 @@ impl Limiter {
 
     /// Ends a call that [`Limiter::acquire`] admitted with `Ok(true)`.
     pub fn release(&mut self, tool: &str) {
-        if let Some(c) = self.tools.get_mut(tool) {
+        if let Some(c) = self.tools.get_mut(&fold_name(tool)) {
             c.inflight = c.inflight.saturating_sub(1);
         }
     }
@@ -176,5 +179,24 @@ mod tests {
             "policy.rate_limited"
         );
         assert_eq!(l.acquire(&[], "f", later), Ok(false));
+    }
+
+    /// A name spelt otherwise that a server folding case reads as the
+    /// same tool shares its rule and its counters (#20 re-attack, N8).
+    #[test]
+    fn folded_names_share_rule_and_counters() {
+        let p = Policy::parse("[[limits]]\ntool = \"slow\"\nmax_concurrent = 1\n").unwrap();
+        let mut l = Limiter::default();
+        let t0 = Instant::now();
+        assert_eq!(l.acquire(&p.limits, "slow", t0), Ok(true));
+        for twin in ["SLOW", "ſlow", "ｓｌｏｗ", "Slow"] {
+            assert_eq!(
+                l.acquire(&p.limits, twin, t0).map_err(|e| e.code()),
+                Err("policy.concurrency_limited"),
+                "{twin}"
+            );
+        }
+        l.release("SLOW");
+        assert_eq!(l.acquire(&p.limits, "ſlow", t0), Ok(true));
     }
 }

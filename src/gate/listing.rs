@@ -20,13 +20,27 @@ use super::poison::{clean_value, Findings, PoisonMode};
 /// definition larger than the whole memo is never kept.
 pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
 
+/// Who asked for a listing: the client's and the gateway's own
+/// (`--pin`, a call before any listing) are two listings, each with its
+/// pages in progress, so that one's pages are never taken for the
+/// other's (a name shown by both is not "listed twice").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lister {
+    /// The client's `tools/list`.
+    Client,
+    /// The gateway's own.
+    Gateway,
+}
+
 /// What the gateway last saw of each tool, from the child's listings.
 #[derive(Debug, Clone, Default)]
 pub struct ToolView {
     tools: HashMap<String, ToolState>,
-    /// The listing in progress (its pages so far): each name's first
-    /// definition hash. At most [`MAX_TOOLS`] names.
+    /// The client's listing in progress (its pages so far): each name's
+    /// first definition hash. At most [`MAX_TOOLS`] names.
     listing: HashMap<String, String>,
+    /// The gateway's own listing in progress, likewise.
+    own_listing: HashMap<String, String>,
     /// States of definitions seen, by their exact compact JSON.
     memo: Memo,
 }
@@ -62,11 +76,24 @@ impl ToolView {
         self.tools.iter()
     }
 
-    /// A listing starts (a `tools/list` without a cursor) or has ended (its
-    /// last page): the next page begins a new one, in which each name may
-    /// again be defined once.
+    /// A client's listing starts (a `tools/list` without a cursor) or has
+    /// ended (its last page): the next page begins a new one, in which
+    /// each name may again be defined once.
     pub fn end_listing(&mut self) {
-        self.listing.clear();
+        self.end_listing_of(Lister::Client);
+    }
+
+    /// [`end_listing`](Self::end_listing) of `who`'s listing only.
+    pub fn end_listing_of(&mut self, who: Lister) {
+        self.in_progress(who).clear();
+    }
+
+    /// The pages so far of `who`'s listing in progress.
+    fn in_progress(&mut self, who: Lister) -> &mut HashMap<String, String> {
+        match who {
+            Lister::Client => &mut self.listing,
+            Lister::Gateway => &mut self.own_listing,
+        }
     }
 
     /// [`tool_state`] of `def`, from the memo when this session has seen
@@ -173,6 +200,19 @@ impl Gatekeeper {
         result: &mut Value,
         view: &mut ToolView,
         pins: Option<&Pins>,
+        learning: Option<Learning<'_>>,
+    ) -> Vec<ListEvent> {
+        self.filter_tools_page_of(Lister::Client, result, view, pins, learning)
+    }
+
+    /// [`filter_tools_page`](Self::filter_tools_page) of a page of `who`'s
+    /// listing (the names it has shown are those of its own pages).
+    pub fn filter_tools_page_of(
+        &self,
+        who: Lister,
+        result: &mut Value,
+        view: &mut ToolView,
+        pins: Option<&Pins>,
         mut learning: Option<Learning<'_>>,
     ) -> Vec<ListEvent> {
         let mut events = Vec::new();
@@ -193,8 +233,8 @@ impl Gatekeeper {
                 continue;
             };
             let state = view.state_of(&def);
-            if let Some(first) = view.listing.get(&name) {
-                let message = if *first == state.hash {
+            if let Some(first) = view.in_progress(who).get(&name).cloned() {
+                let message = if first == state.hash {
                     format!("tool `{name}` is listed twice")
                 } else {
                     if let Some(shown) = view.tools.get_mut(&name) {
@@ -210,11 +250,12 @@ impl Gatekeeper {
                 events.push(hide(name, message));
                 continue;
             }
-            if view.listing.len() >= MAX_TOOLS {
+            if view.in_progress(who).len() >= MAX_TOOLS {
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
-            view.listing.insert(name.clone(), state.hash.clone());
+            view.in_progress(who)
+                .insert(name.clone(), state.hash.clone());
             let poisoned = state.poisoned;
             if let Some(l) = learning.as_mut() {
                 l.pins.insert(name.clone(), state.hash.clone());
@@ -315,6 +356,48 @@ mod tests {
         g.filter_tools_page(&mut again, &mut view, None, None);
         assert_eq!(again, json!({"tools": [{"name": "ok", "title": "Other"}]}));
         assert!(!view.get("ok").unwrap().conflicting);
+    }
+
+    /// The gateway's own listing and the client's are two listings: a
+    /// name both show is listed once in each, and the end of one does not
+    /// end the other (#20 re-attack: a spurious "listed twice").
+    #[test]
+    fn own_and_client_listings_are_apart() {
+        let g = Gatekeeper::default();
+        let mut view = ToolView::default();
+        let tools = json!({"tools": [{"name": "echo"}, {"name": "read"}], "nextCursor": "c"});
+        let mut page = tools.clone();
+        assert!(g
+            .filter_tools_page(&mut page, &mut view, None, None)
+            .is_empty());
+        // The gateway's own listing, while the client's is in progress.
+        let mut own = tools.clone();
+        let events = g.filter_tools_page_of(Lister::Gateway, &mut own, &mut view, None, None);
+        assert!(events.is_empty(), "{events:?}");
+        assert_eq!(own, tools);
+        let mut own_last = json!({"tools": [{"name": "late"}]});
+        assert!(g
+            .filter_tools_page_of(Lister::Gateway, &mut own_last, &mut view, None, None)
+            .is_empty());
+        view.end_listing_of(Lister::Gateway);
+        assert!(!view.get("echo").unwrap().conflicting);
+        // The client's listing goes on: its last page shows `late` (the
+        // gateway's listing showed it, not the client's), and still may
+        // not redefine a name of its first page.
+        let mut last = json!({"tools": [{"name": "late"}, {"name": "echo", "title": "Other"}]});
+        let events = g.filter_tools_page(&mut last, &mut view, None, None);
+        assert_eq!(last, json!({"tools": [{"name": "late"}]}), "{events:?}");
+        assert!(view.get("echo").unwrap().conflicting);
+        // And the other way round: the client's pages do not end the
+        // gateway's listing.
+        let mut view = ToolView::default();
+        let mut own = tools.clone();
+        g.filter_tools_page_of(Lister::Gateway, &mut own, &mut view, None, None);
+        view.end_listing();
+        let mut own_again = json!({"tools": [{"name": "echo", "title": "Other"}]});
+        g.filter_tools_page_of(Lister::Gateway, &mut own_again, &mut view, None, None);
+        assert_eq!(own_again, json!({"tools": []}));
+        assert!(view.get("echo").unwrap().conflicting);
     }
 
     /// The memo gives what [`tool_state`] gives, the first time and the

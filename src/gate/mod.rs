@@ -46,16 +46,18 @@ pub use decide::{
     MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
-pub use listing::{tool_state, ListEvent, ToolView, MAX_TOOL_MEMO_BYTES};
+pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};
 pub use paths::{
-    is_path_name, RelativePaths, Roots, TildePaths, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,
-    MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
+    is_path_name, uri_name, RelativePaths, Roots, TildePaths, FILE_LOCATION_WORDS,
+    MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_PERCENT_DECODINGS, MAX_SYMLINKS,
+    NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
+    URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::PoisonMode;
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
 pub use policy::{
-    valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError, MAX_POLICY_BYTES,
-    MAX_POLICY_ENTRIES,
+    fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
+    MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,
 };
 pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, ToServer, CANCELLED_CALL_DEADLINE,

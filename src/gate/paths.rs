@@ -88,13 +88,96 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "pathspecs",
     "filespec",
     "filespecs",
+    "home",
 ];
+
+/// Abbreviations that make an argument name a path name as its whole
+/// last snake_case, kebab-case or dotted segment, in any case (`fp`,
+/// `input_fn`, `FP2`), never as the end of a camelCase word
+/// (`callbackFn` is a function).
+pub const PATH_ABBREVIATIONS: &[&str] = &["fp", "fps", "fn", "fns", "pth", "pths", "wd", "pwd"];
+
+/// Words that name a place as a URI or a location (`uri`, `url`,
+/// `href`, `location`, …), at the end of an argument name (separators
+/// removed, lower case: `resourceUri`, `file_url`, `fileLocation`).
+/// Such an argument's value gets the URL check as every string does;
+/// when it is no URL it gets the path check if it reads as a path
+/// (`{"uri": "/etc/passwd"}`), or whatever it looks like when one of
+/// [`FILE_LOCATION_WORDS`] comes before the word (`file_uri`, `fileUrl`:
+/// [`uri_name`]). A location word after a file word (`fileLocation`,
+/// `dir_location`) makes a path name ([`is_path_name`]).
+pub const URI_ARGUMENT_WORDS: &[&str] = &[
+    "uri",
+    "uris",
+    "url",
+    "urls",
+    "urn",
+    "href",
+    "hrefs",
+    "link",
+    "links",
+    "location",
+    "locations",
+    "loc",
+    "locs",
+    "locator",
+    "locators",
+];
+
+/// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
+/// location (`file_uri`, `fileUrl`, `localPath`, `dirLocation`).
+pub const FILE_LOCATION_WORDS: &[&str] = &[
+    "file",
+    "files",
+    "path",
+    "paths",
+    "dir",
+    "dirs",
+    "directory",
+    "folder",
+    "local",
+    "fs",
+    "disk",
+];
+
+/// What an argument name says of its value when it names a URI or a
+/// location ([`URI_ARGUMENT_WORDS`]): `Some(true)` for a file's
+/// (`file_uri`, `fileUrl`: a value that is no URL is a path), `Some(false)`
+/// for any other (`uri`, `href`, `resourceUrl`: a value that is no URL is a
+/// path when it reads as one). `None` for other names. Bounded by the
+/// name's length.
+pub fn uri_name(name: &str) -> Option<bool> {
+    alternatives(&bare_name(name))
+        .filter_map(|alt| {
+            let joined = joined_lower(alt);
+            let base = URI_ARGUMENT_WORDS
+                .iter()
+                .find_map(|w| joined.strip_suffix(w))?;
+            Some(FILE_LOCATION_WORDS.iter().any(|f| base.ends_with(f)))
+        })
+        .reduce(|a, b| a || b)
+}
+
+/// An identifier in lower case without its separators (`_`, `-`, `.`,
+/// space) and trailing digits: `file_Path2` is `filepath`.
+fn joined_lower(name: &str) -> String {
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
 
 /// Most symbolic links followed while resolving one path (Linux's own bound).
 pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Most times a path argument is percent-decoded to be checked again (a
+/// server may decode `%2e%2e%2f`, and one decoding of `%252e` gives
+/// `%2e`); a path still percent-encoded after that is refused.
+pub const MAX_PERCENT_DECODINGS: usize = 2;
 
 /// The endings that make an argument name a path name whatever comes
 /// before them, compared with the name's separators (`_`, `-`, `.`, space)
@@ -114,6 +197,8 @@ pub const PATH_NAME_ENDINGS: &[&str] = &[
     "folders",
     "mountpoint",
     "mountpoints",
+    "pathlike",
+    "pathlikes",
 ];
 
 /// Names that end as [`PATH_NAME_ENDINGS`] do but name no file (compared
@@ -139,7 +224,21 @@ pub const NOT_PATH_NAME_ENDINGS: &[&str] = &[
 /// before or after a last `name`/`names` (`directoryName`, `dir_names`,
 /// `pathNameList`).
 pub fn is_path_name(name: &str) -> bool {
-    alternatives(name).any(is_one_path_name)
+    alternatives(&bare_name(name)).any(is_one_path_name)
+}
+
+/// An argument name as [`is_path_name`] and [`uri_name`] read it: in
+/// Unicode NFKC (`ｐａｔｈ` is `path`), without the index or brackets of a
+/// form field at its end (`paths[]`, `path[0]`) and without the
+/// characters that are no letter or digit around it (`path:`, `$path`,
+/// `@path`). Bounded by the name's length.
+fn bare_name(name: &str) -> String {
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(name);
+    let mut bare: &str = &nfkc;
+    while let Some(open) = bare.strip_suffix(']').and_then(|b| b.rfind('[')) {
+        bare = bare.get(..open).unwrap_or_default();
+    }
+    bare.trim_matches(|c: char| !c.is_alphanumeric()).to_owned()
 }
 
 /// The alternatives of an identifier: its parts between words `or` (any
@@ -193,7 +292,19 @@ fn is_one_path_name(name: &str) -> bool {
             .any(|n| n.eq_ignore_ascii_case(w))
     };
     let word = last_word(name);
-    if is(word) || is(last_segment(name)) || has_path_ending(name) {
+    let abbreviation = PATH_ABBREVIATIONS
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(last_segment(name)));
+    if is(word) || is(last_segment(name)) || abbreviation || has_path_ending(name) {
+        return true;
+    }
+    // A location after a file word: `fileLocation`, `dir_loc`.
+    if uri_name(name) == Some(true)
+        && URI_ARGUMENT_WORDS
+            .iter()
+            .filter(|w| w.starts_with("loc"))
+            .any(|w| joined_lower(name).ends_with(w))
+    {
         return true;
     }
     // Where the last word starts in `name` (it is a slice of it).
@@ -207,12 +318,7 @@ fn is_one_path_name(name: &str) -> bool {
 
 /// [`is_path_name`]'s ending rule. Bounded by the name's length.
 fn has_path_ending(name: &str) -> bool {
-    let joined: String = name
-        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
-        .chars()
-        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
+    let joined = joined_lower(name);
     let base = ["list", "array"]
         .iter()
         .find_map(|w| joined.strip_suffix(w))
@@ -340,12 +446,35 @@ impl Roots {
         self.roots.iter().map(Root::path).collect()
     }
 
-    /// Checks one path argument.
+    /// Checks one path argument, as written and as each of its
+    /// percent-decodings (a server may decode `%2e%2e%2f` into `../`), up
+    /// to [`MAX_PERCENT_DECODINGS`]: every form must pass.
     ///
     /// # Errors
     /// `path.outside_root` (one reason for every failure of a written path,
-    /// existing or not; another for a form the policy does not resolve).
+    /// existing or not; another for a form the policy does not resolve,
+    /// for percent-encoding that decodes to no UTF-8, and for a path still
+    /// percent-encoded after [`MAX_PERCENT_DECODINGS`] decodings).
     pub fn check(&self, text: &str, rule: &str) -> Result<(), Refusal> {
+        let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
+        let mut form = std::borrow::Cow::Borrowed(text);
+        for decoded in 0..=MAX_PERCENT_DECODINGS {
+            self.check_form(&form, rule)?;
+            let next = match percent_encoding::percent_decode_str(&form).decode_utf8() {
+                Err(_) => return refuse("a path whose percent-encoding decodes to no UTF-8"),
+                Ok(std::borrow::Cow::Borrowed(_)) => return Ok(()),
+                Ok(std::borrow::Cow::Owned(next)) => next,
+            };
+            if decoded == MAX_PERCENT_DECODINGS {
+                return refuse("a path percent-encoded more times than the gateway decodes");
+            }
+            form = std::borrow::Cow::Owned(next);
+        }
+        Ok(())
+    }
+
+    /// [`check`](Self::check) of one form of the path.
+    fn check_form(&self, text: &str, rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {
             return refuse("the path does not resolve inside any --root directory");
@@ -557,8 +686,74 @@ mod tests {
             "output_dst",
             "pathspec",
             "fileSpecs",
+            // Names of a file's location, and abbreviations (#20
+            // re-attack, N3 rest).
+            "fileLocation",
+            "file_location",
+            "dirLocation",
+            "fileLocator",
+            "FILE_LOC",
+            "fp",
+            "fn",
+            "FP2",
+            "input_fn",
+            "out-fp",
+            "pth",
+            "wd",
+            "pwd",
+            "home",
+            "home_dir",
+            "homedir",
+            // Form fields, punctuation around, NFKC twins, path-like.
+            "paths[]",
+            "path[0]",
+            "files[][]",
+            "path:",
+            "$path",
+            "@file",
+            "__path__",
+            "\u{ff50}\u{ff41}\u{ff54}\u{ff48}",
+            "path\u{a0}",
+            "pathlike",
+            "path_like",
+            "pathLike",
         ] {
             assert!(is_path_name(name), "{name}");
+        }
+        // URI names: a file's, whose value is a path when it is no URL;
+        // any other, whose value is one when it reads as a path.
+        for (name, file) in [
+            ("file_uri", true),
+            ("fileUri", true),
+            ("fileUrl", true),
+            ("fileURL", true),
+            ("file-href", true),
+            ("localUri", true),
+            ("path_url", true),
+            ("uri", false),
+            ("url", false),
+            ("URL", false),
+            ("href", false),
+            ("resourceUri", false),
+            ("link", false),
+            ("location", false),
+            ("save_location", false),
+            ("url_or_uri", false),
+            ("image_url_or_file_uri", true),
+            ("\u{ff46}ile_uri[1]", true),
+            ("uris[]", false),
+        ] {
+            assert_eq!(uri_name(name), Some(file), "{name}");
+        }
+        for name in [
+            "name",
+            "query",
+            "file",
+            "content",
+            "fileContent",
+            "callbackFn",
+        ] {
+            assert_eq!(uri_name(name), None, "{name}");
         }
         for name in [
             "url",
@@ -600,6 +795,13 @@ mod tests {
             "author_name",
             "error_file_count",
             "filesOrdered",
+            "callbackFn",
+            "fnName",
+            "uri",
+            "fileUrl",
+            "location",
+            "homepage",
+            "wdth",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
@@ -736,6 +938,46 @@ mod tests {
             }
         }
         assert!(ok(&each, "price$"));
+    }
+
+    /// Percent-encoded dot segments and separators, any case, once or
+    /// twice encoded, get the refusal a literal `..` gets, relative
+    /// (`each_root`) or absolute (#20 re-attack, `%2e%2e`).
+    #[test]
+    fn percent_encoded_traversal_is_refused() {
+        let (_t, each) = setup(RelativePaths::EachRoot, TildePaths::Refuse);
+        let root = each.roots()[0].to_string_lossy().into_owned();
+        let (_t2, cwd) = setup(RelativePaths::Cwd, TildePaths::Refuse);
+        let croot = cwd.roots()[0].to_string_lossy().into_owned();
+        let ok = |r: &Roots, p: &str| r.check(p, "t").is_ok();
+        for p in [
+            "%2e%2e/outside/secret",
+            "%2E%2E/outside/secret",
+            "..%2foutside%2fsecret",
+            "%2e%2e%2Foutside",
+            "sub%2f..%2f..%2foutside",
+            ".%2e/outside",
+            "%252e%252e/outside/secret",
+            "%25252e%25252e/x",
+            "a%ff",
+            "a%00b",
+        ] {
+            assert!(!ok(&each, p), "{p}");
+            let refusal = each.check(p, "t").unwrap_err();
+            assert_eq!(refusal.code(), "path.outside_root", "{p}");
+        }
+        for p in [
+            format!("{croot}/%2e%2e/outside/secret"),
+            format!("{croot}/sub/%2E%2E%2F%2e%2e/outside"),
+            format!("{croot}%2f..%2f..%2fetc"),
+        ] {
+            assert!(!ok(&cwd, &p), "{p}");
+        }
+        for p in ["sub%2fnew.txt", "a%20b.txt", "100%.txt", "a%zz"] {
+            assert!(ok(&each, p), "{p}");
+        }
+        assert!(ok(&cwd, &format!("{croot}/a%2etxt")));
+        assert!(ok(&each, &format!("{root}/sub/x%2e%2e")));
     }
 
     #[test]

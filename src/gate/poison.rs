@@ -22,6 +22,8 @@
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
 
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine as _;
 use icu_properties::props::{
     BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
 };
@@ -72,6 +74,10 @@ pub struct Findings {
     /// would rename one member onto another, after the gateway decided on
     /// the first. Never renamed: see [`clean_value`].
     pub collisions: usize,
+    /// Texts encoded more than [`MAX_ENCODING_LAYERS`] deep (a `data:` URI
+    /// or base64 inside decoded text, again and again): not screened, so
+    /// counted, and removed when stripping.
+    pub too_deep: usize,
 }
 
 impl Findings {
@@ -87,6 +93,7 @@ impl Findings {
         self.ansi += o.ansi;
         self.controls += o.controls;
         self.collisions += o.collisions;
+        self.too_deep += o.too_deep;
     }
 
     /// A short human summary, e.g. `3 tag characters, 1 ANSI escape`.
@@ -103,6 +110,15 @@ impl Findings {
             .filter(|(n, _)| *n > 0)
             .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
             .collect();
+        match self.too_deep {
+            0 => {}
+            1 => v.push(format!(
+                "1 text encoded more than {MAX_ENCODING_LAYERS} layers deep"
+            )),
+            n => v.push(format!(
+                "{n} texts encoded more than {MAX_ENCODING_LAYERS} layers deep"
+            )),
+        }
         match self.collisions {
             0 => {}
             1 => v.push("1 key equal to another key once its hidden characters are removed".into()),
@@ -228,6 +244,10 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// bounded in bytes (`--max-response-bytes`) and depth, and all of it is
 /// scanned (a budget would forward the rest unscreened).
 ///
+/// Text carried encoded is screened as text is (`screen`): a `data:`
+/// URI anywhere in a string, a base64 `blob`, an image's or audio's
+/// `data`, each in the charset its MIME type declares.
+///
 /// A key is never renamed onto another: a key whose stripped form equals
 /// another key of its object (a clean one, or one stripped before it) is
 /// counted in [`Findings::collisions`] and, when stripping, dropped with
@@ -239,14 +259,8 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
     while let Some(v) = stack.pop() {
         match v {
             Value::String(s) => {
-                let (f, cleaned) = clean(s);
-                total.add(f);
-                if let (true, Some(c)) = (strip, cleaned) {
+                if let (true, Some(c)) = (strip, screen(s, strip, 0, &mut total)) {
                     *s = c;
-                }
-                let data = s.trim_start().get(..5);
-                if data.is_some_and(|d| d.eq_ignore_ascii_case("data:")) {
-                    clean_encoded(s, strip, &mut total, Encoded::DataUri);
                 }
             }
             Value::Array(a) => stack.extend(a.iter_mut()),
@@ -254,14 +268,18 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
                 if m.keys().any(|k| clean(k).1.is_some()) {
                     clean_keys(m, strip, &mut total);
                 }
+                let charset = m
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .and_then(declared_charset);
                 if let Some(Value::String(blob)) = m.get_mut("blob") {
-                    clean_encoded(blob, strip, &mut total, Encoded::Base64);
+                    clean_base64(blob, charset, strip, &mut total);
                 }
                 // An image's or audio's `data`: text whatever the MIME type
-                // says, when it decodes to UTF-8.
+                // says, when it decodes to text.
                 if m.contains_key("mimeType") {
                     if let Some(Value::String(data)) = m.get_mut("data") {
-                        clean_encoded(data, strip, &mut total, Encoded::Base64);
+                        clean_base64(data, charset, strip, &mut total);
                     }
                 }
                 stack.extend(m.values_mut());
@@ -272,85 +290,315 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
     total
 }
 
-/// How a text the server sends is encoded inside a string.
-#[derive(Debug, Clone, Copy)]
-enum Encoded {
-    /// A `blob` (MCP `BlobResourceContents`, an embedded resource): RFC
-    /// 4648 base64.
-    Base64,
-    /// A `data:` URI (RFC 2397, read as WHATWG reads it): its payload
-    /// percent-decoded, then base64 when the type ends in `;base64`.
-    DataUri,
+/// Most layers of encoding the screen looks through: a `data:` URI or
+/// base64 text inside text that was itself decoded (a `data:` URI in a
+/// `data:` URI, base64 of base64, …). Text encoded deeper is counted in
+/// [`Findings::too_deep`] and, when stripping, removed (fail closed).
+pub const MAX_ENCODING_LAYERS: usize = 4;
+
+/// Forgiving as WHATWG's base64 is: padding optional.
+const LENIENT: GeneralPurposeConfig =
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+/// RFC 4648 base64, padding optional.
+static STANDARD: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, LENIENT);
+/// The URL-safe alphabet, which Node's `Buffer.from(s, "base64")` takes too.
+static URL_SAFE: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::URL_SAFE, LENIENT);
+
+/// Base64 in either alphabet, ASCII white space (MIME line breaks) aside.
+fn decode_base64(b: &[u8]) -> Option<Vec<u8>> {
+    let b: Vec<u8> = b
+        .iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    STANDARD.decode(&b).or_else(|_| URL_SAFE.decode(&b)).ok()
 }
 
-/// Screens the text a `blob` or a `data:` URI carries (a client shows a
-/// `text/*` one as text, whatever the MIME type says): decoded, and when
-/// it is UTF-8, screened as a string is; when stripping, written back
-/// encoded (base64 with padding; a plain `data:` payload percent-encoded).
-/// Binary contents (not UTF-8: images, audio) are left alone. Bounded by
-/// the string's length (one decode, one screen).
-fn clean_encoded(s: &mut String, strip: bool, total: &mut Findings, how: Encoded) {
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    use base64::Engine as _;
-    // Forgiving as WHATWG's base64 is: padding optional.
-    let engine = GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-    );
-    let without_space = |b: &[u8]| -> Vec<u8> {
-        b.iter()
-            .copied()
-            .filter(|c| !c.is_ascii_whitespace())
-            .collect()
+/// The Unicode encodings a server's text may come in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Charset {
+    Utf8,
+    Utf16 { le: bool },
+    Utf32 { le: bool },
+}
+
+/// How decoded bytes were text: the charset, and whether a byte order
+/// mark led them (UTF-16 and UTF-32; kept when written back).
+#[derive(Debug, Clone, Copy)]
+struct TextForm {
+    charset: Charset,
+    bom: bool,
+}
+
+/// The charset a MIME type (`text/plain; charset=utf-16le`) or a `data:`
+/// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, when it
+/// is a Unicode one other than UTF-8 (`utf-16`, `utf-16le`, `utf-16be`,
+/// `ucs-2`, `utf-32`, `utf-32le`, `utf-32be`, `ucs-4`, any case, in
+/// double or single quotes or none).
+fn declared_charset(mime: &str) -> Option<Charset> {
+    mime.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("charset") {
+            return None;
+        }
+        let value = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
+        match value.as_str() {
+            "utf-16" | "utf-16le" | "ucs-2" | "utf16" | "utf16le" | "unicode" => {
+                Some(Charset::Utf16 { le: true })
+            }
+            "utf-16be" | "utf16be" | "unicodefffe" => Some(Charset::Utf16 { le: false }),
+            "utf-32" | "utf-32le" | "ucs-4" | "utf32" | "utf32le" => {
+                Some(Charset::Utf32 { le: true })
+            }
+            "utf-32be" | "utf32be" => Some(Charset::Utf32 { le: false }),
+            _ => None,
+        }
+    })
+}
+
+/// `bytes` as text: a UTF-32 or UTF-16 byte order mark decides the
+/// charset (whatever is declared), else the `declared` one, else UTF-8.
+/// `None` when they are no text in that charset (binary contents).
+fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextForm)> {
+    let (charset, bom, body) = match bytes {
+        [0xFF, 0xFE, 0, 0, rest @ ..] => (Charset::Utf32 { le: true }, true, rest),
+        [0, 0, 0xFE, 0xFF, rest @ ..] => (Charset::Utf32 { le: false }, true, rest),
+        [0xFF, 0xFE, rest @ ..] => (Charset::Utf16 { le: true }, true, rest),
+        [0xFE, 0xFF, rest @ ..] => (Charset::Utf16 { le: false }, true, rest),
+        _ => (declared.unwrap_or(Charset::Utf8), false, bytes),
     };
-    // Node's `Buffer.from(s, "base64")` takes the URL-safe alphabet too.
-    let url_safe = GeneralPurpose::new(
-        &base64::alphabet::URL_SAFE,
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-    );
-    let decode = |b: &[u8]| {
-        let b = without_space(b);
-        engine.decode(&b).or_else(|_| url_safe.decode(&b))
-    };
-    let (meta, bytes, base64) = match how {
-        Encoded::Base64 => match decode(s.as_bytes()) {
-            Ok(bytes) => (None, bytes, true),
-            Err(_) => return,
-        },
-        Encoded::DataUri => {
-            let Some((meta, payload)) = s.split_once(',') else {
-                return;
-            };
-            let base64 = meta.trim_end().to_ascii_lowercase().ends_with(";base64");
-            let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
-            let bytes = if base64 {
-                match decode(&decoded) {
-                    Ok(bytes) => bytes,
-                    Err(_) => return,
-                }
+    let text = match charset {
+        Charset::Utf8 => String::from_utf8(body.to_vec()).ok()?,
+        Charset::Utf16 { le } => {
+            let encoding = if le {
+                encoding_rs::UTF_16LE
             } else {
-                decoded
+                encoding_rs::UTF_16BE
             };
-            (Some(meta.to_owned()), bytes, base64)
+            encoding
+                .decode_without_bom_handling_and_without_replacement(body)?
+                .into_owned()
+        }
+        // No WHATWG encoding (so none in `encoding_rs`): four bytes a
+        // scalar value.
+        Charset::Utf32 { le } => {
+            if body.len() % 4 != 0 {
+                return None;
+            }
+            body.chunks_exact(4)
+                .map(|c| {
+                    let b = [
+                        c.first().copied()?,
+                        c.get(1).copied()?,
+                        c.get(2).copied()?,
+                        c.get(3).copied()?,
+                    ];
+                    char::from_u32(if le {
+                        u32::from_le_bytes(b)
+                    } else {
+                        u32::from_be_bytes(b)
+                    })
+                })
+                .collect::<Option<String>>()?
         }
     };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return;
-    };
-    let (f, cleaned) = clean(&text);
+    Some((text, TextForm { charset, bom }))
+}
+
+/// `text` in `form` again (its byte order mark, when it had one).
+fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
+    match form.charset {
+        Charset::Utf8 => text.as_bytes().to_vec(),
+        Charset::Utf16 { le } => {
+            let bom = form.bom.then_some(0xFEFF_u16);
+            bom.into_iter()
+                .chain(text.encode_utf16())
+                .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
+                .collect()
+        }
+        Charset::Utf32 { le } => {
+            let bom = form.bom.then_some(0xFEFF_u32);
+            bom.into_iter()
+                .chain(text.chars().map(u32::from))
+                .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
+                .collect()
+        }
+    }
+}
+
+/// Screens `text` and the text encoded inside it, `layer` encodings
+/// deep (0 for a string as the server sent it): its characters
+/// ([`clean`]); each `data:` URI in it (RFC 2397, read as WHATWG reads
+/// it: the whole string when it starts with one, else up to white space
+/// or a closing bracket or quote), its payload decoded in its declared
+/// charset; and, when `text` came out of base64 (`layer` > 0), `text`
+/// itself when it is base64 of text again. Each layer down counts against
+/// [`MAX_ENCODING_LAYERS`]. Returns the text with what it found removed
+/// (written back encoded as it came) when stripping changed anything.
+/// Bounded by the text's length times [`MAX_ENCODING_LAYERS`].
+fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    use std::borrow::Cow;
+    let (f, cleaned) = clean(text);
     total.add(f);
-    let (true, Some(c)) = (strip, cleaned) else {
+    let mut current: Cow<'_, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
+    // Each data: URI, from the last (so earlier spans stay where they are).
+    for (start, end) in data_uri_spans(&current).into_iter().rev() {
+        let Some(uri) = current.get(start..end) else {
+            continue;
+        };
+        let replaced = if layer >= MAX_ENCODING_LAYERS {
+            total.too_deep += 1;
+            Some(String::new())
+        } else {
+            clean_data_uri(uri, strip, layer + 1, total)
+        };
+        if let (true, Some(r)) = (strip, replaced) {
+            current.to_mut().replace_range(start..end, &r);
+        }
+    }
+    if layer > 0 {
+        if let Some((inner, form)) = base64_text(&current) {
+            let replaced = if layer >= MAX_ENCODING_LAYERS {
+                total.too_deep += 1;
+                Some(String::new())
+            } else {
+                screen(&inner, strip, layer + 1, total)
+                    .map(|c| STANDARD.encode(encode_text(&c, form)))
+            };
+            if let (true, Some(r)) = (strip, replaced) {
+                current = Cow::Owned(r);
+            }
+        }
+    }
+    match current {
+        Cow::Owned(c) if strip => Some(c),
+        _ => None,
+    }
+}
+
+/// The text `s` holds when it is base64 (in either alphabet, white space
+/// aside, at least one quantum) of text: UTF-8, or UTF-16 or UTF-32 led by
+/// a byte order mark, and, when shorter than [`MIN_HIDDEN_LAYER_BYTES`],
+/// with no control character but tab, line feed, carriage return and ESC
+/// (a short word of base64 letters may decode to valid UTF-8 by chance;
+/// a longer one all but never does).
+fn base64_text(s: &str) -> Option<(String, TextForm)> {
+    let mut symbols = 0_usize;
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_' => symbols += 1,
+            b'=' => {}
+            b if b.is_ascii_whitespace() => {}
+            _ => return None,
+        }
+    }
+    if symbols < 4 {
+        return None;
+    }
+    let bytes = decode_base64(s.as_bytes())?;
+    let long = bytes.len() >= MIN_HIDDEN_LAYER_BYTES;
+    let (text, form) = decode_text(&bytes, None)?;
+    let plausible = long
+        || text
+            .chars()
+            .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'));
+    plausible.then_some((text, form))
+}
+
+/// Decoded length from which base64 inside decoded text that decodes to
+/// UTF-8 is taken as another layer of text whatever control characters
+/// it holds (shorter, only when it holds none but tab, LF, CR and ESC).
+const MIN_HIDDEN_LAYER_BYTES: usize = 16;
+
+/// Byte ranges of the `data:` URIs in `text` (the scheme in any case, at
+/// the start or after a character that is no letter or digit): the whole
+/// rest of `text` when it starts with one (white space aside), else up to
+/// the first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` ``. A
+/// `data:` with no `,` after it, or white space before the `,` inside
+/// prose, is no URI. One pass over `text`.
+fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let whole_start = text.len() - text.trim_start().len();
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text.get(from..).and_then(|t| t.find(':')) {
+        let colon = from + at;
+        from = colon + 1;
+        let Some(start) = colon.checked_sub(4) else {
+            continue;
+        };
+        let is_data = bytes
+            .get(start..colon)
+            .is_some_and(|s| s.eq_ignore_ascii_case(b"data"));
+        let after_word = start == 0
+            || bytes
+                .get(start - 1)
+                .is_some_and(|b| !b.is_ascii_alphanumeric());
+        if !is_data || !after_word || spans.last().is_some_and(|&(_, end)| start < end) {
+            continue;
+        }
+        let end = if start == whole_start {
+            text.len()
+        } else {
+            let rest = text.get(colon..).unwrap_or_default();
+            colon
+                + rest
+                    .find(|c: char| {
+                        c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
+                    })
+                    .unwrap_or(rest.len())
+        };
+        if text.get(colon..end).is_some_and(|u| u.contains(',')) {
+            spans.push((start, end));
+        }
+    }
+    spans
+}
+
+/// Screens the text a `data:` URI carries (`uri`, one span of
+/// [`data_uri_spans`]), `layer` encodings deep: its payload
+/// percent-decoded, then base64-decoded when its metadata ends in
+/// `;base64`, as text in the charset it declares ([`decode_text`]), and
+/// [`screen`]ed. Binary contents are left alone. Returns the URI written
+/// back (base64 with padding; a plain payload percent-encoded) when
+/// stripping changed its text.
+fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    let (meta, payload) = uri.split_once(',')?;
+    let base64 = meta.trim_end().to_ascii_lowercase().ends_with(";base64");
+    let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
+    let bytes = if base64 {
+        decode_base64(&decoded)?
+    } else {
+        decoded
+    };
+    let (text, form) = decode_text(&bytes, declared_charset(meta))?;
+    let cleaned = screen(&text, strip, layer, total)?;
+    let bytes = encode_text(&cleaned, form);
+    let payload = if base64 {
+        STANDARD.encode(bytes)
+    } else {
+        percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC).to_string()
+    };
+    Some(format!("{meta},{payload}"))
+}
+
+/// Screens the text a base64 `blob` (MCP `BlobResourceContents`, an
+/// embedded resource) or an image's or audio's `data` carries (a client
+/// shows a `text/*` one as text, whatever the MIME type says): decoded,
+/// and when it is text in the `charset` its MIME type declares (or its
+/// byte order mark says), [`screen`]ed one layer down; when stripping,
+/// written back encoded as it came (base64 with padding). Binary contents
+/// are left alone.
+fn clean_base64(s: &mut String, charset: Option<Charset>, strip: bool, total: &mut Findings) {
+    let Some(bytes) = decode_base64(s.as_bytes()) else {
         return;
     };
-    let payload = if base64 {
-        engine.encode(c)
-    } else {
-        percent_encoding::utf8_percent_encode(&c, percent_encoding::NON_ALPHANUMERIC).to_string()
+    let Some((text, form)) = decode_text(&bytes, charset) else {
+        return;
     };
-    *s = match meta {
-        Some(meta) => format!("{meta},{payload}"),
-        None => payload,
-    };
+    if let (true, Some(c)) = (strip, screen(&text, strip, 1, total)) {
+        *s = STANDARD.encode(encode_text(&c, form));
+    }
 }
 
 /// Screens the keys of one object holding at least one poisoned key (see
@@ -429,6 +677,128 @@ mod tests {
         // strings like any other.
         let mut odd = json!({"blob": "not base64!", "u": "data:text/plain"});
         assert!(clean_value(&mut odd, true).is_clean());
+    }
+
+    /// Encoded text in every Unicode charset a MIME type can declare (or
+    /// a byte order mark says), base64 of base64, `data:` URIs inside text
+    /// and inside `data:` URIs (#20 re-attack, N4 rest); past
+    /// [`MAX_ENCODING_LAYERS`] fail closed.
+    #[test]
+    fn encoded_text_in_any_charset_and_layer_is_screened() {
+        let b64 = |b: &[u8]| STANDARD.encode(b);
+        let hidden: String = "ignore"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        let bad = format!("Notes.{hidden}\u{202e}\u{1b}]8;;http://x\u{7} y");
+        let clean_text = "Notes. y";
+        let enc = |t: &str, charset: Charset, bom: bool| encode_text(t, TextForm { charset, bom });
+        let (le16, be16) = (Charset::Utf16 { le: true }, Charset::Utf16 { le: false });
+        let (le32, be32) = (Charset::Utf32 { le: true }, Charset::Utf32 { le: false });
+        let data = |t: &str| format!("data:text/plain;base64,{}", b64(t.as_bytes()));
+        let pct = |t: &str| {
+            percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC).to_string()
+        };
+        // Each case, a message carrying a text: its hidden characters are
+        // found, and stripping leaves the message carrying the text clean.
+        type Case<'a> = (&'a str, Box<dyn Fn(&str) -> Value + 'a>);
+        let mut cases: Vec<Case> = Vec::new();
+        for (mime, charset, bom) in [
+            ("text/plain; charset=utf-16le", le16, false),
+            ("text/plain; charset=\"UTF-16\"", be16, true),
+            ("text/plain;charset=utf-16be", be16, false),
+            ("text/plain; charset=utf-32", le32, true),
+            ("text/plain; charset=utf-32be", be32, false),
+            ("text/plain; Charset='UTF-16LE'", le16, false),
+            // A byte order mark says UTF-16 whatever is declared.
+            ("application/octet-stream", le16, true),
+        ] {
+            let case = move |t: &str| json!({"mimeType": mime, "blob": b64(&enc(t, charset, bom))});
+            cases.push((mime, Box::new(case)));
+        }
+        cases.extend::<Vec<Case>>(vec![
+            (
+                "image data",
+                Box::new(
+                    |t| json!({"type": "image", "mimeType": "text/plain; charset=utf-16le", "data": b64(&enc(t, le16, false))}),
+                ),
+            ),
+            // Base64 of base64 of text, three layers.
+            (
+                "two layers",
+                Box::new(|t| json!({"blob": b64(b64(t.as_bytes()).as_bytes())})),
+            ),
+            (
+                "three layers",
+                Box::new(|t| json!({"blob": b64(b64(b64(t.as_bytes()).as_bytes()).as_bytes())})),
+            ),
+            // data: URIs in prose, with a charset, and nested.
+            (
+                "in prose",
+                Box::new(|t| json!({"text": format!("See [doc]({}) for details", data(t))})),
+            ),
+            (
+                "utf-16 in prose",
+                Box::new(|t| {
+                    json!(format!(
+                        "![x](DATA:text/plain;charset=utf-16le;base64,{})",
+                        b64(&enc(t, le16, false))
+                    ))
+                }),
+            ),
+            ("nested", Box::new(|t| json!(data(&data(t))))),
+            (
+                "nested, percent",
+                Box::new(|t| json!(format!("data:text/plain,{}", pct(&data(t))))),
+            ),
+            (
+                "in a blob",
+                Box::new(|t| json!({"blob": b64(format!("a note, {}", data(t)).as_bytes())})),
+            ),
+        ]);
+        for (what, case) in &cases {
+            let found = clean_value(&mut case(&bad), false);
+            assert_eq!(found.tags, 6, "{what}: {found:?}");
+            let mut v = case(&bad);
+            clean_value(&mut v, true);
+            assert_eq!(v, case(clean_text), "{what}");
+            assert!(clean_value(&mut v, false).is_clean(), "{what}: {v}");
+        }
+        // Past the bound: counted, and removed when stripping.
+        let mut deep = format!("data:text/plain;base64,{}", b64(bad.as_bytes()));
+        for _ in 0..MAX_ENCODING_LAYERS {
+            deep = format!("data:text/plain;base64,{}", b64(deep.as_bytes()));
+        }
+        let found = clean_value(&mut json!(deep.clone()), false);
+        assert_eq!(found.too_deep, 1, "{found:?}");
+        assert!(
+            found.summary().contains("layers deep"),
+            "{}",
+            found.summary()
+        );
+        let mut v = json!(deep);
+        clean_value(&mut v, true);
+        assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        let mut blob = bad.clone().into_bytes();
+        for _ in 0..=MAX_ENCODING_LAYERS {
+            blob = b64(&blob).into_bytes();
+        }
+        let v = json!({"blob": String::from_utf8(blob).unwrap()});
+        assert_eq!(clean_value(&mut v.clone(), false).too_deep, 1);
+        // Text that only looks encoded stays as it is.
+        for s in [
+            "metadata: x",
+            "the data: none",
+            "data:text/plain",
+            "see data:x and more, later",
+            "QUJD",
+            "plain words",
+        ] {
+            let mut v = json!({"t": s, "blob": b64(s.as_bytes())});
+            let kept = v.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{s}");
+            assert_eq!(v, kept, "{s}");
+        }
     }
 
     #[test]

@@ -28,9 +28,11 @@
 //! ```
 //!
 //! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
-//! `{a,b}`; `*` also matches `/`); a `deny` glob matches in any case
-//! (`WRITE_FILE` for `write_file`: a server may fold case), an `allow`
-//! glob only as written. `kind = "url"`: the value must be a string
+//! `{a,b}`; `*` also matches `/`); a `deny` glob, and the tool glob of an
+//! `[[args]]` or `[[limits]]` rule, matches a name as written or as
+//! [`fold_name`] reads it (`WRITE_FILE`, `wrıte_file`, `ſecret`:
+//! a server may fold case or normalise compatibility characters); an
+//! `allow` glob only as written. `kind = "url"`: the value must be a string
 //! (or an array of strings) and a URL the net policy lets through;
 //! `kind = "path"`: a path that must resolve inside a root (roots are then
 //! required); `kind = "text"`: the value is exempt from the URL and
@@ -90,12 +92,43 @@ pub enum ArgKind {
     Text,
 }
 
+/// A name as a server that folds case or normalises compatibility
+/// characters may read it: Unicode NFKC, then full upper case (`ı` is `I`,
+/// `ſ` is `S`), then full case folding (`ẞ` is `ss`, the Kelvin sign `k`),
+/// with `i` and a combining dot above taken as `i` (`İ`, which Turkish
+/// lower-casing makes `i`), then NFKC again. Deny globs and rule globs
+/// are folded the same way, so a name whose fold equals a denied one is
+/// denied (`wrıte_file`, `WRİTE_FILE`, `ＷＲＩＴＥ_file`, `ſecret`).
+/// Bounded by the name's length.
+pub fn fold_name(name: &str) -> String {
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
+    let upper = nfkc.normalize(name).to_uppercase();
+    let folded = icu_casemap::CaseMapper::new()
+        .fold_string(&upper)
+        .replace("i\u{307}", "i");
+    nfkc.normalize(&folded).into_owned()
+}
+
+/// A tool glob of a rule: matched as written, and folded ([`fold_name`])
+/// against the folded name.
+#[derive(Debug, Clone)]
+struct RuleGlob {
+    written: GlobMatcher,
+    folded: GlobMatcher,
+}
+
+impl RuleGlob {
+    fn is_match(&self, name: &str) -> bool {
+        self.written.is_match(name) || self.folded.is_match(fold_name(name))
+    }
+}
+
 /// One validated `[[args]]` rule.
 #[derive(Debug, Clone)]
 pub struct ArgRule {
     /// The tool glob as written.
     pub tool: String,
-    matcher: GlobMatcher,
+    matcher: RuleGlob,
     /// The RFC 6901 pointer into `arguments`.
     pub pointer: String,
     /// The kind.
@@ -126,7 +159,7 @@ impl ArgRule {
 pub struct LimitRule {
     /// The tool glob as written.
     pub tool: String,
-    matcher: GlobMatcher,
+    matcher: RuleGlob,
     /// Calls in flight per tool.
     pub max_concurrent: Option<u32>,
     /// Calls per minute per tool.
@@ -142,10 +175,13 @@ impl LimitRule {
     }
 }
 
-/// A list of globs with their text, matched as one set.
+/// A list of globs with their text, matched as one set; a folding list
+/// (a deny list) also matches a name as [`fold_name`] reads it against
+/// its globs folded the same way.
 #[derive(Debug, Clone)]
 pub struct GlobList {
     set: GlobSet,
+    folded: Option<GlobSet>,
     texts: Vec<String>,
 }
 
@@ -153,13 +189,17 @@ impl GlobList {
     fn empty() -> Self {
         Self {
             set: GlobSet::empty(),
+            folded: None,
             texts: Vec::new(),
         }
     }
 
-    /// The first glob (as written) matching `name`.
+    /// The first glob (as written) matching `name`, as written or folded.
     pub fn first_match(&self, name: &str) -> Option<&str> {
-        let hits = self.set.matches(name);
+        let mut hits = self.set.matches(name);
+        if let (true, Some(folded)) = (hits.is_empty(), &self.folded) {
+            hits = folded.matches(fold_name(name));
+        }
         hits.first()
             .and_then(|&i| self.texts.get(i))
             .map(String::as_str)
@@ -344,39 +384,75 @@ impl Ctx<'_> {
     }
 
     fn glob(&self, g: &Spanned<String>, any_case: bool) -> Result<Glob, PolicyError> {
-        GlobBuilder::new(g.get_ref())
+        self.glob_of(g, g.get_ref(), any_case)
+    }
+
+    /// The glob `text` (`g` itself, or `g` folded), its errors on `g`'s line.
+    fn glob_of(
+        &self,
+        g: &Spanned<String>,
+        text: &str,
+        any_case: bool,
+    ) -> Result<Glob, PolicyError> {
+        GlobBuilder::new(text)
             .literal_separator(false)
             .backslash_escape(true)
             .case_insensitive(any_case)
             .build()
             .map_err(|e| {
+                let folded = if text == g.get_ref() {
+                    String::new()
+                } else {
+                    format!(" (folded: `{text}`)")
+                };
                 self.err(
                     g.span(),
-                    format!("bad glob `{}`: {}", g.get_ref(), e.kind()),
+                    format!("bad glob `{}`{folded}: {}", g.get_ref(), e.kind()),
                 )
             })
     }
 
-    /// The globs of `list`; a deny list (`any_case`) matches names in any
-    /// case, so that `WRITE_FILE` is refused with `write_file` for a server
-    /// that folds case.
+    /// The glob `g` folded as names are ([`fold_name`]).
+    fn folded_glob(&self, g: &Spanned<String>) -> Result<Glob, PolicyError> {
+        self.glob_of(g, &fold_name(g.get_ref()), true)
+    }
+
+    /// The tool glob of a rule, matched as written and folded.
+    fn rule_glob(&self, g: &Spanned<String>) -> Result<RuleGlob, PolicyError> {
+        Ok(RuleGlob {
+            written: self.glob(g, false)?.compile_matcher(),
+            folded: self.folded_glob(g)?.compile_matcher(),
+        })
+    }
+
+    /// The globs of `list`; a deny list (`fold`) matches names in any
+    /// case and as [`fold_name`] reads them, so that `WRITE_FILE` and
+    /// `wrıte_file` are refused with `write_file` for a server that folds
+    /// case.
     fn globs(
         &self,
         list: &[Spanned<String>],
         what: &str,
-        any_case: bool,
+        fold: bool,
     ) -> Result<GlobList, PolicyError> {
         self.bounded(list, what)?;
         let mut b = GlobSetBuilder::new();
+        let mut f = GlobSetBuilder::new();
         for g in list {
-            b.add(self.glob(g, any_case)?);
+            b.add(self.glob(g, fold)?);
+            if fold {
+                f.add(self.folded_glob(g)?);
+            }
         }
-        let set = b.build().map_err(|e| PolicyError {
-            line: 0,
-            message: format!("{what}: {e}"),
-        })?;
+        let built = |b: GlobSetBuilder| {
+            b.build().map_err(|e| PolicyError {
+                line: 0,
+                message: format!("{what}: {e}"),
+            })
+        };
         Ok(GlobList {
-            set,
+            set: built(b)?,
+            folded: if fold { Some(built(f)?) } else { None },
             texts: list.iter().map(|g| g.get_ref().clone()).collect(),
         })
     }
@@ -473,7 +549,7 @@ impl Policy {
             };
             p.args.push(ArgRule {
                 tool: r.tool.get_ref().clone(),
-                matcher: cx.glob(&r.tool, false)?.compile_matcher(),
+                matcher: cx.rule_glob(&r.tool)?,
                 pointer: r.pointer.get_ref().clone(),
                 kind: r.kind,
                 max_bytes,
@@ -544,7 +620,7 @@ impl Policy {
             }
             p.limits.push(LimitRule {
                 tool: r.tool.get_ref().clone(),
-                matcher: cx.glob(&r.tool, false)?.compile_matcher(),
+                matcher: cx.rule_glob(&r.tool)?,
                 max_concurrent,
                 rate,
                 line,

@@ -27,7 +27,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::Gatekeeper;
 use super::limits::{refuse_task_augmented, Limiter};
-use super::listing::{Learning, ListEvent, ToolView};
+use super::listing::{Learning, ListEvent, Lister, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use crate::engine::{
@@ -797,7 +797,7 @@ impl GateService {
                         self.pin_instructions(&mut result);
                     }
                     "server/discover" => self.pin_instructions(&mut result),
-                    "tools/list" => self.filter_list(&mut result),
+                    "tools/list" => self.filter_list(&mut result, Lister::Client),
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
                         for r in self.shared.keeper.filter_list_page(method, &mut result) {
                             tracing::warn!(
@@ -875,7 +875,9 @@ impl GateService {
         }
     }
 
-    fn filter_list(&self, result: &mut Value) {
+    /// Filters one page of `who`'s `tools/list` (the client's, or the
+    /// gateway's own: each its own listing in progress).
+    fn filter_list(&self, result: &mut Value, who: Lister) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
@@ -888,9 +890,9 @@ impl GateService {
                     pins,
                     learned: &mut st.learned,
                 };
-                keeper.filter_tools_page(result, &mut st.view, None, Some(learn))
+                keeper.filter_tools_page_of(who, result, &mut st.view, None, Some(learn))
             }
-            _ => keeper.filter_tools_page(result, &mut st.view, st.pins.as_ref(), None),
+            _ => keeper.filter_tools_page_of(who, result, &mut st.view, st.pins.as_ref(), None),
         };
         for e in &events {
             let (tool, decision, code, rule) = match e {
@@ -932,7 +934,7 @@ impl GateService {
         }
         st.listed |= last_page;
         if last_page {
-            st.view.end_listing();
+            st.view.end_listing_of(who);
         }
         st.learn_seen |= learning;
         if learning && last_page {

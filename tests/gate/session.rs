@@ -1760,6 +1760,46 @@ fn pinned_call_before_any_listing_uses_the_gateways_own_listing() {
     g.close();
 }
 
+/// The gateway's own listing is a listing of its own: made while the
+/// client's is in progress, it shows no name "twice" beside the client's
+/// pages, and the client's listing goes on as it was (#20 re-attack).
+#[test]
+fn the_gateways_own_listing_is_apart_from_the_clients() {
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            "pins.json",
+            "--audit",
+            "audit.jsonl",
+            "--env",
+            "RECORDER_TWO_PAGES",
+        ],
+        |_| {},
+        &[("RECORDER_TWO_PAGES", "1")],
+    );
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
+    // A tool of the second page: the gateway lists for itself.
+    let r = g.call(2, "late", json!({}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        seen.contains("\"id\":\"toolgate-gate/tools/list/"),
+        "{seen}"
+    );
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"q2"}}"#);
+    assert_eq!(r["result"]["tools"][0]["name"], "late", "{r}");
+    assert!(g.call(4, "echo", json!({}))["result"]["isError"].is_null());
+    let audit = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap_or_default();
+    let refused: Vec<&str> = audit
+        .lines()
+        .filter(|l| l.contains("\"method\":\"tools/list\"") && l.contains("\"refused\""))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+    g.close();
+}
+
 /// Kind 6: a call whose audit line cannot be written (the file size limit
 /// stands in for a full disk) is refused, and the file holds whole lines.
 #[test]

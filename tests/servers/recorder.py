@@ -89,6 +89,12 @@ for line in sys.stdin:
                                     {"name": "late", "description": "Late.", "inputSchema": {"type": "object"}}]}
             else:
                 result["nextCursor"] = "p2"
+        if os.environ.get("RECORDER_TWO_PAGES"):
+            # Two pages, each name defined once.
+            if params.get("cursor") == "q2":
+                result = {"tools": [{"name": "late", "description": "Late.", "inputSchema": {"type": "object"}}]}
+            else:
+                result["nextCursor"] = "q2"
         if os.environ.get("RECORDER_CURSOR") is not None:
             result["nextCursor"] = os.environ["RECORDER_CURSOR"]
         send({"jsonrpc": "2.0", "id": id, "result": result})

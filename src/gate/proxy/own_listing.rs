@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::{lock, GateService, Pending, PinMode};
 use crate::engine::{Id, Request};
+use crate::gate::listing::Lister;
 
 /// Prefix of the ids of the requests the gateway sends the child itself
 /// (`"toolgate-gate/…"`, strings): a client request whose id starts with
@@ -69,6 +70,11 @@ impl GateService {
                 m
             });
         let wait = self.shared.call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
+        // A listing of its own, apart from the client's (`Lister`): one
+        // left unfinished before starts over.
+        lock(&self.shared.state)
+            .view
+            .end_listing_of(Lister::Gateway);
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_OWN_LIST_PAGES {
             if lock(&self.shared.state).listed {
@@ -82,7 +88,7 @@ impl GateService {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
             let mut result = self.own_request("tools/list", params, wait).await?;
-            self.filter_list(&mut result);
+            self.filter_list(&mut result, Lister::Gateway);
             match super::next_cursor(&result) {
                 None => return Ok(()),
                 Some(c) => cursor = Some(Value::from(c)),
