@@ -776,8 +776,15 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
                 .members_mut()
                 .expect("a site is an object");
             for i in 0..17 + usize::from(*count % 64) {
-                // U+0002 keeps them apart from every key the model writes.
-                members.push((JStr::plain(&format!("\u{2}m{i}")), J::Int(i as i64)));
+                // U+0002 keeps them apart from the keys of the POOL, but a
+                // key the fuzzer spelled may be one of them: skip past it
+                // (as the depth mutation does), or that member is the
+                // first duplicate, not the twin below.
+                let mut key = format!("\u{2}m{i}");
+                while members.iter().any(|(k, _)| k.text == key) {
+                    key.push('~');
+                }
+                members.push((JStr::plain(&key), J::Int(i as i64)));
             }
             if let Some((member, spelling)) = twin {
                 // At the end, so the object has all its members first.
