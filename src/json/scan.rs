@@ -1043,6 +1043,10 @@ mod tests {
             (r#""\ud800\u0041""#.into(), SyntaxKind::LoneSurrogate, 1),
             (r#""x\udc00""#.into(), SyntaxKind::LoneSurrogate, 2),
             (r#""\ud800\ud800""#.into(), SyntaxKind::LoneSurrogate, 1),
+            // A high surrogate whose next escape is not `\u`, or whose next `u` has no
+            // backslash, even when a low surrogate's digits follow.
+            (r#""\ud800\ndc00""#.into(), SyntaxKind::LoneSurrogate, 1),
+            (r#""\ud800xudc00""#.into(), SyntaxKind::LoneSurrogate, 1),
             ("\"\u{1}\"".into(), SyntaxKind::ControlCharacterInString, 1),
             (r#""abc"#.into(), SyntaxKind::UnexpectedEnd, 4),
             ("tru".into(), SyntaxKind::UnexpectedEnd, 3),
