@@ -64,6 +64,11 @@ enum Twist {
     /// (`http://evil.com?@127.0.0.1/`): `url.ambiguous` for http(s),
     /// before the userinfo check (step 3).
     AtAfter { hash: bool, word: bool },
+    /// A fragment padding the URL to one byte under, exactly at, or one
+    /// byte over `MAX_URL_BYTES` (`k % 3`): over the bound is
+    /// `url.too_long` before any other step (step 1); at or under it, the
+    /// verdict of the URL without the padding.
+    Length(u8),
 }
 
 /// Characters the policy refuses anywhere in a URL (step 1 of
@@ -99,6 +104,16 @@ const AMBIGUOUS_CHARS: &[char] = &[
     '\u{feff}',
     '\u{fe0f}',
     '\u{e0041}',
+    '\u{34f}',
+    '\u{115f}',
+    '\u{3164}',
+    '\u{fff9}',
+    '\u{fffb}',
+    '\u{e0fff}',
+    '\u{1bca0}',
+    '\u{1bca3}',
+    '\u{1d173}',
+    '\u{1d17a}',
 ];
 
 #[derive(Debug, Clone, Copy, Arbitrary)]
@@ -662,6 +677,14 @@ impl UrlModel {
             _ => {}
         }
         let mut text = format!("{scheme}{slashes}{userinfo}{host}{port}{path}");
+        if let Some(Twist::Length(k)) = self.twist {
+            let want = crate::net::MAX_URL_BYTES - 1 + usize::from(k % 3);
+            if !text.contains('#') {
+                text.push('#');
+            }
+            let pad = want.saturating_sub(text.len());
+            text.push_str(&"a".repeat(pad));
+        }
         // The policy's order: the text (step 1), the parse (2), the scheme
         // and how it is written (3), userinfo, then the host (4-6).
         let verdict = match self.twist {
@@ -671,6 +694,9 @@ impl UrlModel {
                 let byte = text.char_indices().nth(at).map_or(text.len(), |(i, _)| i);
                 text.insert(byte, c);
                 Verdict::Deny("url.ambiguous")
+            }
+            Some(Twist::Length(_)) if text.len() > crate::net::MAX_URL_BYTES => {
+                Verdict::Deny("url.too_long")
             }
             Some(Twist::Zone(_)) if matches!(self.host, HostModel::V6 { .. }) => host_verdict,
             _ if !http => Verdict::Deny("url.scheme"),
@@ -777,6 +803,7 @@ mod tests {
             twists.push(Some(Twist::Slashes(k)));
             twists.push(Some(Twist::EmptyLabel(k)));
             twists.push(Some(Twist::Zone(k)));
+            twists.push(Some(Twist::Length(k)));
         }
         for (hash, word) in [(false, false), (false, true), (true, false), (true, true)] {
             twists.push(Some(Twist::AtAfter { hash, word }));

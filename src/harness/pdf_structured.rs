@@ -75,6 +75,113 @@ pub struct PdfModel {
     version: u8,
     /// Encrypted with an empty user password (any reader opens it).
     crypt: Option<Crypt>,
+    /// An Info dictionary and an XMP packet (`metadata` reads them back).
+    info: Option<InfoModel>,
+    /// The cross-reference data damaged after writing (a reader repairs
+    /// it by scanning for objects: `xref_repaired`, the same text).
+    damage: Option<Damage>,
+}
+
+/// What the document says about itself: a `/Title` and an `/Author` from
+/// the model's letters, as a literal PDFDocEncoding string or a UTF-16BE
+/// hex string with its byte order mark, and optionally an XMP packet
+/// naming the title, from the catalog's `/Metadata`.
+#[derive(Debug, Clone, Arbitrary)]
+struct InfoModel {
+    title: Vec<u8>,
+    author: u8,
+    utf16: bool,
+    xmp: bool,
+}
+
+impl InfoModel {
+    fn title(&self) -> String {
+        self.title
+            .iter()
+            .take(40)
+            .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+            .collect()
+    }
+
+    fn author(&self) -> String {
+        format!("Author {}", self.author)
+    }
+
+    /// `text` as a PDF string object of this model's kind.
+    fn string(&self, text: &str) -> String {
+        if self.utf16 {
+            let hex: String = text.encode_utf16().map(|u| format!("{u:04X}")).collect();
+            format!("<FEFF{hex}>")
+        } else {
+            format!("({text})")
+        }
+    }
+
+    fn xmp_packet(&self) -> String {
+        format!(
+            "<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?><x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{}</dc:title></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end=\"r\"?>",
+            self.title()
+        )
+    }
+}
+
+/// How the cross-reference data is damaged after the document is written
+/// (and encrypted): each leaves every object whole, so a reader that
+/// rebuilds the table by scanning finds the same document.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum Damage {
+    /// `startxref` names an offset `k + 1` bytes off the table.
+    StartxrefOff(u8),
+    /// The `xref` keyword misspelt.
+    XrefKeyword,
+    /// No `startxref` at all.
+    NoStartxref,
+}
+
+impl Damage {
+    fn apply(self, mut pdf: Vec<u8>) -> Vec<u8> {
+        let Some(at) = rfind(&pdf, b"startxref") else {
+            return pdf;
+        };
+        match self {
+            Damage::StartxrefOff(k) => {
+                let digits = at + b"startxref\n".len();
+                let end = pdf[digits..]
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .map_or(pdf.len(), |n| digits + n);
+                let offset: usize = std::str::from_utf8(&pdf[digits..end])
+                    .ok()
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or(0);
+                let wrong = (offset + usize::from(k) + 1).to_string();
+                pdf.splice(digits..end, wrong.into_bytes());
+            }
+            Damage::XrefKeyword => {
+                let Ok(offset) = std::str::from_utf8(&pdf[at + b"startxref\n".len()..])
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .parse::<usize>()
+                else {
+                    return pdf;
+                };
+                if pdf.get(offset..offset + 4) == Some(b"xref") {
+                    pdf[offset + 3] = b'x';
+                }
+            }
+            Damage::NoStartxref => {
+                pdf.truncate(at);
+                pdf.extend_from_slice(b"%%EOF\n");
+            }
+        }
+        pdf
+    }
+}
+
+fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
 /// How the document is encrypted: the standard security handler with an
@@ -441,7 +548,33 @@ impl PdfModel {
         let two = self.two_levels && n >= 2;
         let split = n / 2;
         let mut objects: Vec<(usize, Vec<u8>)> = Vec::new();
-        objects.push((1, b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()));
+        // The Info dictionary and the XMP stream come after every page.
+        let info_id = page_id(n) + 1;
+        let xmp_id = info_id + 1;
+        let catalog = match &self.info {
+            Some(i) if i.xmp => format!("<< /Type /Catalog /Pages 2 0 R /Metadata {xmp_id} 0 R >>"),
+            _ => "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        };
+        objects.push((1, catalog.into_bytes()));
+        if let Some(i) = &self.info {
+            let info = format!(
+                "<< /Title {} /Author {} >>",
+                i.string(&i.title()),
+                i.string(&i.author())
+            );
+            objects.push((info_id, info.into_bytes()));
+            if i.xmp {
+                let packet = i.xmp_packet();
+                let mut stream = format!(
+                    "<< /Type /Metadata /Subtype /XML /Length {} >>\nstream\n",
+                    packet.len()
+                )
+                .into_bytes();
+                stream.extend_from_slice(packet.as_bytes());
+                stream.extend_from_slice(b"\nendstream");
+                objects.push((xmp_id, stream));
+            }
+        }
         let refs = |ids: &mut dyn Iterator<Item = usize>| {
             ids.map(|i| format!("{i} 0 R"))
                 .collect::<Vec<_>>()
@@ -537,11 +670,22 @@ impl PdfModel {
             out.extend_from_slice(line.as_bytes());
         }
         out.extend_from_slice(
-            format!("trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
-                .as_bytes(),
+            format!(
+                "trailer\n<< /Size {size} /Root 1 0 R{} >>\nstartxref\n{xref}\n%%EOF\n",
+                if self.info.is_some() {
+                    format!(" /Info {info_id} 0 R")
+                } else {
+                    String::new()
+                }
+            )
+            .as_bytes(),
         );
-        match &self.crypt {
-            Some(c) => (c.apply(&out), shown),
+        let out = match &self.crypt {
+            Some(c) => c.apply(&out),
+            None => out,
+        };
+        match self.damage {
+            Some(d) => (d.apply(out), shown),
             None => (out, shown),
         }
     }
@@ -567,7 +711,30 @@ fn check_model(model: &PdfModel) {
     });
     assert_eq!(x.page_count as usize, shown.len(), "page count");
     assert!(!x.truncated, "truncated: {:?}", x.warnings);
-    assert!(x.warnings.is_empty(), "warnings: {:?}", x.warnings);
+    if model.damage.is_none() {
+        assert!(x.warnings.is_empty(), "warnings: {:?}", x.warnings);
+    }
+    let options = crate::pdf::Options {
+        password: None,
+        limits,
+    };
+    let meta = crate::pdf::metadata_in_process(crate::pdf::Source::Bytes(&bytes), &options)
+        .unwrap_or_else(|e| panic!("metadata of a valid document failed: {e}"));
+    assert_eq!(meta.page_count as usize, shown.len(), "metadata page count");
+    assert_eq!(meta.encrypted, model.crypt.is_some());
+    assert_eq!(meta.xref_repaired, model.damage.is_some(), "xref_repaired");
+    match &model.info {
+        Some(i) => {
+            assert_eq!(meta.title.as_deref(), Some(i.title().as_str()), "title");
+            assert_eq!(meta.author.as_deref(), Some(i.author().as_str()), "author");
+            match (&meta.xmp, i.xmp) {
+                (Some(x), true) => assert_eq!(x.trim_end(), i.xmp_packet()),
+                (None, false) => {}
+                (got, _) => panic!("xmp {got:?}, model {}", i.xmp),
+            }
+        }
+        None => assert_eq!((&meta.title, &meta.xmp), (&None, &None)),
+    }
     assert_eq!(x.pages.len(), shown.len());
     for (i, (page, want)) in x.pages.iter().zip(&shown).enumerate() {
         assert_eq!(page.number as usize, i + 1, "page numbers");
@@ -617,6 +784,8 @@ mod tests {
                     two_levels: font % 3 == 0,
                     version: 7,
                     crypt: None,
+                    info: None,
+                    damage: None,
                 };
                 let spaced = *space >= LETTER_SPACED_GAP;
                 let (_, shown) = model.render();
@@ -669,6 +838,8 @@ mod tests {
                         id: [i as u8; 16],
                         metadata: i % 2 == 1,
                     }),
+                    info: None,
+                    damage: None,
                 };
                 let (bytes, _) = model.render();
                 assert!(
@@ -719,6 +890,8 @@ mod tests {
                         two_levels: false,
                         version: 4,
                         crypt: None,
+                        info: None,
+                        damage: None,
                     };
                     if let Encoding::ToUnicode {
                         target: Target::Cyrillic,
@@ -732,6 +905,59 @@ mod tests {
                         let text = String::from_utf8_lossy(&bytes);
                         assert!(!text.contains("HeL9") && !text.contains("48654C39"));
                     }
+                    check_model(&model);
+                }
+            }
+        }
+    }
+    /// Info strings in both encodings, with and without an XMP packet,
+    /// under each kind of damage to the cross-reference data and each
+    /// encryption: the metadata reads back exactly, the text is the same,
+    /// and `xref_repaired` is set exactly when the table was damaged.
+    #[test]
+    fn every_info_and_damage_reads_back() {
+        let damages = [
+            None,
+            Some(Damage::StartxrefOff(0)),
+            Some(Damage::StartxrefOff(200)),
+            Some(Damage::XrefKeyword),
+            Some(Damage::NoStartxref),
+        ];
+        let crypts = [
+            None,
+            Some(CryptKind::Rc4V2 { bytes: 5 }),
+            Some(CryptKind::Aes256 { key: [3; 32] }),
+        ];
+        for damage in damages {
+            for crypt in crypts {
+                for (utf16, xmp) in [(false, false), (true, true), (false, true)] {
+                    let model = PdfModel {
+                        pages: vec![PageModel {
+                            runs: vec![Run {
+                                words: vec![b"Hello".to_vec(), b"world".to_vec()],
+                                op: Op::Tj,
+                                size: 9,
+                            }],
+                        }],
+                        font: 0,
+                        encoding: Encoding::Builtin,
+                        compress: utf16,
+                        inherited: false,
+                        two_levels: false,
+                        version: 7,
+                        crypt: crypt.map(|kind| Crypt {
+                            kind,
+                            id: [9; 16],
+                            metadata: xmp,
+                        }),
+                        info: Some(InfoModel {
+                            title: vec![7, 30, 61, 2],
+                            author: 42,
+                            utf16,
+                            xmp,
+                        }),
+                        damage,
+                    };
                     check_model(&model);
                 }
             }
