@@ -245,8 +245,10 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// scanned (a budget would forward the rest unscreened).
 ///
 /// Text carried encoded is screened as text is (`screen`): a `data:`
-/// URI anywhere in a string, a base64 `blob`, an image's or audio's
-/// `data`, each in the charset its MIME type declares.
+/// URI anywhere in a string or key, a base64 `blob`, an image's or
+/// audio's `data` (base64 read as the most lenient decoders read it), each
+/// in the charset its MIME type declares (any label a client knows), or
+/// UTF-32 or UTF-16 told by a byte order mark or its NUL bytes.
 ///
 /// A key is never renamed onto another: a key whose stripped form equals
 /// another key of its object (a clean one, or one stripped before it) is
@@ -773,7 +775,10 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// ([`looks_base64`]). Each layer down counts against
 /// [`MAX_ENCODING_LAYERS`]. Returns the text with what it found removed
 /// (written back encoded as it came) when stripping changed anything.
-/// Bounded by the text's length times [`MAX_ENCODING_LAYERS`].
+/// Bounded: each layer down screens at most three readings of base64
+/// ([`base64_readings`]), each three quarters the length or less, so
+/// all of it takes at most (9/4)^[`MAX_ENCODING_LAYERS`] (26) times the
+/// work of the text's length.
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     use std::borrow::Cow;
     let (f, cleaned) = clean(text);
@@ -870,6 +875,8 @@ fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
     let whole_start = text.len() - text.trim_start().len();
     let mut spans = Vec::new();
     let mut from = 0;
+    let [mut next_gt, mut next_dquote, mut next_squote, mut next_stop, mut next_comma] =
+        [NextFinder::default(); 5];
     while let Some(at) = text.get(from..).and_then(|t| t.find(':')) {
         let colon = from + at;
         from = colon + 1;
@@ -900,7 +907,6 @@ fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
         if letters != b"atad" || !after_word || spans.last().is_some_and(|&(_, end)| start < end) {
             continue;
         }
-        let rest = text.get(colon..).unwrap_or_default();
         let opener = bytes
             .get(..start)
             .unwrap_or_default()
@@ -908,28 +914,67 @@ fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
             .rev()
             .find(|b| !b.is_ascii_whitespace());
         let closer = match opener {
-            Some(b'<') => Some('>'),
-            Some(b'"') => Some('"'),
-            Some(b'\'') => Some('\''),
+            Some(b'<') => Some((&mut next_gt, '>')),
+            Some(b'"') => Some((&mut next_dquote, '"')),
+            Some(b'\'') => Some((&mut next_squote, '\'')),
             _ => None,
         };
         let end = if start == whole_start {
-            text.len()
-        } else if let Some(close) = closer.and_then(|c| rest.find(c)) {
-            colon + close
+            Some(text.len())
         } else {
-            colon
-                + rest
-                    .find(|c: char| {
-                        c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
-                    })
-                    .unwrap_or(rest.len())
+            None
         };
-        if text.get(colon..end).is_some_and(|u| u.contains(',')) {
+        let end = end
+            .or_else(|| closer.and_then(|(finder, c)| finder.next(text, colon, |x| x == c)))
+            .or_else(|| {
+                next_stop.next(text, colon, |c| {
+                    c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
+                })
+            })
+            .unwrap_or(text.len());
+        if next_comma
+            .next(text, colon, |c| c == ',')
+            .is_some_and(|comma| comma < end)
+        {
             spans.push((start, end));
         }
     }
     spans
+}
+
+/// The next place in a text where a character test holds, remembered:
+/// each search starts past the answer to the one before, so all the
+/// searches of one pass over a text take one pass.
+#[derive(Debug, Clone, Copy)]
+struct NextFinder {
+    from: usize,
+    found: Option<usize>,
+}
+
+impl Default for NextFinder {
+    fn default() -> Self {
+        Self {
+            from: usize::MAX,
+            found: None,
+        }
+    }
+}
+
+impl NextFinder {
+    /// The first byte offset at or past `from` of a character of `text`
+    /// that `pred` holds for (the same `pred` every call, `from` never
+    /// decreasing).
+    fn next(&mut self, text: &str, from: usize, pred: impl Fn(char) -> bool) -> Option<usize> {
+        if self.from <= from && self.found.is_none_or(|f| f >= from) {
+            return self.found;
+        }
+        self.from = from;
+        self.found = text
+            .get(from..)
+            .and_then(|t| t.find(pred))
+            .map(|i| from + i);
+        self.found
+    }
 }
 
 /// Whether a `data:` URI's metadata (before its `,`) marks a base64
@@ -1679,6 +1724,28 @@ mod tests {
         assert!(is_base64_meta("data:text/plain; base64 "));
         assert!(!is_base64_meta("data:text/plain,base64"));
         assert!(!is_base64_meta("data:text/plainbase64"));
+    }
+
+    /// Finding `data:` URIs takes one pass however many candidates a text
+    /// holds and however few of them close.
+    #[test]
+    fn data_uri_finder_is_linear() {
+        for unit in ["<data:", "\"data:", "'data:", "data:", " data:x", "<data:,"] {
+            let mut v = json!(unit.repeat(100_000));
+            let started = std::time::Instant::now();
+            assert!(clean_value(&mut v, true).is_clean(), "{unit}");
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{unit}: {:?}",
+                started.elapsed()
+            );
+        }
+        let mut f = NextFinder::default();
+        assert_eq!(f.next("a,b,c", 0, |c| c == ','), Some(1));
+        assert_eq!(f.next("a,b,c", 1, |c| c == ','), Some(1));
+        assert_eq!(f.next("a,b,c", 2, |c| c == ','), Some(3));
+        assert_eq!(f.next("a,b,c", 4, |c| c == ','), None);
+        assert_eq!(f.next("a,b,c", 5, |c| c == ','), None);
     }
 
     /// UTF-32 and UTF-16 without a byte order mark are told by their NUL
