@@ -866,7 +866,8 @@ fn url_ignored(b: u8) -> bool {
 /// (white space aside); after `<`, `"` or `'` (white space between
 /// aside: a Markdown `<…>` destination, an HTML attribute), up to the
 /// matching `>`, `"` or `'`, white space inside and all; else up to the
-/// first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` ``. A `data:`
+/// first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` `` (white
+/// space right after the `,` of a base64 URI aside). A `data:`
 /// with no `,` after it in its range is no URI. One pass over `text`
 /// (each closing character is looked for from where the URI starts, and
 /// ranges never overlap).
@@ -924,14 +925,24 @@ fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
         } else {
             None
         };
-        let end = end
+        let stop =
+            |c: char| c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`');
+        let mut end = end
             .or_else(|| closer.and_then(|(finder, c)| finder.next(text, colon, |x| x == c)))
-            .or_else(|| {
-                next_stop.next(text, colon, |c| {
-                    c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
-                })
-            })
+            .or_else(|| next_stop.next(text, colon, stop))
             .unwrap_or(text.len());
+        // In prose, white space right after the `,` of a base64 URI: its
+        // payload is the word after it.
+        let meta = text.get(start..end).and_then(|u| u.strip_suffix(','));
+        if meta.is_some_and(is_base64_meta) {
+            let rest = text.get(end..).unwrap_or_default();
+            let word = end
+                + (rest.len()
+                    - rest
+                        .trim_start_matches(|c: char| c.is_ascii_whitespace())
+                        .len());
+            end = next_stop.next(text, word, stop).unwrap_or(text.len());
+        }
         if next_comma
             .next(text, colon, |c| c == ',')
             .is_some_and(|comma| comma < end)
@@ -1687,6 +1698,10 @@ mod tests {
             (
                 format!("x data:text/plain;base64,*{b}!!"),
                 format!("x data:text/plain;base64,{c}"),
+            ),
+            (
+                format!("see data:text/plain;base64, \n{b} for more"),
+                format!("see data:text/plain;base64,{c} for more"),
             ),
         ];
         for (input, want) in &cases {
