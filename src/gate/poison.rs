@@ -470,9 +470,10 @@ fn declared_charset(mime: &str) -> Option<Charset> {
 /// The charset a label names, as clients read labels: every WHATWG
 /// Encoding Standard label (`Encoding::for_label`: `csunicode`,
 /// `iso-10646-ucs-2`, `unicodefeff`, `latin1`, ...; `_` or a space for
-/// `-` too, as Python reads them), then the Python codec aliases and the
-/// IANA and Java names of the Unicode encodings WHATWG lacks, compared on
-/// letters and digits only, any case (`utf_16_le`, `U16`, `utf-32`, `u32`,
+/// `-` too, as Python reads them) and the Python codec aliases and the
+/// IANA and Java names of the Unicode encodings WHATWG lacks (a table
+/// consulted first, compared on letters and digits only, any case, so that
+/// `UTF 16 LE` is `utf16le`) (`utf_16_le`, `U16`, `utf-32`, `u32`,
 /// `UnicodeBigUnmarked`, `x-utf-16le-bom`, `utf-7`, `u7`,
 /// `csUnicode11UTF7`, ...). `None` for a label no one knows and for
 /// WHATWG's `replacement` encoding (whose labels name encodings Python
@@ -488,19 +489,16 @@ fn charset_for_label(label: &str) -> Option<Charset> {
     }
     let key = key.strip_suffix("bom").unwrap_or(&key);
     let unicode = match key {
-        "utf8" | "u8" | "utf" | "utf8ucs2" | "utf8ucs4" | "utf8sig" | "cp65001" => {
-            Some(Charset::Utf8)
-        }
+        "u8" | "utf" | "utf8ucs2" | "utf8ucs4" | "utf8sig" | "cp65001" => Some(Charset::Utf8),
         "utf16"
         | "u16"
         | "utf16le"
         | "ucs2"
         | "ucs2le"
-        | "unicode"
         | "unicodelittle"
         | "unicodelittleunmarked"
         | "cp1200" => Some(Charset::Utf16 { le: true }),
-        "utf16be" | "ucs2be" | "unicodebig" | "unicodebigunmarked" | "unicodefffe" | "cp1201" => {
+        "utf16be" | "ucs2be" | "unicodebig" | "unicodebigunmarked" | "cp1201" => {
             Some(Charset::Utf16 { le: false })
         }
         "utf32" | "u32" | "utf32le" | "ucs4" | "ucs4le" | "cp12000" => {
@@ -1590,6 +1588,23 @@ mod tests {
         );
         assert_eq!(decode_utf7(b"+2D0-"), None, "a lone surrogate");
         assert_eq!(decode_utf7("é".as_bytes()), None);
+        assert_eq!(decode_utf7(b"1 +- 1").as_deref(), Some("1 + 1"));
+        let tricky = "a~\\b+\u{e9}\u{65e5}\u{E0041} x-y";
+        assert_eq!(encode_utf7(tricky), b"a+AH4AXA-b+-+AOll5dtA3EE- x-y");
+        assert_eq!(
+            decode_utf7(b"a+AH4AXA-b+-+AOll5dtA3EE x-y").as_deref(),
+            Some(tricky)
+        );
+        // WHATWG's own labels come from `encoding_rs`, not the table.
+        for (label, charset) in [
+            ("utf8", Charset::Utf8),
+            ("unicode-1-1-utf-8", Charset::Utf8),
+            ("UNICODE", le16),
+            ("unicodeFFFE", be16),
+            ("utf-16", le16),
+        ] {
+            assert_eq!(charset_for_label(label), Some(charset), "{label}");
+        }
         let mut v =
             json!({"mimeType": "text/plain;charset=utf-7", "blob": STANDARD.encode(python)});
         clean_value(&mut v, true);
