@@ -1757,18 +1757,14 @@ mod tests {
     }
 
     /// Finding `data:` URIs takes one pass however many candidates a text
-    /// holds and however few of them close.
+    /// holds and however few of them close (a quadratic finder does not
+    /// end on these texts; no wall-clock time is asserted), and the
+    /// remembered search answers as a fresh one would.
     #[test]
     fn data_uri_finder_is_linear() {
         for unit in ["<data:", "\"data:", "'data:", "data:", " data:x", "<data:,"] {
             let mut v = json!(unit.repeat(100_000));
-            let started = std::time::Instant::now();
             assert!(clean_value(&mut v, true).is_clean(), "{unit}");
-            assert!(
-                started.elapsed() < std::time::Duration::from_secs(10),
-                "{unit}: {:?}",
-                started.elapsed()
-            );
         }
         let mut f = NextFinder::default();
         assert_eq!(f.next("a,b,c", 0, |c| c == ','), Some(1));
