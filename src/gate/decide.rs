@@ -539,7 +539,7 @@ impl Gatekeeper {
                 }
             }
         }
-        self.walk_values(args, &exempt, Walk::Arguments, &mut budget, &mut names)?;
+        self.walk_values(args, &exempt, &mut budget, &mut names)?;
         Ok(names)
     }
 
@@ -586,30 +586,47 @@ impl Gatekeeper {
             return Ok(());
         }
         let mut budget = MAX_SCANNED_STRINGS;
-        self.walk_values(
-            &Value::Object(rest),
-            &[],
-            Walk::Arguments,
-            &mut budget,
-            names,
-        )
+        self.walk_values(&Value::Object(rest), &[], &mut budget, names)
     }
 
     /// Checks what the client sends the server as an answer rather than as
     /// arguments: the `result` of its response to a server's request
-    /// (`sampling/createMessage`, `elicitation/create`, …) and the
-    /// `inputResponses` of a 2026-07-28 request. Every string is checked as
-    /// an argument's would be (URLs anywhere, path-named members); no
-    /// `[[args]]` rule applies. A `roots` list is the client's to give and is
-    /// not checked (with `--root` the gateway answers with its own).
-    /// Returns the host names the child will resolve, for `--resolve`.
+    /// (`sampling/createMessage`, `elicitation/create`, …) or its `error`
+    /// object, and the `inputResponses` of a 2026-07-28 request. Every
+    /// string is checked as an argument's would be (URLs anywhere,
+    /// path-named members); no `[[args]]` rule applies. One thing only is
+    /// the client's to give unchecked: the `file:` URIs of a roots list
+    /// standing where an answer to `roots/list` stands (the `roots` member
+    /// of a result, or of one input response: [`Answered`]); a `roots`
+    /// member anywhere else, or a root of another scheme, is checked like
+    /// any other value (with `--root` the gateway answers `roots/list`
+    /// with its own). Returns the host names the child will resolve, for
+    /// `--resolve`.
     ///
     /// # Errors
     /// The first refusal found.
-    pub fn check_client_answer(&self, answer: &Value) -> Result<Vec<PendingName>, Refusal> {
+    pub fn check_client_answer(
+        &self,
+        answer: &Value,
+        form: Answered,
+    ) -> Result<Vec<PendingName>, Refusal> {
+        let mut exempt = Vec::new();
+        match form {
+            // With `--root` the gateway answers `roots/list` itself: no
+            // client result is an answer to it.
+            Answered::Result if self.roots.is_some() => {}
+            Answered::Result => root_file_uris(answer, &mut exempt),
+            Answered::Inputs => {
+                if let Value::Object(m) = answer {
+                    for v in m.values() {
+                        root_file_uris(v, &mut exempt);
+                    }
+                }
+            }
+        }
         let mut names = Vec::new();
         let mut budget = MAX_SCANNED_STRINGS;
-        self.walk_values(answer, &[], Walk::Answer, &mut budget, &mut names)?;
+        self.walk_values(answer, &exempt, &mut budget, &mut names)?;
         Ok(names)
     }
 
@@ -627,19 +644,16 @@ impl Gatekeeper {
     }
 
     /// The generic walk of [`check_arguments`](Self::check_arguments): every
-    /// string and key under `root` but the `exempt` values (and, in an
-    /// answer, `roots` lists), each read as its place says ([`Place`]); host
-    /// names to resolve go to `names`.
+    /// string and key under `root` but the `exempt` values, each read as its
+    /// place says ([`Place`]); host names to resolve go to `names`.
     fn walk_values(
         &self,
         root: &Value,
         exempt: &[&Value],
-        walk: Walk,
         budget: &mut usize,
         names: &mut Vec<PendingName>,
     ) -> Result<(), Refusal> {
         let mut scan = Scan {
-            walk,
             budget,
             names,
             nesting: 0,
@@ -659,7 +673,6 @@ impl Gatekeeper {
         exempt: &[&Value],
         scan: &mut Scan<'_>,
     ) -> Result<(), Refusal> {
-        let walk = scan.walk;
         // Each value with how its place reads it (`Place`).
         let mut stack: Vec<(&Value, Place)> = vec![(root, start)];
         while let Some((v, place)) = stack.pop() {
@@ -671,11 +684,7 @@ impl Gatekeeper {
                     spend(scan.budget)?;
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
-                    if looks_like_url(s) && !self.is_own_resource(s) {
-                        if let Some(n) = vet_url(&self.policy.net, s, URL_RULE)? {
-                            self.note(scan.names, n)?;
-                        }
-                    }
+                    self.vet_url_forms(s, scan)?;
                     let checked = match place {
                         Place::Path => true,
                         Place::InPath => reads_as_a_path(s),
@@ -700,11 +709,9 @@ impl Gatekeeper {
                     // (`type`, `content`) are member names, not paths.
                     let under_path = place != Place::Plain;
                     for k in m.keys() {
-                        if looks_like_url(k) && !self.is_own_resource(k) {
+                        if k.contains('%') || looks_like_url(k) {
                             spend(scan.budget)?;
-                            if let Some(n) = vet_url(&self.policy.net, k, URL_RULE)? {
-                                self.note(scan.names, n)?;
-                            }
+                            self.vet_url_forms(k, scan)?;
                         }
                         if under_path && looks_like_a_path(k) {
                             spend(scan.budget)?;
@@ -717,9 +724,7 @@ impl Gatekeeper {
                     // other member of an object under a path-named key
                     // (`{"files": [{"a": "/etc/passwd"}]}`) is checked when
                     // its text reads as one.
-                    let skipped =
-                        |k: &str, v: &Value| walk == Walk::Answer && k == "roots" && v.is_array();
-                    stack.extend(m.iter().filter(|(k, v)| !skipped(k, v)).map(|(k, v)| {
+                    stack.extend(m.iter().map(|(k, v)| {
                         let inner = match (is_path_name(k), uri_name(k)) {
                             (true, _) => Place::Path,
                             (false, Some(true)) => Place::FileUri,
@@ -731,6 +736,30 @@ impl Gatekeeper {
                     }));
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The URL check of `text` as written and as each percent-decoding of
+    /// it ([`percent_forms`]: a server that unquotes its argument fetches
+    /// `http%3A%2F%2F127.0.0.1%2F` as `http://127.0.0.1/`), for each that
+    /// is a URL ([`looks_like_url`]) and not a resource of the server's
+    /// own; the host names to resolve go to `scan`.
+    ///
+    /// # Errors
+    /// The first refusal.
+    fn vet_url_forms(&self, text: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let forms = if text.contains('%') {
+            percent_forms(text)
+        } else {
+            vec![std::borrow::Cow::Borrowed(text)]
+        };
+        for form in forms {
+            if looks_like_url(&form) && !self.is_own_resource(&form) {
+                if let Some(n) = vet_url(&self.policy.net, &form, URL_RULE)? {
+                    self.note(scan.names, n)?;
+                }
             }
         }
         Ok(())
@@ -852,7 +881,6 @@ impl Gatekeeper {
                 Place::Plain
             };
             let mut scan = Scan {
-                walk: Walk::Arguments,
                 budget: &mut *budget,
                 names: &mut *names,
                 nesting: 0,
@@ -972,7 +1000,6 @@ pub const MAX_EMBEDDED_JSON_DEPTH: usize = 4;
 
 /// The state of one walk over a request's strings.
 struct Scan<'a> {
-    walk: Walk,
     /// Strings left to check ([`MAX_SCANNED_STRINGS`] at the start).
     budget: &'a mut usize,
     /// Host names the child will resolve.
@@ -1174,7 +1201,10 @@ fn read_yaml(t: &str) -> YamlRead {
         let node = match event {
             Event::StreamEnd => break,
             Event::Alias(_) => return unreadable("an alias, which a loader expands"),
-            Event::Scalar(text, ..) => Value::String(text),
+            Event::Scalar(text, _, _, tag) => match yaml_scalar(text, tag) {
+                Ok(v) => v,
+                Err(why) => return unreadable(why),
+            },
             Event::SequenceStart(..) | Event::MappingStart(..) if frames.len() >= max_depth => {
                 return unreadable("nesting past the core's bound")
             }
@@ -1215,6 +1245,53 @@ fn read_yaml(t: &str) -> YamlRead {
         (0, _) => YamlRead::Other,
         (_, 1) => docs.pop().map_or(YamlRead::Other, YamlRead::Collection),
         _ => YamlRead::Collection(Value::Array(docs)),
+    }
+}
+
+/// The YAML tag prefix `!!` stands for (YAML 1.2, 6.8.2.2).
+const YAML_CORE_TAGS: &str = "tag:yaml.org,2002:";
+
+/// A YAML scalar as a loader gives it to a server: untagged, or with a
+/// core tag, its text; `!!binary`, the text its base64 decodes to (PyYAML
+/// hands `path: !!binary L2V0Yy9wYXNzd2Q=` over as the bytes
+/// `/etc/passwd`, which `open()` takes).
+///
+/// # Errors
+/// A `!!binary` that decodes to no UTF-8, or any other tag (a local
+/// `!name`, `!!python/…`): a loader may construct something this check
+/// does not see.
+fn yaml_scalar(text: String, tag: Option<yaml_rust2::parser::Tag>) -> Result<Value, &'static str> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    let Some(tag) = tag else {
+        return Ok(Value::String(text));
+    };
+    match (tag.handle.as_str(), tag.suffix.as_str()) {
+        (YAML_CORE_TAGS, "binary") => {
+            // As Python's `base64.decodebytes`: every character outside the
+            // alphabet (line breaks, spaces) is skipped, and padding ends it.
+            let digits: String = text
+                .chars()
+                .take_while(|c| *c != '=')
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'))
+                .collect();
+            let engine = GeneralPurpose::new(
+                &base64::alphabet::STANDARD,
+                GeneralPurposeConfig::new()
+                    .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+                    .with_decode_allow_trailing_bits(true),
+            );
+            engine
+                .decode(digits)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .map(Value::String)
+                .ok_or("a !!binary scalar that decodes to no text")
+        }
+        (YAML_CORE_TAGS, "str" | "int" | "float" | "bool" | "null" | "timestamp")
+        | ("!", "")
+        | ("", "!") => Ok(Value::String(text)),
+        _ => Err("a tag a loader may construct otherwise"),
     }
 }
 
@@ -1328,13 +1405,36 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
     forms
 }
 
-/// What the generic walk reads.
+/// Where a client's answer stands, for
+/// [`Gatekeeper::check_client_answer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Walk {
-    /// A request's arguments.
-    Arguments,
-    /// A client's answer (a response's `result`, `inputResponses`).
-    Answer,
+pub enum Answered {
+    /// A response's `result` (or its `error` object).
+    Result,
+    /// A request's `inputResponses`: a map from the server's input
+    /// request key to the client's result for it.
+    Inputs,
+}
+
+/// The `file:` URIs of the roots list of `result` when it stands as an
+/// answer to `roots/list` (`{"roots": [{"uri": "file:///…"}, …]}`): the
+/// client's own roots, which no URL check could pass (a `file:` URL is
+/// refused as one), go unchecked; every other member is checked.
+fn root_file_uris<'a>(result: &'a Value, exempt: &mut Vec<&'a Value>) {
+    let Some(Value::Array(roots)) = result.get("roots") else {
+        return;
+    };
+    for root in roots {
+        if let Some(uri) = root.get("uri") {
+            let is_file = uri.as_str().is_some_and(|u| {
+                u.get(..5)
+                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+            });
+            if is_file {
+                exempt.push(uri);
+            }
+        }
+    }
 }
 
 /// Where a value sits, for the path check of the generic walk.
@@ -1370,6 +1470,11 @@ fn reads_as_a_path(s: &str) -> bool {
 /// [`reads_as_a_path`] of one form of the text.
 fn reads_as_a_path_as_written(s: &str) -> bool {
     let s = s.trim_start();
+    if let Some(rest) = crate::gate::paths::drive_rest(s) {
+        // `C:`, `a:/etc/passwd`, `x:..`: a drive, or a one-letter scheme
+        // whose path a URL parser hands a server.
+        return rest.is_empty() || rest.starts_with(['/', '\\', '.']) || rest.contains(['/', '\\']);
+    }
     s.starts_with(['/', '\\', '~'])
         || s == "."
         || s == ".."
@@ -1442,6 +1547,23 @@ mod tests {
         );
         assert_eq!(code(&g, "t", json!({"u": "https://example.com/"})), "ok");
         assert_eq!(code(&g, "t", json!("file:///etc/passwd")), "url.scheme");
+        // Each percent-decoding is a reading: a server that unquotes its
+        // argument fetches the decoded URL (#20 re-attack, F11).
+        for (args, want) in [
+            (json!({"u": "http%3A%2F%2F127.0.0.1%2F"}), "ssrf.loopback"),
+            (
+                json!({"u": "http%253A%252F%252F169.254.169.254%252F"}),
+                "ssrf.cloud_metadata",
+            ),
+            (json!({"http%3A%2F%2F127.0.0.1%2F": 1}), "ssrf.loopback"),
+            (
+                json!({"u": "https://example.com/?next=http%3A%2F%2F127.0.0.1%2F"}),
+                "ok",
+            ),
+            (json!({"u": "100%25 done: see"}), "ok"),
+        ] {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
         let many: Vec<Value> = (0..=MAX_SCANNED_STRINGS).map(|_| json!("x")).collect();
         assert_eq!(
             code(&g, "t", json!({ "a": many })),
@@ -1572,8 +1694,9 @@ max_bytes = 10
     }
 
     /// A client's answer to a server's request is read as arguments are:
-    /// URLs anywhere, path-named members against the roots; its `roots`
-    /// list is the client's own and is not checked; names to resolve are
+    /// URLs anywhere, path-named members against the roots; only the
+    /// `file:` URIs of a roots list where an answer to `roots/list` stands
+    /// are the client's own and go unchecked; names to resolve are
     /// returned.
     #[test]
     fn client_answers_are_checked_as_arguments() {
@@ -1592,11 +1715,13 @@ max_bytes = 10
             ),
             ..keeper("[net]\nresolve = true\n")
         };
-        let answer = |v: Value| {
-            g.check_client_answer(&v)
+        let open = keeper("");
+        let check = |g: &Gatekeeper, v: Value, form: Answered| {
+            g.check_client_answer(&v, form)
                 .map(|n| n.iter().map(|p| p.host().to_owned()).collect::<Vec<_>>())
                 .map_err(|e| e.code())
         };
+        let answer = |v: Value| check(&g, v, Answered::Result);
         assert_eq!(
             answer(json!({"content": {"type": "text", "text": "http://169.254.169.254/"}})),
             Err("ssrf.cloud_metadata")
@@ -1606,11 +1731,6 @@ max_bytes = 10
             Err("path.outside_root")
         );
         assert_eq!(
-            answer(json!({"roots": [{"uri": "file:///etc", "name": "etc"}]})),
-            Ok(vec![]),
-            "a roots list is the client's to give"
-        );
-        assert_eq!(
             answer(json!({"content": {"type": "text", "text": "see https://a.example/x"}})),
             Ok(vec![]),
             "text that only mentions a URL is text"
@@ -1618,6 +1738,70 @@ max_bytes = 10
         assert_eq!(
             answer(json!({"action": "accept", "content": {"site": "https://a.example/x"}})),
             Ok(vec!["a.example".to_owned()])
+        );
+        // A roots list answering `roots/list`: the client's file: URIs.
+        let roots = json!({"roots": [{"uri": "file:///etc", "name": "etc"}]});
+        assert_eq!(check(&open, roots.clone(), Answered::Result), Ok(vec![]));
+        assert_eq!(
+            check(&g, json!({"e1": roots.clone()}), Answered::Inputs),
+            Ok(vec![]),
+            "replaced by the gateway's roots on its way"
+        );
+        assert!(
+            answer(roots).is_err(),
+            "with --root no client result answers roots/list"
+        );
+        assert_eq!(
+            check(
+                &open,
+                json!({"roots": [{"uri": "http://169.254.169.254/latest/"}]}),
+                Answered::Result
+            ),
+            Err("ssrf.cloud_metadata"),
+            "a root of another scheme is checked"
+        );
+        assert_eq!(
+            check(
+                &open,
+                json!({"e1": {"roots": [{"uri": "file:///x", "name": "http://127.0.0.1/"}]}}),
+                Answered::Inputs
+            ),
+            Err("ssrf.loopback"),
+            "only the file: URIs are the client's"
+        );
+        // A `roots` member anywhere else is a value like any other.
+        assert_eq!(
+            answer(json!({"action": "accept", "content": {"roots": ["/etc/passwd"]}})),
+            Err("path.outside_root")
+        );
+        assert_eq!(
+            check(
+                &open,
+                json!({"e1": {"action": "accept", "content": {"roots": ["http://169.254.169.254/"]}}}),
+                Answered::Inputs
+            ),
+            Err("ssrf.cloud_metadata")
+        );
+        assert_eq!(
+            check(
+                &open,
+                json!({"_meta": {"roots": [{"uri": "http://169.254.169.254/"}]}}),
+                Answered::Result
+            ),
+            Err("ssrf.cloud_metadata")
+        );
+        // An error object is read as a result is.
+        assert_eq!(
+            answer(json!({"code": -1, "message": "x", "data": {"path": "/etc/passwd"}})),
+            Err("path.outside_root")
+        );
+        assert_eq!(
+            check(
+                &open,
+                json!({"code": -1, "message": "http://169.254.169.254/latest/"}),
+                Answered::Result
+            ),
+            Err("ssrf.cloud_metadata")
         );
     }
 
@@ -1918,6 +2102,22 @@ max_bytes = 10
             ("a: &x /etc/passwd\npath: *x", complex),
             ("path: a.txt\npath: /etc/passwd", complex),
             ("? [a]\n: /etc/passwd", complex),
+            // Tags: `!!binary` read as the text it decodes to, core tags
+            // as text, any other tag refused (#20 re-attack, F9).
+            ("path: !!binary L2V0Yy9wYXNzd2Q=", outside),
+            ("path: !!binary |\n  L2V0Yy9w\n  YXNzd2Q=\n", outside),
+            ("path: !!binary L2V0Yy9wYXNzd2Q", outside),
+            ("path: !!binary c3ViL2EudHh0", "ok"),
+            ("path: !!binary //79", complex),
+            ("path: !!str /etc/passwd", outside),
+            ("path: !!str sub/a.txt", "ok"),
+            ("path: ! sub/a.txt", "ok"),
+            ("path: !!python/bytes L2V0Yw==", complex),
+            ("path: !local /etc/passwd", complex),
+            (
+                "%TAG !! tag:example.com,2000:\n---\npath: !!binary L2V0Yy9wYXNzd2Q=",
+                complex,
+            ),
             ("{'path': 'a.txt'}", "ok"),
             ("path: sub/a.txt", "ok"),
             ("File: report.pdf is attached", "ok"),
@@ -2095,6 +2295,49 @@ max_bytes = 10
         assert_eq!(read(&inside.to_string_lossy()), "ok");
         assert_eq!(read("//127.0.0.1/x"), "path.outside_root");
         assert_eq!(read("https://example.com/x"), "ok");
+        // A one-letter scheme or a drive: a URL parser hands the server
+        // the path after it (#20 re-attack, F4).
+        for uri in [
+            "a:/etc/passwd",
+            "C:",
+            "z:/",
+            "x:..",
+            "A:\\Windows",
+            "b:../secret.txt",
+        ] {
+            assert_eq!(read(uri), "path.outside_root", "{uri}");
+        }
+        assert_eq!(
+            read(&format!("a:{}", inside.display())),
+            "path.outside_root",
+            "relative as written"
+        );
+        let (_t2, base2, cwd) = rooted("", crate::gate::RelativePaths::Cwd);
+        let inside2 = base2.join("data/a.txt");
+        let read_cwd = |uri: &str| {
+            cwd.resource_decision("resources/read", uri)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        assert_eq!(read_cwd("data/a.txt"), "ok");
+        assert_eq!(
+            read_cwd("a:/etc/passwd"),
+            "path.outside_root",
+            "each reading"
+        );
+        assert_eq!(
+            read_cwd(&format!("c:{}", inside2.display())),
+            "path.outside_root"
+        );
+        assert_eq!(
+            code(&g, "t", json!({"uri": "a:/etc/passwd"})),
+            "path.outside_root"
+        );
+        assert_eq!(
+            code(&g, "t", json!({"path": "c:/etc/passwd"})),
+            "path.outside_root"
+        );
+        assert_eq!(code(&g, "t", json!({"uri": "Q: why?"})), "ok", "prose");
         assert_eq!(
             keeper("")
                 .resource_decision("resources/read", "/etc/passwd")

@@ -42,8 +42,8 @@ pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUD
 pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
 pub use decide::{
-    params_shape, representative_expansion, Gatekeeper, ToolState, MAX_EMBEDDED_JSON_DEPTH,
-    MAX_SCANNED_STRINGS, PASSED_METHODS,
+    params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
+    MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};

@@ -213,6 +213,17 @@ pub const NOT_PATH_NAME_ENDINGS: &[&str] = &[
     "nadir",
 ];
 
+/// What follows a leading drive letter or one-letter scheme (`C:`,
+/// `a:`), the path a Windows server or a URL parser reads; `None` when the
+/// text has none.
+pub(crate) fn drive_rest(text: &str) -> Option<&str> {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(letter), Some(':')) if letter.is_ascii_alphabetic() => Some(chars.as_str()),
+        _ => None,
+    }
+}
+
 /// `true` when an argument called `name` holds a path. A name of
 /// alternatives (`path_or_url`, `pathOrUrl`, `filepath_or_buffer`: words
 /// on both sides of a word `or`) holds a path when any alternative does:
@@ -448,7 +459,9 @@ impl Roots {
 
     /// Checks one path argument, as written and as each of its
     /// percent-decodings (a server may decode `%2e%2e%2f` into `../`), up
-    /// to [`MAX_PERCENT_DECODINGS`]: every form must pass.
+    /// to [`MAX_PERCENT_DECODINGS`], and of each form, after a leading
+    /// drive or one-letter scheme (`a:/etc/passwd`, `C:..`), as what
+    /// follows it: every reading must pass.
     ///
     /// # Errors
     /// `path.outside_root` (one reason for every failure of a written path,
@@ -460,6 +473,15 @@ impl Roots {
         let mut form = std::borrow::Cow::Borrowed(text);
         for decoded in 0..=MAX_PERCENT_DECODINGS {
             self.check_form(&form, rule)?;
+            // `a:/etc/passwd`, `C:..`: a URL parser reads a one-letter
+            // scheme and hands the server the path after it, a Windows
+            // server a drive: each reading stays inside too. Each step takes
+            // two bytes off a text of at most MAX_PATH_BYTES.
+            let mut rest: &str = &form;
+            while let Some(after) = drive_rest(rest) {
+                self.check_form(after, rule)?;
+                rest = after;
+            }
             let next = match percent_encoding::percent_decode_str(&form).decode_utf8() {
                 Err(_) => return refuse("a path whose percent-encoding decodes to no UTF-8"),
                 Ok(std::borrow::Cow::Borrowed(_)) => return Ok(()),
@@ -473,7 +495,7 @@ impl Roots {
         Ok(())
     }
 
-    /// [`check`](Self::check) of one form of the path.
+    /// [`check`](Self::check) of one reading of the path.
     fn check_form(&self, text: &str, rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {

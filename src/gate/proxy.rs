@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
-use super::decide::Gatekeeper;
+use super::decide::{Answered, Gatekeeper};
 use super::limits::{refuse_task_augmented, Limiter};
 use super::listing::{Learning, ListEvent, Lister, ToolView};
 use super::pin::{definition_hash, Pins};
@@ -618,6 +618,16 @@ impl GateService {
             );
             return Err(Reply::Send(self.denial(req.id.clone(), &r)));
         }
+        if matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done {
+            // Trust on first use learns from one complete listing: a call
+            // decided on part of one would leave the rest unpinned.
+            let r = Refusal::new(
+                GateCode::NotListed,
+                "the server has not listed its tools completely, so nothing is pinned yet",
+                "--pin",
+            );
+            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+        }
         let keeper = &self.shared.keeper;
         let decided = keeper
             .check_call(&name, st.view.get(&name), st.pins.as_ref(), &args)
@@ -950,6 +960,10 @@ impl GateService {
             // A session that saw no instructions (a stateless one that
             // never asked) pins their absence: any text later is a change.
             st.learned.set_instructions(definition_hash(&Value::Null));
+        }
+        // Enforced from now on in this session too, as the file will be.
+        if let (Some(pins), Some(hash)) = (st.pins.as_mut(), st.learned.instructions()) {
+            pins.set_instructions(hash.to_owned());
         }
         if let PinMode::Learn(path) = &self.shared.pin {
             match st.learned.save(path) {
@@ -1386,30 +1400,22 @@ impl GateService {
         self.shared.server_gone.send_replace(true);
     }
 
-    /// With `--root`, every `roots` list a client sends inside a request's
-    /// `inputResponses` (the 2026-07-28 form of answering `roots/list`) is
-    /// replaced by the gateway's roots: `Some(line)` when the request changed.
+    /// With `--root`, every roots list a client sends as an input response
+    /// (the 2026-07-28 form of answering `roots/list`: the `roots` member
+    /// of one entry of a request's `inputResponses`) is replaced by the
+    /// gateway's roots: `Some(line)` when the request changed. A `roots`
+    /// member deeper in an entry (an elicited form's field) is the client's
+    /// answer and stays as it is.
     fn roots_in_input_responses(&self, req: &Request) -> Option<Arc<[u8]>> {
         let roots = self.shared.keeper.roots.as_ref()?;
         let mut params = req.params.clone()?;
-        let inputs = params.get_mut("inputResponses")?;
+        let inputs = params.get_mut("inputResponses")?.as_object_mut()?;
         let ours = roots_value(roots);
         let mut changed = false;
-        let mut stack = vec![inputs];
-        while let Some(v) = stack.pop() {
-            match v {
-                Value::Object(m) => {
-                    for (k, v) in m.iter_mut() {
-                        if k == "roots" && v.is_array() {
-                            *v = ours.clone();
-                            changed = true;
-                        } else {
-                            stack.push(v);
-                        }
-                    }
-                }
-                Value::Array(a) => stack.extend(a.iter_mut()),
-                _ => {}
+        for entry in inputs.values_mut() {
+            if let Some(v) = entry.get_mut("roots").filter(|v| v.is_array()) {
+                *v = ours.clone();
+                changed = true;
             }
         }
         if !changed {
@@ -1466,15 +1472,17 @@ impl GateService {
         let _ = self.audit(&mut st, rec);
     }
 
+    /// Passes `req` to the child and waits for its answer; `arrived` is
+    /// when the gateway read it (its deadline counts from there).
     fn forward(
         &self,
         mut req: Request,
         ctx: CallContext,
+        arrived: tokio::time::Instant,
         tool: Option<String>,
         limited: bool,
         names: Vec<super::urls::PendingName>,
     ) -> Handled {
-        let arrived = tokio::time::Instant::now();
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
@@ -1665,6 +1673,7 @@ impl Service for GateService {
     }
 
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
+        let arrived = tokio::time::Instant::now();
         // Follow the era (the child answers the other era's requests itself).
         if own_listing::is_reserved(&request.id) {
             return Handled::Reply(Reply::Send(Response::error(
@@ -1692,7 +1701,11 @@ impl Service for GateService {
             .params_object()
             .and_then(|p| p.get("inputResponses"))
         {
-            match self.shared.keeper.check_client_answer(inputs) {
+            match self
+                .shared
+                .keeper
+                .check_client_answer(inputs, Answered::Inputs)
+            {
                 Ok(names) => answered = names,
                 Err(r) => {
                     tracing::warn!(method = %request.method, code = r.code(), "inputResponses refused");
@@ -1711,11 +1724,24 @@ impl Service for GateService {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if self.needs_own_listing(tool) {
-                // Decided by a listing the gateway makes itself (`--pin`).
+                // Decided by a listing the gateway makes itself (`--pin`),
+                // within the call's time: `--call-timeout` counts from here.
                 let me = self.clone();
+                let call_timeout = self.shared.call_timeout;
+                let by = arrived + call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
                 return Handled::Task(Box::pin(async move {
-                    if let Err(why) = me.own_listing(&request).await {
+                    if let Err(why) = me.own_listing(&request, by).await {
                         tracing::warn!(%why, "the gateway's own tools/list did not complete");
+                    }
+                    if let Some(t) = call_timeout.filter(|_| tokio::time::Instant::now() >= by) {
+                        tracing::warn!(id = %request.id, "call timed out during the gateway's own tools/list");
+                        return Reply::Send(Response::error(
+                            Some(request.id),
+                            gate_error(
+                                GateCode::CallTimeout,
+                                format!("no answer within {} s", t.as_secs_f64()),
+                            ),
+                        ));
                     }
                     let vetted = {
                         let mut st = lock(&me.shared.state);
@@ -1724,7 +1750,7 @@ impl Service for GateService {
                     match vetted {
                         Ok((tool, limited, mut names)) => {
                             names.extend(answered);
-                            match me.forward(request, ctx, Some(tool), limited, names) {
+                            match me.forward(request, ctx, arrived, Some(tool), limited, names) {
                                 Handled::Reply(r) => r,
                                 Handled::Call(f) | Handled::Task(f) => f.await,
                             }
@@ -1740,7 +1766,7 @@ impl Service for GateService {
             return match vetted {
                 Ok((tool, limited, mut names)) => {
                     names.extend(answered);
-                    self.forward(request, ctx, Some(tool), limited, names)
+                    self.forward(request, ctx, arrived, Some(tool), limited, names)
                 }
                 Err(reply) => Handled::Reply(reply),
             };
@@ -1762,7 +1788,7 @@ impl Service for GateService {
         match decided {
             Ok(mut names) => {
                 names.extend(answered);
-                self.forward(request, ctx, None, false, names)
+                self.forward(request, ctx, arrived, None, false, names)
             }
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
@@ -1856,12 +1882,16 @@ impl Service for GateService {
         }
         // Mediated as arguments are: a sampled or elicited answer naming an
         // internal URL or a path outside the roots never reaches the server.
-        let names = match &response.outcome {
-            Ok(result) => match self.shared.keeper.check_client_answer(result) {
-                Ok(names) => names,
-                Err(r) => return self.refuse_answer(response.id, &r),
-            },
-            Err(_) => Vec::new(),
+        // An error object is text the server reads as well (`message`,
+        // `data`): checked as a result is.
+        let (Ok(answer) | Err(answer)) = &response.outcome;
+        let names = match self
+            .shared
+            .keeper
+            .check_client_answer(answer, Answered::Result)
+        {
+            Ok(names) => names,
+            Err(r) => return self.refuse_answer(response.id, &r),
         };
         if self.shared.keeper.policy.resolve && !names.is_empty() {
             let me = self.clone();

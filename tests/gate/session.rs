@@ -1957,3 +1957,110 @@ fn client_answers_cannot_widen_the_roots() {
     );
     g.close();
 }
+
+/// Kind 8: trust on first use learns from a complete listing only. A
+/// server whose listing never ends (a cursor every time) gets no call
+/// decided on the pages it did show, and nothing is pinned (#20 re-attack,
+/// F3).
+#[test]
+fn learning_needs_a_complete_listing() {
+    let mut g = Gate::start_env(
+        &["--pin", "pins.json", "--env", "RECORDER_CURSOR"],
+        |_| {},
+        &[("RECORDER_CURSOR", "again")],
+    );
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["result"]["tools"][0]["name"], "echo", "{r}");
+    let r = g.call(2, "echo", json!({}));
+    assert_eq!(refusal_code(&r), "tool.not_listed", "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("\"id\":2"), "{seen}");
+    assert!(!g.dir().join("pins.json").exists());
+    g.close();
+}
+
+/// Kind 11: `--call-timeout` counts from when the gateway read the call,
+/// its own listing included: a server slow to list cannot hold a call
+/// past it (#20 re-attack, F5).
+#[test]
+fn call_timeout_counts_the_gateways_own_listing() {
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            "pins.json",
+            "--call-timeout",
+            "1",
+            "--env",
+            "RECORDER_CURSOR",
+            "--env",
+            "RECORDER_LIST_DELAY",
+        ],
+        |_| {},
+        &[("RECORDER_CURSOR", "again"), ("RECORDER_LIST_DELAY", "0.3")],
+    );
+    g.init();
+    let r = g.call(1, "echo", json!({}));
+    assert_eq!(refusal_code(&r), "tool.call_timeout", "{r}");
+    g.close();
+}
+
+/// Kind 8: in the session that learns the pins, the server's
+/// instructions answered again unchanged are kept (#20 re-attack, F12).
+#[test]
+fn instructions_learned_stay_in_the_learning_session() {
+    let mut g = Gate::start_env(
+        &["--pin", "pins.json", "--env", "RECORDER_INSTRUCTIONS"],
+        |_| {},
+        &[("RECORDER_INSTRUCTIONS", "Be nice.")],
+    );
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let first = g.ask(init);
+    assert_eq!(first["result"]["instructions"], "Be nice.", "{first}");
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    assert!(g.dir().join("pins.json").exists());
+    let again = g.ask(&init.replace("\"id\":0", "\"id\":2"));
+    assert_eq!(again["result"]["instructions"], "Be nice.", "{again}");
+    g.close();
+}
+
+/// Kind 3 and kind 7: a `roots` member is the client's own only where an
+/// answer to `roots/list` stands; elsewhere in an answer (an elicited
+/// form's field) it is checked and passed as it is, never replaced; an
+/// error the client answers with is checked as a result is (#20
+/// re-attack, F1 and F10).
+#[test]
+fn roots_elsewhere_in_an_answer_and_error_answers_are_checked() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    let inside = format!("{}/data/a.txt", g.dir().canonicalize().unwrap().display());
+    let call = |id: u64, roots: Value| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{},
+            "inputResponses":{"e1":{"action":"accept","content":{"roots":roots}}}}})
+        .to_string()
+    };
+    let r = g.ask(&call(1, json!(["/etc/passwd"])));
+    assert_eq!(refusal_code(&r), "path.outside_root", "{r}");
+    let r = g.ask(&call(2, json!(["http://169.254.169.254/latest/"])));
+    assert_eq!(refusal_code(&r), "ssrf.cloud_metadata", "{r}");
+    let r = g.ask(&call(3, json!([inside.clone()])));
+    assert!(r["result"].is_object(), "{r}");
+    // An error answer to a server's request.
+    g.send(&json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+    assert_eq!(g.recv()["method"], "sampling/createMessage");
+    assert_eq!(g.recv()["method"], "notifications/message");
+    assert_eq!(g.recv()["id"], 4);
+    g.send(r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-1,"message":"no","data":{"path":"/etc/shadow"}}}"#);
+    let seen = g.received();
+    assert!(
+        !seen.contains("/etc/passwd") && !seen.contains("/etc/shadow"),
+        "{seen}"
+    );
+    assert!(!seen.contains("169.254"), "{seen}");
+    let line = seen.lines().find(|l| l.contains("\"id\":3")).unwrap();
+    assert!(line.contains(&inside), "kept as it was: {line}");
+    g.close();
+}

@@ -27,8 +27,9 @@ pub const GATE_ID_PREFIX: &str = "toolgate-gate/";
 /// leaves the tools past it unlisted (their calls refused, fail closed).
 pub const MAX_OWN_LIST_PAGES: usize = 64;
 
-/// How long the gateway waits for one page of its own listing when there
-/// is no `--call-timeout` (which bounds each page when set).
+/// How long the gateway's own listing may take in all, counted from when
+/// it read the call that needs it, when there is no `--call-timeout`
+/// (which bounds the listing and the call together when set).
 pub const OWN_LIST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// `true` when `id` lies in the gateway's own namespace.
@@ -38,18 +39,21 @@ pub(super) fn is_reserved(id: &Id) -> bool {
 
 impl GateService {
     /// `true` when a call to `tool` must wait for the gateway's own
-    /// listing: pinning is on, the tool is not in the view, and no
-    /// complete listing has passed yet.
+    /// listing: pinning is on, no complete listing has passed yet, and the
+    /// tool is not in the view or the pins are still to be learned (trust
+    /// on first use learns from a complete listing only).
     pub(super) fn needs_own_listing(&self, tool: &str) -> bool {
         if self.shared.pin == PinMode::Off {
             return false;
         }
         let st = lock(&self.shared.state);
-        !st.listed && st.view.get(tool).is_none()
+        let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
+        !st.listed && (learning || st.view.get(tool).is_none())
     }
 
-    /// Lists the child's tools (every page, up to [`MAX_OWN_LIST_PAGES`])
-    /// through the gateway's filter, once per session: concurrent callers
+    /// Lists the child's tools (every page, up to [`MAX_OWN_LIST_PAGES`],
+    /// all of them by `by`) through the gateway's filter, once per
+    /// session: concurrent callers
     /// wait for the one listing. The trigger's `_meta` (its progress token
     /// aside) goes with each page, so a stateless-era request carries the
     /// same protocol version and client description as the client's.
@@ -58,8 +62,14 @@ impl GateService {
     /// Why the listing did not complete (the child's error, a timeout, a
     /// closed pipe, too many pages): the call is then decided on what the
     /// view holds, so an unlisted tool stays refused.
-    pub(super) async fn own_listing(&self, trigger: &Request) -> Result<(), String> {
-        let _one = self.shared.listing.lock().await;
+    pub(super) async fn own_listing(
+        &self,
+        trigger: &Request,
+        by: tokio::time::Instant,
+    ) -> Result<(), String> {
+        let Ok(_one) = tokio::time::timeout_at(by, self.shared.listing.lock()).await else {
+            return Err("no complete listing in the call's time".into());
+        };
         let meta = trigger
             .params_object()
             .and_then(|p| p.get("_meta"))
@@ -69,7 +79,6 @@ impl GateService {
                 m.remove("progressToken");
                 m
             });
-        let wait = self.shared.call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
         // A listing of its own, apart from the client's (`Lister`): one
         // left unfinished before starts over.
         lock(&self.shared.state)
@@ -87,7 +96,7 @@ impl GateService {
             if let Some(m) = &meta {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
-            let mut result = self.own_request("tools/list", params, wait).await?;
+            let mut result = self.own_request("tools/list", params, by).await?;
             self.filter_list(&mut result, Lister::Gateway);
             match super::next_cursor(&result) {
                 None => return Ok(()),
@@ -99,13 +108,13 @@ impl GateService {
         ))
     }
 
-    /// Sends the child one request of the gateway's own and waits up to
-    /// `wait` for its result.
+    /// Sends the child one request of the gateway's own and waits until
+    /// `by` for its result.
     async fn own_request(
         &self,
         method: &str,
         params: Map<String, Value>,
-        wait: Duration,
+        by: tokio::time::Instant,
     ) -> Result<Value, String> {
         let (tx, rx) = oneshot::channel();
         let id = {
@@ -135,13 +144,13 @@ impl GateService {
                 "the request could not be passed to the server ({why:?})"
             ));
         }
-        match tokio::time::timeout(wait, rx).await {
+        match tokio::time::timeout_at(by, rx).await {
             Ok(Ok((Ok(result), _))) => Ok(result),
             Ok(Ok((Err(error), _))) => Err(format!("the server answered with an error: {error}")),
             Ok(Err(_)) => Err("the server exited before answering".into()),
             Err(_) => {
                 self.finish(&id);
-                Err(format!("no answer within {} s", wait.as_secs_f64()))
+                Err("no answer in the call's time".into())
             }
         }
     }
