@@ -22,7 +22,7 @@
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
 
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::GeneralPurpose;
 use base64::Engine as _;
 use icu_properties::props::{
     BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
@@ -245,8 +245,10 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// scanned (a budget would forward the rest unscreened).
 ///
 /// Text carried encoded is screened as text is (`screen`): a `data:`
-/// URI anywhere in a string, a base64 `blob`, an image's or audio's
-/// `data`, each in the charset its MIME type declares.
+/// URI anywhere in a string or key, a base64 `blob`, an image's or
+/// audio's `data` (base64 read as the most lenient decoders read it), each
+/// in the charset its MIME type declares (any label a client knows), or
+/// UTF-32 or UTF-16 told by a byte order mark or its NUL bytes.
 ///
 /// A key is never renamed onto another: a key whose stripped form equals
 /// another key of its object (a clean one, or one stripped before it) is
@@ -265,8 +267,10 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
             }
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(m) => {
-                if m.keys().any(|k| clean(k).1.is_some()) {
-                    clean_keys(m, strip, &mut total);
+                let screened: Vec<(Findings, Option<String>)> =
+                    m.keys().map(|k| screen_key(k)).collect();
+                if screened.iter().any(|(_, c)| c.is_some()) {
+                    clean_keys(m, screened, strip, &mut total);
                 }
                 let charset = m
                     .get("mimeType")
@@ -296,30 +300,150 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
 /// [`Findings::too_deep`] and, when stripping, removed (fail closed).
 pub const MAX_ENCODING_LAYERS: usize = 4;
 
-/// Forgiving as WHATWG's base64 is: padding optional.
-const LENIENT: GeneralPurposeConfig =
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
-/// RFC 4648 base64, padding optional.
-static STANDARD: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, LENIENT);
-/// The URL-safe alphabet, which Node's `Buffer.from(s, "base64")` takes too.
-static URL_SAFE: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::URL_SAFE, LENIENT);
+/// Canonical base64 (RFC 4648, padded), as stripped text is written back.
+static STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-/// Base64 in either alphabet, ASCII white space (MIME line breaks) aside.
-fn decode_base64(b: &[u8]) -> Option<Vec<u8>> {
-    let b: Vec<u8> = b
-        .iter()
-        .copied()
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    STANDARD.decode(&b).or_else(|_| URL_SAFE.decode(&b)).ok()
+/// Where a lenient base64 decoder stops at `=` (see [`base64_readings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PadRule {
+    /// A complete padding ends one stream and the next starts after it
+    /// (decoders that read concatenated base64).
+    Concatenated,
+    /// The first complete padding ends the input (Python's
+    /// `base64.b64decode`, Perl's `decode_base64`).
+    FirstComplete,
+    /// The first `=` ends the input (Node's `Buffer.from(s, "base64")`).
+    FirstPad,
 }
 
-/// The Unicode encodings a server's text may come in.
+/// The value of a base64 letter of either alphabet (`+`/`-` 62, `/`/`_` 63).
+fn sextet(b: u8) -> Option<u8> {
+    match b {
+        b'A'..=b'Z' => Some(b - b'A'),
+        b'a'..=b'z' => Some(b - b'a' + 26),
+        b'0'..=b'9' => Some(b - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    }
+}
+
+/// Base64 as the most lenient decoders read it: every byte that is no
+/// letter of either alphabet nor `=` discarded (white space, `*`, `.`,
+/// `!`, ...); an `=` that cannot end a quantum (a leading `=`, one after a
+/// single letter) ignored, as Python does; padding optional; a last lone
+/// letter dropped; `=` handled by `rule`. One pass, never fails.
+fn lenient_decode(s: &[u8], rule: PadRule) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 2);
+    let (mut acc, mut bits, mut quad, mut pads) = (0_u32, 0_u32, 0_usize, 0_usize);
+    for &b in s {
+        if b == b'=' {
+            if rule == PadRule::FirstPad {
+                break;
+            }
+            if quad >= 2 {
+                pads += 1;
+                if quad + pads >= 4 {
+                    if rule == PadRule::FirstComplete {
+                        break;
+                    }
+                    (acc, bits, quad, pads) = (0, 0, 0, 0);
+                }
+            }
+            continue;
+        }
+        let Some(v) = sextet(b) else {
+            continue;
+        };
+        pads = 0;
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        quad = (quad + 1) % 4;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(u8::try_from((acc >> bits) & 0xFF).unwrap_or_default());
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// The distinct byte strings base64 `s` decodes to under the lenient
+/// decoders real clients use ([`PadRule`]): one when `s` holds no `=`
+/// before its end, at most three. Each a pass over `s`.
+fn base64_readings(s: &[u8]) -> Vec<Vec<u8>> {
+    let body = s
+        .iter()
+        .rposition(|&b| sextet(b).is_some())
+        .and_then(|last| s.get(..last))
+        .unwrap_or_default();
+    if !body.contains(&b'=') {
+        return vec![lenient_decode(s, PadRule::Concatenated)];
+    }
+    let mut readings: Vec<Vec<u8>> = Vec::with_capacity(3);
+    for rule in [
+        PadRule::Concatenated,
+        PadRule::FirstComplete,
+        PadRule::FirstPad,
+    ] {
+        let r = lenient_decode(s, rule);
+        if !readings.contains(&r) {
+            readings.push(r);
+        }
+    }
+    readings
+}
+
+/// Screens the text base64 `s` carries, `layer` encodings deep: each
+/// reading of it ([`base64_readings`]) that is text in the `declared`
+/// charset ([`decode_text`]; when `plausible`, only text that
+/// [`plausible_text`] accepts) is [`screen`]ed, and the first one with
+/// findings counts. `None` when no reading is text (binary); else, when
+/// stripping changed the text, that reading cleaned and written back as
+/// canonical base64 (one reading only, whatever decoder reads it).
+fn screen_base64(
+    s: &[u8],
+    declared: Option<Charset>,
+    strip: bool,
+    layer: usize,
+    total: &mut Findings,
+    plausible: bool,
+) -> Option<Option<String>> {
+    let mut text_seen = false;
+    for bytes in base64_readings(s) {
+        let Some((text, form)) = decode_text(&bytes, declared) else {
+            continue;
+        };
+        if plausible && !plausible_text(&text, bytes.len()) {
+            continue;
+        }
+        text_seen = true;
+        let mut found = Findings::default();
+        let cleaned = screen(&text, strip, layer, &mut found);
+        if found.is_clean() {
+            continue;
+        }
+        total.add(found);
+        return Some(cleaned.map(|c| STANDARD.encode(encode_text(&c, form))));
+    }
+    text_seen.then_some(None)
+}
+
+/// The encodings a server's text may come in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Charset {
     Utf8,
-    Utf16 { le: bool },
-    Utf32 { le: bool },
+    Utf16 {
+        le: bool,
+    },
+    Utf32 {
+        le: bool,
+    },
+    /// UTF-7 (RFC 2152), which Python and IANA name.
+    Utf7,
+    /// Any other encoding a WHATWG label names (`windows-1252`,
+    /// `shift_jis`, ...), as `encoding_rs` decodes and encodes it.
+    Other(&'static encoding_rs::Encoding),
 }
 
 /// How decoded bytes were text: the charset, and whether a byte order
@@ -331,44 +455,162 @@ struct TextForm {
 }
 
 /// The charset a MIME type (`text/plain; charset=utf-16le`) or a `data:`
-/// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, when it
-/// is a Unicode one other than UTF-8 (`utf-16`, `utf-16le`, `utf-16be`,
-/// `ucs-2`, `utf-32`, `utf-32le`, `utf-32be`, `ucs-4`, any case, in
-/// double or single quotes or none).
+/// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, its
+/// label in double or single quotes or none ([`charset_for_label`]).
 fn declared_charset(mime: &str) -> Option<Charset> {
     mime.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
         if !name.trim().eq_ignore_ascii_case("charset") {
             return None;
         }
-        let value = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
-        match value.as_str() {
-            "utf-16" | "utf-16le" | "ucs-2" | "utf16" | "utf16le" | "unicode" => {
-                Some(Charset::Utf16 { le: true })
-            }
-            "utf-16be" | "utf16be" | "unicodefffe" => Some(Charset::Utf16 { le: false }),
-            "utf-32" | "utf-32le" | "ucs-4" | "utf32" | "utf32le" => {
-                Some(Charset::Utf32 { le: true })
-            }
-            "utf-32be" | "utf32be" => Some(Charset::Utf32 { le: false }),
-            _ => None,
+        charset_for_label(value.trim().trim_matches(['"', '\'']).trim())
+    })
+}
+
+/// The charset a label names, as clients read labels: every WHATWG
+/// Encoding Standard label (`Encoding::for_label`: `csunicode`,
+/// `iso-10646-ucs-2`, `unicodefeff`, `latin1`, ...; `_` or a space for
+/// `-` too, as Python reads them) and the Python codec aliases and the
+/// IANA and Java names of the Unicode encodings WHATWG lacks (a table
+/// consulted first, compared on letters and digits only, any case, so that
+/// `UTF 16 LE` is `utf16le`) (`utf_16_le`, `U16`, `utf-32`, `u32`,
+/// `UnicodeBigUnmarked`, `x-utf-16le-bom`, `utf-7`, `u7`,
+/// `csUnicode11UTF7`, ...). `None` for a label no one knows and for
+/// WHATWG's `replacement` encoding (whose labels name encodings Python
+/// decodes, `iso-2022-kr`, ...): such text is read as undeclared.
+fn charset_for_label(label: &str) -> Option<Charset> {
+    let mut key: String = label
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if key.starts_with("xutf") || key.starts_with("xunicode") {
+        key.remove(0);
+    }
+    let key = key.strip_suffix("bom").unwrap_or(&key);
+    let unicode = match key {
+        "u8" | "utf" | "utf8ucs2" | "utf8ucs4" | "utf8sig" | "cp65001" => Some(Charset::Utf8),
+        "utf16"
+        | "u16"
+        | "utf16le"
+        | "ucs2"
+        | "ucs2le"
+        | "unicodelittle"
+        | "unicodelittleunmarked"
+        | "cp1200" => Some(Charset::Utf16 { le: true }),
+        "utf16be" | "ucs2be" | "unicodebig" | "unicodebigunmarked" | "cp1201" => {
+            Some(Charset::Utf16 { le: false })
         }
+        "utf32" | "u32" | "utf32le" | "ucs4" | "ucs4le" | "cp12000" => {
+            Some(Charset::Utf32 { le: true })
+        }
+        "utf32be" | "ucs4be" | "cp12001" => Some(Charset::Utf32 { le: false }),
+        "utf7" | "u7" | "unicode11utf7" | "csunicode11utf7" | "cp65000" => Some(Charset::Utf7),
+        _ => None,
+    };
+    let whatwg = || {
+        encoding_rs::Encoding::for_label(label.as_bytes())
+            .or_else(|| encoding_rs::Encoding::for_label(label.replace(['_', ' '], "-").as_bytes()))
+    };
+    unicode.or_else(|| match whatwg()? {
+        e if e == encoding_rs::UTF_8 => Some(Charset::Utf8),
+        e if e == encoding_rs::UTF_16LE => Some(Charset::Utf16 { le: true }),
+        e if e == encoding_rs::UTF_16BE => Some(Charset::Utf16 { le: false }),
+        e if e == encoding_rs::REPLACEMENT => None,
+        e => Some(Charset::Other(e)),
     })
 }
 
 /// `bytes` as text: a UTF-32 or UTF-16 byte order mark decides the
-/// charset (whatever is declared), else the `declared` one, else UTF-8.
-/// `None` when they are no text in that charset (binary contents).
+/// charset (whatever is declared), else the `declared` one; when none is
+/// declared, the label is unknown or the bytes are no text in it, UTF-32
+/// or UTF-16 told by where their NUL bytes are ([`nul_pattern`]), else
+/// UTF-8. `None` when they are no text in any of these (binary contents).
 fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextForm)> {
-    let (charset, bom, body) = match bytes {
-        [0xFF, 0xFE, 0, 0, rest @ ..] => (Charset::Utf32 { le: true }, true, rest),
-        [0, 0, 0xFE, 0xFF, rest @ ..] => (Charset::Utf32 { le: false }, true, rest),
-        [0xFF, 0xFE, rest @ ..] => (Charset::Utf16 { le: true }, true, rest),
-        [0xFE, 0xFF, rest @ ..] => (Charset::Utf16 { le: false }, true, rest),
-        _ => (declared.unwrap_or(Charset::Utf8), false, bytes),
+    let bom = match bytes {
+        [0xFF, 0xFE, 0, 0, rest @ ..] => Some((Charset::Utf32 { le: true }, rest)),
+        [0, 0, 0xFE, 0xFF, rest @ ..] => Some((Charset::Utf32 { le: false }, rest)),
+        [0xFF, 0xFE, rest @ ..] => Some((Charset::Utf16 { le: true }, rest)),
+        [0xFE, 0xFF, rest @ ..] => Some((Charset::Utf16 { le: false }, rest)),
+        _ => None,
     };
-    let text = match charset {
-        Charset::Utf8 => String::from_utf8(body.to_vec()).ok()?,
+    if let Some((charset, body)) = bom {
+        let text = decode_as(body, charset)?;
+        return Some((text, TextForm { charset, bom: true }));
+    }
+    let charset = declared
+        .filter(|&c| c != Charset::Utf8)
+        .into_iter()
+        .chain(nul_pattern(bytes))
+        .chain([Charset::Utf8])
+        .find(|&c| decode_as(bytes, c).is_some())?;
+    let text = decode_as(bytes, charset)?;
+    Some((
+        text,
+        TextForm {
+            charset,
+            bom: false,
+        },
+    ))
+}
+
+/// The UTF-32 or UTF-16 form `bytes` (holding a NUL byte, without a byte
+/// order mark) have by where their NUL bytes are: UTF-32 when every
+/// four-byte unit's high byte is NUL, UTF-16 when at least as many of its
+/// NUL bytes are high bytes of their two-byte unit as low ones, and one
+/// is (ASCII in UTF-16);
+/// little-endian first; UTF-32 before UTF-16, failing closed: UTF-16 of
+/// text whose every other character is a control up to U+0010 reads as
+/// UTF-32 of code points no font draws, a finding, where UTF-32 read as
+/// UTF-16 would turn hidden tags into ASCII. The bytes still have to
+/// decode, without U+0000
+/// (binary holds NUL pairs), to be taken as text. A pass over `bytes` for
+/// each of the four.
+fn nul_pattern(bytes: &[u8]) -> Option<Charset> {
+    if !bytes.contains(&0) {
+        return None;
+    }
+    let no_nul_char = |c: Charset| decode_as(bytes, c).is_some_and(|t| !t.contains('\0'));
+    let nuls_at = |width: usize, at: usize| {
+        bytes
+            .chunks_exact(width)
+            .filter(|unit| unit.get(at) == Some(&0))
+            .count()
+    };
+    let units32 = bytes.len() / 4;
+    let high16 = |high: usize, low: usize| {
+        let nuls = nuls_at(2, high);
+        nuls > 0 && nuls >= nuls_at(2, low)
+    };
+    let candidates = [
+        (
+            Charset::Utf32 { le: true },
+            bytes.len().is_multiple_of(4) && nuls_at(4, 3) == units32,
+        ),
+        (
+            Charset::Utf32 { le: false },
+            bytes.len().is_multiple_of(4) && nuls_at(4, 0) == units32,
+        ),
+        (
+            Charset::Utf16 { le: true },
+            bytes.len().is_multiple_of(2) && high16(1, 0),
+        ),
+        (
+            Charset::Utf16 { le: false },
+            bytes.len().is_multiple_of(2) && high16(0, 1),
+        ),
+    ];
+    candidates
+        .into_iter()
+        .find(|&(charset, fits)| fits && no_nul_char(charset))
+        .map(|(charset, _)| charset)
+}
+
+/// `body` (no byte order mark) as text in `charset`, `None` when it is
+/// none.
+fn decode_as(body: &[u8], charset: Charset) -> Option<String> {
+    match charset {
+        Charset::Utf8 => std::str::from_utf8(body).ok().map(str::to_owned),
         Charset::Utf16 { le } => {
             let encoding = if le {
                 encoding_rs::UTF_16LE
@@ -376,13 +618,13 @@ fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextF
                 encoding_rs::UTF_16BE
             };
             encoding
-                .decode_without_bom_handling_and_without_replacement(body)?
-                .into_owned()
+                .decode_without_bom_handling_and_without_replacement(body)
+                .map(std::borrow::Cow::into_owned)
         }
         // No WHATWG encoding (so none in `encoding_rs`): four bytes a
         // scalar value.
         Charset::Utf32 { le } => {
-            if body.len() % 4 != 0 {
+            if !body.len().is_multiple_of(4) {
                 return None;
             }
             body.chunks_exact(4)
@@ -399,10 +641,103 @@ fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextF
                         u32::from_be_bytes(b)
                     })
                 })
-                .collect::<Option<String>>()?
+                .collect::<Option<String>>()
         }
-    };
-    Some((text, TextForm { charset, bom }))
+        Charset::Utf7 => decode_utf7(body),
+        Charset::Other(encoding) => encoding
+            .decode_without_bom_handling_and_without_replacement(body)
+            .map(std::borrow::Cow::into_owned),
+    }
+}
+
+/// The value of a letter of UTF-7's modified base64 (RFC 2152: the
+/// standard alphabet, no padding).
+fn utf7_sextet(b: u8) -> Option<u32> {
+    match b {
+        b'-' | b'_' => None,
+        b => sextet(b).map(u32::from),
+    }
+}
+
+/// UTF-7 (RFC 2152): ASCII as itself, `+-` a plus sign, and `+` opening a
+/// run of modified base64 of UTF-16BE closed by the first other byte (a
+/// `-` closing it is dropped). `None` on a byte past ASCII or UTF-16 that
+/// is not valid (a lone surrogate). One pass.
+fn decode_utf7(body: &[u8]) -> Option<String> {
+    let mut units: Vec<u16> = Vec::with_capacity(body.len());
+    let mut bytes = body.iter().copied().peekable();
+    while let Some(b) = bytes.next() {
+        if !b.is_ascii() {
+            return None;
+        }
+        if b != b'+' {
+            units.push(u16::from(b));
+            continue;
+        }
+        let (mut acc, mut bits) = (0_u32, 0_u32);
+        let mut letters = 0_usize;
+        while let Some(v) = bytes.peek().copied().and_then(utf7_sextet) {
+            bytes.next();
+            letters += 1;
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 16 {
+                bits -= 16;
+                units.push(u16::try_from((acc >> bits) & 0xFFFF).unwrap_or_default());
+                acc &= (1 << bits) - 1;
+            }
+        }
+        if bytes.peek() == Some(&b'-') {
+            bytes.next();
+            if letters == 0 {
+                units.push(u16::from(b'+'));
+            }
+        }
+    }
+    String::from_utf16(&units).ok()
+}
+
+/// `text` in UTF-7: printable ASCII but `+`, `\` and `~`, and tab, LF and
+/// CR, as themselves; `+` as `+-`; every other run as `+`, its UTF-16BE in
+/// modified base64, `-`. A clean re-encoding, not the server's bytes (a
+/// run it wrote in base64 may come back direct): it is written only when
+/// stripping changed the text.
+fn encode_utf7(text: &str) -> Vec<u8> {
+    fn flush(out: &mut Vec<u8>, run: &mut Vec<u8>) {
+        if !run.is_empty() {
+            out.push(b'+');
+            out.extend(
+                base64::engine::general_purpose::STANDARD_NO_PAD
+                    .encode(&*run)
+                    .bytes(),
+            );
+            out.push(b'-');
+            run.clear();
+        }
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut run: Vec<u8> = Vec::new();
+    for c in text.chars() {
+        let direct = matches!(c, '\t' | '\n' | '\r')
+            || (c.is_ascii_graphic() && !matches!(c, '+' | '\\' | '~'))
+            || c == ' ';
+        if c == '+' {
+            flush(&mut out, &mut run);
+            out.extend(b"+-");
+        } else if direct {
+            flush(&mut out, &mut run);
+            out.push(u8::try_from(c).unwrap_or_default());
+        } else {
+            let mut buf = [0_u16; 2];
+            run.extend(
+                c.encode_utf16(&mut buf)
+                    .iter()
+                    .flat_map(|u| u.to_be_bytes()),
+            );
+        }
+    }
+    flush(&mut out, &mut run);
+    out
 }
 
 /// `text` in `form` again (its byte order mark, when it had one).
@@ -423,19 +758,25 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
                 .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
                 .collect()
         }
+        Charset::Utf7 => encode_utf7(text),
+        // Cleaned text holds only characters of the decoded text and
+        // ASCII, so every one maps.
+        Charset::Other(encoding) => encoding.encode(text).0.into_owned(),
     }
 }
 
 /// Screens `text` and the text encoded inside it, `layer` encodings
 /// deep (0 for a string as the server sent it): its characters
-/// ([`clean`]); each `data:` URI in it (RFC 2397, read as WHATWG reads
-/// it: the whole string when it starts with one, else up to white space
-/// or a closing bracket or quote), its payload decoded in its declared
-/// charset; and, when `text` came out of base64 (`layer` > 0), `text`
-/// itself when it is base64 of text again. Each layer down counts against
+/// ([`clean`]); each `data:` URI in it ([`data_uri_spans`]), its payload
+/// decoded in its declared charset; and, when `text` came out of base64
+/// (`layer` > 0), `text` itself when it is base64 of text again
+/// ([`looks_base64`]). Each layer down counts against
 /// [`MAX_ENCODING_LAYERS`]. Returns the text with what it found removed
 /// (written back encoded as it came) when stripping changed anything.
-/// Bounded by the text's length times [`MAX_ENCODING_LAYERS`].
+/// Bounded: each layer down screens at most three readings of base64
+/// ([`base64_readings`]), each three quarters the length or less, so
+/// all of it takes at most (9/4)^[`MAX_ENCODING_LAYERS`] (26) times the
+/// work of the text's length.
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     use std::borrow::Cow;
     let (f, cleaned) = clean(text);
@@ -456,18 +797,20 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
             current.to_mut().replace_range(start..end, &r);
         }
     }
-    if layer > 0 {
-        if let Some((inner, form)) = base64_text(&current) {
-            let replaced = if layer >= MAX_ENCODING_LAYERS {
+    if layer > 0 && looks_base64(&current) {
+        let replaced = if layer >= MAX_ENCODING_LAYERS {
+            let text = base64_readings(current.as_bytes())
+                .into_iter()
+                .any(|b| decode_text(&b, None).is_some_and(|(t, _)| plausible_text(&t, b.len())));
+            if text {
                 total.too_deep += 1;
-                Some(String::new())
-            } else {
-                screen(&inner, strip, layer + 1, total)
-                    .map(|c| STANDARD.encode(encode_text(&c, form)))
-            };
-            if let (true, Some(r)) = (strip, replaced) {
-                current = Cow::Owned(r);
             }
+            text.then(String::new)
+        } else {
+            screen_base64(current.as_bytes(), None, strip, layer + 1, total, true).flatten()
+        };
+        if let (true, Some(r)) = (strip, replaced) {
+            current = Cow::Owned(r);
         }
     }
     match current {
@@ -476,33 +819,31 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     }
 }
 
-/// The text `s` holds when it is base64 (in either alphabet, white space
-/// aside, at least one quantum) of text: UTF-8, or UTF-16 or UTF-32 led by
-/// a byte order mark, and, when shorter than [`MIN_HIDDEN_LAYER_BYTES`],
-/// with no control character but tab, line feed, carriage return and ESC
-/// (a short word of base64 letters may decode to valid UTF-8 by chance;
-/// a longer one all but never does).
-fn base64_text(s: &str) -> Option<(String, TextForm)> {
+/// Whether decoded text `s` may be base64 again: only letters of either
+/// alphabet, `=` and white space, at least one quantum of letters.
+fn looks_base64(s: &str) -> bool {
     let mut symbols = 0_usize;
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_' => symbols += 1,
             b'=' => {}
+            b if sextet(b).is_some() => symbols += 1,
             b if b.is_ascii_whitespace() => {}
-            _ => return None,
+            _ => return false,
         }
     }
-    if symbols < 4 {
-        return None;
-    }
-    let bytes = decode_base64(s.as_bytes())?;
-    let long = bytes.len() >= MIN_HIDDEN_LAYER_BYTES;
-    let (text, form) = decode_text(&bytes, None)?;
-    let plausible = long
+    symbols >= 4
+}
+
+/// Whether `text`, decoded from `len` bytes of base64 inside decoded
+/// text, is taken as another layer of text: when `len` is at least
+/// [`MIN_HIDDEN_LAYER_BYTES`], or it holds no control character but tab,
+/// line feed, carriage return and ESC (a short word of base64 letters may
+/// decode to valid UTF-8 by chance; a longer one all but never does).
+fn plausible_text(text: &str, len: usize) -> bool {
+    len >= MIN_HIDDEN_LAYER_BYTES
         || text
             .chars()
-            .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'));
-    plausible.then_some((text, form))
+            .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'))
 }
 
 /// Decoded length from which base64 inside decoded text that decodes to
@@ -510,73 +851,174 @@ fn base64_text(s: &str) -> Option<(String, TextForm)> {
 /// it holds (shorter, only when it holds none but tab, LF, CR and ESC).
 const MIN_HIDDEN_LAYER_BYTES: usize = 16;
 
-/// Byte ranges of the `data:` URIs in `text` (the scheme in any case, at
-/// the start or after a character that is no letter or digit): the whole
-/// rest of `text` when it starts with one (white space aside), else up to
-/// the first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` ``. A
-/// `data:` with no `,` after it, or white space before the `,` inside
-/// prose, is no URI. One pass over `text`.
+/// Whether `b` is a tab, line feed or carriage return, which a WHATWG URL
+/// parser deletes wherever they are in a URL.
+fn url_ignored(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\r')
+}
+
+/// Byte ranges of the `data:` URIs in `text`, found as a WHATWG URL
+/// parser reads them: the scheme in any case, tab, LF and CR anywhere in
+/// it (`da\tta:`), at the start or after a character that is no letter or
+/// digit. A URI runs over the whole rest of `text` when it starts it
+/// (white space aside); after `<`, `"` or `'` (white space between
+/// aside: a Markdown `<…>` destination, an HTML attribute), up to the
+/// matching `>`, `"` or `'`, white space inside and all; else up to the
+/// first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` `` (white
+/// space right after the `,` of a base64 URI aside). A `data:`
+/// with no `,` after it in its range is no URI. One pass over `text`
+/// (each closing character is looked for from where the URI starts, and
+/// ranges never overlap).
 fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let whole_start = text.len() - text.trim_start().len();
     let mut spans = Vec::new();
     let mut from = 0;
+    let [mut next_gt, mut next_dquote, mut next_squote, mut next_stop, mut next_comma] =
+        [NextFinder::default(); 5];
     while let Some(at) = text.get(from..).and_then(|t| t.find(':')) {
         let colon = from + at;
         from = colon + 1;
-        let Some(start) = colon.checked_sub(4) else {
-            continue;
-        };
-        let is_data = bytes
-            .get(start..colon)
-            .is_some_and(|s| s.eq_ignore_ascii_case(b"data"));
+        // The four letters before the colon, tab, LF and CR aside.
+        let mut letters = Vec::with_capacity(4);
+        let mut start = colon;
+        for (i, &b) in bytes
+            .get(..colon)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .rev()
+        {
+            if letters.len() == 4 {
+                break;
+            }
+            if url_ignored(b) {
+                continue;
+            }
+            letters.push(b.to_ascii_lowercase());
+            start = i;
+        }
         let after_word = start == 0
-            || bytes
-                .get(start - 1)
+            || start
+                .checked_sub(1)
+                .and_then(|i| bytes.get(i))
                 .is_some_and(|b| !b.is_ascii_alphanumeric());
-        if !is_data || !after_word || spans.last().is_some_and(|&(_, end)| start < end) {
+        if letters != b"atad" || !after_word || spans.last().is_some_and(|&(_, end)| start < end) {
             continue;
         }
-        let end = if start == whole_start {
-            text.len()
-        } else {
-            let rest = text.get(colon..).unwrap_or_default();
-            colon
-                + rest
-                    .find(|c: char| {
-                        c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
-                    })
-                    .unwrap_or(rest.len())
+        let opener = bytes
+            .get(..start)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace());
+        let closer = match opener {
+            Some(b'<') => Some((&mut next_gt, '>')),
+            Some(b'"') => Some((&mut next_dquote, '"')),
+            Some(b'\'') => Some((&mut next_squote, '\'')),
+            _ => None,
         };
-        if text.get(colon..end).is_some_and(|u| u.contains(',')) {
+        let end = if start == whole_start {
+            Some(text.len())
+        } else {
+            None
+        };
+        let stop =
+            |c: char| c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`');
+        let mut end = end
+            .or_else(|| closer.and_then(|(finder, c)| finder.next(text, colon, |x| x == c)))
+            .or_else(|| next_stop.next(text, colon, stop))
+            .unwrap_or(text.len());
+        // In prose, white space right after the `,` of a base64 URI: its
+        // payload is the word after it.
+        let meta = text.get(start..end).and_then(|u| u.strip_suffix(','));
+        if meta.is_some_and(is_base64_meta) {
+            let rest = text.get(end..).unwrap_or_default();
+            let word = end
+                + (rest.len()
+                    - rest
+                        .trim_start_matches(|c: char| c.is_ascii_whitespace())
+                        .len());
+            end = next_stop.next(text, word, stop).unwrap_or(text.len());
+        }
+        if next_comma
+            .next(text, colon, |c| c == ',')
+            .is_some_and(|comma| comma < end)
+        {
             spans.push((start, end));
         }
     }
     spans
 }
 
+/// The next place in a text where a character test holds, remembered:
+/// each search starts past the answer to the one before, so all the
+/// searches of one pass over a text take one pass.
+#[derive(Debug, Clone, Copy)]
+struct NextFinder {
+    from: usize,
+    found: Option<usize>,
+}
+
+impl Default for NextFinder {
+    fn default() -> Self {
+        Self {
+            from: usize::MAX,
+            found: None,
+        }
+    }
+}
+
+impl NextFinder {
+    /// The first byte offset at or past `from` of a character of `text`
+    /// that `pred` holds for (the same `pred` every call, `from` never
+    /// decreasing).
+    fn next(&mut self, text: &str, from: usize, pred: impl Fn(char) -> bool) -> Option<usize> {
+        if self.from <= from && self.found.is_none_or(|f| f >= from) {
+            return self.found;
+        }
+        self.from = from;
+        self.found = text
+            .get(from..)
+            .and_then(|t| t.find(pred))
+            .map(|i| from + i);
+        self.found
+    }
+}
+
+/// Whether a `data:` URI's metadata (before its `,`) marks a base64
+/// payload as the fetch standard reads it: it ends, ASCII white space
+/// aside, in `;`, spaces, then `base64` in any case.
+fn is_base64_meta(meta: &str) -> bool {
+    let meta = meta
+        .trim_end_matches(|c: char| c.is_ascii_whitespace())
+        .to_ascii_lowercase();
+    meta.strip_suffix("base64")
+        .is_some_and(|m| m.trim_end_matches(' ').ends_with(';'))
+}
+
 /// Screens the text a `data:` URI carries (`uri`, one span of
-/// [`data_uri_spans`]), `layer` encodings deep: its payload
-/// percent-decoded, then base64-decoded when its metadata ends in
-/// `;base64`, as text in the charset it declares ([`decode_text`]), and
-/// [`screen`]ed. Binary contents are left alone. Returns the URI written
-/// back (base64 with padding; a plain payload percent-encoded) when
-/// stripping changed its text.
+/// [`data_uri_spans`]), `layer` encodings deep: tab, LF and CR deleted
+/// (as a URL parser does), its payload percent-decoded, then, when its
+/// metadata marks base64 ([`is_base64_meta`]), each lenient reading of it
+/// ([`screen_base64`]), as text in the charset it declares
+/// ([`decode_text`]), [`screen`]ed. Binary contents are left alone.
+/// Returns the URI written back (canonical base64; a plain payload
+/// percent-encoded) when stripping changed its text.
 fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    let uri: String = uri
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     let (meta, payload) = uri.split_once(',')?;
-    let base64 = meta.trim_end().to_ascii_lowercase().ends_with(";base64");
+    let charset = declared_charset(meta);
     let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
-    let bytes = if base64 {
-        decode_base64(&decoded)?
+    let payload = if is_base64_meta(meta) {
+        screen_base64(&decoded, charset, strip, layer, total, false)??
     } else {
-        decoded
-    };
-    let (text, form) = decode_text(&bytes, declared_charset(meta))?;
-    let cleaned = screen(&text, strip, layer, total)?;
-    let bytes = encode_text(&cleaned, form);
-    let payload = if base64 {
-        STANDARD.encode(bytes)
-    } else {
+        let (text, form) = decode_text(&decoded, charset)?;
+        let cleaned = screen(&text, strip, layer, total)?;
+        let bytes = encode_text(&cleaned, form);
         percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC).to_string()
     };
     Some(format!("{meta},{payload}"))
@@ -584,33 +1026,48 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
 
 /// Screens the text a base64 `blob` (MCP `BlobResourceContents`, an
 /// embedded resource) or an image's or audio's `data` carries (a client
-/// shows a `text/*` one as text, whatever the MIME type says): decoded,
-/// and when it is text in the `charset` its MIME type declares (or its
-/// byte order mark says), [`screen`]ed one layer down; when stripping,
-/// written back encoded as it came (base64 with padding). Binary contents
-/// are left alone.
+/// shows a `text/*` one as text, whatever the MIME type says): each
+/// reading lenient decoders give it ([`screen_base64`]) that is text in
+/// the `charset` its MIME type declares (or its byte order mark or NUL
+/// bytes say), [`screen`]ed one layer down; when stripping, written back
+/// as canonical base64 of the cleaned text in the form it came. Binary
+/// contents are left alone.
 fn clean_base64(s: &mut String, charset: Option<Charset>, strip: bool, total: &mut Findings) {
-    let Some(bytes) = decode_base64(s.as_bytes()) else {
-        return;
-    };
-    let Some((text, form)) = decode_text(&bytes, charset) else {
-        return;
-    };
-    if let (true, Some(c)) = (strip, screen(&text, strip, 1, total)) {
-        *s = STANDARD.encode(encode_text(&c, form));
+    if let Some(Some(c)) = screen_base64(s.as_bytes(), charset, strip, 1, total, false) {
+        if strip {
+            *s = c;
+        }
     }
 }
 
+/// A key screened as a string is ([`screen`]: its characters and the
+/// `data:` URIs in it): what it carries, and its cleaned form when that
+/// differs.
+fn screen_key(k: &str) -> (Findings, Option<String>) {
+    let mut f = Findings::default();
+    let cleaned = screen(k, true, 0, &mut f);
+    (f, cleaned)
+}
+
 /// Screens the keys of one object holding at least one poisoned key (see
-/// [`clean_value`]): counts what the keys carry and their collisions;
+/// [`clean_value`]), each with what [`screen_key`] found in it (in the
+/// object's order): counts what the keys carry and their collisions;
 /// when `strip`, renames each poisoned key to its clean form unless that
 /// form is taken, and drops it (and its value) when it is.
-fn clean_keys(m: &mut Map<String, Value>, strip: bool, total: &mut Findings) {
-    let mut taken: std::collections::HashSet<String> =
-        m.keys().filter(|k| clean(k).1.is_none()).cloned().collect();
+fn clean_keys(
+    m: &mut Map<String, Value>,
+    screened: Vec<(Findings, Option<String>)>,
+    strip: bool,
+    total: &mut Findings,
+) {
+    let mut taken: std::collections::HashSet<String> = m
+        .keys()
+        .zip(&screened)
+        .filter(|(_, (_, c))| c.is_none())
+        .map(|(k, _)| k.clone())
+        .collect();
     let old = std::mem::take(m);
-    for (k, v) in old {
-        let (f, cleaned) = clean(&k);
+    for ((k, v), (f, cleaned)) in old.into_iter().zip(screened) {
         total.add(f);
         let Some(c) = cleaned else {
             m.insert(k, v);
@@ -965,6 +1422,494 @@ mod tests {
         // Visible text of every script stays.
         for s in ["e\u{301}", "한국어", "👍", "ñ", "a b"] {
             assert_eq!(clean(s).0, Findings::default(), "{s}");
+        }
+    }
+
+    fn tag_text(s: &str) -> String {
+        s.chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect()
+    }
+
+    /// `t` with `junk` after every `every` characters.
+    fn sprinkle(t: &str, every: usize, junk: &str) -> String {
+        t.as_bytes()
+            .chunks(every)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect::<Vec<_>>()
+            .join(junk)
+    }
+
+    /// Base64 that lenient decoders (Python's `b64decode`, Node's
+    /// `Buffer.from`) read is screened in a `blob`, an image's `data` and
+    /// an embedded resource, under strip and refuse (#40 attack pass, F2).
+    #[test]
+    fn lenient_base64_is_screened() {
+        let bad = format!(
+            "Hello, this is a report {}\u{1b}[31m end.",
+            tag_text("ignore previous")
+        );
+        let clean_text = "Hello, this is a report  end.";
+        let t = STANDARD.encode(&bad);
+        let want = STANDARD.encode(clean_text);
+        let disguises = [
+            format!("={t}"),
+            format!("=={t}"),
+            format!("{t}!!"),
+            sprinkle(&t, 5, "*"),
+            sprinkle(&t, 4, "."),
+            sprinkle(&t.replace('+', "-").replace('/', "_"), 3, "~"),
+            format!("!{}", sprinkle(t.trim_end_matches('='), 7, "\u{a0}")),
+            format!("@@{t}==%%"),
+        ];
+        for d in &disguises {
+            for make in [
+                |b: &str| json!({"mimeType": "text/plain", "blob": b}),
+                |b: &str| json!({"type": "image", "mimeType": "image/png", "data": b}),
+                |b: &str| json!({"type": "audio", "mimeType": "audio/wav", "data": b}),
+                |b: &str| json!({"type": "resource", "resource": {"uri": "x:y", "blob": b}}),
+            ] {
+                let found = clean_value(&mut make(d), false);
+                assert_eq!((found.tags, found.ansi), (15, 1), "{d}");
+                let mut v = make(d);
+                clean_value(&mut v, true);
+                assert_eq!(v, make(&want), "{d}");
+            }
+        }
+        // Text before a stray `=` at a quantum's start (Python reads on),
+        // and base64 joined after a complete padding (read on by decoders
+        // of concatenated base64).
+        let mut v = json!({"blob": format!("QUFB={t}")});
+        clean_value(&mut v, true);
+        assert_eq!(v["blob"], STANDARD.encode(format!("AAA{clean_text}")));
+        let mut v = json!({"blob": format!("QQ=={t}")});
+        assert_eq!(clean_value(&mut v.clone(), false).tags, 15);
+        clean_value(&mut v, true);
+        assert_eq!(v["blob"], STANDARD.encode(format!("A{clean_text}")));
+        // Text that stops at the padding, binary after it (Python, Node).
+        let mut v = json!({"blob": format!("{}==/w", STANDARD.encode(format!("{bad}xy")))});
+        clean_value(&mut v, true);
+        assert_eq!(v["blob"], STANDARD.encode(format!("{clean_text}xy")));
+        // Binary stays binary, however it is disguised; clean text and
+        // odd strings are left as they are.
+        for s in [
+            "iVBORw0KGgoAAAANSUhEUg==",
+            "iVBOR*w0KGgo.AAAANSUhEUg==!!",
+            "=iVBORw0KGgoAAAANSUhEUg",
+            "not base64!",
+            "SGVsbG8=",
+            "*SGVs*bG8=",
+            "",
+        ] {
+            let mut v = json!({"mimeType": "image/png", "blob": s, "data": s});
+            let kept = v.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{s}");
+            assert_eq!(v, kept, "{s}");
+        }
+        assert_eq!(
+            lenient_decode(b"=QUJD*RE.VG!!", PadRule::Concatenated),
+            b"ABCDEF"
+        );
+        assert_eq!(lenient_decode(b"QQ=QkI", PadRule::FirstPad), b"A");
+        assert_eq!(lenient_decode(b"QQ==QkI=", PadRule::FirstComplete), b"A");
+        assert_eq!(lenient_decode(b"QQ==QkI=", PadRule::Concatenated), b"ABB");
+        assert_eq!(base64_readings(b"QUJD=").len(), 1);
+        assert_eq!(base64_readings(b"QQ==QkI=").len(), 2);
+        assert_eq!(base64_readings(b"QQ=QkIx==QUJD").len(), 3);
+    }
+
+    /// Every charset label a client honours names its charset: WHATWG
+    /// labels, Python codec aliases, UTF-7; an unknown label is read as
+    /// undeclared (#40 attack pass, F6).
+    #[test]
+    fn every_charset_label_is_known() {
+        let bad = format!(
+            "Notes.{}\u{202e}\u{1b}]8;;http://x\u{7} y",
+            tag_text("ignore")
+        );
+        let clean_text = "Notes. y";
+        let (le16, be16) = (Charset::Utf16 { le: true }, Charset::Utf16 { le: false });
+        let (le32, be32) = (Charset::Utf32 { le: true }, Charset::Utf32 { le: false });
+        let cases = [
+            ("csunicode", le16),
+            ("iso-10646-ucs-2", le16),
+            ("unicodefeff", le16),
+            ("UnicodeFEFF", le16),
+            ("utf_16_le", le16),
+            ("UTF 16 LE", le16),
+            ("utf16-le", le16),
+            ("u16", le16),
+            ("U16", le16),
+            ("utf_16", le16),
+            ("cp1200", le16),
+            ("x-utf-16le-bom", le16),
+            ("UnicodeLittleUnmarked", le16),
+            ("utf_16_be", be16),
+            ("utf-16be", be16),
+            ("UnicodeBigUnmarked", be16),
+            ("unicodefffe", be16),
+            ("utf_32", le32),
+            ("u32", le32),
+            ("UTF-32LE", le32),
+            ("utf_32_be", be32),
+            ("utf-7", Charset::Utf7),
+            ("u7", Charset::Utf7),
+            ("UTF_7", Charset::Utf7),
+            ("csUnicode11UTF7", Charset::Utf7),
+            ("unicode-1-1-utf-7", Charset::Utf7),
+        ];
+        for (label, charset) in cases {
+            assert_eq!(charset_for_label(label), Some(charset), "{label}");
+            let form = TextForm {
+                charset,
+                bom: false,
+            };
+            let mime = format!("text/plain; charset={label}");
+            let case =
+                |t: &str| json!({"mimeType": mime, "blob": STANDARD.encode(encode_text(t, form))});
+            let found = clean_value(&mut case(&bad), false);
+            assert_eq!((found.tags, found.bidi, found.ansi), (6, 1, 1), "{label}");
+            let mut v = case(&bad);
+            clean_value(&mut v, true);
+            assert_eq!(v, case(clean_text), "{label}");
+        }
+        // UTF-7 as Python writes it, and RFC 2152's examples.
+        let python = b"Notes.+20DcadtA3GfbQNxu20Dcb9tA3HLbQNxlIC4AGw]8;;http://x+AAc y";
+        assert_eq!(decode_utf7(python).as_deref(), Some(bad.as_str()));
+        assert_eq!(encode_utf7("Notes. y+1"), b"Notes. y+-1");
+        assert_eq!(
+            decode_utf7(b"Hi Mom -+Jjo--!").as_deref(),
+            Some("Hi Mom -\u{263A}-!")
+        );
+        assert_eq!(decode_utf7(b"+ZeVnLIqe-").as_deref(), Some("日本語"));
+        assert_eq!(
+            decode_utf7(b"A+ImIDkQ.").as_deref(),
+            Some("A\u{2262}\u{391}.")
+        );
+        assert_eq!(decode_utf7(b"+2D0-"), None, "a lone surrogate");
+        assert_eq!(decode_utf7("é".as_bytes()), None);
+        assert_eq!(decode_utf7(b"1 +- 1").as_deref(), Some("1 + 1"));
+        let tricky = "a~\\b+\u{e9}\u{65e5}\u{E0041} x-y";
+        assert_eq!(encode_utf7(tricky), b"a+AH4AXA-b+-+AOll5dtA3EE- x-y");
+        assert_eq!(
+            decode_utf7(b"a+AH4AXA-b+-+AOll5dtA3EE x-y").as_deref(),
+            Some(tricky)
+        );
+        // WHATWG's own labels come from `encoding_rs`, not the table.
+        for (label, charset) in [
+            ("utf8", Charset::Utf8),
+            ("unicode-1-1-utf-8", Charset::Utf8),
+            ("UNICODE", le16),
+            ("unicodeFFFE", be16),
+            ("utf-16", le16),
+        ] {
+            assert_eq!(charset_for_label(label), Some(charset), "{label}");
+        }
+        let mut v =
+            json!({"mimeType": "text/plain;charset=utf-7", "blob": STANDARD.encode(python)});
+        clean_value(&mut v, true);
+        assert_eq!(v["blob"], STANDARD.encode(clean_text));
+        // Any other WHATWG encoding, `_` for `-` as Python writes it.
+        let latin = |t: &str| encoding_rs::WINDOWS_1252.encode(t).0.into_owned();
+        let bad_latin = "Notes.\u{ad}\u{1b}[31m y\u{e9}";
+        for label in [
+            "latin1",
+            "ISO-8859-1",
+            "iso_8859_1",
+            "windows-1252",
+            "cp1252",
+        ] {
+            let mime = format!("text/plain; charset=\"{label}\"");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(latin(bad_latin))});
+            let found = clean_value(&mut v.clone(), false);
+            assert_eq!((found.invisible, found.ansi), (1, 1), "{label}");
+            clean_value(&mut v, true);
+            assert_eq!(
+                v["blob"],
+                STANDARD.encode(latin("Notes. y\u{e9}")),
+                "{label}"
+            );
+        }
+        // An unknown label, or the replacement encoding's: read as undeclared.
+        for label in ["klingon", "iso-2022-kr", ""] {
+            assert_eq!(charset_for_label(label), None, "{label}");
+            for (form, want) in [
+                (
+                    TextForm {
+                        charset: Charset::Utf8,
+                        bom: false,
+                    },
+                    None,
+                ),
+                (
+                    TextForm {
+                        charset: le16,
+                        bom: true,
+                    },
+                    None,
+                ),
+                (
+                    TextForm {
+                        charset: le16,
+                        bom: false,
+                    },
+                    None,
+                ),
+            ] {
+                let _: Option<()> = want;
+                let mime = format!("text/plain; charset={label}");
+                let case = |t: &str| json!({"mimeType": mime, "blob": STANDARD.encode(encode_text(t, form))});
+                let mut v = case(&bad);
+                assert_eq!(
+                    clean_value(&mut v.clone(), false).tags,
+                    6,
+                    "{label} {form:?}"
+                );
+                clean_value(&mut v, true);
+                assert_eq!(v, case(clean_text), "{label} {form:?}");
+            }
+        }
+        // Bytes that are no text in the declared charset are read as
+        // undeclared too.
+        let mut v = json!({"mimeType": "text/plain; charset=utf-7", "blob": STANDARD.encode(&bad)});
+        clean_value(&mut v, true);
+        assert_eq!(v["blob"], STANDARD.encode(clean_text));
+    }
+
+    /// `data:` URIs as a WHATWG URL parser finds them: tab and newlines in
+    /// the scheme, white space in the base64 inside `<…>` and quoted HTML
+    /// attributes, and in object keys (#40 attack pass, F8).
+    #[test]
+    fn data_uris_found_as_url_parsers_find_them() {
+        let bad = format!("Notes.{}\u{202e} y", tag_text("ignore"));
+        let b = STANDARD.encode(&bad);
+        let c = STANDARD.encode("Notes. y");
+        let (b1, b2) = b.split_at(12);
+        let cases = [
+            (
+                format!("da\tta:text/plain;base64,{b}"),
+                format!("data:text/plain;base64,{c}"),
+            ),
+            (
+                format!("see <a href=\"d\na\rta:text/plain;base64,{b}\">x</a>"),
+                format!("see <a href=\"data:text/plain;base64,{c}\">x</a>"),
+            ),
+            (
+                format!("see [x](<data:text/plain;base64, {b}>)"),
+                format!("see [x](<data:text/plain;base64,{c}>)"),
+            ),
+            (
+                format!("see <DATA:text/plain;base64,{b1}\n {b2}> too"),
+                format!("see <DATA:text/plain;base64,{c}> too"),
+            ),
+            (
+                format!("<a href='data:text/plain;base64, {b}'>"),
+                format!("<a href='data:text/plain;base64,{c}'>"),
+            ),
+            (
+                format!("<img src=\" data:text/plain; base64,{b1}\t{b2} \">"),
+                format!("<img src=\" data:text/plain; base64,{c}\">"),
+            ),
+            (
+                format!("x data:text/plain;base64,*{b}!!"),
+                format!("x data:text/plain;base64,{c}"),
+            ),
+            (
+                format!("see data:text/plain;base64, \n{b} for more"),
+                format!("see data:text/plain;base64,{c} for more"),
+            ),
+        ];
+        for (input, want) in &cases {
+            let found = clean_value(&mut json!(input), false);
+            assert_eq!((found.tags, found.bidi), (6, 1), "{input:?}");
+            let mut v = json!({"text": input});
+            clean_value(&mut v, true);
+            assert_eq!(v, json!({"text": want}), "{input:?}");
+            // The same as an object key.
+            let mut v = json!({"structuredContent": {input.as_str(): 1, "other": 2}});
+            let found = clean_value(&mut v.clone(), false);
+            assert_eq!((found.tags, found.bidi), (6, 1), "key {input:?}");
+            clean_value(&mut v, true);
+            assert_eq!(
+                v,
+                json!({"structuredContent": {want.as_str(): 1, "other": 2}}),
+                "key {input:?}"
+            );
+        }
+        // A key whose data: URI decodes to another key's text collides.
+        let mut v = json!({"data:,k": 1, "data:,k%F3%A0%81%A9": 2});
+        let found = clean_value(&mut v, true);
+        assert_eq!((found.tags, found.collisions), (1, 1));
+        assert_eq!(v, json!({"data:,k": 1}));
+        // Quotes and brackets that close nothing, and prose around.
+        for s in [
+            "it's data:x and more, later",
+            "\"data:text/plain;base64,QUJD\" then, \"x\"",
+            "<data:,plain>",
+        ] {
+            let mut v = json!({"t": s});
+            assert!(clean_value(&mut v, true).is_clean(), "{s}");
+            assert_eq!(v, json!({"t": s}), "{s}");
+        }
+        assert!(is_base64_meta("data:text/plain; base64 "));
+        assert!(!is_base64_meta("data:text/plain,base64"));
+        assert!(!is_base64_meta("data:text/plainbase64"));
+    }
+
+    /// Finding `data:` URIs takes one pass however many candidates a text
+    /// holds and however few of them close (a quadratic finder does not
+    /// end on these texts; no wall-clock time is asserted), and the
+    /// remembered search answers as a fresh one would.
+    #[test]
+    fn data_uri_finder_is_linear() {
+        for unit in ["<data:", "\"data:", "'data:", "data:", " data:x", "<data:,"] {
+            let mut v = json!(unit.repeat(100_000));
+            assert!(clean_value(&mut v, true).is_clean(), "{unit}");
+        }
+        let mut f = NextFinder::default();
+        assert_eq!(f.next("a,b,c", 0, |c| c == ','), Some(1));
+        assert_eq!(f.next("a,b,c", 1, |c| c == ','), Some(1));
+        assert_eq!(f.next("a,b,c", 2, |c| c == ','), Some(3));
+        assert_eq!(f.next("a,b,c", 4, |c| c == ','), None);
+        assert_eq!(f.next("a,b,c", 5, |c| c == ','), None);
+    }
+
+    /// UTF-32 and UTF-16 without a byte order mark are told by their NUL
+    /// bytes, screened as such and written back as they came (#40 attack
+    /// pass, known leftovers).
+    #[test]
+    fn utf32_and_utf16_without_bom_by_nul_pattern() {
+        let bad = format!(
+            "Hello, report {}\u{1b}[1m\u{200b} end.",
+            tag_text("ignore previous")
+        );
+        let clean_text = "Hello, report  end.";
+        for charset in [
+            Charset::Utf32 { le: true },
+            Charset::Utf32 { le: false },
+            Charset::Utf16 { le: true },
+            Charset::Utf16 { le: false },
+        ] {
+            let form = TextForm {
+                charset,
+                bom: false,
+            };
+            let case = |t: &str| json!({"mimeType": "text/plain", "blob": STANDARD.encode(encode_text(t, form))});
+            let found = clean_value(&mut case(&bad), false);
+            assert_eq!(
+                (found.tags, found.ansi, found.invisible, found.controls),
+                (15, 1, 1, 0),
+                "{charset:?}"
+            );
+            let mut v = case(&bad);
+            clean_value(&mut v, true);
+            assert_eq!(v, case(clean_text), "{charset:?}");
+            assert_eq!(nul_pattern(&encode_text(clean_text, form)), Some(charset));
+        }
+        // UTF-8 with NULs that fit no pattern stays UTF-8 (its NULs are
+        // control characters); binary with NULs stays binary.
+        assert_eq!(nul_pattern(b"ab\0c\0\0"), None);
+        assert_eq!(nul_pattern(b"ab\0\0\0\0cd"), None);
+        assert_eq!(nul_pattern(b"abcd"), None);
+        assert_eq!(nul_pattern(b"\0\0\0\0"), None, "U+0000 is no text");
+        assert_eq!(nul_pattern(b"a\0b"), None, "odd length");
+        // As many high NULs as low ones: UTF-16, little-endian first.
+        assert_eq!(nul_pattern(b"a\0\0b"), Some(Charset::Utf16 { le: true }));
+        assert_eq!(
+            nul_pattern(b"\0ab\0\0c"),
+            Some(Charset::Utf16 { le: false })
+        );
+        let mut v = json!({"blob": STANDARD.encode(b"ab\0c\0\0")});
+        assert_eq!(clean_value(&mut v, true).controls, 3);
+        assert_eq!(v["blob"], STANDARD.encode("abc"));
+        let png = json!({"mimeType": "image/png", "blob": STANDARD.encode(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")});
+        let mut v = png.clone();
+        assert!(clean_value(&mut v, true).is_clean());
+        assert_eq!(v, png);
+    }
+
+    /// The base64 disguises lenient decoders read, for a generated text.
+    fn disguise() -> impl proptest::strategy::Strategy<Value = (usize, usize, String, String, bool)>
+    {
+        use proptest::prelude::*;
+        (
+            0..3_usize,
+            1..9_usize,
+            prop::sample::select(vec!["*", ".", "!", " ", "\n", "\u{a0}", "%", "~", "?"]),
+            prop::sample::select(vec!["", "!!", "==", "==!!", " \n", "#"]),
+            any::<bool>(),
+        )
+            .prop_map(|(lead, every, junk, tail, url_safe)| {
+                (lead, every, junk.to_owned(), tail.to_owned(), url_safe)
+            })
+    }
+
+    fn disguised(
+        t: &[u8],
+        (lead, every, junk, tail, url_safe): &(usize, usize, String, String, bool),
+    ) -> String {
+        let mut b = STANDARD.encode(t);
+        if *url_safe {
+            b = b.replace('+', "-").replace('/', "_");
+        }
+        format!("{}{}{tail}", "=".repeat(*lead), sprinkle(&b, *every, junk))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..proptest::prelude::ProptestConfig::default() })]
+
+        /// Any text with hidden characters in any lenient disguise is found,
+        /// and stripping leaves canonical base64 of the cleaned text, which
+        /// no lenient reading finds anything in; clean text is left as it
+        /// came.
+        #[test]
+        fn lenient_disguises_never_hide_text(
+            // Two characters a word at least: UTF-16 of text where every other
+            // character is a control up to U+0010 reads as UTF-32 (see
+            // `nul_pattern`).
+            words in proptest::collection::vec("[a-zA-Z0-9 ,.]{2,12}", 1..5),
+            hidden in proptest::collection::vec(
+                proptest::sample::select(vec!['\u{E0041}', '\u{200B}', '\u{202E}', '\u{FEFF}', '\u{E0100}', '\u{7}']),
+                1..6,
+            ),
+            d in disguise(),
+            form in proptest::sample::select(vec![0_usize, 1, 2, 3, 4]),
+        ) {
+            let mut text = String::new();
+            for (w, h) in words.iter().zip(hidden.iter().cycle()) {
+                text.push_str(w);
+                text.push(*h);
+            }
+            let clean_text: String = text.chars().filter(|c| class(*c).is_none()).collect();
+            let charset = [
+                Charset::Utf8,
+                Charset::Utf16 { le: true },
+                Charset::Utf16 { le: false },
+                Charset::Utf32 { le: true },
+                Charset::Utf7,
+            ][form];
+            let form = TextForm { charset, bom: false };
+            let (mime, declared) = if charset == Charset::Utf7 {
+                ("text/plain; charset=u7", Some(charset))
+            } else {
+                ("text/plain", None)
+            };
+            let blob = disguised(&encode_text(&text, form), &d);
+            let mut v = json!({"mimeType": mime, "blob": blob});
+            proptest::prop_assert!(!clean_value(&mut v.clone(), false).is_clean(), "{v}");
+            clean_value(&mut v, true);
+            let out = v["blob"].as_str().unwrap().to_owned();
+            proptest::prop_assert!(clean_value(&mut v, false).is_clean(), "{v}");
+            for bytes in base64_readings(out.as_bytes()) {
+                let (t, _) = decode_text(&bytes, declared).unwrap();
+                proptest::prop_assert_eq!(&t, &clean_text);
+            }
+            // Clean text, disguised or not, is left as it came.
+            let blob = disguised(&encode_text(&clean_text, form), &d);
+            let mut v = json!({"mimeType": mime, "blob": blob});
+            let kept = v.clone();
+            proptest::prop_assert!(clean_value(&mut v, true).is_clean());
+            proptest::prop_assert_eq!(v, kept);
         }
     }
 }
