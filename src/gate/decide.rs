@@ -1457,14 +1457,15 @@ enum Place {
 }
 
 /// `true` when a string under a path-named key reads as a path, as
-/// written or percent-decoded ([`percent_forms`]: `%2e%2e%2fx`): it starts
+/// written or percent-decoded ([`percent_forms`]: `%2e%2e%2fx`), each also
+/// as a URL parser reads it ([`lenient_form`]: `\u{1}/etc`): it starts
 /// at a root, a home or a dot directory (`/`, `\`, `~`, `./`, `../`, `.`,
 /// `..`), or climbs out anywhere (`a/../b`). Prose with a slash (`1/2`,
 /// `and/or`) does not.
 fn reads_as_a_path(s: &str) -> bool {
     percent_forms(s)
         .iter()
-        .any(|s| reads_as_a_path_as_written(s))
+        .any(|s| reads_as_a_path_as_written(s) || reads_as_a_path_as_written(&lenient_form(s)))
 }
 
 /// [`reads_as_a_path`] of one form of the text.
@@ -1881,6 +1882,73 @@ max_bytes = 10
             (json!({"filePATH2": "/etc"}), "path.outside_root"),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+    }
+
+    /// A path is read as a URL parser reads it (tab, CR and LF deleted, C0
+    /// controls and spaces trimmed: `urlsplit`, WHATWG) and as a Windows
+    /// server reads it (`\\` a separator), in every place and every
+    /// relative-path policy (#20 re-attack, N2, N2b, N9).
+    #[test]
+    fn paths_read_as_parsers_and_windows_read_them() {
+        for relative in [
+            crate::gate::RelativePaths::Refuse,
+            crate::gate::RelativePaths::Cwd,
+            crate::gate::RelativePaths::EachRoot,
+        ] {
+            let (_t, base, g) = rooted("", relative);
+            let inside = base.join("data/a.txt").to_string_lossy().into_owned();
+            for bad in [
+                "a\t:/etc/passwd",
+                "a\n:/etc/passwd",
+                "a\r:/etc/passwd",
+                "C\t:/etc/passwd",
+                "\ta:/etc/passwd",
+                "a\t:../../secret.txt",
+                "a\t:%2fetc%2fpasswd",
+                "\u{1}/etc/passwd",
+                "\u{1f}/etc/passwd",
+                "\u{0}/etc/passwd",
+                "\u{1f}a:/etc/passwd",
+                "\u{1}../../secret.txt",
+                "..\\..\\secret.txt",
+                "data\\..\\..\\secret.txt",
+                "C:\\..\\..\\secret.txt",
+                "C:..\\..\\secret.txt",
+                "%5c..%5c..%5csecret.txt",
+            ] {
+                for name in ["uri", "href", "resourceUri", "file_uri", "path"] {
+                    assert_eq!(
+                        code(&g, "t", json!({ name: bad })),
+                        "path.outside_root",
+                        "{relative:?} {name} {bad:?}"
+                    );
+                }
+                assert_eq!(
+                    g.resource_decision("resources/read", bad)
+                        .map(|_| "ok")
+                        .unwrap_or_else(|e| e.code()),
+                    // A control character in a resource URI is refused
+                    // first, as in a tool name.
+                    if bad.contains(|c: char| c < ' ' && !matches!(c, '\t' | '\r' | '\n')) {
+                        "tool.poisoned"
+                    } else {
+                        "path.outside_root"
+                    },
+                    "{relative:?} resources/read {bad:?}"
+                );
+            }
+            // The same readings of a path inside pass.
+            for good in [inside.clone(), format!("{inside}\n")] {
+                assert_eq!(
+                    code(&g, "t", json!({ "path": good })),
+                    "ok",
+                    "{relative:?} {good:?}"
+                );
+            }
+            if relative == crate::gate::RelativePaths::EachRoot {
+                assert_eq!(code(&g, "t", json!({"path": "sub\\a.txt"})), "ok");
+            }
         }
     }
 

@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::code::Refusal;
+use super::urls::lenient_form;
 use crate::confine::Root;
 use crate::net::Denial;
 
@@ -222,6 +223,26 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
         (Some(letter), Some(':')) if letter.is_ascii_alphabetic() => Some(chars.as_str()),
         _ => None,
     }
+}
+
+/// The readings of one form of a path argument that [`Roots::check`]
+/// checks: as written; as a URL parser reads it ([`lenient_form`]: tab, CR
+/// and LF deleted, C0 controls and spaces trimmed, so `\u{1}/etc/passwd`
+/// and `a\t:/etc/passwd` are absolute); and of each, as a Windows server
+/// reads it, with every `\` a separator (`..\..\x`). At most four.
+fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    let mut out = vec![std::borrow::Cow::Borrowed(form)];
+    let lenient = lenient_form(form);
+    if lenient != form {
+        out.push(lenient);
+    }
+    let slashed: Vec<_> = out
+        .iter()
+        .filter(|r| r.contains('\\'))
+        .map(|r| std::borrow::Cow::Owned(r.replace('\\', "/")))
+        .collect();
+    out.extend(slashed);
+    out
 }
 
 /// `true` when an argument called `name` holds a path. A name of
@@ -459,9 +480,10 @@ impl Roots {
 
     /// Checks one path argument, as written and as each of its
     /// percent-decodings (a server may decode `%2e%2e%2f` into `../`), up
-    /// to [`MAX_PERCENT_DECODINGS`], and of each form, after a leading
-    /// drive or one-letter scheme (`a:/etc/passwd`, `C:..`), as what
-    /// follows it: every reading must pass.
+    /// to [`MAX_PERCENT_DECODINGS`]; each form also as a URL parser reads
+    /// it ([`lenient_form`](super::lenient_form)), and of each, after a
+    /// leading drive or one-letter scheme (`a:/etc/passwd`, `C:..`), as
+    /// what follows it: every reading must pass.
     ///
     /// # Errors
     /// `path.outside_root` (one reason for every failure of a written path,
@@ -472,15 +494,18 @@ impl Roots {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         let mut form = std::borrow::Cow::Borrowed(text);
         for decoded in 0..=MAX_PERCENT_DECODINGS {
-            self.check_form(&form, rule)?;
-            // `a:/etc/passwd`, `C:..`: a URL parser reads a one-letter
-            // scheme and hands the server the path after it, a Windows
-            // server a drive: each reading stays inside too. Each step takes
-            // two bytes off a text of at most MAX_PATH_BYTES.
-            let mut rest: &str = &form;
-            while let Some(after) = drive_rest(rest) {
-                self.check_form(after, rule)?;
-                rest = after;
+            for reading in readings(&form) {
+                let reading: &str = &reading;
+                self.check_form(reading, rule)?;
+                // `a:/etc/passwd`, `C:..`: a URL parser reads a one-letter
+                // scheme and hands the server the path after it, a Windows
+                // server a drive: each reading stays inside too. Each step
+                // takes two bytes off a text of at most MAX_PATH_BYTES.
+                let mut rest: &str = reading;
+                while let Some(after) = drive_rest(rest) {
+                    self.check_form(after, rule)?;
+                    rest = after;
+                }
             }
             let next = match percent_encoding::percent_decode_str(&form).decode_utf8() {
                 Err(_) => return refuse("a path whose percent-encoding decodes to no UTF-8"),
