@@ -595,9 +595,11 @@ impl Gatekeeper {
     /// object, and the `inputResponses` of a 2026-07-28 request. Every
     /// string is checked as an argument's would be (URLs anywhere,
     /// path-named members); no `[[args]]` rule applies. One thing only is
-    /// the client's to give unchecked: the `file:` URIs of a roots list
-    /// standing where an answer to `roots/list` stands (the `roots` member
-    /// of a result, or of one input response: [`Answered`]); a `roots`
+    /// the client's to give unchecked: the `file:` URIs of this machine
+    /// (no host, or `localhost`) in a roots list standing where an answer
+    /// to `roots/list` stands (the `roots` member of the result of the
+    /// server's `roots/list`, or of an input response that has no other
+    /// member: [`Answered`]); a `roots`
     /// member anywhere else, or a root of another scheme, is checked like
     /// any other value (with `--root` the gateway answers `roots/list`
     /// with its own). Returns the host names the child will resolve, for
@@ -614,12 +616,22 @@ impl Gatekeeper {
         match form {
             // With `--root` the gateway answers `roots/list` itself: no
             // client result is an answer to it.
-            Answered::Result if self.roots.is_some() => {}
-            Answered::Result => root_file_uris(answer, &mut exempt),
+            // With `--root` the gateway answers `roots/list` itself: no
+            // client result is an answer to it.
+            Answered::Result => {}
+            Answered::RootsList if self.roots.is_some() => {}
+            Answered::RootsList => root_file_uris(answer, &mut exempt),
             Answered::Inputs => {
+                // An entry is a roots list when it has no other member
+                // (a sampled or elicited answer has `role` or `action`).
                 if let Value::Object(m) = answer {
                     for v in m.values() {
-                        root_file_uris(v, &mut exempt);
+                        let roots_only = v
+                            .as_object()
+                            .is_some_and(|e| e.keys().all(|k| k == "roots" || k == "_meta"));
+                        if roots_only {
+                            root_file_uris(v, &mut exempt);
+                        }
                     }
                 }
             }
@@ -1409,26 +1421,35 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
 /// [`Gatekeeper::check_client_answer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answered {
-    /// A response's `result` (or its `error` object).
+    /// A response's `result` (or its `error` object) to a request other
+    /// than `roots/list`.
     Result,
+    /// A response's `result` to the server's `roots/list`.
+    RootsList,
     /// A request's `inputResponses`: a map from the server's input
     /// request key to the client's result for it.
     Inputs,
 }
 
-/// The `file:` URIs of the roots list of `result` when it stands as an
-/// answer to `roots/list` (`{"roots": [{"uri": "file:///…"}, …]}`): the
-/// client's own roots, which no URL check could pass (a `file:` URL is
-/// refused as one), go unchecked; every other member is checked.
+/// The `file:` URIs of this machine (no host, or `localhost`) in the
+/// roots list of `result` when it stands as an answer to `roots/list`
+/// (`{"roots": [{"uri": "file:///…"}, …]}`): the client's own roots, which
+/// no URL check could pass (a `file:` URL is refused as one), go
+/// unchecked; every other member, and `file://host/…`, is checked.
 fn root_file_uris<'a>(result: &'a Value, exempt: &mut Vec<&'a Value>) {
     let Some(Value::Array(roots)) = result.get("roots") else {
         return;
     };
     for root in roots {
         if let Some(uri) = root.get("uri") {
+            // A `file:` URI of this machine: `file://host/…` is a share
+            // on another (a UNC path, SMB to that host, on Windows).
             let is_file = uri.as_str().is_some_and(|u| {
-                u.get(..5)
-                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+                url::Url::parse(u).is_ok_and(|u| {
+                    u.scheme() == "file"
+                        && u.host_str()
+                            .is_none_or(|h| h.is_empty() || h.eq_ignore_ascii_case("localhost"))
+                })
             });
             if is_file {
                 exempt.push(uri);
@@ -1742,7 +1763,37 @@ max_bytes = 10
         );
         // A roots list answering `roots/list`: the client's file: URIs.
         let roots = json!({"roots": [{"uri": "file:///etc", "name": "etc"}]});
-        assert_eq!(check(&open, roots.clone(), Answered::Result), Ok(vec![]));
+        assert_eq!(check(&open, roots.clone(), Answered::RootsList), Ok(vec![]));
+        let local = json!({"roots": [{"uri": "file://localhost/etc"}, {"uri": "FILE:/srv"}]});
+        assert_eq!(check(&open, local, Answered::RootsList), Ok(vec![]));
+        // Only in an answer to `roots/list` (#20 re-attack, N6): a sampled
+        // or elicited result, or an input response with other members, is
+        // no roots list, whatever member it has.
+        assert!(check(&open, roots.clone(), Answered::Result).is_err());
+        let elicited =
+            json!({"action": "accept", "content": {}, "roots": [{"uri": "file:///etc"}]});
+        assert!(check(&open, elicited.clone(), Answered::Result).is_err());
+        assert!(check(&open, json!({"e1": elicited}), Answered::Inputs).is_err());
+        let sampled = json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "roots": [{"uri": "file:///etc"}]});
+        assert!(check(&open, sampled.clone(), Answered::Result).is_err());
+        assert!(check(&open, json!({"e1": sampled}), Answered::Inputs).is_err());
+        // Only roots of this machine: `file://host/` is a share on another.
+        for remote in [
+            "file://169.254.169.254/latest/",
+            "file://127.0.0.1/etc",
+            "file://evil.example/share",
+            "file:\\\\evil.example\\share",
+        ] {
+            let answer = json!({"roots": [{"uri": remote}]});
+            assert!(
+                check(&open, answer.clone(), Answered::RootsList).is_err(),
+                "{remote}"
+            );
+            assert!(
+                check(&open, json!({"e1": answer}), Answered::Inputs).is_err(),
+                "{remote}"
+            );
+        }
         assert_eq!(
             check(&g, json!({"e1": roots.clone()}), Answered::Inputs),
             Ok(vec![]),
@@ -1756,7 +1807,7 @@ max_bytes = 10
             check(
                 &open,
                 json!({"roots": [{"uri": "http://169.254.169.254/latest/"}]}),
-                Answered::Result
+                Answered::RootsList
             ),
             Err("ssrf.cloud_metadata"),
             "a root of another scheme is checked"

@@ -207,8 +207,8 @@ struct State {
     /// A listing page has been learned from (trust on first use).
     learn_seen: bool,
     /// Ids of the server's requests forwarded to the client and not yet
-    /// answered (at most MAX_PENDING_REQUESTS).
-    server_asks: std::collections::HashSet<Id>,
+    /// answered (at most MAX_PENDING_REQUESTS), with what each asked.
+    server_asks: std::collections::HashMap<Id, Asked>,
     /// The progress tokens of the requests waiting on the server
     /// ([`progress_key`] to the id carrying it; at most one per pending
     /// request): a server's `notifications/progress` naming another is
@@ -219,6 +219,14 @@ struct State {
     audit_failed: bool,
     /// The learned pins could not be saved: calls are refused.
     pin_failed: bool,
+}
+
+/// What a server's request forwarded to the client asked: the client's
+/// answer to `roots/list` holds its own roots ([`Answered::RootsList`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    RootsList,
+    Other,
 }
 
 struct Shared {
@@ -382,7 +390,7 @@ impl GateService {
                     learning_done: false,
                     listed: false,
                     learn_seen: false,
-                    server_asks: std::collections::HashSet::new(),
+                    server_asks: std::collections::HashMap::new(),
                     progress: HashMap::new(),
                     limiter: Limiter::default(),
                     audit: config.audit,
@@ -1254,7 +1262,12 @@ impl GateService {
                             let _ = self.send_own(answer.to_string().as_bytes());
                             return;
                         }
-                        st.server_asks.insert(sid.clone());
+                        let asked = if method == "roots/list" {
+                            Asked::RootsList
+                        } else {
+                            Asked::Other
+                        };
+                        st.server_asks.insert(sid.clone(), asked);
                     }
                     let peer = lock(&self.shared.peer).clone();
                     if let Some(peer) = peer {
@@ -1334,7 +1347,7 @@ impl GateService {
             "notifications/cancelled" => {
                 let id = params.and_then(|p| p.get("requestId")).and_then(valid_id);
                 match id {
-                    Some(id) if st.server_asks.contains(&id) => Ok(()),
+                    Some(id) if st.server_asks.contains_key(&id) => Ok(()),
                     _ => Err("it cancels no request the server sent the client"),
                 }
             }
@@ -1875,21 +1888,23 @@ impl Service for GateService {
         let asked = response
             .id
             .as_ref()
-            .is_some_and(|id| lock(&self.shared.state).server_asks.remove(id));
-        if !asked {
+            .and_then(|id| lock(&self.shared.state).server_asks.remove(id));
+        let Some(asked) = asked else {
             tracing::warn!(id = ?response.id, "a client response to no request the server is waiting on; dropped");
             return;
-        }
+        };
         // Mediated as arguments are: a sampled or elicited answer naming an
         // internal URL or a path outside the roots never reaches the server.
         // An error object is text the server reads as well (`message`,
         // `data`): checked as a result is.
         let (Ok(answer) | Err(answer)) = &response.outcome;
-        let names = match self
-            .shared
-            .keeper
-            .check_client_answer(answer, Answered::Result)
-        {
+        let names = match self.shared.keeper.check_client_answer(
+            answer,
+            match asked {
+                Asked::RootsList => Answered::RootsList,
+                Asked::Other => Answered::Result,
+            },
+        ) {
             Ok(names) => names,
             Err(r) => return self.refuse_answer(response.id, &r),
         };
