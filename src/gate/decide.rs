@@ -11,7 +11,7 @@ use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::urls::{lenient_form, looks_like_url, vet_url, PendingName};
+use super::urls::{js_unescape, lenient_form, looks_like_url, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
@@ -762,16 +762,47 @@ impl Gatekeeper {
     /// # Errors
     /// The first refusal.
     fn vet_url_forms(&self, text: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
-        let forms = if text.contains('%') {
-            percent_forms(text)
-        } else {
-            vec![std::borrow::Cow::Borrowed(text)]
-        };
-        for form in forms {
-            if looks_like_url(&form) && !self.is_own_resource(&form) {
-                if let Some(n) = vet_url(&self.policy.net, &form, URL_RULE)? {
-                    self.note(scan.names, n)?;
-                }
+        if !text.contains('%') {
+            return self.vet_url_form(text, scan);
+        }
+        let forms = percent_forms(text);
+        let written = url_origin(text);
+        // Deeper than the gateway decodes, where the decodings still change
+        // the scheme or authority: a server that decodes once more could
+        // fetch anything.
+        let deepest = forms.get(super::MAX_PERCENT_DECODINGS);
+        if encoded_too_deep(text) && deepest.is_none_or(|f| url_origin(f) != written) {
+            return Err(Refusal::from_denial(
+                    &crate::net::Denial::of(
+                        crate::net::DenialCode::Ambiguous,
+                        format!(
+                            "a text percent-encoded more than {} times: a server that decodes it again reads what no check saw",
+                            super::MAX_PERCENT_DECODINGS
+                        ),
+                    ),
+                URL_RULE,
+            ));
+        }
+        for (i, form) in forms.iter().enumerate() {
+            // A decoding that leaves the scheme and authority as written
+            // names the same destination (`https://a.example/my%20file`):
+            // only the written URL is vetted.
+            if i == 0 || url_origin(form) != written {
+                self.vet_url_form(form, scan)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The URL check of one reading of a text, when it is a URL
+    /// ([`looks_like_url`]) and not a resource of the server's own.
+    ///
+    /// # Errors
+    /// The core's denial.
+    fn vet_url_form(&self, form: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        if looks_like_url(form) && !self.is_own_resource(form) {
+            if let Some(n) = vet_url(&self.policy.net, form, URL_RULE)? {
+                self.note(scan.names, n)?;
             }
         }
         Ok(())
@@ -1402,7 +1433,9 @@ fn looks_like_a_path(key: &str) -> bool {
 
 /// `text` as written and as each of its percent-decodings that a server
 /// may make (`%2e%2e%2f` is `../`), up to [`super::MAX_PERCENT_DECODINGS`]
-/// (the path check refuses a text encoded deeper).
+/// (a text encoded deeper is refused: [`encoded_too_deep`]), and each of
+/// those as JavaScript's `unescape` reads it ([`js_unescape`]: `%u002F`).
+/// At most twice `MAX_PERCENT_DECODINGS + 1` forms.
 fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let mut forms = vec![std::borrow::Cow::Borrowed(text)];
     for _ in 0..super::MAX_PERCENT_DECODINGS {
@@ -1414,7 +1447,57 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
         let decoded = std::borrow::Cow::Owned(decoded.into_owned());
         forms.push(decoded);
     }
+    // JavaScript's `unescape` of each (`%u002F`): one more reading each.
+    let unescaped: Vec<_> = forms
+        .iter()
+        .filter(|f| f.contains('%'))
+        .filter_map(|f| js_unescape(f))
+        .map(std::borrow::Cow::Owned)
+        .collect();
+    forms.extend(unescaped);
     forms
+}
+
+/// The scheme and authority of `text` read as a URL ([`lenient_form`],
+/// ASCII lower case): everything before the path, query or fragment
+/// (`https://a.example:8443` of `https://A.example:8443/x?y`; the host of a
+/// scheme-less `a.example/x`).
+fn url_origin(text: &str) -> String {
+    let s = lenient_form(text);
+    let scheme_end = s
+        .find(':')
+        .filter(|&c| {
+            s.get(..c).is_some_and(|scheme| {
+                scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+            })
+        })
+        .map_or(0, |c| c + 1);
+    let rest = s.get(scheme_end..).unwrap_or_default();
+    let slashes = rest.len() - rest.trim_start_matches(['/', '\\']).len();
+    let authority_start = scheme_end + slashes;
+    let end = s
+        .get(authority_start..)
+        .and_then(|t| t.find(['/', '?', '#', '\\']))
+        .map_or(s.len(), |e| authority_start + e);
+    s.get(..end).unwrap_or_default().to_ascii_lowercase()
+}
+
+/// `true` when `text` still percent-decodes to another text after
+/// [`super::MAX_PERCENT_DECODINGS`] decodings: a server that unquotes it
+/// once more reads what no check saw.
+fn encoded_too_deep(text: &str) -> bool {
+    let mut form = std::borrow::Cow::Borrowed(text);
+    for _ in 0..=super::MAX_PERCENT_DECODINGS {
+        let decoded = percent_encoding::percent_decode_str(&form).decode_utf8_lossy();
+        if decoded == form {
+            return false;
+        }
+        form = std::borrow::Cow::Owned(decoded.into_owned());
+    }
+    true
 }
 
 /// Where a client's answer stands, for
@@ -1583,6 +1666,38 @@ mod tests {
                 "ok",
             ),
             (json!({"u": "100%25 done: see"}), "ok"),
+            // Deeper than the gateway decodes (#20 re-attack, N8): refused
+            // whatever it decodes to; double-encoded text still passes.
+            (
+                json!({"u": "http%25253A%25252F%25252F127.0.0.1%25252F"}),
+                "url.ambiguous",
+            ),
+            (json!({"u": "x%25252541"}), "url.ambiguous"),
+            (
+                json!({"u": "https://169.254.169.254%2525252F@example.com/"}),
+                "url.ambiguous",
+            ),
+            // Decodings that keep the scheme and authority as written name
+            // the same destination: a URL with an encoded space, or one
+            // encoded deeper in its path or query only, passes.
+            (json!({"u": "https://example.com/my%20file.pdf"}), "ok"),
+            (json!({"u": "https://example.com/a%2520b"}), "ok"),
+            (
+                json!({"u": "https://example.com/a%25252520b?q=%252525"}),
+                "ok",
+            ),
+            (json!({"u": "http://127.0.0.1/a%20b"}), "ssrf.loopback"),
+            (json!({"u": "50%2525 off"}), "ok"),
+            // JavaScript's `unescape` (N8): `%uXXXX` is a reading too.
+            (
+                json!({"u": "http%u003A%u002F%u002F127.0.0.1%u002F"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"u": "%u0068ttp://169.254.169.254/"}),
+                "ssrf.cloud_metadata",
+            ),
+            (json!({"u": "caf%u00e9 %u2014 50%"}), "ok"),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
@@ -1967,6 +2082,8 @@ max_bytes = 10
                 "C:\\..\\..\\secret.txt",
                 "C:..\\..\\secret.txt",
                 "%5c..%5c..%5csecret.txt",
+                "%u002e%u002e/%u002e%u002e/secret.txt",
+                "%u002Fetc%u002Fpasswd",
             ] {
                 for name in ["uri", "href", "resourceUri", "file_uri", "path"] {
                     assert_eq!(

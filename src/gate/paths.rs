@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::code::Refusal;
-use super::urls::lenient_form;
+use super::urls::{js_unescape, lenient_form};
 use crate::confine::Root;
 use crate::net::Denial;
 
@@ -228,13 +228,17 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
 /// The readings of one form of a path argument that [`Roots::check`]
 /// checks: as written; as a URL parser reads it ([`lenient_form`]: tab, CR
 /// and LF deleted, C0 controls and spaces trimmed, so `\u{1}/etc/passwd`
-/// and `a\t:/etc/passwd` are absolute); and of each, as a Windows server
-/// reads it, with every `\` a separator (`..\..\x`). At most four.
+/// and `a\t:/etc/passwd` are absolute); as JavaScript's `unescape` reads
+/// it (`%u002e%u002e/x`); and of each, as a Windows server reads it, with
+/// every `\` a separator (`..\..\x`). At most six.
 fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let mut out = vec![std::borrow::Cow::Borrowed(form)];
     let lenient = lenient_form(form);
     if lenient != form {
         out.push(lenient);
+    }
+    if let Some(unescaped) = js_unescape(form) {
+        out.push(std::borrow::Cow::Owned(unescaped));
     }
     let slashed: Vec<_> = out
         .iter()

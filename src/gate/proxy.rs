@@ -204,8 +204,6 @@ struct State {
     learning_done: bool,
     /// A complete `tools/list` (its last page) has passed the gateway.
     listed: bool,
-    /// A listing page has been learned from (trust on first use).
-    learn_seen: bool,
     /// Ids of the server's requests forwarded to the client and not yet
     /// answered (at most MAX_PENDING_REQUESTS), with what each asked.
     server_asks: std::collections::HashMap<Id, Asked>,
@@ -313,14 +311,21 @@ fn roots_value(roots: &super::paths::Roots) -> Value {
     )
 }
 
-/// The cursor of the next page of a listing: only a non-empty string
-/// (`""`, `null`, a number or an object end the listing, as clients take
-/// them).
-pub(super) fn next_cursor(result: &Value) -> Option<&str> {
-    result
-        .get("nextCursor")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())
+/// The cursor of the next page of a listing: `Ok(Some)` for a non-empty
+/// string, `Ok(None)` on the last page (no `nextCursor`, `null` or `""`,
+/// as clients take them).
+///
+/// # Errors
+/// A `nextCursor` of another type (MCP's schema has a string; the
+/// TypeScript SDK refuses the page): the listing neither goes on nor is
+/// complete.
+pub(super) fn next_cursor(result: &Value) -> Result<Option<&str>, &'static str> {
+    match result.get("nextCursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) if c.is_empty() => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c)),
+        Some(_) => Err("its nextCursor is not a string"),
+    }
 }
 
 /// The `cursor` a `tools/list` request asks for, when any.
@@ -389,7 +394,6 @@ impl GateService {
                     learned: Pins::default(),
                     learning_done: false,
                     listed: false,
-                    learn_seen: false,
                     server_asks: std::collections::HashMap::new(),
                     progress: HashMap::new(),
                     limiter: Limiter::default(),
@@ -900,7 +904,9 @@ impl GateService {
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
-        let last_page = next_cursor(result).is_none();
+        // A page whose `nextCursor` is no string ends no listing: the
+        // listing cannot go on, and is not complete.
+        let last_page = matches!(next_cursor(result), Ok(None));
         // Trust on first use: what is listed now is what gets pinned.
         let events = match (learning, st.pins.as_mut()) {
             (true, Some(pins)) => {
@@ -954,14 +960,13 @@ impl GateService {
         if last_page {
             st.view.end_listing_of(who);
         }
-        st.learn_seen |= learning;
         if learning && last_page {
             self.end_learning(st);
         }
     }
 
-    /// Learning ends with the first complete listing (or when a listing
-    /// starts over), saved or not: what was learned is enforced from now on.
+    /// Learning ends with the first complete listing, saved or not: what
+    /// was learned is enforced from now on.
     fn end_learning(&self, st: &mut State) {
         st.learning_done = true;
         if st.learned.instructions().is_none() {
@@ -1785,13 +1790,11 @@ impl Service for GateService {
             };
         }
         if request.method == "tools/list" && next_cursor_param(&request).is_none() {
-            // A listing started over: the one before it, complete or not,
-            // ends trust-on-first-use learning.
-            let mut st = lock(&self.shared.state);
-            st.view.end_listing();
-            if st.learn_seen && !st.learning_done {
-                self.end_learning(&mut st);
-            }
+            // A listing started over: the one before it ends. Learning goes
+            // on: only a complete listing ends it (#20 re-attack, N7), so a
+            // server whose listing never completes gets no call decided on
+            // the pages it did show, however often the client starts over.
+            lock(&self.shared.state).view.end_listing();
         }
         let decided = self
             .shared

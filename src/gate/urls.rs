@@ -93,6 +93,52 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` as JavaScript's `unescape` reads it, when it holds a `%uXXXX`
+/// escape (a server written in JavaScript may unescape its argument so):
+/// `%uXXXX` a UTF-16 code unit (a lone surrogate becomes U+FFFD), `%XX` a
+/// Latin-1 character, any other `%` itself. `None` when `text` holds no
+/// `%uXXXX`. Bounded by the text's length.
+pub(crate) fn js_unescape(text: &str) -> Option<String> {
+    let hex = |b: &[u8]| -> Option<u32> {
+        let s = std::str::from_utf8(b).ok()?;
+        if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(s, 16).ok()
+    };
+    let bytes = text.as_bytes();
+    let mut units: Vec<u16> = Vec::with_capacity(text.len());
+    let mut found = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            if let Some(u) = bytes
+                .get(i + 1)
+                .filter(|c| matches!(c, b'u' | b'U'))
+                .and_then(|_| bytes.get(i + 2..i + 6))
+                .and_then(hex)
+            {
+                units.push(u16::try_from(u).unwrap_or(0xfffd));
+                found = true;
+                i += 6;
+                continue;
+            }
+            if let Some(u) = bytes.get(i + 1..i + 3).and_then(hex) {
+                units.push(u16::try_from(u).unwrap_or(0xfffd));
+                i += 3;
+                continue;
+            }
+        }
+        // One character of the text as its UTF-16 units.
+        let ch = text.get(i..).and_then(|t| t.chars().next());
+        let Some(ch) = ch else { break };
+        let mut buf = [0u16; 2];
+        units.extend_from_slice(ch.encode_utf16(&mut buf));
+        i += ch.len_utf8();
+    }
+    found.then(|| String::from_utf16_lossy(&units))
+}
+
 /// `true` when `text` is to be vetted as a URL (see the module docs).
 pub fn looks_like_url(text: &str) -> bool {
     let s = lenient_form(text);
@@ -319,6 +365,23 @@ mod tests {
 
     fn rules(allow: &[&str], deny: &[&str]) -> NetPolicy {
         NetPolicy::parse(allow, deny).unwrap()
+    }
+
+    /// JavaScript's `unescape`, checked against what node prints.
+    #[test]
+    fn js_unescape_reads_as_javascript() {
+        for (text, want) in [
+            ("%u0041", Some("A")),
+            ("%u00e9%41%e9", Some("\u{e9}A\u{e9}")),
+            ("%uD83D%uDE00", Some("\u{1F600}")),
+            ("%uD83D", Some("\u{FFFD}")),
+            ("%u004", None),
+            ("%u00zz %u0020", Some("%u00zz  ")),
+            ("100% %zz %u", None),
+            ("x%U002fy", Some("x/y")),
+        ] {
+            assert_eq!(js_unescape(text).as_deref(), want, "{text}");
+        }
     }
 
     #[test]

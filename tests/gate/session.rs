@@ -1163,7 +1163,7 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
     g.close();
     // `"nextCursor": ""` ends a listing, as clients take it: learning ends
     // and a rug pull in the next listing is refused.
-    for (cursor, restarted) in [("", false), ("more", true)] {
+    for (cursor, restarted) in [("", false)] {
         let dir = tempfile::tempdir().unwrap();
         let pin = dir.path().join("pins.json");
         let pin_s = pin.to_str().unwrap().to_owned();
@@ -1197,6 +1197,36 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
             std::fs::read_to_string(&pin).unwrap().contains("echo"),
             "{cursor:?}"
         );
+    }
+}
+
+/// Kind 8 (#20 re-attack, N7): a listing that never completes (an
+/// endless cursor, a second page that fails, a `nextCursor` that is no
+/// string) ends no learning, however often the client starts it over:
+/// every call is refused with `tool.not_listed` and nothing is pinned.
+#[test]
+fn a_restarted_listing_never_completes_learning() {
+    for cursor in [json!("more"), json!(5), json!({"c": 1})] {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pins.json");
+        let pin_s = pin.to_str().unwrap().to_owned();
+        let value = cursor.to_string();
+        let mut g = Gate::start_env(
+            &["--pin", &pin_s, "--env", "RECORDER_CURSOR_JSON"],
+            |_| {},
+            &[("RECORDER_CURSOR_JSON", value.as_str())],
+        );
+        g.init();
+        for id in 1..=3 {
+            assert!(g.list(id).contains(&"echo".to_owned()), "{cursor}");
+        }
+        assert_eq!(
+            refusal_code(&g.call(4, "echo", json!({}))),
+            "tool.not_listed",
+            "{cursor}"
+        );
+        g.close();
+        assert!(!pin.exists(), "{cursor}");
     }
 }
 

@@ -99,6 +99,8 @@ for line in sys.stdin:
                 result["nextCursor"] = "q2"
         if os.environ.get("RECORDER_CURSOR") is not None:
             result["nextCursor"] = os.environ["RECORDER_CURSOR"]
+        if os.environ.get("RECORDER_CURSOR_JSON") is not None:
+            result["nextCursor"] = json.loads(os.environ["RECORDER_CURSOR_JSON"])
         send({"jsonrpc": "2.0", "id": id, "result": result})
     elif method == "prompts/list":
         prompts = PROMPTS

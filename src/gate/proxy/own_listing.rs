@@ -99,8 +99,9 @@ impl GateService {
             let mut result = self.own_request("tools/list", params, by).await?;
             self.filter_list(&mut result, Lister::Gateway);
             match super::next_cursor(&result) {
-                None => return Ok(()),
-                Some(c) => cursor = Some(Value::from(c)),
+                Ok(None) => return Ok(()),
+                Ok(Some(c)) => cursor = Some(Value::from(c)),
+                Err(why) => return Err(format!("a listing page of the server: {why}")),
             }
         }
         Err(format!(
