@@ -1872,6 +1872,17 @@ max_bytes = 10
             Ok(vec![]),
             "text that only mentions a URL is text"
         );
+        // A model's answer that begins with a heading (#20 re-attack, FP1).
+        for text in [
+            "Summary:\nThe report looks fine.",
+            "Steps:\n1. open the file",
+        ] {
+            assert_eq!(
+                answer(json!({"role": "assistant", "content": {"type": "text", "text": text}})),
+                Ok(vec![]),
+                "{text}"
+            );
+        }
         assert_eq!(
             answer(json!({"action": "accept", "content": {"site": "https://a.example/x"}})),
             Ok(vec!["a.example".to_owned()])

@@ -11,7 +11,10 @@
 //! DIGIT / "+" / "-" / ".")`, RFC 3986) followed by a colon and a character
 //! that is not whitespace: `javascript:alert(1)`, `gopher:x`, `myapp://cb`,
 //! `ht<TAB>tp://…`. `"Re: minutes"` and `"TODO: fix"` (a space after the
-//! colon), `"C:\dir"` (a one-letter scheme) and `"12:30"` stay text. A
+//! colon), `"Summary:\nThe report…"` (a heading in prose: a tab or line
+//! break after the colon as written, a word of no scheme in
+//! [`URL_SCHEMES`], no `/` after), `"C:\dir"` (a one-letter scheme) and
+//! `"12:30"` stay text. A
 //! scheme-less text a server adding a scheme would fetch is a URL too
 //! ([`url_form`]): `//host/…`, an IP literal followed by a path or a port,
 //! a bare dotted quad, and a name only a local resolver answers
@@ -38,9 +41,11 @@ use std::net::IpAddr;
 use super::code::Refusal;
 use crate::net::{Admitted, DenialCode, NetPolicy};
 
-/// Schemes the gateway names in its docs as the classic SSRF vectors
-/// (every scheme but `http`/`https` is refused; this list only documents
-/// which ones matter most, detection does not depend on it).
+/// Schemes some fetcher, parser or shell handler acts on: the classic SSRF
+/// vectors and the schemes that run code. Every scheme but `http`/`https`
+/// is refused; this list decides one thing only: a word of none of these
+/// schemes whose colon a tab or line break follows is a heading in prose,
+/// not a URL (`Summary:\nThe report…`; see the module docs).
 pub const URL_SCHEMES: &[&str] = &[
     "http",
     "https",
@@ -75,6 +80,27 @@ pub const URL_SCHEMES: &[&str] = &[
     "data",
     "blob",
     "javascript",
+    "vbscript",
+    "view-source",
+    "gophers",
+    "imaps",
+    "pop3s",
+    "smtps",
+    "smbs",
+    "mqtt",
+    "mqtts",
+    "rtmp",
+    "rtmps",
+    "ldapi",
+    "jrt",
+    "zip",
+    "php",
+    "ssh2",
+    "compress.zlib",
+    "ms-msdt",
+    "search-ms",
+    "ms-officecmd",
+    "mailto",
 ];
 
 /// `text` as a lenient URL parser would see it: ASCII tab, CR and LF
@@ -142,7 +168,26 @@ pub(crate) fn js_unescape(text: &str) -> Option<String> {
 /// `true` when `text` is to be vetted as a URL (see the module docs).
 pub fn looks_like_url(text: &str) -> bool {
     let s = lenient_form(text);
-    !is_address_notation(&s) && (has_scheme(&s) || scheme_less_host(&s))
+    !is_address_notation(&s)
+        && ((has_scheme(&s) && !heading_in_prose(text, &s)) || scheme_less_host(&s))
+}
+
+/// `true` for a word and a colon that a tab or line break follows as
+/// written, where the word is no scheme of [`URL_SCHEMES`] and no `/` or
+/// `\` follows: a heading in prose (`Summary:\nThe report…`,
+/// `Steps:\n1. open`), which only the deletion of the line break joins into
+/// `word:nonspace`. No fetcher knows such a scheme; `file:\n/etc/passwd`,
+/// `javascript:\nalert(1)` and `myapp:\n//cb` stay URLs.
+fn heading_in_prose(text: &str, lenient: &str) -> bool {
+    let Some((scheme, rest)) = lenient.split_once(':') else {
+        return false;
+    };
+    let fetchable = URL_SCHEMES.iter().any(|k| k.eq_ignore_ascii_case(scheme));
+    !fetchable
+        && !rest.starts_with(['/', '\\'])
+        && text
+            .split_once(':')
+            .is_some_and(|(_, after)| after.starts_with(['\t', '\r', '\n']))
 }
 
 /// An address block in CIDR notation whose host bits are zero, shorter
@@ -409,7 +454,18 @@ mod tests {
             "note:remember",
             "std::vec",
             "x-custom+1.0:payload",
-            "TODO:\tfix",
+            "Answer:42",
+            // A fetchable scheme, or a `/` after the colon, with a line break
+            // between stays a URL (#20 re-attack, FP1).
+            "file:\n/etc/passwd",
+            "javascript:\nalert(1)",
+            "JavaScript:\r\nalert(document.cookie)",
+            "data:\ntext/html,<script>",
+            "gopher:\t//127.0.0.1:6379/_x",
+            "myapp:\n//cb",
+            "notes:\n/etc/passwd",
+            "ms-msdt:\n/id PCWDiagnostic",
+            "ht\ttp:\n//169.254.169.254/",
             "\u{feff}http://169.254.169.254/",
             "//169.254.169.254/latest",
             "169.254.169.254/latest/meta-data",
@@ -463,6 +519,13 @@ mod tests {
         for no in [
             "Re: minutes",
             "TODO: fix",
+            // A heading in prose (#20 re-attack, FP1).
+            "TODO:\tfix",
+            "Summary:\nThe report looks fine.",
+            "Steps:\n1. open the file",
+            "Fix:\r\nuse the new API",
+            "Result:\n- one\n- two",
+            "  Note:\n\nhttp://169.254.169.254/ is mentioned",
             "C:\\dir",
             "c://x",
             "a.pdf",
