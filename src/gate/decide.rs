@@ -11,7 +11,9 @@ use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::urls::{js_unescape, lenient_form, looks_like_url, vet_url, PendingName};
+use super::urls::{
+    js_unescape, lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName,
+};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
@@ -697,6 +699,14 @@ impl Gatekeeper {
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
                     self.vet_url_forms(s, scan)?;
+                    // Under `--resolve`, a scheme-less name under a
+                    // URI-named key is looked up as a server that adds
+                    // `http://` would (#20 F7); no answer: it was text.
+                    if place == Place::Uri && self.policy.resolve && !reads_as_a_path(s) {
+                        if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)? {
+                            self.note(scan.names, n)?;
+                        }
+                    }
                     let checked = match place {
                         Place::Path => true,
                         Place::InPath => reads_as_a_path(s),

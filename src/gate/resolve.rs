@@ -67,10 +67,14 @@ fn lookup_key(name: &PendingName) -> &str {
 /// and ports.
 pub fn note_name(names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
     let key = lookup_key(&name);
-    if names
-        .iter()
-        .any(|n| lookup_key(n) == key && n.port() == name.port())
+    if let Some(same) = names
+        .iter_mut()
+        .find(|n| lookup_key(n) == key && n.port() == name.port())
     {
+        // Named by a URL too: the lookup must find addresses.
+        if !name.maybe_text() {
+            same.make_strict();
+        }
         return Ok(());
     }
     let known = names.iter().any(|n| lookup_key(n) == key);
@@ -340,11 +344,14 @@ mod tests {
     }
 
     fn run(names: &[&str], wait: Duration) -> Result<(), &'static str> {
+        run_names(names.iter().map(|u| name(u)).collect(), wait)
+    }
+
+    fn run_names(names: Vec<PendingName>, wait: Duration) -> Result<(), &'static str> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
             .unwrap();
-        let names: Vec<PendingName> = names.iter().map(|u| name(u)).collect();
         rt.block_on(async {
             Resolver::default()
                 .vet_all_with(&NetPolicy::default(), names, Instant::now() + wait, by_host)
@@ -366,6 +373,61 @@ mod tests {
         );
         assert_eq!(run(&["http://none.example/"], long), Err("dns.no_address"));
         assert_eq!(run(&[], long), Ok(()));
+    }
+
+    /// A scheme-less name under a URI-named key (#20 F7): every address
+    /// found is vetted, no address lets the text pass; named by a URL as
+    /// well, it must resolve.
+    #[test]
+    fn scheme_less_names_pass_only_when_nothing_resolves() {
+        let long = Duration::from_secs(4);
+        let net = NetPolicy::default();
+        let sl = |t: &str| {
+            crate::gate::urls::scheme_less_name(&net, t, "t")
+                .unwrap()
+                .unwrap_or_else(|| panic!("{t}"))
+        };
+        assert_eq!(run_names(vec![sl("none.example/x")], long), Ok(()));
+        assert_eq!(run_names(vec![sl("report.pdf")], long), Ok(()));
+        for t in [
+            "inside.example/x",
+            "inside.example",
+            "user@inside.example?q",
+            "inside.example.#f",
+            " inside.example/x\n",
+        ] {
+            assert_eq!(run_names(vec![sl(t)], long), Err("ssrf.loopback"), "{t}");
+        }
+        assert_eq!(run_names(vec![sl("a.example/x")], long), Ok(()));
+        // The same host and port by a URL: strict, whichever came first.
+        for order in [
+            [sl("none.example/x"), name("http://none.example/")],
+            [name("http://none.example/"), sl("none.example")],
+        ] {
+            let mut names = Vec::new();
+            for n in order {
+                note_name(&mut names, n).unwrap();
+            }
+            assert_eq!(names.len(), 1);
+            assert_eq!(run_names(names, long), Err("dns.no_address"));
+        }
+        // Not a name a server would fetch: prose, paths, URLs already.
+        for t in [
+            "",
+            "a b",
+            "/etc/x",
+            "./a",
+            "~/x",
+            "http://a.example/",
+            "a\\b c",
+        ] {
+            assert!(
+                crate::gate::urls::scheme_less_name(&net, t, "t")
+                    .unwrap()
+                    .is_none(),
+                "{t}"
+            );
+        }
     }
 
     #[test]

@@ -361,17 +361,51 @@ fn has_scheme(s: &str) -> bool {
 /// A URL that passed, and whose host name the child will resolve: under
 /// `--resolve` its addresses go through [`NetPolicy::vet_resolved`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingName(pub Admitted);
+pub struct PendingName {
+    dest: Admitted,
+    maybe_text: bool,
+}
 
 impl PendingName {
+    /// A name the child resolves for the URL `dest`: a lookup that finds
+    /// no address refuses it (`dns.no_address`).
+    pub fn new(dest: Admitted) -> Self {
+        Self {
+            dest,
+            maybe_text: false,
+        }
+    }
+
+    /// The name of a scheme-less text under a URI-named key
+    /// (`{"url": "rebind.example/x"}`), which a server that adds `http://`
+    /// fetches and any other reads as text (`report.pdf`): every address a
+    /// lookup finds is vetted, and a lookup that finds none lets it pass.
+    pub fn scheme_less(dest: Admitted) -> Self {
+        Self {
+            dest,
+            maybe_text: true,
+        }
+    }
+
     /// The host name (canonical, lower case).
     pub fn host(&self) -> &str {
-        self.0.domain().unwrap_or_default()
+        self.dest.domain().unwrap_or_default()
     }
 
     /// The port the child would connect to.
     pub fn port(&self) -> u16 {
-        self.0.port()
+        self.dest.port()
+    }
+
+    /// `true` for a [`PendingName::scheme_less`] name.
+    pub fn maybe_text(&self) -> bool {
+        self.maybe_text
+    }
+
+    /// Makes a [`PendingName::scheme_less`] name strict: the same host and
+    /// port named by a URL as well must resolve.
+    pub(crate) fn make_strict(&mut self) {
+        self.maybe_text = false;
     }
 }
 
@@ -383,14 +417,15 @@ impl PendingName {
 /// The core's denial (`url.*`, `ssrf.*`, `ssrf.operator_deny`) with `rule`.
 pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
     match net.classify_url(&url_form(text)) {
-        Ok(a) if a.needs_dns() => Ok(Some(PendingName(a))),
+        Ok(a) if a.needs_dns() => Ok(Some(PendingName::new(a))),
         Ok(_) => Ok(None),
         Err(d) => Err(Refusal::from_denial(&d, rule)),
     }
 }
 
 /// Vets the addresses `name` resolved to (`--resolve`): one refused address
-/// refuses the whole answer.
+/// refuses the whole answer; no address passes a
+/// [`PendingName::scheme_less`] name only.
 ///
 /// # Errors
 /// `dns.no_address`, or the refused address's code.
@@ -400,8 +435,44 @@ pub fn vet_addresses(
     addrs: &[IpAddr],
     rule: &str,
 ) -> Result<(), Refusal> {
-    net.vet_resolved(&name.0, addrs)
+    if addrs.is_empty() && name.maybe_text {
+        return Ok(());
+    }
+    net.vet_resolved(&name.dest, addrs)
         .map_err(|d| Refusal::from_denial(&d, rule))
+}
+
+/// The name a server that adds `http://` to a scheme-less `text` would
+/// resolve (`rebind.example/x`, `user@host?q`: the host after the user),
+/// under the operator's
+/// entries: `None` when `text` is a URL already ([`looks_like_url`]), or
+/// does not read as one after `http://` (prose, `a b`), or names an
+/// admitted address.
+///
+/// # Errors
+/// The core's denial of the host it names (`ssrf.*`, `ssrf.operator_deny`).
+pub(crate) fn scheme_less_name(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+) -> Result<Option<PendingName>, Refusal> {
+    let s = lenient_form(text);
+    if s.is_empty() || looks_like_url(&s) || s.starts_with(['/', '\\', '.', '~']) {
+        return Ok(None);
+    }
+    // The host after any `user@`, as the server's URL parser reads it.
+    let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
+    let after_user = s
+        .get(..end)
+        .and_then(|a| a.rfind('@'))
+        .map_or(0, |at| at + 1);
+    let s = s.get(after_user..).unwrap_or_default();
+    match net.classify_url(&format!("http://{s}")) {
+        Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
+        Ok(_) => Ok(None),
+        Err(d) if d.code().starts_with("ssrf.") => Err(Refusal::from_denial(&d, rule)),
+        Err(_) => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -157,6 +157,64 @@ fn resolved_calls_keep_message_order() {
     assert!(!all.contains("inside.toolgate-test.net"), "{all}");
 }
 
+/// `--resolve` looks up a scheme-less name under a URL-named key, as a
+/// server that adds `http://` would fetch it (#20 F7): an internal answer
+/// refuses the call, a public one passes, and a name that resolves to
+/// nothing (`report.pdf`) was text and passes. Same namespace as above.
+#[test]
+fn scheme_less_names_under_url_keys_are_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = dir.path().join("hosts");
+    std::fs::write(
+        &hosts,
+        "93.184.216.34 origin.toolgate-test.net\n127.0.0.2 inside.toolgate-test.net\n10.0.0.5 intra.toolgate-test.net\n",
+    )
+    .unwrap();
+    let record = dir.path().join("record.jsonl");
+    let script = r#"mount --bind "$1" /etc/hosts && exec "$2" gate --resolve -- python3 "$3" "$4""#;
+    let mut command = Command::new("unshare");
+    command
+        .args(["-rnm", "sh", "-c", script, "sh"])
+        .arg(&hosts)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .arg(server("recorder.py"))
+        .arg(&record);
+    let cases = [
+        (
+            json!({"url": "inside.toolgate-test.net/x"}),
+            Some("ssrf.loopback"),
+        ),
+        (
+            json!({"href": "user@inside.toolgate-test.net"}),
+            Some("ssrf.loopback"),
+        ),
+        (
+            json!({"link": "intra.toolgate-test.net./admin?q"}),
+            Some("ssrf.private"),
+        ),
+        (json!({"url": "origin.toolgate-test.net/x"}), None),
+        (json!({"uri": "report.pdf"}), None),
+        (json!({"note": "inside.toolgate-test.net/x"}), None),
+    ];
+    let mut input = format!("{INITIALIZE}\n");
+    for (i, (args, _)) in cases.iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                          "params": {"name": "fetch", "arguments": args}});
+        input.push_str(&format!("{call}\n"));
+    }
+    let got = answers(command, input.into_bytes(), cases.len() + 1);
+    for (i, (args, want)) in cases.iter().enumerate() {
+        let answer = &got[&(i + 1).to_string()];
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        match want {
+            Some(code) => assert!(text.contains(code), "{args}: {answer}"),
+            None => assert!(text.starts_with("{\"arguments\""), "{args}: {answer}"),
+        }
+    }
+}
+
 /// `--resolve` fails closed in bounded time (`gate::RESOLVE_DEADLINE`,
 /// `gate::MAX_RESOLVED_NAMES`): names whose DNS server never answers are
 /// looked up in parallel and refused with `dns.timeout` once the call's
