@@ -90,6 +90,24 @@ fn pipelined_requests_get_the_answers_the_server_gives_directly() {
     }
 }
 
+/// `toolgate gate --resolve` in front of the recorder (recording to the
+/// second element), in a namespace with loopback alone and `hosts` as its
+/// `/etc/hosts`: names resolve from the file, and no packet can leave.
+fn resolving_gate(dir: &std::path::Path, hosts: &str) -> (Command, std::path::PathBuf) {
+    let hosts_file = dir.join("hosts");
+    std::fs::write(&hosts_file, hosts).unwrap();
+    let record = dir.join("record.jsonl");
+    let script = r#"mount --bind "$1" /etc/hosts && exec "$2" gate --resolve -- python3 "$3" "$4""#;
+    let mut command = Command::new("unshare");
+    command
+        .args(["-rnm", "sh", "-c", script, "sh"])
+        .arg(&hosts_file)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .arg(server("recorder.py"))
+        .arg(&record);
+    (command, record)
+}
+
 /// `--resolve`: a request whose names are resolved before it is forwarded
 /// still reaches the server before the messages sent after it. Run in a
 /// namespace with loopback alone and its own `/etc/hosts` (the name
@@ -97,21 +115,10 @@ fn pipelined_requests_get_the_answers_the_server_gives_directly() {
 #[test]
 fn resolved_calls_keep_message_order() {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = dir.path().join("hosts");
-    std::fs::write(
-        &hosts,
+    let (command, record) = resolving_gate(
+        dir.path(),
         "93.184.216.34 origin.toolgate-test.net\n127.0.0.2 inside.toolgate-test.net\n",
-    )
-    .unwrap();
-    let record = dir.path().join("record.jsonl");
-    let script = r#"mount --bind "$1" /etc/hosts && exec "$2" gate --resolve -- python3 "$3" "$4""#;
-    let mut command = Command::new("unshare");
-    command
-        .args(["-rnm", "sh", "-c", script, "sh"])
-        .arg(&hosts)
-        .arg(env!("CARGO_BIN_EXE_toolgate"))
-        .arg(server("recorder.py"))
-        .arg(&record);
+    );
     let mut input = format!("{INITIALIZE}\n");
     for i in 1..=20 {
         let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
@@ -164,21 +171,10 @@ fn resolved_calls_keep_message_order() {
 #[test]
 fn scheme_less_names_under_url_keys_are_resolved() {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = dir.path().join("hosts");
-    std::fs::write(
-        &hosts,
+    let (command, _) = resolving_gate(
+        dir.path(),
         "93.184.216.34 origin.toolgate-test.net\n127.0.0.2 inside.toolgate-test.net\n10.0.0.5 intra.toolgate-test.net\n",
-    )
-    .unwrap();
-    let record = dir.path().join("record.jsonl");
-    let script = r#"mount --bind "$1" /etc/hosts && exec "$2" gate --resolve -- python3 "$3" "$4""#;
-    let mut command = Command::new("unshare");
-    command
-        .args(["-rnm", "sh", "-c", script, "sh"])
-        .arg(&hosts)
-        .arg(env!("CARGO_BIN_EXE_toolgate"))
-        .arg(server("recorder.py"))
-        .arg(&record);
+    );
     let cases = [
         (
             json!({"url": "inside.toolgate-test.net/x"}),
