@@ -1988,6 +1988,38 @@ fn client_answers_cannot_widen_the_roots() {
     g.close();
 }
 
+/// Kind 7 (#20 re-attack, N6): without `--root`, only the answer to the
+/// server's own `roots/list` carries roots unchecked, and only `file:`
+/// URIs of this machine: a sampled answer with a top-level `roots`, and a
+/// `file://host/` root, are refused toward the server.
+#[test]
+fn only_an_answer_to_roots_list_carries_roots() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let ask = |g: &mut Gate, id: u64, how: &str| {
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":how}}}).to_string());
+        loop {
+            let m = g.recv();
+            if m["id"] == id {
+                break;
+            }
+        }
+    };
+    ask(&mut g, 1, "roots");
+    g.send(
+        r#"{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file:///home/me/own-root"}]}}"#,
+    );
+    ask(&mut g, 2, "sampling");
+    g.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","roots":[{"uri":"file:///sampled-root"}]}}"#);
+    ask(&mut g, 3, "roots");
+    g.send(r#"{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file://169.254.169.254/latest/"}]}}"#);
+    let seen = g.received();
+    assert!(seen.contains("own-root"), "{seen}");
+    assert!(!seen.contains("sampled-root"), "{seen}");
+    assert!(!seen.contains("169.254.169.254"), "{seen}");
+    g.close();
+}
+
 /// Kind 8: trust on first use learns from a complete listing only. A
 /// server whose listing never ends (a cursor every time) gets no call
 /// decided on the pages it did show, and nothing is pinned (#20 re-attack,
