@@ -1163,41 +1163,31 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
     g.close();
     // `"nextCursor": ""` ends a listing, as clients take it: learning ends
     // and a rug pull in the next listing is refused.
-    for (cursor, restarted) in [("", false)] {
-        let dir = tempfile::tempdir().unwrap();
-        let pin = dir.path().join("pins.json");
-        let pin_s = pin.to_str().unwrap().to_owned();
-        let mut g = Gate::start_env(
-            &[
-                "--pin",
-                &pin_s,
-                "--env",
-                "RECORDER_RUG",
-                "--env",
-                "RECORDER_CURSOR",
-            ],
-            |_| {},
-            &[("RECORDER_RUG", "1"), ("RECORDER_CURSOR", cursor)],
-        );
-        g.init();
-        assert!(g.list(1).contains(&"echo".to_owned()));
-        // An endless cursor: the client starts the listing over.
-        let tools = g.list(2);
-        assert!(
-            !tools.contains(&"echo".to_owned()),
-            "{cursor:?} {restarted}: {tools:?}"
-        );
-        assert_eq!(
-            refusal_code(&g.call(3, "echo", json!({}))),
-            "tool.definition_changed",
-            "{cursor:?}"
-        );
-        g.close();
-        assert!(
-            std::fs::read_to_string(&pin).unwrap().contains("echo"),
-            "{cursor:?}"
-        );
-    }
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            &pin_s,
+            "--env",
+            "RECORDER_RUG",
+            "--env",
+            "RECORDER_CURSOR",
+        ],
+        |_| {},
+        &[("RECORDER_RUG", "1"), ("RECORDER_CURSOR", "")],
+    );
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    let tools = g.list(2);
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert_eq!(
+        refusal_code(&g.call(3, "echo", json!({}))),
+        "tool.definition_changed"
+    );
+    g.close();
+    assert!(std::fs::read_to_string(&pin).unwrap().contains("echo"));
 }
 
 /// Kind 8 (#20 re-attack, N7): a listing that never completes (an
