@@ -339,7 +339,7 @@ fn screen_base64(
         if found.is_clean() {
             continue;
         }
-        let score = text_likeness(cleaned.as_deref().unwrap_or(&text));
+        let score = text_likeness(&bytes);
         if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
             let written = cleaned.map(|c| STANDARD.encode(encode_text(&c, form)));
             best = Some((score, found, written));
@@ -371,13 +371,15 @@ fn screen_base64(
     }
 }
 
-/// How much `text` looks like text rather than bytes misread: its ASCII
-/// letters, digits and spaces (a reading of base64 that takes `-` or `_`
-/// for a digit where the writer meant junk, or the other way round,
-/// shifts every bit after it, and gives anything but these).
-fn text_likeness(text: &str) -> usize {
-    text.bytes()
-        .filter(|b| b.is_ascii_alphanumeric() || *b == b' ')
+/// How much the bytes of a reading look like text rather than bytes
+/// misread: their ASCII letters, digits and spaces (a reading of base64
+/// that takes `-` or `_` for a digit where the writer meant junk, or the
+/// other way round, shifts every bit after it, and gives anything but
+/// these).
+fn text_likeness(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric() || **b == b' ')
         .count()
 }
 
@@ -741,14 +743,29 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
         let Some(uri) = current.get(start..end) else {
             continue;
         };
-        let replaced = if layer >= MAX_ENCODING_LAYERS {
-            total.too_deep += 1;
-            Some(String::new())
-        } else {
-            clean_data_uri(uri, strip, layer + 1, total)
-        };
+        let replaced = screen_span(uri, strip, layer, total);
         if let (true, Some(r)) = (strip, replaced) {
             current.to_mut().replace_range(start..end, &r);
+        }
+    }
+    // Each data: URI an HTML parser sees once it decodes character
+    // references (`data&colon;`, `&#58;`, `&#x3a;`, in the payload too)
+    // that was not found as written: its span in `current` replaced.
+    if current.contains('&') {
+        let (decoded, at) = decode_char_refs(&current);
+        for (start, end) in data_uri_spans(&decoded).into_iter().rev() {
+            let (Some(uri), Some(&from), Some(&to)) =
+                (decoded.get(start..end), at.get(start), at.get(end))
+            else {
+                continue;
+            };
+            if current.get(from..to) == Some(uri) {
+                continue;
+            }
+            let replaced = screen_span(uri, strip, layer, total);
+            if let (true, Some(r)) = (strip, replaced) {
+                current.to_mut().replace_range(from..to, &r);
+            }
         }
     }
     if layer > 0 && looks_base64(&current) {
@@ -771,6 +788,228 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
         Cow::Owned(c) if strip => Some(c),
         _ => None,
     }
+}
+
+/// Screens one span of [`data_uri_spans`], `layer` encodings deep: as one
+/// URI ([`clean_data_uri`]; an `href`, a `src`: white space inside is
+/// dropped), and, when it holds ASCII white space, as an HTML `srcset`
+/// reads it ([`srcset_candidates`]: each candidate's URL up to white
+/// space, a descriptor after it), each `data:` candidate on its own.
+/// Returns what to write in its place when stripping changed it: the
+/// candidates cleaned, descriptors kept, when that reading found anything
+/// and the result read as one URI holds nothing; else the URI cleaned
+/// (one clean URI, which both readings read clean).
+fn screen_span(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    if layer >= MAX_ENCODING_LAYERS {
+        total.too_deep += 1;
+        return Some(String::new());
+    }
+    let mut found = Findings::default();
+    let whole = clean_data_uri(uri, strip, layer + 1, &mut found);
+    if !uri.bytes().any(|b| b.is_ascii_whitespace()) {
+        total.add(found);
+        return whole;
+    }
+    let mut in_candidates = Findings::default();
+    let mut rewritten = uri.to_owned();
+    for (start, end) in srcset_candidates(uri).into_iter().rev() {
+        let Some(candidate) = uri.get(start..end) else {
+            continue;
+        };
+        let is_data = candidate
+            .get(..5)
+            .is_some_and(|s| s.eq_ignore_ascii_case("data:"));
+        if !is_data || candidate == uri {
+            continue;
+        }
+        if let Some(r) = clean_data_uri(candidate, strip, layer + 1, &mut in_candidates) {
+            rewritten.replace_range(start..end, &r);
+        }
+    }
+    if in_candidates.is_clean() {
+        total.add(found);
+        return whole;
+    }
+    total.add(if found.is_clean() {
+        in_candidates
+    } else {
+        found
+    });
+    // The candidates cleaned, unless the whole of that still reads as a
+    // poisoned URI: then the one URI cleaned.
+    let mut again = Findings::default();
+    clean_data_uri(&rewritten, false, layer + 1, &mut again);
+    if again.is_clean() || whole.is_none() {
+        Some(rewritten)
+    } else {
+        whole
+    }
+}
+
+/// The URLs of `srcset` as HTML reads it (its candidate list): white
+/// space and commas skipped, a URL up to the next white space (trailing
+/// commas not its own), its descriptors up to the next comma. Byte
+/// ranges in `s`; one pass.
+fn srcset_candidates(s: &str) -> Vec<(usize, usize)> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        while bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b',')
+        {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(|b| !b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let mut end = i;
+        while end > start && bytes.get(end - 1) == Some(&b',') {
+            end -= 1;
+        }
+        if end > start {
+            out.push((start, end));
+        }
+        if end < i {
+            // The URL ended in commas: no descriptors.
+            continue;
+        }
+        while bytes.get(i).is_some_and(|b| *b != b',') {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The named character references that stand for ASCII (and U+00A0),
+/// as HTML decodes them with their `;` (`&colon;` is `:`): the ones that
+/// can spell a `data:` URI's scheme, media type or base64.
+const ASCII_CHAR_REFS: &[(&str, &str)] = &[
+    ("Tab", "\t"),
+    ("NewLine", "\n"),
+    ("excl", "!"),
+    ("quot", "\""),
+    ("QUOT", "\""),
+    ("num", "#"),
+    ("dollar", "$"),
+    ("percnt", "%"),
+    ("amp", "&"),
+    ("AMP", "&"),
+    ("apos", "'"),
+    ("lpar", "("),
+    ("rpar", ")"),
+    ("ast", "*"),
+    ("midast", "*"),
+    ("plus", "+"),
+    ("comma", ","),
+    ("period", "."),
+    ("sol", "/"),
+    ("colon", ":"),
+    ("semi", ";"),
+    ("lt", "<"),
+    ("LT", "<"),
+    ("equals", "="),
+    ("gt", ">"),
+    ("GT", ">"),
+    ("quest", "?"),
+    ("commat", "@"),
+    ("lsqb", "["),
+    ("lbrack", "["),
+    ("bsol", "\\"),
+    ("rsqb", "]"),
+    ("rbrack", "]"),
+    ("Hat", "^"),
+    ("lowbar", "_"),
+    ("UnderBar", "_"),
+    ("grave", "`"),
+    ("DiacriticalGrave", "`"),
+    ("lcub", "{"),
+    ("lbrace", "{"),
+    ("verbar", "|"),
+    ("vert", "|"),
+    ("VerticalLine", "|"),
+    ("rcub", "}"),
+    ("rbrace", "}"),
+    ("fjlig", "fj"),
+    ("nbsp", "\u{a0}"),
+    ("NonBreakingSpace", "\u{a0}"),
+];
+
+/// Longest name in [`ASCII_CHAR_REFS`] and digits of a numeric reference
+/// read past which a reference is left as written.
+const MAX_CHAR_REF_LEN: usize = 32;
+
+/// `text` with its HTML character references decoded as an HTML parser
+/// decodes them in an attribute: `&#` decimal or `&#x` hex digits, `;`
+/// optional (0, a surrogate or past U+10FFFF as U+FFFD), and the named
+/// ones of [`ASCII_CHAR_REFS`] with their `;`; with, for each byte of the
+/// result and one past its end, the byte offset in `text` it came from.
+/// One pass.
+fn decode_char_refs(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut at = Vec::with_capacity(text.len() + 1);
+    let mut rest = text;
+    let mut pos = 0;
+    while let Some(c) = rest.chars().next() {
+        let (decoded, used) = if c == '&' {
+            char_ref(rest).unwrap_or_else(|| (String::from('&'), 1))
+        } else {
+            (String::from(c), c.len_utf8())
+        };
+        at.extend(std::iter::repeat_n(pos, decoded.len()));
+        out.push_str(&decoded);
+        pos += used;
+        rest = text.get(pos..).unwrap_or_default();
+    }
+    at.push(text.len());
+    (out, at)
+}
+
+/// The character reference at the start of `s` (which starts with `&`):
+/// what it stands for and its length in bytes, `None` when it is none.
+fn char_ref(s: &str) -> Option<(String, usize)> {
+    let body = s.get(1..)?;
+    if let Some(num) = body.strip_prefix('#') {
+        let (radix, digits_from) = match num.bytes().next() {
+            Some(b'x' | b'X') => (16, 1),
+            _ => (10, 0),
+        };
+        let digits = num.get(digits_from..)?;
+        let len = digits
+            .bytes()
+            .take(MAX_CHAR_REF_LEN)
+            .take_while(|b| char::from(*b).is_digit(radix))
+            .count();
+        if len == 0 {
+            return None;
+        }
+        let value = digits
+            .get(..len)?
+            .bytes()
+            .filter_map(|b| char::from(b).to_digit(radix))
+            .fold(0_u32, |v, d| v.saturating_mul(radix).saturating_add(d));
+        let c = match value {
+            0 => '\u{fffd}',
+            v => char::from_u32(v).unwrap_or('\u{fffd}'),
+        };
+        let semi = usize::from(digits.get(len..).is_some_and(|r| r.starts_with(';')));
+        return Some((String::from(c), 2 + digits_from + len + semi));
+    }
+    let name_len = body
+        .bytes()
+        .take(MAX_CHAR_REF_LEN)
+        .take_while(u8::is_ascii_alphanumeric)
+        .count();
+    let name = body.get(..name_len)?;
+    if !body.get(name_len..).is_some_and(|r| r.starts_with(';')) {
+        return None;
+    }
+    ASCII_CHAR_REFS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| ((*v).to_owned(), name_len + 2))
 }
 
 /// Whether decoded text `s` may be base64 again: only letters of either
@@ -1669,6 +1908,53 @@ mod tests {
                 format!("see data:text/plain;base64, \n{b} for more"),
                 format!("see data:text/plain;base64,{c} for more"),
             ),
+            // `srcset` candidates: a URL up to white space, a descriptor
+            // after it (#20, N5).
+            (
+                format!("<img srcset=\"data:text/plain;base64,{b} 1x\">"),
+                format!("<img srcset=\"data:text/plain;base64,{c} 1x\">"),
+            ),
+            (
+                format!("<img srcset='data:text/plain;base64,{c} 1x,\ndata:text/plain;base64,{b}  2x, x.png 3x'>"),
+                format!("<img srcset='data:text/plain;base64,{c} 1x,\ndata:text/plain;base64,{c}  2x, x.png 3x'>"),
+            ),
+            (
+                format!("<img srcset=\"data:text/plain;base64,{b},, x.png\">"),
+                format!("<img srcset=\"data:text/plain;base64,{c},, x.png\">"),
+            ),
+            // Character references an HTML parser decodes (#20, N5).
+            (
+                format!("<a href=\"data&colon;text/plain;base64,{b}\">x</a>"),
+                format!("<a href=\"data:text/plain;base64,{c}\">x</a>"),
+            ),
+            (
+                format!("<a href=\"data&#58;text/plain;base64,{b}\">"),
+                format!("<a href=\"data:text/plain;base64,{c}\">"),
+            ),
+            (
+                format!("<a href='DATA&#x3a;text/plain;base64,{b}'>"),
+                format!("<a href='DATA:text/plain;base64,{c}'>"),
+            ),
+            (
+                format!("<a href=\"data&#X003A text/plain;base64,{b}\">"),
+                format!("<a href=\"data: text/plain;base64,{c}\">"),
+            ),
+            (
+                format!("<a href=\"data&colon;text&sol;plain&semi;base64&comma;{b}\">"),
+                format!("<a href=\"data:text/plain;base64,{c}\">"),
+            ),
+            (
+                format!(
+                    "<a href=\"data:text/plain;base64,&#{};{}\">",
+                    u32::from(b.as_bytes()[0]),
+                    &b[1..]
+                ),
+                format!("<a href=\"data:text/plain;base64,{c}\">"),
+            ),
+            (
+                format!("<img srcset=\"data&#58;text/plain;base64,{b} 2x\">"),
+                format!("<img srcset=\"data:text/plain;base64,{c} 2x\">"),
+            ),
         ];
         for (input, want) in &cases {
             let found = clean_value(&mut json!(input), false);
@@ -1702,6 +1988,29 @@ mod tests {
             assert!(clean_value(&mut v, true).is_clean(), "{s}");
             assert_eq!(v, json!({"t": s}), "{s}");
         }
+        // References that are none, or stand for nothing here, stay.
+        for s in [
+            "a &amp b",
+            "Q&A: data&colonx,y",
+            "&#; &#x; &unknown; &",
+            "data&#58;text/plain",
+        ] {
+            let mut v = json!({"t": s});
+            assert!(clean_value(&mut v, true).is_clean(), "{s}");
+            assert_eq!(v, json!({"t": s}), "{s}");
+        }
+        assert_eq!(
+            decode_char_refs("a&colon;&#66&#x43;&#0;&#x110000;&fjlig;é"),
+            (
+                "a:BC\u{fffd}\u{fffd}fjé".to_owned(),
+                vec![0, 1, 8, 12, 18, 18, 18, 22, 22, 22, 32, 32, 39, 39, 41]
+            )
+        );
+        assert_eq!(
+            // A comma inside a URL is its own (a data: URI has one).
+            srcset_candidates("a 1x, b,c , d,,"),
+            vec![(0, 1), (6, 9), (12, 13)]
+        );
         assert!(is_base64_meta("data:text/plain; base64 "));
         assert!(!is_base64_meta("data:text/plain,base64"));
         assert!(!is_base64_meta("data:text/plainbase64"));
