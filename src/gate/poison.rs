@@ -795,9 +795,7 @@ fn decode_py_escape(body: &[u8], raw: bool) -> Option<String> {
             i = after + 1 + width;
             continue;
         }
-        let Some(&e) = body.get(i + 1) else {
-            return None;
-        };
+        let &e = body.get(i + 1)?;
         i += 2;
         let simple = match e {
             b'\n' => Some(None),
