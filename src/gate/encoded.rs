@@ -3,8 +3,11 @@
 //! `!!binary` ([`super::decide`]): every reading such a decoder may give,
 //! so that a check that passes each of them passes what any of them reads.
 
-/// Most readings [`base64_readings`] gives one text: each of the three
-/// [`PadRule`]s under each of the two [`Alphabet`]s.
+/// Most readings the gateway makes of one base64 text: each of three
+/// rules for where a lenient decoder stops at `=` (concatenated streams,
+/// the first complete padding, the first `=`) under each of two alphabets
+/// (standard and url-safe read as one; standard with `-` and `_` dropped
+/// as Python drops them).
 pub const MAX_BASE64_READINGS: usize = 6;
 
 /// Where a lenient base64 decoder stops at `=` (see [`base64_readings`]).
