@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
+use super::encoded::{base64_readings, MAX_BASE64_READINGS};
 use super::paths::{is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
@@ -535,7 +536,7 @@ impl Gatekeeper {
                 // The pointer may lead into JSON held in a string (a server
                 // on the Python SDK decodes it): the rule applies there too.
                 None => {
-                    if let Some(v) = pointer_through_strings(args, &rule.pointer) {
+                    for v in pointer_through_strings(args, &rule.pointer) {
                         self.apply_rule(rule, &v, &mut names, &mut budget)?;
                     }
                 }
@@ -842,10 +843,14 @@ impl Gatekeeper {
         scan.nesting += 1;
         let checked = match embedded {
             Embedded::Text => Ok(()),
-            Embedded::Json(v) => self.walk_from(&v, place, &[], scan),
-            Embedded::Block(v) => {
+            Embedded::Json(readings) => readings
+                .iter()
+                .try_for_each(|v| self.walk_from(v, place, &[], scan)),
+            Embedded::Block(readings) => {
                 let was = std::mem::replace(&mut scan.prose, true);
-                let walked = self.walk_from(&v, place, &[], scan);
+                let walked = readings
+                    .iter()
+                    .try_for_each(|v| self.walk_from(v, place, &[], scan));
                 scan.prose = was;
                 walked
             }
@@ -1073,12 +1078,15 @@ enum Embedded {
     /// A JSON array or object, strict (unique keys, within the core's
     /// depth); or a bracketed text that is not JSON, read as YAML reads
     /// its flow collections (Python's dict and list literals with quoted
-    /// strings: `{'path': '/etc/passwd'}`).
-    Json(Value),
+    /// strings: `{'path': '/etc/passwd'}`). Each reading of it (more
+    /// than one when a YAML `!!binary` scalar in it has more,
+    /// [`read_yaml`]), the first first; never empty.
+    Json(Vec<Value>),
     /// A text that is no JSON but a YAML block collection (`path:
     /// /etc/passwd`, `- /etc/passwd`): checked as prose may be (a value
-    /// under a path name when it reads as a path, [`Scan::prose`]).
-    Block(Value),
+    /// under a path name when it reads as a path, [`Scan::prose`]). Each
+    /// reading of it, as for [`Embedded::Json`].
+    Block(Vec<Value>),
     /// Starts as an array or object but is not strict JSON and does not
     /// end as one (no decoder reads it whole): its string literals,
     /// decoded.
@@ -1104,7 +1112,7 @@ fn embedded_json(s: &str) -> Embedded {
         if let Ok(v @ Value::String(_)) =
             crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default())
         {
-            return Embedded::Json(v);
+            return Embedded::Json(vec![v]);
         }
     }
     // A Python tuple of strings or collections (`('/etc/passwd',)`): the
@@ -1112,7 +1120,7 @@ fn embedded_json(s: &str) -> Embedded {
     if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
         if inner.trim_start().starts_with(['\'', '"', '(', '[', '{']) {
             return match read_yaml(&format!("[{inner}]")) {
-                YamlRead::Collection(v) if !python_residue(&v) => Embedded::Json(v),
+                YamlRead::Collection(v) if !v.iter().any(python_residue) => Embedded::Json(v),
                 YamlRead::Unreadable(why) => Embedded::Unreadable(why),
                 _ => Embedded::Unreadable("a Python tuple this check cannot read".into()),
             };
@@ -1129,7 +1137,7 @@ fn embedded_json(s: &str) -> Embedded {
         };
     }
     match crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default()) {
-        Ok(v) => Embedded::Json(v),
+        Ok(v) => Embedded::Json(vec![v]),
         Err(
             e @ (crate::json::JsonError::DuplicateKey(_) | crate::json::JsonError::TooDeep { .. }),
         ) => Embedded::Unreadable(e.to_string()),
@@ -1151,7 +1159,7 @@ fn embedded_json(s: &str) -> Embedded {
                     // A scalar YAML left holding quotes or a parenthesis is
                     // a Python literal YAML does not read (a tuple, bytes:
                     // `('/etc/passwd',)`, `b'…'`).
-                    YamlRead::Collection(v) if python_residue(&v) => {
+                    YamlRead::Collection(v) if v.iter().any(python_residue) => {
                         return Embedded::Unreadable(
                             "a bracketed text holding a Python literal (a tuple, bytes) that YAML reads otherwise"
                                 .into(),
@@ -1220,8 +1228,10 @@ fn python_residue(v: &Value) -> bool {
 #[derive(Debug, PartialEq)]
 enum YamlRead {
     /// A mapping or a sequence (the documents of a stream with more than
-    /// one, as an array), every key a scalar's text.
-    Collection(Value),
+    /// one, as an array), every key a scalar's text: each reading of it
+    /// (one a reading of its `!!binary` scalars, [`yaml_scalar`]), at most
+    /// [`MAX_BASE64_READINGS`], never empty.
+    Collection(Vec<Value>),
     /// A YAML text a loader reads otherwise than this check: an alias
     /// (expanded by a loader), a key that is a collection, a duplicate
     /// key, nesting past the core's bound.
@@ -1237,9 +1247,28 @@ enum YamlFrame {
 }
 
 /// Reads `t` as YAML 1.2 (`yaml-rust2`'s event parser; every scalar as its
-/// text, tags ignored), nesting bounded by the core's JSON depth bound.
-/// Bounded by `t`'s length (the parser's events).
+/// text or texts, [`yaml_scalar`]), nesting bounded by the core's JSON
+/// depth bound: once per reading, the `k`th taking the `k`th text of
+/// every scalar that has that many (its last of one that has fewer), so
+/// that each text of each scalar is checked in place. Bounded by `t`'s
+/// length (the parser's events) times [`MAX_BASE64_READINGS`].
 fn read_yaml(t: &str) -> YamlRead {
+    let (first, readings) = read_yaml_reading(t, 0);
+    let YamlRead::Collection(mut all) = first else {
+        return first;
+    };
+    for pick in 1..readings.min(MAX_BASE64_READINGS) {
+        match read_yaml_reading(t, pick).0 {
+            YamlRead::Collection(v) => all.extend(v),
+            other => return other,
+        }
+    }
+    YamlRead::Collection(all)
+}
+
+/// One reading of `t` as YAML ([`read_yaml`]): the `pick`th text of each
+/// scalar (its last when it has fewer); and the most texts a scalar had.
+fn read_yaml_reading(t: &str, pick: usize) -> (YamlRead, usize) {
     use yaml_rust2::parser::Parser;
     use yaml_rust2::Event;
     let max_depth = crate::json::Limits::default().effective_max_depth();
@@ -1247,19 +1276,28 @@ fn read_yaml(t: &str) -> YamlRead {
     let mut parser = Parser::new_from_str(t);
     let mut frames: Vec<YamlFrame> = Vec::new();
     let mut docs: Vec<Value> = Vec::new();
+    let mut readings = 1_usize;
     loop {
         let Ok((event, _)) = parser.next_token() else {
-            return YamlRead::Other;
+            return (YamlRead::Other, readings);
         };
         let node = match event {
             Event::StreamEnd => break,
-            Event::Alias(_) => return unreadable("an alias, which a loader expands"),
+            Event::Alias(_) => return (unreadable("an alias, which a loader expands"), readings),
             Event::Scalar(text, _, _, tag) => match yaml_scalar(text, tag) {
-                Ok(v) => v,
-                Err(why) => return unreadable(why),
+                Ok(mut texts) => {
+                    readings = readings.max(texts.len());
+                    let at = pick.min(texts.len().saturating_sub(1));
+                    if at < texts.len() {
+                        Value::String(texts.swap_remove(at))
+                    } else {
+                        Value::String(String::new())
+                    }
+                }
+                Err(why) => return (unreadable(why), readings),
             },
             Event::SequenceStart(..) | Event::MappingStart(..) if frames.len() >= max_depth => {
-                return unreadable("nesting past the core's bound")
+                return (unreadable("nesting past the core's bound"), readings)
             }
             Event::SequenceStart(..) => {
                 frames.push(YamlFrame::Seq(Vec::new()));
@@ -1272,7 +1310,7 @@ fn read_yaml(t: &str) -> YamlRead {
             Event::SequenceEnd | Event::MappingEnd => match frames.pop() {
                 Some(YamlFrame::Seq(items)) => Value::Array(items),
                 Some(YamlFrame::Map(m, _)) => Value::Object(m),
-                None => return YamlRead::Other,
+                None => return (YamlRead::Other, readings),
             },
             _ => continue,
         };
@@ -1282,11 +1320,11 @@ fn read_yaml(t: &str) -> YamlRead {
             Some(YamlFrame::Map(m, pending)) => match (pending.take(), node) {
                 (None, Value::String(key)) => {
                     if m.contains_key(&key) {
-                        return unreadable("a duplicate key");
+                        return (unreadable("a duplicate key"), readings);
                     }
                     *pending = Some(key);
                 }
-                (None, _) => return unreadable("a key that is a collection"),
+                (None, _) => return (unreadable("a key that is a collection"), readings),
                 (Some(key), value) => {
                     m.insert(key, value);
                 }
@@ -1294,11 +1332,14 @@ fn read_yaml(t: &str) -> YamlRead {
         }
     }
     let collections = docs.iter().filter(|d| !d.is_string()).count();
-    match (collections, docs.len()) {
+    let read = match (collections, docs.len()) {
         (0, _) => YamlRead::Other,
-        (_, 1) => docs.pop().map_or(YamlRead::Other, YamlRead::Collection),
-        _ => YamlRead::Collection(Value::Array(docs)),
-    }
+        (_, 1) => docs
+            .pop()
+            .map_or(YamlRead::Other, |d| YamlRead::Collection(vec![d])),
+        _ => YamlRead::Collection(vec![Value::Array(docs)]),
+    };
+    (read, readings)
 }
 
 /// The YAML tag prefix `!!` stands for (YAML 1.2, 6.8.2.2).
@@ -1307,52 +1348,52 @@ const YAML_CORE_TAGS: &str = "tag:yaml.org,2002:";
 /// A YAML scalar as a loader gives it to a server: untagged, or with a
 /// core tag, its text; `!!binary`, the text its base64 decodes to (PyYAML
 /// hands `path: !!binary L2V0Yy9wYXNzd2Q=` over as the bytes
-/// `/etc/passwd`, which `open()` takes).
+/// `/etc/passwd`, which `open()` takes), read as every lenient decoder
+/// reads it ([`base64_readings`]: a stray leading `=`, `-` and `_` as
+/// junk or as url-safe digits, ...), each distinct reading one text (one
+/// that is no UTF-8 with U+FFFD for its bad bytes, so that a leading `/`
+/// or `..` stays seen). At most [`MAX_BASE64_READINGS`] texts.
 ///
 /// # Errors
-/// A `!!binary` that decodes to no UTF-8, or any other tag (a local
+/// A `!!binary` no reading of which is UTF-8, or any other tag (a local
 /// `!name`, `!!python/…`): a loader may construct something this check
 /// does not see.
-fn yaml_scalar(text: String, tag: Option<yaml_rust2::parser::Tag>) -> Result<Value, &'static str> {
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    use base64::Engine as _;
+fn yaml_scalar(
+    text: String,
+    tag: Option<yaml_rust2::parser::Tag>,
+) -> Result<Vec<String>, &'static str> {
     let Some(tag) = tag else {
-        return Ok(Value::String(text));
+        return Ok(vec![text]);
     };
     match (tag.handle.as_str(), tag.suffix.as_str()) {
         (YAML_CORE_TAGS, "binary") => {
-            // As Python's `base64.decodebytes`: every character outside the
-            // alphabet (line breaks, spaces) is skipped, and padding ends it.
-            let digits: String = text
-                .chars()
-                .take_while(|c| *c != '=')
-                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'))
-                .collect();
-            let engine = GeneralPurpose::new(
-                &base64::alphabet::STANDARD,
-                GeneralPurposeConfig::new()
-                    .with_decode_padding_mode(DecodePaddingMode::Indifferent)
-                    .with_decode_allow_trailing_bits(true),
-            );
-            engine
-                .decode(digits)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .map(Value::String)
-                .ok_or("a !!binary scalar that decodes to no text")
+            let readings = base64_readings(text.as_bytes());
+            if !readings.iter().any(|r| std::str::from_utf8(r).is_ok()) {
+                return Err("a !!binary scalar that decodes to no text");
+            }
+            let mut texts: Vec<String> = Vec::with_capacity(readings.len());
+            for r in &readings {
+                let t = String::from_utf8_lossy(r).into_owned();
+                if !texts.contains(&t) {
+                    texts.push(t);
+                }
+            }
+            Ok(texts)
         }
         (YAML_CORE_TAGS, "str" | "int" | "float" | "bool" | "null" | "timestamp")
         | ("!", "")
-        | ("", "!") => Ok(Value::String(text)),
+        | ("", "!") => Ok(vec![text]),
         _ => Err("a tag a loader may construct otherwise"),
     }
 }
 
 /// The value at the RFC 6901 `pointer` in `root`, reading a string on the
 /// way that holds a JSON array or object ([`embedded_json`]) as what it
-/// holds, at most [`MAX_EMBEDDED_JSON_DEPTH`] times. `None` when no value
-/// is there. Bounded by the pointer's tokens.
-fn pointer_through_strings(root: &Value, pointer: &str) -> Option<Value> {
+/// holds, at most [`MAX_EMBEDDED_JSON_DEPTH`] times: the value under each
+/// reading of such a text ([`Embedded::Json`]), none when no value is
+/// there. Bounded by the pointer's tokens times
+/// [`MAX_BASE64_READINGS`]^[`MAX_EMBEDDED_JSON_DEPTH`].
+fn pointer_through_strings(root: &Value, pointer: &str) -> Vec<Value> {
     let tokens: Vec<String> = pointer
         .split('/')
         .skip(1)
@@ -1363,29 +1404,37 @@ fn pointer_through_strings(root: &Value, pointer: &str) -> Option<Value> {
 
 /// [`pointer_through_strings`] from `root` (reached through `decoded`
 /// texts): borrowed until a string holding JSON, whose decoded value the
-/// rest of the pointer is followed into.
-fn follow(root: &Value, tokens: &[String], decoded: usize) -> Option<Value> {
+/// rest of the pointer is followed into (each reading of it).
+fn follow(root: &Value, tokens: &[String], decoded: usize) -> Vec<Value> {
     let mut at = root;
     for (i, token) in tokens.iter().enumerate() {
         if let Value::String(s) = at {
             if decoded >= MAX_EMBEDDED_JSON_DEPTH {
-                return None;
+                return Vec::new();
             }
-            let (Embedded::Json(v) | Embedded::Block(v)) = embedded_json(s) else {
-                return None;
+            let (Embedded::Json(readings) | Embedded::Block(readings)) = embedded_json(s) else {
+                return Vec::new();
             };
-            return follow(&v, tokens.get(i..)?, decoded + 1);
+            let rest = tokens.get(i..).unwrap_or_default();
+            return readings
+                .iter()
+                .flat_map(|v| follow(v, rest, decoded + 1))
+                .collect();
         }
-        at = match at {
-            Value::Object(m) => m.get(token)?,
+        let next = match at {
+            Value::Object(m) => m.get(token),
             // As `Value::pointer` reads an index: digits, no leading zero.
             Value::Array(a) if token == "0" || !token.starts_with(['0', '+']) => {
-                a.get(token.parse::<usize>().ok()?)?
+                token.parse::<usize>().ok().and_then(|n| a.get(n))
             }
-            _ => return None,
+            _ => None,
         };
+        let Some(next) = next else {
+            return Vec::new();
+        };
+        at = next;
     }
-    Some(at.clone())
+    vec![at.clone()]
 }
 
 /// The string literals of a text that looks like JSON, each decoded as JSON
@@ -2366,6 +2415,25 @@ max_bytes = 10
             ("path: !!binary L2V0Yy9wYXNzd2Q", outside),
             ("path: !!binary c3ViL2EudHh0", "ok"),
             ("path: !!binary //79", complex),
+            // Every reading lenient decoders give (#20, N3): a stray `=`
+            // before the data, `-` and `_` as Python's junk, quoted, flow,
+            // sequences; a value one of whose readings is refused is.
+            ("path: !!binary =L2V0Yy9wYXNzd2Q=", outside),
+            ("path: !!binary ==L2V0Yy9wYXNzd2Q=", outside),
+            ("path: !!binary '=L2V0Yy9wYXNzd2Q='", outside),
+            ("path: !!binary \"= L2V0Yy9wYXNzd2Q=\"", outside),
+            ("path: !!binary = L2V0Yy9wYXNzd2Q=", outside),
+            ("{path: !!binary =L2V0Yy9wYXNzd2Q=}", outside),
+            ("paths: [!!binary =L2V0Yy9wYXNzd2Q=]", outside),
+            ("path: !!binary L2V0Y_y9wYXNzd2Q=", outside),
+            ("path: !!binary -L2V0Yy9wYXNzd2Q=", outside),
+            ("path: !!binary c3ViLw==Li4vLi4vZXRjL3Bhc3N3ZA==", outside),
+            (
+                "url: !!binary =aHR0cDovLzE2OS4yNTQuMTY5LjI1NC8=",
+                "ssrf.cloud_metadata",
+            ),
+            ("path: !!binary =c3ViL2EudHh0", "ok"),
+            ("path: !!binary c3Vi_L2EudHh0", "ok"),
             ("path: !!str /etc/passwd", outside),
             ("path: !!str sub/a.txt", "ok"),
             ("path: ! sub/a.txt", "ok"),

@@ -25,6 +25,7 @@ mod audit;
 mod child;
 mod code;
 mod decide;
+mod encoded;
 mod limits;
 mod listing;
 mod owned;
@@ -45,6 +46,7 @@ pub use decide::{
     params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
     MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
+pub use encoded::MAX_BASE64_READINGS;
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};
 pub use paths::{

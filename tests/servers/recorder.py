@@ -201,6 +201,10 @@ for line in sys.stdin:
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"x":"%s"}}\n' % (json.dumps(id), "a" * 3000))
             elif how == "poison":
                 text(id, "done\u200b\u001b[2J" + TAG)
+            elif how == "result_hex":
+                # The result the test wrote, hex-encoded so that the
+                # gateway's argument checks see only hex digits.
+                send({"jsonrpc": "2.0", "id": id, "result": json.loads(bytes.fromhex(args["hex"]))})
             elif how == "collide":
                 # Keys that differ only by hidden characters (kind 5).
                 send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"a": "first", "a\u200b": "second", "\u200ba": "third"}}})
