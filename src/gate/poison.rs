@@ -501,6 +501,9 @@ fn charset_for_label(label: &str) -> Option<Charset> {
         "punycode" => Some(Charset::Punycode),
         _ => None,
     };
+    if let Some(e) = legacy_code_page(key) {
+        return Some(Charset::Other(e));
+    }
     let whatwg = || {
         encoding_rs::Encoding::for_label(label.as_bytes())
             .or_else(|| encoding_rs::Encoding::for_label(label.replace(['_', ' '], "-").as_bytes()))
@@ -518,6 +521,45 @@ fn charset_for_label(label: &str) -> Option<Charset> {
         None if key.is_empty() || key == "binary" => None,
         None => Some(Charset::Unknown),
     }
+}
+
+/// The Python, IANA and Windows names of the legacy code pages WHATWG
+/// names otherwise (`cp932`, `latin-9`, `mac_roman`, `cp1252`), by `key`
+/// (letters and digits, lower case); and the DOS code pages 437 and 850,
+/// which `encoding_rs` lacks, screened as IBM866: their lower halves are
+/// ASCII, control characters included, and their upper halves, like
+/// IBM866's, visible letters, box drawing and a no-break space at 0xFF
+/// (850's soft hyphen at 0xF0 is read as a letter), so the same bytes are
+/// found and written back.
+fn legacy_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
+    use encoding_rs as e;
+    Some(match key {
+        "cp932" | "ms932" | "windows31j" | "mskanji" | "sjis" => e::SHIFT_JIS,
+        "latin9" | "l9" | "iso885915" | "cp28605" => e::ISO_8859_15,
+        "macroman" | "xmacroman" | "macintosh" | "csmacintosh" | "mac" => e::MACINTOSH,
+        "cp936" | "ms936" => e::GBK,
+        "cp949" | "ms949" | "uhc" => e::EUC_KR,
+        "cp950" | "ms950" => e::BIG5,
+        "cp1250" => e::WINDOWS_1250,
+        "cp1251" => e::WINDOWS_1251,
+        "cp1252" => e::WINDOWS_1252,
+        "cp1253" => e::WINDOWS_1253,
+        "cp1254" => e::WINDOWS_1254,
+        "cp1255" => e::WINDOWS_1255,
+        "cp1256" => e::WINDOWS_1256,
+        "cp1257" => e::WINDOWS_1257,
+        "cp1258" => e::WINDOWS_1258,
+        "cp874" => e::WINDOWS_874,
+        "cp437"
+        | "ibm437"
+        | "437"
+        | "cspc8codepage437"
+        | "cp850"
+        | "ibm850"
+        | "850"
+        | "cspc850multilingual" => e::IBM866,
+        _ => return None,
+    })
 }
 
 /// `bytes` as text: a UTF-32 or UTF-16 byte order mark decides the
@@ -2085,7 +2127,7 @@ mod tests {
         );
         // A label no one knows: fail closed, counted and removed when
         // stripping, whatever the bytes (#20, N4).
-        for label in ["klingon", "cp437", "x-unknown-7"] {
+        for label in ["klingon", "cp4370", "x-unknown-7"] {
             assert_eq!(charset_for_label(label), Some(Charset::Unknown), "{label}");
             let mime = format!("text/plain; charset={label}");
             let mut v = json!({"mimeType": mime, "blob": STANDARD.encode("plain words")});
@@ -2100,6 +2142,32 @@ mod tests {
             let mut v = json!(format!("see data:text/plain;charset={label},x ok"));
             assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
             assert_eq!(v, json!("see  ok"));
+        }
+        // Legacy code pages by their Python, IANA and Windows names (#20
+        // re-attack s41, FP-A): read, not refused.
+        for (label, want) in [
+            ("cp932", encoding_rs::SHIFT_JIS),
+            ("latin-9", encoding_rs::ISO_8859_15),
+            ("mac_roman", encoding_rs::MACINTOSH),
+            ("CP1252", encoding_rs::WINDOWS_1252),
+            ("IBM437", encoding_rs::IBM866),
+            ("cp850", encoding_rs::IBM866),
+            ("ibm850", encoding_rs::IBM866),
+        ] {
+            assert_eq!(
+                charset_for_label(label),
+                Some(Charset::Other(want)),
+                "{label}"
+            );
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(b"plain \xb0\xdb words")});
+            let kept = v.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{label}");
+            assert_eq!(v, kept, "{label}");
+            // An escape sequence in one is found and stripped.
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(b"a\x1b[2Jb \xb0")});
+            assert!(!clean_value(&mut v, true).is_clean(), "{label}");
+            assert_eq!(v["blob"], STANDARD.encode(b"ab \xb0"), "{label}");
         }
         // No label, or the replacement encoding's: read as undeclared.
         for label in ["binary", "iso-2022-kr", ""] {
