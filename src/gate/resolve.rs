@@ -395,6 +395,12 @@ mod tests {
             "user@inside.example?q",
             "inside.example.#f",
             " inside.example/x\n",
+            // As WHATWG reads the host (#20 re-attack s41, S1).
+            "inside%2Eexample/x",
+            "inside.example\\x",
+            "in\u{ad}side.example/x",
+            "inside.example\u{200b}/x",
+            "inside\u{3002}example/x",
         ] {
             assert_eq!(run_names(vec![sl(t)], long), Err("ssrf.loopback"), "{t}");
         }
@@ -420,6 +426,11 @@ mod tests {
             "~/x",
             "http://a.example/",
             "a\\b c",
+            // A single label is a relative path as likely as a host (s41,
+            // FP-B): text.
+            "src/main.rs",
+            "docs/guide.md",
+            "images\\logo.png",
         ] {
             assert!(
                 crate::gate::urls::scheme_less_name(&net, t, "t")

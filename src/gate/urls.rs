@@ -460,17 +460,28 @@ pub(crate) fn scheme_less_name(
     if s.is_empty() || looks_like_url(&s) || s.starts_with(['/', '\\', '.', '~']) {
         return Ok(None);
     }
-    // The host after any `user@`, as the server's URL parser reads it.
-    let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
-    let after_user = s
-        .get(..end)
-        .and_then(|a| a.rfind('@'))
-        .map_or(0, |at| at + 1);
-    let s = s.get(after_user..).unwrap_or_default();
-    match net.classify_url(&format!("http://{s}")) {
+    // The host as a WHATWG parser reads it after `http://` (Node's
+    // `new URL`): past any `user@`, `\\` a slash, percent-decoded and
+    // UTS 46 mapped (`rebind%2Eexample\\x`, `re\u{ad}bind.example`).
+    let Ok(parsed) = url::Url::parse(&format!("http://{s}")) else {
+        return Ok(None);
+    };
+    let (host, literal) = match parsed.host() {
+        Some(url::Host::Domain(d)) => (d.to_owned(), false),
+        Some(url::Host::Ipv4(a)) => (a.to_string(), true),
+        Some(url::Host::Ipv6(a)) => (format!("[{a}]"), true),
+        None => return Ok(None),
+    };
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    match net.classify_url(&format!("http://{host}:{port}/")) {
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
-        Err(d) if d.code().starts_with("ssrf.") => Err(Refusal::from_denial(&d, rule)),
+        // An address, or a name the operator denies: refused. A name the
+        // core refuses unresolved (a single label: `src/main.rs`) is a
+        // relative path as likely as a host: text.
+        Err(d) if literal || d.kind() == DenialCode::OperatorDeny => {
+            Err(Refusal::from_denial(&d, rule))
+        }
         Err(_) => Ok(None),
     }
 }
