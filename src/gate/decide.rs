@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
-use super::paths::{is_path_name, uri_name, Roots};
+use super::paths::{host_name, is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
@@ -703,7 +703,10 @@ impl Gatekeeper {
                     // Under `--resolve`, a scheme-less name under a
                     // URI-named key is looked up as a server that adds
                     // `http://` would (#20 F7); no answer: it was text.
-                    if place == Place::Uri && self.policy.resolve && !reads_as_a_path(s) {
+                    if matches!(place, Place::Uri | Place::Host)
+                        && self.policy.resolve
+                        && !reads_as_a_path(s)
+                    {
                         if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)? {
                             self.note(scan.names, n)?;
                         }
@@ -713,7 +716,7 @@ impl Gatekeeper {
                         Place::InPath => reads_as_a_path(s),
                         Place::FileUri => !looks_like_url(s),
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
-                        Place::Plain => false,
+                        Place::Plain | Place::Host => false,
                     } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
@@ -730,7 +733,7 @@ impl Gatekeeper {
                     // path-named key, or in an array under one (a map from
                     // path to anything), the path check. Other keys there
                     // (`type`, `content`) are member names, not paths.
-                    let under_path = place != Place::Plain;
+                    let under_path = !matches!(place, Place::Plain | Place::Host);
                     for k in m.keys() {
                         if k.contains('%') || looks_like_url(k) {
                             spend(scan.budget)?;
@@ -753,6 +756,7 @@ impl Gatekeeper {
                             (false, Some(true)) => Place::FileUri,
                             (false, _) if under_path => Place::InPath,
                             (false, Some(false)) => Place::Uri,
+                            (false, None) if host_name(k) => Place::Host,
                             (false, None) => Place::Plain,
                         };
                         (v, inner)
@@ -1617,6 +1621,10 @@ enum Place {
     /// The value of a key naming a URI (`uri`, `href`): a path when it is
     /// no URL and reads as a path.
     Uri,
+    /// The value of a key naming a host (`host`, `endpoint`:
+    /// [`host_name`]): under `--resolve`, a scheme-less name in it is
+    /// looked up as under a URI-named key.
+    Host,
 }
 
 /// `true` when a string under a path-named key reads as a path, as

@@ -125,6 +125,35 @@ pub const URI_ARGUMENT_WORDS: &[&str] = &[
     "locators",
 ];
 
+/// Last words of an argument name that names a network host
+/// ([`host_name`]: `host`, `hostName`, `api_endpoint`, `serverDomain`).
+pub const HOST_ARGUMENT_WORDS: &[&str] = &[
+    "host",
+    "hosts",
+    "hostname",
+    "hostnames",
+    "endpoint",
+    "endpoints",
+    "server",
+    "servers",
+    "domain",
+    "domains",
+    "origin",
+    "origins",
+    "website",
+];
+
+/// `true` when an argument called `name` names a network host: its last
+/// word, or its last words joined, is one of [`HOST_ARGUMENT_WORDS`]
+/// (`host`, `target_host`, `hostName`, `apiEndpoint`). Bounded by the
+/// name's length.
+pub fn host_name(name: &str) -> bool {
+    alternatives(&bare_name(name)).any(|alt| {
+        let joined = joined_lower(alt);
+        HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
+    })
+}
+
 /// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
 /// location (`file_uri`, `fileUrl`, `localPath`, `dirLocation`).
 pub const FILE_LOCATION_WORDS: &[&str] = &[
@@ -651,6 +680,31 @@ fn normalize(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn host_names() {
+        for yes in [
+            "host",
+            "hostName",
+            "target_host",
+            "apiEndpoint",
+            "serverDomain",
+            "origin",
+            "hosts[]",
+        ] {
+            assert!(host_name(yes), "{yes}");
+        }
+        for no in [
+            "path",
+            "url",
+            "ghostwriter",
+            "hostile_text",
+            "note",
+            "composite",
+        ] {
+            assert!(!host_name(no), "{no}");
+        }
+    }
+
     #[test]
     fn path_names_by_their_last_word() {
         for name in [

@@ -191,6 +191,25 @@ fn scheme_less_names_under_url_keys_are_resolved() {
         (json!({"url": "origin.toolgate-test.net/x"}), None),
         (json!({"uri": "report.pdf"}), None),
         (json!({"note": "inside.toolgate-test.net/x"}), None),
+        // Host-named keys too (#20 re-attack s41, S2), and WHATWG's
+        // reading of the host (S1).
+        (
+            json!({"host": "inside.toolgate-test.net"}),
+            Some("ssrf.loopback"),
+        ),
+        (
+            json!({"apiEndpoint": "intra.toolgate-test.net/v1"}),
+            Some("ssrf.private"),
+        ),
+        (
+            json!({"server": {"hostname": "inside%2Etoolgate-test%2Enet"}}),
+            Some("ssrf.loopback"),
+        ),
+        (
+            json!({"url": "inside.toolgate-test.net\\x"}),
+            Some("ssrf.loopback"),
+        ),
+        (json!({"uri": "src/main.rs"}), None),
     ];
     let mut input = format!("{INITIALIZE}\n");
     for (i, (args, _)) in cases.iter().enumerate() {
