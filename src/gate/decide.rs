@@ -703,10 +703,7 @@ impl Gatekeeper {
                     // Under `--resolve`, a scheme-less name under a
                     // URI-named key is looked up as a server that adds
                     // `http://` would (#20 F7); no answer: it was text.
-                    if matches!(place, Place::Uri | Place::Host)
-                        && self.policy.resolve
-                        && !reads_as_a_path(s)
-                    {
+                    if matches!(place, Place::Uri | Place::Host) && self.policy.resolve {
                         if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)? {
                             self.note(scan.names, n)?;
                         }
@@ -1993,8 +1990,12 @@ max_bytes = 10
             "replaced by the gateway's roots on its way"
         );
         assert!(
-            answer(roots).is_err(),
+            answer(roots.clone()).is_err(),
             "with --root no client result answers roots/list"
+        );
+        assert!(
+            check(&g, roots, Answered::RootsList).is_err(),
+            "with --root the gateway answers roots/list: a client's answer carries nothing unchecked"
         );
         assert_eq!(
             check(
