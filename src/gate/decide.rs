@@ -777,13 +777,13 @@ impl Gatekeeper {
         if !text.contains('%') {
             return self.vet_url_form(text, scan);
         }
-        let forms = percent_forms(text);
+        let decodings = percent_decodings(text);
         let written = url_origin(text);
         // Deeper than the gateway decodes, where the decodings still change
         // the scheme or authority: a server that decodes once more could
         // fetch anything.
-        let deepest = forms.get(super::MAX_PERCENT_DECODINGS);
-        if encoded_too_deep(text) && deepest.is_none_or(|f| url_origin(f) != written) {
+        let deepest = decodings.get(super::MAX_PERCENT_DECODINGS);
+        if deepest.is_some_and(|f| decodes_again(f) && url_origin(f) != written) {
             return Err(Refusal::from_denial(
                     &crate::net::Denial::of(
                         crate::net::DenialCode::Ambiguous,
@@ -795,7 +795,7 @@ impl Gatekeeper {
                 URL_RULE,
             ));
         }
-        for (i, form) in forms.iter().enumerate() {
+        for (i, form) in with_js_unescapes(decodings).iter().enumerate() {
             // A decoding that leaves the scheme and authority as written
             // names the same destination (`https://a.example/my%20file`):
             // only the written URL is vetted.
@@ -1493,10 +1493,18 @@ fn looks_like_a_path(key: &str) -> bool {
 
 /// `text` as written and as each of its percent-decodings that a server
 /// may make (`%2e%2e%2f` is `../`), up to [`super::MAX_PERCENT_DECODINGS`]
-/// (a text encoded deeper is refused: [`encoded_too_deep`]), and each of
+/// ([`percent_decodings`]; a URL encoded deeper is refused:
+/// [`decodes_again`]), and each of
 /// those as JavaScript's `unescape` reads it ([`js_unescape`]: `%u002F`).
 /// At most twice `MAX_PERCENT_DECODINGS + 1` forms.
 fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    with_js_unescapes(percent_decodings(text))
+}
+
+/// `text` as written and as each of its percent-decodings, up to
+/// [`super::MAX_PERCENT_DECODINGS`]; stops at the first that changes
+/// nothing.
+fn percent_decodings(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let mut forms = vec![std::borrow::Cow::Borrowed(text)];
     for _ in 0..super::MAX_PERCENT_DECODINGS {
         let Some(last) = forms.last() else { break };
@@ -1507,7 +1515,12 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
         let decoded = std::borrow::Cow::Owned(decoded.into_owned());
         forms.push(decoded);
     }
-    // JavaScript's `unescape` of each (`%u002F`): one more reading each.
+    forms
+}
+
+/// `forms` and, after them, JavaScript's `unescape` of each that holds a
+/// `%uXXXX` (`%u002F`): one more reading each.
+fn with_js_unescapes(mut forms: Vec<std::borrow::Cow<'_, str>>) -> Vec<std::borrow::Cow<'_, str>> {
     let unescaped: Vec<_> = forms
         .iter()
         .filter(|f| f.contains('%'))
@@ -1545,19 +1558,12 @@ fn url_origin(text: &str) -> String {
     s.get(..end).unwrap_or_default().to_ascii_lowercase()
 }
 
-/// `true` when `text` still percent-decodes to another text after
-/// [`super::MAX_PERCENT_DECODINGS`] decodings: a server that unquotes it
-/// once more reads what no check saw.
-fn encoded_too_deep(text: &str) -> bool {
-    let mut form = std::borrow::Cow::Borrowed(text);
-    for _ in 0..=super::MAX_PERCENT_DECODINGS {
-        let decoded = percent_encoding::percent_decode_str(&form).decode_utf8_lossy();
-        if decoded == form {
-            return false;
-        }
-        form = std::borrow::Cow::Owned(decoded.into_owned());
-    }
-    true
+/// `true` when one more percent-decoding changes `form`: the last of
+/// [`percent_decodings`] that does is encoded deeper than the gateway
+/// decodes, and a server that unquotes it once more reads what no check
+/// saw.
+fn decodes_again(form: &str) -> bool {
+    percent_encoding::percent_decode_str(form).decode_utf8_lossy() != form
 }
 
 /// Where a client's answer stands, for
