@@ -12,9 +12,8 @@ use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::urls::{
-    js_unescape, lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName,
-};
+use super::unquote::decodings;
+use super::urls::{lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
@@ -777,25 +776,24 @@ impl Gatekeeper {
         if !text.contains('%') {
             return self.vet_url_form(text, scan);
         }
-        let decodings = percent_decodings(text);
+        let decoded = decodings(text);
         let written = url_origin(text);
         // Deeper than the gateway decodes, where the decodings still change
         // the scheme or authority: a server that decodes once more could
         // fetch anything.
-        let deepest = decodings.get(super::MAX_PERCENT_DECODINGS);
-        if deepest.is_some_and(|f| decodes_again(f) && url_origin(f) != written) {
+        if decoded.deeper().any(|f| url_origin(f) != written) {
             return Err(Refusal::from_denial(
-                    &crate::net::Denial::of(
-                        crate::net::DenialCode::Ambiguous,
-                        format!(
-                            "a text percent-encoded more than {} times: a server that decodes it again reads what no check saw",
-                            super::MAX_PERCENT_DECODINGS
-                        ),
+                &crate::net::Denial::of(
+                    crate::net::DenialCode::Ambiguous,
+                    format!(
+                        "a text percent-encoded more than {} times: a server that decodes it again reads what no check saw",
+                        super::MAX_PERCENT_DECODINGS
                     ),
+                ),
                 URL_RULE,
             ));
         }
-        for (i, form) in with_js_unescapes(decodings).iter().enumerate() {
+        for (i, form) in decoded.forms().iter().enumerate() {
             // A decoding that leaves the scheme and authority as written
             // names the same destination (`https://a.example/my%20file`):
             // only the written URL is vetted.
@@ -1491,44 +1489,11 @@ fn looks_like_a_path(key: &str) -> bool {
         .any(|k| k.contains(['/', '\\']) || k.starts_with(['~', '.']))
 }
 
-/// `text` as written and as each of its percent-decodings that a server
-/// may make (`%2e%2e%2f` is `../`), up to [`super::MAX_PERCENT_DECODINGS`]
-/// ([`percent_decodings`]; a URL encoded deeper is refused:
-/// [`decodes_again`]), and each of
-/// those as JavaScript's `unescape` reads it ([`js_unescape`]: `%u002F`).
-/// At most twice `MAX_PERCENT_DECODINGS + 1` forms.
+/// `text` as written and as each reading a server's decoding may make of
+/// it ([`decodings`]: `%2e%2e%2f` is `../`, `%u002F` is `/`), up to
+/// [`super::MAX_PERCENT_DECODINGS`] decodings deep. At most seven forms.
 fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
-    with_js_unescapes(percent_decodings(text))
-}
-
-/// `text` as written and as each of its percent-decodings, up to
-/// [`super::MAX_PERCENT_DECODINGS`]; stops at the first that changes
-/// nothing.
-fn percent_decodings(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
-    let mut forms = vec![std::borrow::Cow::Borrowed(text)];
-    for _ in 0..super::MAX_PERCENT_DECODINGS {
-        let Some(last) = forms.last() else { break };
-        let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
-        if decoded == *last {
-            break;
-        }
-        let decoded = std::borrow::Cow::Owned(decoded.into_owned());
-        forms.push(decoded);
-    }
-    forms
-}
-
-/// `forms` and, after them, JavaScript's `unescape` of each that holds a
-/// `%uXXXX` (`%u002F`): one more reading each.
-fn with_js_unescapes(mut forms: Vec<std::borrow::Cow<'_, str>>) -> Vec<std::borrow::Cow<'_, str>> {
-    let unescaped: Vec<_> = forms
-        .iter()
-        .filter(|f| f.contains('%'))
-        .filter_map(|f| js_unescape(f))
-        .map(std::borrow::Cow::Owned)
-        .collect();
-    forms.extend(unescaped);
-    forms
+    decodings(text).into_forms()
 }
 
 /// The scheme and authority of `text` read as a URL ([`lenient_form`],
@@ -1556,14 +1521,6 @@ fn url_origin(text: &str) -> String {
         .and_then(|t| t.find(['/', '?', '#', '\\']))
         .map_or(s.len(), |e| authority_start + e);
     s.get(..end).unwrap_or_default().to_ascii_lowercase()
-}
-
-/// `true` when one more percent-decoding changes `form`: the last of
-/// [`percent_decodings`] that does is encoded deeper than the gateway
-/// decodes, and a server that unquotes it once more reads what no check
-/// saw.
-fn decodes_again(form: &str) -> bool {
-    percent_encoding::percent_decode_str(form).decode_utf8_lossy() != form
 }
 
 /// Where a client's answer stands, for
@@ -1768,6 +1725,30 @@ mod tests {
                 "ssrf.cloud_metadata",
             ),
             (json!({"u": "caf%u00e9 %u2014 50%"}), "ok"),
+            // The two decodings in either order (#20 re-attack s41, S4):
+            // `unescape` of `%u0025` gives a percent layer, a
+            // percent-decoding of `%25u` a `%u` escape.
+            (
+                json!({"u": "http%u00253A%u00252F%u00252F127.0.0.1%u00252F"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"u": "http%u0025253A%u0025252F%u0025252F127.0.0.1%u0025252F"}),
+                "url.ambiguous",
+            ),
+            (
+                json!({"u": "http%u00253A%u002F%u002F127.0.0.1%u002F"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"u": "http%25u003A%25u002F%25u002F127.0.0.1%25u002F"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"u": "%u0025u0068ttp://169.254.169.254/"}),
+                "ssrf.cloud_metadata",
+            ),
+            (json!({"u": "https://example.com/?q=%u00e9%2520"}), "ok"),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
@@ -2169,6 +2150,8 @@ max_bytes = 10
                 "%5c..%5c..%5csecret.txt",
                 "%u002e%u002e/%u002e%u002e/secret.txt",
                 "%u002Fetc%u002Fpasswd",
+                "%u00252e%u00252e/secret.txt",
+                "%25u002e%25u002e/secret.txt",
             ] {
                 for name in ["uri", "href", "resourceUri", "file_uri", "path"] {
                     assert_eq!(

@@ -36,6 +36,7 @@ mod policy;
 mod proxy;
 mod resolve;
 mod run;
+mod unquote;
 mod urls;
 
 pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
@@ -51,9 +52,9 @@ pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};
 pub use paths::{
     host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, FILE_LOCATION_WORDS,
-    HOST_ARGUMENT_WORDS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_PERCENT_DECODINGS,
-    MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES,
-    PATH_NAME_ENDINGS, URI_ARGUMENT_WORDS,
+    HOST_ARGUMENT_WORDS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_SYMLINKS,
+    NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
+    URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
@@ -72,6 +73,7 @@ pub use resolve::{
     RESOLVE_DEADLINE,
 };
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
+pub use unquote::MAX_PERCENT_DECODINGS;
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
 };

@@ -37,7 +37,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::code::Refusal;
-use super::urls::{js_unescape, lenient_form};
+use super::unquote::decodings;
+use super::urls::lenient_form;
 use crate::confine::Root;
 use crate::net::Denial;
 
@@ -204,11 +205,6 @@ pub const MAX_SYMLINKS: usize = crate::confine::MAX_SYMLINK_FOLLOWS;
 /// Longest path accepted, in bytes (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
-/// Most times a path argument is percent-decoded to be checked again (a
-/// server may decode `%2e%2e%2f`, and one decoding of `%252e` gives
-/// `%2e`); a path still percent-encoded after that is refused.
-pub const MAX_PERCENT_DECODINGS: usize = 2;
-
 /// The endings that make an argument name a path name whatever comes
 /// before them, compared with the name's separators (`_`, `-`, `.`, space)
 /// and its trailing digits removed, in ASCII lower case (`logfile`,
@@ -257,17 +253,13 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
 /// The readings of one form of a path argument that [`Roots::check`]
 /// checks: as written; as a URL parser reads it ([`lenient_form`]: tab, CR
 /// and LF deleted, C0 controls and spaces trimmed, so `\u{1}/etc/passwd`
-/// and `a\t:/etc/passwd` are absolute); as JavaScript's `unescape` reads
-/// it (`%u002e%u002e/x`); and of each, as a Windows server reads it, with
-/// every `\` a separator (`..\..\x`). At most six.
+/// and `a\t:/etc/passwd` are absolute); and of each, as a Windows server
+/// reads it, with every `\` a separator (`..\..\x`). At most four.
 fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let mut out = vec![std::borrow::Cow::Borrowed(form)];
     let lenient = lenient_form(form);
     if lenient != form {
         out.push(lenient);
-    }
-    if let Some(unescaped) = js_unescape(form) {
-        out.push(std::borrow::Cow::Owned(unescaped));
     }
     let slashed: Vec<_> = out
         .iter()
@@ -512,8 +504,10 @@ impl Roots {
     }
 
     /// Checks one path argument, as written and as each of its
-    /// percent-decodings (a server may decode `%2e%2e%2f` into `../`), up
-    /// to [`MAX_PERCENT_DECODINGS`]; each form also as a URL parser reads
+    /// decodings (a server may percent-decode `%2e%2e%2f` into `../`, or
+    /// `unescape` `%u002e`), up to
+    /// [`MAX_PERCENT_DECODINGS`](super::MAX_PERCENT_DECODINGS) of either
+    /// kind in any order; each form also as a URL parser reads
     /// it ([`lenient_form`](super::lenient_form)), and of each, after a
     /// leading drive or one-letter scheme (`a:/etc/passwd`, `C:..`), as
     /// what follows it: every reading must pass.
@@ -522,12 +516,12 @@ impl Roots {
     /// `path.outside_root` (one reason for every failure of a written path,
     /// existing or not; another for a form the policy does not resolve,
     /// for percent-encoding that decodes to no UTF-8, and for a path still
-    /// percent-encoded after [`MAX_PERCENT_DECODINGS`] decodings).
+    /// encoded after [`MAX_PERCENT_DECODINGS`](super::MAX_PERCENT_DECODINGS) decodings).
     pub fn check(&self, text: &str, rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
-        let mut form = std::borrow::Cow::Borrowed(text);
-        for decoded in 0..=MAX_PERCENT_DECODINGS {
-            for reading in readings(&form) {
+        let decoded = decodings(text);
+        for form in decoded.forms() {
+            for reading in readings(form) {
                 let reading: &str = &reading;
                 self.check_form(reading, rule)?;
                 // `a:/etc/passwd`, `C:..`: a URL parser reads a one-letter
@@ -540,15 +534,12 @@ impl Roots {
                     rest = after;
                 }
             }
-            let next = match percent_encoding::percent_decode_str(&form).decode_utf8() {
-                Err(_) => return refuse("a path whose percent-encoding decodes to no UTF-8"),
-                Ok(std::borrow::Cow::Borrowed(_)) => return Ok(()),
-                Ok(std::borrow::Cow::Owned(next)) => next,
-            };
-            if decoded == MAX_PERCENT_DECODINGS {
-                return refuse("a path percent-encoded more times than the gateway decodes");
-            }
-            form = std::borrow::Cow::Owned(next);
+        }
+        if decoded.not_utf8() {
+            return refuse("a path whose percent-encoding decodes to no UTF-8");
+        }
+        if decoded.deeper().next().is_some() {
+            return refuse("a path percent-encoded more times than the gateway decodes");
         }
         Ok(())
     }
@@ -1066,6 +1057,12 @@ mod tests {
             "%25252e%25252e/x",
             "a%ff",
             "a%00b",
+            // Both decodings, in either order (#20 re-attack s41, S4).
+            "%u002e%u002e/outside/secret",
+            "%u00252e%u00252e/x",
+            "%25u002e%25u002e/x",
+            "%u0025u002e%u0025u002e/x",
+            "%u002525u002e%u002525u002e/x",
         ] {
             assert!(!ok(&each, p), "{p}");
             let refusal = each.check(p, "t").unwrap_err();
