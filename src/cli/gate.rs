@@ -96,7 +96,14 @@ pub fn run(args: GateArgs) -> ExitCode {
         None
     } else {
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        match Roots::new(&policy.roots, cwd, home, policy.relative, policy.tilde) {
+        match Roots::new(
+            &policy.roots,
+            cwd,
+            home,
+            policy.relative,
+            policy.tilde,
+            policy.variables,
+        ) {
             Ok(r) => Some(r),
             Err(e) => return usage(e),
         }

@@ -1647,6 +1647,7 @@ mod tests {
             None,
             relative,
             crate::gate::TildePaths::Refuse,
+            crate::gate::VariablePaths::Refuse,
         )
         .unwrap();
         let g = Gatekeeper {
@@ -1898,6 +1899,7 @@ max_bytes = 10
                     None,
                     crate::gate::RelativePaths::Cwd,
                     crate::gate::TildePaths::Refuse,
+                    crate::gate::VariablePaths::Refuse,
                 )
                 .unwrap(),
             ),
@@ -2806,6 +2808,7 @@ max_bytes = 10
                 None,
                 crate::gate::RelativePaths::Cwd,
                 crate::gate::TildePaths::Refuse,
+                crate::gate::VariablePaths::Refuse,
             )
             .unwrap(),
         );

@@ -51,10 +51,10 @@ pub use encoded::MAX_BASE64_READINGS;
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};
 pub use paths::{
-    host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, FILE_LOCATION_WORDS,
-    HOST_ARGUMENT_WORDS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_SYMLINKS,
-    NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
-    URI_ARGUMENT_WORDS,
+    host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, VariablePaths,
+    FILE_LOCATION_WORDS, HOST_ARGUMENT_WORDS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,
+    MAX_SYMLINKS, NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES,
+    PATH_NAME_ENDINGS, URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};

@@ -22,7 +22,10 @@
 //!   gateway's own);
 //! * a path starting with `~` is refused unless `[paths] tilde = "home"`
 //!   (Python servers expand it with `HOME`): then `~` and `~/…` are read
-//!   under the child's `HOME`, and `~user/…` is always refused.
+//!   under the child's `HOME`, and `~user/…` is always refused;
+//! * a path naming an environment variable (`$NAME`, `${NAME}`) is refused
+//!   unless `[paths] variables = "literal"` (the reference filesystem
+//!   server never expands them): then it is checked as a plain name.
 //!
 //! A refused path gets `path.outside_root` with the same reason whether or
 //! not it exists: the refusal is no existence oracle.
@@ -454,6 +457,24 @@ pub enum TildePaths {
     Home,
 }
 
+/// How the child treats a path naming an environment variable
+/// (`[paths] variables`): `$` before a letter, digit, `_` or `{`
+/// (`$HOME/.ssh`, `${HOME}`, `/data/$RECYCLE.BIN`), as Python's
+/// `os.path.expandvars` and the shells read one. Windows-style `%NAME%`
+/// is not taken for a variable in either mode (POSIX `expandvars`, which a
+/// child of this gateway runs, leaves it as written): a plain name in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VariablePaths {
+    /// Unknown: refused (the default), since a server that expands them
+    /// would open another path.
+    #[default]
+    Refuse,
+    /// Taken as written (the reference filesystem server): such a path is
+    /// checked as a plain name, confined to the roots like any other.
+    Literal,
+}
+
 /// The roots, held open, and what is assumed of the child's resolution.
 #[derive(Debug, Clone)]
 pub struct Roots {
@@ -464,11 +485,14 @@ pub struct Roots {
     home: Option<PathBuf>,
     relative: RelativePaths,
     tilde: TildePaths,
+    variables: VariablePaths,
 }
 
 impl Roots {
     /// Opens each root (each must be an existing directory; relative ones
-    /// are taken from `cwd`). `home` is the child's `HOME`.
+    /// are taken from `cwd`). `home` is the child's `HOME`; `relative`,
+    /// `tilde` and `variables` say how the child reads those forms
+    /// (`[paths]` in the policy).
     ///
     /// # Errors
     /// The first root that does not exist or is not a directory, named.
@@ -478,6 +502,7 @@ impl Roots {
         home: Option<PathBuf>,
         relative: RelativePaths,
         tilde: TildePaths,
+        variables: VariablePaths,
     ) -> io::Result<Self> {
         let mut open = Vec::with_capacity(roots.len());
         let mut lexical = Vec::with_capacity(roots.len().saturating_mul(2));
@@ -495,6 +520,7 @@ impl Roots {
             home,
             relative,
             tilde,
+            variables,
         })
     }
 
@@ -553,9 +579,9 @@ impl Roots {
         if !icu_normalizer::ComposingNormalizerBorrowed::new_nfc().is_normalized(text) {
             return refuse("a path not in Unicode NFC: a server that normalises names could open another entry");
         }
-        if names_a_variable(text) {
+        if self.variables == VariablePaths::Refuse && names_a_variable(text) {
             return refuse(
-                "a path naming an environment variable (`$NAME`, `${NAME}`): a server that expands them would open another path",
+                "a path naming an environment variable (`$NAME`, `${NAME}`): a server that expands them would open another path; the policy does not say the server takes them literally ([paths] variables)",
             );
         }
         // Inside a root on disk (links followed) and lexically (`..` taken
@@ -907,6 +933,14 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     fn setup(relative: RelativePaths, tilde: TildePaths) -> (tempfile::TempDir, Roots) {
+        setup_with(relative, tilde, VariablePaths::Refuse)
+    }
+
+    fn setup_with(
+        relative: RelativePaths,
+        tilde: TildePaths,
+        variables: VariablePaths,
+    ) -> (tempfile::TempDir, Roots) {
         let t = tempfile::tempdir().unwrap();
         let base = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(base.join("data/sub/deeper")).unwrap();
@@ -924,6 +958,7 @@ mod tests {
             Some(base.join("data")),
             relative,
             tilde,
+            variables,
         )
         .unwrap();
         (t, roots)
@@ -1034,6 +1069,93 @@ mod tests {
             }
         }
         assert!(ok(&each, "price$"));
+    }
+
+    /// `[paths] variables`: a `$` name is refused by default, naming the
+    /// setting; under `literal` it is a plain name, still confined (#20
+    /// FP: `D/$dollar.txt`, `$RECYCLE.BIN` with the reference filesystem
+    /// server, which never expands them).
+    #[test]
+    fn variables_refused_unless_literal() {
+        let names = |root: &str| {
+            vec![
+                "$dollar.txt".to_owned(),
+                "a$b.txt".to_owned(),
+                "$RECYCLE.BIN".to_owned(),
+                "sub/${X}".to_owned(),
+                "$_x/a.txt".to_owned(),
+                "$é".to_owned(),
+                format!("{root}/$dollar.txt"),
+                format!("{root}/a$b.txt"),
+                format!("{root}/$RECYCLE.BIN/x"),
+                format!("{root}/sub/${{HOME}}"),
+            ]
+        };
+        let (_t, refuse) = setup(RelativePaths::EachRoot, TildePaths::Refuse);
+        let root = refuse.roots()[0].to_string_lossy().into_owned();
+        for p in names(&root) {
+            let e = refuse.check(&p, "t").unwrap_err();
+            assert_eq!(e.code(), "path.outside_root", "{p}");
+            assert!(e.to_string().contains("[paths] variables"), "{p}: {e}");
+        }
+        for (relative, tilde) in [
+            (RelativePaths::EachRoot, TildePaths::Refuse),
+            (RelativePaths::Cwd, TildePaths::Home),
+        ] {
+            let (t, lit) = setup_with(relative, tilde, VariablePaths::Literal);
+            let base = t.path().canonicalize().unwrap();
+            let root = lit.roots()[0].to_string_lossy().into_owned();
+            let rel = |p: &str| {
+                if relative == RelativePaths::Cwd {
+                    format!("data/{p}")
+                } else {
+                    p.to_owned()
+                }
+            };
+            std::fs::write(base.join("data/$dollar.txt"), "d").unwrap();
+            for p in names(&root) {
+                let p = if p.starts_with('/') { p } else { rel(&p) };
+                assert!(lit.check(&p, "t").is_ok(), "{p}");
+            }
+            // Still confined: escapes through `..`, links and absolute
+            // paths are refused whatever the `$`.
+            for p in [
+                rel("$x/../../etc/passwd"),
+                rel("$x/../../../etc/passwd"),
+                rel("${X}/../../outside/secret"),
+                rel("escape/$x"),
+                rel("$x/../escape/secret"),
+                format!("{root}/$x/../../etc/passwd"),
+                format!("{root}/$x/../../outside/secret"),
+                format!("{root}/../outside/$secret"),
+                "/etc/$x".to_owned(),
+                rel("$HOME/../../outside/secret"),
+                "/$HOME".to_owned(),
+                "~root/$x".to_owned(),
+            ] {
+                let e = lit.check(&p, "t").unwrap_err();
+                assert_eq!(e.code(), "path.outside_root", "{p}");
+                assert!(!e.to_string().contains("[paths] variables"), "{p}: {e}");
+            }
+            // The other settings still apply to a `$` path.
+            if relative == RelativePaths::Cwd {
+                assert!(lit.check("~/$dollar.txt", "t").is_ok());
+            } else {
+                let e = lit.check("~/$dollar.txt", "t").unwrap_err();
+                assert!(e.to_string().contains("[paths] tilde"), "{e}");
+            }
+        }
+        let (_t, no_rel) = setup_with(
+            RelativePaths::Refuse,
+            TildePaths::Refuse,
+            VariablePaths::Literal,
+        );
+        let e = no_rel.check("$dollar.txt", "t").unwrap_err();
+        assert!(e.to_string().contains("[paths] relative"), "{e}");
+        // `%NAME%` is no variable in either mode.
+        let (_t, each) = setup(RelativePaths::EachRoot, TildePaths::Refuse);
+        assert!(each.check("%HOMEPATH%.txt", "t").is_ok());
+        assert!(each.check("%HOMEPATH%/../../outside/secret", "t").is_err());
     }
 
     /// Percent-encoded dot segments and separators, any case, once or

@@ -25,6 +25,7 @@
 //! roots = ["/data"]        # as many --root
 //! relative = "each_root"   # refuse (default) | each_root | cwd
 //! tilde = "home"           # refuse (default) | home
+//! variables = "literal"    # refuse (default) | literal: `$NAME` taken as written
 //! ```
 //!
 //! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
@@ -50,7 +51,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::paths::{RelativePaths, TildePaths};
+use super::paths::{RelativePaths, TildePaths, VariablePaths};
 use crate::net::{Entry, NetPolicy};
 
 /// Largest policy file read, in bytes.
@@ -239,6 +240,8 @@ pub struct Policy {
     pub relative: RelativePaths,
     /// `[paths] tilde`: how the child treats a leading `~`.
     pub tilde: TildePaths,
+    /// `[paths] variables`: whether the child expands `$NAME` in a path.
+    pub variables: VariablePaths,
     /// `[resources] schemes`: URI schemes that are the server's own names
     /// for its resources (`test`, `note`, `memo`), lower case: a URI of one
     /// of them is an opaque name the server resolves itself, exempt from
@@ -263,6 +266,7 @@ impl Default for Policy {
             roots: Vec::new(),
             relative: RelativePaths::default(),
             tilde: TildePaths::default(),
+            variables: VariablePaths::default(),
             resource_schemes: Vec::new(),
         }
     }
@@ -348,6 +352,8 @@ struct FilePaths {
     relative: RelativePaths,
     #[serde(default)]
     tilde: TildePaths,
+    #[serde(default)]
+    variables: VariablePaths,
 }
 
 /// 1-based line holding byte `at` of `text`.
@@ -636,6 +642,7 @@ impl Policy {
             }
             p.relative = paths.relative;
             p.tilde = paths.tilde;
+            p.variables = paths.variables;
         }
         Ok(p)
     }
@@ -736,6 +743,12 @@ roots = ["/data"]
             ("a = [\n", 1, ""),
             ("[paths]\nroots = [\"\"]\n", 2, "empty root"),
             (
+                "[paths]\nroots = [\"/d\"]\nvariables = \"expand\"\n",
+                3,
+                "unknown variant",
+            ),
+            ("[paths]\nvariables = true\n", 2, "wanted string"),
+            (
                 "[net]\nallow = [\"10.0.0.0/8\",\n \"169.254.169.254\"]\n",
                 3,
                 "metadata",
@@ -748,6 +761,33 @@ roots = ["/data"]
         }
         let big = "#".repeat(MAX_POLICY_BYTES + 1);
         assert_eq!(Policy::parse(&big).unwrap_err().line, 0);
+    }
+
+    #[test]
+    fn paths_settings() {
+        let p = Policy::parse("[paths]\nroots = [\"/d\"]\n").unwrap();
+        assert_eq!(p.relative, RelativePaths::Refuse);
+        assert_eq!(p.tilde, TildePaths::Refuse);
+        assert_eq!(p.variables, VariablePaths::Refuse);
+        assert_eq!(Policy::default().variables, VariablePaths::Refuse);
+        for (text, want) in [
+            ("refuse", VariablePaths::Refuse),
+            ("literal", VariablePaths::Literal),
+        ] {
+            let p = Policy::parse(&format!(
+                "[paths]\nrelative = \"each_root\"\ntilde = \"home\"\nvariables = \"{text}\"\n"
+            ))
+            .unwrap();
+            assert_eq!(p.variables, want, "{text}");
+            assert_eq!(p.relative, RelativePaths::EachRoot);
+            assert_eq!(p.tilde, TildePaths::Home);
+        }
+        for bad in ["Literal", "expand", ""] {
+            let e = Policy::parse(&format!("\n[paths]\nvariables = \"{bad}\"\n")).unwrap_err();
+            assert_eq!(e.line, 3, "{bad}: {e}");
+            assert!(e.message.contains("unknown variant"), "{bad}: {e}");
+            assert!(e.message.contains("literal"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -965,6 +965,66 @@ fn relative_and_tilde_paths_need_a_policy() {
     g.close();
 }
 
+/// `[paths] variables = "literal"`: a file name with `$` before a letter
+/// (`$dollar.txt`, `$RECYCLE.BIN`) reaches a server that takes it as written;
+/// without the setting it is refused naming the setting; either way an
+/// escape is refused (#20 FP).
+#[test]
+fn dollar_names_pass_with_variables_literal() {
+    let prepare = |d: &Path| {
+        std::fs::create_dir_all(d.join("data/$RECYCLE.BIN")).unwrap();
+        std::fs::write(d.join("data/$dollar.txt"), "d").unwrap();
+        std::fs::write(
+            d.join("p.toml"),
+            "[paths]\nrelative = \"each_root\"\nvariables = \"literal\"\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("q.toml"), "[paths]\nrelative = \"each_root\"\n").unwrap();
+    };
+    let mut g = Gate::start_in(&["--root", "data", "--policy", "q.toml"], prepare);
+    g.init();
+    let root = g.dir().canonicalize().unwrap().join("data");
+    let abs = root.join("$dollar.txt").to_string_lossy().into_owned();
+    for (id, p) in [(1, "$dollar.txt"), (2, abs.as_str()), (3, "$RECYCLE.BIN")] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert_eq!(refusal_code(&r), "path.outside_root", "{p}: {r}");
+        assert!(r.to_string().contains("[paths] variables"), "{p}: {r}");
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("dollar") && !seen.contains("RECYCLE"),
+        "{seen}"
+    );
+    g.close();
+
+    let mut g = Gate::start_in(&["--root", "data", "--policy", "p.toml"], prepare);
+    g.init();
+    let root = g.dir().canonicalize().unwrap().join("data");
+    let abs = root.join("$dollar.txt").to_string_lossy().into_owned();
+    for (id, p) in [(1, "$dollar.txt"), (2, abs.as_str()), (3, "$RECYCLE.BIN")] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert!(r["result"]["isError"].is_null(), "{p}: {r}");
+    }
+    for (id, p) in [
+        (4, "$x/../../p.toml"),
+        (5, "${HOME}/../../p.toml"),
+        (6, "/etc/$x"),
+    ] {
+        let r = g.call(id, "read_file", json!({"path": p}));
+        assert_eq!(refusal_code(&r), "path.outside_root", "{p}: {r}");
+    }
+    let seen = g.received();
+    assert!(
+        seen.contains("$dollar.txt") && seen.contains("$RECYCLE.BIN"),
+        "{seen}"
+    );
+    assert!(
+        !seen.contains("p.toml") && !seen.contains("/etc/"),
+        "{seen}"
+    );
+    g.close();
+}
+
 /// Kinds 1 and 2: a path that looks like an allowed URL still gets the
 /// root check; URLs are seen the way lenient parsers see them.
 #[test]
