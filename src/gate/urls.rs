@@ -26,7 +26,8 @@
 //! (`is_address_notation`).
 //!
 //! Accepted false positives (text taken for a URL and refused with
-//! `url.scheme`): `key:value` and `note:remember`, `std::vec::Vec`,
+//! `url.scheme`, whitespace after the colon or not): `key:value`,
+//! `note:remember` and `Note:remember to call Bob`, `std::vec::Vec`,
 //! `urn:isbn:…`, `mailto:a@b`, `host:8080`, a single host in CIDR notation
 //! (`10.0.0.1/32`); with `url.ambiguous`: a three-part version whose
 //! address is internal (`10.2.1` reads as 10.2.0.1). A policy exempts an
@@ -39,7 +40,7 @@
 use std::net::IpAddr;
 
 use super::code::Refusal;
-use crate::net::{Admitted, DenialCode, NetPolicy};
+use crate::net::{Admitted, Denial, DenialCode, NetPolicy};
 
 /// Schemes some fetcher, parser or shell handler acts on: the classic SSRF
 /// vectors and the schemes that run code. Every scheme but `http`/`https`
@@ -414,13 +415,47 @@ impl PendingName {
 /// name the child will resolve.
 ///
 /// # Errors
-/// The core's denial (`url.*`, `ssrf.*`, `ssrf.operator_deny`) with `rule`.
+/// The core's denial (`url.*`, `ssrf.*`, `ssrf.operator_deny`) with `rule`;
+/// for a text the core finds ambiguous (whitespace, controls, invisible
+/// characters, backslashes) that starts with a scheme other than `http` or
+/// `https`, `url.scheme` naming that scheme, as the core answers the same
+/// text without them (`Note:remember to call Bob` as `Answer:42`): what
+/// the text reads as is a URL of that scheme.
 pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
-    match net.classify_url(&url_form(text)) {
+    let form = url_form(text);
+    match net.classify_url(&form) {
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::new(a))),
         Ok(_) => Ok(None),
+        Err(d) if d.kind() == DenialCode::Ambiguous => Err(Refusal::from_denial(
+            &refused_scheme(&form).unwrap_or(d),
+            rule,
+        )),
         Err(d) => Err(Refusal::from_denial(&d, rule)),
     }
+}
+
+/// `url.scheme` for `form` when it starts with an RFC 3986 scheme
+/// (`ALPHA *(ALPHA / DIGIT / "+" / "-" / ".")`) and a colon, the scheme
+/// (in any case) neither `http` nor `https`: the core refuses such a URL
+/// for its scheme whatever follows, once the text is unambiguous. `None`
+/// for `http:`/`https:` (`http://a b/` stays `url.ambiguous`) and for a
+/// text whose scheme is not clean (`ht tp://`).
+fn refused_scheme(form: &str) -> Option<Denial> {
+    let (scheme, _) = form.split_once(':')?;
+    let clean = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    if !clean || scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+        return None;
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    Some(Denial::of(
+        DenialCode::Scheme,
+        format!(
+            "scheme `{scheme}` is refused: only http and https (the text reads as a `{scheme}:` URL)"
+        ),
+    ))
 }
 
 /// Vets the addresses `name` resolved to (`--resolve`): one refused address
@@ -789,6 +824,51 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((n.host(), n.port()), ("example.com", 8443));
+    }
+
+    /// A word, a colon and prose reads as a URL of that word's scheme,
+    /// whitespace or not (#20 FP: `Note:remember to call Bob` was
+    /// `url.ambiguous`, `Answer:42` `url.scheme`); an `http(s)` URL, or a
+    /// text whose scheme is not clean, stays ambiguous.
+    #[test]
+    fn word_colon_prose_is_a_scheme_refusal() {
+        let r = NetPolicy::default();
+        for text in [
+            "Note:remember to call Bob",
+            "Answer:42",
+            "note:remember",
+            "TODO:fix the build",
+            "key:value with\ta tab",
+            "javascript:alert(1) //x",
+            "javascript:alert(1)\u{200b}",
+            "mailto:a@b.example?subject=hi there",
+            "file:///etc/pass wd",
+            "c++:is\\fun",
+        ] {
+            assert!(looks_like_url(text), "{text:?}");
+            let e = vet_url(&r, text, "t").unwrap_err();
+            assert_eq!(e.code(), "url.scheme", "{text:?}: {e}");
+        }
+        let e = vet_url(&r, "Note:remember to call Bob", "t").unwrap_err();
+        assert!(e.reason().contains("scheme `note`"), "{e}");
+        let e = vet_url(&r, "Answer:42", "t").unwrap_err();
+        assert!(e.reason().contains("scheme `answer`"), "{e}");
+        // Real URLs refused today keep their code.
+        for text in [
+            "http://a b/",
+            "https://example.com/a b",
+            "HTTP://a b/",
+            "http://example.com/\\x",
+            "https:// example.com/",
+            "ht tp://example.com/",
+            "h ttps://169.254.169.254/",
+            "jav\u{ad}ascript:alert(1)",
+        ] {
+            let e = vet_url(&r, text, "t").unwrap_err();
+            assert_eq!(e.code(), "url.ambiguous", "{text:?}: {e}");
+        }
+        assert_eq!(code(&r, "ht\ttp://169.254.169.254/"), "ssrf.cloud_metadata");
+        assert_eq!(code(&r, "https://example.com/a%20b"), "ok");
     }
 
     #[test]
