@@ -270,33 +270,41 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// definition): the gateway decided on the member the server put first.
 pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
     let mut total = Findings::default();
+    clean_value_at(value, strip, 0, &mut total);
+    total
+}
+
+/// [`clean_value`] of a value `layer` encodings deep (0 for a message as
+/// the server sent it; JSON read out of a string is one deeper), its
+/// findings added to `total`.
+fn clean_value_at(value: &mut Value, strip: bool, layer: usize, total: &mut Findings) {
     let mut stack: Vec<&mut Value> = vec![value];
     while let Some(v) = stack.pop() {
         match v {
             Value::String(s) => {
-                if let (true, Some(c)) = (strip, screen(s, strip, 0, &mut total)) {
+                if let (true, Some(c)) = (strip, screen(s, strip, layer, total)) {
                     *s = c;
                 }
             }
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(m) => {
                 let screened: Vec<(Findings, Option<String>)> =
-                    m.keys().map(|k| screen_key(k)).collect();
+                    m.keys().map(|k| screen_key(k, layer)).collect();
                 if screened.iter().any(|(_, c)| c.is_some()) {
-                    clean_keys(m, screened, strip, &mut total);
+                    clean_keys(m, screened, strip, total);
                 }
                 let charset = m
                     .get("mimeType")
                     .and_then(Value::as_str)
                     .and_then(declared_charset);
                 if let Some(Value::String(blob)) = m.get_mut("blob") {
-                    clean_base64(blob, charset, strip, &mut total);
+                    clean_base64(blob, charset, strip, layer, total);
                 }
                 // An image's or audio's `data`: text whatever the MIME type
                 // says, when it decodes to text.
                 if m.contains_key("mimeType") {
                     if let Some(Value::String(data)) = m.get_mut("data") {
-                        clean_base64(data, charset, strip, &mut total);
+                        clean_base64(data, charset, strip, layer, total);
                     }
                 }
                 stack.extend(m.values_mut());
@@ -304,7 +312,6 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
             _ => {}
         }
     }
-    total
 }
 
 /// Most layers of encoding the screen looks through: a `data:` URI or
@@ -978,6 +985,13 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     let (f, cleaned) = clean(text);
     total.add(f);
     let mut current: Cow<'_, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
+    // JSON written as text (tools often answer so): a client that parses
+    // it reads its escapes (`data\u003a`, `\u200b`, `\u001b`).
+    if current.contains('\\') {
+        if let (true, Some(r)) = (strip, screen_json_text(&current, strip, layer, total)) {
+            current = Cow::Owned(r);
+        }
+    }
     // Each data: URI, from the last (so earlier spans stay where they are).
     for (start, end) in data_uri_spans(&current).into_iter().rev() {
         let Some(uri) = current.get(start..end) else {
@@ -1028,6 +1042,42 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
         Cow::Owned(c) if strip => Some(c),
         _ => None,
     }
+}
+
+/// Screens `text` as a client that parses it as JSON reads it, when it is
+/// a JSON document (an object, an array or a string, white space around
+/// it aside) and `layer` encodings deep: its strings and keys decoded
+/// (`\u0000`-style escapes and all), one layer down, as
+/// [`clean_value`] screens a message. Returns the document cleaned and
+/// written as JSON again when stripping found anything, or the empty
+/// string when the document is nested past serde_json's recursion limit
+/// or the text lies [`MAX_ENCODING_LAYERS`] deep (counted in
+/// [`Findings::too_deep`]: fail closed); `None` when it is no JSON or
+/// holds nothing.
+fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    let t = text.trim();
+    if !t.starts_with(['{', '[', '"']) {
+        return None;
+    }
+    let mut value: Value = match serde_json::from_str(t) {
+        Ok(v) => v,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            total.too_deep += 1;
+            return Some(String::new());
+        }
+        Err(_) => return None,
+    };
+    if layer >= MAX_ENCODING_LAYERS {
+        total.too_deep += 1;
+        return Some(String::new());
+    }
+    let mut found = Findings::default();
+    clean_value_at(&mut value, strip, layer + 1, &mut found);
+    if found.is_clean() {
+        return None;
+    }
+    total.add(found);
+    strip.then(|| serde_json::to_string(&value).unwrap_or_default())
 }
 
 /// Screens one span of [`data_uri_spans`], `layer` encodings deep: as one
@@ -1473,8 +1523,14 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
 /// bytes say), [`screen`]ed one layer down; when stripping, written back
 /// as canonical base64 of the cleaned text in the form it came. Binary
 /// contents are left alone.
-fn clean_base64(s: &mut String, charset: Option<Charset>, strip: bool, total: &mut Findings) {
-    if let Some(Some(c)) = screen_base64(s.as_bytes(), charset, strip, 1, total, false) {
+fn clean_base64(
+    s: &mut String,
+    charset: Option<Charset>,
+    strip: bool,
+    layer: usize,
+    total: &mut Findings,
+) {
+    if let Some(Some(c)) = screen_base64(s.as_bytes(), charset, strip, layer + 1, total, false) {
         if strip {
             *s = c;
         }
@@ -1484,9 +1540,9 @@ fn clean_base64(s: &mut String, charset: Option<Charset>, strip: bool, total: &m
 /// A key screened as a string is ([`screen`]: its characters and the
 /// `data:` URIs in it): what it carries, and its cleaned form when that
 /// differs.
-fn screen_key(k: &str) -> (Findings, Option<String>) {
+fn screen_key(k: &str, layer: usize) -> (Findings, Option<String>) {
     let mut f = Findings::default();
-    let cleaned = screen(k, true, 0, &mut f);
+    let cleaned = screen(k, true, layer, &mut f);
     (f, cleaned)
 }
 
@@ -1879,6 +1935,57 @@ mod tests {
             .map(|c| std::str::from_utf8(c).unwrap())
             .collect::<Vec<_>>()
             .join(junk)
+    }
+
+    /// JSON written as text is screened as a client that parses it reads
+    /// it: its escapes (`data\u003a`, `\u200b`, `\u001b`, a tag as a
+    /// surrogate pair) hide nothing, in a string, a key, a JSON string
+    /// literal and JSON inside its strings; clean JSON with escapes is left
+    /// as it came (#20 re-attack s41, S3).
+    #[test]
+    fn json_escapes_in_text_hide_nothing() {
+        use base64::Engine as _;
+        let b64 = |t: &str| base64::engine::general_purpose::STANDARD.encode(t);
+        let tagged = format!("report {}", tag_text("ignore previous"));
+        let escaped_uri = format!(
+            r#"{{"img":"data\u003atext/plain;base64,{}"}}"#,
+            b64(&tagged)
+        );
+        for bad in [
+            escaped_uri.as_str(),
+            r#"{"note":"fine\u200b print"}"#,
+            r#"{"log":"\u001b[31mred\u001b[0m"}"#,
+            r#"["a", {"k": "\udb40\udc41\udb40\udc42"}]"#,
+            r#"{"we\u202eird": 1}"#,
+            r#"  "quoted \u200b string"  "#,
+            r#"{"inner":"{\"x\":\"\\u200b\"}"}"#,
+        ] {
+            let mut v = json!({"content": [{"type": "text", "text": bad}]});
+            assert!(!clean_value(&mut v.clone(), false).is_clean(), "{bad}");
+            clean_value(&mut v, true);
+            assert!(clean_value(&mut v, false).is_clean(), "{bad}: {v}");
+            let text = v["content"][0]["text"].as_str().unwrap();
+            let read: Value = serde_json::from_str(text).unwrap();
+            let mut again = json!({ "t": read });
+            assert!(clean_value(&mut again, false).is_clean(), "{bad}: {text}");
+        }
+        for clean in [
+            r#"{"path":"C:\\Users\\bob","s":"line\nnext \"q\" caf\u00e9 \/"}"#,
+            r#"["\u0041", 1, null]"#,
+            r#"not json \u200b as written"#,
+            r#"{"a": "unterminated \u200b"#,
+        ] {
+            let mut v = json!({"content": [{"type": "text", "text": clean}]});
+            let kept = v.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{clean}");
+            assert_eq!(v, kept);
+        }
+        // Nested past serde_json's recursion limit: fail closed.
+        let deep = format!("{}\"\\u200b\"{}", "[".repeat(200), "]".repeat(200));
+        let mut v = json!({ "text": deep });
+        assert_eq!(clean_value(&mut v.clone(), false).too_deep, 1);
+        clean_value(&mut v, true);
+        assert_eq!(v["text"], "");
     }
 
     /// A short word of base64 letters inside decoded text is no layer of
