@@ -395,14 +395,18 @@ fn screen_base64(
 
 /// How much a reading looks like text rather than bytes misread: its
 /// printable ASCII characters, tab, LF and CR, and the hidden characters
-/// the screen finds (what a disguise meant to carry), less the others (a
+/// the screen finds but controls (what a disguise meant to carry; a
+/// control is what bytes misread give), less the others (a
 /// reading of base64 that takes `-` or `_` for a digit where the writer
 /// meant junk, or the other way round, shifts every bit after it, and
 /// gives anything but these).
 fn text_likeness(text: &str) -> isize {
     text.chars()
         .map(|c| {
-            if (' '..='~').contains(&c) || matches!(c, '\t' | '\n' | '\r') || class(c).is_some() {
+            if (' '..='~').contains(&c)
+                || matches!(c, '\t' | '\n' | '\r')
+                || matches!(class(c), Some(Class::Tag | Class::Bidi | Class::Invisible))
+            {
                 1
             } else {
                 -1
@@ -1986,6 +1990,20 @@ mod tests {
         assert_eq!(clean_value(&mut v.clone(), false).too_deep, 1);
         clean_value(&mut v, true);
         assert_eq!(v["text"], "");
+    }
+
+    /// The score that picks which reading of base64 is written back: one a
+    /// character for printable ASCII, tab, LF, CR and the hidden characters
+    /// a disguise carries, less one for any other (a control, a letter past
+    /// ASCII: what bytes misread give).
+    #[test]
+    fn text_likeness_counts_characters() {
+        assert_eq!(text_likeness(""), 0);
+        assert_eq!(text_likeness("ab c~\t\n\r"), 8);
+        assert_eq!(text_likeness("a\u{200b}\u{e0041}\u{202e}\u{fe0f}"), 5);
+        assert_eq!(text_likeness("\u{7}\u{1b}\u{7f}"), -3);
+        assert_eq!(text_likeness("ﻈé日"), -3);
+        assert_eq!(text_likeness("A\u{200b}ﻈ"), 1);
     }
 
     /// A short word of base64 letters inside decoded text is no layer of
