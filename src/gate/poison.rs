@@ -1984,6 +1984,19 @@ mod tests {
             assert!(clean_value(&mut v, true).is_clean(), "{clean}");
             assert_eq!(v, kept);
         }
+        // JSON in a string of JSON in a string of …: one layer each, and
+        // past MAX_ENCODING_LAYERS a finding (fail closed).
+        let wrapped = |n: usize| {
+            let mut t = r#"{"k":"fine \u200b"}"#.to_owned();
+            for _ in 0..n {
+                t = serde_json::to_string(&json!({ "k": t })).unwrap();
+            }
+            json!({ "text": t })
+        };
+        let found = clean_value(&mut wrapped(MAX_ENCODING_LAYERS), false);
+        assert_eq!((found.too_deep, found.invisible), (1, 0), "{found:?}");
+        let found = clean_value(&mut wrapped(MAX_ENCODING_LAYERS - 1), false);
+        assert_eq!((found.too_deep, found.invisible), (0, 1), "{found:?}");
         // Nested past serde_json's recursion limit: fail closed.
         let deep = format!("{}\"\\u200b\"{}", "[".repeat(200), "]".repeat(200));
         let mut v = json!({ "text": deep });
@@ -2020,6 +2033,10 @@ mod tests {
             assert!(clean_value(&mut v, true).is_clean(), "{word}");
             assert_eq!(v, kept);
         }
+        // Short UTF-8 with no ASCII in it is still a layer: it cannot be
+        // UTF-16 by chance.
+        let v = json!({"mimeType": "text/plain", "blob": STANDARD.encode(STANDARD.encode("é\u{200b}"))});
+        assert!(!clean_value(&mut v.clone(), false).is_clean(), "{v}");
         let utf16: Vec<u8> = "ab\u{E000}"
             .encode_utf16()
             .flat_map(u16::to_be_bytes)
