@@ -1440,32 +1440,11 @@ fn follow(root: &Value, tokens: &[String], decoded: usize) -> Vec<Value> {
 /// decodes it (one that does not decode is left out: no decoder reads it
 /// either). One pass over `t`.
 fn string_literals(t: &str) -> Vec<String> {
-    let bytes = t.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(open) = bytes
-        .get(i..)
-        .and_then(|b| b.iter().position(|&c| c == b'"'))
-    {
-        let start = i + open;
-        let mut j = start + 1;
-        // The closing quote: the first `"` not escaped by a backslash.
-        while let Some(&c) = bytes.get(j) {
-            match c {
-                b'\\' => j += 2,
-                b'"' => break,
-                _ => j += 1,
-            }
-        }
-        let Some(literal) = t.get(start..=j) else {
-            break;
-        };
-        if let Ok(decoded) = serde_json::from_str::<String>(literal) {
-            out.push(decoded);
-        }
-        i = j + 1;
-    }
-    out
+    poison::json_string_spans(t)
+        .into_iter()
+        .filter_map(|(a, b)| t.get(a..b))
+        .filter_map(|literal| serde_json::from_str::<String>(literal).ok())
+        .collect()
 }
 
 fn spend(budget: &mut usize) -> Result<(), Refusal> {

@@ -1048,40 +1048,94 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     }
 }
 
-/// Screens `text` as a client that parses it as JSON reads it, when it is
-/// a JSON document (an object, an array or a string, white space around
-/// it aside) and `layer` encodings deep: its strings and keys decoded
-/// (`\u0000`-style escapes and all), one layer down, as
-/// [`clean_value`] screens a message. Returns the document cleaned and
-/// written as JSON again when stripping found anything, or the empty
-/// string when the document is nested past serde_json's recursion limit
-/// or the text lies [`MAX_ENCODING_LAYERS`] deep (counted in
-/// [`Findings::too_deep`]: fail closed); `None` when it is no JSON or
-/// holds nothing.
+/// Screens `text` as a client that parses it as JSON reads it, when it
+/// starts as JSON does (an object, an array or a string, white space and a
+/// byte order mark aside; JSON Lines too): each of its string literals,
+/// keys included, decoded (`\u0000`-style escapes and all), one layer
+/// down ([`screen`]), whether or not the whole text is strict JSON (a
+/// number past `f64`, `NaN`, a lone surrogate elsewhere stop serde_json,
+/// not Python's or JavaScript's parser). Returns, when stripping found
+/// anything, the text with each literal that held something replaced by
+/// its cleaned string written as JSON, the rest byte for byte (key order,
+/// numbers and layout kept). A literal that decodes to no string (a lone
+/// surrogate) but holds an escape, and a text [`MAX_ENCODING_LAYERS`]
+/// deep holding escapes, are counted in [`Findings::too_deep`] (fail
+/// closed: the literal, or the text, removed). `None` when it holds
+/// nothing. One pass over `text`, and a screen of each literal.
 fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
-    let t = text.trim();
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
     if !t.starts_with(['{', '[', '"']) {
         return None;
     }
-    let mut value: Value = match serde_json::from_str(t) {
-        Ok(v) => v,
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            total.too_deep += 1;
-            return Some(String::new());
-        }
-        Err(_) => return None,
-    };
+    let spans = json_string_spans(text);
+    let escaped = |(a, b): (usize, usize)| text.get(a..b).is_some_and(|l| l.contains('\\'));
+    if !spans.iter().copied().any(escaped) {
+        return None;
+    }
     if layer >= MAX_ENCODING_LAYERS {
         total.too_deep += 1;
         return Some(String::new());
     }
     let mut found = Findings::default();
-    clean_value_at(&mut value, strip, layer + 1, &mut found);
+    let mut out = text.to_owned();
+    for &(a, b) in spans.iter().rev() {
+        let Some(literal) = text.get(a..b) else {
+            continue;
+        };
+        if !literal.contains('\\') {
+            // Unescaped: [`clean`] of the whole text saw it as it is.
+            continue;
+        }
+        let replaced = match serde_json::from_str::<String>(literal) {
+            Ok(decoded) => screen(&decoded, strip, layer + 1, &mut found)
+                .map(|c| serde_json::to_string(&c).unwrap_or_default()),
+            Err(_) => {
+                found.too_deep += 1;
+                Some(String::from("\"\""))
+            }
+        };
+        if let Some(r) = replaced {
+            out.replace_range(a..b, &r);
+        }
+    }
     if found.is_clean() {
         return None;
     }
     total.add(found);
-    strip.then(|| serde_json::to_string(&value).unwrap_or_default())
+    strip.then_some(out)
+}
+
+/// Byte ranges of the JSON string literals in `text` (each from its `"` to
+/// its closing `"`, escapes skipped), read left to right; an unterminated
+/// one is none. One pass.
+pub(crate) fn json_string_spans(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while let Some(open) = bytes
+        .get(i..)
+        .and_then(|b| b.iter().position(|&c| c == b'"'))
+    {
+        let start = i + open;
+        let mut j = start + 1;
+        let mut closed = false;
+        while let Some(&c) = bytes.get(j) {
+            match c {
+                b'\\' => j += 2,
+                b'"' => {
+                    closed = true;
+                    break;
+                }
+                _ => j += 1,
+            }
+        }
+        if !closed {
+            break;
+        }
+        spans.push((start, j + 1));
+        i = j + 1;
+    }
+    spans
 }
 
 /// Screens one span of [`data_uri_spans`], `layer` encodings deep: as one
@@ -1997,12 +2051,54 @@ mod tests {
         assert_eq!((found.too_deep, found.invisible), (1, 0), "{found:?}");
         let found = clean_value(&mut wrapped(MAX_ENCODING_LAYERS - 1), false);
         assert_eq!((found.too_deep, found.invisible), (0, 1), "{found:?}");
-        // Nested past serde_json's recursion limit: fail closed.
+        // Nested past serde_json's recursion limit: still read.
         let deep = format!("{}\"\\u200b\"{}", "[".repeat(200), "]".repeat(200));
         let mut v = json!({ "text": deep });
-        assert_eq!(clean_value(&mut v.clone(), false).too_deep, 1);
+        assert_eq!(clean_value(&mut v.clone(), false).invisible, 1);
         clean_value(&mut v, true);
-        assert_eq!(v["text"], "");
+        assert_eq!(
+            v["text"],
+            format!("{}\"\"{}", "[".repeat(200), "]".repeat(200))
+        );
+    }
+
+    /// JSON that serde_json does not read whole (a number past `f64`,
+    /// `NaN`, a lone surrogate in another literal) is read literal by
+    /// literal, as Python and JavaScript read it; JSON Lines too; stripping
+    /// rewrites only the literals that held something, key order, numbers
+    /// and layout kept; a literal holding a lone surrogate fails closed
+    /// (#20 re-attack s42, F1, F2, F3).
+    #[test]
+    fn json_text_is_read_literal_by_literal() {
+        for (bad, want) in [
+            (
+                r#"{"n": 1e400, "msg": "hi\udb40\udc69"}"#,
+                r#"{"n": 1e400, "msg": "hi"}"#,
+            ),
+            (
+                r#"{"n": NaN, "msg": "a\u200bb"}"#,
+                r#"{"n": NaN, "msg": "ab"}"#,
+            ),
+            (
+                r#"{"x": "\ud800", "msg": "\u001b[31mred"}"#,
+                r#"{"x": "", "msg": "red"}"#,
+            ),
+            (
+                "{\"a\": 1}\n{\"b\": \"c\\u202ed\"}\n",
+                "{\"a\": 1}\n{\"b\": \"cd\"}\n",
+            ),
+            (
+                r#"{"z": 1, "big": 123456789012345678901234567890, "m": "x\u200dy", "a": -0}"#,
+                r#"{"z": 1, "big": 123456789012345678901234567890, "m": "xy", "a": -0}"#,
+            ),
+            (r#"["ok", "\udb40\udc41\ud800"]"#, r#"["ok", ""]"#),
+        ] {
+            let mut v = json!({ "text": bad });
+            assert!(!clean_value(&mut v.clone(), false).is_clean(), "{bad}");
+            clean_value(&mut v, true);
+            assert_eq!(v["text"], want, "{bad}");
+            assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        }
     }
 
     /// The score that picks which reading of base64 is written back: one a
