@@ -20,27 +20,51 @@ use super::poison::{clean_value, Findings, PoisonMode};
 /// definition larger than the whole memo is never kept.
 pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
 
-/// Who asked for a listing: the client's and the gateway's own
-/// (`--pin`, a call before any listing) are two listings, each with its
-/// pages in progress, so that one's pages are never taken for the
-/// other's (a name shown by both is not "listed twice").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lister {
-    /// The client's `tools/list`.
-    Client,
-    /// The gateway's own.
-    Gateway,
+/// Most listings one session keeps in progress at once: each `tools/list`
+/// without a cursor starts one, and each page whose `nextCursor` the next
+/// request names goes on with it. Past this, starting another drops the
+/// oldest of the client's (a page of it that comes later is one of a
+/// listing that did not start at its first page: decided, never learned
+/// from, completing nothing). The gateway's own listing is never dropped.
+/// Each holds at most [`MAX_TOOLS`] names.
+pub const MAX_LISTINGS_IN_PROGRESS: usize = 4;
+
+/// One listing of a session's [`ToolView`]: the pages the child sent for
+/// one `tools/list` that started without a cursor, and for each request
+/// after it naming the `nextCursor` its last page gave (or the gateway's
+/// own listing). Pages are bound to their listing by the request they
+/// answer, so two listings in progress at once never mix their pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ListingId(u64);
+
+/// A listing in progress.
+#[derive(Debug, Clone, Default)]
+struct Listing {
+    /// Each name's first definition hash, over its pages so far.
+    shown: HashMap<String, String>,
+    /// Names its pages defined twice, differently: never learned.
+    conflicted: HashSet<String>,
+    /// It started at the first page (a request without a cursor): its
+    /// last page completes a listing.
+    from_start: bool,
+    /// The `nextCursor` of its last page, until a request names it.
+    awaiting: Option<String>,
+    /// The cursor of the page asked for and not yet answered.
+    asked: Option<String>,
+    /// The gateway's own listing (never dropped, never continued by a
+    /// client's request).
+    own: bool,
 }
 
 /// What the gateway last saw of each tool, from the child's listings.
 #[derive(Debug, Clone, Default)]
 pub struct ToolView {
     tools: HashMap<String, ToolState>,
-    /// The client's listing in progress (its pages so far): each name's
-    /// first definition hash. At most [`MAX_TOOLS`] names.
-    listing: HashMap<String, String>,
-    /// The gateway's own listing in progress, likewise.
-    own_listing: HashMap<String, String>,
+    /// The listings in progress (at most [`MAX_LISTINGS_IN_PROGRESS`]),
+    /// by their number (the oldest has the lowest).
+    listings: std::collections::BTreeMap<u64, Listing>,
+    /// The number of the next listing.
+    next_listing: u64,
     /// States of definitions seen, by their exact compact JSON.
     memo: Memo,
 }
@@ -76,23 +100,119 @@ impl ToolView {
         self.tools.iter()
     }
 
-    /// A client's listing starts (a `tools/list` without a cursor) or has
-    /// ended (its last page): the next page begins a new one, in which
-    /// each name may again be defined once.
-    pub fn end_listing(&mut self) {
-        self.end_listing_of(Lister::Client);
+    /// The listing a client's `tools/list` request continues: the one
+    /// (the newest, when several: a client that started over has left the
+    /// one before) whose last page gave `cursor` as its
+    /// `nextCursor` and that no request has named since; with no cursor
+    /// (`None`), or one no listing awaits (a cursor that is no string
+    /// included, as `Some(None)`), a new listing, complete only when it
+    /// started without one.
+    pub fn listing_for(&mut self, cursor: Option<Option<&str>>) -> ListingId {
+        if let Some(Some(c)) = cursor {
+            let waiting = self
+                .listings
+                .iter_mut()
+                .rev()
+                .find(|(_, l)| !l.own && l.awaiting.as_deref() == Some(c));
+            if let Some((&n, l)) = waiting {
+                l.asked = l.awaiting.take();
+                return ListingId(n);
+            }
+        }
+        self.start(cursor.is_none(), false)
     }
 
-    /// [`end_listing`](Self::end_listing) of `who`'s listing only.
-    pub fn end_listing_of(&mut self, who: Lister) {
-        self.in_progress(who).clear();
+    /// A new listing of the gateway's own, from its first page; one of its
+    /// own in progress before ends.
+    pub fn own_listing(&mut self) -> ListingId {
+        self.listings.retain(|_, l| !l.own);
+        self.start(true, true)
     }
 
-    /// The pages so far of `who`'s listing in progress.
-    fn in_progress(&mut self, who: Lister) -> &mut HashMap<String, String> {
-        match who {
-            Lister::Client => &mut self.listing,
-            Lister::Gateway => &mut self.own_listing,
+    /// A page of `listing` was asked for and will not come (an error
+    /// answer, a timeout, a request not sent): a request naming the same
+    /// cursor again goes on with it.
+    /// Nothing changes for a page already answered.
+    pub fn page_failed(&mut self, listing: ListingId) {
+        if let Some(l) = self.listings.get_mut(&listing.0) {
+            if let Some(c) = l.asked.take() {
+                l.awaiting = Some(c);
+            }
+        }
+    }
+
+    /// Ends one page of `listing`, whose `result` has been filtered. On its
+    /// last page (no `nextCursor`, `null` or `""`, as clients take them)
+    /// the listing ends, and
+    /// when it started at its first page it is complete: its definitions
+    /// (each name shown once, by its hash; names it defined twice
+    /// differently left out) are returned, for trust on first use to
+    /// learn. A page whose `nextCursor` is no string ends the listing
+    /// incomplete.
+    pub fn end_page(
+        &mut self,
+        listing: ListingId,
+        result: &Value,
+    ) -> Option<HashMap<String, String>> {
+        match next_cursor(result) {
+            Ok(Some(c)) => {
+                if let Some(l) = self.listings.get_mut(&listing.0) {
+                    l.awaiting = Some(c.to_owned());
+                    l.asked = None;
+                }
+                None
+            }
+            Ok(None) => {
+                let l = self.listings.remove(&listing.0)?;
+                let Listing {
+                    mut shown,
+                    conflicted,
+                    from_start,
+                    ..
+                } = l;
+                shown.retain(|name, _| !conflicted.contains(name));
+                from_start.then_some(shown)
+            }
+            Err(_) => {
+                self.listings.remove(&listing.0);
+                None
+            }
+        }
+    }
+
+    /// Starts a listing (room made first).
+    fn start(&mut self, from_start: bool, own: bool) -> ListingId {
+        self.make_room();
+        let n = self.next_listing;
+        self.next_listing = self.next_listing.wrapping_add(1);
+        self.listings.insert(
+            n,
+            Listing {
+                from_start,
+                own,
+                ..Listing::default()
+            },
+        );
+        ListingId(n)
+    }
+
+    /// `listing` in progress; one no longer kept (dropped as the oldest)
+    /// goes on as a listing that did not start at its first page.
+    fn listing_mut(&mut self, listing: ListingId) -> &mut Listing {
+        if !self.listings.contains_key(&listing.0) {
+            self.make_room();
+        }
+        self.listings.entry(listing.0).or_default()
+    }
+
+    /// Drops the oldest of the client's listings when
+    /// [`MAX_LISTINGS_IN_PROGRESS`] are in progress.
+    fn make_room(&mut self) {
+        if self.listings.len() >= MAX_LISTINGS_IN_PROGRESS {
+            let oldest = self.listings.iter().find(|(_, l)| !l.own).map(|(&n, _)| n);
+            if let Some(n) = oldest {
+                self.listings.remove(&n);
+            }
         }
     }
 
@@ -131,16 +251,6 @@ impl ToolView {
     }
 }
 
-/// Trust-on-first-use learning during one listing: the definitions of the
-/// names it shows first are pinned in both maps (the pins enforced from
-/// now on and the pins to be saved).
-pub struct Learning<'a> {
-    /// The pins the listing is decided against.
-    pub pins: &'a mut Pins,
-    /// The pins to be written to the pin file.
-    pub learned: &'a mut Pins,
-}
-
 /// Something the filter did to one tool of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListEvent {
@@ -167,6 +277,23 @@ pub enum ListEvent {
     },
 }
 
+/// The cursor of the next page of a listing: `Ok(Some)` for a non-empty
+/// string, `Ok(None)` on the last page (no `nextCursor`, `null` or `""`,
+/// as clients take them).
+///
+/// # Errors
+/// A `nextCursor` of another type (MCP's schema has a string; the
+/// TypeScript SDK refuses the page): the listing neither goes on nor is
+/// complete.
+pub(crate) fn next_cursor(result: &Value) -> Result<Option<&str>, &'static str> {
+    match result.get("nextCursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) if c.is_empty() => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c)),
+        Some(_) => Err("its nextCursor is not a string"),
+    }
+}
+
 /// The state of one definition: its hash over the whole definition, and
 /// whether anything but its name is poisoned.
 pub fn tool_state(def: &Value) -> ToolState {
@@ -186,34 +313,24 @@ pub fn tool_state(def: &Value) -> ToolState {
 }
 
 impl Gatekeeper {
-    /// Filters the `result` of one `tools/list` page in place (its `tools`
-    /// array; other members untouched), recording each tool in `view`.
+    /// Filters the `result` of one page of `listing` in place (its
+    /// `tools` array; other members untouched), recording each tool in
+    /// `view` and deciding it against `pins` (none while trust on first
+    /// use learns: what a complete listing shows is what gets pinned,
+    /// from [`ToolView::end_page`]).
     ///
     /// A tool without a string `name` and a tool past [`MAX_TOOLS`] are
     /// hidden. A name the listing has already shown (on this page or an
-    /// earlier one) is hidden; when its definition differs from the first,
-    /// the name is also marked [`ToolState::conflicting`] (refused until a
-    /// later listing defines it once) and never pinned. While `learning`,
-    /// each name's first definition is pinned before it is decided.
+    /// earlier one of the same listing) is hidden; when its definition
+    /// differs from the first, the name is also marked
+    /// [`ToolState::conflicting`] (refused until a later listing defines
+    /// it once) and never learned.
     pub fn filter_tools_page(
         &self,
+        listing: ListingId,
         result: &mut Value,
         view: &mut ToolView,
         pins: Option<&Pins>,
-        learning: Option<Learning<'_>>,
-    ) -> Vec<ListEvent> {
-        self.filter_tools_page_of(Lister::Client, result, view, pins, learning)
-    }
-
-    /// [`filter_tools_page`](Self::filter_tools_page) of a page of `who`'s
-    /// listing (the names it has shown are those of its own pages).
-    pub fn filter_tools_page_of(
-        &self,
-        who: Lister,
-        result: &mut Value,
-        view: &mut ToolView,
-        pins: Option<&Pins>,
-        mut learning: Option<Learning<'_>>,
     ) -> Vec<ListEvent> {
         let mut events = Vec::new();
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
@@ -233,7 +350,8 @@ impl Gatekeeper {
                 continue;
             };
             let state = view.state_of(&def);
-            if let Some(first) = view.in_progress(who).get(&name).cloned() {
+            let shown = view.listing_mut(listing).shown.get(&name).cloned();
+            if let Some(first) = shown {
                 let message = if first == state.hash {
                     format!("tool `{name}` is listed twice")
                 } else {
@@ -241,34 +359,24 @@ impl Gatekeeper {
                         shown.conflicting = true;
                         conflicted.insert(name.clone());
                     }
-                    if let Some(l) = learning.as_mut() {
-                        l.pins.remove(&name);
-                        l.learned.remove(&name);
-                    }
+                    view.listing_mut(listing).conflicted.insert(name.clone());
                     format!("tool `{name}` is listed twice with different definitions")
                 };
                 events.push(hide(name, message));
                 continue;
             }
-            if view.in_progress(who).len() >= MAX_TOOLS {
+            let this = view.listing_mut(listing);
+            if this.shown.len() >= MAX_TOOLS {
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
-            view.in_progress(who)
-                .insert(name.clone(), state.hash.clone());
+            this.shown.insert(name.clone(), state.hash.clone());
             let poisoned = state.poisoned;
-            if let Some(l) = learning.as_mut() {
-                l.pins.insert(name.clone(), state.hash.clone());
-                l.learned.insert(name.clone(), state.hash.clone());
-            }
             if !view.record(&name, state) {
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
-            let decided = match learning.as_ref() {
-                Some(l) => self.tool_decision(&name, view.get(&name), Some(&*l.pins)),
-                None => self.tool_decision(&name, view.get(&name), pins),
-            };
+            let decided = self.tool_decision(&name, view.get(&name), pins);
             if let Err(refusal) = decided {
                 events.push(ListEvent::Hidden {
                     tool: name,
@@ -316,6 +424,7 @@ mod tests {
     use super::*;
     use crate::gate::policy::Policy;
     use serde_json::json;
+    use std::collections::BTreeSet;
 
     #[test]
     fn page_filtered_and_view_recorded() {
@@ -332,7 +441,8 @@ mod tests {
             {"name": "ok"}
         ], "nextCursor": "c"});
         let mut view = ToolView::default();
-        let events = g.filter_tools_page(&mut page, &mut view, None, None);
+        let first = view.listing_for(None);
+        let events = g.filter_tools_page(first, &mut page, &mut view, None);
         // `read_file` twice, differently: neither is shown, and it is refused;
         // `ok` twice, the same: shown once.
         assert_eq!(page, json!({"tools": [{"name": "ok"}], "nextCursor": "c"}));
@@ -347,57 +457,219 @@ mod tests {
         assert!(!view.get("ok").unwrap().conflicting);
         // The next page of the same listing cannot redefine `ok`; a new
         // listing can.
+        assert_eq!(view.end_page(first, &page), None);
+        assert_eq!(view.listing_for(Some(Some("c"))), first);
         let mut next = json!({"tools": [{"name": "ok", "title": "Other"}]});
-        g.filter_tools_page(&mut next, &mut view, None, None);
+        g.filter_tools_page(first, &mut next, &mut view, None);
         assert_eq!(next, json!({"tools": []}));
         assert!(view.get("ok").unwrap().conflicting);
-        view.end_listing();
+        // Complete: the names defined twice differently are not learned.
+        let learned = view.end_page(first, &next).unwrap();
+        assert_eq!(
+            learned.keys().collect::<BTreeSet<_>>(),
+            BTreeSet::from([&"write_file".to_owned()])
+        );
+        let again_listing = view.listing_for(None);
         let mut again = json!({"tools": [{"name": "ok", "title": "Other"}]});
-        g.filter_tools_page(&mut again, &mut view, None, None);
+        g.filter_tools_page(again_listing, &mut again, &mut view, None);
         assert_eq!(again, json!({"tools": [{"name": "ok", "title": "Other"}]}));
         assert!(!view.get("ok").unwrap().conflicting);
     }
 
     /// The gateway's own listing and the client's are two listings: a
     /// name both show is listed once in each, and the end of one does not
-    /// end the other (#20 re-attack: a spurious "listed twice").
+    /// end the other (#20 re-attack: a spurious "listed twice"); a client's
+    /// cursor never continues the gateway's listing.
     #[test]
     fn own_and_client_listings_are_apart() {
         let g = Gatekeeper::default();
         let mut view = ToolView::default();
         let tools = json!({"tools": [{"name": "echo"}, {"name": "read"}], "nextCursor": "c"});
+        let client = view.listing_for(None);
         let mut page = tools.clone();
         assert!(g
-            .filter_tools_page(&mut page, &mut view, None, None)
+            .filter_tools_page(client, &mut page, &mut view, None)
             .is_empty());
+        assert_eq!(view.end_page(client, &page), None);
         // The gateway's own listing, while the client's is in progress.
-        let mut own = tools.clone();
-        let events = g.filter_tools_page_of(Lister::Gateway, &mut own, &mut view, None, None);
+        let own = view.own_listing();
+        let mut own_page = tools.clone();
+        let events = g.filter_tools_page(own, &mut own_page, &mut view, None);
         assert!(events.is_empty(), "{events:?}");
-        assert_eq!(own, tools);
+        assert_eq!(own_page, tools);
+        assert_eq!(view.end_page(own, &own_page), None);
         let mut own_last = json!({"tools": [{"name": "late"}]});
         assert!(g
-            .filter_tools_page_of(Lister::Gateway, &mut own_last, &mut view, None, None)
+            .filter_tools_page(own, &mut own_last, &mut view, None)
             .is_empty());
-        view.end_listing_of(Lister::Gateway);
+        let learned = view.end_page(own, &own_last).unwrap();
+        assert_eq!(learned.len(), 3);
         assert!(!view.get("echo").unwrap().conflicting);
         // The client's listing goes on: its last page shows `late` (the
         // gateway's listing showed it, not the client's), and still may
         // not redefine a name of its first page.
+        assert_eq!(view.listing_for(Some(Some("c"))), client);
         let mut last = json!({"tools": [{"name": "late"}, {"name": "echo", "title": "Other"}]});
-        let events = g.filter_tools_page(&mut last, &mut view, None, None);
+        let events = g.filter_tools_page(client, &mut last, &mut view, None);
         assert_eq!(last, json!({"tools": [{"name": "late"}]}), "{events:?}");
         assert!(view.get("echo").unwrap().conflicting);
-        // And the other way round: the client's pages do not end the
-        // gateway's listing.
+        let learned = view.end_page(client, &last).unwrap();
+        assert_eq!(
+            learned.keys().collect::<BTreeSet<_>>(),
+            BTreeSet::from([&"late".to_owned(), &"read".to_owned()])
+        );
+        // And the other way round: a client's request naming the cursor
+        // the gateway's page gave starts a listing of its own.
         let mut view = ToolView::default();
-        let mut own = tools.clone();
-        g.filter_tools_page_of(Lister::Gateway, &mut own, &mut view, None, None);
-        view.end_listing();
+        let own = view.own_listing();
+        let mut own_page = tools.clone();
+        g.filter_tools_page(own, &mut own_page, &mut view, None);
+        view.end_page(own, &own_page);
+        let stranger = view.listing_for(Some(Some("c")));
+        assert_ne!(stranger, own);
+        let last = json!({"tools": [{"name": "late"}]});
+        assert_eq!(view.end_page(stranger, &last), None, "not complete");
         let mut own_again = json!({"tools": [{"name": "echo", "title": "Other"}]});
-        g.filter_tools_page_of(Lister::Gateway, &mut own_again, &mut view, None, None);
+        g.filter_tools_page(own, &mut own_again, &mut view, None);
         assert_eq!(own_again, json!({"tools": []}));
         assert!(view.get("echo").unwrap().conflicting);
+    }
+
+    /// Two listings in progress at once (a client that asks again before
+    /// the first answer, #20 re-attack F4) keep their pages apart: the
+    /// same names on both are listed once in each, each cursor continues
+    /// the newest listing awaiting it, and each completes on its own.
+    #[test]
+    fn listings_at_once_keep_their_pages_apart() {
+        let g = Gatekeeper::default();
+        let mut view = ToolView::default();
+        let first_page = json!({"tools": [{"name": "echo"}], "nextCursor": "c"});
+        let (a, b) = (view.listing_for(None), view.listing_for(None));
+        assert_ne!(a, b);
+        for l in [a, b] {
+            let mut page = first_page.clone();
+            assert!(g
+                .filter_tools_page(l, &mut page, &mut view, None)
+                .is_empty());
+            assert_eq!(page, first_page);
+            assert_eq!(view.end_page(l, &page), None);
+        }
+        assert_eq!(view.listing_for(Some(Some("c"))), b);
+        assert_eq!(view.listing_for(Some(Some("c"))), a);
+        // Asked for a third time: no listing awaits it any more.
+        let third = view.listing_for(Some(Some("c")));
+        assert!(third != a && third != b);
+        for l in [b, a, third] {
+            let mut page = json!({"tools": [{"name": "late"}]});
+            assert!(g
+                .filter_tools_page(l, &mut page, &mut view, None)
+                .is_empty());
+            let complete = view.end_page(l, &page);
+            if l == third {
+                assert_eq!(complete, None, "started at a cursor: not complete");
+            } else {
+                let names = complete.unwrap();
+                assert_eq!(names.len(), 2);
+                assert_eq!(names["echo"], tool_state(&json!({"name": "echo"})).hash);
+            }
+        }
+    }
+
+    /// Only a listing from its first page to its last completes: one that
+    /// starts at a cursor (a string no listing awaits, or no string), one
+    /// whose page gives a `nextCursor` that is no string, and one
+    /// abandoned for another teach nothing; what the completing listing
+    /// showed is what it gives.
+    #[test]
+    fn only_a_whole_listing_completes() {
+        let g = Gatekeeper::default();
+        let mut view = ToolView::default();
+        for cursor in [Some(Some("x")), Some(None)] {
+            let l = view.listing_for(cursor);
+            let mut page = json!({"tools": [{"name": "late"}]});
+            g.filter_tools_page(l, &mut page, &mut view, None);
+            assert_eq!(view.end_page(l, &page), None, "{cursor:?}");
+        }
+        let l = view.listing_for(None);
+        let mut page = json!({"tools": [{"name": "echo"}], "nextCursor": 5});
+        g.filter_tools_page(l, &mut page, &mut view, None);
+        assert_eq!(view.end_page(l, &page), None);
+        assert_eq!(view.end_page(l, &json!({"tools": []})), None, "ended");
+        // Abandoned after its first page, for a listing that shows `echo`
+        // otherwise: the completing one is learned.
+        let abandoned = view.listing_for(None);
+        let mut page = json!({"tools": [{"name": "echo", "title": "First"}], "nextCursor": "c"});
+        g.filter_tools_page(abandoned, &mut page, &mut view, None);
+        assert_eq!(view.end_page(abandoned, &page), None);
+        let whole = view.listing_for(None);
+        let second = json!({"name": "echo", "title": "Second"});
+        let mut page = json!({"tools": [second.clone()], "nextCursor": ""});
+        assert!(g
+            .filter_tools_page(whole, &mut page, &mut view, None)
+            .is_empty());
+        let learned = view.end_page(whole, &page).unwrap();
+        assert_eq!(
+            learned,
+            HashMap::from([("echo".to_owned(), tool_state(&second).hash)])
+        );
+        // `null` ends a listing too.
+        let l = view.listing_for(None);
+        assert!(view
+            .end_page(l, &json!({"tools": [], "nextCursor": null}))
+            .is_some());
+    }
+
+    /// A page that gets no answer can be asked for again with the same
+    /// cursor; once a page is answered, its cursor is spent.
+    #[test]
+    fn a_failed_page_can_be_asked_again() {
+        let mut view = ToolView::default();
+        let l = view.listing_for(None);
+        view.page_failed(l);
+        assert_eq!(
+            view.end_page(l, &json!({"tools": [], "nextCursor": "c"})),
+            None
+        );
+        assert_eq!(view.listing_for(Some(Some("c"))), l);
+        view.page_failed(l);
+        assert_eq!(view.listing_for(Some(Some("c"))), l);
+        assert_eq!(
+            view.end_page(l, &json!({"tools": [], "nextCursor": "d"})),
+            None
+        );
+        view.page_failed(l);
+        assert_ne!(view.listing_for(Some(Some("c"))), l, "spent");
+        assert_eq!(view.listing_for(Some(Some("d"))), l);
+        assert!(view.end_page(l, &json!({"tools": []})).is_some());
+    }
+
+    /// At most [`MAX_LISTINGS_IN_PROGRESS`] listings are kept: another
+    /// drops the client's oldest (whose cursor then continues nothing, and
+    /// whose later page completes nothing), never the gateway's own.
+    #[test]
+    fn listings_in_progress_are_bounded() {
+        let mut view = ToolView::default();
+        let own = view.own_listing();
+        view.end_page(own, &json!({"tools": [], "nextCursor": "o"}));
+        let mut started = Vec::new();
+        for i in 0..MAX_LISTINGS_IN_PROGRESS {
+            let l = view.listing_for(None);
+            view.end_page(l, &json!({"tools": [], "nextCursor": format!("c{i}")}));
+            started.push(l);
+        }
+        assert_eq!(view.listings.len(), MAX_LISTINGS_IN_PROGRESS);
+        assert!(view.listings.values().any(|l| l.own));
+        // The first client listing was dropped for the last one.
+        let first = view.listing_for(Some(Some("c0")));
+        assert_ne!(first, started[0]);
+        assert_eq!(view.end_page(started[0], &json!({"tools": []})), None);
+        assert!(view.listings.len() <= MAX_LISTINGS_IN_PROGRESS);
+        let last = MAX_LISTINGS_IN_PROGRESS - 1;
+        assert_eq!(
+            view.listing_for(Some(Some(&format!("c{last}")))),
+            started[last]
+        );
+        assert!(view.end_page(own, &json!({"tools": []})).is_some());
     }
 
     /// The memo gives what [`tool_state`] gives, the first time and the
@@ -431,11 +703,10 @@ mod tests {
         let first = json!({"name": "echo", "description": "Echoes."});
         let changed = json!({"name": "echo", "description": "Echoes!"});
         let mut page = json!({"tools": [first.clone()]});
-        g.filter_tools_page(&mut page, &mut view, None, None);
+        g.filter_tools_page(view.listing_for(None), &mut page, &mut view, None);
         assert_eq!(view.get("echo").unwrap().hash, tool_state(&first).hash);
-        view.end_listing();
         let mut page = json!({"tools": [changed.clone()]});
-        g.filter_tools_page(&mut page, &mut view, None, None);
+        g.filter_tools_page(view.listing_for(None), &mut page, &mut view, None);
         assert_eq!(view.get("echo").unwrap().hash, tool_state(&changed).hash);
         assert_ne!(tool_state(&first).hash, tool_state(&changed).hash);
     }
@@ -497,7 +768,8 @@ mod tests {
             {"name": "plain", "description": "Fine.\u{200B}", "title\u{200B}": "Plain"}
         ]});
         let mut view = ToolView::default();
-        let events = g.filter_tools_page(&mut page, &mut view, None, None);
+        let listing = view.listing_for(None);
+        let events = g.filter_tools_page(listing, &mut page, &mut view, None);
         assert_eq!(
             page,
             json!({"tools": [{"name": "plain", "description": "Fine.", "title": "Plain"}]})

@@ -49,7 +49,9 @@ pub use decide::{
 };
 pub use encoded::MAX_BASE64_READINGS;
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
-pub use listing::{tool_state, ListEvent, Lister, ToolView, MAX_TOOL_MEMO_BYTES};
+pub use listing::{
+    tool_state, ListEvent, ListingId, ToolView, MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
+};
 pub use paths::{
     host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, VariablePaths,
     FILE_LOCATION_WORDS, HOST_ARGUMENT_WORDS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES,

@@ -27,7 +27,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::{Answered, Gatekeeper};
 use super::limits::{refuse_task_augmented, Limiter};
-use super::listing::{Learning, ListEvent, Lister, ToolView};
+use super::listing::{ListEvent, ListingId, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use crate::engine::{
@@ -202,7 +202,8 @@ struct State {
     /// Learning (trust on first use, `--pin-update`) ended with the first
     /// complete listing: later listings are checked against it.
     learning_done: bool,
-    /// A complete `tools/list` (its last page) has passed the gateway.
+    /// A complete `tools/list` listing (from its first page to its last)
+    /// has passed the gateway.
     listed: bool,
     /// Ids of the server's requests forwarded to the client and not yet
     /// answered (at most MAX_PENDING_REQUESTS), with what each asked.
@@ -217,6 +218,18 @@ struct State {
     audit_failed: bool,
     /// The learned pins could not be saved: calls are refused.
     pin_failed: bool,
+}
+
+/// What a client's request forwarded to the child asks, for its
+/// bookkeeping and its answer.
+enum Asking {
+    /// A `tools/call` of `tool`, holding one of its `max_concurrent`
+    /// places when `limited`.
+    Call { tool: String, limited: bool },
+    /// A page of a `tools/list` listing.
+    Page(ListingId),
+    /// Any other request.
+    Other,
 }
 
 /// What a server's request forwarded to the client asked: the client's
@@ -309,23 +322,6 @@ fn roots_value(roots: &super::paths::Roots) -> Value {
             .map(|u| json!({"uri": u.as_str()}))
             .collect(),
     )
-}
-
-/// The cursor of the next page of a listing: `Ok(Some)` for a non-empty
-/// string, `Ok(None)` on the last page (no `nextCursor`, `null` or `""`,
-/// as clients take them).
-///
-/// # Errors
-/// A `nextCursor` of another type (MCP's schema has a string; the
-/// TypeScript SDK refuses the page): the listing neither goes on nor is
-/// complete.
-pub(super) fn next_cursor(result: &Value) -> Result<Option<&str>, &'static str> {
-    match result.get("nextCursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(c)) if c.is_empty() => Ok(None),
-        Some(Value::String(c)) => Ok(Some(c)),
-        Some(_) => Err("its nextCursor is not a string"),
-    }
 }
 
 /// The `cursor` a `tools/list` request asks for, when any.
@@ -743,8 +739,39 @@ impl GateService {
         Some(p)
     }
 
-    /// Shapes the child's answer to request `id` for the client.
-    fn answer(&self, id: Id, method: &str, outcome: Result<Value, Value>) -> Reply {
+    /// A page of `listing` that gets no answer from the child (not sent,
+    /// an error, a timeout) can be asked for again: the cursor it named
+    /// goes on with the listing.
+    fn page_asked(&self, asked: Handled, listing: ListingId) -> Handled {
+        let me = self.clone();
+        let failed = move || lock(&me.shared.state).view.page_failed(listing);
+        match asked {
+            Handled::Reply(r) => {
+                failed();
+                Handled::Reply(r)
+            }
+            Handled::Call(f) => Handled::Call(Box::pin(async move {
+                let r = f.await;
+                failed();
+                r
+            })),
+            Handled::Task(f) => Handled::Task(Box::pin(async move {
+                let r = f.await;
+                failed();
+                r
+            })),
+        }
+    }
+
+    /// Shapes the child's answer to request `id` for the client; a
+    /// `tools/list` page is one of `listing`.
+    fn answer(
+        &self,
+        id: Id,
+        method: &str,
+        outcome: Result<Value, Value>,
+        listing: Option<ListingId>,
+    ) -> Reply {
         match outcome {
             Err(error) => {
                 let code = error
@@ -798,11 +825,11 @@ impl GateService {
                 // characters is hidden in every `--poison` mode (stripped,
                 // it would be listed as another). Everything else is
                 // screened first, and decided on the text the client sees.
-                let listing = matches!(
+                let a_list = matches!(
                     method,
                     "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
                 );
-                if !listing {
+                if !a_list {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r));
                     }
@@ -819,7 +846,11 @@ impl GateService {
                         self.pin_instructions(&mut result);
                     }
                     "server/discover" => self.pin_instructions(&mut result),
-                    "tools/list" => self.filter_list(&mut result, Lister::Client),
+                    "tools/list" => {
+                        if let Some(listing) = listing {
+                            self.filter_list(&mut result, listing);
+                        }
+                    }
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
                         for r in self.shared.keeper.filter_list_page(method, &mut result) {
                             tracing::warn!(
@@ -832,7 +863,7 @@ impl GateService {
                     }
                     _ => {}
                 }
-                if listing {
+                if a_list {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r));
                     }
@@ -897,27 +928,18 @@ impl GateService {
         }
     }
 
-    /// Filters one page of `who`'s `tools/list` (the client's, or the
-    /// gateway's own: each its own listing in progress).
-    fn filter_list(&self, result: &mut Value, who: Lister) {
+    /// Filters one page of `listing` (the client's, or the gateway's own)
+    /// and ends it: the first complete listing is what trust on first use
+    /// learns.
+    fn filter_list(&self, result: &mut Value, listing: ListingId) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
-        // A page whose `nextCursor` is no string ends no listing: the
-        // listing cannot go on, and is not complete.
-        let last_page = matches!(next_cursor(result), Ok(None));
-        // Trust on first use: what is listed now is what gets pinned.
-        let events = match (learning, st.pins.as_mut()) {
-            (true, Some(pins)) => {
-                let learn = Learning {
-                    pins,
-                    learned: &mut st.learned,
-                };
-                keeper.filter_tools_page_of(who, result, &mut st.view, None, Some(learn))
-            }
-            _ => keeper.filter_tools_page_of(who, result, &mut st.view, st.pins.as_ref(), None),
-        };
+        // Trust on first use: what a complete listing shows is what gets
+        // pinned; until then its pages are decided on everything else.
+        let pins = if learning { None } else { st.pins.as_ref() };
+        let events = keeper.filter_tools_page(listing, result, &mut st.view, pins);
         for e in &events {
             let (tool, decision, code, rule) = match e {
                 ListEvent::Hidden { tool, refusal } => {
@@ -956,11 +978,17 @@ impl GateService {
             };
             self.audit(st, rec);
         }
-        st.listed |= last_page;
-        if last_page {
-            st.view.end_listing_of(who);
-        }
-        if learning && last_page {
+        let Some(complete) = st.view.end_page(listing, result) else {
+            return;
+        };
+        st.listed = true;
+        if learning {
+            if let Some(pins) = st.pins.as_mut() {
+                for (name, hash) in complete {
+                    pins.insert(name.clone(), hash.clone());
+                    st.learned.insert(name, hash);
+                }
+            }
             self.end_learning(st);
         }
     }
@@ -1497,10 +1525,14 @@ impl GateService {
         mut req: Request,
         ctx: CallContext,
         arrived: tokio::time::Instant,
-        tool: Option<String>,
-        limited: bool,
+        asking: Asking,
         names: Vec<super::urls::PendingName>,
     ) -> Handled {
+        let (tool, limited, listing) = match asking {
+            Asking::Call { tool, limited } => (Some(tool), limited, None),
+            Asking::Page(listing) => (None, false, Some(listing)),
+            Asking::Other => (None, false, None),
+        };
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
@@ -1633,7 +1665,7 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    me.answer(id, &method, o)
+                    me.answer(id, &method, o, listing)
                 }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
@@ -1768,7 +1800,8 @@ impl Service for GateService {
                     match vetted {
                         Ok((tool, limited, mut names)) => {
                             names.extend(answered);
-                            match me.forward(request, ctx, arrived, Some(tool), limited, names) {
+                            let asking = Asking::Call { tool, limited };
+                            match me.forward(request, ctx, arrived, asking, names) {
                                 Handled::Reply(r) => r,
                                 Handled::Call(f) | Handled::Task(f) => f.await,
                             }
@@ -1784,17 +1817,11 @@ impl Service for GateService {
             return match vetted {
                 Ok((tool, limited, mut names)) => {
                     names.extend(answered);
-                    self.forward(request, ctx, arrived, Some(tool), limited, names)
+                    let asking = Asking::Call { tool, limited };
+                    self.forward(request, ctx, arrived, asking, names)
                 }
                 Err(reply) => Handled::Reply(reply),
             };
-        }
-        if request.method == "tools/list" && next_cursor_param(&request).is_none() {
-            // A listing started over: the one before it ends. Learning goes
-            // on: only a complete listing ends it (#20 re-attack, N7), so a
-            // server whose listing never completes gets no call decided on
-            // the pages it did show, however often the client starts over.
-            lock(&self.shared.state).view.end_listing();
         }
         let decided = self
             .shared
@@ -1804,7 +1831,17 @@ impl Service for GateService {
         match decided {
             Ok(mut names) => {
                 names.extend(answered);
-                self.forward(request, ctx, arrived, None, false, names)
+                if request.method != "tools/list" {
+                    return self.forward(request, ctx, arrived, Asking::Other, names);
+                }
+                // A page of a listing: the one its cursor continues (a
+                // listing started over is another listing; the one before
+                // it is not ended, and only a complete listing ends
+                // learning: #20 re-attack, N7 and F4).
+                let cursor = next_cursor_param(&request).map(Value::as_str);
+                let listing = lock(&self.shared.state).view.listing_for(cursor);
+                let asked = self.forward(request, ctx, arrived, Asking::Page(listing), names);
+                self.page_asked(asked, listing)
             }
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");

@@ -127,11 +127,12 @@ proptest! {
         let defs: Vec<Value> = tools.iter().map(Tool::def).collect();
         let cut = split.min(defs.len());
         let mut view = ToolView::default();
+        let listing = view.listing_for(None);
         let mut shown = BTreeSet::new();
         let mut text = String::new();
         for part in [&defs[..cut], &defs[cut..]] {
             let mut page = json!({"tools": part});
-            g.filter_tools_page(&mut page, &mut view, pins.as_ref(), None);
+            g.filter_tools_page(listing, &mut page, &mut view, pins.as_ref());
             for t in page["tools"].as_array().unwrap() {
                 prop_assert!(
                     shown.insert(t["name"].as_str().unwrap().to_owned()),

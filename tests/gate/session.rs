@@ -100,6 +100,13 @@ impl Gate {
         self.ask(&line.to_string())
     }
 
+    /// Sends a `tools/list` for the page at `cursor` (the first: `None`).
+    fn send_page(&mut self, id: u64, cursor: Option<&str>) {
+        let params = cursor.map_or(json!({}), |c| json!({ "cursor": c }));
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":params});
+        self.send(&line.to_string());
+    }
+
     fn list(&mut self, id: u64) -> Vec<String> {
         let r = self.ask(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
@@ -1373,17 +1380,7 @@ fn a_restarted_listing_never_completes_learning() {
 /// refused from then on and never pinned; the rest of the page is learned.
 #[test]
 fn a_name_defined_twice_across_pages_is_refused_and_never_pinned() {
-    let page = |g: &mut Gate, id: u64, cursor: Option<&str>| -> Vec<String> {
-        let params = cursor.map_or(json!({}), |c| json!({ "cursor": c }));
-        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":params});
-        let r = g.ask(&line.to_string());
-        r["result"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{r}"))
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
+    let page = |g: &mut Gate, id: u64, cursor: Option<&str>| list_page(g, id, cursor).0;
     for pinned in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let pin = dir.path().join("pins.json");
@@ -2262,5 +2259,128 @@ fn roots_elsewhere_in_an_answer_and_error_answers_are_checked() {
     assert!(!seen.contains("169.254"), "{seen}");
     let line = seen.lines().find(|l| l.contains("\"id\":3")).unwrap();
     assert!(line.contains(&inside), "kept as it was: {line}");
+    g.close();
+}
+
+/// Asks for one `tools/list` page: the names shown and the `nextCursor`.
+fn list_page(g: &mut Gate, id: u64, cursor: Option<&str>) -> (Vec<String>, Value) {
+    g.send_page(id, cursor);
+    page_names(&g.recv())
+}
+
+/// The names a `tools/list` answer shows, and its `nextCursor`.
+fn page_names(r: &Value) -> (Vec<String>, Value) {
+    let names = r["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    (names, r["result"]["nextCursor"].clone())
+}
+
+/// Kind 8 (#20 re-attack, F4): pages are bound to their listing by the
+/// request they answer. Two listings of a paged server asked for at once
+/// each show every tool (none "listed twice"), each cursor goes on with a
+/// listing of its own, and the first to complete is what is learned.
+#[test]
+fn listings_at_once_keep_their_pages_apart() {
+    for pinned in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pins.json");
+        let pin_s = pin.to_str().unwrap().to_owned();
+        let mut flags = vec!["--env", "RECORDER_TWO_PAGES"];
+        if pinned {
+            flags.extend(["--pin", &pin_s]);
+        }
+        let mut g = Gate::start_env(&flags, |_| {}, &[("RECORDER_TWO_PAGES", "1")]);
+        g.init();
+        g.send_page(1, None);
+        g.send_page(2, None);
+        let (a, b) = (g.recv(), g.recv());
+        for r in [&a, &b] {
+            let (names, next) = page_names(r);
+            assert!(names.contains(&"echo".to_owned()), "{pinned} {r}");
+            assert_eq!(next, "q2", "{r}");
+        }
+        g.send_page(3, Some("q2"));
+        g.send_page(4, Some("q2"));
+        for _ in 0..2 {
+            let (names, _) = page_names(&g.recv());
+            assert_eq!(names, ["late"], "{pinned}");
+        }
+        let r = g.call(5, "echo", json!({}));
+        assert!(r["result"]["isError"].is_null(), "{pinned} {r}");
+        g.close();
+        if pinned {
+            let saved = std::fs::read_to_string(&pin).unwrap();
+            assert!(
+                saved.contains("\"echo\"") && saved.contains("\"late\""),
+                "{saved}"
+            );
+        }
+    }
+}
+
+/// Kind 8 (#20 re-attack, F4): a listing that starts at a cursor is no
+/// complete listing (it would pin its last page only): learning goes on,
+/// and a call is decided by the gateway's own listing, which is learned.
+#[test]
+fn a_listing_from_a_cursor_completes_no_learning() {
+    let mut g = Gate::start_env(
+        &["--pin", "pins.json", "--env", "RECORDER_TWO_PAGES"],
+        |_| {},
+        &[("RECORDER_TWO_PAGES", "1")],
+    );
+    g.init();
+    let (names, next) = list_page(&mut g, 1, Some("q2"));
+    assert_eq!(names, ["late"]);
+    assert!(next.is_null());
+    assert!(!g.dir().join("pins.json").exists());
+    let r = g.call(2, "echo", json!({}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    assert!(
+        seen.contains("\"id\":\"toolgate-gate/tools/list/"),
+        "{seen}"
+    );
+    let saved = std::fs::read_to_string(g.dir().join("pins.json")).unwrap();
+    assert!(
+        saved.contains("\"echo\"") && saved.contains("\"late\""),
+        "{saved}"
+    );
+    g.close();
+}
+
+/// Kind 8 (#20 re-attack, F4): the pages of a listing abandoned for
+/// another are never learned: what the first complete listing shows is
+/// pinned, and a definition changed after it is refused.
+#[test]
+fn an_abandoned_listing_teaches_nothing() {
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            "pins.json",
+            "--env",
+            "RECORDER_TWO_PAGES",
+            "--env",
+            "RECORDER_RUG",
+        ],
+        |_| {},
+        &[("RECORDER_TWO_PAGES", "1"), ("RECORDER_RUG", "1")],
+    );
+    g.init();
+    // The first page of a listing no one goes on with, then a whole one
+    // (the server's second answer changes `echo`).
+    let (names, _) = list_page(&mut g, 1, None);
+    assert!(names.contains(&"echo".to_owned()));
+    let (names, next) = list_page(&mut g, 2, None);
+    assert!(names.contains(&"echo".to_owned()), "{names:?}");
+    let (late, _) = list_page(&mut g, 3, next.as_str());
+    assert_eq!(late, ["late"]);
+    let r = g.call(4, "echo", json!({}));
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let saved = std::fs::read_to_string(g.dir().join("pins.json")).unwrap();
+    assert!(saved.contains("\"echo\""), "{saved}");
     g.close();
 }

@@ -16,7 +16,6 @@ use tokio::sync::oneshot;
 
 use super::{lock, GateService, Pending, PinMode};
 use crate::engine::{Id, Request};
-use crate::gate::listing::Lister;
 
 /// Prefix of the ids of the requests the gateway sends the child itself
 /// (`"toolgate-gate/…"`, strings): a client request whose id starts with
@@ -79,11 +78,9 @@ impl GateService {
                 m.remove("progressToken");
                 m
             });
-        // A listing of its own, apart from the client's (`Lister`): one
-        // left unfinished before starts over.
-        lock(&self.shared.state)
-            .view
-            .end_listing_of(Lister::Gateway);
+        // A listing of its own, apart from the client's: one left
+        // unfinished before starts over.
+        let listing = lock(&self.shared.state).view.own_listing();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_OWN_LIST_PAGES {
             if lock(&self.shared.state).listed {
@@ -97,8 +94,8 @@ impl GateService {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
             let mut result = self.own_request("tools/list", params, by).await?;
-            self.filter_list(&mut result, Lister::Gateway);
-            match super::next_cursor(&result) {
+            self.filter_list(&mut result, listing);
+            match crate::gate::listing::next_cursor(&result) {
                 Ok(None) => return Ok(()),
                 Ok(Some(c)) => cursor = Some(Value::from(c)),
                 Err(why) => return Err(format!("a listing page of the server: {why}")),
