@@ -49,7 +49,9 @@ struct Listing {
     from_start: bool,
     /// The `nextCursor` of its last page, until a request names it.
     awaiting: Option<String>,
-    /// The cursor of the page asked for and not yet answered.
+    /// A page of it has been asked for and not answered yet.
+    pending: bool,
+    /// The cursor that page was asked at (none for its first page).
     asked: Option<String>,
     /// The gateway's own listing (never dropped, never continued by a
     /// client's request).
@@ -116,6 +118,7 @@ impl ToolView {
                 .find(|(_, l)| !l.own && l.awaiting.as_deref() == Some(c));
             if let Some((&n, l)) = waiting {
                 l.asked = l.awaiting.take();
+                l.pending = true;
                 return ListingId(n);
             }
         }
@@ -131,12 +134,20 @@ impl ToolView {
 
     /// A page of `listing` was asked for and will not come (an error
     /// answer, a timeout, a request not sent): a request naming the same
-    /// cursor again goes on with it.
-    /// Nothing changes for a page already answered.
+    /// cursor again goes on with it, and a listing whose first page did
+    /// not come ends (nothing can go on with it). Nothing changes for a
+    /// page already answered.
     pub fn page_failed(&mut self, listing: ListingId) {
-        if let Some(l) = self.listings.get_mut(&listing.0) {
-            if let Some(c) = l.asked.take() {
-                l.awaiting = Some(c);
+        let Some(l) = self.listings.get_mut(&listing.0) else {
+            return;
+        };
+        if !std::mem::take(&mut l.pending) {
+            return;
+        }
+        match l.asked.take() {
+            Some(c) => l.awaiting = Some(c),
+            None => {
+                self.listings.remove(&listing.0);
             }
         }
     }
@@ -159,6 +170,7 @@ impl ToolView {
                 if let Some(l) = self.listings.get_mut(&listing.0) {
                     l.awaiting = Some(c.to_owned());
                     l.asked = None;
+                    l.pending = false;
                 }
                 None
             }
@@ -190,6 +202,7 @@ impl ToolView {
             Listing {
                 from_start,
                 own,
+                pending: true,
                 ..Listing::default()
             },
         );
@@ -620,17 +633,20 @@ mod tests {
     }
 
     /// A page that gets no answer can be asked for again with the same
-    /// cursor; once a page is answered, its cursor is spent.
+    /// cursor; once a page is answered, its cursor is spent. A listing
+    /// whose first page gets no answer ends (it holds no place).
     #[test]
     fn a_failed_page_can_be_asked_again() {
         let mut view = ToolView::default();
+        let gone = view.listing_for(None);
+        view.page_failed(gone);
+        assert!(view.listings.is_empty());
+        assert_eq!(view.end_page(gone, &json!({"tools": []})), None);
         let l = view.listing_for(None);
+        let first = json!({"tools": [], "nextCursor": "c"});
+        assert_eq!(view.end_page(l, &first), None);
         view.page_failed(l);
-        assert_eq!(
-            view.end_page(l, &json!({"tools": [], "nextCursor": "c"})),
-            None
-        );
-        assert_eq!(view.listing_for(Some(Some("c"))), l);
+        assert_eq!(view.listing_for(Some(Some("c"))), l, "answered: no change");
         view.page_failed(l);
         assert_eq!(view.listing_for(Some(Some("c"))), l);
         assert_eq!(
@@ -778,5 +794,167 @@ mod tests {
             matches!(&events[0], ListEvent::Hidden { tool, refusal } if tool == "echo" && refusal.code() == "tool.poisoned"),
             "{events:?}"
         );
+    }
+
+    /// One step of a client's listings, for the property below.
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// A `tools/list` for the first page (`None`) or at cursor `c{n}`.
+        Ask(Option<u8>),
+        /// The child answers an outstanding ask (picked by index) with a
+        /// page of tools `(name, version)` and a `nextCursor` (`None`: the
+        /// last page).
+        Answer(usize, Vec<(u8, u8)>, Option<u8>),
+        /// An outstanding ask gets no page.
+        Fail(usize),
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::option::of(0u8..3).prop_map(Step::Ask),
+            (
+                any::<usize>(),
+                proptest::collection::vec((0u8..5, 0u8..2), 0..4),
+                proptest::option::of(0u8..3)
+            )
+                .prop_map(|(k, t, n)| Step::Answer(k, t, n)),
+            any::<usize>().prop_map(Step::Fail),
+        ]
+    }
+
+    fn def(name: u8, version: u8) -> Value {
+        json!({"name": format!("t{name}"), "description": format!("v{version}")})
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// Whatever the order of asks, pages and failures: a listing that
+        /// completes is one chain of pages, its first asked for without a
+        /// cursor and each next one at the cursor the page before gave;
+        /// what it gives is exactly the first definition of each name its
+        /// pages showed, names defined twice differently left out; a name
+        /// is hidden as "listed twice" only when the same listing showed
+        /// it before. With one listing at a time, every listing that is
+        /// followed to its last page completes.
+        #[test]
+        fn a_completed_listing_is_one_chain_of_pages(
+            steps in proptest::collection::vec(step(), 0..40),
+            one_at_a_time in proptest::prelude::any::<bool>(),
+        ) {
+            use proptest::prelude::*;
+            let g = Gatekeeper::default();
+            let mut view = ToolView::default();
+            // Asks without an answer: the listing and the cursor asked at.
+            let mut outstanding: Vec<(ListingId, Option<String>)> = Vec::new();
+            // Each listing's answered pages: (cursor asked, tools, next).
+            type Page = (Option<String>, Vec<(u8, u8)>, Option<String>);
+            let mut log: HashMap<ListingId, Vec<Page>> = HashMap::new();
+            // The cursor the last answered page gave (one at a time).
+            let mut next_at: Option<String> = None;
+            for s in steps {
+                match s {
+                    Step::Ask(c) => {
+                        if one_at_a_time && !outstanding.is_empty() {
+                            continue;
+                        }
+                        let c = if one_at_a_time {
+                            if c.is_some() { next_at.clone() } else { None }
+                        } else {
+                            c.map(|n| format!("c{n}"))
+                        };
+                        let l = view.listing_for(Some(c.as_deref()).filter(|_| c.is_some()));
+                        outstanding.push((l, c));
+                    }
+                    Step::Fail(k) if !outstanding.is_empty() => {
+                        let (l, _) = outstanding.remove(k % outstanding.len());
+                        view.page_failed(l);
+                    }
+                    Step::Answer(k, tools, next) if !outstanding.is_empty() => {
+                        let (l, asked) = outstanding.remove(k % outstanding.len());
+                        let next = next.map(|n| format!("c{n}"));
+                        let mut page = json!({
+                            "tools": tools.iter().map(|&(n, v)| def(n, v)).collect::<Vec<_>>(),
+                            "nextCursor": next,
+                        });
+                        let earlier: Vec<(u8, u8)> = log
+                            .get(&l)
+                            .map(|p| p.iter().flat_map(|(_, t, _)| t.clone()).collect())
+                            .unwrap_or_default();
+                        let events = g.filter_tools_page(l, &mut page, &mut view, None);
+                        // Hidden: a name this listing showed before (on
+                        // an earlier page or earlier on this one), and no
+                        // other (none spuriously "listed twice").
+                        let mut seen: HashSet<u8> = earlier.iter().map(|&(n, _)| n).collect();
+                        let expected: Vec<String> = tools
+                            .iter()
+                            .filter(|&&(n, _)| !seen.insert(n))
+                            .map(|&(n, _)| format!("t{n}"))
+                            .collect();
+                        let hidden: Vec<String> = events
+                            .iter()
+                            .map(|e| match e {
+                                ListEvent::Hidden { tool, refusal } => {
+                                    assert!(refusal.message().contains("listed twice"), "{e:?}");
+                                    tool.clone()
+                                }
+                                _ => panic!("{e:?}"),
+                            })
+                            .collect();
+                        if one_at_a_time {
+                            prop_assert_eq!(&hidden, &expected);
+                        } else {
+                            // A listing dropped for newer ones forgets its
+                            // pages: it may hide less, never more.
+                            prop_assert!(hidden.iter().all(|h| expected.contains(h)), "{hidden:?} {expected:?}");
+                        }
+                        log.entry(l).or_default().push((asked, tools, next.clone()));
+                        next_at = next;
+                        let complete = view.end_page(l, &page);
+                        let pages = log.get(&l).cloned().unwrap_or_default();
+                        if let Some(learned) = complete {
+                            // One chain from the first page.
+                            prop_assert_eq!(&pages[0].0, &None);
+                            for w in pages.windows(2) {
+                                prop_assert!(w[0].2.is_some());
+                                prop_assert_eq!(&w[1].0, &w[0].2);
+                            }
+                            prop_assert_eq!(&pages[pages.len() - 1].2, &None);
+                            // Exactly the first definitions, conflicts out.
+                            let mut first: HashMap<u8, u8> = HashMap::new();
+                            let mut twice = HashSet::new();
+                            for &(n, v) in pages.iter().flat_map(|(_, t, _)| t) {
+                                match first.get(&n) {
+                                    Some(&f) if f != v => {
+                                        twice.insert(n);
+                                    }
+                                    Some(_) => {}
+                                    None => {
+                                        first.insert(n, v);
+                                    }
+                                }
+                            }
+                            let expected: HashMap<String, String> = first
+                                .into_iter()
+                                .filter(|(n, _)| !twice.contains(n))
+                                .map(|(n, v)| (format!("t{n}"), tool_state(&def(n, v)).hash))
+                                .collect();
+                            prop_assert_eq!(learned, expected);
+                            log.remove(&l);
+                        } else {
+                            // One listing at a time, each page asked at the
+                            // cursor the page before gave: every last page
+                            // completes its listing.
+                            prop_assert!(!(one_at_a_time && next_at.is_none()), "{pages:?}");
+                        }
+                        if next_at.is_none() {
+                            log.remove(&l);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 }
