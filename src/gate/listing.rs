@@ -20,13 +20,15 @@ use super::poison::{clean_value, Findings, PoisonMode};
 /// definition larger than the whole memo is never kept.
 pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
 
-/// Most listings one session keeps in progress at once: each `tools/list`
-/// without a cursor starts one, and each page whose `nextCursor` the next
-/// request names goes on with it. Past this, starting another drops the
-/// oldest of the client's (a page of it that comes later is one of a
-/// listing that did not start at its first page: decided, never learned
-/// from, completing nothing). The gateway's own listing is never dropped.
-/// Each holds at most [`MAX_TOOLS`] names.
+/// Most of the client's listings one session keeps in progress at once:
+/// each `tools/list` without a cursor starts one, and each page whose
+/// `nextCursor` the next request names goes on with it. Past this,
+/// starting another drops the oldest (a page of it that comes later is
+/// decided as one of a listing that did not start at its first page:
+/// never learned from, completing nothing, taking no place). A request
+/// at a cursor no listing awaits takes no place either, and the gateway's
+/// own listing (one at a time) is kept beside these. Each holds at most
+/// [`MAX_TOOLS`] names.
 pub const MAX_LISTINGS_IN_PROGRESS: usize = 4;
 
 /// One listing of a session's [`ToolView`]: the pages the child sent for
@@ -108,7 +110,8 @@ impl ToolView {
     /// `nextCursor` and that no request has named since; with no cursor
     /// (`None`), or one no listing awaits (a cursor that is no string
     /// included, as `Some(None)`), a new listing, complete only when it
-    /// started without one.
+    /// started without one (one that did not is decided page by page and
+    /// never kept).
     pub fn listing_for(&mut self, cursor: Option<Option<&str>>) -> ListingId {
         if let Some(Some(c)) = cursor {
             let waiting = self
@@ -122,14 +125,22 @@ impl ToolView {
                 return ListingId(n);
             }
         }
-        self.start(cursor.is_none(), false)
+        if cursor.is_some() {
+            return self.next_id();
+        }
+        self.start(false)
     }
 
     /// A new listing of the gateway's own, from its first page; one of its
     /// own in progress before ends.
     pub fn own_listing(&mut self) -> ListingId {
         self.listings.retain(|_, l| !l.own);
-        self.start(true, true)
+        self.start(true)
+    }
+
+    /// Ends `listing` wherever it is (the gateway's own, given up).
+    pub fn end_listing(&mut self, listing: ListingId) {
+        self.listings.remove(&listing.0);
     }
 
     /// A page of `listing` was asked for and will not come (an error
@@ -192,41 +203,37 @@ impl ToolView {
         }
     }
 
-    /// Starts a listing (room made first).
-    fn start(&mut self, from_start: bool, own: bool) -> ListingId {
-        self.make_room();
+    /// A number no listing has had.
+    fn next_id(&mut self) -> ListingId {
         let n = self.next_listing;
         self.next_listing = self.next_listing.wrapping_add(1);
+        ListingId(n)
+    }
+
+    /// Starts a listing at its first page, the client's (dropping the
+    /// client's oldest when [`MAX_LISTINGS_IN_PROGRESS`] are in progress)
+    /// or the gateway's `own`.
+    fn start(&mut self, own: bool) -> ListingId {
+        if !own {
+            let clients = self.listings.values().filter(|l| !l.own).count();
+            if clients >= MAX_LISTINGS_IN_PROGRESS {
+                let oldest = self.listings.iter().find(|(_, l)| !l.own).map(|(&n, _)| n);
+                if let Some(n) = oldest {
+                    self.listings.remove(&n);
+                }
+            }
+        }
+        let id = self.next_id();
         self.listings.insert(
-            n,
+            id.0,
             Listing {
-                from_start,
+                from_start: true,
                 own,
                 pending: true,
                 ..Listing::default()
             },
         );
-        ListingId(n)
-    }
-
-    /// `listing` in progress; one no longer kept (dropped as the oldest)
-    /// goes on as a listing that did not start at its first page.
-    fn listing_mut(&mut self, listing: ListingId) -> &mut Listing {
-        if !self.listings.contains_key(&listing.0) {
-            self.make_room();
-        }
-        self.listings.entry(listing.0).or_default()
-    }
-
-    /// Drops the oldest of the client's listings when
-    /// [`MAX_LISTINGS_IN_PROGRESS`] are in progress.
-    fn make_room(&mut self) {
-        if self.listings.len() >= MAX_LISTINGS_IN_PROGRESS {
-            let oldest = self.listings.iter().find(|(_, l)| !l.own).map(|(&n, _)| n);
-            if let Some(n) = oldest {
-                self.listings.remove(&n);
-            }
-        }
+        id
     }
 
     /// [`tool_state`] of `def`, from the memo when this session has seen
@@ -357,14 +364,18 @@ impl Gatekeeper {
         // Names this page defined twice, differently: their first definition
         // is taken out of the page too (at most one per kept tool).
         let mut conflicted = HashSet::new();
+        // The listing, out of the view for this page (a listing not kept:
+        // this page's names only).
+        let kept_listing = view.listings.remove(&listing.0);
+        let is_kept = kept_listing.is_some();
+        let mut this = kept_listing.unwrap_or_default();
         for mut def in std::mem::take(tools) {
             let Some(name) = def.get("name").and_then(Value::as_str).map(str::to_owned) else {
                 events.push(hide("?".into(), "a tool without a string name".into()));
                 continue;
             };
             let state = view.state_of(&def);
-            let shown = view.listing_mut(listing).shown.get(&name).cloned();
-            if let Some(first) = shown {
+            if let Some(first) = this.shown.get(&name).cloned() {
                 let message = if first == state.hash {
                     format!("tool `{name}` is listed twice")
                 } else {
@@ -372,23 +383,23 @@ impl Gatekeeper {
                         shown.conflicting = true;
                         conflicted.insert(name.clone());
                     }
-                    view.listing_mut(listing).conflicted.insert(name.clone());
+                    this.conflicted.insert(name.clone());
                     format!("tool `{name}` is listed twice with different definitions")
                 };
                 events.push(hide(name, message));
                 continue;
             }
-            let this = view.listing_mut(listing);
             if this.shown.len() >= MAX_TOOLS {
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
-            this.shown.insert(name.clone(), state.hash.clone());
-            let poisoned = state.poisoned;
+            let (poisoned, hash) = (state.poisoned, state.hash.clone());
             if !view.record(&name, state) {
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
+            // Only a name recorded is the listing's (to be learned).
+            this.shown.insert(name.clone(), hash);
             let decided = self.tool_decision(&name, view.get(&name), pins);
             if let Err(refusal) = decided {
                 events.push(ListEvent::Hidden {
@@ -428,6 +439,9 @@ impl Gatekeeper {
             });
         }
         *tools = kept;
+        if is_kept {
+            view.listings.insert(listing.0, this);
+        }
         events
     }
 }
@@ -659,33 +673,81 @@ mod tests {
         assert!(view.end_page(l, &json!({"tools": []})).is_some());
     }
 
-    /// At most [`MAX_LISTINGS_IN_PROGRESS`] listings are kept: another
-    /// drops the client's oldest (whose cursor then continues nothing, and
-    /// whose later page completes nothing), never the gateway's own.
+    /// At most [`MAX_LISTINGS_IN_PROGRESS`] of the client's listings are
+    /// kept: another drops the oldest (whose cursor then continues
+    /// nothing, and whose later page completes nothing). Nothing else
+    /// drops one (#20 re-attack s43, F2 and F3): a late page of a dropped
+    /// listing, a cursor no listing awaits and the gateway's own listing
+    /// (which ends when the gateway gives it up) take no place.
     #[test]
     fn listings_in_progress_are_bounded() {
+        let g = Gatekeeper::default();
         let mut view = ToolView::default();
         let own = view.own_listing();
         view.end_page(own, &json!({"tools": [], "nextCursor": "o"}));
         let mut started = Vec::new();
-        for i in 0..MAX_LISTINGS_IN_PROGRESS {
+        for i in 0..=MAX_LISTINGS_IN_PROGRESS {
             let l = view.listing_for(None);
-            view.end_page(l, &json!({"tools": [], "nextCursor": format!("c{i}")}));
+            let mut page =
+                json!({"tools": [{"name": format!("t{i}")}], "nextCursor": format!("c{i}")});
+            g.filter_tools_page(l, &mut page, &mut view, None);
+            view.end_page(l, &page);
             started.push(l);
         }
-        assert_eq!(view.listings.len(), MAX_LISTINGS_IN_PROGRESS);
-        assert!(view.listings.values().any(|l| l.own));
-        // The first client listing was dropped for the last one.
-        let first = view.listing_for(Some(Some("c0")));
-        assert_ne!(first, started[0]);
-        assert_eq!(view.end_page(started[0], &json!({"tools": []})), None);
-        assert!(view.listings.len() <= MAX_LISTINGS_IN_PROGRESS);
-        let last = MAX_LISTINGS_IN_PROGRESS - 1;
-        assert_eq!(
-            view.listing_for(Some(Some(&format!("c{last}")))),
-            started[last]
-        );
-        assert!(view.end_page(own, &json!({"tools": []})).is_some());
+        assert_eq!(view.listings.len(), MAX_LISTINGS_IN_PROGRESS + 1);
+        assert!(view.listings.contains_key(&own.0));
+        assert!(!view.listings.contains_key(&started[0].0), "the oldest");
+        // The dropped listing's cursor continues nothing, and its late page
+        // is decided, completes nothing and takes no place.
+        let stray = view.listing_for(Some(Some("c0")));
+        assert_ne!(stray, started[0]);
+        for l in [started[0], stray] {
+            let mut last = json!({"tools": [{"name": "t0"}, {"name": "t0"}]});
+            let events = g.filter_tools_page(l, &mut last, &mut view, None);
+            assert_eq!(events.len(), 1, "listed twice on its page");
+            assert_eq!(view.end_page(l, &last), None);
+        }
+        assert_eq!(view.listings.len(), MAX_LISTINGS_IN_PROGRESS + 1);
+        // Every live one completes.
+        for (i, &l) in started.iter().enumerate().skip(1) {
+            assert_eq!(view.listing_for(Some(Some(&format!("c{i}")))), l);
+            let learned = view.end_page(l, &json!({"tools": []})).unwrap();
+            assert_eq!(learned.keys().collect::<Vec<_>>(), [&format!("t{i}")]);
+        }
+        // The gateway's own, given up, ends.
+        view.end_listing(own);
+        assert!(view.listings.is_empty());
+        assert_eq!(view.end_page(own, &json!({"tools": []})), None);
+    }
+
+    /// A tool the listing could not record (the view full) is hidden and
+    /// not learned (#20 re-attack s43, F4); one the policy hides is
+    /// learned (it was defined so).
+    #[test]
+    fn only_recorded_tools_are_learned() {
+        let g = Gatekeeper {
+            policy: Policy::parse("[tools]\ndeny = [\"denied\"]\n").unwrap(),
+            ..Gatekeeper::default()
+        };
+        let mut view = ToolView::default();
+        let junk = view.listing_for(None);
+        let names: Vec<Value> = (0..MAX_TOOLS)
+            .map(|i| json!({"name": format!("j{i}")}))
+            .collect();
+        let mut page = json!({"tools": names, "nextCursor": "c"});
+        g.filter_tools_page(junk, &mut page, &mut view, None);
+        assert_eq!(view.len(), MAX_TOOLS);
+        let l = view.listing_for(None);
+        let mut page = json!({"tools": [{"name": "echo"}, {"name": "j1"}]});
+        let events = g.filter_tools_page(l, &mut page, &mut view, None);
+        assert_eq!(page, json!({"tools": [{"name": "j1"}]}), "{events:?}");
+        let learned = view.end_page(l, &page).unwrap();
+        assert_eq!(learned.keys().collect::<Vec<_>>(), ["j1"]);
+        let mut view = ToolView::default();
+        let l = view.listing_for(None);
+        let mut page = json!({"tools": [{"name": "denied"}]});
+        assert_eq!(g.filter_tools_page(l, &mut page, &mut view, None).len(), 1);
+        assert!(view.end_page(l, &page).unwrap().contains_key("denied"));
     }
 
     /// The memo gives what [`tool_state`] gives, the first time and the

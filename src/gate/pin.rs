@@ -29,12 +29,26 @@ pub const MAX_TOOLS: usize = 10_000;
 
 /// The hash of one tool definition: `sha256:` and 64 lower-case hex digits.
 ///
+/// Over the definition's RFC 8785 canonical form, in which every number is
+/// an IEEE double. An integer a double cannot hold exactly (past 2^53, as
+/// 64-bit ids are) is forwarded to the client digit for digit, so its
+/// exact value is pinned too: when a definition holds any, their RFC 6901
+/// pointers and digits (a JSON array, after a line feed, which the
+/// canonical form never holds) follow the canonical form; every other
+/// definition hashes its canonical form alone.
+///
 /// A definition that cannot be canonicalized (it cannot happen for a value
 /// that passed the strict JSON layer) hashes its plain serialization.
 pub fn definition_hash(definition: &Value) -> String {
-    let bytes = serde_json_canonicalizer::to_vec(definition)
+    let mut bytes = serde_json_canonicalizer::to_vec(definition)
         .or_else(|_| serde_json::to_vec(definition))
         .unwrap_or_default();
+    let mut inexact = Vec::new();
+    inexact_integers(definition, &mut String::new(), &mut inexact);
+    if !inexact.is_empty() {
+        bytes.push(b'\n');
+        bytes.extend(serde_json::to_vec(&inexact).unwrap_or_default());
+    }
     let digest = Sha256::digest(&bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
@@ -43,6 +57,47 @@ pub fn definition_hash(definition: &Value) -> String {
         let _ = write!(out, "{b:02x}");
     }
     out
+}
+
+/// Each integer in `value` that no IEEE double holds exactly, as its
+/// RFC 6901 pointer (below `at`) and its digits, members in the order of
+/// their names' bytes. Its depth is the value's, which the strict JSON
+/// layer bounds.
+fn inexact_integers(value: &Value, at: &mut String, out: &mut Vec<(String, String)>) {
+    let len = at.len();
+    match value {
+        Value::Number(n) => {
+            let exact = match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => u128::from(u) == (u as f64) as u128,
+                (None, Some(i)) => i128::from(i) == (i as f64) as i128,
+                _ => true,
+            };
+            if !exact {
+                out.push((at.clone(), n.to_string()));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push('/');
+                at.push_str(&i.to_string());
+                inexact_integers(item, at, out);
+                at.truncate(len);
+            }
+        }
+        Value::Object(members) => {
+            let mut names: Vec<&String> = members.keys().collect();
+            names.sort_unstable();
+            for name in names {
+                at.push('/');
+                at.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                if let Some(member) = members.get(name) {
+                    inexact_integers(member, at, out);
+                }
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The accepted definitions: tool name to hash.
@@ -271,6 +326,65 @@ mod tests {
         }
     }
 
+    /// Integers past 2^53 are forwarded digit for digit: their exact
+    /// value is pinned (#20 re-attack s43, F1), where each is (a rug pull
+    /// moving one between members is a change), while every definition
+    /// without one keeps its RFC 8785 hash.
+    #[test]
+    fn hash_pins_integers_no_double_holds() {
+        let schema = |n: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"name":"pay","inputSchema":{{"properties":{{"to":{{"const":{n}}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        let pairs = [
+            ("12345678901234568", "12345678901234567"),
+            ("9007199254740992", "9007199254740993"),
+            ("18446744073709551615", "18446744073709551614"),
+            ("-9223372036854775807", "-9223372036854775806"),
+        ];
+        for (a, b) in pairs {
+            assert_ne!(
+                definition_hash(&schema(a)),
+                definition_hash(&schema(b)),
+                "{a} {b}"
+            );
+        }
+        // Exact in a double: the canonical form alone, as RFC 8785 has it.
+        for n in [
+            "9007199254740992",
+            "-9223372036854775808",
+            "1",
+            "1.5",
+            "18446744073709551616",
+        ] {
+            let v = schema(n);
+            let canonical = serde_json_canonicalizer::to_vec(&v).unwrap();
+            let hex: String = Sha256::digest(&canonical)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let expected = format!("sha256:{hex}");
+            assert_eq!(definition_hash(&v), expected, "{n}");
+        }
+        // Where it is counts, in arrays and under escaped names too.
+        let big = "12345678901234567";
+        let at = |text: &str| definition_hash(&serde_json::from_str(text).unwrap());
+        assert_ne!(
+            at(&format!(r#"{{"a":[{big},1]}}"#)),
+            at(&format!(r#"{{"a":[1,{big}]}}"#))
+        );
+        assert_ne!(
+            at(&format!(r#"{{"a/b":{big},"a":{{"b":1}}}}"#)),
+            at(&format!(r#"{{"a/b":1,"a":{{"b":{big}}}}}"#))
+        );
+        let mut found = Vec::new();
+        let v: Value = serde_json::from_str(&format!(r#"{{"x~/y":[0,{{"z":{big}}}]}}"#)).unwrap();
+        inexact_integers(&v, &mut String::new(), &mut found);
+        assert_eq!(found, [("/x~0~1y/1/z".to_owned(), big.to_owned())]);
+    }
+
     #[test]
     fn hash_ignores_order_and_spelling_not_content() {
         let a: Value =
@@ -358,5 +472,22 @@ mod tests {
         pins.save(&p).unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
         assert_eq!(Pins::load(&p).unwrap(), Some(pins));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// Two definitions that differ in one integer hash differently,
+        /// whatever the integers (the client reads every digit).
+        #[test]
+        fn distinct_integers_hash_apart(a: i64, b: u64, wide: bool) {
+            let b = if wide { b } else { b >> 11 };
+            let x = json!({"name": "t", "inputSchema": {"const": a}});
+            let y = json!({"name": "t", "inputSchema": {"const": b}});
+            proptest::prop_assert_eq!(
+                definition_hash(&x) == definition_hash(&y),
+                i128::from(a) == i128::from(b)
+            );
+        }
     }
 }

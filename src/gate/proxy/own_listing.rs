@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::{lock, GateService, Pending, PinMode};
 use crate::engine::{Id, Request};
+use crate::gate::listing::ListingId;
 
 /// Prefix of the ids of the requests the gateway sends the child itself
 /// (`"toolgate-gate/…"`, strings): a client request whose id starts with
@@ -81,6 +82,21 @@ impl GateService {
         // A listing of its own, apart from the client's: one left
         // unfinished before starts over.
         let listing = lock(&self.shared.state).view.own_listing();
+        let outcome = self.own_pages(listing, meta.as_ref(), by).await;
+        // Ended however it went (a failed or needless listing holds nothing).
+        lock(&self.shared.state).view.end_listing(listing);
+        outcome
+    }
+
+    /// The pages of the gateway's own `listing`, each through the filter,
+    /// until its last, one a client's listing completes meanwhile, or the
+    /// first failure.
+    async fn own_pages(
+        &self,
+        listing: ListingId,
+        meta: Option<&Map<String, Value>>,
+        by: tokio::time::Instant,
+    ) -> Result<(), String> {
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_OWN_LIST_PAGES {
             if lock(&self.shared.state).listed {
@@ -90,7 +106,7 @@ impl GateService {
             if let Some(c) = cursor.take() {
                 params.insert("cursor".into(), c);
             }
-            if let Some(m) = &meta {
+            if let Some(m) = meta {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
             let mut result = self.own_request("tools/list", params, by).await?;
