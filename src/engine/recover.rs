@@ -36,11 +36,50 @@ pub const MAX_ID_CANDIDATES: usize = 8;
 /// the line is an array (a batch), the top-level members of each object
 /// element count. One pass over `bytes`, which the caller has bounded.
 pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
+    let mut found: Vec<Id> = Vec::new();
+    let mut over = false;
+    scalar_members(bytes, |key, value| {
+        if key_is(key, "id") {
+            let id = match value.first() {
+                Some(b'"') => string_id(value),
+                _ => number_id(value),
+            };
+            if let Some(id) = id {
+                push(&mut found, id);
+            }
+        }
+        over = found.len() > MAX_ID_CANDIDATES;
+        !over
+    });
+    if over {
+        return Vec::new();
+    }
+    found
+}
+
+/// Whether a top-level member of `bytes` (as [`id_candidates`] reads
+/// them: of the object the line starts with, or of each object element of
+/// a batch) is named `name` and holds a string: a line that names a
+/// `method` this way is a request or a notification, read leniently.
+pub fn names_string_member(bytes: &[u8], name: &str) -> bool {
+    let mut named = false;
+    scalar_members(bytes, |key, value| {
+        named = value.first() == Some(&b'"') && key_is(key, name);
+        !named
+    });
+    named
+}
+
+/// Calls `visit` with the quoted key and the text of the value of each
+/// top-level member whose value is a string or a number (of the object
+/// the line starts with, or of each object element of a batch array),
+/// strings and nesting tracked byte by byte, in one pass; stops when
+/// `visit` returns `false`.
+fn scalar_members(bytes: &[u8], mut visit: impl FnMut(&[u8], &[u8]) -> bool) {
     let member_depth = match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => 2usize,
         _ => 1usize,
     };
-    let mut found: Vec<Id> = Vec::new();
     let mut depth = 0usize;
     let mut i = 0usize;
     let mut expect_key = false;
@@ -49,21 +88,25 @@ pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
     let mut last_key: Option<(usize, usize)> = None;
     while let Some(&b) = bytes.get(i) {
         let at_members = depth == member_depth && in_object;
-        match b {
+        let value_end = match b {
             b'"' => {
                 let end = string_end(bytes, i);
                 if at_members && expect_key {
                     last_key = Some((i, end));
-                } else if at_members && is_id_key(bytes, last_key) {
-                    if let Some(id) = bytes.get(i..end).and_then(string_id) {
-                        push(&mut found, id);
-                    }
-                    last_key = None;
+                    expect_key = false;
+                    i = end;
+                    continue;
                 }
                 expect_key = false;
-                i = end;
-                continue;
+                Some(end)
             }
+            b'-' | b'0'..=b'9' if at_members && last_key.is_some() => Some(
+                bytes
+                    .iter()
+                    .skip(i)
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(bytes.len(), |n| i.saturating_add(n)),
+            ),
             b'{' | b'[' => {
                 depth = depth.saturating_add(1);
                 if depth == member_depth {
@@ -71,36 +114,36 @@ pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
                     expect_key = in_object;
                     last_key = None;
                 }
+                None
             }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b',' if at_members => expect_key = true,
-            b':' if at_members => {}
-            b'-' | b'0'..=b'9' if at_members && is_id_key(bytes, last_key) => {
-                let end = bytes
-                    .iter()
-                    .skip(i)
-                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .map_or(bytes.len(), |n| i.saturating_add(n));
-                if let Some(id) = bytes.get(i..end).and_then(number_id) {
-                    push(&mut found, id);
-                }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                None
+            }
+            b',' if at_members => {
+                expect_key = true;
+                None
+            }
+            b':' if at_members => None,
+            b' ' | b'\t' | b'\r' | b'\n' => None,
+            _ if at_members => {
                 last_key = None;
-                i = end;
-                continue;
+                None
             }
-            b' ' | b'\t' | b'\r' | b'\n' => {}
-            _ if at_members => last_key = None,
-            _ => {}
+            _ => None,
+        };
+        let Some(end) = value_end else {
+            i = i.saturating_add(1);
+            continue;
+        };
+        let key = if at_members { last_key.take() } else { None };
+        if let Some(key) = key.and_then(|(s, e)| bytes.get(s..e)) {
+            if !visit(key, bytes.get(i..end).unwrap_or_default()) {
+                return;
+            }
         }
-        if found.len() > MAX_ID_CANDIDATES {
-            return Vec::new();
-        }
-        i = i.saturating_add(1);
+        i = end;
     }
-    if found.len() > MAX_ID_CANDIDATES {
-        return Vec::new();
-    }
-    found
 }
 
 /// The ids of top-level `id` members found in the *end* of a line
@@ -208,11 +251,9 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
-/// `true` when the key `key` (its quoted span) reads `id`, escapes decoded.
-fn is_id_key(bytes: &[u8], key: Option<(usize, usize)>) -> bool {
-    key.and_then(|(s, e)| bytes.get(s..e))
-        .and_then(|k| serde_json::from_slice::<String>(k).ok())
-        .is_some_and(|k| k == "id")
+/// `true` when the quoted key `key` reads `name`, escapes decoded.
+fn key_is(key: &[u8], name: &str) -> bool {
+    serde_json::from_slice::<String>(key).is_ok_and(|k| k == name)
 }
 
 fn string_id(quoted: &[u8]) -> Option<Id> {

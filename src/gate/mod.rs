@@ -36,6 +36,7 @@ mod policy;
 mod proxy;
 mod resolve;
 mod run;
+mod states;
 mod unquote;
 mod urls;
 
@@ -75,6 +76,9 @@ pub use resolve::{
     RESOLVE_DEADLINE,
 };
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
+pub use states::{
+    issued_state, IssuedStates, INPUT_REQUIRED_METHODS, MAX_REQUEST_STATES, MAX_REQUEST_STATE_BYTES,
+};
 pub use unquote::MAX_PERCENT_DECODINGS;
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,

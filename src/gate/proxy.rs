@@ -30,6 +30,7 @@ use super::limits::{refuse_task_augmented, Limiter};
 use super::listing::{ListEvent, ListingId, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
+use super::states::{issued_state, IssuedStates};
 use crate::engine::{
     server_busy, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era, ErrorObject,
     Handled, Id, Notification, Outbound, Payload, Peer, Reply, Request, Response, Revision,
@@ -208,6 +209,10 @@ struct State {
     /// Ids of the server's requests forwarded to the client and not yet
     /// answered (at most MAX_PENDING_REQUESTS), with what each asked.
     server_asks: std::collections::HashMap<Id, Asked>,
+    /// The `requestState` values the server issued in `input_required`
+    /// results passed to the client (2026-07-28): echoed verbatim, they
+    /// are not checked as arguments.
+    states: IssuedStates,
     /// The progress tokens of the requests waiting on the server
     /// ([`progress_key`] to the id carrying it; at most one per pending
     /// request): a server's `notifications/progress` naming another is
@@ -391,6 +396,7 @@ impl GateService {
                     learning_done: false,
                     listed: false,
                     server_asks: std::collections::HashMap::new(),
+                    states: IssuedStates::new(),
                     progress: HashMap::new(),
                     limiter: Limiter::default(),
                     audit: config.audit,
@@ -640,8 +646,8 @@ impl GateService {
         let decided = keeper
             .check_call(&name, st.view.get(&name), st.pins.as_ref(), &args)
             .and_then(|mut names| {
-                let other = req.params.as_ref();
-                names.extend(keeper.check_other_params(other, &["name", "arguments"])?);
+                let other = st.states.to_check(&req.method, req.params.as_ref());
+                names.extend(keeper.check_other_params(other.as_deref(), &["name", "arguments"])?);
                 Ok(names)
             });
         let names = match decided {
@@ -868,8 +874,32 @@ impl GateService {
                         return Reply::Send(self.denial_for(method, id, &r));
                     }
                 }
+                self.remember_state(method, &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
+        }
+    }
+
+    /// Remembers the `requestState` of an `input_required` result passed
+    /// to the client, in a session whose results carry `resultType`
+    /// (2026-07-28): the client's retry may echo it unchecked
+    /// ([`IssuedStates`]).
+    fn remember_state(&self, method: &str, result: &Value) {
+        let Some(state) = issued_state(result) else {
+            return;
+        };
+        if !lock(&self.shared.era).has_result_type() {
+            tracing::debug!(
+                method,
+                "a requestState outside a 2026-07-28 session; not remembered"
+            );
+            return;
+        }
+        if !lock(&self.shared.state).states.remember(method, state) {
+            tracing::debug!(
+                method,
+                "a requestState not remembered (its method, or its size)"
+            );
         }
     }
 
@@ -1140,8 +1170,13 @@ impl GateService {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "the child wrote a line that is not strict JSON; dropped");
-                // The request it answers is answered, not left pending.
-                self.fail_recovered(bytes, "the server's answer failed the strict JSON layer");
+                // The request it answers is answered, not left pending;
+                // the request it is, answered to the server.
+                self.fail_line(
+                    bytes,
+                    "the server's answer failed the strict JSON layer",
+                    &crate::rpc::RpcError::Json(e),
+                );
                 return;
             }
         };
@@ -1408,15 +1443,45 @@ impl GateService {
         }
     }
 
-    /// Answers the request waiting on `id` with the gateway's error `code`.
-    fn fail_pending(&self, id: &Id, code: GateCode, message: &str) {
-        if let Some(p) = self.finish(id) {
-            let err = gate_error(code, message.into());
-            let _ = p.tx.send((
-                Err(json!({"code": err.code, "message": err.message, "data": err.data})),
-                Charge::none(),
-            ));
+    /// A line from the child that will not be forwarded, for `fault`:
+    /// every id it names ([`crate::engine::id_candidates`]) of a client
+    /// request waiting on the server is answered to the client with
+    /// `tool.bad_response` (the line is taken as its answer). When the line
+    /// names a `method` (read leniently,
+    /// [`crate::engine::names_string_member`]) it is a request of the
+    /// server's: each other id it names is answered to the server with the
+    /// error the core gives a client's line with the same fault
+    /// ([`crate::rpc::protocol_error`]), unless the server waits for the
+    /// client's answer under that id (an answer there would be read as the
+    /// client's). A notification (no id) is answered nothing.
+    fn fail_line(&self, bytes: &[u8], message: &str, fault: &crate::rpc::RpcError) {
+        let request = crate::engine::names_string_member(bytes, "method");
+        for id in crate::engine::id_candidates(bytes) {
+            if self.fail_pending(&id, GateCode::BadResponse, message) || !request {
+                continue;
+            }
+            if lock(&self.shared.state).server_asks.contains_key(&id) {
+                tracing::warn!(%id, "a bad server request reuses the id of one the client has yet to answer; not answered");
+                continue;
+            }
+            tracing::warn!(%id, kind = fault.code(), "a server request was answered with an error");
+            let answer = crate::rpc::protocol_error(fault, Some(&id));
+            let _ = self.send_own(answer.to_string().as_bytes());
         }
+    }
+
+    /// Answers the request waiting on `id` with the gateway's error
+    /// `code`; `false` when none waits on it.
+    fn fail_pending(&self, id: &Id, code: GateCode, message: &str) -> bool {
+        let Some(p) = self.finish(id) else {
+            return false;
+        };
+        let err = gate_error(code, message.into());
+        let _ = p.tx.send((
+            Err(json!({"code": err.code, "message": err.message, "data": err.data})),
+            Charge::none(),
+        ));
+        true
     }
 
     /// The child's output ended (or the child was stopped): every waiting
@@ -1823,10 +1888,13 @@ impl Service for GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
+        let params = lock(&self.shared.state)
+            .states
+            .to_check(&request.method, request.params.as_ref());
         let decided = self
             .shared
             .keeper
-            .check_request(&request.method, request.params.as_ref())
+            .check_request(&request.method, params.as_deref())
             .and_then(|names| self.audit_operation(&request).map(|()| names));
         match decided {
             Ok(mut names) => {

@@ -1,0 +1,251 @@
+//! The `requestState` values the server issued (2026-07-28 multi
+//! round-trip requests, SEP-2322).
+//!
+//! A server that needs more input before it can answer `tools/call`,
+//! `prompts/get` or `resources/read` answers with an `input_required`
+//! result (`"resultType": "input_required"`) carrying `inputRequests` and
+//! an opaque `requestState`; the client retries the request with
+//! `params.inputResponses` and `params.requestState`, the state echoed
+//! verbatim. That state is the server's own text, not the model's: a
+//! retry whose `requestState` equals, byte for byte, one the server issued
+//! in a result the gateway passed to the client this session (in answer to
+//! the same method) gets no argument checks on that member. Any other
+//! `requestState` (forged, altered, issued for another method, or
+//! forgotten) is checked as every undeclared params member is.
+//!
+//! A state may be echoed any number of times while it is remembered (a
+//! retry may be repeated: a lost answer, a second round that keeps the
+//! state): it only ever carries what the server wrote. The store is
+//! bounded: at most [`MAX_REQUEST_STATES`] states of at most
+//! [`MAX_REQUEST_STATE_BYTES`] together, the oldest forgotten first; a
+//! state longer than [`MAX_REQUEST_STATE_BYTES`] is never remembered, so
+//! its echo is checked (fail closed).
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+/// Most server-issued `requestState` values remembered at once (the
+/// oldest is forgotten first).
+pub const MAX_REQUEST_STATES: usize = 256;
+
+/// Most bytes of server-issued `requestState` values remembered at once;
+/// a longer state is never remembered.
+pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+
+/// The methods whose result may be `input_required` (2026-07-28), and so
+/// whose retry may echo a `requestState`.
+pub const INPUT_REQUIRED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+/// The `requestState` of a 2026-07-28 `input_required` result: `Some`
+/// only for an object with `"resultType": "input_required"` and a string
+/// `requestState`.
+pub fn issued_state(result: &Value) -> Option<&str> {
+    let m = result.as_object()?;
+    if m.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return None;
+    }
+    m.get("requestState").and_then(Value::as_str)
+}
+
+/// The `requestState` values the server issued this session, each with the
+/// method it answered: bounded by [`MAX_REQUEST_STATES`] and
+/// [`MAX_REQUEST_STATE_BYTES`].
+#[derive(Debug, Default)]
+pub struct IssuedStates {
+    held: VecDeque<(&'static str, String)>,
+    bytes: usize,
+}
+
+impl IssuedStates {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remembers `state`, issued in an `input_required` result of
+    /// `method` (one of [`INPUT_REQUIRED_METHODS`]), as the newest,
+    /// forgetting the oldest as needed. Returns whether it is remembered
+    /// (not for another method, nor for a state over
+    /// [`MAX_REQUEST_STATE_BYTES`]).
+    pub fn remember(&mut self, method: &str, state: &str) -> bool {
+        let Some(&method) = INPUT_REQUIRED_METHODS.iter().find(|m| **m == method) else {
+            return false;
+        };
+        if state.len() > MAX_REQUEST_STATE_BYTES {
+            return false;
+        }
+        if let Some(at) = self.position(method, state) {
+            if let Some((_, old)) = self.held.remove(at) {
+                self.bytes = self.bytes.saturating_sub(old.len());
+            }
+        }
+        while self.held.len() >= MAX_REQUEST_STATES
+            || self.bytes.saturating_add(state.len()) > MAX_REQUEST_STATE_BYTES
+        {
+            let Some((_, old)) = self.held.pop_front() else {
+                break;
+            };
+            self.bytes = self.bytes.saturating_sub(old.len());
+        }
+        self.bytes = self.bytes.saturating_add(state.len());
+        self.held.push_back((method, state.to_owned()));
+        true
+    }
+
+    fn position(&self, method: &str, state: &str) -> Option<usize> {
+        self.held
+            .iter()
+            .position(|(m, s)| *m == method && s == state)
+    }
+
+    /// Whether the server issued `state` in answer to `method` (and it is
+    /// still remembered).
+    pub fn issued(&self, method: &str, state: &str) -> bool {
+        self.position(method, state).is_some()
+    }
+
+    /// How many states are remembered.
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Whether no state is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+
+    /// The bytes of the states remembered.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// A request's `params` as the argument checks read them: without its
+    /// `requestState` member when the server issued that state for
+    /// `method` ([`issued`](Self::issued)); every other member (arguments,
+    /// `inputResponses`, any other) stays, and any other `requestState` is
+    /// left to be checked.
+    pub fn to_check<'a>(&self, method: &str, params: Option<&'a Value>) -> Option<Cow<'a, Value>> {
+        let p = params?;
+        let echoed = p
+            .get("requestState")
+            .and_then(Value::as_str)
+            .is_some_and(|s| self.issued(method, s));
+        if !echoed {
+            return Some(Cow::Borrowed(p));
+        }
+        let mut p = p.clone();
+        if let Some(m) = p.as_object_mut() {
+            m.remove("requestState");
+        }
+        Some(Cow::Owned(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_an_input_required_result_issues_a_state() {
+        let r = json!({"resultType": "input_required", "requestState": "s", "inputRequests": {}});
+        assert_eq!(issued_state(&r), Some("s"));
+        for r in [
+            json!({"resultType": "complete", "requestState": "s"}),
+            json!({"requestState": "s", "inputRequests": {}}),
+            json!({"resultType": "input_required", "requestState": 5}),
+            json!({"resultType": "input_required"}),
+            json!("s"),
+        ] {
+            assert_eq!(issued_state(&r), None, "{r}");
+        }
+    }
+
+    #[test]
+    fn states_are_bound_to_their_method() {
+        let mut s = IssuedStates::new();
+        assert!(s.remember("tools/call", "a"));
+        assert!(!s.remember("completion/complete", "b"));
+        assert!(s.issued("tools/call", "a"));
+        assert!(!s.issued("prompts/get", "a"));
+        assert!(!s.issued("completion/complete", "b"));
+        assert!(!s.issued("tools/call", "a "));
+        assert!(!s.issued("tools/call", ""));
+        // Used any number of times.
+        assert!(s.issued("tools/call", "a"));
+        assert_eq!((s.len(), s.bytes()), (1, 1));
+    }
+
+    #[test]
+    fn the_count_is_bounded_oldest_forgotten() {
+        let mut s = IssuedStates::new();
+        for i in 0..MAX_REQUEST_STATES {
+            assert!(s.remember("tools/call", &i.to_string()));
+        }
+        assert_eq!(s.len(), MAX_REQUEST_STATES);
+        assert!(s.issued("tools/call", "0"));
+        // Remembered again: the newest, not a second entry.
+        assert!(s.remember("tools/call", "0"));
+        assert_eq!(s.len(), MAX_REQUEST_STATES);
+        assert!(s.remember("tools/call", "one past"));
+        assert_eq!(s.len(), MAX_REQUEST_STATES);
+        assert!(s.issued("tools/call", "0") && s.issued("tools/call", "one past"));
+        assert!(!s.issued("tools/call", "1"), "the oldest is forgotten");
+        assert!(s.issued("tools/call", "2"));
+        let total: usize = s.held.iter().map(|(_, x)| x.len()).sum();
+        assert_eq!(s.bytes(), total);
+    }
+
+    #[test]
+    fn the_bytes_are_bounded() {
+        let mut s = IssuedStates::new();
+        let at = "a".repeat(MAX_REQUEST_STATE_BYTES);
+        assert!(s.remember("tools/call", &at));
+        assert_eq!(s.bytes(), MAX_REQUEST_STATE_BYTES);
+        assert!(s.issued("tools/call", &at));
+        let past = "b".repeat(MAX_REQUEST_STATE_BYTES + 1);
+        assert!(!s.remember("tools/call", &past));
+        assert!(!s.issued("tools/call", &past));
+        assert!(
+            s.issued("tools/call", &at),
+            "a state too long forgets nothing"
+        );
+        // One byte more than the room left: the oldest goes.
+        assert!(s.remember("prompts/get", "c"));
+        assert!(!s.issued("tools/call", &at));
+        assert_eq!((s.len(), s.bytes()), (1, 1));
+        let half = "d".repeat(MAX_REQUEST_STATE_BYTES / 2);
+        let rest = "e".repeat(MAX_REQUEST_STATE_BYTES - MAX_REQUEST_STATE_BYTES / 2 - 1);
+        assert!(s.remember("tools/call", &half) && s.remember("tools/call", &rest));
+        assert_eq!(s.bytes(), MAX_REQUEST_STATE_BYTES);
+        assert_eq!(s.len(), 3, "exactly at the bound, nothing forgotten");
+        assert!(s.remember("tools/call", "f"));
+        assert!(!s.issued("prompts/get", "c") && s.issued("tools/call", &half));
+        assert!(!s.is_empty());
+    }
+
+    #[test]
+    fn only_an_issued_state_is_left_unchecked() {
+        let mut s = IssuedStates::new();
+        s.remember("tools/call", "v2:abc");
+        let p =
+            json!({"name": "echo", "arguments": {"u": "v2:abc"}, "requestState": "v2:abc", "x": 1});
+        let checked = s.to_check("tools/call", Some(&p)).unwrap();
+        assert_eq!(
+            *checked,
+            json!({"name": "echo", "arguments": {"u": "v2:abc"}, "x": 1})
+        );
+        for (method, p) in [
+            ("prompts/get", p.clone()),
+            ("tools/call", json!({"requestState": "v2:abd"})),
+            ("tools/call", json!({"requestState": ["v2:abc"]})),
+        ] {
+            let checked = s.to_check(method, Some(&p)).unwrap();
+            assert!(matches!(checked, Cow::Borrowed(_)));
+            assert_eq!(*checked, p);
+        }
+        assert!(s.to_check("tools/call", None).is_none());
+    }
+}
