@@ -331,6 +331,28 @@ mod tests {
         assert_eq!(ids(br#"[1,"id",3]"#), Vec::<String>::new());
     }
 
+    /// A top-level `method` holding a string names a request (or a
+    /// notification), read leniently; a nested one, a key only seen as a
+    /// value, or a `method` of another type, does not.
+    #[test]
+    fn a_method_read_leniently() {
+        let named = |l: &[u8]| names_string_member(l, "method");
+        assert!(named(
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","a":1,"a":2}"#
+        ));
+        assert!(named(
+            br#"{"id":"s\ud800","params":{"m":[[[]]]},"method":"roots/list"}"#
+        ));
+        assert!(named(br#"{"params":{"x":1e400},"\u006dethod":"y"}"#));
+        assert!(named(br#"[{"id":1,"result":{}},{"id":2,"method":"z"}]"#));
+        assert!(!named(br#"{"id":1,"result":{"method":"x"}}"#));
+        assert!(!named(br#"{"id":1,"result":"method"}"#));
+        assert!(!named(br#"{"id":1,"method":5}"#));
+        assert!(!named(br#"{"id":1,"methods":"x"}"#));
+        assert!(!named(br#"["method","x"]"#));
+        assert!(!named(b"method"));
+    }
+
     /// Past the first 64 KiB: the id first, in the middle, last, and after
     /// a lone surrogate; a nested `id` never counts.
     #[test]

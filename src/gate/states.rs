@@ -248,4 +248,40 @@ mod tests {
         }
         assert!(s.to_check("tools/call", None).is_none());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// Any state the server issued, echoed verbatim, is left out of
+        /// the checks (its member only: the same text in `arguments`
+        /// stays); any other string leaves the params as sent, decided as
+        /// before.
+        #[test]
+        fn only_issued_states_are_exempt(
+            issued in proptest::collection::vec("\\PC{0,12}", 0..8),
+            probe in "\\PC{0,12}",
+            pick in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let mut s = IssuedStates::new();
+            for st in &issued {
+                proptest::prop_assert!(s.remember("tools/call", st));
+            }
+            let echoed = if issued.is_empty() { probe.clone() } else { pick.get(&issued).clone() };
+            for state in [echoed, probe] {
+                let p = json!({"name": "echo", "arguments": {"a": state}, "requestState": state});
+                let checked = s.to_check("tools/call", Some(&p));
+                let checked = checked.as_deref();
+                if issued.contains(&state) {
+                    let expected = json!({"name": "echo", "arguments": {"a": state}});
+                    proptest::prop_assert_eq!(checked, Some(&expected));
+                } else {
+                    proptest::prop_assert_eq!(checked, Some(&p));
+                }
+                let other = s.to_check("prompts/get", Some(&p));
+                proptest::prop_assert_eq!(other.as_deref(), Some(&p));
+            }
+            proptest::prop_assert!(s.len() <= MAX_REQUEST_STATES);
+            proptest::prop_assert!(s.bytes() <= MAX_REQUEST_STATE_BYTES);
+        }
+    }
 }

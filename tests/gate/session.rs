@@ -2384,3 +2384,166 @@ fn an_abandoned_listing_teaches_nothing() {
     assert!(saved.contains("\"echo\""), "{saved}");
     g.close();
 }
+
+/// Kind 10, reverse (#20 s43 F6): a server request failing the strict
+/// layer (a duplicate key, nesting too deep, a lone surrogate, a number
+/// out of range) is answered to the server with the error the core gives
+/// a client's line with the same fault (-32700, naming it), one per id;
+/// a notification is answered nothing, nor an id the server waits on the
+/// client's answer for; nothing of the bad lines reaches the client.
+#[test]
+fn a_server_request_failing_the_strict_layer_is_answered() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let line = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"bad_requests"}}});
+    g.send(&line.to_string());
+    let asked = g.recv();
+    assert_eq!(
+        (asked["id"].as_str(), asked["method"].as_str()),
+        (Some("s1"), Some("roots/list")),
+        "{asked}"
+    );
+    let r = g.recv();
+    assert_eq!(r["id"], 1, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "asked", "{r}");
+    let seen = g.received();
+    let answers: Vec<Value> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("error").is_some())
+        .collect();
+    let kind = |id: Value| {
+        let a = answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {seen}"));
+        assert_eq!(a["error"]["code"], -32700, "{a}");
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("parse error"),
+            "{a}"
+        );
+        a["error"]["data"]["kind"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(kind(json!(77)), "duplicate_key");
+    assert_eq!(kind(json!("s78")), "too_deep");
+    assert_eq!(kind(json!(79)), "invalid_json");
+    assert_eq!(kind(json!(82)), "invalid_json");
+    assert_eq!(answers.len(), 4, "{seen}");
+    // The client saw nothing more: the next line is the answer to a ping.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+    assert_eq!(r["id"], "p", "{r}");
+    g.close();
+}
+
+/// A tools/call line of a 2026-07-28 stateless session.
+fn stateless_call(id: u64, name: &str, args: Value, extra: Value) -> String {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut params = json!({"name": name, "arguments": args, "_meta": meta});
+    if let (Some(p), Value::Object(more)) = (params.as_object_mut(), extra) {
+        p.extend(more);
+    }
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params}).to_string()
+}
+
+/// `result` as the recorder's `result_hex` answer (hex digits only pass
+/// the argument checks).
+fn result_hex(result: &Value) -> Value {
+    let hex: String = result
+        .to_string()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    json!({"how": "result_hex", "hex": hex})
+}
+
+/// Kind 3 false positive (#20 s43 F5, 2026-07-28, SEP-2322): a retry
+/// echoing verbatim the `requestState` the server issued in an
+/// `input_required` result passes unchecked; an altered state, one the
+/// server never issued, one issued for another method or outside a
+/// 2026-07-28 session, and the same text anywhere but `requestState`, are
+/// checked as before.
+#[test]
+fn a_request_state_the_server_issued_is_echoed_unchecked() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let states = [
+        ("v2:eyJzdGVwIjoyfQ", "v2:eyJzdGVwIjozfQ"),
+        ("state:abc", "state:abd"),
+        (
+            r#"{"step":2,"cwd":"/home/u/proj"}"#,
+            r#"{"step":2,"cwd":"/home/u/proj2"}"#,
+        ),
+        (
+            r#"{"callback":"http://127.0.0.1:8765/cb"}"#,
+            r#"{"callback":"http://127.0.0.1:8766/cb"}"#,
+        ),
+    ];
+    let mut id = 0;
+    for (state, altered) in states {
+        id += 1;
+        let asked = json!({"resultType": "input_required", "requestState": state,
+            "inputRequests": {"k": {"method": "elicitation/create",
+                "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+        let r = g.ask(&stateless_call(
+            id,
+            "misbehave",
+            result_hex(&asked),
+            json!({}),
+        ));
+        assert_eq!(r["result"]["requestState"], state, "{r}");
+        let echo = json!({"requestState": state, "inputResponses": inputs});
+        id += 1;
+        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo.clone()));
+        assert!(r["result"]["isError"].is_null(), "{state}: {r}");
+        // Again (a retry may repeat).
+        id += 1;
+        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo));
+        assert!(r["result"]["isError"].is_null(), "{state}: {r}");
+        // Altered, or never issued: checked as before.
+        for other in [altered, "enc:AAECAw"] {
+            id += 1;
+            let forged = json!({"requestState": other, "inputResponses": inputs});
+            let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), forged));
+            assert_eq!(r["result"]["isError"], true, "{other}: {r}");
+        }
+        // The exemption is the `requestState` member's only.
+        id += 1;
+        let echo = json!({"requestState": state, "other": state});
+        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo));
+        assert_eq!(r["result"]["isError"], true, "{state}: {r}");
+        id += 1;
+        let echo = json!({"requestState": state});
+        let r = g.ask(&stateless_call(id, "echo", json!({"u": state}), echo));
+        assert_eq!(r["result"]["isError"], true, "{state}: {r}");
+        // Issued for `tools/call`, not for `prompts/get`.
+        id += 1;
+        let get = json!({"jsonrpc":"2.0","id":id,"method":"prompts/get","params":{"name":"summarize",
+            "requestState": state,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}}}});
+        let r = g.ask(&get.to_string());
+        assert!(r["error"]["data"]["code"].is_string(), "{state}: {r}");
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("enc:AAECAw") && !seen.contains("abd"),
+        "{seen}"
+    );
+    g.close();
+
+    // A handshake session of an earlier revision: no state is remembered.
+    let mut g = Gate::start(&[]);
+    g.init();
+    let asked = json!({"resultType": "input_required", "requestState": "v2:x"});
+    let r = g.call(1, "misbehave", result_hex(&asked));
+    assert_eq!(r["result"]["requestState"], "v2:x", "{r}");
+    let line = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{},"requestState":"v2:x"}});
+    let r = g.ask(&line.to_string());
+    assert_eq!(refusal_code(&r), "url.scheme", "{r}");
+    g.close();
+}

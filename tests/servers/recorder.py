@@ -167,6 +167,23 @@ for line in sys.stdin:
             elif how == "batch_dupkey":
                 # A batch failing the strict layer: the element's id is still read.
                 sys.stdout.write('[{"jsonrpc":"2.0","result":{"a":1,"a":2},"id":%s}]\n' % json.dumps(id))
+            elif how == "bad_requests":
+                # Server requests failing the strict layer (kind 10,
+                # reverse): a duplicate key, nesting too deep, a lone
+                # surrogate, a number out of range; a notification failing
+                # it; one reusing the id of a request the client has yet
+                # to answer ("s1", sent valid first).
+                send({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"})
+                for line in [
+                    '{"jsonrpc":"2.0","id":77,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5},"params":{}}',
+                    '{"jsonrpc":"2.0","id":"s78","method":"roots/list","params":{"a":' + "[" * 300 + "]" * 300 + '}}',
+                    '{"jsonrpc":"2.0","id":79,"method":"elicitation/create","params":{"message":"hi\\ud800","requestedSchema":{"type":"object"}}}',
+                    '{"method":"sampling/createMessage","params":{"maxTokens":1e400,"messages":[]},"jsonrpc":"2.0","id":82}',
+                    '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"n1","data":"n2"}}',
+                    '{"jsonrpc":"2.0","id":"s1","method":"ping","params":{},"params":{}}',
+                ]:
+                    sys.stdout.write(line + "\n")
+                text(id, "asked")
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")
