@@ -972,8 +972,10 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 
 /// Screens `text` and the text encoded inside it, `layer` encodings
 /// deep (0 for a string as the server sent it): its characters
-/// ([`clean`]); each `data:` URI in it ([`data_uri_spans`]), its payload
-/// decoded in its declared charset; and, when `text` came out of base64
+/// ([`clean`]); the JSON string literals written in it, as a whole text
+/// of JSON or inside prose ([`screen_json_text`]: disjoint runs, decoded
+/// no longer than written); each `data:` URI in it ([`data_uri_spans`]),
+/// its payload decoded in its declared charset; and, when `text` came out of base64
 /// (`layer` > 0), `text` itself when it is base64 of text again
 /// ([`looks_base64`]). Each layer down counts against
 /// [`MAX_ENCODING_LAYERS`]. Returns the text with what it found removed
@@ -989,8 +991,9 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     let (f, cleaned) = clean(text);
     total.add(f);
     let mut current: Cow<'_, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
-    // JSON written as text (tools often answer so): a client that parses
-    // it reads its escapes (`data\u003a`, `\u200b`, `\u001b`).
+    // JSON written as text (tools often answer so), or inside prose (a
+    // Markdown fence, a log line): a client that parses it reads its
+    // escapes (`data\u003a`, `\u200b`, `\u001b`).
     if current.contains('\\') {
         if let (true, Some(r)) = (strip, screen_json_text(&current, strip, layer, total)) {
             current = Cow::Owned(r);
@@ -1048,54 +1051,59 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     }
 }
 
-/// Screens `text` as a client that parses it as JSON reads it, when it
-/// starts as JSON does (an object, an array or a string, white space and a
-/// byte order mark aside; JSON Lines too): each of its string literals,
-/// keys included, decoded (`\u0000`-style escapes and all), one layer
-/// down ([`screen`]), whether or not the whole text is strict JSON (a
-/// number past `f64`, `NaN`, a lone surrogate elsewhere stop serde_json,
-/// not Python's or JavaScript's parser). Returns, when stripping found
-/// anything, the text with each literal that held something replaced by
-/// its cleaned string written as JSON, the rest byte for byte (key order,
-/// numbers and layout kept). A literal that decodes to no string (a lone
-/// surrogate) but holds an escape, and a text [`MAX_ENCODING_LAYERS`]
-/// deep holding escapes, are counted in [`Findings::too_deep`] (fail
-/// closed: the literal, or the text, removed). `None` when it holds
-/// nothing. One pass over `text`, and a screen of each literal.
+/// Screens the JSON string literals written in `text` as a client that
+/// finds and parses them reads them: one that parses the whole text (a
+/// tool's JSON answer; JSON Lines too), or one that takes the JSON out
+/// of prose around it (a Markdown fence, an XSSI `)]}'` prefix, a log
+/// line, `Result: {…}`). Each quoted run ([`quoted_runs`]) holding a
+/// backslash is decoded ([`read_json_escapes`]) and screened one layer
+/// down ([`screen`]):
+/// * when `text` starts as JSON does (an object, an array or a string,
+///   white space and a byte order mark aside), its literals (every other
+///   run, from the first) are read as JSON reads them, whether or not the
+///   whole text is strict JSON (a number past `f64`, `NaN`, a lone
+///   surrogate elsewhere stop serde_json, not Python's or JavaScript's
+///   parser); one holding a lone surrogate decodes to no string: counted
+///   in [`Findings::too_deep`] and emptied (fail closed);
+/// * any other run, in prose or between those literals, is read so that
+///   prose that only looks like a literal (`"C:\Users\new"`, `"\d+"`,
+///   `"\bword\b"`) holds nothing.
+///
+/// Every run is screened, not only every other one: a `"` the author of
+/// the text left unmatched before a literal (`He said "so. {"a":
+/// "\u200b"}`) shifts which runs are literals, and would hide them.
+///
+/// Returns, when stripping found anything, the text with each run that
+/// held something replaced by its cleaned text written as the inside of a
+/// JSON string, the rest byte for byte (key order, numbers, layout and
+/// prose kept). [`MAX_ENCODING_LAYERS`] deep, a run whose reading is not
+/// the run as written is counted in [`Findings::too_deep`] and emptied,
+/// the rest kept. `None` when it holds nothing. One pass over `text`,
+/// and a screen of each run.
 fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
-    let t = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if !t.starts_with(['{', '[', '"']) {
-        return None;
-    }
-    let spans = json_string_spans(text);
-    let escaped = |(a, b): (usize, usize)| text.get(a..b).is_some_and(|l| l.contains('\\'));
-    if !spans.iter().copied().any(escaped) {
-        return None;
-    }
-    if layer >= MAX_ENCODING_LAYERS {
-        total.too_deep += 1;
-        return Some(String::new());
-    }
+    let json = text
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .starts_with(['{', '[', '"']);
     let mut found = Findings::default();
     let mut out = text.to_owned();
-    for &(a, b) in spans.iter().rev() {
-        let Some(literal) = text.get(a..b) else {
-            continue;
-        };
-        if !literal.contains('\\') {
+    for (k, &(start, end)) in quoted_runs(text).iter().enumerate().rev() {
+        let inside = start + 1..end - 1;
+        let Some(run) = text.get(inside.clone()).filter(|r| r.contains('\\')) else {
             // Unescaped: [`clean`] of the whole text saw it as it is.
             continue;
-        }
-        let replaced = match serde_json::from_str::<String>(literal) {
-            Ok(decoded) => screen(&decoded, strip, layer + 1, &mut found)
-                .map(|c| serde_json::to_string(&c).unwrap_or_default()),
-            Err(_) => {
+        };
+        let replaced = match read_json_escapes(run, json && k % 2 == 0) {
+            Some(read) if layer < MAX_ENCODING_LAYERS => {
+                screen(&read, strip, layer + 1, &mut found).map(|c| json_string_body(&c))
+            }
+            Some(read) if read == run => None,
+            _ => {
                 found.too_deep += 1;
-                Some(String::from("\"\""))
+                Some(String::new())
             }
         };
         if let Some(r) = replaced {
-            out.replace_range(a..b, &r);
+            out.replace_range(inside, &r);
         }
     }
     if found.is_clean() {
@@ -1103,6 +1111,105 @@ fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings)
     }
     total.add(found);
     strip.then_some(out)
+}
+
+/// `text` written as the inside of a JSON string literal (serde_json's
+/// escapes, without the quotes).
+fn json_string_body(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The inside of a quoted run as a JSON reader reads it, the way a
+/// parser that tolerates what is not JSON (JSON5, a model) would:
+/// `\"`, `\\`, `\/`, `\n`, `\r`, `\t` and `\uXXXX` (a surrogate pair
+/// joined into its character) decoded; an escape JSON does not know
+/// (`\U`, `\d`, `\x41`, `\u12`) kept as written, backslash and all. A
+/// `literal` (of a text that starts as JSON) is read as JSON reads it:
+/// `\b` and `\f` decoded too, and `None` when it holds a lone surrogate
+/// (no string: fail closed). Any other run (in prose) keeps `\b` and `\f`
+/// as written, which there are a path or a regex far more often than a
+/// backspace or a form feed (`C:\bin`, `C:\files`, `\bword\b`), and
+/// reads a lone surrogate as U+FFFD, as a JavaScript string holding one
+/// reaches a model in UTF-8 (visible, no finding): only a `\u` escape
+/// spells a hidden character, so prose that merely looks like a literal
+/// reads as written, or with line breaks and tabs. One pass.
+fn read_json_escapes(run: &str, literal: bool) -> Option<String> {
+    let mut out = String::with_capacity(run.len());
+    let mut rest = run;
+    while let Some(at) = rest.find('\\') {
+        let (before, escape) = rest.split_at(at);
+        out.push_str(before);
+        let (c, len) = match json_escape(escape, literal) {
+            Some((None, _)) if literal => return None,
+            Some((c, len)) => (c.unwrap_or('\u{FFFD}'), len),
+            None => ('\\', 1),
+        };
+        out.push(c);
+        rest = escape.get(len..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// What the escape `s` starts with stands for (`None` for a lone
+/// surrogate) and its length in bytes, for [`read_json_escapes`]; `None`
+/// when it is kept as written (`\b` and `\f` too, unless `literal`).
+fn json_escape(s: &str, literal: bool) -> Option<(Option<char>, usize)> {
+    let c = match s.as_bytes().get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'b' if literal => '\u{8}',
+        b'f' if literal => '\u{c}',
+        b'u' => {
+            let high = hex_unit(s, 2)?;
+            let low = s
+                .get(6..8)
+                .filter(|u| *u == "\\u")
+                .and_then(|_| hex_unit(s, 8));
+            return Some(
+                match char::decode_utf16([high, low.unwrap_or_default()]).next() {
+                    Some(Ok(c)) if c.len_utf16() == 2 => (Some(c), 12),
+                    Some(Ok(c)) => (Some(c), 6),
+                    _ => (None, 6),
+                },
+            );
+        }
+        _ => return None,
+    };
+    Some((Some(c), 2))
+}
+
+/// The four hex digits of `s` at byte `at`, as a UTF-16 code unit.
+fn hex_unit(s: &str, at: usize) -> Option<u16> {
+    let digits = s.get(at..at + 4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
+}
+
+/// Where the JSON string literal opened by the `"` at byte `open` of
+/// `bytes` closes: its next `"` no backslash escapes; `None` when
+/// unterminated.
+fn literal_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut j = open + 1;
+    while let Some(&c) = bytes.get(j) {
+        match c {
+            b'\\' => j += 2,
+            b'"' => return Some(j),
+            _ => j += 1,
+        }
+    }
+    None
 }
 
 /// Byte ranges of the JSON string literals in `text` (each from its `"` to
@@ -1116,26 +1223,34 @@ pub(crate) fn json_string_spans(text: &str) -> Vec<(usize, usize)> {
         .get(i..)
         .and_then(|b| b.iter().position(|&c| c == b'"'))
     {
-        let start = i + open;
-        let mut j = start + 1;
-        let mut closed = false;
-        while let Some(&c) = bytes.get(j) {
-            match c {
-                b'\\' => j += 2,
-                b'"' => {
-                    closed = true;
-                    break;
-                }
-                _ => j += 1,
-            }
-        }
-        if !closed {
+        let Some(close) = literal_end(bytes, i + open) else {
             break;
-        }
-        spans.push((start, j + 1));
-        i = j + 1;
+        };
+        spans.push((i + open, close + 1));
+        i = close + 1;
     }
     spans
+}
+
+/// Every run of `text` that is a JSON string literal under one pairing of
+/// its quotes or the other: from its first `"` to the next one no
+/// backslash escapes, from that one to the next, and so on (byte ranges,
+/// quotes included; neighbours share their quote). The literals of JSON
+/// are every other run from the first; which ones a reader takes out of
+/// prose depends on where it starts, and a `"` left unmatched earlier
+/// shifts them, but each is one of these runs, and reads the same (a
+/// backslash run never holds a quote). One pass.
+fn quoted_runs(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut runs = Vec::new();
+    let Some(mut open) = bytes.iter().position(|&c| c == b'"') else {
+        return runs;
+    };
+    while let Some(close) = literal_end(bytes, open) {
+        runs.push((open, close + 1));
+        open = close;
+    }
+    runs
 }
 
 /// Screens one span of [`data_uri_spans`], `layer` encodings deep: as one
@@ -2092,6 +2207,11 @@ mod tests {
                 r#"{"z": 1, "big": 123456789012345678901234567890, "m": "xy", "a": -0}"#,
             ),
             (r#"["ok", "\udb40\udc41\ud800"]"#, r#"["ok", ""]"#),
+            // White space before it: still JSON, still read as JSON reads it.
+            (
+                " \n\t{\"a\": \"\\ud800\", \"b\": \"\\b\"}",
+                " \n\t{\"a\": \"\", \"b\": \"\"}",
+            ),
         ] {
             let mut v = json!({ "text": bad });
             assert!(!clean_value(&mut v.clone(), false).is_clean(), "{bad}");
@@ -2099,6 +2219,245 @@ mod tests {
             assert_eq!(v["text"], want, "{bad}");
             assert!(clean_value(&mut v, false).is_clean(), "{v}");
         }
+    }
+
+    /// JSON inside prose (a Markdown fence, an XSSI prefix, `Result:`, a
+    /// log line, a first line of prose, a `"` left unmatched before it) is
+    /// read as a client that takes it out and parses it reads it: its
+    /// escapes hide nothing; stripping rewrites only the literals that held
+    /// something, the prose kept byte for byte (#20).
+    #[test]
+    fn json_in_prose_is_read_as_json_reads_it() {
+        let tagged = |s: &str| -> String {
+            s.bytes()
+                .map(|b| format!("\\udb40\\udc{:02x}", b))
+                .collect()
+        };
+        let fence = format!("```json\n{{\"note\": \"hi\\u200b{}\"}}\n```", tagged("AB"));
+        // Findings: tags, bidi, invisible, ANSI escapes, controls.
+        let cases = [
+            (
+                fence.as_str(),
+                "```json\n{\"note\": \"hi\"}\n```",
+                [2, 0, 1, 0, 0],
+            ),
+            (
+                ")]}'\n{\"a\":\"\\u202eevil\"}",
+                ")]}'\n{\"a\":\"evil\"}",
+                [0, 1, 0, 0, 0],
+            ),
+            (
+                "Result: {\"a\": \"\\u001b]0;x\\u0007\"}",
+                "Result: {\"a\": \"\"}",
+                [0, 0, 0, 1, 0],
+            ),
+            (
+                "2026-12-01 INFO {\"msg\":\"\\u200bhi\", \"n\": 1e400}",
+                "2026-12-01 INFO {\"msg\":\"hi\", \"n\": 1e400}",
+                [0, 0, 1, 0, 0],
+            ),
+            (
+                "Here is the answer.\n{\"a\": [\"x\", \"y\\u2066z\\u0008\"]}",
+                "Here is the answer.\n{\"a\": [\"x\", \"yz\"]}",
+                [0, 1, 0, 0, 1],
+            ),
+            // A `"` left unmatched shifts the pairs: every run is read.
+            (
+                "He said \"so. {\"a\": \"\\u200b\"}",
+                "He said \"so. {\"a\": \"\"}",
+                [0, 0, 1, 0, 0],
+            ),
+            (
+                "\"a\" \\udb40\\udc41 \"b\"",
+                "\"a\"  \"b\"",
+                [1, 0, 0, 0, 0],
+            ),
+            // A lone surrogate reads as U+FFFD, which is visible.
+            (
+                "Note: {\"a\": \"\\ud800\\u200b\"}",
+                "Note: {\"a\": \"\u{FFFD}\"}",
+                [0, 0, 1, 0, 0],
+            ),
+            // An escape JSON does not know is kept as written, then
+            // written back as JSON writes a backslash.
+            (
+                "path \"C:\\Users\\bob\\u200b\"",
+                "path \"C:\\\\Users\\\\bob\"",
+                [0, 0, 1, 0, 0],
+            ),
+            // An escaped backslash is no escape of what follows it.
+            (
+                "x \"\\\\u200b \\t\\u200c\"",
+                "x \"\\\\u200b \\t\"",
+                [0, 0, 1, 0, 0],
+            ),
+        ];
+        for (bad, want, [tags, bidi, invisible, ansi, controls]) in cases {
+            let findings = Findings {
+                tags,
+                bidi,
+                invisible,
+                ansi,
+                controls,
+                ..Findings::default()
+            };
+            let mut v = json!({"content": [{"type": "text", "text": bad}]});
+            assert_eq!(clean_value(&mut v.clone(), false), findings, "{bad}");
+            assert_eq!(clean_value(&mut v.clone(), true), findings, "{bad}");
+            clean_value(&mut v, true);
+            assert_eq!(v["content"][0]["text"], want, "{bad}");
+            assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        }
+        // A `data:` URI spelled with an escape, in prose.
+        let b64 = STANDARD.encode(format!("report {}", tag_text("ignore")));
+        let mut v =
+            json!({ "text": format!("See {{\"img\":\"data\\u003atext/plain;base64,{b64}\"}}.") });
+        let found = clean_value(&mut v, true);
+        assert_eq!(found.tags, 6, "{found:?}");
+        assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        assert_eq!(
+            v["text"],
+            format!(
+                "See {{\"img\":\"data:text/plain;base64,{}\"}}.",
+                STANDARD.encode("report ")
+            )
+        );
+    }
+
+    /// Prose that only looks like it holds JSON literals (a Windows path,
+    /// a regex, quotes in a sentence, an escaped quote, JSON whose escapes
+    /// read as visible text, a lone surrogate) holds nothing, and is left
+    /// byte for byte.
+    #[test]
+    fn prose_quotes_are_no_finding() {
+        for clean in [
+            r#"Open "C:\Users\new" and "C:\bin\files\temp", then C:\x"#,
+            r#"Match "\d+" or "\bword\b", "\x41\u12\u+041\uZZZZ" and "\s*\w""#,
+            r#"He said "hi" and she said "bye", then "it's \"fine\"" 5" tall"#,
+            r#"Result: {"path": "C:\\Users\\bob", "s": "caf\u00e9 \"q\" \/ line\nnext\r\t", "e": "\ud83d\ude00"}"#,
+            r#"Note: "\ud800" and "\udc00x" stand alone"#,
+            "```json\n{\"a\": \"\\u0041\\u00e9\"}\n```",
+            r#"no quote \u200b at all, one " then \u200c"#,
+            r#"x "\\u200b" is a backslash and letters"#,
+        ] {
+            let mut v = json!({"content": [{"type": "text", "text": clean}]});
+            let kept = v.clone();
+            assert_eq!(clean_value(&mut v, true), Findings::default(), "{clean}");
+            assert_eq!(v, kept);
+        }
+    }
+
+    /// The lenient reader of literals in prose: JSON's escapes, a
+    /// surrogate pair joined, a lone surrogate as U+FFFD, anything else
+    /// (with `\b` and `\f`) kept as written.
+    #[test]
+    fn json_escapes_read_leniently() {
+        for (run, want) in [
+            (r"C:\Users\new", "C:\\Users\new"),
+            (r"\d+\bword\b\f", "\\d+\\bword\\b\\f"),
+            (r#"\"\\\/\n\r\t"#, "\"\\/\n\r\t"),
+            (r"\u0041\u00E9\uD83D\uDE00x", "Aé😀x"),
+            (r"\udb40\udc41", "\u{E0041}"),
+            (r"\ud800x\udc00\ud800\u0041", "\u{FFFD}x\u{FFFD}\u{FFFD}A"),
+            (r"\ud800\ud800\udc00", "\u{FFFD}\u{10000}"),
+            (
+                r"\u12 \u+041 \u-041 \x41 é\u00e9 a\",
+                "\\u12 \\u+041 \\u-041 \\x41 éé a\\",
+            ),
+            (r"\\u200b", "\\u200b"),
+            (r"\u", "\\u"),
+            ("", ""),
+        ] {
+            assert_eq!(
+                read_json_escapes(run, false).as_deref(),
+                Some(want),
+                "{run}"
+            );
+        }
+        for (literal, want) in [
+            (r"\b\f\ud83d\ude00\U", Some("\u{8}\u{c}😀\\U")),
+            (r"ok \ud800", None),
+            (r"ok \udc00\ud800", None),
+        ] {
+            assert_eq!(
+                read_json_escapes(literal, true).as_deref(),
+                want,
+                "{literal}"
+            );
+        }
+        assert_eq!(json_string_body("a\"\\\u{1}é"), "a\\\"\\\\\\u0001é");
+    }
+
+    /// Every run between quotes, whichever pairing reads it as a literal;
+    /// an escaped quote is no end; an unterminated run is none.
+    #[test]
+    fn quoted_runs_cover_both_pairings() {
+        let t = r#"a "b" c \"d" e "f\\" g"#;
+        let runs: Vec<&str> = quoted_runs(t)
+            .into_iter()
+            .map(|(a, b)| t.get(a..b).unwrap())
+            .collect();
+        assert_eq!(runs, [r#""b""#, r#"" c \"d""#, r#"" e ""#, r#""f\\""#]);
+        assert_eq!(json_string_spans(t), [(2, 5), (9, 12), (15, 20)]);
+        assert!(quoted_runs("no quote").is_empty());
+        assert!(quoted_runs(r#"one " only \""#).is_empty());
+    }
+
+    /// [`MAX_ENCODING_LAYERS`] deep, only the runs that read as other
+    /// than written are emptied (each counted), the rest kept; one layer
+    /// shallower they are screened.
+    #[test]
+    fn json_literals_too_deep_are_emptied_alone() {
+        let prose = r#"note {"a": "x\u00e9", "n": 1, "p": "C:\Users\bob", "q": "\\"} end"#;
+        let mut f = Findings::default();
+        let out = screen_json_text(prose, true, MAX_ENCODING_LAYERS, &mut f);
+        assert_eq!(
+            out.as_deref(),
+            Some(r#"note {"a": "", "n": 1, "p": "C:\Users\bob", "q": ""} end"#)
+        );
+        assert_eq!(
+            f,
+            Findings {
+                too_deep: 2,
+                ..Findings::default()
+            }
+        );
+        let json = r#"{"a": "x\u00e9", "b": "plain", "c": "\ud800"}"#;
+        let mut f = Findings::default();
+        let out = screen_json_text(json, true, MAX_ENCODING_LAYERS, &mut f);
+        assert_eq!(out.as_deref(), Some(r#"{"a": "", "b": "plain", "c": ""}"#));
+        assert_eq!(f.too_deep, 2);
+        let mut f = Findings::default();
+        assert_eq!(
+            screen_json_text(r#"a "C:\Users\bob" b"#, true, MAX_ENCODING_LAYERS, &mut f),
+            None
+        );
+        assert!(f.is_clean());
+        // Found without stripping: counted, nothing returned.
+        let mut f = Findings::default();
+        assert_eq!(
+            screen_json_text(prose, false, MAX_ENCODING_LAYERS, &mut f),
+            None
+        );
+        assert_eq!(f.too_deep, 2);
+        let mut f = Findings::default();
+        let out = screen_json_text(
+            r#"x {"a": "\u200b"}"#,
+            true,
+            MAX_ENCODING_LAYERS - 1,
+            &mut f,
+        );
+        assert_eq!(out.as_deref(), Some(r#"x {"a": ""}"#));
+        assert_eq!((f.invisible, f.too_deep), (1, 0));
+        // Text that starts as JSON reads its literals as JSON does: `\b`
+        // is a backspace there, not in prose.
+        let mut v = json!({ "text": r#"{"p": "C:\Users\bob", "q": "\u00e9"}"# });
+        assert_eq!(clean_value(&mut v, true).controls, 1);
+        assert_eq!(v["text"], r#"{"p": "C:\\Usersob", "q": "\u00e9"}"#);
+        let mut v = json!({ "text": r#"p: "C:\Users\bob", "q": "\u00e9""# });
+        let kept = v.clone();
+        assert!(clean_value(&mut v, true).is_clean());
+        assert_eq!(v, kept);
     }
 
     /// The score that picks which reading of base64 is written back: one a
@@ -2735,6 +3094,43 @@ mod tests {
         format!("{}{}{tail}", "=".repeat(*lead), sprinkle(&b, *every, junk))
     }
 
+    /// Prose around JSON: words, quotes left unmatched or not, and things
+    /// that only look like escapes (a Windows path, a regex, an escaped
+    /// quote), each with a character base64 does not hold, so no run of it
+    /// reads as base64 of text. No `\b` or `\f`: a run that starts with
+    /// `\"` reads, one layer down, as text that starts as JSON, where they
+    /// are a backspace and a form feed (`prose_quotes_are_no_finding`
+    /// covers them in prose).
+    fn prose() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy as _;
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                "word",
+                " ",
+                ", ",
+                ".",
+                "\n",
+                "\"",
+                "He said \"so. ",
+                "C:\\Users\\new",
+                "\"\\d+\"",
+                "\\d+:",
+                "a\\tb:",
+                "\\x41:",
+                "\\\":",
+                "```json\n",
+                ")]}'\n",
+                "2026-12-01 INFO ",
+                "Result: ",
+                "{",
+                "}",
+                "[1, 2]",
+            ]),
+            0..8,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::default())]
 
@@ -2810,6 +3206,64 @@ mod tests {
                 proptest::prop_assert!(clean_value(&mut v, true).is_clean());
                 proptest::prop_assert_eq!(v, kept);
             }
+        }
+
+        /// JSON in prose: a hidden payload escaped into a literal, after any
+        /// prose (a `"` left unmatched, a Windows path, a regex, a fence)
+        /// and before any, is found as what it holds, and stripping writes
+        /// back the literal alone, as the payload's visible text; the same
+        /// with visible text only (escapes that read as it) is left byte
+        /// for byte.
+        #[test]
+        fn json_in_prose_never_hides_text(
+            prefix in prose(),
+            suffix in prose(),
+            visible in proptest::collection::vec(
+                proptest::sample::select(vec!['a', 'Z', '7', ' ', ',', '"', '\\', '\n', 'é', '😀']),
+                0..12,
+            ),
+            hidden in proptest::collection::vec(
+                proptest::sample::select(vec!['\u{E0041}', '\u{200B}', '\u{202E}', '\u{FEFF}', '\u{E0100}', '\u{7}', '\u{2028}']),
+                1..6,
+            ),
+            escaped in proptest::collection::vec(proptest::prelude::any::<bool>(), 32),
+        ) {
+            // Prose starts with a letter: a text that starts as JSON reads
+            // its literals strictly (see `json_in_prose_is_read_as_json_reads_it`).
+            let prefix = format!("Note{prefix}");
+            let visible: String = std::iter::once(':').chain(visible).collect();
+            let mut payload = String::new();
+            for (c, h) in visible.chars().zip(hidden.iter().cycle()) {
+                payload.push(c);
+                payload.push(*h);
+            }
+            let literal = |text: &str| -> String {
+                text.chars()
+                    .zip(escaped.iter().cycle())
+                    .map(|(c, &e)| match c {
+                        _ if e || class(c).is_some() => c
+                            .encode_utf16(&mut [0; 2])
+                            .iter()
+                            .map(|u| format!("\\u{u:04x}"))
+                            .collect(),
+                        '"' | '\\' | '\n' => json_string_body(&c.to_string()),
+                        _ => c.to_string(),
+                    })
+                    .collect()
+            };
+            let embed = |body: &str| format!("{prefix}{{\"k\": \"{body}\"}}{suffix}");
+            let bad = embed(&literal(&payload));
+            let mut v = json!({ "text": bad });
+            proptest::prop_assert_eq!(clean_value(&mut v.clone(), false), clean(&payload).0, "{}", bad);
+            clean_value(&mut v, true);
+            let want = embed(&json_string_body(&visible));
+            proptest::prop_assert_eq!(v["text"].as_str(), Some(want.as_str()));
+            proptest::prop_assert!(clean_value(&mut v, false).is_clean(), "{v}");
+            let good = embed(&literal(&visible));
+            let mut v = json!({ "text": good });
+            let kept = v.clone();
+            proptest::prop_assert_eq!(clean_value(&mut v, true), Findings::default(), "{}", good);
+            proptest::prop_assert_eq!(v, kept);
         }
     }
 }

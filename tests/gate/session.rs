@@ -765,7 +765,8 @@ fn poisoned_tools_and_results() {
 /// Encoded text the way the #20 re-attack (N1, N4, N5) hid it: base64
 /// with `-`/`_` junk (Python drops them), Python's escape codecs as a
 /// charset, an unknown charset, `data:` URIs in `srcset` and behind
-/// character references. Stripped to the clean text (an unknown charset
+/// character references; JSON escapes in a Markdown fence or after
+/// `Result:` (#20). Stripped to the clean text (an unknown charset
 /// removed), or refused.
 #[test]
 fn encoded_text_hidden_from_lenient_readers_is_screened() {
@@ -797,6 +798,8 @@ fn encoded_text_hidden_from_lenient_readers_is_screened() {
         {"type": "resource", "resource": {"uri": "x:c", "mimeType": "text/plain; charset=klingon", "blob": b64(b"words")}},
         {"type": "text", "text": format!("<img srcset=\"data:text/plain;base64,{} 1x\">", b64(bad.as_bytes()))},
         {"type": "text", "text": format!("<a href=\"data&colon;text/plain;base64,{}\">", b64(bad.as_bytes()))},
+        {"type": "text", "text": "```json\n{\"note\": \"hi\\u200b\\udb40\\udc41\"}\n```"},
+        {"type": "text", "text": "Result: {\"a\": \"\\u001b]0;x\\u0007ok\"}"},
     ]});
     let hex: String = result
         .to_string()
@@ -826,6 +829,8 @@ fn encoded_text_hidden_from_lenient_readers_is_screened() {
             b64(clean.as_bytes())
         )
     );
+    assert_eq!(c[6]["text"], "```json\n{\"note\": \"hi\"}\n```", "{r}");
+    assert_eq!(c[7]["text"], "Result: {\"a\": \"ok\"}", "{r}");
     g.close();
     let mut g = Gate::start(&["--poison", "refuse"]);
     g.init();
