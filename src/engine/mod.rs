@@ -42,8 +42,8 @@ pub use message::{
     Response,
 };
 pub use recover::{
-    id_candidates, line_id, names_string_member, tail_id_candidates, MAX_ID_CANDIDATES,
-    MAX_ID_SCAN_BYTES,
+    id_candidates, line_id, names_string_member, tail_id_candidates, tail_names_string_member,
+    MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES,
 };
 pub(crate) use render::line_safe;
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};

@@ -36,17 +36,23 @@ pub const MAX_ID_CANDIDATES: usize = 8;
 /// the line is an array (a batch), the top-level members of each object
 /// element count. One pass over `bytes`, which the caller has bounded.
 pub fn id_candidates(bytes: &[u8]) -> Vec<Id> {
+    ids_of(|value| scalar_members(bytes, |key, v| !key_is(key, "id") || value(v)))
+}
+
+/// The ids of the `id` values a scan hands its callback (`scan` stops
+/// when the callback returns `false`): each a string or an integer,
+/// without duplicates; none when there are more than
+/// [`MAX_ID_CANDIDATES`].
+fn ids_of(scan: impl FnOnce(&mut dyn FnMut(&[u8]) -> bool)) -> Vec<Id> {
     let mut found: Vec<Id> = Vec::new();
     let mut over = false;
-    scalar_members(bytes, |key, value| {
-        if key_is(key, "id") {
-            let id = match value.first() {
-                Some(b'"') => string_id(value),
-                _ => number_id(value),
-            };
-            if let Some(id) = id {
-                push(&mut found, id);
-            }
+    scan(&mut |value| {
+        let id = match value.first() {
+            Some(b'"') => string_id(value),
+            _ => number_id(value),
+        };
+        if let Some(id) = id {
+            push(&mut found, id);
         }
         over = found.len() > MAX_ID_CANDIDATES;
         !over
@@ -153,11 +159,30 @@ fn scalar_members(bytes: &[u8], mut visit: impl FnMut(&[u8], &[u8]) -> bool) {
 /// top-level when what follows its value closes exactly one more object
 /// than it opens, and ends the line.
 pub fn tail_id_candidates(tail: &[u8]) -> Vec<Id> {
+    ids_of(|value| tail_members(tail, "id", value))
+}
+
+/// Whether the end of a line (`tail`, read as [`tail_id_candidates`]
+/// reads it) holds a top-level member `name` whose value is a string: a
+/// long request that writes its `method` last names it there.
+pub fn tail_names_string_member(tail: &[u8], name: &str) -> bool {
+    let mut named = false;
+    tail_members(tail, name, |value| {
+        named = value.first() == Some(&b'"');
+        !named
+    });
+    named
+}
+
+/// Calls `visit` with the text of the value (a string or a number) of
+/// each top-level member named `name` (as written, unescaped) in the last
+/// [`MAX_ID_SCAN_BYTES`] of `tail`; stops when `visit` returns `false`.
+fn tail_members(tail: &[u8], name: &str, mut visit: impl FnMut(&[u8]) -> bool) {
     let tail = tail
         .get(tail.len().saturating_sub(MAX_ID_SCAN_BYTES)..)
         .unwrap_or(tail);
-    let mut found = Vec::new();
-    let key = b"\"id\"";
+    let key = format!("\"{name}\"");
+    let key = key.as_bytes();
     let mut from = 0usize;
     while let Some(at) = tail
         .get(from..)
@@ -176,29 +201,21 @@ pub fn tail_id_candidates(tail: &[u8]) -> Vec<Id> {
         while tail.get(i).is_some_and(u8::is_ascii_whitespace) {
             i = i.saturating_add(1);
         }
-        let (end, id) = match tail.get(i) {
-            Some(b'"') => {
-                let end = string_end(tail, i);
-                (end, tail.get(i..end).and_then(string_id))
-            }
-            Some(b'-' | b'0'..=b'9') => {
-                let end = tail
-                    .iter()
-                    .skip(i)
-                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .map_or(tail.len(), |n| i.saturating_add(n));
-                (end, tail.get(i..end).and_then(number_id))
-            }
+        let end = match tail.get(i) {
+            Some(b'"') => string_end(tail, i),
+            Some(b'-' | b'0'..=b'9') => tail
+                .iter()
+                .skip(i)
+                .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                .map_or(tail.len(), |n| i.saturating_add(n)),
             _ => continue,
         };
-        if let Some(id) = id.filter(|_| closes_the_line(tail.get(end..).unwrap_or_default())) {
-            push(&mut found, id);
-            if found.len() > MAX_ID_CANDIDATES {
-                return Vec::new();
-            }
+        if closes_the_line(tail.get(end..).unwrap_or_default())
+            && !visit(tail.get(i..end).unwrap_or_default())
+        {
+            return;
         }
     }
-    found
 }
 
 /// `true` when `rest` (what follows a member's value) closes exactly one
@@ -372,6 +389,26 @@ mod tests {
         assert_eq!(ids(two.as_bytes()), ["1", "2"], "every one, none picked");
     }
 
+    /// A long request writing its `method` last names it in its end; a
+    /// nested `method`, one not a string, or a member that does not end
+    /// the line never counts.
+    #[test]
+    fn a_method_written_last() {
+        let named = |l: &str| tail_names_string_member(l.as_bytes(), "method");
+        assert!(named(
+            r#"x"},"jsonrpc":"2.0","method":"roots/list","id":"s9"}"#
+        ));
+        assert!(named(r#"x"}, "method" : "ping"}"#));
+        assert!(
+            !named(r#"x"},"params":{"method":"ping"},"id":1}"#),
+            "nested"
+        );
+        assert!(!named(r#"x"},"method":5,"id":1}"#), "not a string");
+        assert!(!named(r#"x"},"method":"ping","#), "not the end of a line");
+        assert!(!named(r#"x"},"methods":"ping"}"#));
+        assert!(!named(r#"x"},"id":1}"#));
+    }
+
     /// A batch: the top-level members of each element object.
     #[test]
     fn ids_of_a_batch() {
@@ -487,6 +524,23 @@ mod tests {
             // A cut inside a string of the result may make a quoted `"id":`
             // look like a key; the real one is always found.
             proptest::prop_assert!(found.contains(&id), "{:?} in {}", found, String::from_utf8_lossy(tail));
+        }
+
+        /// The tail reads a request's `method` written last, from any cut
+        /// of its end that holds the member, and never one nested in
+        /// `params` of a line whose last member is its id.
+        #[test]
+        fn the_method_written_last(
+            params in json_value(),
+            method in "[ -~]{0,12}",
+            cut in 0usize..64,
+        ) {
+            let m = serde_json::Value::String(method);
+            let line = format!("{{\"params\":{params},\"jsonrpc\":\"2.0\",\"id\":1,\"method\":{m}}}");
+            let from = line.rfind("\"method\":").unwrap().saturating_sub(cut);
+            proptest::prop_assert!(tail_names_string_member(&line.as_bytes()[from..], "method"));
+            let nested = format!("{{\"params\":{{\"method\":{m}}},\"id\":1}}");
+            proptest::prop_assert!(!tail_names_string_member(nested.as_bytes(), "method"));
         }
     }
 }

@@ -1163,7 +1163,19 @@ impl GateService {
             tracing::warn!(
                 "the child wrote a line of more than {MAX_SERVER_LINE_VALUES} values; dropped"
             );
-            self.fail_recovered(bytes, "the server's answer holds too many JSON values");
+            // A request of the server's is answered too, as the core
+            // answers a line it will not read.
+            let ids = crate::engine::id_candidates(bytes);
+            let request = crate::engine::names_string_member(bytes, "method");
+            let error = json!({"code": crate::rpc::PARSE_ERROR,
+                "message": format!("the line holds more than {MAX_SERVER_LINE_VALUES} JSON values"),
+                "data": {"kind": "too_many_values", "limit": MAX_SERVER_LINE_VALUES}});
+            self.fail_ids(
+                ids,
+                request,
+                "the server's answer holds too many JSON values",
+                &|id| json!({"jsonrpc": "2.0", "id": id.to_value(), "error": error}),
+            );
             return;
         }
         let value = match parse_strict(bytes, &self.shared.limits) {
@@ -1344,8 +1356,15 @@ impl GateService {
                     }
                     drop(charge);
                 }
-                Err(_) => {
+                Err(answer) => {
                     tracing::warn!("the child wrote a malformed request or notification; dropped");
+                    // Answered as the core answers a client's line of that
+                    // shape, when it names the id to answer (a notification
+                    // and a line without a readable id get nothing).
+                    let id = answer.as_ref().and_then(|a| a.get("id")).and_then(valid_id);
+                    if let (Some(answer), Some(id)) = (answer, id) {
+                        self.answer_server(&id, &answer);
+                    }
                 }
             }
             return;
@@ -1426,13 +1445,31 @@ impl GateService {
     /// A line over `--max-response-bytes`, discarded: `prefix` and
     /// `suffix` are its start and end, read for the id of the request it
     /// answers (first or last member, as writers put it).
-    pub fn child_oversized(&self, prefix: &[u8], suffix: &[u8]) {
+    ///
+    /// When it names a `method` (first or last), it is a request of the
+    /// server's: each id it names that no client request waits on is
+    /// answered to the server with the core's `too_large` error (-32700,
+    /// the payload `len` in bytes), as a client's oversized line is.
+    pub fn child_oversized(&self, prefix: &[u8], suffix: &[u8], len: u64) {
         tracing::warn!("the child wrote a line over --max-response-bytes; dropped");
-        let message = "the server's answer was over --max-response-bytes";
-        self.fail_recovered(prefix, message);
+        let mut ids = crate::engine::id_candidates(prefix);
         for id in crate::engine::tail_id_candidates(suffix) {
-            self.fail_pending(&id, GateCode::BadResponse, message);
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
         }
+        let request = crate::engine::names_string_member(prefix, "method")
+            || crate::engine::tail_names_string_member(suffix, "method");
+        let fault = crate::rpc::RpcError::Json(crate::json::JsonError::TooLarge {
+            len: usize::try_from(len).unwrap_or(usize::MAX),
+            limit: self.shared.limits.max_payload_bytes,
+        });
+        self.fail_ids(
+            ids,
+            request,
+            "the server's answer was over --max-response-bytes",
+            &|id| crate::rpc::protocol_error(&fault, Some(id)),
+        );
     }
 
     /// Answers with `tool.bad_response` each waiting request that the
@@ -1456,18 +1493,38 @@ impl GateService {
     /// client's). A notification (no id) is answered nothing.
     fn fail_line(&self, bytes: &[u8], message: &str, fault: &crate::rpc::RpcError) {
         let request = crate::engine::names_string_member(bytes, "method");
-        for id in crate::engine::id_candidates(bytes) {
+        self.fail_ids(
+            crate::engine::id_candidates(bytes),
+            request,
+            message,
+            &|id| crate::rpc::protocol_error(fault, Some(id)),
+        );
+    }
+
+    /// The ids a line from the child names that will not be forwarded:
+    /// each one a client request waits on is answered to the client with
+    /// `tool.bad_response` (`message`); when the line is a `request` of the
+    /// server's, each other is answered to the server with `answer(id)`
+    /// ([`answer_server`](Self::answer_server)).
+    fn fail_ids(&self, ids: Vec<Id>, request: bool, message: &str, answer: &dyn Fn(&Id) -> Value) {
+        for id in ids {
             if self.fail_pending(&id, GateCode::BadResponse, message) || !request {
                 continue;
             }
-            if lock(&self.shared.state).server_asks.contains_key(&id) {
-                tracing::warn!(%id, "a bad server request reuses the id of one the client has yet to answer; not answered");
-                continue;
-            }
-            tracing::warn!(%id, kind = fault.code(), "a server request was answered with an error");
-            let answer = crate::rpc::protocol_error(fault, Some(&id));
-            let _ = self.send_own(answer.to_string().as_bytes());
+            self.answer_server(&id, &answer(&id));
         }
+    }
+
+    /// Sends the server the gateway's `answer` to its request `id`, unless
+    /// the server waits for the client's answer under that id (an answer
+    /// there would be read as the client's).
+    fn answer_server(&self, id: &Id, answer: &Value) {
+        if lock(&self.shared.state).server_asks.contains_key(id) {
+            tracing::warn!(%id, "a bad server request reuses the id of one the client has yet to answer; not answered");
+            return;
+        }
+        tracing::warn!(%id, "a server request was answered with an error");
+        let _ = self.send_own(answer.to_string().as_bytes());
     }
 
     /// Answers the request waiting on `id` with the gateway's error

@@ -198,8 +198,8 @@ fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_resp
                 let charge = rt.block_on(service.from_server().take(GateService::weigh(&l)));
                 service.child_line(&l, &handle, charge.unwrap_or_default());
             }
-            Ok(Frame::Oversized { .. }) => {
-                service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix())
+            Ok(Frame::Oversized { len, .. }) => {
+                service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix(), len)
             }
             Ok(Frame::Eof) | Err(_) => break,
         }

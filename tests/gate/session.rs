@@ -2412,11 +2412,7 @@ fn a_server_request_failing_the_strict_layer_is_answered() {
     assert_eq!(r["id"], 1, "{r}");
     assert_eq!(r["result"]["content"][0]["text"], "asked", "{r}");
     let seen = g.received();
-    let answers: Vec<Value> = seen
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v.get("error").is_some())
-        .collect();
+    let answers = error_answers(&seen);
     let kind = |id: Value| {
         let a = answers
             .iter()
@@ -2441,6 +2437,55 @@ fn a_server_request_failing_the_strict_layer_is_answered() {
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
     assert_eq!(r["id"], "p", "{r}");
     g.close();
+}
+
+/// Kind 10, reverse, every other way a server request goes unforwarded
+/// (#20 s44): a wrong envelope gets the core's answer to a client line of
+/// that shape (-32600); a line over `--max-response-bytes` gets the core's
+/// `too_large` (-32700, with the limit), whether its `method` and `id`
+/// come first or last; a line of more values than
+/// `gate::MAX_SERVER_LINE_VALUES` gets -32700 `too_many_values`. A
+/// notification of each shape is answered nothing; the client sees none.
+#[test]
+fn a_server_request_the_gateway_will_not_read_is_answered() {
+    const LIMIT: usize = 2_500_000;
+    let limit = LIMIT.to_string();
+    let mut g = Gate::start(&["--max-response-bytes", &limit]);
+    g.init();
+    let args = json!({"how": "bad_requests_unread", "bytes": LIMIT + 100});
+    let r = g.call(1, "misbehave", args);
+    assert_eq!(r["id"], 1, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "asked", "{r}");
+    let seen = g.received();
+    let answers = error_answers(&seen);
+    let error = |id: Value| {
+        let a = answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {seen:.2000}"));
+        let e = &a["error"];
+        (e["code"].as_i64().unwrap(), e["data"]["kind"].clone())
+    };
+    assert_eq!(error(json!(90)).0, -32600);
+    assert_eq!(error(json!("s91")).0, -32600);
+    for id in [json!(93), json!("s94")] {
+        assert_eq!(error(id.clone()), (-32700, json!("too_large")), "{id}");
+        let a = answers.iter().find(|a| a["id"] == id).unwrap();
+        assert_eq!(a["error"]["data"]["limit"], LIMIT, "{a}");
+    }
+    assert_eq!(error(json!(95)), (-32700, json!("too_many_values")));
+    assert_eq!(answers.len(), 5, "{seen:.2000}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+    assert_eq!(r["id"], "p", "{r}");
+    g.close();
+}
+
+/// The error answers among the lines the server received.
+fn error_answers(seen: &str) -> Vec<Value> {
+    seen.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("error").is_some())
+        .collect()
 }
 
 /// A tools/call line of a 2026-07-28 stateless session.

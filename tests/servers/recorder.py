@@ -184,6 +184,26 @@ for line in sys.stdin:
                 ]:
                     sys.stdout.write(line + "\n")
                 text(id, "asked")
+            elif how == "bad_requests_unread":
+                # Server requests the gateway will not read or that fail
+                # the envelope (kind 10, reverse): a wrong "jsonrpc", a
+                # method that is no string, over --max-response-bytes
+                # (method and id first, then last), more values than
+                # MAX_SERVER_LINE_VALUES; and notifications of each shape.
+                big = "a" * int(args.get("bytes", 0))
+                zeros = ",".join(["0"] * ((1 << 20) + 1))
+                for line in [
+                    '{"jsonrpc":"1.0","id":90,"method":"sampling/createMessage","params":{}}',
+                    '{"jsonrpc":"2.0","id":"s91","method":5}',
+                    '{"jsonrpc":"1.0","method":"notifications/message","params":{}}',
+                    '{"jsonrpc":"2.0","id":93,"method":"sampling/createMessage","params":{"x":"' + big + '"}}',
+                    '{"params":{"x":"' + big + '"},"jsonrpc":"2.0","method":"roots/list","id":"s94"}',
+                    '{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"' + big + '"}}',
+                    '{"jsonrpc":"2.0","id":95,"method":"sampling/createMessage","params":{"v":[' + zeros + ']}}',
+                    '{"jsonrpc":"2.0","method":"notifications/message","params":{"v":[' + zeros + ']}}',
+                ]:
+                    sys.stdout.write(line + "\n")
+                text(id, "asked")
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")
