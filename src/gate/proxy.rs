@@ -1212,16 +1212,23 @@ impl GateService {
                 "the child wrote a batch of more than {} elements; dropped",
                 crate::rpc::MAX_BATCH_LEN
             );
+            // Each request in it is answered to the server with the
+            // core's error for a client's batch that long (-32600).
+            let fault = crate::rpc::RpcError::Envelope(crate::rpc::EnvelopeError::BatchTooLong {
+                len: items.len(),
+                limit: crate::rpc::MAX_BATCH_LEN,
+            });
             // Bounded by the line's values (MAX_SERVER_LINE_VALUES).
-            for id in items
-                .iter()
-                .filter_map(|v| v.get("id"))
-                .filter_map(valid_id)
-            {
-                self.fail_pending(
-                    &id,
-                    GateCode::BadResponse,
+            for item in &items {
+                let Some(id) = item.get("id").and_then(valid_id) else {
+                    continue;
+                };
+                let request = item.get("method").is_some_and(Value::is_string);
+                self.fail_ids(
+                    vec![id],
+                    request,
                     "the server's batch was too long",
+                    &|id| crate::rpc::protocol_error(&fault, Some(id)),
                 );
             }
             return;

@@ -2444,7 +2444,8 @@ fn a_server_request_failing_the_strict_layer_is_answered() {
 /// that shape (-32600); a line over `--max-response-bytes` gets the core's
 /// `too_large` (-32700, with the limit), whether its `method` and `id`
 /// come first or last; a line of more values than
-/// `gate::MAX_SERVER_LINE_VALUES` gets -32700 `too_many_values`. A
+/// `gate::MAX_SERVER_LINE_VALUES` gets -32700 `too_many_values`; one in a
+/// batch over `rpc::MAX_BATCH_LEN`, the core's -32600 for it. A
 /// notification of each shape is answered nothing; the client sees none.
 #[test]
 fn a_server_request_the_gateway_will_not_read_is_answered() {
@@ -2474,7 +2475,8 @@ fn a_server_request_the_gateway_will_not_read_is_answered() {
         assert_eq!(a["error"]["data"]["limit"], LIMIT, "{a}");
     }
     assert_eq!(error(json!(95)), (-32700, json!("too_many_values")));
-    assert_eq!(answers.len(), 5, "{seen:.2000}");
+    assert_eq!(error(json!(96)), (-32600, json!("batch_too_long")));
+    assert_eq!(answers.len(), 6, "{seen:.2000}");
     let r = g.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
     assert_eq!(r["id"], "p", "{r}");
     g.close();

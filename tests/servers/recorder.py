@@ -189,7 +189,8 @@ for line in sys.stdin:
                 # the envelope (kind 10, reverse): a wrong "jsonrpc", a
                 # method that is no string, over --max-response-bytes
                 # (method and id first, then last), more values than
-                # MAX_SERVER_LINE_VALUES; and notifications of each shape.
+                # MAX_SERVER_LINE_VALUES, in a batch over MAX_BATCH_LEN;
+                # and notifications of each shape.
                 big = "a" * int(args.get("bytes", 0))
                 zeros = ",".join(["0"] * ((1 << 20) + 1))
                 for line in [
@@ -201,6 +202,8 @@ for line in sys.stdin:
                     '{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"' + big + '"}}',
                     '{"jsonrpc":"2.0","id":95,"method":"sampling/createMessage","params":{"v":[' + zeros + ']}}',
                     '{"jsonrpc":"2.0","method":"notifications/message","params":{"v":[' + zeros + ']}}',
+                    json.dumps([{"jsonrpc": "2.0", "method": "notifications/message"}] * 1024
+                               + [{"jsonrpc": "2.0", "id": 96, "method": "ping"}]),
                 ]:
                     sys.stdout.write(line + "\n")
                 text(id, "asked")
