@@ -407,6 +407,15 @@ mod tests {
         assert!(!named(r#"x"},"method":"ping","#), "not the end of a line");
         assert!(!named(r#"x"},"methods":"ping"}"#));
         assert!(!named(r#"x"},"id":1}"#));
+        assert!(
+            named(r#"x"},"method":5,"method":"ping"}"#),
+            "the string one"
+        );
+        assert_eq!(
+            tail_id_candidates(br#"x"},"id":1,"id":"b"}"#),
+            [Id::Number(1.into()), Id::String("b".into())],
+            "every one"
+        );
     }
 
     /// A batch: the top-level members of each element object.

@@ -1245,19 +1245,17 @@ enum YamlFrame {
     Map(serde_json::Map<String, Value>, Option<String>),
 }
 
-/// Reads `t` as YAML 1.2 (`yaml-rust2`'s event parser; every scalar as its
-/// text or texts, [`yaml_scalar`]), nesting bounded by the core's JSON
-/// depth bound: once per reading, the `k`th taking the `k`th text of
-/// every scalar that has that many (its last of one that has fewer), so
-/// that each text of each scalar is checked in place. Bounded by `t`'s
-/// length (the parser's events) times [`MAX_BASE64_READINGS`].
+/// Reads `t` as YAML 1.2 (`yaml-rust2`'s event parser, run once; every
+/// scalar as its text or texts, [`yaml_scalar`]), nesting bounded by the
+/// core's JSON depth bound: once per reading, the `k`th taking the `k`th
+/// text of every scalar that has that many (its last of one that has
+/// fewer), so that each text of each scalar is checked in place. Bounded
+/// by `t`'s length (the parser's events) times [`MAX_BASE64_READINGS`].
 fn read_yaml(t: &str) -> YamlRead {
-    let (first, readings) = read_yaml_reading(t, 0);
-    let YamlRead::Collection(mut all) = first else {
-        return first;
-    };
-    for pick in 1..readings.min(MAX_BASE64_READINGS) {
-        match read_yaml_reading(t, pick).0 {
+    let (events, readings) = yaml_events(t);
+    let mut all = Vec::new();
+    for pick in 0..readings.min(MAX_BASE64_READINGS) {
+        match yaml_reading(&events, pick) {
             YamlRead::Collection(v) => all.extend(v),
             other => return other,
         }
@@ -1265,53 +1263,102 @@ fn read_yaml(t: &str) -> YamlRead {
     YamlRead::Collection(all)
 }
 
-/// One reading of `t` as YAML ([`read_yaml`]): the `pick`th text of each
-/// scalar (its last when it has fewer); and the most texts a scalar had.
-fn read_yaml_reading(t: &str, pick: usize) -> (YamlRead, usize) {
+/// One event of a YAML text, as [`yaml_events`] keeps it.
+enum YamlEvent {
+    /// A scalar's texts ([`yaml_scalar`]).
+    Scalar(Vec<String>),
+    /// A sequence starts.
+    Seq,
+    /// A mapping starts.
+    Map,
+    /// The innermost collection ends.
+    End,
+    /// The reading stops here: the text is no YAML (`None`) or YAML no
+    /// loader reads as written (why).
+    Stop(Option<&'static str>),
+}
+
+/// The events of `t` read as YAML, up to the first that stops a reading
+/// ([`YamlEvent::Stop`]: a syntax error, an alias, an unreadable tagged
+/// scalar, nesting past the core's bound), and the most texts a scalar
+/// had. One parse.
+fn yaml_events(t: &str) -> (Vec<YamlEvent>, usize) {
     use yaml_rust2::parser::Parser;
     use yaml_rust2::Event;
     let max_depth = crate::json::Limits::default().effective_max_depth();
-    let unreadable = |why: &str| YamlRead::Unreadable(format!("YAML with {why}"));
     let mut parser = Parser::new_from_str(t);
-    let mut frames: Vec<YamlFrame> = Vec::new();
-    let mut docs: Vec<Value> = Vec::new();
+    let mut events = Vec::new();
+    let mut depth = 0_usize;
     let mut readings = 1_usize;
     loop {
         let Ok((event, _)) = parser.next_token() else {
-            return (YamlRead::Other, readings);
+            events.push(YamlEvent::Stop(None));
+            break;
         };
-        let node = match event {
+        let kept = match event {
             Event::StreamEnd => break,
-            Event::Alias(_) => return (unreadable("an alias, which a loader expands"), readings),
+            Event::Alias(_) => YamlEvent::Stop(Some("an alias, which a loader expands")),
             Event::Scalar(text, _, _, tag) => match yaml_scalar(text, tag) {
-                Ok(mut texts) => {
+                Ok(texts) => {
                     readings = readings.max(texts.len());
-                    let at = pick.min(texts.len().saturating_sub(1));
-                    if at < texts.len() {
-                        Value::String(texts.swap_remove(at))
-                    } else {
-                        Value::String(String::new())
-                    }
+                    YamlEvent::Scalar(texts)
                 }
-                Err(why) => return (unreadable(why), readings),
+                Err(why) => YamlEvent::Stop(Some(why)),
             },
-            Event::SequenceStart(..) | Event::MappingStart(..) if frames.len() >= max_depth => {
-                return (unreadable("nesting past the core's bound"), readings)
+            Event::SequenceStart(..) | Event::MappingStart(..) if depth >= max_depth => {
+                YamlEvent::Stop(Some("nesting past the core's bound"))
             }
             Event::SequenceStart(..) => {
+                depth += 1;
+                YamlEvent::Seq
+            }
+            Event::MappingStart(..) => {
+                depth += 1;
+                YamlEvent::Map
+            }
+            Event::SequenceEnd | Event::MappingEnd if depth == 0 => YamlEvent::Stop(None),
+            Event::SequenceEnd | Event::MappingEnd => {
+                depth -= 1;
+                YamlEvent::End
+            }
+            _ => continue,
+        };
+        let stop = matches!(kept, YamlEvent::Stop(_));
+        events.push(kept);
+        if stop {
+            break;
+        }
+    }
+    (events, readings)
+}
+
+/// One reading of `events` ([`read_yaml`]): the `pick`th text of each
+/// scalar (its last when it has fewer).
+fn yaml_reading(events: &[YamlEvent], pick: usize) -> YamlRead {
+    let unreadable = |why: &str| YamlRead::Unreadable(format!("YAML with {why}"));
+    let mut frames: Vec<YamlFrame> = Vec::new();
+    let mut docs: Vec<Value> = Vec::new();
+    for event in events {
+        let node = match event {
+            YamlEvent::Scalar(texts) => {
+                let at = pick.min(texts.len().saturating_sub(1));
+                Value::String(texts.get(at).cloned().unwrap_or_default())
+            }
+            YamlEvent::Stop(None) => return YamlRead::Other,
+            YamlEvent::Stop(Some(why)) => return unreadable(why),
+            YamlEvent::Seq => {
                 frames.push(YamlFrame::Seq(Vec::new()));
                 continue;
             }
-            Event::MappingStart(..) => {
+            YamlEvent::Map => {
                 frames.push(YamlFrame::Map(serde_json::Map::new(), None));
                 continue;
             }
-            Event::SequenceEnd | Event::MappingEnd => match frames.pop() {
+            YamlEvent::End => match frames.pop() {
                 Some(YamlFrame::Seq(items)) => Value::Array(items),
                 Some(YamlFrame::Map(m, _)) => Value::Object(m),
-                None => return (YamlRead::Other, readings),
+                None => return YamlRead::Other,
             },
-            _ => continue,
         };
         match frames.last_mut() {
             None => docs.push(node),
@@ -1319,11 +1366,11 @@ fn read_yaml_reading(t: &str, pick: usize) -> (YamlRead, usize) {
             Some(YamlFrame::Map(m, pending)) => match (pending.take(), node) {
                 (None, Value::String(key)) => {
                     if m.contains_key(&key) {
-                        return (unreadable("a duplicate key"), readings);
+                        return unreadable("a duplicate key");
                     }
                     *pending = Some(key);
                 }
-                (None, _) => return (unreadable("a key that is a collection"), readings),
+                (None, _) => return unreadable("a key that is a collection"),
                 (Some(key), value) => {
                     m.insert(key, value);
                 }
@@ -1331,14 +1378,13 @@ fn read_yaml_reading(t: &str, pick: usize) -> (YamlRead, usize) {
         }
     }
     let collections = docs.iter().filter(|d| !d.is_string()).count();
-    let read = match (collections, docs.len()) {
+    match (collections, docs.len()) {
         (0, _) => YamlRead::Other,
         (_, 1) => docs
             .pop()
             .map_or(YamlRead::Other, |d| YamlRead::Collection(vec![d])),
         _ => YamlRead::Collection(vec![Value::Array(docs)]),
-    };
-    (read, readings)
+    }
 }
 
 /// The YAML tag prefix `!!` stands for (YAML 1.2, 6.8.2.2).

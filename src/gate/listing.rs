@@ -31,6 +31,29 @@ pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
 /// [`MAX_TOOLS`] names.
 pub const MAX_LISTINGS_IN_PROGRESS: usize = 4;
 
+/// Which page a client's `tools/list` request asks for
+/// ([`ToolView::listing_for`]), by its `params.cursor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAsked<'a> {
+    /// No cursor (absent or `null`): the first page.
+    First,
+    /// A string cursor: the page after the one that gave it.
+    Cursor(&'a str),
+    /// A cursor that is not a string: no page a listing gave.
+    NotText,
+}
+
+impl<'a> PageAsked<'a> {
+    /// The page a request's `params.cursor` asks for (`None` when it has
+    /// none, or `null`).
+    pub fn of(cursor: Option<&'a serde_json::Value>) -> Self {
+        match cursor {
+            None | Some(serde_json::Value::Null) => PageAsked::First,
+            Some(c) => c.as_str().map_or(PageAsked::NotText, PageAsked::Cursor),
+        }
+    }
+}
+
 /// One listing of a session's [`ToolView`]: the pages the child sent for
 /// one `tools/list` that started without a cursor, and for each request
 /// after it naming the `nextCursor` its last page gave (or the gateway's
@@ -104,16 +127,16 @@ impl ToolView {
         self.tools.iter()
     }
 
-    /// The listing a client's `tools/list` request continues: the one
-    /// (the newest, when several: a client that started over has left the
-    /// one before) whose last page gave `cursor` as its
-    /// `nextCursor` and that no request has named since; with no cursor
-    /// (`None`), or one no listing awaits (a cursor that is no string
-    /// included, as `Some(None)`), a new listing, complete only when it
-    /// started without one (one that did not is decided page by page and
-    /// never kept).
-    pub fn listing_for(&mut self, cursor: Option<Option<&str>>) -> ListingId {
-        if let Some(Some(c)) = cursor {
+    /// The listing a client's `tools/list` request continues: for a
+    /// [`PageAsked::Cursor`], the one (the newest, when several: a client
+    /// that started over has left the one before) whose last page gave
+    /// that cursor as its `nextCursor` and that no request has named
+    /// since; otherwise (the [`PageAsked::First`] page, a cursor no
+    /// listing awaits, or a [`PageAsked::NotText`] cursor) a new listing,
+    /// complete only when it started from the first page (one that did not
+    /// is decided page by page and never kept).
+    pub fn listing_for(&mut self, asked: PageAsked<'_>) -> ListingId {
+        if let PageAsked::Cursor(c) = asked {
             let waiting = self
                 .listings
                 .iter_mut()
@@ -125,7 +148,7 @@ impl ToolView {
                 return ListingId(n);
             }
         }
-        if cursor.is_some() {
+        if asked != PageAsked::First {
             return self.next_id();
         }
         self.start(false)
@@ -468,7 +491,7 @@ mod tests {
             {"name": "ok"}
         ], "nextCursor": "c"});
         let mut view = ToolView::default();
-        let first = view.listing_for(None);
+        let first = view.listing_for(PageAsked::First);
         let events = g.filter_tools_page(first, &mut page, &mut view, None);
         // `read_file` twice, differently: neither is shown, and it is refused;
         // `ok` twice, the same: shown once.
@@ -485,7 +508,7 @@ mod tests {
         // The next page of the same listing cannot redefine `ok`; a new
         // listing can.
         assert_eq!(view.end_page(first, &page), None);
-        assert_eq!(view.listing_for(Some(Some("c"))), first);
+        assert_eq!(view.listing_for(PageAsked::Cursor("c")), first);
         let mut next = json!({"tools": [{"name": "ok", "title": "Other"}]});
         g.filter_tools_page(first, &mut next, &mut view, None);
         assert_eq!(next, json!({"tools": []}));
@@ -496,7 +519,7 @@ mod tests {
             learned.keys().collect::<BTreeSet<_>>(),
             BTreeSet::from([&"write_file".to_owned()])
         );
-        let again_listing = view.listing_for(None);
+        let again_listing = view.listing_for(PageAsked::First);
         let mut again = json!({"tools": [{"name": "ok", "title": "Other"}]});
         g.filter_tools_page(again_listing, &mut again, &mut view, None);
         assert_eq!(again, json!({"tools": [{"name": "ok", "title": "Other"}]}));
@@ -512,7 +535,7 @@ mod tests {
         let g = Gatekeeper::default();
         let mut view = ToolView::default();
         let tools = json!({"tools": [{"name": "echo"}, {"name": "read"}], "nextCursor": "c"});
-        let client = view.listing_for(None);
+        let client = view.listing_for(PageAsked::First);
         let mut page = tools.clone();
         assert!(g
             .filter_tools_page(client, &mut page, &mut view, None)
@@ -535,7 +558,7 @@ mod tests {
         // The client's listing goes on: its last page shows `late` (the
         // gateway's listing showed it, not the client's), and still may
         // not redefine a name of its first page.
-        assert_eq!(view.listing_for(Some(Some("c"))), client);
+        assert_eq!(view.listing_for(PageAsked::Cursor("c")), client);
         let mut last = json!({"tools": [{"name": "late"}, {"name": "echo", "title": "Other"}]});
         let events = g.filter_tools_page(client, &mut last, &mut view, None);
         assert_eq!(last, json!({"tools": [{"name": "late"}]}), "{events:?}");
@@ -552,7 +575,7 @@ mod tests {
         let mut own_page = tools.clone();
         g.filter_tools_page(own, &mut own_page, &mut view, None);
         view.end_page(own, &own_page);
-        let stranger = view.listing_for(Some(Some("c")));
+        let stranger = view.listing_for(PageAsked::Cursor("c"));
         assert_ne!(stranger, own);
         let last = json!({"tools": [{"name": "late"}]});
         assert_eq!(view.end_page(stranger, &last), None, "not complete");
@@ -571,7 +594,10 @@ mod tests {
         let g = Gatekeeper::default();
         let mut view = ToolView::default();
         let first_page = json!({"tools": [{"name": "echo"}], "nextCursor": "c"});
-        let (a, b) = (view.listing_for(None), view.listing_for(None));
+        let (a, b) = (
+            view.listing_for(PageAsked::First),
+            view.listing_for(PageAsked::First),
+        );
         assert_ne!(a, b);
         for l in [a, b] {
             let mut page = first_page.clone();
@@ -581,10 +607,10 @@ mod tests {
             assert_eq!(page, first_page);
             assert_eq!(view.end_page(l, &page), None);
         }
-        assert_eq!(view.listing_for(Some(Some("c"))), b);
-        assert_eq!(view.listing_for(Some(Some("c"))), a);
+        assert_eq!(view.listing_for(PageAsked::Cursor("c")), b);
+        assert_eq!(view.listing_for(PageAsked::Cursor("c")), a);
         // Asked for a third time: no listing awaits it any more.
-        let third = view.listing_for(Some(Some("c")));
+        let third = view.listing_for(PageAsked::Cursor("c"));
         assert!(third != a && third != b);
         for l in [b, a, third] {
             let mut page = json!({"tools": [{"name": "late"}]});
@@ -607,28 +633,40 @@ mod tests {
     /// whose page gives a `nextCursor` that is no string, and one
     /// abandoned for another teach nothing; what the completing listing
     /// showed is what it gives.
+    /// A request's `params.cursor`: absent or `null` asks for the first
+    /// page, a string for the page after it, anything else for none.
+    #[test]
+    fn the_page_a_cursor_asks_for() {
+        let (null, five, text) = (json!(null), json!(5), json!("c"));
+        assert_eq!(PageAsked::of(None), PageAsked::First);
+        assert_eq!(PageAsked::of(Some(&null)), PageAsked::First);
+        assert_eq!(PageAsked::of(Some(&text)), PageAsked::Cursor("c"));
+        assert_eq!(PageAsked::of(Some(&five)), PageAsked::NotText);
+        assert_eq!(PageAsked::of(Some(&json!({}))), PageAsked::NotText);
+    }
+
     #[test]
     fn only_a_whole_listing_completes() {
         let g = Gatekeeper::default();
         let mut view = ToolView::default();
-        for cursor in [Some(Some("x")), Some(None)] {
+        for cursor in [PageAsked::Cursor("x"), PageAsked::NotText] {
             let l = view.listing_for(cursor);
             let mut page = json!({"tools": [{"name": "late"}]});
             g.filter_tools_page(l, &mut page, &mut view, None);
             assert_eq!(view.end_page(l, &page), None, "{cursor:?}");
         }
-        let l = view.listing_for(None);
+        let l = view.listing_for(PageAsked::First);
         let mut page = json!({"tools": [{"name": "echo"}], "nextCursor": 5});
         g.filter_tools_page(l, &mut page, &mut view, None);
         assert_eq!(view.end_page(l, &page), None);
         assert_eq!(view.end_page(l, &json!({"tools": []})), None, "ended");
         // Abandoned after its first page, for a listing that shows `echo`
         // otherwise: the completing one is learned.
-        let abandoned = view.listing_for(None);
+        let abandoned = view.listing_for(PageAsked::First);
         let mut page = json!({"tools": [{"name": "echo", "title": "First"}], "nextCursor": "c"});
         g.filter_tools_page(abandoned, &mut page, &mut view, None);
         assert_eq!(view.end_page(abandoned, &page), None);
-        let whole = view.listing_for(None);
+        let whole = view.listing_for(PageAsked::First);
         let second = json!({"name": "echo", "title": "Second"});
         let mut page = json!({"tools": [second.clone()], "nextCursor": ""});
         assert!(g
@@ -640,7 +678,7 @@ mod tests {
             HashMap::from([("echo".to_owned(), tool_state(&second).hash)])
         );
         // `null` ends a listing too.
-        let l = view.listing_for(None);
+        let l = view.listing_for(PageAsked::First);
         assert!(view
             .end_page(l, &json!({"tools": [], "nextCursor": null}))
             .is_some());
@@ -652,24 +690,28 @@ mod tests {
     #[test]
     fn a_failed_page_can_be_asked_again() {
         let mut view = ToolView::default();
-        let gone = view.listing_for(None);
+        let gone = view.listing_for(PageAsked::First);
         view.page_failed(gone);
         assert!(view.listings.is_empty());
         assert_eq!(view.end_page(gone, &json!({"tools": []})), None);
-        let l = view.listing_for(None);
+        let l = view.listing_for(PageAsked::First);
         let first = json!({"tools": [], "nextCursor": "c"});
         assert_eq!(view.end_page(l, &first), None);
         view.page_failed(l);
-        assert_eq!(view.listing_for(Some(Some("c"))), l, "answered: no change");
+        assert_eq!(
+            view.listing_for(PageAsked::Cursor("c")),
+            l,
+            "answered: no change"
+        );
         view.page_failed(l);
-        assert_eq!(view.listing_for(Some(Some("c"))), l);
+        assert_eq!(view.listing_for(PageAsked::Cursor("c")), l);
         assert_eq!(
             view.end_page(l, &json!({"tools": [], "nextCursor": "d"})),
             None
         );
         view.page_failed(l);
-        assert_ne!(view.listing_for(Some(Some("c"))), l, "spent");
-        assert_eq!(view.listing_for(Some(Some("d"))), l);
+        assert_ne!(view.listing_for(PageAsked::Cursor("c")), l, "spent");
+        assert_eq!(view.listing_for(PageAsked::Cursor("d")), l);
         assert!(view.end_page(l, &json!({"tools": []})).is_some());
     }
 
@@ -687,7 +729,7 @@ mod tests {
         view.end_page(own, &json!({"tools": [], "nextCursor": "o"}));
         let mut started = Vec::new();
         for i in 0..=MAX_LISTINGS_IN_PROGRESS {
-            let l = view.listing_for(None);
+            let l = view.listing_for(PageAsked::First);
             let mut page =
                 json!({"tools": [{"name": format!("t{i}")}], "nextCursor": format!("c{i}")});
             g.filter_tools_page(l, &mut page, &mut view, None);
@@ -699,7 +741,7 @@ mod tests {
         assert!(!view.listings.contains_key(&started[0].0), "the oldest");
         // The dropped listing's cursor continues nothing, and its late page
         // is decided, completes nothing and takes no place.
-        let stray = view.listing_for(Some(Some("c0")));
+        let stray = view.listing_for(PageAsked::Cursor("c0"));
         assert_ne!(stray, started[0]);
         for l in [started[0], stray] {
             let mut last = json!({"tools": [{"name": "t0"}, {"name": "t0"}]});
@@ -710,7 +752,7 @@ mod tests {
         assert_eq!(view.listings.len(), MAX_LISTINGS_IN_PROGRESS + 1);
         // Every live one completes.
         for (i, &l) in started.iter().enumerate().skip(1) {
-            assert_eq!(view.listing_for(Some(Some(&format!("c{i}")))), l);
+            assert_eq!(view.listing_for(PageAsked::Cursor(&format!("c{i}"))), l);
             let learned = view.end_page(l, &json!({"tools": []})).unwrap();
             assert_eq!(learned.keys().collect::<Vec<_>>(), [&format!("t{i}")]);
         }
@@ -730,21 +772,21 @@ mod tests {
             ..Gatekeeper::default()
         };
         let mut view = ToolView::default();
-        let junk = view.listing_for(None);
+        let junk = view.listing_for(PageAsked::First);
         let names: Vec<Value> = (0..MAX_TOOLS)
             .map(|i| json!({"name": format!("j{i}")}))
             .collect();
         let mut page = json!({"tools": names, "nextCursor": "c"});
         g.filter_tools_page(junk, &mut page, &mut view, None);
         assert_eq!(view.len(), MAX_TOOLS);
-        let l = view.listing_for(None);
+        let l = view.listing_for(PageAsked::First);
         let mut page = json!({"tools": [{"name": "echo"}, {"name": "j1"}]});
         let events = g.filter_tools_page(l, &mut page, &mut view, None);
         assert_eq!(page, json!({"tools": [{"name": "j1"}]}), "{events:?}");
         let learned = view.end_page(l, &page).unwrap();
         assert_eq!(learned.keys().collect::<Vec<_>>(), ["j1"]);
         let mut view = ToolView::default();
-        let l = view.listing_for(None);
+        let l = view.listing_for(PageAsked::First);
         let mut page = json!({"tools": [{"name": "denied"}]});
         assert_eq!(g.filter_tools_page(l, &mut page, &mut view, None).len(), 1);
         assert!(view.end_page(l, &page).unwrap().contains_key("denied"));
@@ -781,10 +823,20 @@ mod tests {
         let first = json!({"name": "echo", "description": "Echoes."});
         let changed = json!({"name": "echo", "description": "Echoes!"});
         let mut page = json!({"tools": [first.clone()]});
-        g.filter_tools_page(view.listing_for(None), &mut page, &mut view, None);
+        g.filter_tools_page(
+            view.listing_for(PageAsked::First),
+            &mut page,
+            &mut view,
+            None,
+        );
         assert_eq!(view.get("echo").unwrap().hash, tool_state(&first).hash);
         let mut page = json!({"tools": [changed.clone()]});
-        g.filter_tools_page(view.listing_for(None), &mut page, &mut view, None);
+        g.filter_tools_page(
+            view.listing_for(PageAsked::First),
+            &mut page,
+            &mut view,
+            None,
+        );
         assert_eq!(view.get("echo").unwrap().hash, tool_state(&changed).hash);
         assert_ne!(tool_state(&first).hash, tool_state(&changed).hash);
     }
@@ -846,7 +898,7 @@ mod tests {
             {"name": "plain", "description": "Fine.\u{200B}", "title\u{200B}": "Plain"}
         ]});
         let mut view = ToolView::default();
-        let listing = view.listing_for(None);
+        let listing = view.listing_for(PageAsked::First);
         let events = g.filter_tools_page(listing, &mut page, &mut view, None);
         assert_eq!(
             page,
@@ -926,7 +978,7 @@ mod tests {
                         } else {
                             c.map(|n| format!("c{n}"))
                         };
-                        let l = view.listing_for(Some(c.as_deref()).filter(|_| c.is_some()));
+                        let l = view.listing_for(c.as_deref().map_or(PageAsked::First, PageAsked::Cursor));
                         outstanding.push((l, c));
                     }
                     Step::Fail(k) if !outstanding.is_empty() => {

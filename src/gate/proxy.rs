@@ -27,7 +27,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::{Answered, Gatekeeper};
 use super::limits::{refuse_task_augmented, Limiter};
-use super::listing::{ListEvent, ListingId, ToolView};
+use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::states::{issued_state, IssuedStates};
@@ -327,14 +327,6 @@ fn roots_value(roots: &super::paths::Roots) -> Value {
             .map(|u| json!({"uri": u.as_str()}))
             .collect(),
     )
-}
-
-/// The `cursor` a `tools/list` request asks for, when any.
-fn next_cursor_param(request: &Request) -> Option<&Value> {
-    request
-        .params_object()
-        .and_then(|p| p.get("cursor"))
-        .filter(|c| !c.is_null())
 }
 
 /// A progress token as a key: a string or an integer (MCP), written as its
@@ -1970,8 +1962,8 @@ impl Service for GateService {
                 // listing started over is another listing; the one before
                 // it is not ended, and only a complete listing ends
                 // learning: #20 re-attack, N7 and F4).
-                let cursor = next_cursor_param(&request).map(Value::as_str);
-                let listing = lock(&self.shared.state).view.listing_for(cursor);
+                let asked = PageAsked::of(request.params_object().and_then(|p| p.get("cursor")));
+                let listing = lock(&self.shared.state).view.listing_for(asked);
                 let asked = self.forward(request, ctx, arrived, Asking::Page(listing), names);
                 self.page_asked(asked, listing)
             }

@@ -117,10 +117,10 @@ fn one_decoding(form: &str, not_utf8: &mut bool) -> Vec<String> {
             out.push(bytes.decode_utf8_lossy().into_owned());
         }
     }
-    if let Some(unescaped) = js_unescape(form) {
-        if unescaped != form && !out.contains(&unescaped) {
-            out.push(unescaped);
-        }
+    // Never `form` itself: an escape it found is six bytes read as one
+    // character.
+    if let Some(unescaped) = js_unescape(form).filter(|u| !out.contains(u)) {
+        out.push(unescaped);
     }
     out
 }

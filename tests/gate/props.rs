@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Value};
-use toolgate::gate::{tool_state, Gatekeeper, Pins, PoisonMode, Policy, ToolView};
+use toolgate::gate::{tool_state, Gatekeeper, PageAsked, Pins, PoisonMode, Policy, ToolView};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -127,7 +127,7 @@ proptest! {
         let defs: Vec<Value> = tools.iter().map(Tool::def).collect();
         let cut = split.min(defs.len());
         let mut view = ToolView::default();
-        let listing = view.listing_for(None);
+        let listing = view.listing_for(PageAsked::First);
         let mut shown = BTreeSet::new();
         let mut text = String::new();
         for part in [&defs[..cut], &defs[cut..]] {

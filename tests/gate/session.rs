@@ -24,6 +24,13 @@ impl Gate {
         Self::start_in(flags, |_| {})
     }
 
+    /// A gateway under the policy file `policy` (TOML).
+    fn with_policy(policy: &str) -> Self {
+        Self::start_in(&["--policy", "p.toml"], |d| {
+            std::fs::write(d.join("p.toml"), policy).unwrap();
+        })
+    }
+
     fn start_in(flags: &[&str], prepare: impl FnOnce(&Path)) -> Self {
         Self::start_env(flags, prepare, &[])
     }
@@ -304,13 +311,7 @@ fn bad_server_lines_not_forwarded() {
 /// SDK writes it last), and its concurrency slot comes back.
 #[test]
 fn bad_answers_with_the_id_anywhere_free_their_slot() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[[limits]]\ntool = \"misbehave\"\nmax_concurrent = 1\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"misbehave\"\nmax_concurrent = 1\n");
     g.init();
     for (id, how) in [
         (1, "big_dup_first"),
@@ -536,13 +537,7 @@ fn server_messages_keep_their_order() {
 
 #[test]
 fn policy_hides_and_refuses_the_same_tools() {
-    let mut g = Gate::start_in(&["--policy", "policy.toml"], |d| {
-        std::fs::write(
-            d.join("policy.toml"),
-            "[tools]\ndeny = [\"write_*\", \"slow\"]\n[[args]]\ntool = \"echo\"\npointer = \"/blob\"\nkind = \"text\"\nmax_bytes = 8\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[tools]\ndeny = [\"write_*\", \"slow\"]\n[[args]]\ntool = \"echo\"\npointer = \"/blob\"\nkind = \"text\"\nmax_bytes = 8\n");
     g.init();
     let tools = g.list(1);
     assert!(
@@ -1129,13 +1124,7 @@ fn refusals_fit_the_era() {
 /// server answers.
 #[test]
 fn cancelling_does_not_free_a_concurrency_slot() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 1\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nmax_concurrent = 1\n");
     g.init();
     g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":2}}}).to_string());
     g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
@@ -1154,13 +1143,7 @@ fn cancelling_does_not_free_a_concurrency_slot() {
 /// affected.
 #[test]
 fn task_augmented_calls_cannot_outrun_max_concurrent() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 4\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nmax_concurrent = 4\n");
     g.init();
     for (id, task) in [(1, json!({"ttl": 60000})), (2, json!({})), (3, json!(null))] {
         let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0},"task":task}});
@@ -1186,13 +1169,7 @@ fn task_augmented_calls_cannot_outrun_max_concurrent() {
 /// slot back.
 #[test]
 fn a_reused_id_does_not_leak_a_concurrency_slot() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 2\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nmax_concurrent = 2\n");
     g.init();
     g.send(&json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":3}}}).to_string());
     for _ in 0..3 {
@@ -1234,13 +1211,7 @@ fn requests_without_an_id_never_reach_the_server() {
 /// name the policy never matches.
 #[test]
 fn operation_names_must_be_strings() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"fetch\"]\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"fetch\"]\n");
     g.init();
     for (id, method, params) in [
         (1, "tools/call", json!({"name": ["fetch"], "arguments": {}})),
@@ -1672,13 +1643,7 @@ fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
 /// method; unknown methods are refused unless the policy allows them.
 #[test]
 fn every_method_mediated() {
-    let mut g = Gate::start_in(&["--policy", "p.toml"], |d| {
-        std::fs::write(
-            d.join("p.toml"),
-            "[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"summ*\"]\n[methods]\nallow = [\"x/allowed\"]\n",
-        )
-        .unwrap();
-    });
+    let mut g = Gate::with_policy("[tools]\ndeny = [\"fetch\"]\n[prompts]\ndeny = [\"summ*\"]\n[methods]\nallow = [\"x/allowed\"]\n");
     g.init();
     let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
         g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
