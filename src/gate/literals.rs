@@ -3,8 +3,8 @@
 //! screen ([`super::poison`]) and the argument check ([`super::decide`]):
 //! where the literals are ([`json_string_spans`], [`quoted_runs`]), what
 //! each character of one reads as and the bytes that spell it
-//! ([`spellings`]), and a text written as the inside of one
-//! ([`json_string_body`]).
+//! ([`spellings`]), and a literal written anew with characters removed and
+//! every other one kept as written ([`respell`]).
 
 /// The inside of a quoted run read character by character, the way a
 /// parser that tolerates what is not JSON (JSON5, a model) would: each
@@ -84,6 +84,114 @@ fn hex_unit(s: &str, at: usize) -> Option<u16> {
         return None;
     }
     u16::from_str_radix(digits, 16).ok()
+}
+
+/// How many spellings after a lone backslash or a lone surrogate decide
+/// what it reads as: a backslash looks at the five bytes after it (`u` and
+/// four hex digits), a high surrogate at the six after it (a low one's
+/// `\uXXXX`), and each spelling is a byte or more.
+const ESCAPE_LOOKAHEAD: usize = 6;
+
+/// One piece of a run written anew ([`respell`]).
+enum Piece {
+    /// The spelling of the run's character at this index, as written.
+    Kept(usize),
+    /// Text the run did not hold, written as JSON writes it.
+    New(String),
+}
+
+/// `run` (the inside of a quoted run) written anew to read, as
+/// [`spellings`] reads it, as `cleaned`, a text made from its reading.
+/// When `cleaned` is the reading with characters removed (what a screen
+/// found hidden: a `\u200b`, a tag written as `\udb40\udc41`, a raw
+/// character, an escape of JSON one layer down), only what spells them is
+/// removed, every other character kept as written (an escape JSON does not
+/// know, `\u0041`, `\n`, `\b` in prose); otherwise (a `data:` URI or
+/// base64 written anew) what the two share at either end is kept as
+/// written and the rest written as JSON writes it ([`json_string_body`]).
+/// A lone backslash or surrogate that would read otherwise before what now
+/// follows it (`\` then a removed character then `n`; `\ud83d`, a removed
+/// one, `\ude00`; `\` at the end, before the closing quote) is written as
+/// `\\` or U+FFFD, which read as it did. One pass over `run`, and one over
+/// what is written.
+pub(crate) fn respell(run: &str, literal: bool, cleaned: &str) -> String {
+    let read: Vec<(Option<char>, &str)> = spellings(run, literal).collect();
+    let pieces = pieces(&read, cleaned);
+    let mut parts: Vec<&str> = pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Kept(i) => read.get(*i).map_or("", |r| r.1),
+            Piece::New(text) => text.as_str(),
+        })
+        .collect();
+    // From the last: what follows each one is written by then.
+    for k in (0..pieces.len()).rev() {
+        let Some(&Piece::Kept(i)) = pieces.get(k) else {
+            continue;
+        };
+        let Some(&(c, spelling)) = read.get(i) else {
+            continue;
+        };
+        let backslash = spelling == "\\";
+        if c.is_some() && !backslash {
+            // Any other spelling reads alone.
+            continue;
+        }
+        let after = parts.get(k + 1..).unwrap_or_default().iter().copied();
+        let now: String = std::iter::once(spelling)
+            .chain(after.chain(std::iter::once("\"")).take(ESCAPE_LOOKAHEAD))
+            .collect();
+        let was = (!backslash).then_some((None, spelling.len()));
+        if json_escape(&now, literal) != was {
+            if let Some(p) = parts.get_mut(k) {
+                *p = if backslash { "\\\\" } else { "\u{FFFD}" };
+            }
+        }
+    }
+    parts.concat()
+}
+
+/// What [`respell`] writes for `cleaned`, from the characters of a run
+/// as read (a lone surrogate as U+FFFD) with their spellings: when
+/// `cleaned` is the reading with characters removed, the spelling of each
+/// character it keeps, matched in order (exactly the kept ones when no
+/// removed character is one `cleaned` holds, as a hidden one never is);
+/// else what the two share at either end kept and the rest new.
+fn pieces(read: &[(Option<char>, &str)], cleaned: &str) -> Vec<Piece> {
+    let char_of = |r: &(Option<char>, &str)| r.0.unwrap_or(char::REPLACEMENT_CHARACTER);
+    let mut want = cleaned.chars().peekable();
+    let mut pieces: Vec<Piece> = Vec::with_capacity(read.len());
+    for (i, r) in read.iter().enumerate() {
+        if want.next_if_eq(&char_of(r)).is_some() {
+            pieces.push(Piece::Kept(i));
+        }
+    }
+    if want.peek().is_none() {
+        return pieces;
+    }
+    let wanted: Vec<char> = cleaned.chars().collect();
+    let same = |&(r, w): &(&(Option<char>, &str), &char)| char_of(r) == *w;
+    let head = read.iter().zip(&wanted).take_while(same).count();
+    let (read_rest, wanted_rest) = (
+        read.get(head..).unwrap_or_default(),
+        wanted.get(head..).unwrap_or_default(),
+    );
+    let tail = read_rest
+        .iter()
+        .rev()
+        .zip(wanted_rest.iter().rev())
+        .take_while(same)
+        .count();
+    let middle: String = wanted_rest
+        .get(..wanted_rest.len() - tail)
+        .unwrap_or_default()
+        .iter()
+        .collect();
+    (0..head)
+        .map(Piece::Kept)
+        .chain(std::iter::once(Piece::New(json_string_body(&middle))))
+        .chain((read.len() - tail..read.len()).map(Piece::Kept))
+        .collect()
 }
 
 /// `text` written as the inside of a JSON string literal (serde_json's
@@ -211,5 +319,76 @@ mod tests {
         assert_eq!(json_string_spans(t), [(2, 5), (9, 12), (15, 20)]);
         assert!(quoted_runs("no quote").is_empty());
         assert!(quoted_runs(r#"one " only \""#).is_empty());
+    }
+
+    /// A run written anew keeps every character not removed as written;
+    /// a lone backslash or surrogate that would read otherwise before what
+    /// now follows it is written as `\\` or U+FFFD; text written anew (a
+    /// changed `data:` payload) is written as JSON writes it between what
+    /// is kept at either end (#20 mend).
+    #[test]
+    fn respell_removes_only_what_spells_removed() {
+        let zwsp = '\u{200b}';
+        for (run, literal, cleaned, want) in [
+            (
+                r"C:\Users\bob\u200b",
+                false,
+                r"C:\Users\bob",
+                r"C:\Users\bob",
+            ),
+            (
+                r"a\u200bb\u0041\n\/\b\f\x41\U\u12",
+                false,
+                "abA\n/\\b\\f\\x41\\U\\u12",
+                r"ab\u0041\n\/\b\f\x41\U\u12",
+            ),
+            (r"\b\u0041\f", true, "A", r"\u0041"),
+            (&format!("a{zwsp}b\\d"), false, r"ab\d", r"ab\d"),
+            (r"x\udb40\udc41y\ud800", false, "xy\u{FFFD}", r"xy\ud800"),
+            (r"\ud800\u200b", false, "\u{FFFD}", r"\ud800"),
+            (
+                r"\udc00\u200b\udc00",
+                false,
+                "\u{FFFD}\u{FFFD}",
+                r"\udc00\udc00",
+            ),
+            // What would read otherwise next to what now follows it.
+            (&format!("\\{zwsp}n"), false, r"\n", r"\\n"),
+            (&format!("\\{zwsp}"), false, "\\", r"\\"),
+            (&format!("\\{zwsp}\\\""), false, "\\\"", r#"\\\""#),
+            (r"\u12\u200b34", false, r"\u1234", r"\\u1234"),
+            (
+                r"\ud83d\u200b\ude00",
+                false,
+                "\u{FFFD}\u{FFFD}",
+                "\u{FFFD}\\ude00",
+            ),
+            // Not a removal: the rest written as JSON writes it.
+            (
+                r"data\u003aX\u200bY \u0041",
+                false,
+                "data:Q A",
+                r"data\u003aQ \u0041",
+            ),
+            (
+                r"\u0041xy\/",
+                false,
+                "A\"\\\u{1}\n/",
+                r#"\u0041\"\\\u0001\n\/"#,
+            ),
+            (r"\qX", false, r"\Q", r"\Q"),
+            (r"\qX", false, r"\n", r"\\n"),
+            ("", false, "", ""),
+        ] {
+            let out = respell(run, literal, cleaned);
+            assert_eq!(out, want, "{run}");
+            assert_eq!(
+                read_json_escapes(&out, literal).as_deref(),
+                Some(cleaned),
+                "{run}"
+            );
+            let quoted = format!("\"{out}\"");
+            assert_eq!(json_string_spans(&quoted), [(0, quoted.len())], "{run}");
+        }
     }
 }

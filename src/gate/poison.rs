@@ -31,7 +31,7 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
 
 use super::encoded::{base64_readings, sextet};
-use super::literals::{json_string_body, quoted_runs, read_json_escapes};
+use super::literals::{quoted_runs, read_json_escapes, respell};
 
 /// What to do with poisoned text (`--poison`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -1075,9 +1075,10 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
 /// "\u200b"}`) shifts which runs are literals, and would hide them.
 ///
 /// Returns, when stripping found anything, the text with each run that
-/// held something replaced by its cleaned text written as the inside of a
-/// JSON string, the rest byte for byte (key order, numbers, layout and
-/// prose kept). [`MAX_ENCODING_LAYERS`] deep, a run whose reading is not
+/// held something written anew without what spells what was found
+/// ([`respell`]: a `\u200b`, a raw character; an escape JSON does not
+/// know, `\u0041` or `\n` kept as written), the rest byte for byte (key
+/// order, numbers, layout and prose kept). [`MAX_ENCODING_LAYERS`] deep, a run whose reading is not
 /// the run as written is counted in [`Findings::too_deep`] and emptied,
 /// the rest kept. `None` when it holds nothing. One pass over `text`,
 /// and a screen of each run.
@@ -1093,9 +1094,10 @@ fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings)
             // Unescaped: [`clean`] of the whole text saw it as it is.
             continue;
         };
-        let replaced = match read_json_escapes(run, json && k % 2 == 0) {
+        let literal = json && k % 2 == 0;
+        let replaced = match read_json_escapes(run, literal) {
             Some(read) if layer < MAX_ENCODING_LAYERS => {
-                screen(&read, strip, layer + 1, &mut found).map(|c| json_string_body(&c))
+                screen(&read, strip, layer + 1, &mut found).map(|c| respell(run, literal, &c))
             }
             Some(read) if read == run => None,
             _ => {
@@ -1616,6 +1618,7 @@ fn clean_keys(
 
 #[cfg(test)]
 mod tests {
+    use super::super::literals::json_string_body;
     use super::*;
     use serde_json::json;
 
@@ -2133,17 +2136,18 @@ mod tests {
                 "\"a\"  \"b\"",
                 [1, 0, 0, 0, 0],
             ),
-            // A lone surrogate reads as U+FFFD, which is visible.
+            // A lone surrogate reads as U+FFFD, which is visible: kept as
+            // written.
             (
                 "Note: {\"a\": \"\\ud800\\u200b\"}",
-                "Note: {\"a\": \"\u{FFFD}\"}",
+                "Note: {\"a\": \"\\ud800\"}",
                 [0, 0, 1, 0, 0],
             ),
-            // An escape JSON does not know is kept as written, then
-            // written back as JSON writes a backslash.
+            // An escape JSON does not know is kept as written; only the
+            // escape of what was found is removed (#20 mend).
             (
                 "path \"C:\\Users\\bob\\u200b\"",
-                "path \"C:\\\\Users\\\\bob\"",
+                "path \"C:\\Users\\bob\"",
                 [0, 0, 1, 0, 0],
             ),
             // An escaped backslash is no escape of what follows it.
@@ -2176,10 +2180,11 @@ mod tests {
         let found = clean_value(&mut v, true);
         assert_eq!(found.tags, 6, "{found:?}");
         assert!(clean_value(&mut v, false).is_clean(), "{v}");
+        // Written anew where the payload changed, as written before it.
         assert_eq!(
             v["text"],
             format!(
-                "See {{\"img\":\"data:text/plain;base64,{}\"}}.",
+                "See {{\"img\":\"data\\u003atext/plain;base64,{}\"}}.",
                 STANDARD.encode("report ")
             )
         );
@@ -2205,6 +2210,39 @@ mod tests {
             let kept = v.clone();
             assert_eq!(clean_value(&mut v, true), Findings::default(), "{clean}");
             assert_eq!(v, kept);
+        }
+    }
+
+    /// A quoted run written back under `strip` loses only what spells
+    /// the hidden characters found (an escape, a surrogate pair, a raw
+    /// character); every other byte stays as written: escapes JSON does
+    /// not know, `\b` and `\f` in prose, `\n`, `\/`, a visible `\u0041`,
+    /// a lone surrogate (#20 mend).
+    #[test]
+    fn rewritten_runs_keep_what_they_do_not_hide() {
+        for (bad, want) in [
+            (
+                r#"see "C:\Users\bob\u200b" now"#,
+                r#"see "C:\Users\bob" now"#,
+            ),
+            (
+                "see \"C:\\Users\\bob\u{200b}\\x41\" now",
+                r#"see "C:\Users\bob\x41" now"#,
+            ),
+            (
+                r#"say "\u0041\udb40\udc41\b\f\n\/\U\ud800" ok"#,
+                r#"say "\u0041\b\f\n\/\U\ud800" ok"#,
+            ),
+            (r#"a "\u0041\u200b\u00e9" b"#, r#"a "\u0041\u00e9" b"#),
+            (
+                r#"{"p": "C:\\x\u202e", "q": "\u0041\udb40\udc41"}"#,
+                r#"{"p": "C:\\x", "q": "\u0041"}"#,
+            ),
+        ] {
+            let mut v = json!({ "text": bad });
+            assert!(!clean_value(&mut v.clone(), false).is_clean(), "{bad}");
+            clean_value(&mut v, true);
+            assert_eq!(v["text"], want, "{bad}");
         }
     }
 
@@ -2255,10 +2293,10 @@ mod tests {
         assert_eq!(out.as_deref(), Some(r#"x {"a": ""}"#));
         assert_eq!((f.invisible, f.too_deep), (1, 0));
         // Text that starts as JSON reads its literals as JSON does: `\b`
-        // is a backspace there, not in prose.
+        // is a backspace there, not in prose; `\U` is kept as written.
         let mut v = json!({ "text": r#"{"p": "C:\Users\bob", "q": "\u00e9"}"# });
         assert_eq!(clean_value(&mut v, true).controls, 1);
-        assert_eq!(v["text"], r#"{"p": "C:\\Usersob", "q": "\u00e9"}"#);
+        assert_eq!(v["text"], r#"{"p": "C:\Usersob", "q": "\u00e9"}"#);
         let mut v = json!({ "text": r#"p: "C:\Users\bob", "q": "\u00e9""# });
         let kept = v.clone();
         assert!(clean_value(&mut v, true).is_clean());
@@ -3015,16 +3053,20 @@ mod tests {
 
         /// JSON in prose: a hidden payload escaped into a literal, after any
         /// prose (a `"` left unmatched, a Windows path, a regex, a fence)
-        /// and before any, is found as what it holds, and stripping writes
-        /// back the literal alone, as the payload's visible text; the same
-        /// with visible text only (escapes that read as it) is left byte
-        /// for byte.
+        /// and before any, is found as what it holds, and stripping removes
+        /// the escapes of what it found alone, every other character of
+        /// the literal kept as written (raw or escaped, an escape JSON does
+        /// not know, a lone surrogate; #20 mend); the same with visible
+        /// text only is left byte for byte.
         #[test]
         fn json_in_prose_never_hides_text(
             prefix in prose(),
             suffix in prose(),
             visible in proptest::collection::vec(
-                proptest::sample::select(vec!['a', 'Z', '7', ' ', ',', '"', '\\', '\n', 'é', '😀']),
+                proptest::sample::select(vec![
+                    "a", "Z", "7", " ", ",", "\"", "\\", "\n", "é", "😀",
+                    r"\x41", r"\U", r"\d", r"\ud800x", r"\udc00", r"\/", r"\u0041", r"\t",
+                ]),
                 0..12,
             ),
             hidden in proptest::collection::vec(
@@ -3036,39 +3078,49 @@ mod tests {
             // Prose starts with a letter: a text that starts as JSON reads
             // its literals strictly (see `json_in_prose_is_read_as_json_reads_it`).
             let prefix = format!("Note{prefix}");
-            let visible: String = std::iter::once(':').chain(visible).collect();
-            let mut payload = String::new();
-            for (c, h) in visible.chars().zip(hidden.iter().cycle()) {
-                payload.push(c);
-                payload.push(*h);
-            }
-            let literal = |text: &str| -> String {
-                text.chars()
-                    .zip(escaped.iter().cycle())
-                    .map(|(c, &e)| match c {
-                        _ if e || class(c).is_some() => c
-                            .encode_utf16(&mut [0; 2])
-                            .iter()
-                            .map(|u| format!("\\u{u:04x}"))
-                            .collect(),
-                        '"' | '\\' | '\n' => json_string_body(&c.to_string()),
-                        _ => c.to_string(),
-                    })
+            let escape = |c: char| -> String {
+                c.encode_utf16(&mut [0; 2])
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
                     .collect()
             };
+            // Each visible piece as written in the literal and as read: a
+            // character raw or escaped, or an escape written as it is.
+            let pieces: Vec<(String, String)> = std::iter::once(":")
+                .chain(visible)
+                .zip(escaped.iter().cycle())
+                .map(|(v, &e)| {
+                    let mut chars = v.chars();
+                    let written = match (chars.next(), chars.next()) {
+                        (Some(c), None) if e => escape(c),
+                        (Some(c @ ('"' | '\\' | '\n')), None) => json_string_body(&c.to_string()),
+                        _ => v.to_owned(),
+                    };
+                    let read = read_json_escapes(&written, false).unwrap();
+                    (written, read)
+                })
+                .collect();
+            let mut payload = String::new();
+            let mut literal = String::new();
+            for ((written, read), h) in pieces.iter().zip(hidden.iter().cycle()) {
+                payload.push_str(read);
+                payload.push(*h);
+                literal.push_str(written);
+                literal.push_str(&escape(*h));
+            }
+            let kept: String = pieces.iter().map(|(written, _)| written.as_str()).collect();
             let embed = |body: &str| format!("{prefix}{{\"k\": \"{body}\"}}{suffix}");
-            let bad = embed(&literal(&payload));
+            let bad = embed(&literal);
             let mut v = json!({ "text": bad });
             proptest::prop_assert_eq!(clean_value(&mut v.clone(), false), clean(&payload).0, "{}", bad);
             clean_value(&mut v, true);
-            let want = embed(&json_string_body(&visible));
+            let want = embed(&kept);
             proptest::prop_assert_eq!(v["text"].as_str(), Some(want.as_str()));
             proptest::prop_assert!(clean_value(&mut v, false).is_clean(), "{v}");
-            let good = embed(&literal(&visible));
-            let mut v = json!({ "text": good });
-            let kept = v.clone();
-            proptest::prop_assert_eq!(clean_value(&mut v, true), Findings::default(), "{}", good);
-            proptest::prop_assert_eq!(v, kept);
+            let mut v = json!({ "text": want });
+            let before = v.clone();
+            proptest::prop_assert_eq!(clean_value(&mut v, true), Findings::default(), "{}", want);
+            proptest::prop_assert_eq!(v, before);
         }
     }
 }
