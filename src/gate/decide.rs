@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
+use super::literals;
 use super::paths::{host_name, is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
@@ -1482,15 +1483,39 @@ fn follow(root: &Value, tokens: &[String], decoded: usize) -> Vec<Value> {
     vec![at.clone()]
 }
 
-/// The string literals of a text that looks like JSON, each decoded as JSON
-/// decodes it (one that does not decode is left out: no decoder reads it
-/// either). One pass over `t`.
+/// The string literals of a text that looks like JSON, each read as
+/// Python's `json.loads` and JavaScript's `JSON.parse` read it
+/// ([`literals::spellings`]; an escape JSON does not know, `\x41`, `\U`,
+/// kept as written, as a lenient reader keeps it). Both keep a lone
+/// surrogate, where a server may split the text, drop it (Python's
+/// `errors="ignore"`) or find a URL after it: a literal holding one is
+/// read with them dropped and, when they part it, as each part (non-empty)
+/// on its own; U+FFFD in their place (JavaScript's UTF-8) delimits
+/// nothing in a URL or a path, so it names no destination but the first
+/// reading's, or none. One pass over `t`.
 fn string_literals(t: &str) -> Vec<String> {
-    poison::json_string_spans(t)
-        .into_iter()
-        .filter_map(|(a, b)| t.get(a..b))
-        .filter_map(|literal| serde_json::from_str::<String>(literal).ok())
-        .collect()
+    let mut readings = Vec::new();
+    for (a, b) in literals::json_string_spans(t) {
+        let Some(inside) = t
+            .get(a..b)
+            .and_then(|l| l.strip_prefix('"')?.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let mut parts = vec![String::new()];
+        for (c, _) in literals::spellings(inside, true) {
+            match (c, parts.last_mut()) {
+                (Some(c), Some(part)) => part.push(c),
+                _ => parts.push(String::new()),
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        readings.push(parts.concat());
+        if parts.len() > 1 {
+            readings.extend(parts);
+        }
+    }
+    readings
 }
 
 fn spend(budget: &mut usize) -> Result<(), Refusal> {
@@ -2526,6 +2551,70 @@ max_bytes = 10
         );
     }
 
+    /// A string literal of a text no decoder reads whole is read as
+    /// Python's and JavaScript's decoders read it: one holding a lone
+    /// surrogate (which both keep) or an escape JSON does not know (a
+    /// lenient reader's `\x41`, `\U`) is checked, not left out; a lone
+    /// surrogate is read dropped and as a delimiter (#20 mend).
+    #[test]
+    fn literals_with_lone_surrogates_or_unknown_escapes_are_checked() {
+        let (_t, _, g) = rooted("", crate::gate::RelativePaths::EachRoot);
+        let metadata = "ssrf.cloud_metadata";
+        let outside = "path.outside_root";
+        for (args, want) in [
+            (
+                json!({"q": r#"[x] "\ud800http://169.254.169.254/" said"#}),
+                metadata,
+            ),
+            (
+                json!({"q": r#"[x] "http://169.254.169.254\udc00/" said"#}),
+                metadata,
+            ),
+            (
+                json!({"q": r#"[x] "http://169.254.\ud800169.254/" said"#}),
+                metadata,
+            ),
+            (
+                json!({"q": r#"[x] "http://169.254.169.254/\x41" said"#}),
+                "url.ambiguous",
+            ),
+            (
+                json!({"q": r#"[x] "x" "http://169.254.169.254/\U" said"#}),
+                "url.ambiguous",
+            ),
+            (
+                json!({"q": r#"[x] "\ud800https://example.com/\u0041" said"#}),
+                "ok",
+            ),
+            (
+                json!({"paths": r#"["a.txt", "\ud800../../etc/passwd""#}),
+                outside,
+            ),
+            (
+                json!({"paths": r#"["a.txt", "/etc/\udbffpasswd""#}),
+                outside,
+            ),
+            (json!({"paths": r#"["a.txt", "/etc/passwd\x41""#}), outside),
+            (json!({"paths": r#"["a.txt", "\U/../../etc""#}), outside),
+            (json!({"paths": r#"["a.txt", "sub/\ud800b.txt""#}), "ok"),
+            // Bracketed, holding such a literal: not strict JSON, refused.
+            (
+                json!({"paths": r#"["a.txt", "\x41"]"#}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"paths": r#"["\ud800"]"#}),
+                "policy.arguments_too_complex",
+            ),
+        ] {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+        assert_eq!(
+            string_literals(r#"["a\ud800b\udc00\udc00c", "\ud800x", "", "\ud800", "\x41\u0042""#),
+            ["abc", "a", "b", "c", "x", "", "", "\\x41B"]
+        );
+    }
+
     /// Members of a mediated request beside the ones its method names get
     /// the argument checks (#20 attack pass: `params.extra`, `params.task`).
     #[test]
@@ -2875,5 +2964,75 @@ max_bytes = 10
             page,
             json!({"prompts": [{"name": "p"}], "resources": [{"uri": "https://example.com/"}]})
         );
+    }
+
+    /// `c` written in a JSON string literal: as it is (escaped where it must
+    /// be), as `\uXXXX` (a surrogate pair past the BMP), or with its short
+    /// escape if it has one (else `\uXXXX` in capitals).
+    fn spell(c: char, form: usize) -> String {
+        let units = |upper: bool| -> String {
+            c.encode_utf16(&mut [0; 2])
+                .iter()
+                .map(|u| match upper {
+                    true => format!("\\u{u:04X}"),
+                    false => format!("\\u{u:04x}"),
+                })
+                .collect()
+        };
+        let short = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '/' => Some("\\/"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            _ => None,
+        };
+        match (form, short) {
+            (0, _) if c != '"' && c != '\\' => c.to_string(),
+            (2, Some(s)) => s.to_owned(),
+            (2, None) => units(true),
+            _ => units(false),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// A literal spelling a known text with any mix of raw characters
+        /// and escapes, lone surrogates put between its characters, reads
+        /// as that text (the lone surrogates dropped) and, when they part
+        /// it, as each part on its own (#20 mend).
+        #[test]
+        fn string_literals_read_what_was_spelled(
+            text in proptest::collection::vec(proptest::prelude::any::<char>(), 0..16),
+            forms in proptest::collection::vec(0..3_usize, 16),
+            lone in proptest::collection::vec(
+                proptest::option::of(proptest::sample::select(vec![0xd800_u16, 0xdbff, 0xdc00, 0xdfff])),
+                17,
+            ),
+        ) {
+            let mut literal = String::new();
+            let mut parts = vec![String::new()];
+            for (i, slot) in lone.iter().enumerate().take(text.len() + 1) {
+                if let Some(u) = slot {
+                    literal.push_str(&format!("\\u{u:04x}"));
+                    parts.push(String::new());
+                }
+                if let Some(&c) = text.get(i) {
+                    literal.push_str(&spell(c, forms[i]));
+                    parts.last_mut().unwrap().push(c);
+                }
+            }
+            parts.retain(|p| !p.is_empty());
+            let mut want = vec![text.iter().collect::<String>()];
+            if parts.len() > 1 {
+                want.extend(parts);
+            }
+            let t = format!("[x] \"{literal}\" said");
+            proptest::prop_assert_eq!(string_literals(&t), want, "{}", t);
+        }
     }
 }

@@ -28,6 +28,7 @@ mod decide;
 mod encoded;
 mod limits;
 mod listing;
+mod literals;
 mod owned;
 mod paths;
 mod pin;
