@@ -1317,9 +1317,10 @@ fn yaml_events(t: &str) -> (Vec<YamlEvent>, usize) {
                 depth += 1;
                 YamlEvent::Map
             }
-            Event::SequenceEnd | Event::MappingEnd if depth == 0 => YamlEvent::Stop(None),
+            // An end with nothing open is no YAML: the parser stops before
+            // one, and `yaml_reading` reads it as `Other` if it did not.
             Event::SequenceEnd | Event::MappingEnd => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 YamlEvent::End
             }
             _ => continue,
@@ -1673,6 +1674,42 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::path::PathBuf;
+
+    /// `depth` collections, each the only item of the one around it.
+    fn yaml_nested(depth: usize) -> String {
+        format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn yaml_nested_past_the_cores_bound_is_unreadable() {
+        let bound = crate::json::Limits::default().effective_max_depth();
+        assert!(matches!(
+            read_yaml(&yaml_nested(bound)),
+            YamlRead::Collection(_)
+        ));
+        let past = read_yaml(&yaml_nested(bound + 1));
+        assert_eq!(
+            past,
+            YamlRead::Unreadable("YAML with nesting past the core's bound".into())
+        );
+        let block = format!("{}1", "- ".repeat(bound + 1));
+        assert!(matches!(read_yaml(&block), YamlRead::Unreadable(_)));
+    }
+
+    #[test]
+    fn yaml_siblings_past_the_bound_are_read_in_full() {
+        let bound = crate::json::Limits::default().effective_max_depth();
+        let items: Vec<String> = (0..bound + 2).map(|k| format!("[{k}]")).collect();
+        let text = format!("[{}]", items.join(", "));
+        let want: Vec<Value> = (0..bound + 2).map(|k| json!([k.to_string()])).collect();
+        assert_eq!(
+            read_yaml(&text),
+            YamlRead::Collection(vec![Value::Array(want)])
+        );
+        let maps: Vec<String> = (0..bound + 2).map(|k| format!("{{k{k}: v}}")).collect();
+        let text = format!("[{}]", maps.join(", "));
+        assert!(matches!(read_yaml(&text), YamlRead::Collection(v) if v.len() == 1));
+    }
 
     fn keeper(policy: &str) -> Gatekeeper {
         Gatekeeper {

@@ -77,6 +77,8 @@ pub use resolve::{
     note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, MAX_VETTED_DESTINATIONS,
     RESOLVE_DEADLINE,
 };
+#[cfg(feature = "harness")]
+pub(crate) use run::read_child;
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use states::{
     issued_state, IssuedStates, INPUT_REQUIRED_METHODS, MAX_REQUEST_STATES, MAX_REQUEST_STATE_BYTES,

@@ -179,7 +179,12 @@ async fn supervise(
     0
 }
 
-fn read_child(service: &GateService, stdout: std::process::ChildStdout, max_response: usize) {
+/// Reads the child's output, `stdout`, a line at a time (at most
+/// `max_response` bytes each; a longer one as its kept start and end,
+/// [`GateService::child_oversized`]) until it ends or fails; then tells
+/// the service the child is gone. The gateway's one reader of a server's
+/// lines, also the `gate_session` harness's.
+pub(crate) fn read_child(service: &GateService, stdout: impl io::Read, max_response: usize) {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
         service.child_gone();
         return;

@@ -1,5 +1,6 @@
 //! Harness for `toolgate::gate`: a whole session through the gateway,
 //! both directions, in process (the child is a script of lines).
+use std::io::Read;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -12,9 +13,12 @@ use crate::gate::{DenyAs, GateConfig, GateService, Gatekeeper, PinMode, PoisonMo
 use crate::json::Limits;
 use crate::rpc::Message;
 
-/// Small bounds, so the fuzzer reaches the oversized lines and full queues.
+/// Small bounds, so the fuzzer reaches the oversized lines and full queues:
+/// a client line over `LINE_BYTES`, a server line over `RESPONSE_BYTES`
+/// (a script line over `LINE_BYTES` is the client's, whatever it starts
+/// with).
 const LINE_BYTES: usize = 4096;
-const RESPONSE_BYTES: usize = 4096;
+const RESPONSE_BYTES: usize = 1024;
 const TO_SERVER_BYTES: usize = 2 * LINE_BYTES + 2;
 
 /// Tools whose calls the policy refuses (`[tools] deny`).
@@ -57,6 +61,32 @@ fn script(data: &[u8]) -> Vec<Step> {
             }
             frame => steps.push(Step::Client(frame)),
         }
+    }
+}
+
+/// The server's side of a script as a child's stdout: its lines, each
+/// with its `\n`, in the order the session sends them. `done` counts the
+/// lines the gateway has handled: its reader asks for more bytes only
+/// once it has handled every line it was given.
+struct ServerOutput {
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+    line: std::io::Cursor<Vec<u8>>,
+    given: usize,
+    done: tokio::sync::watch::Sender<usize>,
+}
+
+impl Read for ServerOutput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.line.position() >= self.line.get_ref().len() as u64 {
+            self.done.send_replace(self.given);
+            let Ok(mut line) = self.lines.recv() else {
+                return Ok(0);
+            };
+            line.push(b'\n');
+            self.line = std::io::Cursor::new(line);
+            self.given += 1;
+        }
+        self.line.read(buf)
     }
 }
 
@@ -107,19 +137,19 @@ fn session(data: &[u8]) -> Transcript {
     );
     let (to_client, finished) = engine.budgets();
     let budgets = [&to_server, &from_server, &to_client, &finished];
-    let (server_tx, server_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    // The server's lines reach the gateway as a child's stdout does, read
+    // by the gateway's own reader (`gate::read_child`).
+    let (server_tx, lines) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (done, mut handled) = tokio::sync::watch::channel(0_usize);
+    let stdout = ServerOutput {
+        lines,
+        line: std::io::Cursor::new(Vec::new()),
+        given: 0,
+        done,
+    };
     let reader = service.clone();
-    let child = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let handle = rt.handle().clone();
-        for line in server_rx {
-            let charge = rt.block_on(reader.from_server().take(GateService::weigh(&line)));
-            reader.child_line(&line, &handle, charge.unwrap_or_default());
-        }
-        reader.child_gone();
-    });
+    let child =
+        std::thread::spawn(move || crate::gate::read_child(&reader, stdout, RESPONSE_BYTES));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -147,6 +177,7 @@ fn session(data: &[u8]) -> Transcript {
             }
         });
         let drive = async {
+            let mut server_lines = 0_usize;
             for step in steps {
                 match step {
                     Step::Client(frame) => {
@@ -155,7 +186,12 @@ fn session(data: &[u8]) -> Transcript {
                         }
                         frame_tx.send(frame).await.unwrap();
                     }
-                    Step::Server(line) => server_tx.send(line).unwrap(),
+                    Step::Server(line) => {
+                        server_tx.send(line).unwrap();
+                        server_lines += 1;
+                        // The gateway has handled it before the next step.
+                        let _ = handled.wait_for(|n| *n >= server_lines).await;
+                    }
                 }
                 for _ in 0..4 {
                     tokio::task::yield_now().await;
@@ -265,29 +301,37 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The messages the client and the server got when the seed
+    /// `corpus/gate_session/NAME` ran, the harness's invariants checked.
+    struct Replay {
+        written: Vec<Value>,
+        seen: Vec<Value>,
+    }
+
+    fn replay(name: &str) -> Replay {
+        let path = format!("{}/corpus/gate_session/{name}", env!("CARGO_MANIFEST_DIR"));
+        let t = session(&std::fs::read(path).unwrap());
+        check(&t.client, &t.written, &t.seen);
+        let parse = |lines: &[Vec<u8>]| -> Vec<Value> {
+            lines
+                .iter()
+                .map(|l| serde_json::from_slice(l).unwrap())
+                .collect()
+        };
+        Replay {
+            written: parse(&t.written),
+            seen: parse(&t.seen),
+        }
+    }
+
     /// The harness is wired: the seed's allowed call reaches the server
     /// and comes back with the server's answer, the refused one is answered
     /// by the gateway alone.
     #[test]
     fn a_seed_reaches_the_server_and_back() {
-        let seed = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpus/gate_session/handshake-list-call.jsonl"
-        ))
-        .unwrap();
-        let t = session(&seed);
-        let seen: Vec<Value> = t
-            .seen
-            .iter()
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let Replay { written, seen } = replay("handshake-list-call.jsonl");
         let ids: Vec<Value> = seen.iter().filter_map(|v| v.get("id").cloned()).collect();
         assert_eq!(ids, [0, 1, 2, 4].map(Value::from), "{seen:?}");
-        let written: Vec<Value> = t
-            .written
-            .iter()
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
         let answer = |id: u64| {
             written
                 .iter()
@@ -305,18 +349,7 @@ mod tests {
     /// answered `tool.bad_response`, nothing asks and answers at once.
     #[test]
     fn a_server_message_that_asks_and_answers_answers_nothing() {
-        let seed = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpus/gate_session/request-and-response.jsonl"
-        ))
-        .unwrap();
-        let t = session(&seed);
-        check(&t.client, &t.written, &t.seen);
-        let written: Vec<Value> = t
-            .written
-            .iter()
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let Replay { written, .. } = replay("request-and-response.jsonl");
         let answers: Vec<&Value> = written.iter().filter(|v| v["id"] == 2).collect();
         assert_eq!(answers.len(), 1, "{written:?}");
         assert_eq!(answers[0]["error"]["data"]["code"], "tool.bad_response");
@@ -326,6 +359,38 @@ mod tests {
         );
     }
 
+    /// Server lines over the response bound go through the gateway's own
+    /// reader of a child's output: the pending call they answer is
+    /// answered by the gateway, each request the server makes is answered
+    /// to the server with the core's `too_large` (its `method` read from
+    /// the kept start or the kept end), the notification is dropped.
+    #[test]
+    fn oversized_server_lines_are_answered_both_ways() {
+        let Replay { written, seen } = replay("oversized-server-lines.jsonl");
+        let to_client =
+            |id: Value| -> Vec<&Value> { written.iter().filter(|v| v["id"] == id).collect() };
+        let call = to_client(json!(2));
+        assert_eq!(call.len(), 1, "{written:?}");
+        assert_eq!(
+            call[0]["error"]["data"]["code"], "tool.bad_response",
+            "{call:?}"
+        );
+        assert_eq!(to_client(json!(4))[0]["result"], json!({}), "{written:?}");
+        assert!(
+            written.iter().all(|v| v.get("method").is_none()),
+            "a server message over the bound reached the client: {written:?}"
+        );
+        for id in ["s1", "s2"] {
+            let answers: Vec<&Value> = seen.iter().filter(|v| v["id"] == id).collect();
+            assert_eq!(answers.len(), 1, "{id}: {seen:?}");
+            assert_eq!(answers[0]["error"]["code"], -32700, "{id}: {seen:?}");
+            assert_eq!(
+                answers[0]["error"]["data"]["limit"], RESPONSE_BYTES,
+                "{seen:?}"
+            );
+        }
+    }
+
     /// A client line that is not strict JSON is answered by the one
     /// top-level id it names (`engine::line_id`), once, and never reaches
     /// the server; a line naming two ids gets `null` (found by the fuzz
@@ -333,18 +398,7 @@ mod tests {
     /// only ids serde_json could read).
     #[test]
     fn a_line_that_is_not_json_is_answered_by_its_id() {
-        let seed = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpus/gate_session/not-json-with-an-id.jsonl"
-        ))
-        .unwrap();
-        let t = session(&seed);
-        check(&t.client, &t.written, &t.seen);
-        let written: Vec<Value> = t
-            .written
-            .iter()
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let Replay { written, seen } = replay("not-json-with-an-id.jsonl");
         let by = |id: Value| written.iter().filter(|v| v["id"] == id).count();
         assert_eq!(by(json!("c")), 2, "{written:?}");
         assert_eq!(by(json!(7)), 1, "{written:?}");
@@ -354,7 +408,7 @@ mod tests {
             .filter(|v| v["error"]["code"] == -32700)
             .count();
         assert_eq!(parse_errors, 3, "{written:?}");
-        let seen = String::from_utf8_lossy(&t.seen.concat()).into_owned();
+        let seen: String = seen.iter().map(Value::to_string).collect();
         assert!(
             !seen.contains("\"id\":7") && !seen.contains("ping"),
             "{seen}"
