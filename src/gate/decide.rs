@@ -14,7 +14,9 @@ use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
 use super::unquote::decodings;
-use super::urls::{lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName};
+use super::urls::{
+    host_argument, lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName,
+};
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
@@ -700,13 +702,21 @@ impl Gatekeeper {
                     // One value, both readings: a path-named argument that
                     // looks like a URL gets the URL check and the path check.
                     self.vet_url_forms(s, scan)?;
+                    // A host-named value is a host, whatever it looks
+                    // like: an address in any notation is vetted (`::1`,
+                    // `127.1`), and under `--resolve` a name is looked up.
                     // Under `--resolve`, a scheme-less name under a
                     // URI-named key is looked up as a server that adds
                     // `http://` would (#20 F7); no answer: it was text.
-                    if matches!(place, Place::Uri | Place::Host) && self.policy.resolve {
-                        if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)? {
-                            self.note(scan.names, n)?;
+                    let name = match place {
+                        Place::Host => host_argument(&self.policy.net, s, URL_RULE)?,
+                        Place::Uri if self.policy.resolve => {
+                            scheme_less_name(&self.policy.net, s, URL_RULE)?
                         }
+                        _ => None,
+                    };
+                    if let Some(n) = name.filter(|_| self.policy.resolve) {
+                        self.note(scan.names, n)?;
                     }
                     let checked = match place {
                         Place::Path => true,
@@ -1633,8 +1643,9 @@ enum Place {
     /// no URL and reads as a path.
     Uri,
     /// The value of a key naming a host (`host`, `endpoint`:
-    /// [`host_name`]): under `--resolve`, a scheme-less name in it is
-    /// looked up as under a URI-named key.
+    /// [`host_name`]): a host whatever its text looks like
+    /// ([`host_argument`]: `::1`, `127.1`); under `--resolve`, a name in it
+    /// is looked up as under a URI-named key.
     Host,
 }
 
@@ -1748,6 +1759,65 @@ mod tests {
         g.check_arguments(tool, &args)
             .map(|_| "ok")
             .unwrap_or_else(|e| e.code())
+    }
+
+    /// A host-named argument is handed to `getaddrinfo` or `connect` as it
+    /// is: an address in any notation is the address, with or without
+    /// `--resolve` (#20 attack s46, F1). Names, words and the same texts
+    /// under other keys are unchanged.
+    #[test]
+    fn a_host_named_argument_is_a_host_in_every_notation() {
+        for resolve in ["", "[net]\nresolve = true\n"] {
+            let g = keeper(resolve);
+            for (key, host, want) in [
+                ("host", "::1", "ssrf.loopback"),
+                ("host", "0:0:0:0:0:0:0:1", "ssrf.loopback"),
+                ("hostname", " ::1\t", "ssrf.loopback"),
+                ("endpoint", "::ffff:127.0.0.1", "ssrf.loopback"),
+                ("host", "::ffff:169.254.169.254", "ssrf.cloud_metadata"),
+                ("host", "fd00:ec2::254", "ssrf.cloud_metadata"),
+                ("host", "fe80::1%eth0", "ssrf.link_local"),
+                ("host", "fe80::1%25eth0", "ssrf.link_local"),
+                ("note", "fe80::1%eth0", "ok"),
+                ("host", "::", "ssrf.unspecified"),
+                ("apiServer", "127.1", "ssrf.loopback"),
+                ("host", "2130706433", "ssrf.loopback"),
+                ("host", "017700000001", "ssrf.loopback"),
+                ("host", "0x7f.1", "url.ambiguous"),
+                ("host", "0", "ssrf.unspecified"),
+                ("target_host", "10.5", "ssrf.private_use"),
+                ("hosts", "169.254.169.254", "ssrf.cloud_metadata"),
+                ("host", "2606:4700::1111", "ok"),
+                ("host", "8.8.8.8", "ok"),
+                ("host", "1.1", "ok"),
+                ("server", "github", "ok"),
+                ("domain", "example.com", "ok"),
+                ("origin", "Re: minutes", "ok"),
+                // Other keys: network notation and numbers stay text.
+                ("note", "::1", "ok"),
+                ("price", "127.1", "ok"),
+            ] {
+                assert_eq!(
+                    code(&g, "t", json!({ key: host })),
+                    want,
+                    "{key}: {host:?} {resolve}"
+                );
+                assert_eq!(
+                    code(&g, "t", json!({ "opts": [{ key: [host] }] })),
+                    want,
+                    "{key}: [{host:?}] {resolve}"
+                );
+            }
+        }
+        // An operator's deny entry holds for a host-named name unresolved.
+        let g = keeper("[net]\ndeny = [\"evil.example\"]\n");
+        assert_eq!(
+            code(&g, "t", json!({"host": "evil.example"})),
+            "ssrf.operator_deny"
+        );
+        // An allow entry admits the address, in any notation.
+        let g = keeper("[net]\nallow = [\"::1\"]\n");
+        assert_eq!(code(&g, "t", json!({"host": "::1"})), "ok");
     }
 
     #[test]

@@ -193,14 +193,14 @@ fn heading_in_prose(text: &str, lenient: &str) -> bool {
 
 /// An address block in CIDR notation whose host bits are zero, shorter
 /// than one address (`10.0.0.0/8`, `192.168.0.0/16`, `fd00::/8`), or a
-/// bare IPv6 address (`fe80::1`, `::1`): the notation of networks and
+/// bare IPv6 address (`fe80::1`, `::1`, zoned `fe80::1%eth0`): the notation of networks and
 /// firewall rules. A server adding a scheme fetches none of them: an IPv6
 /// address in a URL needs brackets, and a network address with a prefix
 /// length is no host. A single host stays a URL (`10.0.0.1/8`,
 /// `10.0.0.1/32`, `fd00::1/128`), and so does a non-canonical address
 /// (`010.0.0.0/8`).
 fn is_address_notation(s: &str) -> bool {
-    if let Ok(IpAddr::V6(_)) = s.parse::<IpAddr>() {
+    if bare_ipv6(s).is_some() {
         return true;
     }
     let Some((addr, len)) = s.split_once('/') else {
@@ -217,6 +217,18 @@ fn is_address_notation(s: &str) -> bool {
         Ok(IpAddr::V6(a)) => len < 128 && u128::from(a).checked_shl(len).unwrap_or(0) == 0,
         Err(_) => false,
     }
+}
+
+/// `s` as a bare IPv6 address, with or without a zone (RFC 4007 §11:
+/// `fe80::1%eth0`, `fe80::1%25eth0` as URLs write it; letters, digits,
+/// `-`, `_` and `.`), the zone dropped.
+fn bare_ipv6(s: &str) -> Option<std::net::Ipv6Addr> {
+    let (addr, zone) = s.split_once('%').unwrap_or((s, "a"));
+    let zone_ok = !zone.is_empty()
+        && zone
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    addr.parse().ok().filter(|_| zone_ok)
 }
 
 /// The text [`vet_url`] classifies: [`lenient_form`], with `http:` put
@@ -519,6 +531,33 @@ pub(crate) fn scheme_less_name(
         }
         Err(_) => Ok(None),
     }
+}
+
+/// The text of a host-named argument (`gate::HOST_ARGUMENT_WORDS`:
+/// `{"host": "::1"}`) read as the host a server hands to `getaddrinfo` or
+/// `connect`, vetted under the operator's entries whether or not names are
+/// resolved: a bare IPv6 address, with or without a zone (`::1`,
+/// `::ffff:169.254.169.254`, `fe80::1%eth0`), is that address, which
+/// [`looks_like_url`] takes for network notation in any other place; any
+/// other text is read as a server that adds `http://` reads it
+/// ([`scheme_less_name`]), so an IPv4 address in every notation WHATWG
+/// reads (`127.1`, `2130706433`, `0x7f.1`, `0`), which stays text in
+/// other places, is vetted as the address it is. `Ok(Some(name))`: a
+/// host name the server will resolve (looked up under `--resolve`).
+///
+/// # Errors
+/// The core's denial of the address, or `ssrf.operator_deny` for a host
+/// the operator denies.
+pub(crate) fn host_argument(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+) -> Result<Option<PendingName>, Refusal> {
+    let s = lenient_form(text);
+    if let Some(v6) = bare_ipv6(&s) {
+        return vet_url(net, &format!("http://[{v6}]/"), rule);
+    }
+    scheme_less_name(net, &s, rule)
 }
 
 #[cfg(test)]

@@ -198,6 +198,62 @@ fn transparent_proxy_and_url_refusals() {
     assert_eq!(g.close(), 0);
 }
 
+/// Regression (attack pass s46 on #20, F1): a host-named argument is
+/// handed to `getaddrinfo` or `connect` as it is, so a bare IPv6 address
+/// or a short IPv4 form there is the address, with or without `--resolve`;
+/// none reaches the server.
+#[test]
+fn a_host_named_argument_is_vetted_as_the_address_it_names() {
+    for flags in [&[][..], &["--resolve"][..]] {
+        let mut g = Gate::start(flags);
+        g.init();
+        for (id, args, code) in [
+            (1, json!({"host": "::1", "port": 8002}), "ssrf.loopback"),
+            (
+                2,
+                json!({"hostname": "::ffff:169.254.169.254"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                3,
+                json!({"endpoint": "fd00:ec2::254"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                4,
+                json!({"server": {"host": "2130706433"}}),
+                "ssrf.loopback",
+            ),
+            (5, json!({"hosts": ["8.8.8.8", "127.1"]}), "ssrf.loopback"),
+        ] {
+            let r = g.call(id, "connect", args.clone());
+            assert_eq!(r["id"], id);
+            assert_eq!(refusal_code(&r), code, "{args} {flags:?}: {r}");
+        }
+        let r = g.call(
+            6,
+            "connect",
+            json!({"host": "2606:4700::1111", "note": "::1"}),
+        );
+        assert!(
+            r["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("2606:4700::1111"),
+            "{r}"
+        );
+        let seen = g.received();
+        let calls: Vec<Value> = seen
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["method"] == "tools/call")
+            .map(|m| m["id"].clone())
+            .collect();
+        assert_eq!(calls, [json!(6)], "{seen}");
+        assert_eq!(g.close(), 0);
+    }
+}
+
 /// Regression (attack pass on #20, high): a raw CR between JSON tokens
 /// is whitespace to the gateway, but a line end to a server reading with
 /// Python's universal newlines (the official SDK's stdio transport, and
