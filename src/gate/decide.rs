@@ -3105,8 +3105,51 @@ max_bytes = 10
         }
     }
 
+    /// The decision the core makes for `addr` as a URL's host: `ok` when
+    /// public, else the core's code.
+    fn core_code(addr: std::net::IpAddr) -> String {
+        let host = match addr {
+            std::net::IpAddr::V4(a) => a.to_string(),
+            std::net::IpAddr::V6(a) => format!("[{a}]"),
+        };
+        match crate::net::classify_url(&format!("http://{host}/")) {
+            Ok(_) => "ok".to_owned(),
+            Err(d) => d.kind().as_str().to_owned(),
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// Exact oracle (#20 attack s46, F1): under a host-named key, an
+        /// IPv6 address written bare, and an IPv4 address written as one
+        /// decimal number, are decided as the core decides that address
+        /// in a URL, with or without `--resolve`.
+        #[test]
+        fn a_host_named_address_is_decided_as_the_core_decides_it(
+            v6 in proptest::prelude::any::<u128>(),
+            v4 in proptest::prelude::any::<u32>(),
+            mapped in proptest::prelude::any::<bool>(),
+            resolve in proptest::prelude::any::<bool>(),
+        ) {
+            let g = keeper(if resolve { "[net]\nresolve = true\n" } else { "" });
+            // Every IPv6 block matters, IPv4-mapped ones in particular.
+            let v6 = if mapped {
+                std::net::Ipv4Addr::from(v4).to_ipv6_mapped()
+            } else {
+                std::net::Ipv6Addr::from(v6)
+            };
+            let addr = std::net::IpAddr::V6(v6);
+            proptest::prop_assert_eq!(
+                code(&g, "t", json!({"host": v6.to_string()})),
+                core_code(addr)
+            );
+            let four = std::net::IpAddr::V4(std::net::Ipv4Addr::from(v4));
+            proptest::prop_assert_eq!(
+                code(&g, "t", json!({"target_host": v4.to_string()})),
+                core_code(four)
+            );
+        }
 
         /// A literal spelling a known text with any mix of raw characters
         /// and escapes, lone surrogates put between its characters, reads
