@@ -1790,7 +1790,14 @@ mod tests {
                 ("host", "2606:4700::1111", "ok"),
                 ("host", "8.8.8.8", "ok"),
                 ("host", "1.1", "ok"),
-                ("server", "github", "ok"),
+                ("server", "github.com", "ok"),
+                // A single label is a host a search domain completes
+                // (#20 attack s46, F2), refused as in a URL.
+                ("host", "db", "ssrf.single_label_name"),
+                ("db_host", "metadata", "ssrf.metadata_name"),
+                ("redisHost", "localhost", "ssrf.localhost_name"),
+                ("host", "kubernetes", "ssrf.single_label_name"),
+                ("host", "my laptop", "ok"),
                 ("domain", "example.com", "ok"),
                 ("origin", "Re: minutes", "ok"),
                 // Other keys: network notation and numbers stay text.

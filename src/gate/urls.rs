@@ -503,6 +503,28 @@ pub(crate) fn scheme_less_name(
     text: &str,
     rule: &str,
 ) -> Result<Option<PendingName>, Refusal> {
+    scheme_less(net, text, rule, Reading::MaybePath)
+}
+
+/// How [`scheme_less`] takes a name the core refuses unresolved.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Under a URI-named key: a single label (`src/main.rs`) is a relative
+    /// path as likely as a host, so text.
+    MaybePath,
+    /// Under a host-named key: a host, refused as the core refuses it in a
+    /// URL (`db`, `metadata`: `ssrf.single_label_name`, ...).
+    Host,
+}
+
+/// [`scheme_less_name`], and [`host_argument`]'s reading of a text that is
+/// no bare IPv6 address, names the core refuses taken as `reading` says.
+fn scheme_less(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+    reading: Reading,
+) -> Result<Option<PendingName>, Refusal> {
     let s = lenient_form(text);
     if s.is_empty() || looks_like_url(&s) || s.starts_with(['/', '\\', '.', '~']) {
         return Ok(None);
@@ -525,8 +547,9 @@ pub(crate) fn scheme_less_name(
         Ok(_) => Ok(None),
         // An address, or a name the operator denies: refused. A name the
         // core refuses unresolved (a single label: `src/main.rs`) is a
-        // relative path as likely as a host: text.
-        Err(d) if literal || d.kind() == DenialCode::OperatorDeny => {
+        // relative path as likely as a host under a URI-named key: text;
+        // under a host-named key, a host (`db`).
+        Err(d) if literal || reading == Reading::Host || d.kind() == DenialCode::OperatorDeny => {
             Err(Refusal::from_denial(&d, rule))
         }
         Err(_) => Ok(None),
@@ -542,12 +565,15 @@ pub(crate) fn scheme_less_name(
 /// other text is read as a server that adds `http://` reads it
 /// ([`scheme_less_name`]), so an IPv4 address in every notation WHATWG
 /// reads (`127.1`, `2130706433`, `0x7f.1`, `0`), which stays text in
-/// other places, is vetted as the address it is. `Ok(Some(name))`: a
-/// host name the server will resolve (looked up under `--resolve`).
+/// other places, is vetted as the address it is, and a name the core
+/// refuses unresolved in a URL (a single label, `db`; `metadata`,
+/// `localhost`) is refused here too. Text no URL parser reads as a host
+/// (`my laptop`) passes. `Ok(Some(name))`: a host name the server will
+/// resolve (looked up under `--resolve`).
 ///
 /// # Errors
-/// The core's denial of the address, or `ssrf.operator_deny` for a host
-/// the operator denies.
+/// The core's denial of the address or the name, or
+/// `ssrf.operator_deny` for a host the operator denies.
 pub(crate) fn host_argument(
     net: &NetPolicy,
     text: &str,
@@ -557,7 +583,7 @@ pub(crate) fn host_argument(
     if let Some(v6) = bare_ipv6(&s) {
         return vet_url(net, &format!("http://[{v6}]/"), rule);
     }
-    scheme_less_name(net, &s, rule)
+    scheme_less(net, &s, rule, Reading::Host)
 }
 
 #[cfg(test)]

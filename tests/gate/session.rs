@@ -198,10 +198,10 @@ fn transparent_proxy_and_url_refusals() {
     assert_eq!(g.close(), 0);
 }
 
-/// Regression (attack pass s46 on #20, F1): a host-named argument is
-/// handed to `getaddrinfo` or `connect` as it is, so a bare IPv6 address
-/// or a short IPv4 form there is the address, with or without `--resolve`;
-/// none reaches the server.
+/// Regression (attack pass s46 on #20, F1 and F2): a host-named argument
+/// is handed to `getaddrinfo` or `connect` as it is, so a bare IPv6
+/// address or a short IPv4 form there is the address, and a single label
+/// a host, with or without `--resolve`; none reaches the server.
 #[test]
 fn a_host_named_argument_is_vetted_as_the_address_it_names() {
     for flags in [&[][..], &["--resolve"][..]] {
@@ -225,6 +225,13 @@ fn a_host_named_argument_is_vetted_as_the_address_it_names() {
                 "ssrf.loopback",
             ),
             (5, json!({"hosts": ["8.8.8.8", "127.1"]}), "ssrf.loopback"),
+            // A single label, which a search domain completes (F2).
+            (
+                7,
+                json!({"db_host": "db", "port": 8003}),
+                "ssrf.single_label_name",
+            ),
+            (8, json!({"host": "metadata"}), "ssrf.metadata_name"),
         ] {
             let r = g.call(id, "connect", args.clone());
             assert_eq!(r["id"], id);
