@@ -1997,6 +1997,21 @@ impl Service for GateService {
         let keeper = &self.shared.keeper;
         let known = method.starts_with("notifications/")
             || keeper.policy.methods_allow.first_match(method).is_some();
+        let cancelled = (method == "notifications/cancelled")
+            .then(|| notification.params.as_ref())
+            .flatten()
+            .and_then(|p| p.get("requestId"))
+            .and_then(valid_id);
+        if cancelled.as_ref().is_some_and(own_listing::is_reserved) {
+            // The gateway's own request is no client's to cancel: a
+            // cancelled listing would fail every call that waits on it.
+            let r = Refusal::new(
+                GateCode::MethodDenied,
+                format!("a cancellation of the gateway's own request (`{GATE_ID_PREFIX}…`) is not forwarded"),
+                "gateway's own requests",
+            );
+            return self.drop_notification(method, &r);
+        }
         let mut params = notification.params.clone().unwrap_or(Value::Null);
         if let Some(o) = params.as_object_mut() {
             o.remove("_meta");
@@ -2014,17 +2029,10 @@ impl Service for GateService {
             Ok(names) => names,
             Err(r) => return self.drop_notification(method, &r),
         };
-        if notification.method == "notifications/cancelled" {
+        if let Some(id) = cancelled {
             // Advice to the server, not an answer: the call keeps its
             // slot until the server answers or its deadline passes.
-            let id = notification
-                .params
-                .as_ref()
-                .and_then(|p| p.get("requestId"))
-                .and_then(valid_id);
-            if let Some(id) = id {
-                self.hold_until_deadline(id);
-            }
+            self.hold_until_deadline(id);
         }
         if self.shared.keeper.policy.resolve && !names.is_empty() {
             // As a request's: it leaves once its names are checked, and

@@ -261,6 +261,24 @@ fn a_host_named_argument_is_vetted_as_the_address_it_names() {
     }
 }
 
+/// A client's `notifications/cancelled` naming the gateway's own request
+/// (a listing it makes under `--pin`) is dropped, not forwarded (attack
+/// pass s46 on #20); one naming the client's own request passes.
+#[test]
+fn a_client_cannot_cancel_the_gateways_own_requests() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    for id in [r#""toolgate-gate/list-1""#, r#""toolgate-gate/""#, "7"] {
+        g.send(&format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        ));
+    }
+    let seen = g.received();
+    assert!(!seen.contains("toolgate-gate/"), "{seen}");
+    assert!(seen.contains(r#""requestId":7"#), "{seen}");
+    assert_eq!(g.close(), 0);
+}
+
 /// Regression (attack pass on #20, high): a raw CR between JSON tokens
 /// is whitespace to the gateway, but a line end to a server reading with
 /// Python's universal newlines (the official SDK's stdio transport, and
