@@ -897,9 +897,9 @@ impl Gatekeeper {
                 ));
             }
         }
-        if rule.kind == ArgKind::Text {
-            return Ok(());
-        }
+        // Every kind, `text` too, names a string or an array of strings: an
+        // object under a `text` pointer would exempt every member in it
+        // (`{"content": {"path": "/etc/passwd"}}`).
         let strings: Vec<&str> = match v {
             Value::String(s) => vec![s.as_str()],
             Value::Array(a) if a.iter().all(Value::is_string) => {
@@ -916,6 +916,9 @@ impl Gatekeeper {
                 ))
             }
         };
+        if rule.kind == ArgKind::Text {
+            return Ok(());
+        }
         for s in strings {
             spend(budget)?;
             match rule.kind {
@@ -2009,6 +2012,27 @@ max_bytes = 10
         assert_eq!(
             code(&g, "big", json!({"a": "0123456789"})),
             "policy.arg_too_large"
+        );
+        // `text` names a string or strings, as every kind does: an object
+        // there would exempt its members (attack pass s46 on #20).
+        for content in [
+            json!({"path": "/etc/passwd"}),
+            json!([{"url": "http://10.0.0.1/"}]),
+            json!(3),
+        ] {
+            assert_eq!(
+                code(&g, "write_file", json!({ "content": content })),
+                "policy.arg_kind",
+                "{content}"
+            );
+        }
+        assert_eq!(
+            code(
+                &g,
+                "write_file",
+                json!({"content": ["a", "http://10.0.0.1/"]})
+            ),
+            "ok"
         );
     }
 

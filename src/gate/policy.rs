@@ -36,8 +36,9 @@
 //! `allow` glob only as written. `kind = "url"`: the value must be a string
 //! (or an array of strings) and a URL the net policy lets through;
 //! `kind = "path"`: a path that must resolve inside a root (roots are then
-//! required); `kind = "text"`: the value is exempt from the URL and
-//! path-name checks (for an argument such as a file's content). Every
+//! required); `kind = "text"`: the value, a string or an array of strings
+//! as for the other kinds, is exempt from the URL and path-name checks
+//! (for an argument such as a file's content). Every
 //! matching `[[limits]]` rule applies (the strictest wins).
 //!
 //! Any error (syntax, an unknown key, a bad glob, pointer or entry) names
