@@ -1998,7 +1998,7 @@ impl Service for GateService {
         let known = method.starts_with("notifications/")
             || keeper.policy.methods_allow.first_match(method).is_some();
         let cancelled = (method == "notifications/cancelled")
-            .then(|| notification.params.as_ref())
+            .then_some(notification.params.as_ref())
             .flatten()
             .and_then(|p| p.get("requestId"))
             .and_then(valid_id);
