@@ -596,6 +596,9 @@ impl Roots {
         let ok = if let Some(rest) = text.strip_prefix('~') {
             let home = match (self.tilde, &self.home) {
                 (TildePaths::Home, Some(h)) if rest.is_empty() || rest.starts_with('/') => h,
+                (TildePaths::Home, Some(_)) => return refuse(
+                    "a `~user` path: [paths] tilde = \"home\" says where the server's own home is, not another user's",
+                ),
                 _ => return refuse(
                     "a `~` path: the policy does not say how the server expands it ([paths] tilde)",
                 ),
@@ -978,6 +981,11 @@ mod tests {
         assert!(ok("~"));
         assert!(ok("data/missing/../a.txt"));
         assert!(!ok("~root/x"));
+        // The refusal says why: another user's home, not a missing rule.
+        let why = |p: &str| r.check(p, "t").unwrap_err().to_string();
+        for p in ["~root/x", "~%2f..%2f..%2fetc"] {
+            assert!(why(p).contains("another user's"), "{p}: {}", why(p));
+        }
         assert!(!ok("~/../outside/secret"));
         assert!(!ok("outside/secret"));
         assert!(!ok("data/../outside/secret"));
