@@ -580,3 +580,34 @@ fn a_message_keeps_its_tool_call() {
     };
     assert_eq!(req.tool_call(), None);
 }
+
+/// `Message`'s accessors and `Id`'s conversions give exactly what the line
+/// held, for a request and a notification.
+#[test]
+fn message_accessors_give_what_the_line_held() {
+    let m = parse_message(
+        br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"c"}}"#,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(m.method(), "tools/list");
+    assert_eq!(m.id(), Some(&Id::from("a")));
+    assert_eq!(m.id(), Some(&Id::from(String::from("a"))));
+    assert_eq!(m.params(), Some(&json!({"cursor": "c"})));
+    let n = parse_message(
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(n.method(), "notifications/initialized");
+    assert_eq!(n.id(), None);
+    assert_eq!(n.params(), None);
+    let n = parse_message(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":[1]}"#,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(n.params(), Some(&json!([1])));
+    assert_eq!(Id::from(7u32), Id::from(7i64));
+    assert_eq!(Id::from(7u32).to_value(), json!(7));
+}

@@ -502,3 +502,43 @@ pub fn depth_of(value: &Value) -> usize {
     }
     max
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// serde_json's 1-based line and column as a byte offset: line starts
+    /// counted past each `\n`, clamped to the text.
+    #[test]
+    fn offset_of_counts_lines_and_columns() {
+        let text = "ab\ncde\n\nf";
+        for (line, column, want) in [
+            (1, 1, 0),
+            (1, 2, 1),
+            (2, 1, 3),
+            (2, 3, 5),
+            (3, 1, 7),
+            (4, 1, 8),
+            (4, 9, 9),
+            (9, 1, 8),
+            (1, 0, 0),
+        ] {
+            assert_eq!(offset_of(text, line, column), want, "{line}:{column}");
+        }
+    }
+
+    /// A text serde_json refuses reaches `from_vetted`'s error as
+    /// `rejected`, at serde's position.
+    #[test]
+    fn from_vetted_reports_serdes_position() {
+        let e = from_vetted::<serde_json::Value>("[1,\n  x]").unwrap_err();
+        assert_eq!(
+            e,
+            JsonError::Syntax {
+                kind: SyntaxKind::Rejected,
+                offset: 6
+            }
+        );
+        assert_eq!(SyntaxKind::Rejected.code(), "rejected");
+    }
+}
