@@ -611,3 +611,28 @@ fn message_accessors_give_what_the_line_held() {
     assert_eq!(Id::from(7u32), Id::from(7i64));
     assert_eq!(Id::from(7u32).to_value(), json!(7));
 }
+
+/// A batch of `MAX_BATCH_LEN` elements is read; one more is refused with
+/// `batch_too_long` naming both counts (-32600), before any element is.
+#[test]
+fn a_batch_is_bounded_at_max_batch_len() {
+    use toolgate::rpc::MAX_BATCH_LEN;
+    let batch = |n: usize| {
+        let one = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        format!("[{}]", vec![one; n].join(","))
+    };
+    match parse_incoming(batch(MAX_BATCH_LEN).as_bytes(), &Limits::default()) {
+        Ok(Incoming::Batch(items)) => assert_eq!(items.len(), MAX_BATCH_LEN),
+        other => panic!("{other:?}"),
+    }
+    let e = parse_incoming(batch(MAX_BATCH_LEN + 1).as_bytes(), &Limits::default()).unwrap_err();
+    assert_eq!(
+        e.error,
+        RpcError::Envelope(EnvelopeError::BatchTooLong {
+            len: MAX_BATCH_LEN + 1,
+            limit: MAX_BATCH_LEN
+        })
+    );
+    assert_eq!(e.error.jsonrpc_code(), -32600);
+    assert_eq!(e.error.code(), "batch_too_long");
+}
