@@ -398,7 +398,31 @@ impl Gatekeeper {
                     }
                     "ref/resource" => {
                         let u = text(target_ref, "uri");
-                        names.extend(keeper.resource_decision("resources/read", &u)?);
+                        // A template is decided expanded with the values the
+                        // request gives (the argument, and the context's
+                        // arguments), the others as in a listing
+                        // ([`representative_expansion`]): a server
+                        // completing `file:///data/{name}` may list the
+                        // directory that expansion names.
+                        let given = |name: &str| -> Option<String> {
+                            let argument = params.and_then(|p| p.get("argument"));
+                            let context = params
+                                .and_then(|p| p.get("context"))
+                                .and_then(|c| c.get("arguments"));
+                            let from_argument = argument
+                                .filter(|a| a.get("name").and_then(Value::as_str) == Some(name))
+                                .and_then(|a| a.get("value"));
+                            from_argument
+                                .or_else(|| context.and_then(|c| c.get(name)))
+                                .and_then(Value::as_str)
+                                .map(str::to_owned)
+                        };
+                        let decided = if u.contains(['{', '}']) {
+                            expansion(&u, &given)?
+                        } else {
+                            u.clone()
+                        };
+                        names.extend(keeper.resource_decision("resources/read", &decided)?);
                         u
                     }
                     other => {
@@ -974,6 +998,20 @@ impl Gatekeeper {
 /// for a template with an expression in its scheme or authority (host,
 /// port, user info): the gateway cannot vouch for the hosts it expands to.
 pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
+    expansion(template, &|_| None)
+}
+
+/// `template` expanded as [`representative_expansion`] does, but each
+/// variable `value_of` gives a value expanded to that value as written,
+/// not percent-encoded (`{v}` as `{+v}` would; `{/v}` to `/value`, `{?v}` to
+/// `?v=value`): the reading of a server that decodes what it expanded.
+/// `completion/complete` names the value of one variable of a template a
+/// server may expand to complete it (`file:///data/{name}` and
+/// `../../etc/passwd`).
+///
+/// # Errors
+/// As [`representative_expansion`].
+fn expansion(template: &str, value_of: &dyn Fn(&str) -> Option<String>) -> Result<String, Refusal> {
     let refuse = |why: &str| {
         Refusal::new(
             GateCode::BadResponse,
@@ -1000,15 +1038,50 @@ pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
         match (c, expression.as_mut()) {
             ('{', None) => expression = Some(String::new()),
             ('}', Some(e)) => {
-                out.push_str(match e.chars().next() {
-                    Some('/') => "/x",
-                    Some('.') => ".x",
-                    Some('#') => "#x",
-                    Some(';') => ";x=x",
-                    Some('?') => "?x=x",
-                    Some('&') => "&x=x",
-                    _ => "x",
-                });
+                let operator = e.chars().next().filter(|c| "+#./;?&".contains(*c));
+                let list =
+                    operator.map_or(e.as_str(), |o| e.get(o.len_utf8()..).unwrap_or_default());
+                // Each variable without its modifier (`v*`, `v:3`), and its
+                // value when one is given.
+                let values: Vec<(&str, Option<String>)> = list
+                    .split(',')
+                    .map(|v| {
+                        let name = v.split([':', '*']).next().unwrap_or_default();
+                        (name, value_of(name))
+                    })
+                    .collect();
+                if values.iter().all(|(_, v)| v.is_none()) {
+                    out.push_str(match operator {
+                        Some('/') => "/x",
+                        Some('.') => ".x",
+                        Some('#') => "#x",
+                        Some(';') => ";x=x",
+                        Some('?') => "?x=x",
+                        Some('&') => "&x=x",
+                        _ => "x",
+                    });
+                } else {
+                    let (first, separator, named) = match operator {
+                        Some('/') => ("/", "/", false),
+                        Some('.') => (".", ".", false),
+                        Some('#') => ("#", ",", false),
+                        Some(';') => (";", ";", true),
+                        Some('?') => ("?", "&", true),
+                        Some('&') => ("&", "&", true),
+                        _ => ("", ",", false),
+                    };
+                    out.push_str(first);
+                    for (i, (name, value)) in values.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(separator);
+                        }
+                        if named {
+                            out.push_str(name);
+                            out.push('=');
+                        }
+                        out.push_str(value.as_deref().unwrap_or("x"));
+                    }
+                }
                 expression = None;
             }
             ('{' | '}', _) => return Err(refuse("with unbalanced braces")),
@@ -2855,6 +2928,83 @@ max_bytes = 10
         );
     }
 
+    /// `completion/complete` of a resource template decides the template
+    /// expanded with the values the request gives, unencoded: a server
+    /// completing `file:///…/data/{name}` may list what that names (#20
+    /// attack pass s46).
+    #[test]
+    fn a_completion_decides_the_template_with_the_values_given() {
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
+        let data = format!("file://{}/data", base.display());
+        let complete = |template: String, argument: Value, context: Value| {
+            g.check_request(
+                "completion/complete",
+                Some(&json!({"ref": {"type": "ref/resource", "uri": template},
+                             "argument": argument, "context": {"arguments": context}})),
+            )
+            .map(|_| "ok")
+            .unwrap_or_else(|e| e.code())
+        };
+        let arg = |name: &str, value: &str| json!({"name": name, "value": value});
+        for (template, argument, context, want) in [
+            (
+                format!("{data}/{{name}}"),
+                arg("name", "a.txt"),
+                json!({}),
+                "ok",
+            ),
+            (
+                format!("{data}/{{name}}"),
+                arg("name", "../../etc/passwd"),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}{{/sect,name}}"),
+                arg("name", "x"),
+                json!({"sect": "../.."}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}{{/sect,name}}"),
+                arg("name", "x"),
+                json!({"sect": "sub"}),
+                "ok",
+            ),
+            (
+                format!("{data}/{{+rest}}"),
+                arg("rest", "a/../../../x"),
+                json!({}),
+                "path.outside_root",
+            ),
+            // Another variable's value is not this one's.
+            (
+                format!("{data}/{{name}}"),
+                arg("other", "../../x"),
+                json!({}),
+                "ok",
+            ),
+            (
+                "https://example.com/{q}".to_owned(),
+                arg("q", "ok"),
+                json!({}),
+                "ok",
+            ),
+            (
+                "https://example.com/search{?q}".to_owned(),
+                arg("q", "x"),
+                json!({}),
+                "ok",
+            ),
+        ] {
+            assert_eq!(
+                complete(template.clone(), argument.clone(), context.clone()),
+                want,
+                "{template} {argument} {context}"
+            );
+        }
+    }
+
     /// A resource URI without a scheme is a path to the server (#20 attack
     /// pass, F5).
     #[test]
@@ -3026,6 +3176,16 @@ max_bytes = 10
         assert_eq!(
             e("file:///r{/p}{.ext}{?q,r}{&s}{;t}{#f}"),
             Ok("file:///r/x.x?x=x&x=x;x=x#x".to_owned())
+        );
+        // With values: as written, each operator's prefix and separator.
+        let given = |name: &str| (name != "none").then(|| format!("<{name}>"));
+        assert_eq!(
+            expansion(
+                "file:///r{/p,none}{.e}{?q,r}{&s}{;t}{#f}{+g}{h*}{k:3}",
+                &given
+            )
+            .map_err(|r| r.code()),
+            Ok("file:///r/<p>/x.<e>?q=<q>&r=<r>&s=<s>;t=<t>#<f><g><h><k>".to_owned())
         );
         for host_variable in [
             "{scheme}://169.254.169.254/latest",
