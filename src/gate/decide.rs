@@ -15,7 +15,7 @@ use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
 use super::unquote::decodings;
 use super::urls::{
-    host_argument, lenient_form, looks_like_url, scheme_less_name, vet_url, PendingName,
+    host_argument, lenient_form, looks_like_url, scheme_less_name, vet_url, HostPlace, PendingName,
 };
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
@@ -732,22 +732,37 @@ impl Gatekeeper {
                     // Under `--resolve`, a scheme-less name under a
                     // URI-named key is looked up as a server that adds
                     // `http://` would (#20 F7); no answer: it was text.
-                    let name = match place {
-                        Place::Host => host_argument(&self.policy.net, s, URL_RULE)?,
-                        Place::Uri if self.policy.resolve => {
-                            scheme_less_name(&self.policy.net, s, URL_RULE)?
+                    // A URI-named one is read as a server that adds
+                    // `http://` reads it (#20 F7): an address or a name the
+                    // operator denies is refused, resolved or not.
+                    let hosts = match place {
+                        Place::Host | Place::InHost => {
+                            let host_place = if place == Place::Host {
+                                HostPlace::Named
+                            } else {
+                                HostPlace::Member
+                            };
+                            let budget = &mut *scan.budget;
+                            host_argument(&self.policy.net, s, URL_RULE, host_place, &mut || {
+                                spend(budget)
+                            })?
                         }
-                        _ => None,
+                        Place::Uri => scheme_less_name(&self.policy.net, s, URL_RULE)?
+                            .into_iter()
+                            .collect(),
+                        _ => Vec::new(),
                     };
-                    if let Some(n) = name.filter(|_| self.policy.resolve) {
-                        self.note(scan.names, n)?;
+                    if self.policy.resolve {
+                        for n in hosts {
+                            self.note(scan.names, n)?;
+                        }
                     }
                     let checked = match place {
                         Place::Path => true,
                         Place::InPath => reads_as_a_path(s),
                         Place::FileUri => !looks_like_url(s),
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
-                        Place::Plain | Place::Host => false,
+                        Place::Plain | Place::Host | Place::InHost => false,
                     } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
@@ -764,7 +779,8 @@ impl Gatekeeper {
                     // path-named key, or in an array under one (a map from
                     // path to anything), the path check. Other keys there
                     // (`type`, `content`) are member names, not paths.
-                    let under_path = !matches!(place, Place::Plain | Place::Host);
+                    let under_path = !matches!(place, Place::Plain | Place::Host | Place::InHost);
+                    let under_host = matches!(place, Place::Host | Place::InHost);
                     for k in m.keys() {
                         if k.contains('%') || looks_like_url(k) {
                             spend(scan.budget)?;
@@ -788,6 +804,7 @@ impl Gatekeeper {
                             (false, _) if under_path => Place::InPath,
                             (false, Some(false)) => Place::Uri,
                             (false, None) if host_name(k) => Place::Host,
+                            (false, None) if under_host => Place::InHost,
                             (false, None) => Place::Plain,
                         };
                         (v, inner)
@@ -1723,6 +1740,10 @@ enum Place {
     /// ([`host_argument`]: `::1`, `127.1`); under `--resolve`, a name in it
     /// is looked up as under a URI-named key.
     Host,
+    /// A member of an object under a host-named key (at any depth) whose
+    /// own name says nothing (`{"host": {"value": "::1"}}`): read as the
+    /// words of a host ([`HostPlace::Member`]).
+    InHost,
 }
 
 /// `true` when a string under a path-named key reads as a path, as
@@ -1901,6 +1922,142 @@ mod tests {
         // An allow entry admits the address, in any notation.
         let g = keeper("[net]\nallow = [\"::1\"]\n");
         assert_eq!(code(&g, "t", json!({"host": "::1"})), "ok");
+    }
+
+    /// A host-named text is read as a resolver reads it (#20 attack s46b):
+    /// invisible and full-width characters mapped away (F1); a list of
+    /// hosts element by element (F2); names of host collections and
+    /// addresses, and objects under a host-named key (F3).
+    #[test]
+    fn host_named_texts_as_a_resolver_reads_them() {
+        let mut wrong = Vec::new();
+        for resolve in ["", "[net]\nresolve = true\n"] {
+            let g = keeper(resolve);
+            for (args, want) in [
+                // F1: what IDNA removes or maps.
+                (json!({"host": "\u{ff1a}\u{ff1a}\u{ff11}"}), "ssrf.loopback"),
+                (json!({"host": "::\u{ad}1"}), "ssrf.loopback"),
+                (json!({"host": "::1\u{200b}"}), "ssrf.loopback"),
+                (json!({"host": "\u{200c}::1"}), "ssrf.loopback"),
+                (json!({"host": "::1\u{fe0f}"}), "ssrf.loopback"),
+                (json!({"host": "::\u{1806}1"}), "ssrf.loopback"),
+                (json!({"host": "[::1\u{2060}]"}), "ssrf.loopback"),
+                (
+                    json!({"host": "::ffff:\u{ff11}\u{ff12}\u{ff17}.0.0.1"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"host": "::ffff:169\u{3002}254.169.254"}),
+                    "ssrf.cloud_metadata",
+                ),
+                (json!({"db_host": "::1%\u{ff4c}o"}), "ssrf.loopback"),
+                (json!({"servers": ["::\u{ad}1"]}), "ssrf.loopback"),
+                (
+                    json!({"cfg": {"redisHost": "::1\u{200b}"}}),
+                    "ssrf.loopback",
+                ),
+                (json!({"host": "ex\u{ad}ample.com"}), "ok"),
+                (json!({"host": "\u{ff45}xample.com"}), "ok"),
+                (json!({"note": "::\u{ad}1"}), "ok"),
+                // F2: lists.
+                (
+                    json!({"bootstrap_servers": "127.0.0.1:8003,example.com:9092"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"bootstrap_servers": "127.1:8003,a"}),
+                    "url.ambiguous",
+                ),
+                (
+                    json!({"host": "169.254.169.254,example.com"}),
+                    "ssrf.cloud_metadata",
+                ),
+                (json!({"host": "example.com;10.0.0.1"}), "ssrf.private_use"),
+                (
+                    json!({"hosts": "example.com, 10.0.0.1"}),
+                    "ssrf.private_use",
+                ),
+                (json!({"hosts": "example.com ::1"}), "ssrf.loopback"),
+                (json!({"host": "[::1]:8003,a.example"}), "ssrf.loopback"),
+                (
+                    json!({"host": "localhost,example.com"}),
+                    "ssrf.localhost_name",
+                ),
+                (
+                    json!({"host": "example.com localhost"}),
+                    "ssrf.localhost_name",
+                ),
+                (json!({"host": "db,example.com"}), "ssrf.single_label_name"),
+                (json!({"host": "example.com db:5432"}), "url.scheme"),
+                (
+                    json!({"host": "example.com 127.0.0.1:5432"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"host": "a.example, b.example"}), "ok"),
+                (json!({"hosts": "example.com 8.8.8.8"}), "ok"),
+                (json!({"server": "my laptop 2"}), "ok"),
+                (json!({"origin": "Re: minutes"}), "ok"),
+                (json!({"endpoint": "https://example.com/a,b;c"}), "ok"),
+                (
+                    json!({"endpoint": "https://example.com/a http://[::1]/"}),
+                    "url.ambiguous",
+                ),
+                // F3: names, and members of objects under a host-named key.
+                (json!({"hostList": "::1"}), "ssrf.loopback"),
+                (json!({"hostIp": "127.1"}), "ssrf.loopback"),
+                (json!({"ip_address": "::1"}), "ssrf.loopback"),
+                (json!({"ip": "127.1"}), "ssrf.loopback"),
+                (json!({"serverAddr": "10.0.0.1"}), "ssrf.private_use"),
+                (json!({"email_address": "bob"}), "ok"),
+                (json!({"zip": "10001"}), "ok"),
+                (json!({"host": {"value": "::1"}}), "ssrf.loopback"),
+                (json!({"hosts": {"primary": "::1"}}), "ssrf.loopback"),
+                (
+                    json!({"hosts": {"primary": {"v": ["127.0.0.1"]}}}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"host": {"value": "localhost"}}),
+                    "ssrf.localhost_name",
+                ),
+                (json!({"host": {"value": "10.0.0.1 x"}}), "ssrf.private_use"),
+                (json!({"host": {"value": "db"}}), "ok"),
+                (
+                    json!({"servers": {"github": {"command": "npx", "args": ["-y", "@x/y"], "version": "0.9"}}}),
+                    "ok",
+                ),
+            ] {
+                let got = code(&g, "t", args.clone());
+                if got != want {
+                    wrong.push(format!("{args} {resolve:?}: {got}, not {want}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        // Each element is a string the bound counts.
+        let g = keeper("");
+        let many = vec!["a.example"; MAX_SCANNED_STRINGS + 1].join(",");
+        assert_eq!(
+            code(&g, "t", json!({ "hosts": many })),
+            "policy.arguments_too_complex"
+        );
+        let fewer = vec!["a.example"; MAX_SCANNED_STRINGS - 1].join(",");
+        assert_eq!(code(&g, "t", json!({ "hosts": fewer })), "ok");
+    }
+
+    /// A scheme-less text under a URI-named key is read as a server that
+    /// adds `http://` reads it, with or without `--resolve`: a name the
+    /// operator denies and an address are refused either way.
+    #[test]
+    fn a_uri_named_scheme_less_text_is_vetted_unresolved() {
+        let g = keeper("[net]\ndeny = [\"evil.example\"]\n");
+        assert_eq!(
+            code(&g, "t", json!({"url": "evil.example/x"})),
+            "ssrf.operator_deny"
+        );
+        assert_eq!(code(&g, "t", json!({"url": "127.1/x"})), "url.ambiguous");
+        assert_eq!(code(&g, "t", json!({"url": "good.example/x"})), "ok");
+        assert_eq!(code(&g, "t", json!({"note": "evil.example/x"})), "ok");
     }
 
     #[test]

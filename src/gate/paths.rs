@@ -130,7 +130,8 @@ pub const URI_ARGUMENT_WORDS: &[&str] = &[
 ];
 
 /// Last words of an argument name that names a network host
-/// ([`host_name`]: `host`, `hostName`, `api_endpoint`, `serverDomain`).
+/// ([`host_name`]: `host`, `hostName`, `api_endpoint`, `serverDomain`,
+/// `bind_addr`).
 pub const HOST_ARGUMENT_WORDS: &[&str] = &[
     "host",
     "hosts",
@@ -142,20 +143,77 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
     "servers",
     "domain",
     "domains",
+    "domainname",
+    "domainnames",
     "origin",
     "origins",
     "website",
+    "addr",
+    "addrs",
+];
+
+/// Last words that name an IP address as a whole word, never as the end
+/// of a longer one ([`host_name`]: `ip`, `clientIp`, `remote_IP`; `zip`
+/// and `tooltip` name none).
+pub const HOST_ADDRESS_WORDS: &[&str] = &["ip", "ips"];
+
+/// Last words that keep a host name's meaning after one of
+/// [`HOST_ARGUMENT_WORDS`] or [`HOST_ADDRESS_WORDS`] ([`host_name`]:
+/// `hostList`, `servers_array`, `server_address`, `hostIp`,
+/// `ip_address`, `ipAddressList`). `address` alone names no host
+/// (`email_address`, a postal address).
+pub const HOST_NAME_ENDINGS: &[&str] = &[
+    "list",
+    "lists",
+    "array",
+    "arrays",
+    "address",
+    "addresses",
+    "ip",
+    "ips",
 ];
 
 /// `true` when an argument called `name` names a network host: its last
 /// word, or its last words joined, is one of [`HOST_ARGUMENT_WORDS`]
-/// (`host`, `target_host`, `hostName`, `apiEndpoint`). Bounded by the
-/// name's length.
+/// (`host`, `target_host`, `hostName`, `apiEndpoint`), its last word one
+/// of [`HOST_ADDRESS_WORDS`] (`ip`, `clientIp`), or either comes before
+/// words of [`HOST_NAME_ENDINGS`] (`hostList`, `server_address`,
+/// `ip_address`). Bounded by the name's length.
 pub fn host_name(name: &str) -> bool {
     alternatives(&bare_name(name)).any(|alt| {
-        let joined = joined_lower(alt);
-        HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
+        let mut rest = alt;
+        // The name, then without each of its last words that
+        // `HOST_NAME_ENDINGS` holds (at most one per word of the name).
+        loop {
+            let joined = joined_lower(rest);
+            let word = last_word(rest);
+            if HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
+                || HOST_ADDRESS_WORDS
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case(word))
+            {
+                return true;
+            }
+            let before = before_word(rest, word);
+            if before.is_empty()
+                || !HOST_NAME_ENDINGS
+                    .iter()
+                    .any(|e| e.eq_ignore_ascii_case(word))
+            {
+                return false;
+            }
+            rest = before;
+        }
     })
+}
+
+/// `name` before its last word `word` (a slice of it), without the
+/// separators at its end: `host_list` before `list` is `host`.
+fn before_word<'a>(name: &'a str, word: &str) -> &'a str {
+    let start = (word.as_ptr() as usize).saturating_sub(name.as_ptr() as usize);
+    name.get(..start)
+        .unwrap_or_default()
+        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
 }
 
 /// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
@@ -367,12 +425,7 @@ fn is_one_path_name(name: &str) -> bool {
     {
         return true;
     }
-    // Where the last word starts in `name` (it is a slice of it).
-    let start = (word.as_ptr() as usize).saturating_sub(name.as_ptr() as usize);
-    let before = name
-        .get(..start)
-        .unwrap_or_default()
-        .trim_end_matches(['_', '-', '.', ' ']);
+    let before = before_word(name, word);
     !before.is_empty() && is(&format!("{}{word}", last_word(before)))
 }
 
@@ -710,6 +763,28 @@ mod tests {
             "serverDomain",
             "origin",
             "hosts[]",
+            // Collections and addresses of hosts (#20 attack s46b, F3).
+            "hostList",
+            "host_list",
+            "hosts_list",
+            "serversArray",
+            "hostIp",
+            "host_ip",
+            "host_addr",
+            "hostAddress",
+            "serverAddr",
+            "server_address",
+            "domain_name",
+            "ip",
+            "IP",
+            "clientIp",
+            "remote_IP",
+            "ip_address",
+            "ipAddr",
+            "IPAddress",
+            "ipAddressList",
+            "bind_addr",
+            "listenAddr2",
         ] {
             assert!(host_name(yes), "{yes}");
         }
@@ -720,6 +795,15 @@ mod tests {
             "hostile_text",
             "note",
             "composite",
+            "zip",
+            "tooltip",
+            "relationship",
+            "email_address",
+            "address",
+            "zip_address",
+            "list",
+            "ip_list_name",
+            "host_port",
         ] {
             assert!(!host_name(no), "{no}");
         }

@@ -515,6 +515,13 @@ enum Reading {
     /// Under a host-named key: a host, refused as the core refuses it in a
     /// URL (`db`, `metadata`: `ssrf.single_label_name`, ...).
     Host,
+    /// A word of a host-named text that whitespace separates (`my laptop`,
+    /// `example.com ::1`), or of a string in an object under a host-named
+    /// key (`{"server": {"command": "npx"}}`): a host as under
+    /// [`Reading::Host`], but a single label without a port (`laptop`,
+    /// `npx`) and a number or version without a port (`2`, `0.9`, `1.2.3`)
+    /// are words.
+    Word,
 }
 
 /// [`scheme_less_name`], and [`host_argument`]'s reading of a text that is
@@ -545,45 +552,142 @@ fn scheme_less(
     match net.classify_url(&format!("http://{host}:{port}/")) {
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
-        // An address, or a name the operator denies: refused. A name the
-        // core refuses unresolved (a single label: `src/main.rs`) is a
-        // relative path as likely as a host under a URI-named key: text;
-        // under a host-named key, a host (`db`).
-        Err(d) if literal || reading == Reading::Host || d.kind() == DenialCode::OperatorDeny => {
-            Err(Refusal::from_denial(&d, rule))
+        Err(d) if d.kind() == DenialCode::OperatorDeny => Err(Refusal::from_denial(&d, rule)),
+        // A word among words: a single label, or a number or a version
+        // (`0.9`: 0.0.0.9), without a port.
+        Err(d)
+            if reading == Reading::Word
+                && parsed.port().is_none()
+                && (d.kind() == DenialCode::SingleLabelName || is_number_or_version(&s)) =>
+        {
+            Ok(None)
         }
+        // An address: refused. A name the core refuses unresolved (a
+        // single label: `src/main.rs`) is a relative path as likely as a
+        // host under a URI-named key: text; under a host-named key, a
+        // host (`db`).
+        Err(d) if literal || reading != Reading::MaybePath => Err(Refusal::from_denial(&d, rule)),
         Err(_) => Ok(None),
     }
 }
 
+/// `true` for decimal digits in at most three dot-separated parts
+/// (`2`, `0.9`, `1.2.3`): a count, a price or a version among words.
+fn is_number_or_version(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('.').count() <= 3
+        && s.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Where a host-named text sits, for [`host_argument`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostPlace {
+    /// The value of a host-named key, or an element of its array.
+    Named,
+    /// A string in an object under a host-named key whose own name says
+    /// nothing (`{"host": {"value": "::1"}}`).
+    Member,
+}
+
 /// The text of a host-named argument (`gate::HOST_ARGUMENT_WORDS`:
-/// `{"host": "::1"}`) read as the host a server hands to `getaddrinfo` or
+/// `{"host": "::1"}`) read as the hosts a server hands to `getaddrinfo` or
 /// `connect`, vetted under the operator's entries whether or not names are
-/// resolved: a bare IPv6 address, with or without a zone (`::1`,
-/// `::ffff:169.254.169.254`, `fe80::1%eth0`), is that address, which
-/// [`looks_like_url`] takes for network notation in any other place; any
-/// other text is read as a server that adds `http://` reads it
-/// ([`scheme_less_name`]), so an IPv4 address in every notation WHATWG
-/// reads (`127.1`, `2130706433`, `0x7f.1`, `0`), which stays text in
-/// other places, is vetted as the address it is, and a name the core
+/// resolved.
+///
+/// A text that is no single URL is a list of hosts when `,`, `;` or
+/// whitespace separates it (`a.example:9092,127.0.0.1:9092`, as Kafka,
+/// Redis Cluster and Elasticsearch clients split theirs): each element is
+/// read as one host, a word among whitespace-separated ones as
+/// [`Reading::Word`] (`my laptop` is no host), every element of a list
+/// `,` or `;` separates as a host (`db,example.com`: `db` is refused).
+///
+/// Each element is read as written and as a resolver's IDNA step maps it
+/// ([`host_mapping`]: `::\u{ad}1`, `：：１`, `::1\u{200b}` are `::1`, as
+/// Python's `idna` codec and Node's `dns.lookup` read them). A bare IPv6
+/// address, with or without a zone (`::1`, `::ffff:169.254.169.254`,
+/// `fe80::1%eth0`), is that address, which [`looks_like_url`] takes for
+/// network notation in any other place; an element that looks like a URL
+/// is vetted as one; any other is read as a server that adds `http://`
+/// reads it ([`scheme_less_name`]), so an IPv4 address in every notation
+/// WHATWG reads (`127.1`, `2130706433`, `0x7f.1`, `0`), which stays text
+/// in other places, is vetted as the address it is, and a name the core
 /// refuses unresolved in a URL (a single label, `db`; `metadata`,
 /// `localhost`) is refused here too. Text no URL parser reads as a host
-/// (`my laptop`) passes. `Ok(Some(name))`: a host name the server will
-/// resolve (looked up under `--resolve`).
+/// passes. [`HostPlace::Member`] reads every element as a word.
+///
+/// `spend` is called once per element before it is read: the caller's
+/// bound on the strings one decision reads (`gate::MAX_SCANNED_STRINGS`).
+///
+/// Returns the host names the server will resolve (looked up under
+/// `--resolve`).
 ///
 /// # Errors
-/// The core's denial of the address or the name, or
+/// `spend`'s refusal; the core's denial of an address or a name, or
 /// `ssrf.operator_deny` for a host the operator denies.
 pub(crate) fn host_argument(
     net: &NetPolicy,
     text: &str,
     rule: &str,
-) -> Result<Option<PendingName>, Refusal> {
+    place: HostPlace,
+    spend: &mut dyn FnMut() -> Result<(), Refusal>,
+) -> Result<Vec<PendingName>, Refusal> {
     let s = lenient_form(text);
-    if let Some(v6) = bare_ipv6(&s) {
-        return vet_url(net, &format!("http://[{v6}]/"), rule);
+    let spaced = s.contains(char::is_whitespace);
+    // One URL (`https://example.com/a,b`) is one element: the URL check
+    // reads it whole.
+    let split = spaced || !looks_like_url(&s);
+    let listed = split && s.contains([',', ';']);
+    let reading = match place {
+        HostPlace::Named if listed || !spaced => Reading::Host,
+        _ => Reading::Word,
+    };
+    let elements: Vec<&str> = if split {
+        s.split(|c: char| matches!(c, ',' | ';') || c.is_whitespace())
+            .filter(|e| !e.is_empty())
+            .collect()
+    } else {
+        vec![&s]
+    };
+    let mut names = Vec::new();
+    for element in elements {
+        spend()?;
+        if looks_like_url(element) {
+            names.extend(vet_url(net, element, rule)?);
+            continue;
+        }
+        let mapped = host_mapping(element);
+        let forms = std::iter::once(element).chain(mapped.as_deref());
+        for form in forms {
+            if let Some(v6) = bare_ipv6(form) {
+                names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
+            } else {
+                names.extend(scheme_less(net, form, rule, reading)?);
+            }
+        }
     }
-    scheme_less(net, &s, rule, Reading::Host)
+    Ok(names)
+}
+
+/// `text` as a resolver's IDNA step maps it before it reads an address
+/// (Python's `idna` codec, nameprep: RFC 3491; UTS 46 in Node and
+/// browsers): the default-ignorable code points (U+00AD, U+034F, U+200B,
+/// U+2060, variation selectors, ...) and U+1806 removed, Unicode NFKC
+/// (full-width `：１` are `:1`), and the ideographic full stops (U+3002,
+/// U+FF61) dots. `None` for ASCII text, which maps to itself. Bounded by
+/// the text's length.
+fn host_mapping(text: &str) -> Option<String> {
+    use icu_properties::{props::DefaultIgnorableCodePoint, CodePointSetData};
+    if text.is_ascii() {
+        return None;
+    }
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    let kept: String = text
+        .chars()
+        .filter(|&c| !ignorable.contains(c) && c != '\u{1806}')
+        .collect();
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(&kept);
+    Some(nfkc.replace(['\u{3002}', '\u{ff61}'], "."))
 }
 
 #[cfg(test)]
