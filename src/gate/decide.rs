@@ -735,27 +735,16 @@ impl Gatekeeper {
                     // A URI-named one is read as a server that adds
                     // `http://` reads it (#20 F7): an address or a name the
                     // operator denies is refused, resolved or not.
-                    let hosts = match place {
-                        Place::Host | Place::InHost => {
-                            let host_place = if place == Place::Host {
-                                HostPlace::Named
-                            } else {
-                                HostPlace::Member
-                            };
-                            let budget = &mut *scan.budget;
-                            host_argument(&self.policy.net, s, URL_RULE, host_place, &mut || {
-                                spend(budget)
-                            })?
+                    match place {
+                        Place::Host | Place::InHost => self.vet_host(s, place, scan)?,
+                        Place::Uri => {
+                            if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)?
+                                .filter(|_| self.policy.resolve)
+                            {
+                                self.note(scan.names, n)?;
+                            }
                         }
-                        Place::Uri => scheme_less_name(&self.policy.net, s, URL_RULE)?
-                            .into_iter()
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    if self.policy.resolve {
-                        for n in hosts {
-                            self.note(scan.names, n)?;
-                        }
+                        _ => {}
                     }
                     let checked = match place {
                         Place::Path => true,
@@ -771,6 +760,12 @@ impl Gatekeeper {
                     }
                     self.walk_embedded(s, place, scan)?;
                 }
+                // A number where a host goes is the address it spells
+                // (`{"host": 2130706433}`: `getaddrinfo` reads
+                // `"2130706433"` as 127.0.0.1).
+                Value::Number(n) if matches!(place, Place::Host | Place::InHost) => {
+                    self.vet_host(&n.to_string(), place, scan)?;
+                }
                 Value::Array(a) => stack.extend(a.iter().map(|e| (e, place))),
                 Value::Object(m) => {
                     // Keys are text a server can read as well: a URL key gets
@@ -785,6 +780,11 @@ impl Gatekeeper {
                         if k.contains('%') || looks_like_url(k) {
                             spend(scan.budget)?;
                             self.vet_url_forms(k, scan)?;
+                        }
+                        // A map under a host-named key is keyed by host
+                        // as likely as by name (`{"hosts": {"::1": 8080}}`).
+                        if under_host {
+                            self.vet_host(k, Place::InHost, scan)?;
                         }
                         if under_path && looks_like_a_path(k) {
                             spend(scan.budget)?;
@@ -811,6 +811,30 @@ impl Gatekeeper {
                     }));
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// [`host_argument`] of `text` in `place` ([`Place::Host`] or
+    /// [`Place::InHost`]), each element against the scan's budget; under
+    /// `--resolve`, the names it holds go to `scan`.
+    ///
+    /// # Errors
+    /// The first refusal, or the budget's.
+    fn vet_host(&self, text: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let host_place = if place == Place::Host {
+            HostPlace::Named
+        } else {
+            HostPlace::Member
+        };
+        let budget = &mut *scan.budget;
+        let hosts = host_argument(&self.policy.net, text, URL_RULE, host_place, &mut || {
+            spend(budget)
+        })?;
+        if self.policy.resolve {
+            for n in hosts {
+                self.note(scan.names, n)?;
             }
         }
         Ok(())
@@ -2022,6 +2046,31 @@ mod tests {
                 ),
                 (json!({"host": {"value": "10.0.0.1 x"}}), "ssrf.private_use"),
                 (json!({"host": {"value": "db"}}), "ok"),
+                // Hosts one per line, numbers where a host goes, maps keyed
+                // by host, full-width separators.
+                (json!({"hosts": "example.com\n127.0.0.1"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com\r\n::1"}), "url.scheme"),
+                (json!({"hosts": "example.com\r\n[::1]"}), "ssrf.loopback"),
+                (json!({"host": "example.com\tdb"}), "ok"),
+                (
+                    json!({"host": "\u{ff11}\u{ff12}\u{ff17}.0.0.1\u{ff0c}example.com"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"host": 2130706433}), "ssrf.loopback"),
+                (json!({"ip": 127.1}), "ssrf.loopback"),
+                (json!({"hosts": [167772161]}), "ssrf.private_use"),
+                (json!({"host": {"name": "example.com", "port": 8080}}), "ok"),
+                (json!({"servers": [{"port": 5432, "weight": 0.5}]}), "ok"),
+                (json!({"hosts": {"::1": 8080}}), "ssrf.loopback"),
+                (
+                    json!({"hosts": {"127.0.0.1": {"weight": 1}}}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": {"example.com": 8080, "primary": "x"}}),
+                    "ok",
+                ),
+                (json!({"port": 2130706433}), "ok"),
                 (
                     json!({"servers": {"github": {"command": "npx", "args": ["-y", "@x/y"], "version": "0.9"}}}),
                     "ok",

@@ -108,7 +108,7 @@ pub const URL_SCHEMES: &[&str] = &[
 /// deleted everywhere, C0 controls, spaces, Unicode whitespace and the BOM
 /// (U+FEFF, which JavaScript's `trim()` removes) trimmed at both ends.
 pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
-    let trim = |c: char| c <= ' ' || c.is_whitespace() || c == '\u{feff}';
+    let trim = lenient_trim;
     if text.contains(['\t', '\r', '\n']) {
         let deleted: String = text
             .chars()
@@ -118,6 +118,12 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(text.trim_matches(trim))
     }
+}
+
+/// The characters [`lenient_form`] trims: C0 controls, space, Unicode
+/// whitespace and the BOM.
+fn lenient_trim(c: char) -> bool {
+    c <= ' ' || c.is_whitespace() || c == '\u{feff}'
 }
 
 /// `text` as JavaScript's `unescape` reads it, when it holds a `%uXXXX`
@@ -596,13 +602,14 @@ pub(crate) enum HostPlace {
 /// resolved.
 ///
 /// A text that is no single URL is a list of hosts when `,`, `;` or
-/// whitespace separates it (`a.example:9092,127.0.0.1:9092`, as Kafka,
+/// whitespace (a line break included) separates it
+/// (`a.example:9092,127.0.0.1:9092`, as Kafka,
 /// Redis Cluster and Elasticsearch clients split theirs): each element is
 /// read as one host, a word among whitespace-separated ones as
 /// [`Reading::Word`] (`my laptop` is no host), every element of a list
 /// `,` or `;` separates as a host (`db,example.com`: `db` is refused).
 ///
-/// Each element is read as written and as a resolver's IDNA step maps it
+/// The text is read as written and as a resolver's IDNA step maps it
 /// ([`host_mapping`]: `::\u{ad}1`, `：：１`, `::1\u{200b}` are `::1`, as
 /// Python's `idna` codec and Node's `dns.lookup` read them). A bare IPv6
 /// address, with or without a zone (`::1`, `::ffff:169.254.169.254`,
@@ -632,8 +639,30 @@ pub(crate) fn host_argument(
     place: HostPlace,
     spend: &mut dyn FnMut() -> Result<(), Refusal>,
 ) -> Result<Vec<PendingName>, Refusal> {
+    let mapped = host_mapping(text);
+    let mut names = Vec::new();
+    for form in std::iter::once(text).chain(mapped.as_deref()) {
+        host_list(net, form, rule, place, spend, &mut names)?;
+    }
+    Ok(names)
+}
+
+/// [`host_argument`] of one form of the text: its elements, each vetted
+/// as one host; the names to resolve go to `names`.
+fn host_list(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+    place: HostPlace,
+    spend: &mut dyn FnMut() -> Result<(), Refusal>,
+    names: &mut Vec<PendingName>,
+) -> Result<(), Refusal> {
     let s = lenient_form(text);
-    let spaced = s.contains(char::is_whitespace);
+    // Whitespace inside the text as written: a line break a URL parser
+    // deletes separates hosts written one per line.
+    let spaced = text
+        .trim_matches(lenient_trim)
+        .contains(char::is_whitespace);
     // One URL (`https://example.com/a,b`) is one element: the URL check
     // reads it whole.
     let split = spaced || !looks_like_url(&s);
@@ -642,31 +671,25 @@ pub(crate) fn host_argument(
         HostPlace::Named if listed || !spaced => Reading::Host,
         _ => Reading::Word,
     };
-    let elements: Vec<&str> = if split {
-        s.split(|c: char| matches!(c, ',' | ';') || c.is_whitespace())
+    let elements: Vec<std::borrow::Cow<'_, str>> = if split {
+        text.split(|c: char| matches!(c, ',' | ';') || c.is_whitespace())
+            .map(lenient_form)
             .filter(|e| !e.is_empty())
             .collect()
     } else {
-        vec![&s]
+        vec![s]
     };
-    let mut names = Vec::new();
-    for element in elements {
+    for element in &elements {
         spend()?;
         if looks_like_url(element) {
             names.extend(vet_url(net, element, rule)?);
-            continue;
-        }
-        let mapped = host_mapping(element);
-        let forms = std::iter::once(element).chain(mapped.as_deref());
-        for form in forms {
-            if let Some(v6) = bare_ipv6(form) {
-                names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
-            } else {
-                names.extend(scheme_less(net, form, rule, reading)?);
-            }
+        } else if let Some(v6) = bare_ipv6(element) {
+            names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
+        } else {
+            names.extend(scheme_less(net, element, rule, reading)?);
         }
     }
-    Ok(names)
+    Ok(())
 }
 
 /// `text` as a resolver's IDNA step maps it before it reads an address
