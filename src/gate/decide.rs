@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
 use super::literals;
-use super::paths::{host_name, is_path_name, uri_name, Roots};
+use super::paths::{drive_rest, host_name, is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
@@ -404,25 +404,50 @@ impl Gatekeeper {
                         // ([`representative_expansion`]): a server
                         // completing `file:///data/{name}` may list the
                         // directory that expansion names.
+                        let argument = params.and_then(|p| p.get("argument"));
+                        let argument_name =
+                            argument.and_then(|a| a.get("name")).and_then(Value::as_str);
+                        let argument_value = argument.and_then(|a| a.get("value"));
+                        let context = params
+                            .and_then(|p| p.get("context"))
+                            .and_then(|c| c.get("arguments"));
+                        // The values of the template's variables, as asked.
+                        let used = std::cell::RefCell::new(Vec::new());
                         let given = |name: &str| -> Option<String> {
-                            let argument = params.and_then(|p| p.get("argument"));
-                            let context = params
-                                .and_then(|p| p.get("context"))
-                                .and_then(|c| c.get("arguments"));
-                            let from_argument = argument
-                                .filter(|a| a.get("name").and_then(Value::as_str) == Some(name))
-                                .and_then(|a| a.get("value"));
-                            from_argument
+                            let value = argument_value
+                                .filter(|_| argument_name == Some(name))
                                 .or_else(|| context.and_then(|c| c.get(name)))
                                 .and_then(Value::as_str)
-                                .map(str::to_owned)
+                                .map(str::to_owned);
+                            if let Some(v) = &value {
+                                used.borrow_mut().push(v.clone());
+                            }
+                            value
                         };
-                        let decided = if u.contains(['{', '}']) {
-                            expansion(&u, &given)?
-                        } else {
-                            u.clone()
-                        };
-                        names.extend(keeper.resource_decision("resources/read", &decided)?);
+                        let mut decided = vec![u.clone()];
+                        if u.contains(['{', '}']) {
+                            decided.clear();
+                            for reading in EXPANSION_READINGS {
+                                let e = expansion(&u, &given, reading)?;
+                                if !decided.contains(&e) {
+                                    decided.push(e);
+                                }
+                            }
+                        }
+                        for d in &decided {
+                            names.extend(keeper.resource_decision("resources/read", d)?);
+                        }
+                        // A completer that joins a value to its directory
+                        // (`os.path.join`, `path.resolve`) reads an absolute
+                        // one (`/etc`, `~/`, `C:\\`) as itself.
+                        let file = u.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:"));
+                        if let Some(roots) = keeper.roots.as_ref().filter(|_| file) {
+                            for v in used.borrow().iter() {
+                                if v.starts_with(['/', '\\', '~']) || drive_rest(v).is_some() {
+                                    roots.check(v, "builtin path check (completion value)")?;
+                                }
+                            }
+                        }
                         u
                     }
                     other => {
@@ -1039,8 +1064,49 @@ impl Gatekeeper {
 /// for a template with an expression in its scheme or authority (host,
 /// port, user info): the gateway cannot vouch for the hosts it expands to.
 pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
-    expansion(template, &|_| None)
+    expansion(template, &|_| None, Expansion::PLACEHOLDER)
 }
+
+/// How [`expansion`] expands a variable, one of the readings of a server
+/// that expands a template it is asked to complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Expansion {
+    /// A variable the request does not give expands to nothing, and an
+    /// expression of such variables to the empty string (RFC 6570 §3.2.1,
+    /// the MCP TypeScript SDK's `UriTemplate`); otherwise to a placeholder.
+    undefined_empty: bool,
+    /// A prefix modifier (`{v:3}`) keeps that many characters of the
+    /// value (RFC 6570 §2.4.1); otherwise the whole value.
+    prefix: bool,
+}
+
+impl Expansion {
+    /// Every variable a placeholder, every value whole.
+    const PLACEHOLDER: Self = Self {
+        undefined_empty: false,
+        prefix: false,
+    };
+}
+
+/// The readings a `completion/complete` template is decided under, each
+/// a refusal of its own: a placeholder can absorb a `..` that RFC 6570's
+/// empty expansion leaves (`{/dir}{/name}` with `..`), and a prefix can
+/// cut a value to a `..` (`{v:2}` with `..root`).
+const EXPANSION_READINGS: [Expansion; 4] = [
+    Expansion::PLACEHOLDER,
+    Expansion {
+        undefined_empty: true,
+        prefix: true,
+    },
+    Expansion {
+        undefined_empty: true,
+        prefix: false,
+    },
+    Expansion {
+        undefined_empty: false,
+        prefix: true,
+    },
+];
 
 /// `template` expanded as [`representative_expansion`] does, but each
 /// variable `value_of` gives a value expanded to that value as written,
@@ -1052,7 +1118,11 @@ pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
 ///
 /// # Errors
 /// As [`representative_expansion`].
-fn expansion(template: &str, value_of: &dyn Fn(&str) -> Option<String>) -> Result<String, Refusal> {
+fn expansion(
+    template: &str,
+    value_of: &dyn Fn(&str) -> Option<String>,
+    reading: Expansion,
+) -> Result<String, Refusal> {
     let refuse = |why: &str| {
         Refusal::new(
             GateCode::BadResponse,
@@ -1088,10 +1158,22 @@ fn expansion(template: &str, value_of: &dyn Fn(&str) -> Option<String>) -> Resul
                     .split(',')
                     .map(|v| {
                         let name = v.split([':', '*']).next().unwrap_or_default();
-                        (name, value_of(name))
+                        let length = v
+                            .split_once(':')
+                            .and_then(|(_, n)| n.parse::<usize>().ok())
+                            .filter(|_| reading.prefix);
+                        let value = value_of(name).map(|value| match length {
+                            Some(n) => value.chars().take(n).collect(),
+                            None => value,
+                        });
+                        (name, value)
                     })
                     .collect();
                 if values.iter().all(|(_, v)| v.is_none()) {
+                    if reading.undefined_empty {
+                        expression = None;
+                        continue;
+                    }
                     out.push_str(match operator {
                         Some('/') => "/x",
                         Some('.') => ".x",
@@ -1112,7 +1194,10 @@ fn expansion(template: &str, value_of: &dyn Fn(&str) -> Option<String>) -> Resul
                         _ => ("", ",", false),
                     };
                     out.push_str(first);
-                    for (i, (name, value)) in values.iter().enumerate() {
+                    let shown = values
+                        .iter()
+                        .filter(|(_, v)| v.is_some() || !reading.undefined_empty);
+                    for (i, (name, value)) in shown.enumerate() {
                         if i > 0 {
                             out.push_str(separator);
                         }
@@ -2046,6 +2131,9 @@ mod tests {
                 ),
                 (json!({"host": {"value": "10.0.0.1 x"}}), "ssrf.private_use"),
                 (json!({"host": {"value": "db"}}), "ok"),
+                (json!({"hosts": "example.com user@127.1"}), "ssrf.loopback"),
+                (json!({"host": {"value": "user@10.1"}}), "ssrf.private_use"),
+                (json!({"host": {"version": "1.2.3", "count": "12"}}), "ok"),
                 // Hosts one per line, numbers where a host goes, maps keyed
                 // by host, full-width separators.
                 (json!({"hosts": "example.com\n127.0.0.1"}), "ssrf.loopback"),
@@ -3159,6 +3247,89 @@ max_bytes = 10
                 json!({}),
                 "ok",
             ),
+            // A variable not given expands to nothing (RFC 6570), so it
+            // absorbs no `..` (#20 attack s46b, F4).
+            (
+                format!("{data}{{/dir}}{{/name}}"),
+                arg("name", ".."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}{{/dir,name}}"),
+                arg("name", ".."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}{{/sect}}{{/name}}"),
+                arg("sect", "sub"),
+                json!({}),
+                "ok",
+            ),
+            (
+                format!("{data}{{/sect}}{{/name}}"),
+                arg("name", "a.txt"),
+                json!({"sect": "sub"}),
+                "ok",
+            ),
+            // A prefix modifier keeps that many characters.
+            (
+                format!("{data}/x/{{v:2}}/{{w}}"),
+                arg("v", "..root"),
+                json!({"w": ".."}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{v:2}}"),
+                arg("v", "ab/../.."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{v:3}}"),
+                arg("v", "abc/../.."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (format!("{data}/{{v:2}}"), arg("v", "ab"), json!({}), "ok"),
+            // An absolute value is itself to a completer that joins it.
+            (
+                format!("{data}/{{name}}"),
+                arg("name", "/etc"),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{name}}"),
+                arg("name", "~/"),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{name}}"),
+                arg("name", "\\etc"),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{a}}"),
+                arg("name", "/etc"),
+                json!({}),
+                "ok",
+            ),
+            (
+                format!("{data}/{{name}}"),
+                arg("name", &format!("{}/data/x", base.display())),
+                json!({}),
+                "ok",
+            ),
+            (
+                "https://example.com/{q}".to_owned(),
+                arg("q", "/etc"),
+                json!({}),
+                "ok",
+            ),
             (
                 format!("{data}/{{name}}"),
                 arg("name", "../../etc/passwd"),
@@ -3388,7 +3559,8 @@ max_bytes = 10
         assert_eq!(
             expansion(
                 "file:///r{/p,none}{.e}{?q,r}{&s}{;t}{#f}{+g}{h*}{k:3}",
-                &given
+                &given,
+                Expansion::PLACEHOLDER
             )
             .map_err(|r| r.code()),
             Ok("file:///r/<p>/x.<e>?q=<q>&r=<r>&s=<s>;t=<t>#<f><g><h><k>".to_owned())

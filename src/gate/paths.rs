@@ -213,7 +213,7 @@ fn before_word<'a>(name: &'a str, word: &str) -> &'a str {
     let start = (word.as_ptr() as usize).saturating_sub(name.as_ptr() as usize);
     name.get(..start)
         .unwrap_or_default()
-        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.' | ' '))
+        .trim_end_matches(['_', '-', '.', ' '])
 }
 
 /// Words before one of [`URI_ARGUMENT_WORDS`] that make it a file's
