@@ -322,6 +322,13 @@ impl Gatekeeper {
                         ));
                     };
                     roots.check(&path.to_string_lossy(), rule)?;
+                    // The path as written too: a server that takes the
+                    // URL's path (Python's `urlparse(uri).path`) or strips
+                    // `file://` hands `R/sub//../..` to the system, which
+                    // names R's parent, where the URL parser's `..` takes
+                    // the empty segment off (`R`). An RFC 6570 expansion
+                    // of a variable not given writes that `//`.
+                    roots.check(written_file_path(&form), rule)?;
                     return Ok(Vec::new());
                 }
                 _ => {}
@@ -420,7 +427,10 @@ impl Gatekeeper {
                                 .and_then(Value::as_str)
                                 .map(str::to_owned);
                             if let Some(v) = &value {
-                                used.borrow_mut().push(v.clone());
+                                let mut used = used.borrow_mut();
+                                if !used.contains(v) {
+                                    used.push(v.clone());
+                                }
                             }
                             value
                         };
@@ -1107,6 +1117,23 @@ const EXPANSION_READINGS: [Expansion; 4] = [
         prefix: true,
     },
 ];
+
+/// The path of a `file:` URI as written, undecoded: after `file:` and,
+/// when `//` follows, after the authority (up to the next `/`). `uri` is
+/// a `file:` URI without a query or fragment; any other text is itself.
+fn written_file_path(uri: &str) -> &str {
+    let rest = match uri.get(..5) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => uri.get(5..).unwrap_or_default(),
+        _ => uri,
+    };
+    match rest.strip_prefix("//") {
+        Some(after) => after
+            .find('/')
+            .and_then(|i| after.get(i..))
+            .unwrap_or_default(),
+        None => rest,
+    }
+}
 
 /// `template` expanded as [`representative_expansion`] does, but each
 /// variable `value_of` gives a value expanded to that value as written,
@@ -3273,6 +3300,39 @@ max_bytes = 10
                 json!({"sect": "sub"}),
                 "ok",
             ),
+            // The empty expansion writes `//` before a given `..`: a
+            // server that hands the path to the system as written reads
+            // `R//..` as R's parent (the URL parser reads R).
+            (
+                format!("{data}/{{sect}}/{{name}}"),
+                arg("name", ".."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{+sect}}{{/name}}"),
+                arg("name", ".."),
+                json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}{{/sect}}{{/name}}"),
+                arg("name", ".."),
+                json!({"sect": ""}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{sect}}/{{name}}"),
+                arg("name", "a.txt"),
+                json!({}),
+                "ok",
+            ),
+            (
+                format!("{data}/{{sect}}/{{name}}"),
+                arg("sect", "sub"),
+                json!({}),
+                "ok",
+            ),
             // A prefix modifier keeps that many characters.
             (
                 format!("{data}/x/{{v:2}}/{{w}}"),
@@ -3379,6 +3439,52 @@ max_bytes = 10
                 want,
                 "{template} {argument} {context}"
             );
+        }
+    }
+
+    /// A `file:` URI is decided as the URL parser reads it and as written:
+    /// `R/sub//../..` names R's parent to a server that hands the URL's
+    /// path to the system, R to one that parses it (#20 attack s46b, F4).
+    #[test]
+    fn a_file_uri_is_decided_as_written_too() {
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
+        std::fs::create_dir(base.join("data/sub")).unwrap();
+        let read = |uri: &str| {
+            g.resource_decision("resources/read", uri)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        let data = format!("{}/data", base.display());
+        for (uri, want) in [
+            (format!("file://{data}//.."), "path.outside_root"),
+            (format!("file://{data}/sub//../.."), "path.outside_root"),
+            (
+                format!("file://localhost{data}/sub//../.."),
+                "path.outside_root",
+            ),
+            (format!("FILE:{data}/sub//../.."), "path.outside_root"),
+            (format!("file:{data}/sub//%2e%2e/.."), "path.outside_root"),
+            (format!("file://{data}/sub/../.."), "path.outside_root"),
+            (format!("file://{data}//a.txt"), "ok"),
+            (format!("file://{data}/sub//.."), "ok"),
+            (format!("file://{data}/sub/a%20b.txt"), "ok"),
+            (format!("file://localhost{data}/a.txt"), "ok"),
+            (format!("file:{data}/a.txt"), "ok"),
+        ] {
+            assert_eq!(read(&uri), want, "{uri}");
+        }
+        for (uri, written) in [
+            ("file:///r//x", "/r//x"),
+            ("File://host/r/x", "/r/x"),
+            ("file://host", ""),
+            ("file:/r/x", "/r/x"),
+            ("file:r/x", "r/x"),
+            ("/r/x", "/r/x"),
+            ("/data//x", "/data//x"),
+            ("https://h/x", "https://h/x"),
+            ("fil", "fil"),
+        ] {
+            assert_eq!(written_file_path(uri), written, "{uri}");
         }
     }
 

@@ -2134,6 +2134,81 @@ fn roots_list_is_answered_with_the_gateways_roots() {
     g.close();
 }
 
+/// `completion/complete` of a `file:` resource template is decided as a
+/// server expands it: a variable not given as nothing (RFC 6570, the MCP
+/// TypeScript SDK), a prefix applied, an absolute value as itself, and the
+/// URI's path as written (`R//..` is R's parent to the system) (#20 attack
+/// s46b, F4).
+#[test]
+fn completion_decides_a_template_as_a_server_expands_it() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir_all(d.join("data/sub")).unwrap();
+    });
+    g.init();
+    let root = g.dir().join("data").canonicalize().unwrap();
+    let r = root.display();
+    let complete = |template: String, name: &str, value: &str| {
+        json!({"ref": {"type": "ref/resource", "uri": template},
+               "argument": {"name": name, "value": value}})
+    };
+    let mut id = 0;
+    for (params, want) in [
+        (
+            complete(format!("file://{r}{{/sect}}{{/name}}"), "name", ".."),
+            "path.outside_root",
+        ),
+        (
+            complete(format!("file://{r}/{{sect}}/{{name}}"), "name", ".."),
+            "path.outside_root",
+        ),
+        (
+            complete(format!("file://{r}/{{v:2}}"), "v", "..root"),
+            "path.outside_root",
+        ),
+        (
+            complete(format!("file://{r}/{{v}}"), "v", "/etc"),
+            "path.outside_root",
+        ),
+        (
+            complete(format!("file://{r}/{{v}}"), "v", "~/"),
+            "path.outside_root",
+        ),
+        (
+            json!({"uri": format!("file://{r}/sub//../..")}),
+            "path.outside_root",
+        ),
+        (
+            complete(format!("file://{r}/{{name}}"), "name", "report.txt"),
+            "ok",
+        ),
+        (
+            complete(format!("file://{r}{{/sect}}{{/name}}"), "sect", "sub"),
+            "ok",
+        ),
+        (complete(format!("file://{r}/{{v}}"), "v", "sub/x"), "ok"),
+    ] {
+        id += 1;
+        let method = if params.get("uri").is_some() {
+            "resources/read"
+        } else {
+            "completion/complete"
+        };
+        let a =
+            g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        if want == "ok" {
+            assert!(a["error"].is_null(), "{params}: {a}");
+        } else {
+            assert_eq!(a["error"]["data"]["code"], want, "{params}: {a}");
+        }
+    }
+    let seen = g.received();
+    for bad in ["\"..\"", "..root", "/etc", "~/", "//../.."] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    assert!(seen.contains("report.txt"), "{seen}");
+    g.close();
+}
+
 /// Kind 7 (roots) and kind 3: a client response reaches the server only as
 /// the answer to a request the server sent the client; roots a client puts
 /// in `inputResponses` (2026-07-28) are replaced by the gateway's; a
