@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
 use super::literals;
-use super::paths::{drive_rest, host_name, is_path_name, uri_name, Roots};
+use super::paths::{drive_rest, host_member_name, host_name, is_path_name, uri_name, Roots};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
@@ -839,6 +839,9 @@ impl Gatekeeper {
                             (false, _) if under_path => Place::InPath,
                             (false, Some(false)) => Place::Uri,
                             (false, None) if host_name(k) => Place::Host,
+                            // The address of a host described by an object
+                            // (`{"server": {"address": "127.1"}}`).
+                            (false, None) if under_host && host_member_name(k) => Place::Host,
                             (false, None) if under_host => Place::InHost,
                             (false, None) => Place::Plain,
                         };
@@ -2207,6 +2210,148 @@ mod tests {
         );
         let fewer = vec!["a.example"; MAX_SCANNED_STRINGS - 1].join(",");
         assert_eq!(code(&g, "t", json!({ "hosts": fewer })), "ok");
+    }
+
+    /// A host-named text read as a resolver and the clients that split it
+    /// read it (#20 attack s47): up to a control character as a C string
+    /// (F7); a number as the address it spells among words, one per line
+    /// and as an object's `address` (F8); an IPv6 address with a port and
+    /// no brackets (F9); lists split as Python splits them, elements
+    /// stripped of quotes (F10); and lists of words that are no hosts
+    /// (FP1).
+    #[test]
+    fn host_named_texts_as_clients_split_them() {
+        let refused = "refused";
+        let mut wrong = Vec::new();
+        for resolve in ["", "[net]\nresolve = true\n"] {
+            let g = keeper(resolve);
+            for (args, want) in [
+                // F7: a control character inside.
+                (json!({"host": "127.0.0.1\u{0}x"}), refused),
+                (json!({"host": "localhost\u{0}.example.com"}), refused),
+                (json!({"host": "::1\u{0}x"}), refused),
+                (json!({"host": "0\u{0}x"}), refused),
+                (json!({"host": "127.0.0.1\u{0}:80"}), refused),
+                (json!({"host": "127.0.0.1\u{0}/x"}), refused),
+                (json!({"host": "127.0.0.1\u{1}x"}), refused),
+                (json!({"host": "example.com\u{7f}x"}), refused),
+                (json!({"db_host": "127.0.0.1\u{0}.example.com"}), refused),
+                (json!({"servers": ["::1\u{0}.example.com"]}), refused),
+                (
+                    json!({"host": {"value": "127.0.0.1\u{0}x"}}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"host": {"value": "10.0.0.1\u{8}y z"}}),
+                    "ssrf.private_use",
+                ),
+                (json!({"host": {"value": "example.com\u{0}x"}}), "ok"),
+                (json!({"host": "a|b.example"}), refused),
+                // F8: numbers among words, one per line, as an address.
+                (json!({"hosts": "example.com 127.1"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com\n127.1"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com 2130706433"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com 10.1"}), "ssrf.private_use"),
+                (json!({"hosts": "127.1 example.com"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com 0"}), refused),
+                (json!({"hosts": ["example.com 127.1"]}), "ssrf.loopback"),
+                (json!({"hosts": "example.com 0177.1"}), "ssrf.loopback"),
+                (
+                    json!({"hosts": "example.com 017700000001"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com\ndb"}),
+                    "ssrf.single_label_name",
+                ),
+                (
+                    json!({"server": {"address": "127.1", "port": 8003}}),
+                    "ssrf.loopback",
+                ),
+                (json!({"server": {"address": "0"}}), refused),
+                (
+                    json!({"server": {"address": "2130706433"}}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"servers": [{"ipAddress": "10.1"}]}),
+                    "ssrf.private_use",
+                ),
+                (
+                    json!({"server": {"address": "db"}}),
+                    "ssrf.single_label_name",
+                ),
+                (json!({"host": {"value": "10.1"}}), "ssrf.private_use"),
+                (json!({"server": "my laptop 2"}), "ok"),
+                (json!({"server": "2"}), "ssrf.this_network"),
+                (json!({"host": {"version": "0.9", "count": "12"}}), "ok"),
+                (json!({"host": "Ubuntu 22.04"}), "ok"),
+                (json!({"servers": [{"port": 5432, "weight": 0.5}]}), "ok"),
+                // F9: IPv6 with a port, unbracketed.
+                (
+                    json!({"bootstrap_servers": "::ffff:127.0.0.1:8003"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"bootstrap_servers": "0:0:0:0:0:0:0:1:8003"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"host": "::ffff:10.0.0.1:80"}), "ssrf.private_use"),
+                (
+                    json!({"host": "::ffff:169.254.169.254:80"}),
+                    "ssrf.cloud_metadata",
+                ),
+                (json!({"host": "::1%lo:8003"}), "ssrf.loopback"),
+                (
+                    json!({"hosts": "a.example,fe80::1%eth0:22"}),
+                    "ssrf.link_local",
+                ),
+                (json!({"host": "2606:4700:4700::1111:443"}), "ok"),
+                // F10: separators and quotes.
+                (
+                    json!({"hosts": "example.com\u{1f}127.0.0.1"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com\u{1e}::ffff:127.0.0.1"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"hosts": "example.com\u{1c}127.1"}), "ssrf.loopback"),
+                (json!({"hosts": "127.0.0.1|example.com"}), "ssrf.loopback"),
+                (json!({"host": "'127.0.0.1'"}), "ssrf.loopback"),
+                (json!({"host": "(127.0.0.1)"}), "ssrf.loopback"),
+                (json!({"host": "<127.0.0.1>"}), "ssrf.loopback"),
+                (json!({"host": "`::1`"}), "ssrf.loopback"),
+                (
+                    json!({"hosts": "a.example, \"10.0.0.1\""}),
+                    "ssrf.private_use",
+                ),
+                // FP1: lists of words.
+                (json!({"hosts": "Alice, Bob"}), "ok"),
+                (json!({"origin": "France, Italy"}), "ok"),
+                (json!({"domain": "math; physics"}), "ok"),
+                (json!({"server": "Server 2, rack 4"}), "ok"),
+                (json!({"shipping_addr": "1 Main St, Springfield"}), "ok"),
+                (json!({"shipping_addr": "1 Main St., Springfield"}), "ok"),
+                (
+                    json!({"hosts": "example.com, db"}),
+                    "ssrf.single_label_name",
+                ),
+                (json!({"hosts": "db:5432, cache"}), refused),
+                (json!({"hosts": "db,cache"}), "ssrf.single_label_name"),
+            ] {
+                let got = code(&g, "t", args.clone());
+                let matches = if want == refused {
+                    got != "ok"
+                } else {
+                    got == want
+                };
+                if !matches {
+                    wrong.push(format!("{args} {resolve:?}: {got}, not {want}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     /// A scheme-less text under a URI-named key is read as a server that

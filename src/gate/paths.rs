@@ -207,6 +207,19 @@ pub fn host_name(name: &str) -> bool {
     })
 }
 
+/// `true` when a member called `name`, in an object under a host-named
+/// key, holds the host itself: its last word is one of
+/// [`HOST_NAME_ENDINGS`] (`{"server": {"address": "127.1"}}`,
+/// `{"proxy_host": {"ip": "10.1"}}`). Bounded by the name's length.
+pub fn host_member_name(name: &str) -> bool {
+    alternatives(&bare_name(name)).any(|alt| {
+        let word = last_word(alt);
+        HOST_NAME_ENDINGS
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(word))
+    })
+}
+
 /// `name` before its last word `word` (a slice of it), without the
 /// separators at its end: `host_list` before `list` is `host`.
 fn before_word<'a>(name: &'a str, word: &str) -> &'a str {

@@ -525,8 +525,7 @@ enum Reading {
     /// `example.com ::1`), or of a string in an object under a host-named
     /// key (`{"server": {"command": "npx"}}`): a host as under
     /// [`Reading::Host`], but a single label without a port (`laptop`,
-    /// `npx`) and a number or version without a port (`2`, `0.9`, `1.2.3`)
-    /// are words.
+    /// `npx`) is a word.
     Word,
 }
 
@@ -546,6 +545,12 @@ fn scheme_less(
     // `new URL`): past any `user@`, `\\` a slash, percent-decoded and
     // UTS 46 mapped (`rebind%2Eexample\\x`, `re\u{ad}bind.example`).
     let Ok(parsed) = url::Url::parse(&format!("http://{s}")) else {
+        // A host no URL parser reads (`a|b.example`, `127.0.0.1\0x`) is
+        // still a name a resolver looks up: under a host-named key, the
+        // core's refusal of the URL it would be.
+        if reading == Reading::Host {
+            vet_url(net, &format!("http://{s}/"), rule)?;
+        }
         return Ok(None);
     };
     let (host, literal) = match parsed.host() {
@@ -559,12 +564,24 @@ fn scheme_less(
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
         Err(d) if d.kind() == DenialCode::OperatorDeny => Err(Refusal::from_denial(&d, rule)),
-        // A word among words: a single label, or a number or a version
-        // (`0.9`: 0.0.0.9), without a port.
+        // A word among words: a single label without a port.
         Err(d)
             if reading == Reading::Word
                 && parsed.port().is_none()
-                && (d.kind() == DenialCode::SingleLabelName || is_number_or_version(&s)) =>
+                && d.kind() == DenialCode::SingleLabelName =>
+        {
+            Ok(None)
+        }
+        // A count or a version among words (`2`, `0.9`) without a port
+        // that reads as an address in `0.0.0.0/8` other than `0.0.0.0`: no
+        // host a server reaches. Any other number is the address it spells
+        // (`127.1`, `10.1`, `2130706433`, `0`).
+        Err(d)
+            if reading == Reading::Word
+                && parsed.port().is_none()
+                && d.kind() == DenialCode::ThisNetwork
+                && host != "0.0.0.0"
+                && is_number_or_version(&s) =>
         {
             Ok(None)
         }
@@ -601,27 +618,39 @@ pub(crate) enum HostPlace {
 /// `connect`, vetted under the operator's entries whether or not names are
 /// resolved.
 ///
-/// A text that is no single URL is a list of hosts when `,`, `;` or
-/// whitespace (a line break included) separates it
-/// (`a.example:9092,127.0.0.1:9092`, as Kafka,
-/// Redis Cluster and Elasticsearch clients split theirs): each element is
-/// read as one host, a word among whitespace-separated ones as
-/// [`Reading::Word`] (`my laptop` is no host), every element of a list
-/// `,` or `;` separates as a host (`db,example.com`: `db` is refused).
+/// A text that is no single URL is a list of hosts when `,`, `;`, `|` or
+/// whitespace (a line break, and U+001C to U+001F as Python's
+/// `str.split()` reads them) separates it (`a.example:9092,127.0.0.1:9092`,
+/// as Kafka, Redis Cluster and Elasticsearch clients split theirs), each
+/// element without the quotes, parentheses or angle brackets around it
+/// (`'127.0.0.1'`). Each element is read as one host
+/// ([`Reading::Host`]: `db,example.com` refuses `db`), but a single label
+/// is a word ([`Reading::Word`]) among words that spaces or tabs separate
+/// (`my laptop`) and in a list that also holds spaces where no element has
+/// a dot inside, a `:`, `/`, `[`, `\\`, `@` or `%` (`Alice, Bob`,
+/// `1 Main St, Springfield`). Hosts one per line are a list of hosts.
 ///
 /// The text is read as written and as a resolver's IDNA step maps it
 /// ([`host_mapping`]: `::\u{ad}1`, `：：１`, `::1\u{200b}` are `::1`, as
 /// Python's `idna` codec and Node's `dns.lookup` read them). A bare IPv6
 /// address, with or without a zone (`::1`, `::ffff:169.254.169.254`,
 /// `fe80::1%eth0`), is that address, which [`looks_like_url`] takes for
-/// network notation in any other place; an element that looks like a URL
-/// is vetted as one; any other is read as a server that adds `http://`
-/// reads it ([`scheme_less_name`]), so an IPv4 address in every notation
-/// WHATWG reads (`127.1`, `2130706433`, `0x7f.1`, `0`), which stays text
-/// in other places, is vetted as the address it is, and a name the core
-/// refuses unresolved in a URL (a single label, `db`; `metadata`,
-/// `localhost`) is refused here too. Text no URL parser reads as a host
-/// passes. [`HostPlace::Member`] reads every element as a word.
+/// network notation in any other place, and so is one followed by `:` and
+/// a port without brackets (`::ffff:127.0.0.1:8003`, as clients that split
+/// at the last `:` read it); an element that looks like a URL is vetted as
+/// one; any other is read as a server that adds `http://` reads it
+/// ([`scheme_less_name`]), so an IPv4 address in every notation WHATWG
+/// reads (`127.1`, `2130706433`, `0x7f.1`, `0177.1`, `0`), which stays
+/// text in other places, is vetted as the address it is, and a name the
+/// core refuses unresolved in a URL (a single label, `db`; `metadata`,
+/// `localhost`) is refused here too. A count or a version among words that
+/// reads as an address in `0.0.0.0/8` other than `0.0.0.0` (`my laptop 2`,
+/// `0.9`) names no host.
+/// An element with a control character inside is also read up to it, as a
+/// resolver handed a C string reads it (`127.0.0.1\0x`); one no URL parser
+/// reads as a host (`a|b`, `127.0.0.1\0x`) is refused, as the core refuses
+/// the URL it would be, except as a word. [`HostPlace::Member`] reads
+/// every element as a word.
 ///
 /// `spend` is called once per element before it is read: the caller's
 /// bound on the strings one decision reads (`gate::MAX_SCANNED_STRINGS`).
@@ -641,7 +670,9 @@ pub(crate) fn host_argument(
 ) -> Result<Vec<PendingName>, Refusal> {
     let mapped = host_mapping(text);
     let mut names = Vec::new();
-    for form in std::iter::once(text).chain(mapped.as_deref()) {
+    // The mapped form first: what the text spells is refused for what it
+    // is before the written form is refused as no host.
+    for form in mapped.as_deref().into_iter().chain(std::iter::once(text)) {
         host_list(net, form, rule, place, spend, &mut names)?;
     }
     Ok(names)
@@ -658,33 +689,119 @@ fn host_list(
     names: &mut Vec<PendingName>,
 ) -> Result<(), Refusal> {
     let s = lenient_form(text);
+    let inner = text.trim_matches(lenient_trim);
     // Whitespace inside the text as written: a line break a URL parser
     // deletes separates hosts written one per line.
-    let spaced = text
-        .trim_matches(lenient_trim)
-        .contains(char::is_whitespace);
+    let spaced = inner.contains(list_space);
     // One URL (`https://example.com/a,b`) is one element: the URL check
     // reads it whole.
     let split = spaced || !looks_like_url(&s);
-    let listed = split && s.contains([',', ';']);
-    let reading = match place {
-        HostPlace::Named if listed || !spaced => Reading::Host,
-        _ => Reading::Word,
-    };
     let elements: Vec<std::borrow::Cow<'_, str>> = if split {
-        text.split(|c: char| matches!(c, ',' | ';') || c.is_whitespace())
-            .map(lenient_form)
+        text.split(|c: char| LIST_SEPARATORS.contains(&c) || list_space(c))
+            .map(list_element)
             .filter(|e| !e.is_empty())
             .collect()
     } else {
         vec![s]
     };
+    let reading = match place {
+        HostPlace::Named if !spaced || host_lines(inner) => Reading::Host,
+        // `Alice, Bob` and `1 Main St, Springfield` are words; a list
+        // with a dotted name, an address or a port in it is a host list.
+        HostPlace::Named
+            if inner.contains(LIST_SEPARATORS) && elements.iter().any(|e| network_element(e)) =>
+        {
+            Reading::Host
+        }
+        _ => Reading::Word,
+    };
     for element in &elements {
         spend()?;
+        vet_element(net, element, rule, reading, names)?;
+        // A resolver handed a C string stops at its first control
+        // character (`127.0.0.1\0x` is 127.0.0.1 to `getaddrinfo`).
+        if let Some(cut) = element.find(|c: char| c.is_control()) {
+            spend()?;
+            let head = element.get(..cut).unwrap_or_default();
+            vet_element(net, head, rule, reading, names)?;
+        }
+    }
+    Ok(())
+}
+
+/// `true` for a list element only a network name, an address or a port
+/// has: a dot inside it (`example.com`; `St.` and `Mr.` end with theirs),
+/// or a `:`, `[`, `/`, `\\`, `@` or `%`.
+fn network_element(e: &str) -> bool {
+    e.trim_end_matches('.').contains('.') || e.contains([':', '[', '/', '\\', '@', '%'])
+}
+
+/// The characters besides [`list_space`] that separate the hosts of a
+/// host-named text: `,` (Kafka, Redis Cluster, Elasticsearch), `;` and
+/// `|`.
+const LIST_SEPARATORS: [char; 3] = [',', ';', '|'];
+
+/// Whitespace that separates the hosts of a host-named text: Unicode
+/// whitespace and U+001C to U+001F, which Python's `str.split()` splits
+/// on too.
+fn list_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `true` when the whitespace inside `inner` only breaks lines (`\n`,
+/// `\r`, `\u{b}`, `\u{c}`, U+001C to U+001F, U+0085, U+2028, U+2029):
+/// hosts written one per line, a list of hosts.
+fn host_lines(inner: &str) -> bool {
+    inner.chars().filter(|&c| list_space(c)).all(|c| {
+        matches!(
+            c,
+            '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        ) || ('\u{1c}'..='\u{1f}').contains(&c)
+    })
+}
+
+/// An element of a host list as a client that strips it reads it:
+/// [`lenient_form`], then without the quotes, parentheses or angle
+/// brackets around it (`'127.0.0.1'`, `(::1)`, `<10.0.0.1>`). Bounded by
+/// the element's length.
+fn list_element(element: &str) -> std::borrow::Cow<'_, str> {
+    let mut e = lenient_form(element);
+    loop {
+        let inner = [('"', '"'), ('\'', '\''), ('`', '`'), ('(', ')'), ('<', '>')]
+            .iter()
+            .find_map(|&(open, close)| e.strip_prefix(open)?.strip_suffix(close))
+            .map(str::to_owned);
+        match inner {
+            Some(i) => e = std::borrow::Cow::Owned(i.trim_matches(lenient_trim).to_owned()),
+            None => return e,
+        }
+    }
+}
+
+/// One element of a host list, vetted as one host: as a URL when it looks
+/// like one; as an IPv6 address, bare or zoned, and as one followed by a
+/// port without brackets (`::ffff:127.0.0.1:8003`, `::1%lo:8003`, as
+/// clients that split at the last `:` read it); else as a server that
+/// adds `http://` reads it ([`scheme_less`]).
+fn vet_element(
+    net: &NetPolicy,
+    element: &str,
+    rule: &str,
+    reading: Reading,
+    names: &mut Vec<PendingName>,
+) -> Result<(), Refusal> {
+    let v6_port = element.rsplit_once(':').and_then(|(a, p)| {
+        let port = !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+        bare_ipv6(a).filter(|_| port).map(|v6| (v6, p))
+    });
+    if let Some((v6, port)) = v6_port {
+        names.extend(vet_url(net, &format!("http://[{v6}]:{port}/"), rule)?);
+    }
+    if let Some(v6) = bare_ipv6(element) {
+        names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
+    } else if v6_port.is_none() {
         if looks_like_url(element) {
             names.extend(vet_url(net, element, rule)?);
-        } else if let Some(v6) = bare_ipv6(element) {
-            names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
         } else {
             names.extend(scheme_less(net, element, rule, reading)?);
         }
