@@ -822,6 +822,25 @@ mod tests {
         }
     }
 
+    /// The member of an object under a host-named key that holds the
+    /// host itself (#20 attack s47, F8).
+    #[test]
+    fn host_member_names() {
+        for yes in [
+            "address",
+            "ipAddress",
+            "ip",
+            "IPS",
+            "list",
+            "primary_address",
+        ] {
+            assert!(host_member_name(yes), "{yes}");
+        }
+        for no in ["value", "version", "addressee", "port", "", "command"] {
+            assert!(!host_member_name(no), "{no}");
+        }
+    }
+
     #[test]
     fn path_names_by_their_last_word() {
         for name in [

@@ -549,7 +549,7 @@ fn scheme_less(
         // still a name a resolver looks up: under a host-named key, the
         // core's refusal of the URL it would be.
         if reading == Reading::Host {
-            vet_url(net, &format!("http://{s}/"), rule)?;
+            return vet_url(net, &format!("http://{s}/"), rule);
         }
         return Ok(None);
     };
@@ -1000,6 +1000,97 @@ mod tests {
             "::ffff:127.0.0.1",
         ] {
             assert!(!looks_like_url(no), "{no}");
+        }
+    }
+
+    /// How a host-named text is cut into elements (#20 attack s47):
+    /// Python's whitespace, `|`, quotes around an element, lines, and what
+    /// only a network name holds.
+    #[test]
+    fn host_list_parts() {
+        for c in [
+            ' ', '\t', '\n', '\u{b}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{3000}',
+        ] {
+            assert!(list_space(c), "{c:?}");
+        }
+        for c in ['\u{0}', '\u{1b}', '\u{20}'.max('\u{21}'), 'a', '\u{7f}'] {
+            assert!(!list_space(c), "{c:?}");
+        }
+        assert!(host_lines("a\nb\r\nc\u{1e}d\u{2028}e"));
+        assert!(host_lines("a"));
+        assert!(!host_lines("a\nb c"));
+        assert!(!host_lines("a\tb"));
+        for (e, want) in [
+            ("'127.0.0.1'", "127.0.0.1"),
+            ("\"::1\"", "::1"),
+            ("(<`10.0.0.1`>)", "10.0.0.1"),
+            ("( ::1 )", "::1"),
+            ("'a", "'a"),
+            ("a'", "a'"),
+            ("(a>", "(a>"),
+            ("[::1]", "[::1]"),
+            (" x ", "x"),
+        ] {
+            assert_eq!(list_element(e), want, "{e}");
+        }
+        for (e, want) in [
+            ("example.com", true),
+            ("St.", false),
+            ("Mr..", false),
+            ("db:5432", true),
+            ("[::1]", true),
+            ("a/b", true),
+            ("a\\b", true),
+            ("u@h", true),
+            ("a%2e", true),
+            ("Alice", false),
+        ] {
+            assert_eq!(network_element(e), want, "{e}");
+        }
+        assert_eq!(LIST_SEPARATORS, [',', ';', '|']);
+    }
+
+    /// The elements of a host-named text, each vetted; a control character
+    /// cuts an element; a count among words is no host.
+    #[test]
+    fn host_argument_elements() {
+        let net = rules(&[], &[]);
+        let vet = |text: &str, place: HostPlace| {
+            host_argument(&net, text, "r", place, &mut || Ok(()))
+                .map(|_| "ok")
+                .unwrap_or_else(|r| r.code())
+        };
+        for (text, place, want) in [
+            (
+                "example.com\u{1f}127.0.0.1",
+                HostPlace::Named,
+                "ssrf.loopback",
+            ),
+            ("a.example|10.0.0.1", HostPlace::Named, "ssrf.private_use"),
+            ("::ffff:127.0.0.1:8003", HostPlace::Named, "ssrf.loopback"),
+            ("::1:123456", HostPlace::Named, "url.malformed"),
+            ("::1:", HostPlace::Named, "url.malformed"),
+            ("fe80::1%eth0:22", HostPlace::Named, "ssrf.link_local"),
+            ("2606:4700::1111:443", HostPlace::Named, "ok"),
+            ("x 127.0.0.1\u{0}y", HostPlace::Named, "ssrf.loopback"),
+            ("127.0.0.1\u{0}y", HostPlace::Member, "ssrf.loopback"),
+            ("example.com\u{0}y", HostPlace::Member, "ok"),
+            ("my laptop 2", HostPlace::Named, "ok"),
+            ("laptop 0.9", HostPlace::Named, "ok"),
+            ("laptop 0", HostPlace::Named, "ssrf.unspecified"),
+            ("laptop 0.0.0.0", HostPlace::Named, "ssrf.unspecified"),
+            ("laptop 2:80", HostPlace::Named, "ssrf.this_network"),
+            ("laptop 0x2", HostPlace::Named, "ssrf.this_network"),
+            ("2", HostPlace::Member, "ok"),
+            ("2", HostPlace::Named, "ssrf.this_network"),
+            ("a\nb", HostPlace::Named, "ssrf.single_label_name"),
+            ("a b", HostPlace::Named, "ok"),
+            ("a, b", HostPlace::Named, "ok"),
+            ("a, b.example", HostPlace::Named, "ssrf.single_label_name"),
+            ("a,b", HostPlace::Named, "ssrf.single_label_name"),
+            ("a, b.example", HostPlace::Member, "ok"),
+        ] {
+            assert_eq!(vet(text, place), want, "{text:?} {place:?}");
         }
     }
 
