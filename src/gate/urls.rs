@@ -742,10 +742,10 @@ fn network_element(e: &str) -> bool {
 const LIST_SEPARATORS: [char; 3] = [',', ';', '|'];
 
 /// Whitespace that separates the hosts of a host-named text: Unicode
-/// whitespace and U+001C to U+001F, which Python's `str.split()` splits
-/// on too.
+/// whitespace, U+001C to U+001F, which Python's `str.split()` splits on
+/// too, and the BOM (U+FEFF), which JavaScript's `\s` matches.
 fn list_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c) || c == '\u{feff}'
 }
 
 /// `true` when the whitespace inside `inner` only breaks lines (`\n`,
@@ -1010,6 +1010,7 @@ mod tests {
     fn host_list_parts() {
         for c in [
             ' ', '\t', '\n', '\u{b}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{3000}',
+            '\u{feff}',
         ] {
             assert!(list_space(c), "{c:?}");
         }
@@ -1067,6 +1068,11 @@ mod tests {
                 "ssrf.loopback",
             ),
             ("a.example|10.0.0.1", HostPlace::Named, "ssrf.private_use"),
+            (
+                "a.example\u{feff}10.0.0.1",
+                HostPlace::Named,
+                "ssrf.private_use",
+            ),
             ("::ffff:127.0.0.1:8003", HostPlace::Named, "ssrf.loopback"),
             ("::1:123456", HostPlace::Named, "url.malformed"),
             ("::1:", HostPlace::Named, "url.malformed"),
