@@ -1071,6 +1071,11 @@ mod tests {
             (
                 "a.example\u{feff}10.0.0.1",
                 HostPlace::Named,
+                "url.malformed",
+            ),
+            (
+                "a.example\u{feff}10.0.0.1",
+                HostPlace::Member,
                 "ssrf.private_use",
             ),
             ("::ffff:127.0.0.1:8003", HostPlace::Named, "ssrf.loopback"),
