@@ -1326,6 +1326,8 @@ fn expand(parts: &[Part<'_>], fill: Fill<'_>, reading: Expansion) -> Result<Stri
     let mut query = false;
     for part in parts {
         let (operator, variables) = match part {
+            // Text: written, then an expression of no variables, which
+            // writes nothing (the bound is checked below).
             Part::Text(t) => {
                 out.push_str(t);
                 (None, &[][..])
@@ -4073,6 +4075,12 @@ max_bytes = 10
             Err("policy.arguments_too_complex")
         );
         assert!(!js_space('\u{85}'));
+        let count =
+            |template: &str, naming| template_parts(template, naming).map(|p| variable_count(&p));
+        assert_eq!(count("u:r/{a}{b,c}{}x", Naming::Rfc6570).ok(), Some(4));
+        assert_eq!(count("u:r/{a}{b,c}{}{?}", Naming::TsSdk).ok(), Some(4));
+        assert_eq!(count("u:r/{a}{b,c}", Naming::Literal).ok(), Some(2));
+        assert_eq!(count("u:r/", Naming::TsSdk).ok(), Some(0));
         assert!(js_space('\u{feff}') && js_space(' ') && js_space('\u{3000}'));
         assert_eq!(after_file_scheme("FiLe:/x"), Some("/x"));
         assert_eq!(after_file_scheme("files:/x"), None);
