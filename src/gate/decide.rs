@@ -405,59 +405,7 @@ impl Gatekeeper {
                     }
                     "ref/resource" => {
                         let u = text(target_ref, "uri");
-                        // A template is decided expanded with the values the
-                        // request gives (the argument, and the context's
-                        // arguments), the others as in a listing
-                        // ([`representative_expansion`]): a server
-                        // completing `file:///data/{name}` may list the
-                        // directory that expansion names.
-                        let argument = params.and_then(|p| p.get("argument"));
-                        let argument_name =
-                            argument.and_then(|a| a.get("name")).and_then(Value::as_str);
-                        let argument_value = argument.and_then(|a| a.get("value"));
-                        let context = params
-                            .and_then(|p| p.get("context"))
-                            .and_then(|c| c.get("arguments"));
-                        // The values of the template's variables, as asked.
-                        let used = std::cell::RefCell::new(Vec::new());
-                        let given = |name: &str| -> Option<String> {
-                            let value = argument_value
-                                .filter(|_| argument_name == Some(name))
-                                .or_else(|| context.and_then(|c| c.get(name)))
-                                .and_then(Value::as_str)
-                                .map(str::to_owned);
-                            if let Some(v) = &value {
-                                let mut used = used.borrow_mut();
-                                if !used.contains(v) {
-                                    used.push(v.clone());
-                                }
-                            }
-                            value
-                        };
-                        let mut decided = vec![u.clone()];
-                        if u.contains(['{', '}']) {
-                            decided.clear();
-                            for reading in EXPANSION_READINGS {
-                                let e = expansion(&u, &given, reading)?;
-                                if !decided.contains(&e) {
-                                    decided.push(e);
-                                }
-                            }
-                        }
-                        for d in &decided {
-                            names.extend(keeper.resource_decision("resources/read", d)?);
-                        }
-                        // A completer that joins a value to its directory
-                        // (`os.path.join`, `path.resolve`) reads an absolute
-                        // one (`/etc`, `~/`, `C:\\`) as itself.
-                        let file = u.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:"));
-                        if let Some(roots) = keeper.roots.as_ref().filter(|_| file) {
-                            for v in used.borrow().iter() {
-                                if v.starts_with(['/', '\\', '~']) || drive_rest(v).is_some() {
-                                    roots.check(v, "builtin path check (completion value)")?;
-                                }
-                            }
-                        }
+                        names.extend(keeper.completion_decision(&u, &Given::new(params))?);
                         u
                     }
                     other => {
@@ -1068,8 +1016,8 @@ impl Gatekeeper {
 
 /// The URI a resource template (RFC 6570) stands for when each of its
 /// expressions expands to `x` as its operator says (`{v}` and `{+v}` to
-/// `x`, `{/v}` to `/x`, `{.v}` to `.x`, `{#v}` to `#x`, `{;v}` to `;x=x`,
-/// `{?v}` to `?x=x`, `{&v}` to `&x=x`): its fixed parts, which every
+/// `x`, `{/v}` to `/x`, `{.v}` to `.x`, `{#v}` to `#x`, `{;v}` to `;v=x`,
+/// `{?v}` to `?v=x`, `{&v}` to `&v=x`): its fixed parts, which every
 /// expansion shares.
 ///
 /// # Errors
@@ -1077,16 +1025,42 @@ impl Gatekeeper {
 /// for a template with an expression in its scheme or authority (host,
 /// port, user info): the gateway cannot vouch for the hosts it expands to.
 pub fn representative_expansion(template: &str) -> Result<String, Refusal> {
-    expansion(template, &|_| None, Expansion::PLACEHOLDER)
+    expansion(template, Fill::Nothing, Expansion::PLACEHOLDER)
 }
 
-/// How [`expansion`] expands a variable, one of the readings of a server
+/// How a template library names an expression's variables and expands an
+/// expression of several: a server completing a template names the
+/// request's values as its library does, so each is a reading of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// RFC 6570: the operators `+ # . / ; ? &`, a name up to its modifier
+    /// (`v` of `v:3` and `v*`), an expression of several names with its
+    /// operator's prefix and separator (`{/x,y}` to `/a/b`).
+    Rfc6570,
+    /// The MCP TypeScript SDK's `UriTemplate`: the operators `+ # . / ? &`
+    /// only (`;` is part of the name), a name with its first `*` removed,
+    /// then trimmed (JavaScript's `trim`), its `:3` kept, empty names
+    /// dropped (an expression of none but a query's reads the variable
+    /// `undefined`); an expression of several names other than a query's
+    /// expands to the values given joined by `,`, without its prefix
+    /// (`R{/x,y}` with `y` = `_sib` to `R_sib`), and a query expression
+    /// after another starts with `&`.
+    TsSdk,
+    /// A server that replaces `{text}` with the value it names `text`,
+    /// whatever the text holds (`str.replace`): no operator, no modifier,
+    /// the value as it is (`{.x}` with `..` to `..`).
+    Literal,
+}
+
+/// How [`expansion`] expands a template, one of the readings of a server
 /// that expands a template it is asked to complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Expansion {
+    /// How the server's library names the variables.
+    naming: Naming,
     /// A variable the request does not give expands to nothing, and an
     /// expression of such variables to the empty string (RFC 6570 §3.2.1,
-    /// the MCP TypeScript SDK's `UriTemplate`); otherwise to a placeholder.
+    /// the MCP TypeScript SDK's `UriTemplate`); otherwise to `x`.
     undefined_empty: bool,
     /// A prefix modifier (`{v:3}`) keeps that many characters of the
     /// value (RFC 6570 §2.4.1); otherwise the whole value.
@@ -1094,72 +1068,178 @@ struct Expansion {
 }
 
 impl Expansion {
-    /// Every variable a placeholder, every value whole.
+    /// RFC 6570's names, every variable a placeholder, every value whole.
     const PLACEHOLDER: Self = Self {
+        naming: Naming::Rfc6570,
         undefined_empty: false,
         prefix: false,
     };
 }
 
 /// The readings a `completion/complete` template is decided under, each
-/// a refusal of its own: a placeholder can absorb a `..` that RFC 6570's
-/// empty expansion leaves (`{/dir}{/name}` with `..`), and a prefix can
-/// cut a value to a `..` (`{v:2}` with `..root`).
-const EXPANSION_READINGS: [Expansion; 4] = [
+/// a refusal of its own: each library's names, a placeholder (it can
+/// absorb a `..` that RFC 6570's empty expansion leaves: `{/dir}{/name}`
+/// with `..`) and the empty expansion, and a prefix applied (it can cut a
+/// value to a `..`: `{v:2}` with `..root`) and not. `str.replace` leaves
+/// a variable it is not given as written, `{/dir}`, which names nothing
+/// on its own: its empty reading stands for both.
+const EXPANSION_READINGS: [Expansion; 7] = [
     Expansion::PLACEHOLDER,
     Expansion {
+        naming: Naming::Rfc6570,
         undefined_empty: true,
         prefix: true,
     },
     Expansion {
+        naming: Naming::Rfc6570,
         undefined_empty: true,
         prefix: false,
     },
     Expansion {
+        naming: Naming::Rfc6570,
         undefined_empty: false,
         prefix: true,
     },
+    Expansion {
+        naming: Naming::TsSdk,
+        undefined_empty: true,
+        prefix: false,
+    },
+    Expansion {
+        naming: Naming::TsSdk,
+        undefined_empty: false,
+        prefix: false,
+    },
+    Expansion {
+        naming: Naming::Literal,
+        undefined_empty: true,
+        prefix: false,
+    },
 ];
 
-/// The path of a `file:` URI as written, undecoded: after `file:` and,
-/// when `//` follows, after the authority (up to the next `/`). `uri` is
-/// a `file:` URI without a query or fragment; any other text is itself.
-fn written_file_path(uri: &str) -> &str {
-    let rest = match uri.get(..5) {
-        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => uri.get(5..).unwrap_or_default(),
-        _ => uri,
-    };
-    match rest.strip_prefix("//") {
-        Some(after) => after
-            .find('/')
-            .and_then(|i| after.get(i..))
-            .unwrap_or_default(),
-        None => rest,
+/// The values [`expansion`] gives a template's variables.
+#[derive(Clone, Copy)]
+enum Fill<'a> {
+    /// None: no variable is given.
+    Nothing,
+    /// Each variable the value given for its name, as the reading names it.
+    Named(&'a Given<'a>),
+    /// Every variable of every expression this value, whatever its name.
+    Every(&'a str),
+    /// The variable at this place (the template's variables counted in
+    /// the order written, from 0, as the reading names them) this value;
+    /// each other its value by name when values are given (as
+    /// [`Fill::Named`]), else none.
+    One(usize, &'a str, Option<&'a Given<'a>>),
+}
+
+impl<'a> Fill<'a> {
+    /// The value of the variable `name` at `place`, if given.
+    fn value(self, place: usize, name: &str) -> Option<&'a str> {
+        match self {
+            Fill::Nothing => None,
+            Fill::Named(given) => given.named(name),
+            Fill::Every(v) => Some(v),
+            Fill::One(at, v, _) if at == place => Some(v),
+            Fill::One(_, _, others) => others.and_then(|given| given.named(name)),
+        }
     }
 }
 
-/// `template` expanded as [`representative_expansion`] does, but each
-/// variable `value_of` gives a value expanded to that value as written,
-/// not percent-encoded (`{v}` as `{+v}` would; `{/v}` to `/value`, `{?v}` to
-/// `?v=value`): the reading of a server that decodes what it expanded.
-/// `completion/complete` names the value of one variable of a template a
-/// server may expand to complete it (`file:///data/{name}` and
-/// `../../etc/passwd`).
+/// One variable of an expression, as a reading names it.
+struct Variable<'t> {
+    /// Its name.
+    name: std::borrow::Cow<'t, str>,
+    /// Its prefix modifier's length (`3` of `v:3`), if any.
+    prefix: Option<usize>,
+}
+
+/// One part of a template: its text outside braces, or an expression.
+enum Part<'t> {
+    /// Text kept as it is.
+    Text(&'t str),
+    /// An expression: its operator, if any, and its variables.
+    Expression(Option<char>, Vec<Variable<'t>>),
+}
+
+/// JavaScript's `String.prototype.trim` whitespace: Unicode's spaces and
+/// line ends and the BOM, not U+0085.
+fn js_space(c: char) -> bool {
+    c == '\u{feff}' || (c.is_whitespace() && c != '\u{85}')
+}
+
+impl Naming {
+    /// The text between an expression's braces as this naming reads it.
+    fn expression(self, text: &str) -> Part<'_> {
+        let operator = |operators: &str| {
+            let o = text.chars().next().filter(|c| operators.contains(*c));
+            let list = o.map_or(text, |o| text.get(o.len_utf8()..).unwrap_or_default());
+            (o, list)
+        };
+        match self {
+            Naming::Rfc6570 => {
+                let (o, list) = operator("+#./;?&");
+                let variables = list
+                    .split(',')
+                    .map(|v| Variable {
+                        name: std::borrow::Cow::Borrowed(
+                            v.split([':', '*']).next().unwrap_or_default(),
+                        ),
+                        prefix: v.split_once(':').and_then(|(_, n)| n.parse().ok()),
+                    })
+                    .collect();
+                Part::Expression(o, variables)
+            }
+            Naming::TsSdk => {
+                let (o, list) = operator("+#./?&");
+                let mut variables: Vec<Variable<'_>> = list
+                    .split(',')
+                    .map(|v| match v.contains('*') {
+                        true => v
+                            .replacen('*', "", 1)
+                            .trim_matches(js_space)
+                            .to_owned()
+                            .into(),
+                        false => std::borrow::Cow::Borrowed(v.trim_matches(js_space)),
+                    })
+                    .filter(|n| !n.is_empty())
+                    .map(|name| Variable { name, prefix: None })
+                    .collect();
+                if variables.is_empty() && !matches!(o, Some('?' | '&')) {
+                    // `variables[names[0]]` of no names.
+                    variables.push(Variable {
+                        name: "undefined".into(),
+                        prefix: None,
+                    });
+                }
+                Part::Expression(o, variables)
+            }
+            Naming::Literal => Part::Expression(
+                None,
+                vec![Variable {
+                    name: text.into(),
+                    prefix: None,
+                }],
+            ),
+        }
+    }
+}
+
+/// The refusal of a template the gateway cannot read.
+fn unreadable_template(why: &str) -> Refusal {
+    Refusal::new(
+        GateCode::BadResponse,
+        format!("a resource template {why}"),
+        "builtin listing check",
+    )
+}
+
+/// `template` cut into its parts, its expressions read as `naming` reads
+/// them.
 ///
 /// # Errors
 /// As [`representative_expansion`].
-fn expansion(
-    template: &str,
-    value_of: &dyn Fn(&str) -> Option<String>,
-    reading: Expansion,
-) -> Result<String, Refusal> {
-    let refuse = |why: &str| {
-        Refusal::new(
-            GateCode::BadResponse,
-            format!("a resource template {why}"),
-            "builtin listing check",
-        )
-    };
+fn template_parts(template: &str, naming: Naming) -> Result<Vec<Part<'_>>, Refusal> {
     let authority_end = match template.find("://") {
         Some(i) => {
             let after = i.saturating_add(3);
@@ -1171,84 +1251,347 @@ fn expansion(
         None => template.find(':').unwrap_or(template.len()),
     };
     if template.find('{').is_some_and(|i| i < authority_end) {
-        return Err(refuse("with a variable in its scheme or host"));
+        return Err(unreadable_template("with a variable in its scheme or host"));
     }
-    let mut out = String::with_capacity(template.len());
-    let mut expression: Option<String> = None;
-    for c in template.chars() {
-        match (c, expression.as_mut()) {
-            ('{', None) => expression = Some(String::new()),
-            ('}', Some(e)) => {
-                let operator = e.chars().next().filter(|c| "+#./;?&".contains(*c));
-                let list =
-                    operator.map_or(e.as_str(), |o| e.get(o.len_utf8()..).unwrap_or_default());
-                // Each variable without its modifier (`v*`, `v:3`), and its
-                // value when one is given.
-                let values: Vec<(&str, Option<String>)> = list
-                    .split(',')
-                    .map(|v| {
-                        let name = v.split([':', '*']).next().unwrap_or_default();
-                        let length = v
-                            .split_once(':')
-                            .and_then(|(_, n)| n.parse::<usize>().ok())
-                            .filter(|_| reading.prefix);
-                        let value = value_of(name).map(|value| match length {
-                            Some(n) => value.chars().take(n).collect(),
-                            None => value,
-                        });
-                        (name, value)
-                    })
-                    .collect();
-                if values.iter().all(|(_, v)| v.is_none()) {
-                    if reading.undefined_empty {
-                        expression = None;
-                        continue;
-                    }
-                    out.push_str(match operator {
-                        Some('/') => "/x",
-                        Some('.') => ".x",
-                        Some('#') => "#x",
-                        Some(';') => ";x=x",
-                        Some('?') => "?x=x",
-                        Some('&') => "&x=x",
-                        _ => "x",
-                    });
-                } else {
-                    let (first, separator, named) = match operator {
-                        Some('/') => ("/", "/", false),
-                        Some('.') => (".", ".", false),
-                        Some('#') => ("#", ",", false),
-                        Some(';') => (";", ";", true),
-                        Some('?') => ("?", "&", true),
-                        Some('&') => ("&", "&", true),
-                        _ => ("", ",", false),
-                    };
-                    out.push_str(first);
-                    let shown = values
-                        .iter()
-                        .filter(|(_, v)| v.is_some() || !reading.undefined_empty);
-                    for (i, (name, value)) in shown.enumerate() {
-                        if i > 0 {
-                            out.push_str(separator);
-                        }
-                        if named {
-                            out.push_str(name);
-                            out.push('=');
-                        }
-                        out.push_str(value.as_deref().unwrap_or("x"));
-                    }
-                }
-                expression = None;
+    let unbalanced = || unreadable_template("with unbalanced braces");
+    let mut parts = Vec::new();
+    let mut text_start = 0;
+    let mut open: Option<usize> = None;
+    for (i, c) in template.char_indices() {
+        match (c, open) {
+            ('{', None) => {
+                parts.push(Part::Text(template.get(text_start..i).unwrap_or_default()));
+                open = Some(i.saturating_add(1));
             }
-            ('{' | '}', _) => return Err(refuse("with unbalanced braces")),
-            (c, Some(e)) => e.push(c),
-            (c, None) => out.push(c),
+            ('}', Some(start)) => {
+                parts.push(naming.expression(template.get(start..i).unwrap_or_default()));
+                open = None;
+                text_start = i.saturating_add(1);
+            }
+            ('{' | '}', _) => return Err(unbalanced()),
+            _ => {}
         }
     }
-    if expression.is_some() {
-        return Err(refuse("with unbalanced braces"));
+    if open.is_some() {
+        return Err(unbalanced());
+    }
+    parts.push(Part::Text(template.get(text_start..).unwrap_or_default()));
+    Ok(parts)
+}
+
+/// How many variables `parts` holds: the places [`Fill::One`] counts.
+fn variable_count(parts: &[Part<'_>]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(_) => 0,
+            Part::Expression(_, variables) => variables.len(),
+        })
+        .sum()
+}
+
+/// The first `n` characters of `value`.
+fn first_chars(value: &str, n: usize) -> &str {
+    value
+        .char_indices()
+        .nth(n)
+        .and_then(|(i, _)| value.get(..i))
+        .unwrap_or(value)
+}
+
+/// `template` expanded as [`expand`] does.
+///
+/// # Errors
+/// As [`representative_expansion`], and as [`expand`].
+fn expansion(template: &str, fill: Fill<'_>, reading: Expansion) -> Result<String, Refusal> {
+    expand(&template_parts(template, reading.naming)?, fill, reading)
+}
+
+/// A template, cut into `parts`, expanded as [`representative_expansion`]
+/// does, but each variable `fill` gives a value expanded to that value as
+/// written, not percent-encoded (`{v}` as `{+v}` would; `{/v}` to
+/// `/value`, `{?v}` to `?v=value`): the reading of a server that decodes
+/// what it expanded. `completion/complete` names the value of one
+/// variable of a template a server may expand to complete it
+/// (`file:///data/{name}` and `../../etc/passwd`).
+///
+/// # Errors
+/// `policy.arguments_too_complex` for an expansion with values longer
+/// than [`crate::net::MAX_URL_BYTES`]: no URI the gateway vets is.
+fn expand(parts: &[Part<'_>], fill: Fill<'_>, reading: Expansion) -> Result<String, Refusal> {
+    let limit = match fill {
+        Fill::Nothing => usize::MAX,
+        _ => crate::net::MAX_URL_BYTES,
+    };
+    let mut out = String::new();
+    let mut place = 0usize;
+    // The TypeScript SDK: a query expression has been written.
+    let mut query = false;
+    for part in parts {
+        let (operator, variables) = match part {
+            // Text: written, then an expression of no variables, which
+            // writes nothing (the bound is checked below).
+            Part::Text(t) => {
+                out.push_str(t);
+                (None, &[][..])
+            }
+            Part::Expression(o, v) => (*o, &v[..]),
+        };
+        let values: Vec<(&str, &str)> = variables
+            .iter()
+            .filter_map(|v| {
+                let value = fill.value(place, &v.name);
+                place = place.saturating_add(1);
+                let value = match v.prefix.filter(|_| reading.prefix) {
+                    Some(n) => value.map(|s| first_chars(s, n)),
+                    None => value,
+                };
+                let value = value.or((!reading.undefined_empty).then_some("x"));
+                value.map(|value| (v.name.as_ref(), value))
+            })
+            .collect();
+        match (reading.naming, operator) {
+            _ if values.is_empty() => {}
+            (Naming::Rfc6570, _) => {
+                let (first, separator, named) = match operator {
+                    Some('/') => ("/", "/", false),
+                    Some('.') => (".", ".", false),
+                    Some('#') => ("#", ",", false),
+                    Some(';') => (";", ";", true),
+                    Some('?') => ("?", "&", true),
+                    Some('&') => ("&", "&", true),
+                    _ => ("", ",", false),
+                };
+                out.push_str(first);
+                for (i, (name, value)) in values.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(separator);
+                    }
+                    if named {
+                        out.push_str(name);
+                        out.push('=');
+                    }
+                    out.push_str(value);
+                }
+            }
+            (Naming::TsSdk, Some(o @ ('?' | '&'))) => {
+                let pairs: Vec<String> = values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                let written = format!("{o}{}", pairs.join("&"));
+                match query {
+                    true => out.push_str(&written.replacen('?', "&", 1)),
+                    false => out.push_str(&written),
+                }
+                query = true;
+            }
+            (Naming::TsSdk, _) if variables.len() > 1 => {
+                let joined: Vec<&str> = values.iter().map(|(_, v)| *v).collect();
+                out.push_str(&joined.join(","));
+            }
+            (Naming::TsSdk | Naming::Literal, _) => {
+                out.push_str(match operator {
+                    Some('#') => "#",
+                    Some('.') => ".",
+                    Some('/') => "/",
+                    _ => "",
+                });
+                out.extend(values.first().map(|(_, v)| *v));
+            }
+        }
+        if out.len() > limit {
+            return Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                format!(
+                    "a resource template expands with the values given to more than {limit} bytes"
+                ),
+                "builtin scan bound",
+            ));
+        }
     }
     Ok(out)
+}
+
+/// The values a `completion/complete` request gives a resource template's
+/// variables: `argument` (`{name, value}`) and `context.arguments`.
+struct Given<'a> {
+    /// `params.argument`.
+    argument: Option<&'a Value>,
+    /// `params.context.arguments`.
+    context: Option<&'a Value>,
+}
+
+impl<'a> Given<'a> {
+    /// The values `params` gives.
+    fn new(params: Option<&'a serde_json::Map<String, Value>>) -> Self {
+        Self {
+            argument: params.and_then(|p| p.get("argument")),
+            context: params
+                .and_then(|p| p.get("context"))
+                .and_then(|c| c.get("arguments")),
+        }
+    }
+
+    /// The value given the variable `name`: the argument's, else the
+    /// context's.
+    fn named(&self, name: &str) -> Option<&'a str> {
+        self.argument
+            .filter(|a| a.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|a| a.get("value"))
+            .and_then(Value::as_str)
+            .or_else(|| {
+                self.context
+                    .and_then(|c| c.get(name))
+                    .and_then(Value::as_str)
+            })
+    }
+
+    /// Every value given, whatever name it is given under, each once: the
+    /// argument's, then the context's, and the strings of a list in the
+    /// context (a server may explode it: `{/v*}`).
+    ///
+    /// # Errors
+    /// `policy.arguments_too_complex` past [`MAX_SCANNED_STRINGS`].
+    fn values(&self) -> Result<Vec<&'a str>, Refusal> {
+        let argument = self
+            .argument
+            .and_then(|a| a.get("value"))
+            .and_then(Value::as_str);
+        let context = self
+            .context
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|c| c.values())
+            .flat_map(|v| {
+                v.as_str()
+                    .into_iter()
+                    .chain(v.as_array().into_iter().flatten().filter_map(Value::as_str))
+            });
+        let mut seen = std::collections::HashSet::new();
+        let mut values = Vec::new();
+        for (i, v) in argument.into_iter().chain(context).enumerate() {
+            if i >= MAX_SCANNED_STRINGS {
+                return Err(too_many_expansions());
+            }
+            if seen.insert(v) {
+                values.push(v);
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// The refusal of a completion whose template and values make more
+/// expansions than [`MAX_SCANNED_STRINGS`].
+fn too_many_expansions() -> Refusal {
+    Refusal::new(
+        GateCode::ArgumentsTooComplex,
+        format!(
+            "a completion's template and values make more than {MAX_SCANNED_STRINGS} expansions to decide"
+        ),
+        "builtin scan bound",
+    )
+}
+
+impl Gatekeeper {
+    /// The resource decision of `completion/complete` on the resource
+    /// template `template`: a server completing `file:///data/{name}` may
+    /// list the directory its expansion with the values `given` names, so
+    /// each expansion is decided as `resources/read` of it. Under each of
+    /// [`EXPANSION_READINGS`]: the template with each variable the value
+    /// given for its name; and, since a server may name a variable
+    /// otherwise than any reading here, with each value given in every
+    /// variable at once and in each variable alone, whatever its name. In
+    /// a `file:` template a value that is absolute (`/etc`, `~/`, `C:\\`)
+    /// is decided as itself too: a completer that joins a value to its
+    /// directory (`os.path.join`, `path.resolve`) reads it so.
+    ///
+    /// # Errors
+    /// The first refusal; `policy.arguments_too_complex` for more than
+    /// [`MAX_SCANNED_STRINGS`] values or expansions, or an expansion
+    /// longer than [`crate::net::MAX_URL_BYTES`].
+    fn completion_decision(
+        &self,
+        template: &str,
+        given: &Given<'_>,
+    ) -> Result<Vec<PendingName>, Refusal> {
+        let values = given.values()?;
+        let mut decided = vec![template.to_owned()];
+        if template.contains(['{', '}']) {
+            decided.clear();
+            let readings = EXPANSION_READINGS
+                .iter()
+                .map(|r| Ok((*r, template_parts(template, r.naming)?)))
+                .collect::<Result<Vec<_>, Refusal>>()?;
+            // One named expansion, then for each value one in every
+            // variable and two in each (the others not given, and given
+            // by name), where the variables are expressions a library
+            // reads: `str.replace` would write `R{/dir}` with `sub` as
+            // `Rsub`, but only for a value given under the name `/dir`.
+            let anywhere = |r: &Expansion| match r.naming {
+                Naming::Literal => &[][..],
+                Naming::Rfc6570 | Naming::TsSdk => &values[..],
+            };
+            let total = readings.iter().fold(0usize, |sum, (r, parts)| {
+                let each = variable_count(parts).saturating_mul(2).saturating_add(1);
+                sum.saturating_add(anywhere(r).len().saturating_mul(each).saturating_add(1))
+            });
+            if total > MAX_SCANNED_STRINGS {
+                return Err(too_many_expansions());
+            }
+            let mut seen = std::collections::HashSet::new();
+            for (reading, parts) in &readings {
+                let places = 0..variable_count(parts);
+                let fills = std::iter::once(Fill::Named(given)).chain(
+                    anywhere(reading).iter().flat_map(|v| {
+                        std::iter::once(Fill::Every(v)).chain(places.clone().flat_map(move |i| {
+                            [Fill::One(i, v, None), Fill::One(i, v, Some(given))]
+                        }))
+                    }),
+                );
+                for fill in fills {
+                    let e = expand(parts, fill, *reading)?;
+                    if seen.insert(e.clone()) {
+                        decided.push(e);
+                    }
+                }
+            }
+        }
+        let mut names = Vec::new();
+        for d in &decided {
+            names.extend(self.resource_decision("resources/read", d)?);
+        }
+        if let Some(roots) = self.roots.as_ref() {
+            if after_file_scheme(&lenient_form(template)).is_some() {
+                for v in &values {
+                    if v.starts_with(['/', '\\', '~']) || drive_rest(v).is_some() {
+                        roots.check(v, "builtin path check (completion value)")?;
+                    }
+                }
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// The text after a `file:` scheme (in any case) of `uri`; `None` for
+/// another URI.
+fn after_file_scheme(uri: &str) -> Option<&str> {
+    uri.get(..5)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("file:"))
+        .and_then(|_| uri.get(5..))
+}
+
+/// The path of a `file:` URI as written, undecoded: after `file:` and,
+/// when `//` follows, after the authority (up to the next `/`). `uri` is
+/// a `file:` URI without a query or fragment; any other text is itself.
+fn written_file_path(uri: &str) -> &str {
+    let rest = after_file_scheme(uri).unwrap_or(uri);
+    match rest.strip_prefix("//") {
+        Some(after) => after
+            .find('/')
+            .and_then(|i| after.get(i..))
+            .unwrap_or_default(),
+        None => rest,
+    }
 }
 
 /// The name half of a tool or prompt decision: hidden characters in the
@@ -3412,6 +3755,7 @@ max_bytes = 10
             .unwrap_or_else(|e| e.code())
         };
         let arg = |name: &str, value: &str| json!({"name": name, "value": value});
+        let mut wrong = Vec::new();
         for (template, argument, context, want) in [
             (
                 format!("{data}/{{name}}"),
@@ -3517,11 +3861,13 @@ max_bytes = 10
                 json!({}),
                 "path.outside_root",
             ),
+            // A value given under another name may still be this
+            // variable's, to a server that names it otherwise.
             (
                 format!("{data}/{{a}}"),
                 arg("name", "/etc"),
                 json!({}),
-                "ok",
+                "path.outside_root",
             ),
             (
                 format!("{data}/{{name}}"),
@@ -3547,8 +3893,15 @@ max_bytes = 10
                 json!({"sect": "../.."}),
                 "path.outside_root",
             ),
+            // The TypeScript SDK writes `R` `sub,x`: R's sibling `Rsub,x`.
             (
                 format!("{data}{{/sect,name}}"),
+                arg("name", "x"),
+                json!({"sect": "sub"}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{+sect,name}}"),
                 arg("name", "x"),
                 json!({"sect": "sub"}),
                 "ok",
@@ -3559,11 +3912,16 @@ max_bytes = 10
                 json!({}),
                 "path.outside_root",
             ),
-            // Another variable's value is not this one's.
             (
                 format!("{data}/{{name}}"),
                 arg("other", "../../x"),
                 json!({}),
+                "path.outside_root",
+            ),
+            (
+                format!("{data}/{{name}}"),
+                arg("other", "sub"),
+                json!({"more": "x.txt"}),
                 "ok",
             ),
             (
@@ -3579,12 +3937,299 @@ max_bytes = 10
                 "ok",
             ),
         ] {
-            assert_eq!(
-                complete(template.clone(), argument.clone(), context.clone()),
-                want,
-                "{template} {argument} {context}"
-            );
+            let got = complete(template.clone(), argument.clone(), context.clone());
+            if got != want {
+                wrong.push(format!(
+                    "{template} {argument} {context}: {got}, not {want}"
+                ));
+            }
         }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// `completion/complete` decides a template as each library a server
+    /// may expand it with names its variables: the TypeScript SDK (`;` a
+    /// name's, `v:3` a name, `*` and spaces taken off, an expression of
+    /// several without its prefix), `str.replace` (the braces' text the
+    /// name), and any other (each value given in each variable, whatever
+    /// its name) (#20 attack s47, F5 and F6).
+    #[test]
+    fn a_completion_decides_the_template_as_each_library_names_it() {
+        let (_t, base, g) = rooted("", crate::gate::RelativePaths::Refuse);
+        std::fs::create_dir(base.join("data/sub")).unwrap();
+        let data = format!("file://{}/data", base.display());
+        let complete = |template: &str, params: Value| {
+            let mut params = params;
+            params["ref"] = json!({"type": "ref/resource", "uri": template});
+            g.check_request("completion/complete", Some(&params))
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        let arg = |name: &str, value: &str| json!({"argument": {"name": name, "value": value}});
+        let out = "path.outside_root";
+        let up = "../../../../etc";
+        let mut wrong = Vec::new();
+        for (tail, params, want) in [
+            // F5: the SDK's names.
+            ("/{;v}", arg(";v", ".."), out),
+            ("/{v:3}", arg("v:3", ".."), out),
+            ("/{*v}", arg("v", ".."), out),
+            ("/{ v}", arg("v", ".."), out),
+            ("/{v }", arg("v", ".."), out),
+            ("/{v**}", arg("v*", ".."), out),
+            ("/{ *v\t}", arg("v", ".."), out),
+            ("/{\u{feff}v}", arg("v", ".."), out),
+            (
+                "/{;v}",
+                json!({"argument": {"name": "x", "value": "a"},
+                       "context": {"arguments": {";v": ".."}}}),
+                out,
+            ),
+            ("/{+ v}", arg("v", up), out),
+            ("/{+v:3}", arg("v:3", up), out),
+            ("/{+*v}", arg("v", up), out),
+            ("/{#v:3}", arg("v:3", up), out),
+            ("/{}", arg("undefined", ".."), out),
+            ("/{ , }", arg("undefined", ".."), out),
+            // F6: several names, no prefix.
+            ("/{.x,y}", arg("y", ".."), out),
+            ("{/x,y}", arg("y", "_sib"), out),
+            ("{#x,y}", arg("y", "_sib"), out),
+            ("{.x,y}", arg("y", "_sib"), out),
+            ("/sub{/x,y}", arg("x", "/../.."), out),
+            // `str.replace`: the braces' text the name.
+            ("{/x}", arg("/x", "_sib"), out),
+            ("{.x}", arg(".x", "_sib"), out),
+            ("/{?x}", arg("?x", ".."), out),
+            ("/{&x}", arg("&x", ".."), out),
+            ("/{x*}", arg("x*", ".."), out),
+            // Any other naming: a value in each variable, and in all.
+            ("/{V}", arg("v", ".."), out),
+            ("/{v%41}", arg("vA", ".."), out),
+            ("/{a}{b}", arg("other", ".."), out),
+            ("/{a}{a}", arg("other", "."), out),
+            ("/{a}", json!({"argument": {"value": ".."}}), out),
+            ("/{a}", json!({"context": {"arguments": {"zz": ".."}}}), out),
+            (
+                "{/v*}",
+                json!({"context": {"arguments": {"v": ["..", ".."]}}}),
+                out,
+            ),
+            ("/{a}", arg("other", "/etc"), out),
+            // Passes.
+            ("/{name}", arg("name", "notes.txt"), "ok"),
+            ("/{;v}", arg(";v", "notes.txt"), "ok"),
+            ("/{v:3}", arg("v:3", "abc"), "ok"),
+            ("/{*v}", arg("v", "sub"), "ok"),
+            ("/{ v}", arg("v", "notes.txt"), "ok"),
+            ("/{+ v}", arg("v", "sub/a.txt"), "ok"),
+            ("/{.x,y}", arg("y", "txt"), "ok"),
+            ("/{name}", arg("name", "."), "ok"),
+            ("/{name}.txt", arg("name", "notes"), "ok"),
+            // (`dir` would be a relative path to the argument checks.)
+            ("{/sect}{/name}", arg("sect", "sub"), "ok"),
+            (
+                "{/sect}{/name}",
+                json!({"argument": {"name": "name", "value": "a.txt"},
+                       "context": {"arguments": {"sect": "sub"}}}),
+                "ok",
+            ),
+            ("/sub{/x,y}", arg("y", "a.txt"), "ok"),
+            // `..` in both: R/sub/../.. to RFC 6570.
+            ("/sub{/x,y}", arg("y", ".."), out),
+            (
+                "/{x}",
+                json!({"context": {"arguments": {"x": 7, "y": null}}}),
+                "ok",
+            ),
+        ] {
+            let template = format!("{data}{tail}");
+            let got = complete(&template, params.clone());
+            if got != want {
+                wrong.push(format!("{template} {params}: {got}, not {want}"));
+            }
+        }
+        // Not a file: template: a value is no path.
+        for (template, value) in [
+            ("https://api.example/{id}", "42"),
+            ("https://api.example/{id}", ".."),
+            ("https://api.example/{id}", "../../x"),
+            ("https://api.example/v{/a,b}", "_sib"),
+            ("https://api.example/items{?q}", "a+b"),
+        ] {
+            let got = complete(template, arg("id", value));
+            if got != "ok" {
+                wrong.push(format!("{template} {value}: {got}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// A completion's values and expansions are bounded: more than
+    /// [`MAX_SCANNED_STRINGS`] values or expansions, or an expansion with
+    /// values longer than [`crate::net::MAX_URL_BYTES`], are refused.
+    #[test]
+    fn a_completion_is_decided_within_bounds() {
+        let g = keeper("[tools]\n");
+        let complete = |template: &str, context: Value, value: &str| {
+            g.check_request(
+                "completion/complete",
+                Some(&json!({"ref": {"type": "ref/resource", "uri": template},
+                             "argument": {"name": "a", "value": value},
+                             "context": {"arguments": context}})),
+            )
+            .map(|_| "ok")
+            .unwrap_or_else(|e| e.code())
+        };
+        let many = |n: usize| {
+            Value::Object(
+                (0..n)
+                    .map(|i| (format!("k{i}"), json!(format!("v{i}"))))
+                    .collect(),
+            )
+        };
+        // Six readings of one variable (the `str.replace` one takes no
+        // value anywhere): 7 + 18 per value, the argument's among them.
+        let template = "https://api.example/{a}";
+        assert_eq!(complete(template, many(908), "v"), "ok");
+        assert_eq!(
+            complete(template, many(909), "v"),
+            "policy.arguments_too_complex"
+        );
+        // Values repeated count once.
+        let same = Value::Object((0..2000).map(|i| (format!("k{i}"), json!("v"))).collect());
+        assert_eq!(complete(template, same, "v"), "ok");
+        assert_eq!(complete("https://api.example/x", many(2000), "v"), "ok");
+        let given = json!({"argument": {"name": "a", "value": "v"},
+                           "context": {"arguments": many(MAX_SCANNED_STRINGS)}});
+        let given = Given::new(given.as_object());
+        assert_eq!(
+            given.values().map_err(|e| e.code()).err(),
+            Some("policy.arguments_too_complex")
+        );
+        let given = json!({"argument": {"name": "a", "value": "v"},
+                           "context": {"arguments": many(MAX_SCANNED_STRINGS - 1)}});
+        assert_eq!(
+            Given::new(given.as_object()).values().map(|v| v.len()).ok(),
+            Some(MAX_SCANNED_STRINGS)
+        );
+        let room = crate::net::MAX_URL_BYTES - template.len() + 3;
+        assert_eq!(complete(template, json!({}), &"a".repeat(room)), "ok");
+        assert_eq!(
+            complete(template, json!({}), &"a".repeat(room + 1)),
+            "policy.arguments_too_complex"
+        );
+    }
+
+    /// [`expansion`] under each naming, exactly.
+    #[test]
+    fn expansions_under_each_naming() {
+        let pairs = [
+            ("v", "V"),
+            (";v", "S"),
+            ("v:3", "P"),
+            ("v*", "T"),
+            ("x", "X"),
+            ("y", "Y"),
+            ("undefined", "U"),
+            ("/x", "L"),
+            ("v\u{85}", "N"),
+            ("w", "é..z"),
+        ];
+        let params = json!({"context": {"arguments": pairs
+            .iter()
+            .map(|(n, v)| (n.to_string(), json!(v)))
+            .collect::<serde_json::Map<String, Value>>()}});
+        let named = Given::new(params.as_object());
+        let reading = |naming, undefined_empty, prefix| Expansion {
+            naming,
+            undefined_empty,
+            prefix,
+        };
+        let rfc = reading(Naming::Rfc6570, true, false);
+        let rfc_prefix = reading(Naming::Rfc6570, true, true);
+        let sdk = reading(Naming::TsSdk, true, false);
+        let sdk_x = reading(Naming::TsSdk, false, false);
+        let literal = reading(Naming::Literal, true, false);
+        let mut wrong = Vec::new();
+        for (template, fill, reading, want) in [
+            ("r/{;v}", Fill::Named(&named), sdk, "r/S"),
+            ("r/{;v}", Fill::Named(&named), rfc, "r/;v=V"),
+            ("r/{;v}", Fill::Named(&named), literal, "r/S"),
+            ("r/{v:3}", Fill::Named(&named), sdk, "r/P"),
+            ("r/{v:3}", Fill::Named(&named), rfc, "r/V"),
+            ("r/{w:2}", Fill::Named(&named), rfc_prefix, "r/é."),
+            ("r/{w:9}", Fill::Named(&named), rfc_prefix, "r/é..z"),
+            ("r/{w:2}", Fill::Named(&named), sdk, "r/"),
+            ("r/{*v}", Fill::Named(&named), sdk, "r/V"),
+            ("r/{v**}", Fill::Named(&named), sdk, "r/T"),
+            ("r/{ v\t}", Fill::Named(&named), sdk, "r/V"),
+            ("r/{\u{feff}v\u{2028}}", Fill::Named(&named), sdk, "r/V"),
+            ("r/{v\u{85}}", Fill::Named(&named), sdk, "r/N"),
+            ("r/{}", Fill::Named(&named), sdk, "r/U"),
+            ("r/{+}", Fill::Named(&named), sdk, "r/U"),
+            ("r{/x,y}", Fill::Named(&named), sdk, "rX,Y"),
+            ("r{/x,y}", Fill::Named(&named), rfc, "r/X/Y"),
+            ("r{/z,y}", Fill::Named(&named), sdk, "rY"),
+            ("r{/z,q}", Fill::Named(&named), sdk, "r"),
+            ("r{/z,q}", Fill::Named(&named), sdk_x, "rx,x"),
+            ("r{/x,}", Fill::Named(&named), sdk, "r/X"),
+            (
+                "r{#x}{.x}{/x}{+x}{x}",
+                Fill::Named(&named),
+                sdk,
+                "r#X.X/XXX",
+            ),
+            ("r{?x,q}{&y}{?v}", Fill::Named(&named), sdk, "r?x=X&y=Y&v=V"),
+            ("r{&x}{?q}", Fill::Named(&named), sdk, "r&x=X"),
+            ("r{?q}{?x}", Fill::Named(&named), sdk, "r?x=X"),
+            ("r{?q}", Fill::Named(&named), sdk_x, "r?q=x"),
+            ("r{?}", Fill::Named(&named), sdk, "r"),
+            ("r{/x}", Fill::Named(&named), literal, "rL"),
+            ("r{/q}", Fill::Named(&named), literal, "r"),
+            ("r/{a}{b}", Fill::Every("E"), rfc, "r/EE"),
+            ("r/{a}{b,c}", Fill::One(1, "E", None), rfc, "r/E"),
+            ("r/{a}{b,c}", Fill::One(2, "E", None), rfc, "r/E"),
+            ("r/{x}{y,c}", Fill::One(1, "E", Some(&named)), rfc, "r/XE"),
+            ("r/{x}{y,c}", Fill::One(2, "E", Some(&named)), rfc, "r/XY,E"),
+            (
+                "r/{a}{b,c}",
+                Fill::One(2, "E", None),
+                reading(Naming::Rfc6570, false, false),
+                "r/xx,E",
+            ),
+            ("r/{a}{/b,c}", Fill::One(2, "E", None), sdk, "r/E"),
+            ("r/{a}{b,c}", Fill::One(3, "E", None), rfc, "r/"),
+            (
+                "r/{a}{b}",
+                Fill::Nothing,
+                reading(Naming::Rfc6570, false, false),
+                "r/xx",
+            ),
+        ] {
+            match expansion(&format!("u:{template}"), fill, reading) {
+                Ok(got) if got == format!("u:{want}") => {}
+                got => wrong.push(format!("{template} {reading:?}: {got:?}, not {want}")),
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        let long = format!("u:r/{}{{a}}", "b".repeat(crate::net::MAX_URL_BYTES));
+        assert!(expansion(&long, Fill::Nothing, sdk).is_ok());
+        assert_eq!(
+            expansion(&long, Fill::Every(""), sdk).map_err(|e| e.code()),
+            Err("policy.arguments_too_complex")
+        );
+        assert!(!js_space('\u{85}'));
+        let count =
+            |template: &str, naming| template_parts(template, naming).map(|p| variable_count(&p));
+        assert_eq!(count("u:r/{a}{b,c}{}x", Naming::Rfc6570).ok(), Some(4));
+        assert_eq!(count("u:r/{a}{b,c}{}{?}", Naming::TsSdk).ok(), Some(4));
+        assert_eq!(count("u:r/{a}{b,c}", Naming::Literal).ok(), Some(2));
+        assert_eq!(count("u:r/", Naming::TsSdk).ok(), Some(0));
+        assert!(js_space('\u{feff}') && js_space(' ') && js_space('\u{3000}'));
+        assert_eq!(after_file_scheme("FiLe:/x"), Some("/x"));
+        assert_eq!(after_file_scheme("files:/x"), None);
+        assert_eq!(after_file_scheme("file"), None);
     }
 
     /// A `file:` URI is decided as the URL parser reads it and as written:
@@ -3803,14 +4448,20 @@ max_bytes = 10
         assert_eq!(e("https://h/{a}/b{+c}"), Ok("https://h/x/bx".to_owned()));
         assert_eq!(
             e("file:///r{/p}{.ext}{?q,r}{&s}{;t}{#f}"),
-            Ok("file:///r/x.x?x=x&x=x;x=x#x".to_owned())
+            Ok("file:///r/x.x?q=x&r=x&s=x;t=x#x".to_owned())
         );
         // With values: as written, each operator's prefix and separator.
-        let given = |name: &str| (name != "none").then(|| format!("<{name}>"));
+        let values: serde_json::Map<String, Value> =
+            ["p", "e", "q", "r", "s", "t", "f", "g", "h", "k"]
+                .iter()
+                .map(|n| (n.to_string(), json!(format!("<{n}>"))))
+                .collect();
+        let params = json!({"context": {"arguments": values}});
+        let given = Given::new(params.as_object());
         assert_eq!(
             expansion(
                 "file:///r{/p,none}{.e}{?q,r}{&s}{;t}{#f}{+g}{h*}{k:3}",
-                &given,
+                Fill::Named(&given),
                 Expansion::PLACEHOLDER
             )
             .map_err(|r| r.code()),

@@ -2209,6 +2209,73 @@ fn completion_decides_a_template_as_a_server_expands_it() {
     g.close();
 }
 
+/// `completion/complete` decides a template as each library a server may
+/// expand it with names its variables: the MCP TypeScript SDK's names
+/// (`;v`, `v:3`, `*v`, ` v`, `v*` of `{v**}`) and its expressions of
+/// several without their prefix (`R{/x,y}` with `y` = `_sib` is R's
+/// sibling), and a value given under any name in each variable (#20
+/// attack s47, F5 and F6).
+#[test]
+fn completion_decides_a_template_as_each_library_names_it() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir_all(d.join("data/sub")).unwrap();
+    });
+    g.init();
+    let root = g.dir().join("data").canonicalize().unwrap();
+    let r = root.display();
+    let complete = |tail: &str, name: &str, value: &str| {
+        json!({"ref": {"type": "ref/resource", "uri": format!("file://{r}{tail}")},
+               "argument": {"name": name, "value": value}})
+    };
+    let mut id = 100;
+    let mut wrong = Vec::new();
+    for (params, want) in [
+        (complete("/{;v}", ";v", ".."), "path.outside_root"),
+        (complete("/{v:3}", "v:3", ".."), "path.outside_root"),
+        (complete("/{*v}", "v", ".."), "path.outside_root"),
+        (complete("/{ v}", "v", ".."), "path.outside_root"),
+        (complete("/{v**}", "v*", ".."), "path.outside_root"),
+        (
+            complete("/{+ v}", "v", "../../../../etc"),
+            "path.outside_root",
+        ),
+        (complete("/{.x,y}", "y", ".."), "path.outside_root"),
+        (complete("{/x,y}", "y", "_sib"), "path.outside_root"),
+        (complete("{/x}", "/x", "_sib"), "path.outside_root"),
+        (complete("/{V}", "v", "up/../../.."), "path.outside_root"),
+        (
+            json!({"ref": {"type": "ref/resource", "uri": format!("file://{r}/{{;v}}")},
+                   "argument": {"name": "x", "value": "a"},
+                   "context": {"arguments": {";v": ".."}}}),
+            "path.outside_root",
+        ),
+        (complete("/{;v}", ";v", "notes.txt"), "ok"),
+        (complete("{/sect}{/name}", "sect", "sub"), "ok"),
+        (complete("/{name}", "name", "report-s47.txt"), "ok"),
+    ] {
+        id += 1;
+        let a = g.ask(
+            &json!({"jsonrpc":"2.0","id":id,"method":"completion/complete","params":params})
+                .to_string(),
+        );
+        let got = match a["error"]["data"]["code"].as_str() {
+            Some(code) => code.to_owned(),
+            None if a["error"].is_null() => "ok".to_owned(),
+            None => format!("{}", a["error"]),
+        };
+        if got != want {
+            wrong.push(format!("{params}: {got}, not {want}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    let seen = g.received();
+    for bad in ["\"..\"", "_sib", "../../../../etc", "up/../../.."] {
+        assert!(!seen.contains(bad), "{bad}: {seen}");
+    }
+    assert!(seen.contains("report-s47.txt"), "{seen}");
+    g.close();
+}
+
 /// Kind 7 (roots) and kind 3: a client response reaches the server only as
 /// the answer to a request the server sent the client; roots a client puts
 /// in `inputResponses` (2026-07-28) are replaced by the gateway's; a
