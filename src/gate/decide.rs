@@ -2697,6 +2697,106 @@ mod tests {
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
+    /// A scheme-less host no URL parser reads is read as a lenient client
+    /// reads it (#20 attack s48): a port Python's `int` or JavaScript's
+    /// `Number` reads, an IPv6 zone (F11, F13); a backslash before an `@`
+    /// (F12); a hardware address is no host (FP2).
+    #[test]
+    fn scheme_less_hosts_as_lenient_clients_read_them() {
+        let refused = "refused";
+        let mut wrong = Vec::new();
+        for resolve in ["", "[net]\nresolve = true\n"] {
+            let g = keeper(resolve);
+            for (args, want) in [
+                // F11: words, and strings in an object under a host key.
+                (
+                    json!({"hosts": "example.com 127.0.0.1:+80"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com 127.0.0.1:8_003"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"hosts": "example.com [::1]:+80"}), "ssrf.loopback"),
+                (json!({"hosts": "example.com ::1:000080"}), "ssrf.loopback"),
+                (
+                    json!({"hosts": "example.com [::1%1]:8003"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com [::1%lo]:8003"}),
+                    "ssrf.loopback",
+                ),
+                (json!({"hosts": "example.com ::1%a:b"}), "ssrf.loopback"),
+                (
+                    json!({"hosts": "example.com 127.0.0.1:\u{668}\u{660}"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com 127.0.0.1:0x50"}),
+                    "ssrf.loopback",
+                ),
+                (
+                    json!({"hosts": "example.com 169.254.169.254:+80"}),
+                    "ssrf.cloud_metadata",
+                ),
+                (
+                    json!({"hosts": "example.com [fe80::1%eth0]:80"}),
+                    "ssrf.link_local",
+                ),
+                (json!({"host": {"value": "127.0.0.1:+80"}}), "ssrf.loopback"),
+                (
+                    json!({"servers": [{"name": "[::1%1]:8003"}]}),
+                    "ssrf.loopback",
+                ),
+                (json!({"server": {"target": "::1%a:b"}}), "ssrf.loopback"),
+                (json!({"host": "[::1%1]:8003"}), refused),
+                (json!({"host": "example.com Re: minutes"}), "ok"),
+                (json!({"host": {"note": "see: below"}}), "ok"),
+                // F12: a backslash before an `@`.
+                (json!({"host": "example.com\\@127.0.0.1"}), refused),
+                (json!({"host": "example.com\\@localhost"}), refused),
+                (json!({"url": "example.com\\@127.0.0.1:8003/"}), refused),
+                (json!({"endpoint": "example.com\\@127.0.0.1:8003"}), refused),
+                (json!({"host": "example.com\\x@[::1]"}), refused),
+                (
+                    json!({"server": {"address": "example.com\\@127.0.0.1"}}),
+                    refused,
+                ),
+                (json!({"hosts": ["example.com\\@127.0.0.1"]}), refused),
+                (json!({"url": "docs\\readme.md"}), "ok"),
+                (json!({"url": "a/b\\@c"}), "ok"),
+                // F13: URI-named, scheme-less.
+                (json!({"url": "127.0.0.1:8_003/"}), "ssrf.loopback"),
+                (json!({"url": "127.0.0.1:+8003/"}), "ssrf.loopback"),
+                (json!({"url": "[::1%1]:8003/"}), "ssrf.loopback"),
+                (
+                    json!({"url": "169.254.169.254:+80/latest/meta-data/"}),
+                    "ssrf.cloud_metadata",
+                ),
+                (json!({"url": "[::1]:8_003/"}), "ssrf.loopback"),
+                (json!({"link": "127.0.0.1:8_003/x"}), "ssrf.loopback"),
+                (json!({"href": "[fe80::1%eth0]:80/"}), "ssrf.link_local"),
+                (json!({"url": "src/x:main.rs"}), "ok"),
+                // FP2: hardware addresses.
+                (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),
+                (json!({"mac_addr": "00-1A-2B-3C-4D-5E"}), "ok"),
+                (json!({"host": "00:1a:2b:3c:4d:5e:6f"}), refused),
+            ] {
+                let got = code(&g, "t", args.clone());
+                let matches = if want == refused {
+                    got != "ok"
+                } else {
+                    got == want
+                };
+                if !matches {
+                    wrong.push(format!("{args} {resolve:?}: {got}, not {want}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
     /// A scheme-less text under a URI-named key is read as a server that
     /// adds `http://` reads it, with or without `--resolve`: a name the
     /// operator denies and an address are refused either way.

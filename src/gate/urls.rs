@@ -538,20 +538,49 @@ fn scheme_less(
     reading: Reading,
 ) -> Result<Option<PendingName>, Refusal> {
     let s = lenient_form(text);
-    if s.is_empty() || looks_like_url(&s) || s.starts_with(['/', '\\', '.', '~']) {
+    // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
+    if s.is_empty()
+        || looks_like_url(&s)
+        || s.starts_with(['/', '\\', '.', '~'])
+        || is_mac_address(&s)
+    {
         return Ok(None);
+    }
+    // A backslash before an `@` in the authority as RFC 3986 reads it (up
+    // to `/`, `?` or `#`): WHATWG ends the host at the backslash
+    // (`example.com`), Python's `urlsplit` and httpx read the host after
+    // the `@` (`example.com\\@127.0.0.1`). The core refuses the URL it
+    // would be for its backslash, as it refuses it with a scheme.
+    let authority = s.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority
+        .find('\\')
+        .is_some_and(|b| authority.get(b..).is_some_and(|rest| rest.contains('@')))
+    {
+        return vet_url(net, &format!("http://{s}"), rule);
     }
     // The host as a WHATWG parser reads it after `http://` (Node's
     // `new URL`): past any `user@`, `\\` a slash, percent-decoded and
     // UTS 46 mapped (`rebind%2Eexample\\x`, `re\u{ad}bind.example`).
     let Ok(parsed) = url::Url::parse(&format!("http://{s}")) else {
+        // A client that reads a port leniently (`+80`, `8_003`, `0x50`,
+        // `٨٠`, as Python's `int` and JavaScript's `Number` do) or keeps
+        // an IPv6 zone (`[::1%1]:8003`) connects to the host before it.
+        let mut name = None;
+        match lenient_host(&s) {
+            Some(LenientHost::Ipv6(v6)) => name = vet_url(net, &format!("http://[{v6}]/"), rule)?,
+            Some(LenientHost::Name(head)) if looks_like_url(head) => {
+                name = vet_url(net, head, rule)?;
+            }
+            Some(LenientHost::Name(head)) => name = scheme_less(net, head, rule, reading)?,
+            None => {}
+        }
         // A host no URL parser reads (`a|b.example`, `127.0.0.1\0x`) is
         // still a name a resolver looks up: under a host-named key, the
         // core's refusal of the URL it would be.
         if reading == Reading::Host {
             return vet_url(net, &format!("http://{s}/"), rule);
         }
-        return Ok(None);
+        return Ok(name);
     };
     let (host, literal) = match parsed.host() {
         Some(url::Host::Domain(d)) => (d.to_owned(), false),
@@ -592,6 +621,53 @@ fn scheme_less(
         Err(d) if literal || reading != Reading::MaybePath => Err(Refusal::from_denial(&d, rule)),
         Err(_) => Ok(None),
     }
+}
+
+/// The host a lenient client connects to for a scheme-less text no URL
+/// parser reads, from [`lenient_host`].
+enum LenientHost<'a> {
+    /// An IPv6 address, its zone dropped.
+    Ipv6(std::net::Ipv6Addr),
+    /// The text before the port, without a `:` in it.
+    Name(&'a str),
+}
+
+/// The host of `s`'s authority (up to `/`, `?`, `#` or `\\`, after the
+/// last `@`) as a client that keeps an IPv6 zone and reads the port
+/// leniently reads it: an IPv6 address in brackets or bare, with any zone
+/// (`[::1%1]:8003`, `::1%a:b`, as Node's `net.isIP` takes zones), or one
+/// followed by a port (`::1:000080`); otherwise the text before the last
+/// `:` when it holds no other (`127.0.0.1` of `127.0.0.1:+80`). `None`
+/// for an authority with no `:` or a head that still holds one.
+fn lenient_host(s: &str) -> Option<LenientHost<'_>> {
+    let zoneless = |t: &str| t.split('%').next().and_then(|a| a.parse().ok());
+    let authority = s.split(['/', '?', '#', '\\']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    if let Some(rest) = host_port.strip_prefix('[') {
+        return rest
+            .split(']')
+            .next()
+            .and_then(zoneless)
+            .map(LenientHost::Ipv6);
+    }
+    if let Some(v6) = zoneless(host_port) {
+        return Some(LenientHost::Ipv6(v6));
+    }
+    let (head, _) = host_port.rsplit_once(':')?;
+    if let Some(v6) = zoneless(head) {
+        return Some(LenientHost::Ipv6(v6));
+    }
+    (!head.is_empty() && !head.contains(':')).then_some(LenientHost::Name(head))
+}
+
+/// `true` for an EUI-48 hardware address, six pairs of hexadecimal digits
+/// that `:` or `-` separates (`00:1a:2b:3c:4d:5e`): no host.
+fn is_mac_address(s: &str) -> bool {
+    [':', '-'].iter().any(|&sep| {
+        s.split(sep).count() == 6
+            && s.split(sep)
+                .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+    })
 }
 
 /// `true` for decimal digits in at most three dot-separated parts
@@ -1051,6 +1127,44 @@ mod tests {
         assert_eq!(LIST_SEPARATORS, [',', ';', '|']);
     }
 
+    /// The host a lenient client reads in a text no URL parser reads
+    /// (#20 attack s48), and hardware addresses.
+    #[test]
+    fn lenient_hosts() {
+        let read = |s: &str| match lenient_host(s) {
+            Some(LenientHost::Ipv6(a)) => format!("[{a}]"),
+            Some(LenientHost::Name(n)) => n.to_owned(),
+            None => "-".to_owned(),
+        };
+        for (s, want) in [
+            ("[::1%1]:8003", "[::1]"),
+            ("[::1]:+80/x", "[::1]"),
+            ("u@[fe80::1%eth0]", "[fe80::1]"),
+            ("::1%a:b", "[::1]"),
+            ("::1:000080", "[::1]"),
+            ("127.0.0.1:+80", "127.0.0.1"),
+            ("a@127.0.0.1:8_003/x", "127.0.0.1"),
+            ("h:1\\x:2", "h"),
+            ("a:b:c", "-"),
+            (":80", "-"),
+            ("host", "-"),
+            ("[x]:80", "-"),
+        ] {
+            assert_eq!(read(s), want, "{s}");
+        }
+        for (s, want) in [
+            ("00:1a:2b:3c:4d:5e", true),
+            ("00-1A-2B-3C-4D-5E", true),
+            ("00:1a:2b:3c:4d", false),
+            ("00:1a:2b:3c:4d:5e:6f", false),
+            ("00:1a:2b:3c:4d:5g", false),
+            ("000:1a:2b:3c:4d:5", false),
+            ("00:1a-2b:3c:4d:5e", false),
+        ] {
+            assert_eq!(is_mac_address(s), want, "{s}");
+        }
+    }
+
     /// The elements of a host-named text, each vetted; a control character
     /// cuts an element; a count among words is no host.
     #[test]
@@ -1079,8 +1193,8 @@ mod tests {
                 "ssrf.private_use",
             ),
             ("::ffff:127.0.0.1:8003", HostPlace::Named, "ssrf.loopback"),
-            ("::1:123456", HostPlace::Named, "url.malformed"),
-            ("::1:", HostPlace::Named, "url.malformed"),
+            ("::1:123456", HostPlace::Named, "ssrf.loopback"),
+            ("::1:", HostPlace::Named, "ssrf.loopback"),
             ("fe80::1%eth0:22", HostPlace::Named, "ssrf.link_local"),
             ("2606:4700::1111:443", HostPlace::Named, "ok"),
             ("x 127.0.0.1\u{0}y", HostPlace::Named, "ssrf.loopback"),
