@@ -809,7 +809,9 @@ impl Gatekeeper {
     /// # Errors
     /// The first refusal, or the budget's.
     fn vet_host(&self, text: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
-        let host_place = if place == Place::Host {
+        // In a block of prose (`IP: a`), a host is read as a word among
+        // words, as in an object under a host-named key.
+        let host_place = if place == Place::Host && !scan.prose {
             HostPlace::Named
         } else {
             HostPlace::Member
@@ -2577,6 +2579,11 @@ mod tests {
                 (json!({"host": "127.0.0.1\u{0}:80"}), refused),
                 (json!({"host": "127.0.0.1\u{0}/x"}), refused),
                 (json!({"host": "127.0.0.1\u{1}x"}), refused),
+                // A host-named key in a block of prose: words.
+                (json!({"k0": "IP: a"}), "ok"),
+                (json!({"k0": "Host: a b"}), "ok"),
+                (json!({"k0": "IP: 127.1"}), "ssrf.loopback"),
+                (json!({"k0": "host: localhost"}), refused),
                 (json!({"host": "example.com\u{7f}x"}), refused),
                 (json!({"db_host": "127.0.0.1\u{0}.example.com"}), refused),
                 (json!({"servers": ["::1\u{0}.example.com"]}), refused),
@@ -2782,6 +2789,79 @@ mod tests {
                 (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),
                 (json!({"mac_addr": "00-1A-2B-3C-4D-5E"}), "ok"),
                 (json!({"host": "00:1a:2b:3c:4d:5e:6f"}), refused),
+            ] {
+                let got = code(&g, "t", args.clone());
+                let matches = if want == refused {
+                    got != "ok"
+                } else {
+                    got == want
+                };
+                if !matches {
+                    wrong.push(format!("{args} {resolve:?}: {got}, not {want}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// A host-named text as a C resolver and lenient clients read it, the
+    /// names of address arguments, and texts that name no host (#20 attack
+    /// s48: F14, F17, FP2).
+    #[test]
+    fn host_named_texts_round_s48() {
+        let refused = "refused";
+        let mut wrong = Vec::new();
+        for resolve in ["", "[net]\nresolve = true\n"] {
+            let g = keeper(resolve);
+            for (args, want) in [
+                // F14: the text up to a NUL is what a resolver reads.
+                (json!({"host": "runsc\u{0} x"}), "ssrf.single_label_name"),
+                (json!({"host": "runsc\u{0}, x"}), "ssrf.single_label_name"),
+                (
+                    json!({"host": "vm\u{0} (primary)"}),
+                    "ssrf.single_label_name",
+                ),
+                (json!({"host": "runsc\u{0}\tx"}), "ssrf.single_label_name"),
+                (
+                    json!({"db_host": "redis\u{0} cache"}),
+                    "ssrf.single_label_name",
+                ),
+                (
+                    json!({"server": {"host": "runsc\u{0} x"}}),
+                    "ssrf.single_label_name",
+                ),
+                (
+                    json!({"servers": ["runsc\u{0} x"]}),
+                    "ssrf.single_label_name",
+                ),
+                (json!({"host": "example.com\u{0} x"}), "ok"),
+                // F17: names of addresses.
+                (json!({"ipv4_address": "127.1"}), "ssrf.loopback"),
+                (json!({"ipv6Address": "::1"}), "ssrf.loopback"),
+                (json!({"ipv4": "2130706433"}), "ssrf.loopback"),
+                (json!({"ipv6s": ["::1"]}), "ssrf.loopback"),
+                (json!({"hosts_csv": "a.example,::1"}), "ssrf.loopback"),
+                (json!({"host_str": "::1"}), "ssrf.loopback"),
+                (json!({"hostString": "::1"}), "ssrf.loopback"),
+                (json!({"host_spec": "::1"}), "ssrf.loopback"),
+                (json!({"hostsJson": "::1"}), "ssrf.loopback"),
+                (json!({"json": "::1"}), "ok"),
+                (json!({"spec": "::1"}), "ok"),
+                // FP2: text no URL parser reads and no client reads an
+                // address in.
+                (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),
+                (json!({"server": "#general"}), "ok"),
+                (json!({"server": "^"}), "ok"),
+                (json!({"server": "mcp-server-fetch==0.6.2"}), "ok"),
+                (json!({"server": "python>=3.10"}), "ok"),
+                (json!({"addr": "0x7ffe1234abcd"}), "ok"),
+                (json!({"host": "127.0.0.1\u{1}x"}), refused),
+                // A host-named key in a block of prose: words.
+                (json!({"k0": "IP: a"}), "ok"),
+                (json!({"k0": "Host: a b"}), "ok"),
+                (json!({"k0": "IP: 127.1"}), "ssrf.loopback"),
+                (json!({"k0": "host: localhost"}), refused),
+                (json!({"host": "a%zz.example"}), refused),
             ] {
                 let got = code(&g, "t", args.clone());
                 let matches = if want == refused {

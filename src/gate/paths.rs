@@ -154,8 +154,9 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
 
 /// Last words that name an IP address as a whole word, never as the end
 /// of a longer one ([`host_name`]: `ip`, `clientIp`, `remote_IP`; `zip`
-/// and `tooltip` name none).
-pub const HOST_ADDRESS_WORDS: &[&str] = &["ip", "ips"];
+/// and `tooltip` name none; `ipv` is `ipv4` and `ipv6` without the digit
+/// a name's last word drops).
+pub const HOST_ADDRESS_WORDS: &[&str] = &["ip", "ips", "ipv", "ipv4s", "ipv6s"];
 
 /// Last words that keep a host name's meaning after one of
 /// [`HOST_ARGUMENT_WORDS`] or [`HOST_ADDRESS_WORDS`] ([`host_name`]:
@@ -171,6 +172,12 @@ pub const HOST_NAME_ENDINGS: &[&str] = &[
     "addresses",
     "ip",
     "ips",
+    "ipv",
+    "csv",
+    "str",
+    "string",
+    "spec",
+    "json",
 ];
 
 /// `true` when an argument called `name` names a network host: its last
@@ -798,6 +805,19 @@ mod tests {
             "ipAddressList",
             "bind_addr",
             "listenAddr2",
+            // Names of IPv4 and IPv6 addresses, and of hosts written as
+            // text (#20 attack s48, F17).
+            "ipv4",
+            "ipv6",
+            "ipv4_address",
+            "ipv6Address",
+            "ipv6s",
+            "host_ipv4",
+            "hosts_csv",
+            "host_str",
+            "hostString",
+            "host_spec",
+            "hostsJson",
         ] {
             assert!(host_name(yes), "{yes}");
         }
@@ -817,6 +837,10 @@ mod tests {
             "list",
             "ip_list_name",
             "host_port",
+            "json",
+            "spec",
+            "csv_string",
+            "ipvx",
         ] {
             assert!(!host_name(no), "{no}");
         }

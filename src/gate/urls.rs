@@ -539,6 +539,7 @@ fn scheme_less(
 ) -> Result<Option<PendingName>, Refusal> {
     let s = lenient_form(text);
     // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
+    // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
     if s.is_empty()
         || looks_like_url(&s)
         || s.starts_with(['/', '\\', '.', '~'])
@@ -574,10 +575,12 @@ fn scheme_less(
             Some(LenientHost::Name(head)) => name = scheme_less(net, head, rule, reading)?,
             None => {}
         }
-        // A host no URL parser reads (`a|b.example`, `127.0.0.1\0x`) is
-        // still a name a resolver looks up: under a host-named key, the
-        // core's refusal of the URL it would be.
-        if reading == Reading::Host {
+        // A host no URL parser reads that a client may still read an
+        // address or a port in (a control character, `%`, `\\`, `:` or
+        // `@`: `127.0.0.1\0x`, `[::1%1]`): under a host-named key, the
+        // core's refusal of the URL it would be. Other such text (`#general`,
+        // `python>=3.10`, `[default]`) names no address.
+        if reading == Reading::Host && s.contains(|c: char| c.is_control() || "%\\:@".contains(c)) {
             return vet_url(net, &format!("http://{s}/"), rule);
         }
         return Ok(name);
@@ -745,10 +748,19 @@ pub(crate) fn host_argument(
     spend: &mut dyn FnMut() -> Result<(), Refusal>,
 ) -> Result<Vec<PendingName>, Refusal> {
     let mapped = host_mapping(text);
+    // What a resolver handed a C string reads: the text up to its first
+    // NUL, a list of its own (`runsc\0 x` is the single label `runsc`).
+    let c_string = |t: &str| t.find('\0').and_then(|i| t.get(..i)).map(str::to_owned);
+    let cut = [c_string(text), mapped.as_deref().and_then(c_string)];
     let mut names = Vec::new();
     // The mapped form first: what the text spells is refused for what it
     // is before the written form is refused as no host.
-    for form in mapped.as_deref().into_iter().chain(std::iter::once(text)) {
+    for form in mapped
+        .as_deref()
+        .into_iter()
+        .chain(std::iter::once(text))
+        .chain(cut.iter().flatten().map(String::as_str))
+    {
         host_list(net, form, rule, place, spend, &mut names)?;
     }
     Ok(names)
@@ -1185,7 +1197,7 @@ mod tests {
             (
                 "a.example\u{feff}10.0.0.1",
                 HostPlace::Named,
-                "url.malformed",
+                "ssrf.private_use",
             ),
             (
                 "a.example\u{feff}10.0.0.1",
