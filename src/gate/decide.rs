@@ -2785,6 +2785,10 @@ mod tests {
                 (json!({"link": "127.0.0.1:8_003/x"}), "ssrf.loopback"),
                 (json!({"href": "[fe80::1%eth0]:80/"}), "ssrf.link_local"),
                 (json!({"url": "src/x:main.rs"}), "ok"),
+                // A path is no host, under a host-named key too.
+                (json!({"endpoint": "/api/v1"}), "ok"),
+                (json!({"endpoint": "./users"}), "ok"),
+                (json!({"host": "~/x"}), "ok"),
                 // FP2: hardware addresses.
                 (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),
                 (json!({"mac_addr": "00-1A-2B-3C-4D-5E"}), "ok"),
