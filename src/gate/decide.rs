@@ -15,7 +15,8 @@ use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
 use super::unquote::decodings;
 use super::urls::{
-    host_argument, lenient_form, looks_like_url, scheme_less_name, vet_url, HostPlace, PendingName,
+    host_argument, idna2003_name, lenient_form, looks_like_url, scheme_less_name, vet_url,
+    HostPlace, PendingName,
 };
 
 /// Most strings of one call's `arguments` the gateway inspects; a call with
@@ -660,11 +661,24 @@ impl Gatekeeper {
     /// # Errors
     /// `policy.arguments_too_complex` past [`super::MAX_RESOLVED_NAMES`].
     fn note(&self, names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
-        if self.policy.resolve {
-            note_name(names, name)
-        } else {
-            Ok(())
+        if !self.policy.resolve {
+            return Ok(());
         }
+        // The name as IDNA 2003 reads it too, where that differs (`ß` is
+        // `ss` to a Python server, `xn--zca` to the core): a server may
+        // look up either.
+        if let Some(other) = idna2003_name(name.host()) {
+            match self
+                .policy
+                .net
+                .classify_url(&format!("http://{other}:{}/", name.port()))
+            {
+                Ok(a) if a.needs_dns() => note_name(names, name.renamed(a))?,
+                Ok(_) => {}
+                Err(d) => return Err(Refusal::from_denial(&d, URL_RULE)),
+            }
+        }
+        note_name(names, name)
     }
 
     /// The generic walk of [`check_arguments`](Self::check_arguments): every
@@ -2853,6 +2867,104 @@ mod tests {
             (json!({"host": "a%zz.example"}), refused),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Attack s48's last kinds: an empty host, punctuation a client trims
+    /// around an address, and what ordinary use writes under host-named
+    /// keys.
+    #[test]
+    fn host_named_texts_round_s49() {
+        let refused = REFUSED;
+        let wrong = decided_wrongly(&[
+            // F18: an empty host is the local host to Node and CPython.
+            (json!({"host": ""}), "ssrf.unspecified"),
+            (json!({"host": " "}), "ssrf.unspecified"),
+            (json!({"ip": "\u{0}"}), "ssrf.unspecified"),
+            (json!({"host": "\u{200b}"}), "ssrf.unspecified"),
+            (json!({"host": "''"}), "ssrf.unspecified"),
+            (json!({"server": {"address": ""}}), "ssrf.unspecified"),
+            (json!({"hosts": ["example.com", ""]}), "ssrf.unspecified"),
+            (json!({"k0": "IP: "}), "ok"),
+            (json!({"server": {"name": ""}}), "ok"),
+            (json!({"host": null}), "ok"),
+            // F16: punctuation around an address.
+            (json!({"host": "127.0.0.1)"}), "ssrf.loopback"),
+            (json!({"host": "127.0.0.1'"}), "ssrf.loopback"),
+            (json!({"host": "\"127.0.0.1'"}), "ssrf.loopback"),
+            (json!({"host": "127.0.0.1-"}), "ssrf.loopback"),
+            (json!({"host": "127.0.0.1\u{ff09}"}), "ssrf.loopback"),
+            (json!({"host": ".127.0.0.1"}), "ssrf.loopback"),
+            (json!({"host": "~127.0.0.1"}), "ssrf.loopback"),
+            (json!({"hosts": "a.example, 10.0.0.1!"}), "ssrf.private_use"),
+            (json!({"host": "[::1]."}), "ssrf.loopback"),
+            (json!({"host": "example.com."}), "ok"),
+            (json!({"host": "/var/run/postgresql"}), "ok"),
+            // FP3: hardware addresses, initials and versions in prose,
+            // wildcards, package versions.
+            (json!({"i2c_addr": "0x48"}), "ok"),
+            (json!({"reg_addr": "0x10"}), "ok"),
+            (json!({"memAddr": "4096"}), "ok"),
+            (json!({"modbus_addr": "17"}), "ok"),
+            (json!({"device_addr": "0x1A"}), "ok"),
+            (json!({"redis_addr": "127.1"}), "ssrf.loopback"),
+            (json!({"bind_addr": "0"}), refused),
+            (json!({"shipping_addr": "P.O. Box 123, Springfield"}), "ok"),
+            (
+                json!({"billing_addr": "1600 Amphitheatre Pkwy, Mountain View, CA 94043, U.S.A."}),
+                "ok",
+            ),
+            (json!({"shipping_addr": "Attn: Bob, 1 Main St"}), "ok"),
+            (json!({"hosts": "J.R.R. Tolkien, C.S. Lewis"}), "ok"),
+            (json!({"domain": "e.g. finance, healthcare"}), "ok"),
+            (json!({"server": "Ubuntu 22.04, 8 vCPU"}), "ok"),
+            (json!({"hosts": "8.8.8.8, db"}), "ssrf.single_label_name"),
+            (json!({"hosts": "a.example, db"}), "ssrf.single_label_name"),
+            (json!({"hosts": "fe80::, db"}), refused),
+            (json!({"allowed_origins": ["*"]}), "ok"),
+            (json!({"origin": "*"}), "ok"),
+            (json!({"server": "node@20"}), "ok"),
+            (json!({"server": "mcp-server-git@0.6.2"}), "ok"),
+            (json!({"server": "x@0"}), "ssrf.unspecified"),
+            (json!({"server": "x@127.1"}), "ssrf.loopback"),
+            (json!({"server": "x@10.1"}), "ssrf.private_use"),
+        ]);
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// F15 (attack s48): under `--resolve`, a name with an IDNA deviation
+    /// character is looked up as IDNA 2003 reads it too (`ß` is `ss` to a
+    /// Python server), wherever a host is read.
+    #[test]
+    fn deviation_characters_are_resolved_both_ways() {
+        let g = keeper("[net]\nresolve = true\n");
+        for (args, want) in [
+            (
+                json!({"host": "\u{df}.attacker.example"}),
+                "ss.attacker.example",
+            ),
+            (
+                json!({"host": "\u{3c2}.attacker.example"}),
+                "xn--4xa.attacker.example",
+            ),
+            (
+                json!({"url": "http://\u{df}.attacker.example:8003/"}),
+                "ss.attacker.example",
+            ),
+            (
+                json!({"url": "\u{df}.attacker.example:8003/"}),
+                "ss.attacker.example",
+            ),
+            (
+                json!({"hostname": "STRA\u{df}E.attacker.example"}),
+                "strasse.attacker.example",
+            ),
+            (json!({"q": "http://\u{df}.example/"}), "ss.example"),
+        ] {
+            let names = g.check_arguments("t", &args).unwrap();
+            let hosts: Vec<&str> = names.iter().map(PendingName::host).collect();
+            assert!(hosts.contains(&want), "{args}: {hosts:?}");
+            assert!(hosts.len() >= 2, "{args}: {hosts:?}");
+        }
     }
 
     /// A scheme-less text under a URI-named key is read as a server that

@@ -180,18 +180,93 @@ pub const HOST_NAME_ENDINGS: &[&str] = &[
     "json",
 ];
 
+/// Words before `addr` that make it a hardware, bus or memory address,
+/// no network host ([`host_name`]: `i2c_addr`, `regAddr`, `mem_addr`,
+/// `modbus_addr`, `mac_addr`).
+pub const HARDWARE_ADDRESS_WORDS: &[&str] = &[
+    "i2c",
+    "spi",
+    "reg",
+    "register",
+    "mem",
+    "memory",
+    "slave",
+    "modbus",
+    "device",
+    "mac",
+    "hw",
+    "hardware",
+    "bluetooth",
+    "ble",
+    "eth",
+    "ethernet",
+    "phys",
+    "physical",
+    "virt",
+    "virtual",
+    "base",
+    "offset",
+    "start",
+    "end",
+    "load",
+    "entry",
+    "return",
+    "ret",
+    "stack",
+    "heap",
+    "func",
+    "function",
+    "symbol",
+    "sym",
+    "page",
+    "bus",
+    "pci",
+    "usb",
+    "eeprom",
+    "flash",
+    "rom",
+    "ram",
+    "dma",
+    "io",
+    "mmio",
+    "gpio",
+    "unit",
+    "mbus",
+    "lora",
+    "zigbee",
+    "nfc",
+];
+
+/// `true` for a name whose last word is `addr` or `addrs` after one of
+/// [`HARDWARE_ADDRESS_WORDS`] (`i2c_addr`).
+fn hardware_address(name: &str) -> bool {
+    let word = last_word(name);
+    let before = before_word(name, word);
+    ["addr", "addrs"]
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(word))
+        && !before.is_empty()
+        && HARDWARE_ADDRESS_WORDS
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(last_word(before)))
+}
+
 /// `true` when an argument called `name` names a network host: its last
 /// word, or its last words joined, is one of [`HOST_ARGUMENT_WORDS`]
 /// (`host`, `target_host`, `hostName`, `apiEndpoint`), its last word one
 /// of [`HOST_ADDRESS_WORDS`] (`ip`, `clientIp`), or either comes before
 /// words of [`HOST_NAME_ENDINGS`] (`hostList`, `server_address`,
-/// `ip_address`). Bounded by the name's length.
+/// `ip_address`), but never `addr` after one of [`HARDWARE_ADDRESS_WORDS`]
+/// (`i2c_addr`). Bounded by the name's length.
 pub fn host_name(name: &str) -> bool {
     alternatives(&bare_name(name)).any(|alt| {
         let mut rest = alt;
         // The name, then without each of its last words that
         // `HOST_NAME_ENDINGS` holds (at most one per word of the name).
         loop {
+            if hardware_address(rest) {
+                return false;
+            }
             let joined = joined_lower(rest);
             let word = last_word(rest);
             if HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
@@ -805,6 +880,9 @@ mod tests {
             "ipAddressList",
             "bind_addr",
             "listenAddr2",
+            "redis_addr",
+            "peer_addrs",
+            "macro_addr",
             // Names of IPv4 and IPv6 addresses, and of hosts written as
             // text (#20 attack s48, F17).
             "ipv4",
@@ -822,6 +900,13 @@ mod tests {
             assert!(host_name(yes), "{yes}");
         }
         for no in [
+            // Hardware, bus and memory addresses (#20 attack s48, FP3).
+            "i2c_addr",
+            "regAddr",
+            "mem_addr",
+            "modbus_addr",
+            "device_addr_list",
+            "MAC_ADDR",
             "path",
             "url",
             "ghostwriter",

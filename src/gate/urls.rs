@@ -108,15 +108,14 @@ pub const URL_SCHEMES: &[&str] = &[
 /// deleted everywhere, C0 controls, spaces, Unicode whitespace and the BOM
 /// (U+FEFF, which JavaScript's `trim()` removes) trimmed at both ends.
 pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
-    let trim = lenient_trim;
     if text.contains(['\t', '\r', '\n']) {
         let deleted: String = text
             .chars()
             .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
             .collect();
-        std::borrow::Cow::Owned(deleted.trim_matches(trim).to_owned())
+        std::borrow::Cow::Owned(deleted.trim_matches(lenient_trim).to_owned())
     } else {
-        std::borrow::Cow::Borrowed(text.trim_matches(trim))
+        std::borrow::Cow::Borrowed(text.trim_matches(lenient_trim))
     }
 }
 
@@ -406,6 +405,14 @@ impl PendingName {
         }
     }
 
+    /// The same kind of name for another destination, `dest`.
+    pub(crate) fn renamed(&self, dest: Admitted) -> Self {
+        Self {
+            dest,
+            maybe_text: self.maybe_text,
+        }
+    }
+
     /// The host name (canonical, lower case).
     pub fn host(&self) -> &str {
         self.dest.domain().unwrap_or_default()
@@ -539,8 +546,9 @@ fn scheme_less(
 ) -> Result<Option<PendingName>, Refusal> {
     let s = lenient_form(text);
     // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
-    // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
-    if s.is_empty()
+    // Text without a letter or a digit (`*`, a wildcard origin) names no
+    // host; `::` is read as IPv6 before this.
+    if !s.chars().any(char::is_alphanumeric)
         || looks_like_url(&s)
         || s.starts_with(['/', '\\', '.', '~'])
         || is_mac_address(&s)
@@ -608,12 +616,15 @@ fn scheme_less(
         // that reads as an address in `0.0.0.0/8` other than `0.0.0.0`: no
         // host a server reaches. Any other number is the address it spells
         // (`127.1`, `10.1`, `2130706433`, `0`).
+        // So is a version after `@` (`node@20`, `mcp-server-git@0.6.2`: a
+        // package, whose version WHATWG reads as the host `0.0.0.20`).
         Err(d)
-            if reading == Reading::Word
-                && parsed.port().is_none()
+            if parsed.port().is_none()
                 && d.kind() == DenialCode::ThisNetwork
                 && host != "0.0.0.0"
-                && is_number_or_version(&s) =>
+                && ((reading == Reading::Word && is_number_or_version(&s))
+                    || s.rsplit_once('@')
+                        .is_some_and(|(_, v)| is_number_or_version(v))) =>
         {
             Ok(None)
         }
@@ -752,15 +763,29 @@ pub(crate) fn host_argument(
     // NUL, a list of its own (`runsc\0 x` is the single label `runsc`).
     let c_string = |t: &str| t.find('\0').and_then(|i| t.get(..i)).map(str::to_owned);
     let cut = [c_string(text), mapped.as_deref().and_then(c_string)];
+    let forms = || {
+        mapped
+            .as_deref()
+            .into_iter()
+            .chain(std::iter::once(text))
+            .chain(cut.iter().flatten().map(String::as_str))
+    };
+    // An empty host is the local host to common clients, as `0` is:
+    // Node's `net.connect({host: ""})` dials `localhost`, CPython's
+    // `connect(("", port))` reads `INADDR_ANY`.
+    if place == HostPlace::Named && forms().any(|f| list_element(f).is_empty()) {
+        return Err(Refusal::from_denial(
+            &Denial::of(
+                DenialCode::Unspecified,
+                "an empty host, which clients read as the local host",
+            ),
+            rule,
+        ));
+    }
     let mut names = Vec::new();
     // The mapped form first: what the text spells is refused for what it
     // is before the written form is refused as no host.
-    for form in mapped
-        .as_deref()
-        .into_iter()
-        .chain(std::iter::once(text))
-        .chain(cut.iter().flatten().map(String::as_str))
-    {
+    for form in forms() {
         host_list(net, form, rule, place, spend, &mut names)?;
     }
     Ok(names)
@@ -818,10 +843,22 @@ fn host_list(
 }
 
 /// `true` for a list element only a network name, an address or a port
-/// has: a dot inside it (`example.com`; `St.` and `Mr.` end with theirs),
-/// or a `:`, `[`, `/`, `\\`, `@` or `%`.
+/// has: a dot inside it (`example.com`, `10.0.0.1`; `St.` and `Mr.` end
+/// with theirs, `U.S.A.` are initials, `22.04` a version), a `:` before
+/// its end (`Attn:` ends with its), a `[`, `/`, `\\`, `@` or `%`, or an
+/// IPv6 address (`fe80::`).
 fn network_element(e: &str) -> bool {
-    e.trim_end_matches('.').contains('.') || e.contains([':', '[', '/', '\\', '@', '%'])
+    let dotted = e.trim_end_matches('.');
+    let labels = || dotted.split('.');
+    // Initials (`J.R.R.`, `U.S.A.`, `e.g.`) and numbers or versions of
+    // fewer than four parts (`22.04`, `1.20.4`) are words; a number is
+    // vetted as the address it spells in either reading.
+    let initials = labels().all(|l| l.chars().count() == 1 && l.chars().all(char::is_alphabetic));
+    let short_number = labels().count() < 4 && is_number_or_version(dotted);
+    (dotted.contains('.') && !initials && !short_number)
+        || e.trim_end_matches(':')
+            .contains([':', '[', '/', '\\', '@', '%'])
+        || bare_ipv6(e).is_some()
 }
 
 /// The characters besides [`list_space`] that separate the hosts of a
@@ -878,23 +915,87 @@ fn vet_element(
     reading: Reading,
     names: &mut Vec<PendingName>,
 ) -> Result<(), Refusal> {
-    let v6_port = element.rsplit_once(':').and_then(|(a, p)| {
-        let port = !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
-        bare_ipv6(a).filter(|_| port).map(|v6| (v6, p))
-    });
-    if let Some((v6, port)) = v6_port {
-        names.extend(vet_url(net, &format!("http://[{v6}]:{port}/"), rule)?);
-    }
-    if let Some(v6) = bare_ipv6(element) {
-        names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
-    } else if v6_port.is_none() {
-        if looks_like_url(element) {
-            names.extend(vet_url(net, element, rule)?);
-        } else {
-            names.extend(scheme_less(net, element, rule, reading)?);
+    // As written, and without the punctuation a client may trim around
+    // it when an address is left (`127.0.0.1)`, `.127.0.0.1`; `#general`
+    // stays a word).
+    let core = host_core(element);
+    let address = |h: &str| {
+        bare_ipv6(h).is_some()
+            || url::Url::parse(&format!("http://{h}"))
+                .is_ok_and(|u| matches!(u.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_))))
+    };
+    let trimmed = (core != element && address(core)).then_some(core);
+    for element in std::iter::once(element).chain(trimmed) {
+        let v6_port = element.rsplit_once(':').and_then(|(a, p)| {
+            let port = !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+            bare_ipv6(a).filter(|_| port).map(|v6| (v6, p))
+        });
+        if let Some((v6, port)) = v6_port {
+            names.extend(vet_url(net, &format!("http://[{v6}]:{port}/"), rule)?);
+        }
+        if let Some(v6) = bare_ipv6(element) {
+            names.extend(vet_url(net, &format!("http://[{v6}]/"), rule)?);
+        } else if v6_port.is_none() {
+            if looks_like_url(element) {
+                names.extend(vet_url(net, element, rule)?);
+            } else {
+                names.extend(scheme_less(net, element, rule, reading)?);
+            }
         }
     }
     Ok(())
+}
+
+/// `element` without the punctuation a client may strip around a host
+/// (`rstrip(').,;')`, a regular expression that picks the address out):
+/// leading characters other than letters, digits, `[`, `:`, `/` and `\\`
+/// (a socket path, a share), trailing ones other than letters, digits,
+/// `]`, `:` and `/` (`127.0.0.1)`, `"127.0.0.1'`, `.127.0.0.1`,
+/// `127.0.0.1）`). Bounded by the element's length.
+fn host_core(element: &str) -> &str {
+    element
+        .trim_start_matches(|c: char| !(c.is_alphanumeric() || "[:/\\".contains(c)))
+        .trim_end_matches(|c: char| !(c.is_alphanumeric() || "]:/".contains(c)))
+}
+
+/// The four characters that IDNA 2003 and UTS 46 transitional processing
+/// map otherwise than the non-transitional processing of the core and of
+/// WHATWG URL parsers ([`transitional_form`]).
+const IDNA_DEVIATIONS: [char; 4] = ['\u{df}', '\u{3c2}', '\u{200c}', '\u{200d}'];
+
+/// The host name `host` (ASCII, as the core reads it: `xn--zca.example`)
+/// as IDNA 2003 (Python's `idna` codec, nameprep) and UTS 46 transitional
+/// processing read the name it encodes (`ss.example`), when that differs:
+/// a server may look up either. `None` for a name without a deviation
+/// character ([`IDNA_DEVIATIONS`]). Bounded by the name's length.
+pub(crate) fn idna2003_name(host: &str) -> Option<String> {
+    if !host.contains("xn--") {
+        return None;
+    }
+    let (unicode, decoded) = idna::domain_to_unicode(host);
+    decoded.ok()?;
+    let other = idna::domain_to_ascii(&transitional_form(&unicode)?).ok()?;
+    (other != host).then_some(other)
+}
+
+/// `text` as IDNA 2003 and UTS 46 transitional processing read its
+/// deviation characters: `ß` is `ss`, `ς` is `σ`, U+200C and U+200D are
+/// removed. `None` when `text` holds none of [`IDNA_DEVIATIONS`]. Bounded
+/// by the text's length.
+fn transitional_form(text: &str) -> Option<String> {
+    if !text.contains(IDNA_DEVIATIONS) {
+        return None;
+    }
+    let mut form = String::with_capacity(text.len().saturating_add(8));
+    for c in text.chars() {
+        match c {
+            '\u{df}' => form.push_str("ss"),
+            '\u{3c2}' => form.push('\u{3c3}'),
+            '\u{200c}' | '\u{200d}' => {}
+            c => form.push(c),
+        }
+    }
+    Some(form)
 }
 
 /// `text` as a resolver's IDNA step maps it before it reads an address
@@ -1128,15 +1229,60 @@ mod tests {
             ("Mr..", false),
             ("db:5432", true),
             ("[::1]", true),
-            ("a/b", true),
+            ("a.b", false),
+            ("a.io", true),
             ("a\\b", true),
             ("u@h", true),
             ("a%2e", true),
             ("Alice", false),
+            ("10.0.0.1", true),
+            ("fe80::", true),
+            ("a.b", false),
+            ("a.io", true),
+            ("J.R.R.", false),
+            ("e.g.", false),
+            ("22.04", false),
+            ("1.20.4", false),
+            ("Attn:", false),
+            ("Attn:x", true),
         ] {
             assert_eq!(network_element(e), want, "{e}");
         }
+        for (e, want) in [
+            ("127.0.0.1)", "127.0.0.1"),
+            ("\"127.0.0.1'", "127.0.0.1"),
+            (".~127.0.0.1", "127.0.0.1"),
+            ("[::1]).", "[::1]"),
+            ("::1", "::1"),
+            ("/run/x.sock", "/run/x.sock"),
+            ("\\\\share", "\\\\share"),
+            ("h:", "h:"),
+            ("#general", "general"),
+            ("*", ""),
+        ] {
+            assert_eq!(host_core(e), want, "{e}");
+        }
         assert_eq!(LIST_SEPARATORS, [',', ';', '|']);
+    }
+
+    /// The other name IDNA 2003 reads, exactly, and none where it reads
+    /// the same.
+    #[test]
+    fn idna2003_names() {
+        for (host, want) in [
+            ("xn--zca.example", Some("ss.example")),
+            ("xn--strae-oqa.example", Some("strasse.example")),
+            ("xn--3xa.example", Some("xn--4xa.example")),
+            ("xn--bcher-kva.example", None),
+            ("example.com", None),
+            ("xn--zz", None),
+        ] {
+            assert_eq!(idna2003_name(host).as_deref(), want, "{host}");
+        }
+        assert_eq!(
+            transitional_form("a\u{200d}\u{200c}b").as_deref(),
+            Some("ab")
+        );
     }
 
     /// The host a lenient client reads in a text no URL parser reads
