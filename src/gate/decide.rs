@@ -673,8 +673,7 @@ impl Gatekeeper {
                 .net
                 .classify_url(&format!("http://{other}:{}/", name.port()))
             {
-                Ok(a) if a.needs_dns() => note_name(names, name.renamed(a))?,
-                Ok(_) => {}
+                Ok(a) => note_name(names, name.renamed(a))?,
                 Err(d) => return Err(Refusal::from_denial(&d, URL_RULE)),
             }
         }
@@ -2888,14 +2887,14 @@ mod tests {
             (json!({"server": {"name": ""}}), "ok"),
             (json!({"host": null}), "ok"),
             // F16: punctuation around an address.
-            (json!({"host": "127.0.0.1)"}), "ssrf.loopback"),
-            (json!({"host": "127.0.0.1'"}), "ssrf.loopback"),
-            (json!({"host": "\"127.0.0.1'"}), "ssrf.loopback"),
-            (json!({"host": "127.0.0.1-"}), "ssrf.loopback"),
-            (json!({"host": "127.0.0.1\u{ff09}"}), "ssrf.loopback"),
+            (json!({"host": "127.0.0.1)"}), refused),
+            (json!({"host": "127.0.0.1'"}), refused),
+            (json!({"host": "\"127.0.0.1'"}), refused),
+            (json!({"host": "127.0.0.1-"}), refused),
+            (json!({"host": "127.0.0.1\u{ff09}"}), refused),
             (json!({"host": ".127.0.0.1"}), "ssrf.loopback"),
             (json!({"host": "~127.0.0.1"}), "ssrf.loopback"),
-            (json!({"hosts": "a.example, 10.0.0.1!"}), "ssrf.private_use"),
+            (json!({"hosts": "a.example, 10.0.0.1!"}), refused),
             (json!({"host": "[::1]."}), "ssrf.loopback"),
             (json!({"host": "example.com."}), "ok"),
             (json!({"host": "/var/run/postgresql"}), "ok"),
@@ -2927,6 +2926,37 @@ mod tests {
             (json!({"server": "x@0"}), "ssrf.unspecified"),
             (json!({"server": "x@127.1"}), "ssrf.loopback"),
             (json!({"server": "x@10.1"}), "ssrf.private_use"),
+            // F20 (s49): a URL delimited as `urllib.request` unwraps it.
+            (json!({"url": "<http://127.0.0.1:8003/>"}), "ssrf.loopback"),
+            (
+                json!({"url": "<URL:http://127.0.0.1:8003/>"}),
+                "ssrf.loopback",
+            ),
+            (json!({"url": " <URL: http://localhost:8003/> "}), refused),
+            (json!({"url": "<\thttp://2130706433:8003/>"}), refused),
+            (json!({"url": "<file:///etc/hostname>"}), "url.scheme"),
+            (
+                json!({"q": "<http://169.254.169.254/>"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"urls": ["<http://169.254.169.254/latest/>"]}),
+                "ssrf.cloud_metadata",
+            ),
+            (json!({"cfg": "url: <http://169.254.169.254/>"}), refused),
+            (json!({"q": "<b>bold</b>"}), "ok"),
+            (json!({"q": "URL: see the docs"}), "ok"),
+            // F22 (s49): a host name no resolver answers that curl globs.
+            (json!({"url": "http://{127.0.0.1}:8003/"}), "url.ambiguous"),
+            (
+                json!({"url": "http://{example.com,127.0.0.1}:8003/"}),
+                "url.ambiguous",
+            ),
+            (json!({"url": "http://127.0.0.1{,}:8003/"}), "url.ambiguous"),
+            (json!({"url": "{a,b}.example/x"}), "url.ambiguous"),
+            (json!({"host": "{a.example,127.0.0.1}"}), refused),
+            (json!({"url": "http://a_b.example/"}), "ok"),
+            (json!({"url": "{base}/v1"}), "ok"),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }

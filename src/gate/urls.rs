@@ -106,9 +106,13 @@ pub const URL_SCHEMES: &[&str] = &[
 
 /// `text` as a lenient URL parser would see it: ASCII tab, CR and LF
 /// deleted everywhere, C0 controls, spaces, Unicode whitespace and the BOM
-/// (U+FEFF, which JavaScript's `trim()` removes) trimmed at both ends.
+/// (U+FEFF, which JavaScript's `trim()` removes) trimmed at both ends, and
+/// the delimiters of a URL in text removed as Python's `urllib.request`
+/// removes them (`urllib.parse.unwrap`; RFC 3986 Appendix C): `<…>` and a
+/// leading `URL:` (`<URL:http://127.0.0.1/>` is `http://127.0.0.1/`).
+/// Bounded by the text's length.
 pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.contains(['\t', '\r', '\n']) {
+    let mut form = if text.contains(['\t', '\r', '\n']) {
         let deleted: String = text
             .chars()
             .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
@@ -116,7 +120,25 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Owned(deleted.trim_matches(lenient_trim).to_owned())
     } else {
         std::borrow::Cow::Borrowed(text.trim_matches(lenient_trim))
+    };
+    // Each step shortens the text.
+    while let Some(inner) = unwrapped(&form) {
+        form = std::borrow::Cow::Owned(inner.trim_matches(lenient_trim).to_owned());
     }
+    form
+}
+
+/// `s` without the `<` and `>` around it, or without a leading `URL:` in
+/// any case: what `urllib.parse.unwrap` removes. `None` when neither is
+/// there.
+fn unwrapped(s: &str) -> Option<&str> {
+    s.strip_prefix('<')
+        .and_then(|i| i.strip_suffix('>'))
+        .or_else(|| {
+            s.get(..4)
+                .filter(|p| p.eq_ignore_ascii_case("url:"))
+                .and_then(|_| s.get(4..))
+        })
 }
 
 /// The characters [`lenient_form`] trims: C0 controls, space, Unicode
@@ -449,13 +471,40 @@ impl PendingName {
 pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
     let form = url_form(text);
     match net.classify_url(&form) {
-        Ok(a) if a.needs_dns() => Ok(Some(PendingName::new(a))),
+        Ok(a) if a.needs_dns() => dns_name(&a, rule).map(|()| Some(PendingName::new(a))),
         Ok(_) => Ok(None),
         Err(d) if d.kind() == DenialCode::Ambiguous => Err(Refusal::from_denial(
             &refused_scheme(&form).unwrap_or(d),
             rule,
         )),
         Err(d) => Err(Refusal::from_denial(&d, rule)),
+    }
+}
+
+/// Refuses a host name that holds a character no DNS name has (anything
+/// but letters, digits, `-`, `_` and `.` once UTS 46 has mapped it), which
+/// WHATWG parsers take in a domain: no resolver answers it, but tools
+/// rewrite it first (curl's globbing reads `{example.com,127.0.0.1}` as
+/// two hosts).
+///
+/// # Errors
+/// `url.ambiguous` with `rule`.
+fn dns_name(dest: &Admitted, rule: &str) -> Result<(), Refusal> {
+    let name = dest.domain().unwrap_or_default();
+    match name
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        None => Ok(()),
+        Some(c) => Err(Refusal::from_denial(
+            &Denial::of(
+                DenialCode::Ambiguous,
+                format!(
+                    "the host name `{name}` holds `{c}`, which no DNS name holds: a tool may rewrite it (curl expands `{{a,b}}` and `[1-2]`)"
+                ),
+            ),
+            rule,
+        )),
     }
 }
 
@@ -601,6 +650,9 @@ fn scheme_less(
     };
     let port = parsed.port_or_known_default().unwrap_or(80);
     match net.classify_url(&format!("http://{host}:{port}/")) {
+        Ok(a) if a.needs_dns() && reading != Reading::Word => {
+            dns_name(&a, rule).map(|()| Some(PendingName::scheme_less(a)))
+        }
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
         Err(d) if d.kind() == DenialCode::OperatorDeny => Err(Refusal::from_denial(&d, rule)),
@@ -1050,6 +1102,13 @@ mod tests {
             "http://x",
             "HTTPS://x",
             "  http://169.254.169.254/",
+            // Delimited as `urllib.parse.unwrap` reads it (#20 attack s49, F20).
+            "<http://127.0.0.1:8003/>",
+            "<URL:http://127.0.0.1:8003/>",
+            " <URL: http://127.0.0.1:8003/> ",
+            "<\thttp://x/>",
+            "url:http://x",
+            "<<file:///etc/hostname>>",
             "file:/etc/passwd",
             "file:///etc/passwd",
             "gopher:x",
