@@ -19,6 +19,22 @@ use super::urls::{
     HostPlace, PendingName,
 };
 
+/// A JSON number with an integral value as JavaScript's `String(n)` writes
+/// it, without a fraction or an exponent (`2130706433.0` is `2130706433`,
+/// `-0.0` is `0`); `None` for a number with a fraction, or at or past
+/// 10^21, which JavaScript writes with an exponent.
+fn js_integer(n: &serde_json::Number) -> Option<String> {
+    let f = n.as_f64()?;
+    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    Some(if f == 0.0 {
+        "0".to_owned()
+    } else {
+        format!("{f:.0}")
+    })
+}
+
 /// Most strings of one call's `arguments` the gateway inspects; a call with
 /// more is refused (`policy.arguments_too_complex`) rather than half-checked.
 pub const MAX_SCANNED_STRINGS: usize = 16_384;
@@ -760,7 +776,14 @@ impl Gatekeeper {
                 // (`{"host": 2130706433}`: `getaddrinfo` reads
                 // `"2130706433"` as 127.0.0.1).
                 Value::Number(n) if matches!(place, Place::Host | Place::InHost) => {
-                    self.vet_host(&n.to_string(), place, scan)?;
+                    let written = n.to_string();
+                    self.vet_host(&written, place, scan)?;
+                    // As JavaScript's `String(n)` writes it too (a server
+                    // that builds `http://${host}/`): `2130706433.0` and
+                    // `2.130706433e9` are `2130706433`, `-0.0` is `0`.
+                    if let Some(js) = js_integer(n).filter(|js| *js != written) {
+                        self.vet_host(&js, place, scan)?;
+                    }
                 }
                 Value::Array(a) => stack.extend(a.iter().map(|e| (e, place))),
                 Value::Object(m) => {
@@ -2957,8 +2980,40 @@ mod tests {
             (json!({"host": "{a.example,127.0.0.1}"}), refused),
             (json!({"url": "http://a_b.example/"}), "ok"),
             (json!({"url": "{base}/v1"}), "ok"),
+            // F26 (s49): a host as a JSON number, as JavaScript writes it.
+            (json!({"host": 2_130_706_433.0}), "ssrf.loopback"),
+            (json!({"host": 2.130_706_433e9}), "ssrf.loopback"),
+            (json!({"host": -0.0}), refused),
+            (json!({"host": 2_852_039_166.0}), "ssrf.cloud_metadata"),
+            (
+                json!({"server": {"value": 2_130_706_433.0}}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"server": {"address": 2_130_706_433.0}}),
+                "ssrf.loopback",
+            ),
+            (json!({"hosts": [2_130_706_433.0]}), "ssrf.loopback"),
+            (json!({"hosts": {"a": 2_130_706_433.0}}), "ssrf.loopback"),
+            (json!({"host": 2_130_706_433.5}), "ok"),
+            (json!({"port": 2_130_706_433.0}), "ok"),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn numbers_as_javascript_writes_them() {
+        let n = |v: Value| match v {
+            Value::Number(n) => js_integer(&n),
+            _ => None,
+        };
+        assert_eq!(n(json!(2_130_706_433.0)).as_deref(), Some("2130706433"));
+        assert_eq!(n(json!(-0.0)).as_deref(), Some("0"));
+        assert_eq!(n(json!(-5.0)).as_deref(), Some("-5"));
+        assert_eq!(n(json!(7)).as_deref(), Some("7"));
+        assert_eq!(n(json!(1e20)).as_deref(), Some("100000000000000000000"));
+        assert_eq!(n(json!(1e21)), None);
+        assert_eq!(n(json!(0.5)), None);
     }
 
     /// F15 (attack s48): under `--resolve`, a name with an IDNA deviation
