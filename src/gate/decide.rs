@@ -768,6 +768,10 @@ impl Gatekeeper {
                     if checked {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
+                            for part in path_list_parts(s) {
+                                spend(scan.budget)?;
+                                roots.check(part, "builtin path check (by argument name)")?;
+                            }
                         }
                     }
                     self.walk_embedded(s, place, scan)?;
@@ -1023,7 +1027,13 @@ impl Gatekeeper {
                         }
                     }
                     match &self.roots {
-                        Some(r) => r.check(s, &rule.label())?,
+                        Some(r) => {
+                            r.check(s, &rule.label())?;
+                            for part in path_list_parts(s) {
+                                spend(budget)?;
+                                r.check(part, &rule.label())?;
+                            }
+                        }
                         None => {
                             return Err(Refusal::from_denial(
                                 &crate::net::Denial::outside_root("no root is configured"),
@@ -2319,6 +2329,18 @@ enum Place {
     InHost,
 }
 
+/// The parts of a path-named text that a server splitting it into several
+/// paths reads, each that reads as a path on its own ([`reads_as_a_path`]):
+/// split at white space, line breaks, `,`, `;` and `|`, and at `:` in a
+/// text that starts at the root (a `PATH`-style list: `/a:/etc`).
+/// `a.txt\n/etc/passwd` yields `/etc/passwd`; a text without a separator
+/// yields nothing (it is checked whole). Bounded by the text's length.
+fn path_list_parts(s: &str) -> impl Iterator<Item = &str> {
+    let colon = s.trim_start().starts_with('/');
+    s.split(move |c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|') || (colon && c == ':'))
+        .filter(move |p| p.len() < s.len() && reads_as_a_path(p))
+}
+
 /// `true` when a string under a path-named key reads as a path, as
 /// written or percent-decoded ([`percent_forms`]: `%2e%2e%2fx`), each also
 /// as a URL parser reads it ([`lenient_form`]: `\u{1}/etc`): it starts
@@ -3084,6 +3106,25 @@ mod tests {
                 "ssrf.loopback",
             ),
             (json!({"dsn": "host=myserver"}), "ssrf.single_label_name"),
+            // F28 (s49): git's scp-like remotes.
+            (
+                json!({"repo": "git@10.0.0.5:team/secret.git"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"repo": "10.0.0.5:team/secret.git"}),
+                "ssrf.private_use",
+            ),
+            (json!({"remote": "git@127.0.0.1:x/y.git"}), "ssrf.loopback"),
+            (json!({"repository": "127.0.0.1:x/y.git"}), "ssrf.loopback"),
+            (json!({"repo": "git@localhost:x"}), refused),
+            (json!({"repo": "git@metadata.google.internal:x"}), refused),
+            (json!({"repo": "git@db.internal:x"}), refused),
+            (json!({"repo": "git@[::1]:x"}), "ssrf.loopback"),
+            (json!({"repo": "git@github.com:org/repo.git"}), "ok"),
+            (json!({"repo": "git@203.0.113.9:x.git"}), refused),
+            (json!({"repo": "git@8.8.8.8:x.git"}), "ok"),
+            (json!({"q": "12:30pm"}), "ok"),
             (json!({"dsn": "host=db.example.com port=5432"}), "ok"),
             (json!({"q": "Server=db.example.com;Database=x"}), "ok"),
         ]);
@@ -3702,6 +3743,45 @@ max_bytes = 10
                 assert_eq!(code(&g, "t", json!({"path": "sub\\a.txt"})), "ok");
             }
         }
+    }
+
+    /// A path-named text holding several paths (F25, attack s49): each
+    /// part a server splitting it reads is checked, and a `kind = "path"`
+    /// rule's too.
+    #[test]
+    fn path_lists_in_one_text() {
+        let (_t, base, g) = rooted(
+            "[[args]]\ntool = \"t\"\npointer = \"/x\"\nkind = \"path\"\n",
+            crate::gate::RelativePaths::Refuse,
+        );
+        std::fs::create_dir_all(base.join("data")).unwrap();
+        std::fs::write(base.join("data/a.txt"), "a").unwrap();
+        let inside = base.join("data/a.txt").to_string_lossy().into_owned();
+        for sep in ["\n", "\r\n", ",", ";", "|", " ", "\t", ":", ", "] {
+            let list = format!("{inside}{sep}/etc/passwd");
+            for name in ["paths", "x"] {
+                assert_eq!(
+                    code(&g, "t", json!({ name: list })),
+                    "path.outside_root",
+                    "{name}: {list:?}"
+                );
+            }
+        }
+        let spaced = base
+            .join("data/My Report, final.pdf")
+            .to_string_lossy()
+            .into_owned();
+        for ok in [inside.as_str(), spaced.as_str()] {
+            assert_eq!(code(&g, "t", json!({ "paths": ok })), "ok", "{ok}");
+        }
+        let both = format!("{inside}\n{inside}");
+        assert_eq!(code(&g, "t", json!({ "paths": both })), "ok");
+        assert_eq!(
+            path_list_parts("/a:/b c,~/d;x|../e").collect::<Vec<_>>(),
+            ["/a", "/b", "~/d", "../e"]
+        );
+        assert_eq!(path_list_parts("/a").count(), 0);
+        assert_eq!(path_list_parts("a/b, c d").count(), 0);
     }
 
     /// Names of a file's location get the path check: a file's URI when

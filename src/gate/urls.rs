@@ -264,6 +264,10 @@ fn bare_ipv6(s: &str) -> Option<std::net::Ipv6Addr> {
 pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
     let s = lenient_form(text);
     if !has_scheme(&s) && scheme_less_host(&s) {
+        // git's `[user@]host:path`: the host, and the path under it.
+        if let Some((host, path)) = scp_like(&s) {
+            return std::borrow::Cow::Owned(format!("http://{host}/{path}"));
+        }
         let network_path =
             s.starts_with(['/', '\\']) && s.get(1..).is_some_and(|r| r.starts_with(['/', '\\']));
         let sep = if network_path { "" } else { "//" };
@@ -311,7 +315,9 @@ fn scheme_less_host(s: &str) -> bool {
         _ => (authority, None),
     };
     if port.is_some_and(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
-        return false;
+        // git's, scp's and rsync's `[user@]host:path` (`git@10.0.0.5:x.git`)
+        // names its host as a URL with a path would.
+        return scp_like(s).is_some_and(|(host, _)| scheme_less_host(&format!("{host}/")));
     }
     if host.starts_with('[') && host.ends_with(']') {
         return matches!(url::Host::parse(host), Ok(url::Host::Ipv6(_)));
@@ -351,6 +357,31 @@ fn scheme_less_host(s: &str) -> bool {
         Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), !tail.is_empty()),
         _ => false,
     }
+}
+
+/// The host and path of `s` read as git, scp and rsync read
+/// `[user@]host:path` (`git@10.0.0.5:team/x.git`, `[::1]:x`): a host
+/// before the first `:` of the authority (an IPv6 address in brackets)
+/// followed by something other than a decimal port. `None` otherwise.
+fn scp_like(s: &str) -> Option<(&str, &str)> {
+    let authority = s.split(['/', '?', '#', '\\']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let host_len = if host_port.starts_with('[') {
+        host_port.find(']')?.checked_add(1)?
+    } else {
+        host_port.find(':')?
+    };
+    let host = host_port.get(..host_len)?;
+    let port = host_port.get(host_len..)?.strip_prefix(':')?;
+    if host.is_empty() || port.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let start = authority
+        .len()
+        .checked_sub(host_port.len())?
+        .checked_add(host_len)?
+        .checked_add(1)?;
+    Some((host, s.get(start..)?))
 }
 
 /// A scheme-less host name (already mapped, userinfo removed) that only a
@@ -1322,6 +1353,24 @@ mod tests {
             assert_eq!(host_core(e), want, "{e}");
         }
         assert_eq!(LIST_SEPARATORS, [',', ';', '|']);
+    }
+
+    /// git's scp-like remotes (#20 attack s49, F28).
+    #[test]
+    fn scp_like_remotes() {
+        for (s, want) in [
+            ("git@10.0.0.5:team/x.git", Some(("10.0.0.5", "team/x.git"))),
+            ("10.0.0.5:x", Some(("10.0.0.5", "x"))),
+            ("[::1]:x/y", Some(("[::1]", "x/y"))),
+            ("a@b@localhost:x:y", Some(("localhost", "x:y"))),
+            ("10.0.0.5:22/x", None),
+            ("10.0.0.5:/srv/x", None),
+            ("host", None),
+            (":x", None),
+            ("a/b:c", None),
+        ] {
+            assert_eq!(scp_like(s), want, "{s}");
+        }
     }
 
     /// The other name IDNA 2003 reads, exactly, and none where it reads
