@@ -3043,6 +3043,11 @@ mod tests {
             ),
             (json!({"cfg": "url: <http://169.254.169.254/>"}), refused),
             (json!({"q": "<b>bold</b>"}), "ok"),
+            (json!({"url": "'http://127.0.0.1:8003/'"}), "ssrf.loopback"),
+            (json!({"url": "`http://127.0.0.1:8003/`"}), "ssrf.loopback"),
+            (json!({"q": "(http://169.254.169.254/)"}), "ssrf.cloud_metadata"),
+            (json!({"q": "'quoted' and (parenthesised)"}), "ok"),
+            (json!({"host": "[::1]"}), "ssrf.loopback"),
             (json!({"q": "URL: see the docs"}), "ok"),
             // F22 (s49): a host name no resolver answers that curl globs.
             (json!({"url": "http://{127.0.0.1}:8003/"}), "url.ambiguous"),

@@ -129,11 +129,14 @@ pub fn lenient_form(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `s` without the `<` and `>` around it, or without a leading `URL:` in
-/// any case: what `urllib.parse.unwrap` removes. `None` when neither is
-/// there.
+/// any case (what `urllib.parse.unwrap` removes), or without the quotes,
+/// backticks or parentheses around it (what a server that strips an
+/// argument's quotes removes: `'http://127.0.0.1/'`). `None` when none of
+/// them is there.
 fn unwrapped(s: &str) -> Option<&str> {
-    s.strip_prefix('<')
-        .and_then(|i| i.strip_suffix('>'))
+    [('<', '>'), ('\'', '\''), ('"', '"'), ('`', '`'), ('(', ')')]
+        .iter()
+        .find_map(|&(open, close)| s.strip_prefix(open)?.strip_suffix(close))
         .or_else(|| {
             s.get(..4)
                 .filter(|p| p.eq_ignore_ascii_case("url:"))
@@ -1140,6 +1143,10 @@ mod tests {
             "<\thttp://x/>",
             "url:http://x",
             "<<file:///etc/hostname>>",
+            "'http://127.0.0.1/'",
+            "`http://127.0.0.1/`",
+            "(http://127.0.0.1/)",
+            "\"<http://127.0.0.1/>\"",
             "file:/etc/passwd",
             "file:///etc/passwd",
             "gopher:x",
