@@ -776,6 +776,39 @@ mod tests {
         fn accept_batch(&mut self, _len: usize) -> Result<(), ErrorObject> {
             Ok(())
         }
+
+        /// Takes a bad line naming the id `"mine"` and no method as its own.
+        fn refused(&mut self, refused: RefusedLine) -> Option<Response> {
+            let mine = Id::String("mine".into());
+            (refused.request || !refused.ids.contains(&mine)).then_some(refused.answer)
+        }
+    }
+
+    /// A refused line the service takes (attack s49 F27: a client's bad
+    /// answer to a server request) gets no answer from the engine, single,
+    /// in a batch or over the bound; any other keeps the core's answer.
+    #[test]
+    fn a_refused_line_the_service_takes_is_not_answered() {
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":"mine","result":"{}"}}"#,
+            "a".repeat(200)
+        );
+        let input = [
+            r#"{"jsonrpc":"2.0","id":"mine","result":{}} trailing"#,
+            r#"[{"id":"mine","result":{}}]"#,
+            big.as_str(),
+            r#"{"jsonrpc":"2.0","id":"other","result":{}} trailing"#,
+            r#"{"jsonrpc":"2.0","id":"mine","method":"ping","params":{},"params":{}}"#,
+        ]
+        .join("\n");
+        let config = EngineConfig {
+            max_line_bytes: 100,
+            ..config(1, 1)
+        };
+        let out = session(&input, config);
+        let ids: Vec<&Value> = out.iter().map(|v| &v["id"]).collect();
+        assert_eq!(ids, [&json!("other"), &json!("mine")], "{out:?}");
+        assert!(out.iter().all(|v| v["error"]["code"] == -32700), "{out:?}");
     }
 
     fn session(input: &str, config: EngineConfig) -> Vec<Value> {

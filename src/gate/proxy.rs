@@ -4,7 +4,11 @@
 //! * Client → child: the engine has run every line through the core; a
 //!   request is forwarded verbatim (ids are not rewritten) once the policy
 //!   lets it through, a notification and a client response are forwarded
-//!   verbatim.
+//!   verbatim. A client line the core refuses that answers a server request
+//!   waiting for the client is answered to the server
+//!   ([`Service::refused`]); a request's id stays reserved after its
+//!   timeout until the server answers it or [`CANCELLED_CALL_DEADLINE`]
+//!   passes.
 //! * Child → client ([`GateService::child_line`]): every line goes through
 //!   the core too (`--max-response-bytes`, strict JSON, the JSON-RPC
 //!   envelope). A response reaches the request waiting for it; a
@@ -182,6 +186,11 @@ struct Pending {
     /// The request's `_meta.progressToken` ([`progress_key`]), when it
     /// carried one: the server's progress for it may reach the client.
     progress: Option<String>,
+    /// The client got its answer (`tool.call_timeout`): the entry only
+    /// keeps the id reserved until the server answers or
+    /// [`CANCELLED_CALL_DEADLINE`] passes, and a client's cancellation of
+    /// it shortens nothing.
+    timed_out: bool,
     /// The entry's place among [`MAX_PENDING_REQUESTS`] (`None` for the
     /// gateway's own requests).
     _slot: Option<OwnedSemaphorePermit>,
@@ -700,8 +709,9 @@ impl GateService {
     /// from its start, else [`CANCELLED_CALL_DEADLINE`] from the cancellation.
     fn hold_until_deadline(&self, id: Id) {
         let started = match lock(&self.shared.state).pending.get(&id) {
-            Some(p) => p.started,
-            None => return,
+            // A timed-out request is held already, to a later deadline.
+            Some(p) if !p.timed_out => p.started,
+            _ => return,
         };
         let deadline = match self.shared.call_timeout {
             Some(t) => started + t,
@@ -723,6 +733,7 @@ impl GateService {
             let Some(p) = st.pending.get_mut(&id) else {
                 return;
             };
+            p.timed_out = true;
             if let Some(token) = p.progress.take() {
                 if st.progress.get(&token) == Some(&id) {
                     st.progress.remove(&token);
@@ -1817,6 +1828,7 @@ impl GateService {
                     seq,
                     started: Instant::now(),
                     progress,
+                    timed_out: false,
                     _slot: Some(slot),
                 },
             );

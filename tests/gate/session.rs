@@ -2896,6 +2896,9 @@ fn a_timed_out_id_stays_reserved_until_the_server_answers() {
     g.init();
     let r = g.call(1, "slow", json!({"seconds": 2}));
     assert_eq!(r["error"]["data"]["code"], "tool.call_timeout", "{r}");
+    // Cancelling the answered call frees nothing early.
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    std::thread::sleep(Duration::from_millis(100));
     let r = g.call(1, "slow", json!({"seconds": 0}));
     assert_eq!(r["error"]["code"], -32600, "{r}");
     assert!(
