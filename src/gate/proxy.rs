@@ -1453,9 +1453,35 @@ impl GateService {
     /// A URL-mode `elicitation/create` (MCP 2025-11-25: `params.mode` is
     /// `"url"`) asks the client to open `params.url`: it gets the URL check
     /// of the client's arguments ([`super::urls::vet_url`] with the
-    /// operator's `[net]` entries; under `--resolve` its host is resolved
-    /// and vetted too, within [`super::resolve::RESOLVE_DEADLINE`]). A
-    /// `url` that is no string is refused. Any other request passes.
+    /// operator's `[net]` entries). A `url` that is no string is refused.
+    /// Any other request passes.
+    ///
+    /// # Errors
+    /// The refusal; `Ok(Some(name))` is a host name `--resolve` vets.
+    fn elicited_url(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Option<super::urls::PendingName>, Refusal> {
+        let Some(params) = params.filter(|_| method == "elicitation/create") else {
+            return Ok(None);
+        };
+        if params.get("mode").and_then(Value::as_str) != Some("url") {
+            return Ok(None);
+        }
+        let Some(url) = params.get("url").and_then(Value::as_str) else {
+            return Err(Refusal::new(
+                GateCode::BadResponse,
+                "a URL-mode elicitation without a string `url`",
+                ELICITED_URL_RULE,
+            ));
+        };
+        super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
+    }
+
+    /// [`elicited_url`](Self::elicited_url) for a server request, its host
+    /// resolved and vetted under `--resolve` (within
+    /// [`super::resolve::RESOLVE_DEADLINE`]), on the thread reading the child.
     ///
     /// # Errors
     /// The refusal; the request is then answered to the server, never
@@ -1466,28 +1492,55 @@ impl GateService {
         params: Option<&Value>,
         runtime: &tokio::runtime::Handle,
     ) -> Result<(), Refusal> {
-        let Some(params) = params.filter(|_| method == "elicitation/create") else {
-            return Ok(());
-        };
-        if params.get("mode").and_then(Value::as_str) != Some("url") {
-            return Ok(());
-        }
-        let Some(url) = params.get("url").and_then(Value::as_str) else {
-            return Err(Refusal::new(
-                GateCode::BadResponse,
-                "a URL-mode elicitation without a string `url`",
-                ELICITED_URL_RULE,
-            ));
-        };
-        let net = &self.shared.keeper.policy.net;
-        let name = super::urls::vet_url(net, url, ELICITED_URL_RULE)?;
-        match name {
+        match self.elicited_url(method, params)? {
             Some(name) if self.shared.keeper.policy.resolve => {
                 let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
                 runtime.block_on(self.resolve_names(vec![name], by))
             }
             _ => Ok(()),
         }
+    }
+
+    /// The 2026-07-28 form of the same ask: each `inputRequests` entry of
+    /// a result (`{"method": "elicitation/create", "params": {…}}`) that
+    /// is a URL-mode elicitation gets the same check, on the result as
+    /// screened for the client (`reply`); a refused one refuses the answer
+    /// (`method`'s refusal form), audited.
+    async fn vet_input_requests(&self, method: &str, reply: Reply) -> Reply {
+        let Reply::Send(Response {
+            id: Some(id),
+            body: Body::Result(Payload::Value(result)),
+        }) = &reply
+        else {
+            return reply;
+        };
+        let Some(inputs) = result.get("inputRequests").and_then(Value::as_object) else {
+            return reply;
+        };
+        let mut names = Vec::new();
+        let mut refused = None;
+        for entry in inputs.values() {
+            let asked = entry
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match self.elicited_url(asked, entry.get("params")) {
+                Ok(name) => names.extend(name),
+                Err(r) => {
+                    refused = Some(r);
+                    break;
+                }
+            }
+        }
+        if refused.is_none() && self.shared.keeper.policy.resolve && !names.is_empty() {
+            let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+            refused = self.resolve_names(names, by).await.err();
+        }
+        let Some(r) = refused else {
+            return reply;
+        };
+        self.refuse_server_request(None, "elicitation/create", &r);
+        Reply::Send(self.denial_for(method, id.clone(), &r))
     }
 
     /// A server request refused (`r`) before it reached the client: logged,
@@ -1917,7 +1970,8 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    me.answer(id, &method, o, listing)
+                    let reply = me.answer(id, &method, o, listing);
+                    me.vet_input_requests(&method, reply).await
                 }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),

@@ -2966,5 +2966,22 @@ fn a_url_mode_elicitation_gets_the_url_check() {
         assert_eq!(asked, *which == "ok", "{which}: {seen}");
         assert_eq!(refused, *which != "ok", "{which}: {seen}");
     }
+    // The 2026-07-28 form: an `inputRequests` entry of a result.
+    for (i, which) in ["js", "meta", "ok"].iter().enumerate() {
+        let r = g.call(
+            30 + i as u64,
+            "misbehave",
+            json!({"how": "input_url", "which": which}),
+        );
+        if *which == "ok" {
+            assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        } else {
+            let code = refusal_code(&r);
+            assert!(
+                code.starts_with("url.") || code.starts_with("ssrf."),
+                "{which}: {r}"
+            );
+        }
+    }
     g.close();
 }

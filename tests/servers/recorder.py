@@ -216,6 +216,14 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": "e-" + args["which"], "method": "elicitation/create",
                       "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}})
                 text(id, "asked")
+            elif how == "input_url":
+                # The 2026-07-28 form: an input_required result asking for
+                # a URL-mode elicitation.
+                url = {"js": "javascript:alert(1)", "meta": "http://169.254.169.254/latest/meta-data/",
+                       "ok": "https://example.com/verify"}[args["which"]]
+                send({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "st",
+                      "inputRequests": {"login": {"method": "elicitation/create",
+                                                  "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}}}}})
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")
