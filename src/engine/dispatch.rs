@@ -682,8 +682,6 @@ impl<S: Service> Engine<S> {
     }
 }
 
-/// The `_meta.progressToken` of a request's params, when it is a string or
-/// an integer (MCP "Progress").
 /// A line (or batch element) the core refused, with the core's `answer`,
 /// as [`Service::refused`] reads it.
 fn refused_line(bytes: &[u8], answer: Response) -> RefusedLine {
@@ -694,6 +692,8 @@ fn refused_line(bytes: &[u8], answer: Response) -> RefusedLine {
     }
 }
 
+/// The `_meta.progressToken` of a request's params, when it is a string or
+/// an integer (MCP "Progress").
 fn progress_token(params: Option<&Value>) -> Option<Id> {
     let token = params?.get("_meta")?.get("progressToken")?;
     serde_json::from_value(token.clone()).ok()
