@@ -36,7 +36,7 @@ use super::render;
 use super::service::SERVER_BUSY;
 use super::service::{
     server_busy, BoxFuture, CallContext, CancelToken, Handled, Peer, Progress, ProgressReport,
-    Service, PROGRESS_INTERVAL,
+    RefusedLine, Service, PROGRESS_INTERVAL,
 };
 #[cfg(doc)]
 use super::transport::MAX_PENDING_LINES;
@@ -303,13 +303,20 @@ impl<S: Service> Engine<S> {
     async fn on_frame(&mut self, frame: Frame, out: &mut Output) {
         let bytes = match frame {
             Frame::Eof => return,
-            Frame::Oversized { len, id } => {
+            Frame::Oversized { len, id, request } => {
                 // Answered by its id when its kept ends name exactly one
                 // (`engine::line_id`), so the client's request is not left
                 // waiting; else with `id: null`.
                 tracing::warn!(len, id = ?id, "discarded an oversized line");
-                let r = wire::oversized_response(len, self.config.max_line_bytes, id.as_ref());
-                out.response(&r).await;
+                let answer = wire::oversized_response(len, self.config.max_line_bytes, id.as_ref());
+                let refused = RefusedLine {
+                    ids: id.into_iter().collect(),
+                    request,
+                    answer,
+                };
+                if let Some(r) = self.service.refused(refused) {
+                    out.response(&r).await;
+                }
                 return;
             }
             Frame::Line(bytes) => bytes,
@@ -324,7 +331,11 @@ impl<S: Service> Engine<S> {
             }
             Parsed::Batch(items) => self.on_batch(&items, out).await,
             Parsed::Response(r) => self.service.response(r),
-            Parsed::Answer(Some(r)) => out.response(&r).await,
+            Parsed::Answer(Some(r)) => {
+                if let Some(r) = self.service.refused(refused_line(&bytes, r)) {
+                    out.response(&r).await;
+                }
+            }
             Parsed::Answer(None) => {}
         }
     }
@@ -351,7 +362,7 @@ impl<S: Service> Engine<S> {
                     self.service.response(r);
                     None
                 }
-                Parsed::Answer(r) => r,
+                Parsed::Answer(r) => r.and_then(|r| self.service.refused(refused_line(bytes, r))),
                 Parsed::Batch(_) => None,
             };
             if let (Some(r), Some(b)) = (immediate, self.batches.get_mut(&key)) {
@@ -671,6 +682,16 @@ impl<S: Service> Engine<S> {
     }
 }
 
+/// A line (or batch element) the core refused, with the core's `answer`,
+/// as [`Service::refused`] reads it.
+fn refused_line(bytes: &[u8], answer: Response) -> RefusedLine {
+    RefusedLine {
+        ids: super::recover::id_candidates(bytes),
+        request: super::recover::names_string_member(bytes, "method"),
+        answer,
+    }
+}
+
 /// The `_meta.progressToken` of a request's params, when it is a string or
 /// an integer (MCP "Progress").
 fn progress_token(params: Option<&Value>) -> Option<Id> {
@@ -755,6 +776,39 @@ mod tests {
         fn accept_batch(&mut self, _len: usize) -> Result<(), ErrorObject> {
             Ok(())
         }
+
+        /// Takes a bad line naming the id `"mine"` and no method as its own.
+        fn refused(&mut self, refused: RefusedLine) -> Option<Response> {
+            let mine = Id::String("mine".into());
+            (refused.request || !refused.ids.contains(&mine)).then_some(refused.answer)
+        }
+    }
+
+    /// A refused line the service takes (attack s49 F27: a client's bad
+    /// answer to a server request) gets no answer from the engine, single,
+    /// in a batch or over the bound; any other keeps the core's answer.
+    #[test]
+    fn a_refused_line_the_service_takes_is_not_answered() {
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":"mine","result":"{}"}}"#,
+            "a".repeat(200)
+        );
+        let input = [
+            r#"{"jsonrpc":"2.0","id":"mine","result":{}} trailing"#,
+            r#"[{"id":"mine","result":{}}]"#,
+            big.as_str(),
+            r#"{"jsonrpc":"2.0","id":"other","result":{}} trailing"#,
+            r#"{"jsonrpc":"2.0","id":"mine","method":"ping","params":{},"params":{}}"#,
+        ]
+        .join("\n");
+        let config = EngineConfig {
+            max_line_bytes: 100,
+            ..config(1, 1)
+        };
+        let out = session(&input, config);
+        let ids: Vec<&Value> = out.iter().map(|v| &v["id"]).collect();
+        assert_eq!(ids, [&json!("other"), &json!("mine")], "{out:?}");
+        assert!(out.iter().all(|v| v["error"]["code"] == -32700), "{out:?}");
     }
 
     fn session(input: &str, config: EngineConfig) -> Vec<Value> {

@@ -48,7 +48,7 @@ pub use recover::{
 pub(crate) use render::line_safe;
 pub use revision::{Revision, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE, STATELESS_REVISIONS};
 pub use service::{
-    server_busy, BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, Service,
-    PROGRESS_INTERVAL, SERVER_BUSY,
+    server_busy, BoxFuture, CallContext, CancelToken, Closed, Handled, Peer, Progress, RefusedLine,
+    Service, PROGRESS_INTERVAL, SERVER_BUSY,
 };
 pub use transport::{Outgoing, Route, Transport, MAX_PENDING_LINES, MAX_TO_CLIENT_BYTES};

@@ -35,7 +35,9 @@
 //!   through the [`Peer`]) reaches [`Service::response`]; it is never
 //!   answered (JSON-RPC 2.0 §5).
 //! * Lines that fail the core (payload bound, strict JSON, envelope) never
-//!   reach the service: the engine answers them with the core's error.
+//!   reach the service as messages: the engine answers them with the core's
+//!   error, after offering that answer to [`Service::refused`] (a gateway
+//!   takes a bad line that answers its server's request as that answer).
 //!
 //! * **Backpressure**: before it reads each message, the engine asks
 //!   [`Service::ready`]; a service whose next hop is full (a gateway whose
@@ -272,6 +274,20 @@ impl CallContext {
     }
 }
 
+/// A client line the core refused ([`Service::refused`]), read leniently.
+#[derive(Debug)]
+pub struct RefusedLine {
+    /// The ids its top-level `id` members name ([`super::id_candidates`];
+    /// of a line over the bound, the one its kept ends name).
+    pub ids: Vec<super::message::Id>,
+    /// Whether it names a top-level `method` holding a string
+    /// ([`super::names_string_member`]): a request or a notification, not
+    /// an answer.
+    pub request: bool,
+    /// The core's answer to it.
+    pub answer: super::message::Response,
+}
+
 /// A service served by the engine: the PDF tools, or a gateway's child.
 ///
 /// Every method runs on the engine's dispatch task, in message order, and
@@ -305,6 +321,15 @@ pub trait Service: Send + 'static {
     /// A response the client sent to a server-initiated request.
     fn response(&mut self, response: ClientResponse) {
         let _ = response;
+    }
+
+    /// A client line (or batch element) the core refused, which the engine
+    /// is about to answer with `refused.answer`. A service that takes the
+    /// line as something else (a bad answer to a request it sent the client
+    /// through the [`Peer`]) returns `None`, and the client gets nothing;
+    /// the default returns the answer.
+    fn refused(&mut self, refused: RefusedLine) -> Option<super::message::Response> {
+        Some(refused.answer)
     }
 
     /// Whether a JSON-RPC batch (§6) may be served now (MCP 2025-03-26

@@ -4,7 +4,11 @@
 //! * Client → child: the engine has run every line through the core; a
 //!   request is forwarded verbatim (ids are not rewritten) once the policy
 //!   lets it through, a notification and a client response are forwarded
-//!   verbatim.
+//!   verbatim. A client line the core refuses that answers a server request
+//!   waiting for the client is answered to the server
+//!   ([`Service::refused`]); a request's id stays reserved after its
+//!   timeout until the server answers it or [`CANCELLED_CALL_DEADLINE`]
+//!   passes.
 //! * Child → client ([`GateService::child_line`]): every line goes through
 //!   the core too (`--max-response-bytes`, strict JSON, the JSON-RPC
 //!   envelope). A response reaches the request waiting for it; a
@@ -32,9 +36,9 @@ use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::states::{issued_state, IssuedStates};
 use crate::engine::{
-    server_busy, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era, ErrorObject,
-    Handled, Id, Notification, Outbound, Payload, Peer, Reply, Request, Response, Revision,
-    Service,
+    server_busy, Body, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era,
+    ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer, RefusedLine, Reply, Request,
+    Response, Revision, Service,
 };
 use crate::json::{parse_strict, Limits};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
@@ -116,6 +120,9 @@ pub type ToServer = mpsc::UnboundedSender<(Vec<u8>, Charge)>;
 /// advice to the server, not proof that the call stopped).
 pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 
+/// The rule a refused URL-mode `elicitation/create` names.
+const ELICITED_URL_RULE: &str = "builtin url check (elicitation url)";
+
 /// How long a forwarded request other than `tools/call` (which
 /// `--call-timeout` bounds) waits for the server: then `tool.call_timeout`.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
@@ -179,6 +186,11 @@ struct Pending {
     /// The request's `_meta.progressToken` ([`progress_key`]), when it
     /// carried one: the server's progress for it may reach the client.
     progress: Option<String>,
+    /// The client got its answer (`tool.call_timeout`): the entry only
+    /// keeps the id reserved until the server answers or
+    /// [`CANCELLED_CALL_DEADLINE`] passes, and a client's cancellation of
+    /// it shortens nothing.
+    timed_out: bool,
     /// The entry's place among [`MAX_PENDING_REQUESTS`] (`None` for the
     /// gateway's own requests).
     _slot: Option<OwnedSemaphorePermit>,
@@ -567,18 +579,25 @@ impl GateService {
         Reply::Send(self.denial(id, refusal))
     }
 
+    /// A result the gateway writes itself (a refusal, its answer to the
+    /// server's `roots/list`), in the session's era: with `"resultType":
+    /// "complete"` where results carry it ([`Era::has_result_type`]).
+    fn own_result(&self, mut result: Value) -> Value {
+        if lock(&self.shared.era).has_result_type() {
+            if let Some(m) = result.as_object_mut() {
+                m.insert("resultType".into(), json!("complete"));
+            }
+        }
+        result
+    }
+
     fn denial(&self, id: Id, refusal: &Refusal) -> Response {
         match self.shared.deny_as {
             DenyAs::Result => {
-                let mut result = json!({
+                let result = self.own_result(json!({
                     "content": [{"type": "text", "text": format!("refused by toolgate gate: {}: {}", refusal.code(), refusal.message())}],
                     "isError": true,
-                });
-                if lock(&self.shared.era).has_result_type() {
-                    if let Some(m) = result.as_object_mut() {
-                        m.insert("resultType".into(), json!("complete"));
-                    }
-                }
+                }));
                 Response::result(id, result)
             }
             DenyAs::Error => Response::error(
@@ -689,16 +708,46 @@ impl GateService {
     /// until the server answers, or until its deadline: `--call-timeout`
     /// from its start, else [`CANCELLED_CALL_DEADLINE`] from the cancellation.
     fn hold_until_deadline(&self, id: Id) {
-        let (seq, started) = {
-            let st = lock(&self.shared.state);
-            match st.pending.get(&id) {
-                Some(p) => (p.seq, p.started),
-                None => return,
-            }
+        let started = match lock(&self.shared.state).pending.get(&id) {
+            // A timed-out request is held already, to a later deadline.
+            Some(p) if !p.timed_out => p.started,
+            _ => return,
         };
         let deadline = match self.shared.call_timeout {
             Some(t) => started + t,
             None => Instant::now() + CANCELLED_CALL_DEADLINE,
+        };
+        self.hold_until(id, deadline);
+    }
+
+    /// A request that timed out (answered to the client, cancelled at the
+    /// server): its id stays reserved and its slots taken until the server
+    /// answers it (the late answer is dropped) or [`CANCELLED_CALL_DEADLINE`]
+    /// passes, so a client reusing the id meanwhile is refused as an
+    /// in-flight duplicate and never gets the old call's answer. Its
+    /// progress token is no longer the client's to hear about.
+    fn hold_after_timeout(&self, id: Id) {
+        {
+            let mut st = lock(&self.shared.state);
+            let st = &mut *st;
+            let Some(p) = st.pending.get_mut(&id) else {
+                return;
+            };
+            p.timed_out = true;
+            if let Some(token) = p.progress.take() {
+                if st.progress.get(&token) == Some(&id) {
+                    st.progress.remove(&token);
+                }
+            }
+        }
+        self.hold_until(id, Instant::now() + CANCELLED_CALL_DEADLINE);
+    }
+
+    /// Frees the pending entry of `id` (as it stands now) at `deadline`
+    /// unless the server has answered by then.
+    fn hold_until(&self, id: Id, deadline: Instant) {
+        let Some(seq) = lock(&self.shared.state).pending.get(&id).map(|p| p.seq) else {
+            return;
         };
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
@@ -1299,6 +1348,11 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let server_id = screened.get("id").and_then(valid_id);
+                    if let Err(r) = self.vet_elicited_url(&method, screened.get("params"), runtime)
+                    {
+                        self.refuse_server_request(server_id.as_ref(), &method, &r);
+                        return;
+                    }
                     if let (true, Some(sid), Some(roots)) = (
                         method == "roots/list",
                         &server_id,
@@ -1306,7 +1360,9 @@ impl GateService {
                     ) {
                         // With --root, the server's roots are the
                         // gateway's: a client's wider roots never reach it.
-                        let answer = json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": {"roots": roots_value(roots)}});
+                        let result = self.own_result(json!({"roots": roots_value(roots)}));
+                        let answer =
+                            json!({"jsonrpc": "2.0", "id": sid.to_value(), "result": result});
                         let _ = self.send_own(answer.to_string().as_bytes());
                         tracing::info!("roots/list answered with --root");
                         return;
@@ -1391,6 +1447,128 @@ impl GateService {
                 let _ = p.tx.send((outcome, charge));
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
+        }
+    }
+
+    /// A URL-mode `elicitation/create` (MCP 2025-11-25: `params.mode` is
+    /// `"url"`) asks the client to open `params.url`: it gets the URL check
+    /// of the client's arguments ([`super::urls::vet_url`] with the
+    /// operator's `[net]` entries). A `url` that is no string is refused.
+    /// Any other request passes.
+    ///
+    /// # Errors
+    /// The refusal; `Ok(Some(name))` is a host name `--resolve` vets.
+    fn elicited_url(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Option<super::urls::PendingName>, Refusal> {
+        let Some(params) = params.filter(|_| method == "elicitation/create") else {
+            return Ok(None);
+        };
+        if params.get("mode").and_then(Value::as_str) != Some("url") {
+            return Ok(None);
+        }
+        let Some(url) = params.get("url").and_then(Value::as_str) else {
+            return Err(Refusal::new(
+                GateCode::BadResponse,
+                "a URL-mode elicitation without a string `url`",
+                ELICITED_URL_RULE,
+            ));
+        };
+        super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
+    }
+
+    /// [`elicited_url`](Self::elicited_url) for a server request, its host
+    /// resolved and vetted under `--resolve` (within
+    /// [`super::resolve::RESOLVE_DEADLINE`]), on the thread reading the child.
+    ///
+    /// # Errors
+    /// The refusal; the request is then answered to the server, never
+    /// forwarded.
+    fn vet_elicited_url(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<(), Refusal> {
+        match self.elicited_url(method, params)? {
+            Some(name) if self.shared.keeper.policy.resolve => {
+                let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+                runtime.block_on(self.resolve_names(vec![name], by))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The 2026-07-28 form of the same ask: each `inputRequests` entry of
+    /// a result (`{"method": "elicitation/create", "params": {…}}`) that
+    /// is a URL-mode elicitation gets the same check, on the result as
+    /// screened for the client (`reply`); a refused one refuses the answer
+    /// (`method`'s refusal form), audited.
+    async fn vet_input_requests(&self, method: &str, reply: Reply) -> Reply {
+        let Reply::Send(Response {
+            id: Some(id),
+            body: Body::Result(Payload::Value(result)),
+        }) = &reply
+        else {
+            return reply;
+        };
+        let Some(inputs) = result.get("inputRequests").and_then(Value::as_object) else {
+            return reply;
+        };
+        let mut names = Vec::new();
+        let mut refused = None;
+        for entry in inputs.values() {
+            let asked = entry
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match self.elicited_url(asked, entry.get("params")) {
+                Ok(name) => names.extend(name),
+                Err(r) => {
+                    refused = Some(r);
+                    break;
+                }
+            }
+        }
+        if refused.is_none() && self.shared.keeper.policy.resolve && !names.is_empty() {
+            let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+            refused = self.resolve_names(names, by).await.err();
+        }
+        let Some(r) = refused else {
+            return reply;
+        };
+        self.refuse_server_request(None, "elicitation/create", &r);
+        Reply::Send(self.denial_for(method, id.clone(), &r))
+    }
+
+    /// A server request refused (`r`) before it reached the client: logged,
+    /// audited, and answered to the server with the -32001 error (when it
+    /// has an id and there is room now).
+    fn refuse_server_request(&self, id: Option<&Id>, method: &str, r: &Refusal) {
+        tracing::warn!(
+            method,
+            code = r.code(),
+            rule = r.rule(),
+            "a server request was refused"
+        );
+        {
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                id: id.map(Id::to_value),
+                method: Some(method),
+                code: Some(r.code()),
+                rule: Some(r.rule()),
+                ..Record::of("server->client", "refused")
+            };
+            let _ = self.audit(&mut st, rec);
+        }
+        if let Some(id) = id {
+            let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+                "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
+                "data": {"code": r.code(), "reason": r.message()}}});
+            let _ = self.send_own(answer.to_string().as_bytes());
         }
     }
 
@@ -1667,7 +1845,7 @@ impl GateService {
                     Some(req.id),
                     ErrorObject {
                         code: crate::rpc::INVALID_REQUEST,
-                        message: "a request with this id is already in flight".into(),
+                        message: "a request with this id is already in flight (or cancelled, or timed out, and not yet answered by the server)".into(),
                         data: None,
                     },
                 )));
@@ -1703,6 +1881,7 @@ impl GateService {
                     seq,
                     started: Instant::now(),
                     progress,
+                    timed_out: false,
                     _slot: Some(slot),
                 },
             );
@@ -1765,8 +1944,13 @@ impl GateService {
                 Some((t, deadline)) => match tokio::time::timeout_at(deadline, rx).await {
                     Ok(o) => o,
                     Err(_) => {
-                        me.finish(&id);
-                        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id.to_value(), "reason": "toolgate gate: --call-timeout"}});
+                        me.hold_after_timeout(id.clone());
+                        let reason = if method == "tools/call" {
+                            "toolgate gate: --call-timeout"
+                        } else {
+                            "toolgate gate: request deadline"
+                        };
+                        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id.to_value(), "reason": reason}});
                         // Advice, sent when there is room now: the
                         // timeout is answered at once either way.
                         let _ = me.send_own(cancel.to_string().as_bytes());
@@ -1786,7 +1970,8 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    me.answer(id, &method, o, listing)
+                    let reply = me.answer(id, &method, o, listing);
+                    me.vet_input_requests(&method, reply).await
                 }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
@@ -2096,6 +2281,59 @@ impl Service for GateService {
         if self.send_child(&response.raw) == Err(Unsent::Full) {
             tracing::warn!("no room toward the server: client response dropped");
         }
+    }
+
+    /// A client line the core refused that names (leniently, as the
+    /// gateway reads a bad server answer) the id of a server request waiting
+    /// for the client, and no `method`: taken as the client's bad answer to
+    /// that request. The server gets `tool.bad_response` (-32603, with the
+    /// core's fault in `error.data`) in its place, the client nothing (it
+    /// asked nothing under that id). Any other bad line gets the core's
+    /// answer, as before.
+    fn refused(&mut self, refused: RefusedLine) -> Option<Response> {
+        if refused.request {
+            return Some(refused.answer);
+        }
+        let answered: Vec<Id> = {
+            let mut st = lock(&self.shared.state);
+            refused
+                .ids
+                .iter()
+                .filter(|id| st.server_asks.remove(*id).is_some())
+                .cloned()
+                .collect()
+        };
+        if answered.is_empty() {
+            return Some(refused.answer);
+        }
+        let (reason, kind) = match &refused.answer.body {
+            Body::Error(e) => (
+                e.message.clone(),
+                e.data
+                    .as_ref()
+                    .and_then(|d| d.get("kind"))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            ),
+            Body::Result(_) => (String::new(), Value::Null),
+        };
+        for id in answered {
+            tracing::warn!(%id, reason, "a client answer failed the core; the server gets an error in its place");
+            let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+                "code": GATE_ERROR,
+                "message": format!("the client's answer was refused by the gateway: {reason}"),
+                "data": {"code": GateCode::BadResponse.code(), "kind": kind}}});
+            let _ = self.send_own(answer.to_string().as_bytes());
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                id: Some(id.to_value()),
+                code: Some(GateCode::BadResponse.code()),
+                rule: Some("JSON-RPC 2.0 (client answer)"),
+                ..Record::of("client->server", "refused")
+            };
+            let _ = self.audit(&mut st, rec);
+        }
+        None
     }
 
     /// A client's batch is served where the session's revision allows

@@ -182,7 +182,7 @@ pub fn mcp_session(data: &[u8]) {
         assert!(lines.len() <= 1, "one frame, several answers: {lines:?}");
         let response: Option<Value> = lines.first().map(|l| serde_json::from_slice(l).unwrap());
         match frame {
-            Frame::Oversized { len, id } => {
+            Frame::Oversized { len, id, .. } => {
                 assert!(
                     *len > LINE_BYTES as u64,
                     "an oversized frame within the bound: {len}"

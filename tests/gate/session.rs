@@ -2787,3 +2787,201 @@ fn a_request_state_the_server_issued_is_echoed_unchecked() {
     assert_eq!(refusal_code(&r), "url.scheme", "{r}");
     g.close();
 }
+
+/// Attack s49 F27: a client's answer to a server request that fails the
+/// core (a duplicate key, trailing text, no `"jsonrpc"`, both `result` and
+/// `error`, over the payload bound) is answered to the server with
+/// `tool.bad_response` in its place, audited, and the client gets nothing;
+/// a bad line naming no waiting server request, or naming a `method`, is
+/// answered to the client as before.
+#[test]
+fn a_bad_client_answer_is_answered_to_the_server() {
+    let mut g = Gate::start_in(&["--audit", "audit.jsonl"], |_| {});
+    g.init();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":"s1","result":{{"model":"m","x":"{}"}}}}"#,
+        "a".repeat(toolgate::json::MAX_PAYLOAD_BYTES)
+    );
+    let bad = [
+        r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","role":"user","model":"m"}}"#
+            .to_owned(),
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}} trailing"#.to_owned(),
+        r#"{"id":"s1","result":{"model":"m"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":"s1","result":{},"error":{"code":1,"message":"x"}}"#.to_owned(),
+        big,
+    ];
+    for (i, line) in bad.iter().enumerate() {
+        let id = 100 + i as u64;
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+        loop {
+            let m = g.recv();
+            if m["id"] == id {
+                break;
+            }
+        }
+        let before = std::fs::read_to_string(&g.record).unwrap_or_default();
+        g.send(line);
+        // The next line the client reads answers its ping: nothing for "s1".
+        let seen = g.received();
+        let answer = seen[before.len()..]
+            .lines()
+            .find(|l| l.contains("\"s1\"") && l.contains("error"))
+            .unwrap_or_else(|| panic!("case {i}: the server got no error: {seen}"));
+        let v: Value = serde_json::from_str(answer).unwrap();
+        assert_eq!(v["error"]["code"], -32603, "case {i}: {v}");
+        assert_eq!(
+            v["error"]["data"]["code"], "tool.bad_response",
+            "case {i}: {v}"
+        );
+    }
+    // Answered once: a second bad answer for "s1" names no waiting request.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"s1","result":{}} trailing"#);
+    assert_eq!(r["id"], "s1", "{r}");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    // A bad request reusing a waiting server request's id is the client's.
+    g.send(&json!({"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"sampling"}}}).to_string());
+    while g.recv()["id"] != 200 {}
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":"s1","method":"ping","params":{},"params":{}}"#);
+    assert_eq!(r["id"], "s1", "{r}");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    let audit = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+    assert_eq!(
+        audit
+            .lines()
+            .filter(|l| l.contains("tool.bad_response") && l.contains("client->server"))
+            .count(),
+        bad.len(),
+        "{audit}"
+    );
+    g.close();
+}
+
+/// Attack s49 F24: in a 2026-07-28 session the gateway's own answer to the
+/// server's `roots/list` (with `--root`) carries `resultType`, as its
+/// refusals do.
+#[test]
+fn the_gateways_roots_answer_fits_the_era() {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"roots": {}}});
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    let line = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"misbehave",
+        "arguments":{"how":"roots"},"_meta": meta}});
+    let r = g.ask(&line.to_string());
+    assert_eq!(r["id"], 3, "{r}");
+    let seen = g.received();
+    let answer = seen
+        .lines()
+        .find(|l| l.contains("\"r1\""))
+        .unwrap_or_else(|| panic!("{seen}"));
+    let v: Value = serde_json::from_str(answer).unwrap();
+    assert_eq!(v["result"]["resultType"], "complete", "{v}");
+    assert!(v["result"]["roots"].is_array(), "{v}");
+    g.close();
+}
+
+/// Attack s49 F23: after a call times out, its id stays reserved (and its
+/// `max_concurrent` slot taken) until the server answers it: a reuse is
+/// refused as an in-flight duplicate, and the late answer reaches no one.
+#[test]
+fn a_timed_out_id_stays_reserved_until_the_server_answers() {
+    let mut g = Gate::start_in(&["--call-timeout", "0.5", "--policy", "p.toml"], |d| {
+        std::fs::write(
+            d.join("p.toml"),
+            "[[limits]]\ntool = \"slow\"\nmax_concurrent = 2\n",
+        )
+        .unwrap();
+    });
+    g.init();
+    let r = g.call(1, "slow", json!({"seconds": 2}));
+    assert_eq!(r["error"]["data"]["code"], "tool.call_timeout", "{r}");
+    // Cancelling the answered call frees nothing early.
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    std::thread::sleep(Duration::from_millis(100));
+    let r = g.call(1, "slow", json!({"seconds": 0}));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("in flight"),
+        "{r}"
+    );
+    // The timed-out call still holds its slot: one more fits, not two.
+    g.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0}}}).to_string());
+    g.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0}}}).to_string());
+    let (mut second, mut third) = (Value::Null, Value::Null);
+    while second.is_null() || third.is_null() {
+        let m = g.recv();
+        match m["id"].as_u64() {
+            Some(2) => second = m,
+            Some(3) => third = m,
+            _ => panic!("{m}"),
+        }
+    }
+    // (The second waits behind the old call at the one-line server: it
+    // may time out too.)
+    assert!(
+        second["result"].is_object() || second["error"].is_object(),
+        "{second}"
+    );
+    assert_eq!(
+        refusal_code(&third),
+        "policy.concurrency_limited",
+        "{third}"
+    );
+    // The server has answered the old call (dropped): the id is free again.
+    let _ = g.received();
+    let r = g.call(1, "slow", json!({"seconds": 0}));
+    assert_eq!(r["result"]["content"][0]["text"], "slept", "{r}");
+    g.close();
+}
+
+/// Attack s49 F21: a URL-mode `elicitation/create` gets the URL check: one
+/// naming a refused scheme or an internal address is answered to the
+/// server with the -32001 refusal and never reaches the client.
+#[test]
+fn a_url_mode_elicitation_gets_the_url_check() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    for (i, which) in ["js", "file", "meta", "lan", "none", "ok"]
+        .iter()
+        .enumerate()
+    {
+        let id = 10 + i as u64;
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"elicit_url","which":which}}}).to_string());
+        let mut asked = false;
+        loop {
+            let m = g.recv();
+            asked |= m["method"] == "elicitation/create";
+            if m["id"] == id {
+                break;
+            }
+        }
+        let seen = g.received();
+        let refused = seen
+            .lines()
+            .any(|l| l.contains(&format!("\"e-{which}\"")) && l.contains("-32001"));
+        assert_eq!(asked, *which == "ok", "{which}: {seen}");
+        assert_eq!(refused, *which != "ok", "{which}: {seen}");
+    }
+    // The 2026-07-28 form: an `inputRequests` entry of a result.
+    for (i, which) in ["js", "meta", "ok"].iter().enumerate() {
+        let r = g.call(
+            30 + i as u64,
+            "misbehave",
+            json!({"how": "input_url", "which": which}),
+        );
+        if *which == "ok" {
+            assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        } else {
+            let code = refusal_code(&r);
+            assert!(
+                code.starts_with("url.") || code.starts_with("ssrf."),
+                "{which}: {r}"
+            );
+        }
+    }
+    g.close();
+}

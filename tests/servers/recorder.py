@@ -207,6 +207,23 @@ for line in sys.stdin:
                 ]:
                     sys.stdout.write(line + "\n")
                 text(id, "asked")
+            elif how == "elicit_url":
+                # A URL-mode elicitation (MCP 2025-11-25) of the URL the
+                # test names by key (a URL argument would be vetted itself).
+                url = {"js": "javascript:alert(1)", "file": "file:///etc/passwd",
+                       "meta": "http://169.254.169.254/latest/meta-data/", "lan": "http://192.168.1.1/",
+                       "none": None, "ok": "https://example.com/verify"}[args["which"]]
+                send({"jsonrpc": "2.0", "id": "e-" + args["which"], "method": "elicitation/create",
+                      "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}})
+                text(id, "asked")
+            elif how == "input_url":
+                # The 2026-07-28 form: an input_required result asking for
+                # a URL-mode elicitation.
+                url = {"js": "javascript:alert(1)", "meta": "http://169.254.169.254/latest/meta-data/",
+                       "ok": "https://example.com/verify"}[args["which"]]
+                send({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "st",
+                      "inputRequests": {"login": {"method": "elicitation/create",
+                                                  "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}}}}})
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")

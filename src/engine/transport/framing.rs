@@ -64,6 +64,10 @@ pub enum Frame {
         /// The one id its kept start and end name ([`crate::engine::line_id`]),
         /// when a [`LineReader::with_prefix`] kept them; `None` otherwise.
         id: Option<Id>,
+        /// Whether its kept start or end names a top-level `method` holding
+        /// a string ([`crate::engine::names_string_member`]): a request,
+        /// not an answer; `false` when nothing was kept.
+        request: bool,
     },
     /// End of input.
     Eof,
@@ -263,6 +267,7 @@ impl Framer {
             return Some(Frame::Oversized {
                 len: payload,
                 id: None,
+                request: false,
             });
         }
         let mut line = std::mem::take(&mut self.buf);
@@ -316,13 +321,18 @@ impl<R: BufRead> LineReader<R> {
     /// An oversized line's report with the id its kept ends name.
     fn with_id(&self, frame: Frame) -> Frame {
         match frame {
-            Frame::Oversized { len, id: None } if self.framer.prefix_len > 0 => Frame::Oversized {
-                len,
-                id: line_id(
+            Frame::Oversized { len, id: None, .. } if self.framer.prefix_len > 0 => {
+                let (prefix, suffix) = (
                     self.framer.oversized_prefix(),
                     self.framer.oversized_suffix(),
-                ),
-            },
+                );
+                Frame::Oversized {
+                    len,
+                    id: line_id(prefix, suffix),
+                    request: crate::engine::names_string_member(prefix, "method")
+                        || crate::engine::tail_names_string_member(suffix, "method"),
+                }
+            }
             other => other,
         }
     }
@@ -431,7 +441,14 @@ mod tests {
         input.extend_from_slice(b"\n{}\n");
         assert_eq!(
             frames(&input, 10),
-            vec![Frame::Oversized { len: 100, id: None }, line(b"{}")]
+            vec![
+                Frame::Oversized {
+                    len: 100,
+                    id: None,
+                    request: false
+                },
+                line(b"{}")
+            ]
         );
     }
 
@@ -457,6 +474,7 @@ mod tests {
                         Frame::Oversized {
                             len: len as u64,
                             id: None,
+                            request: false,
                         }
                     };
                     let mut want = vec![expected];
@@ -492,7 +510,11 @@ mod tests {
     fn a_zero_bound_takes_only_blank_lines() {
         assert_eq!(
             frames(b"\xEF\xBB\xBF\r\n\nx\n", 0),
-            vec![Frame::Oversized { len: 1, id: None }]
+            vec![Frame::Oversized {
+                len: 1,
+                id: None,
+                request: false
+            }]
         );
     }
 
@@ -509,7 +531,8 @@ mod tests {
                 r.next_frame().unwrap(),
                 Frame::Oversized {
                     len: 120,
-                    id: Some(Id::Number(7.into()))
+                    id: Some(Id::Number(7.into())),
+                    request: false,
                 }
             );
             assert_eq!(r.oversized_prefix(), &input[..20], "capacity {capacity}");
@@ -527,7 +550,11 @@ mod tests {
         let mut r = LineReader::with_prefix(io::BufReader::new(&b"abcdef\r\n"[..]), 5, 3);
         assert_eq!(
             r.next_frame().unwrap(),
-            Frame::Oversized { len: 6, id: None }
+            Frame::Oversized {
+                len: 6,
+                id: None,
+                request: false
+            }
         );
         assert_eq!(
             (r.oversized_prefix(), r.oversized_suffix()),
@@ -548,7 +575,8 @@ mod tests {
             r.next_frame().unwrap(),
             Frame::Oversized {
                 len: 8 << 20,
-                id: None
+                id: None,
+                request: false,
             }
         );
         assert!(r.framer.buf.capacity() <= 64 * 1024);
@@ -612,7 +640,7 @@ mod tests {
             let got = frames_with(&input, max, capacity);
             let blank = payload.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
             let want = if payload.len() > max {
-                vec![Frame::Oversized { len: payload.len() as u64, id: None }]
+                vec![Frame::Oversized { len: payload.len() as u64, id: None, request: false }]
             } else if blank {
                 vec![]
             } else {

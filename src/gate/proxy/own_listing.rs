@@ -145,6 +145,7 @@ impl GateService {
                     seq,
                     started: std::time::Instant::now(),
                     progress: None,
+                    timed_out: false,
                     _slot: None,
                 },
             );
