@@ -62,7 +62,7 @@ pub use paths::{
     PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS, URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,
