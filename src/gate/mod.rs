@@ -52,8 +52,8 @@ pub use decide::{
 pub use encoded::MAX_BASE64_READINGS;
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{
-    tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_LISTINGS_IN_PROGRESS,
-    MAX_TOOL_MEMO_BYTES,
+    tool_state, HiddenEntries, ListEvent, ListingId, PageAsked, ToolView, MAX_HIDDEN_ENTRIES,
+    MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
 };
 pub use paths::{
     host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, VariablePaths,

@@ -115,11 +115,15 @@ for line in sys.stdin:
         resources = RESOURCES
         if os.environ.get("RECORDER_HIDDEN_NAMES"):
             resources = resources + [{"uri": "https://example.com/doc\ufe0f", "name": "doc2"}]
+        if os.environ.get("RECORDER_POISONED_ENTRIES"):
+            resources = resources + [{"uri": "https://example.com/bad", "name": "bad", "description": "x\u200b"}]
         send({"jsonrpc": "2.0", "id": id, "result": {"resources": resources}})
     elif method == "resources/templates/list":
         templates = TEMPLATES
         if os.environ.get("RECORDER_HIDDEN_NAMES"):
             templates = templates + [{"uriTemplate": "https://example.com/\u00ad{path}", "name": "web2"}]
+        if os.environ.get("RECORDER_POISONED_ENTRIES"):
+            templates = templates + [{"uriTemplate": "https://example.com/bad/{path}", "name": "badt", "description": "x\u200b"}]
         send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": templates}})
     elif method == "resources/read":
         send({"jsonrpc": "2.0", "id": id, "result": {"contents": [{"uri": params.get("uri"), "text": "content"}]}})
