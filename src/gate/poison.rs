@@ -23,7 +23,7 @@
 //!   return.
 //!
 //! Emoji as UTS #51 writes them are visible text, not hidden characters
-//! ([`EmojiSequence`]): one VS15 or VS16 right after a character with the
+//! (`EmojiSequence`): one VS15 or VS16 right after a character with the
 //! `Emoji` property (`⚠️`, `✔️`, the keycap `1️⃣`), a zero width joiner
 //! between two `Extended_Pictographic` characters (`👨‍💻`, `👩‍❤️‍👨`), and
 //! the tags of an RGI subdivision flag ([`RGI_SUBDIVISION_FLAGS`]). A run of
@@ -318,7 +318,7 @@ fn subdivision_flag_tags(rest: impl Iterator<Item = char>) -> usize {
 }
 
 /// Scans `text`; returns the findings and, when any, the text without them.
-/// Emoji sequences are text ([`EmojiSequence`]): their selectors, joiners
+/// Emoji sequences are text (`EmojiSequence`): their selectors, joiners
 /// and tags are neither found nor stripped.
 pub fn clean(text: &str) -> (Findings, Option<String>) {
     // Fast path: printable ASCII, tab, LF and CR only.
