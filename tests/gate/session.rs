@@ -1728,6 +1728,56 @@ fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
     }
 }
 
+/// FP4 (attack s49): emoji as UTS #51 writes them (`⚠️`, `👨‍💻`, keycaps,
+/// ZWJ sequences) are neither hidden nor refused under `--poison refuse`,
+/// nor changed under `strip`; a run of selectors beside them still is.
+#[test]
+fn emoji_are_no_hidden_characters() {
+    let done = "\u{2714}\u{fe0f} Done \u{1f44d}\u{1f3fd} 1\u{fe0f}\u{20e3} \u{1f469}\u{200d}\u{2764}\u{fe0f}\u{200d}\u{1f468}";
+    for mode in ["refuse", "strip"] {
+        let mut g = Gate::start_env(
+            &["--poison", mode, "--env", "RECORDER_EMOJI"],
+            |_| {},
+            &[("RECORDER_EMOJI", "1")],
+        );
+        g.init();
+        let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let tools = r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"));
+        let described = |name: &str| {
+            tools
+                .iter()
+                .find(|t| t["name"] == name)
+                .map(|t| t["description"].clone())
+        };
+        assert_eq!(
+            described("warn"),
+            Some(json!("\u{26a0}\u{fe0f} Deletes files")),
+            "{mode}: {r}"
+        );
+        assert_eq!(
+            described("dev"),
+            Some(json!("For \u{1f468}\u{200d}\u{1f4bb} developers")),
+            "{mode}: {r}"
+        );
+        let r = g.call(2, "warn", json!({}));
+        assert!(r["result"]["isError"].is_null(), "{mode}: {r}");
+        let answer = json!({"content": [{"type": "text", "text": done}]});
+        let r = g.call(3, "misbehave", result_hex(&answer));
+        assert_eq!(r["result"]["content"][0]["text"], done, "{mode}: {r}");
+        let smuggled =
+            json!({"content": [{"type": "text", "text": "\u{26a0}\u{fe0f}\u{fe0f}\u{e0100}"}]});
+        let r = g.call(4, "misbehave", result_hex(&smuggled));
+        if mode == "refuse" {
+            assert_eq!(refusal_code(&r), "tool.result_poisoned", "{r}");
+        } else {
+            assert_eq!(r["result"]["content"][0]["text"], "\u{26a0}\u{fe0f}", "{r}");
+        }
+        g.close();
+    }
+}
+
 /// F19 (attack s49): under `--poison refuse` a prompt, resource or resource
 /// template whose definition carries a hidden character is hidden alone
 /// (the clean entries of its list stay), and every method that names it
