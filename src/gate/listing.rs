@@ -1,7 +1,9 @@
 //! `tools/list` answers through the policy: every tool is recorded in the
 //! [`ToolView`] (its hash and whether it is poisoned), decided by
 //! [`Gatekeeper::tool_decision`] (the same call a `tools/call` gets), and
-//! hidden, stripped or passed.
+//! hidden, stripped or passed. Prompts, resources and resource templates
+//! whose definitions `--poison` hides are remembered in [`HiddenEntries`],
+//! which refuses every request that names one.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,6 +13,8 @@ use super::code::{GateCode, Refusal};
 use super::decide::{Gatekeeper, ToolState};
 use super::pin::{definition_hash, Pins, MAX_TOOLS};
 use super::poison::{clean_value, Findings, PoisonMode};
+use super::policy::fold_name;
+use super::urls::lenient_form;
 
 /// The most bytes of tool definitions (as compact JSON, with their
 /// hashes) whose [`tool_state`] one session keeps, so that a
@@ -30,6 +34,190 @@ pub const MAX_TOOL_MEMO_BYTES: usize = 8 << 20;
 /// own listing (one at a time) is kept beside these. Each holds at most
 /// [`MAX_TOOLS`] names.
 pub const MAX_LISTINGS_IN_PROGRESS: usize = 4;
+
+/// Most prompts, resources and resource templates one session remembers
+/// as hidden for what their definitions carry ([`HiddenEntries`]). Past
+/// it, a poisoned entry is left in its page, whose screen then refuses the
+/// whole answer (fail closed: never shown, never forgotten).
+pub const MAX_HIDDEN_ENTRIES: usize = MAX_TOOLS;
+
+/// What a prompt, resource or resource template listing entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum EntryKind {
+    Prompt,
+    Resource,
+    Template,
+}
+
+impl EntryKind {
+    /// The kind a listing method lists, its array member and the key
+    /// naming each entry.
+    fn of_listing(method: &str) -> Option<(Self, &'static str, &'static str)> {
+        match method {
+            "prompts/list" => Some((Self::Prompt, "prompts", "name")),
+            "resources/list" => Some((Self::Resource, "resources", "uri")),
+            "resources/templates/list" => {
+                Some((Self::Template, "resourceTemplates", "uriTemplate"))
+            }
+            _ => None,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+            Self::Template => "resource template",
+        }
+    }
+
+    /// What an entry named `text` is known by: a prompt name as a server
+    /// that folds names reads it ([`fold_name`]); a URI or template as a
+    /// lenient URL parser reads it ([`lenient_form`]), serialized by the
+    /// URL parser when it parses (case of scheme and host, dot segments,
+    /// percent-encoding) and without its fragment.
+    fn key(self, text: &str) -> String {
+        match self {
+            Self::Prompt => fold_name(text),
+            Self::Resource | Self::Template => {
+                let form = lenient_form(text);
+                match url::Url::parse(&form) {
+                    Ok(mut u) => {
+                        u.set_fragment(None);
+                        u.to_string()
+                    }
+                    Err(_) => form.into_owned(),
+                }
+            }
+        }
+    }
+}
+
+/// The string member `k` of `v`, when it is an object holding one.
+fn text<'a>(v: Option<&'a Value>, k: &str) -> Option<&'a str> {
+    v.and_then(|v| v.get(k)).and_then(Value::as_str)
+}
+
+/// The prompts, resources and resource templates a listing hid for what
+/// their definitions carry (under `--poison refuse`, hidden characters
+/// anywhere in an entry; under `strip`, keys equal once stripped), so that
+/// nothing hidden from a list is reachable by any method: `prompts/get`,
+/// `completion/complete` naming it in its `ref`, `resources/read`,
+/// `resources/subscribe` and `resources/unsubscribe` are refused
+/// (`tool.poisoned`), as a poisoned tool's `tools/call` is. An entry a
+/// later listing shows clean is forgotten. At most [`MAX_HIDDEN_ENTRIES`].
+#[derive(Debug, Clone, Default)]
+pub struct HiddenEntries {
+    /// Each entry hidden, by kind and key ([`EntryKind::key`]), with why
+    /// and the rule that hid it.
+    hidden: HashMap<(EntryKind, String), (String, &'static str)>,
+}
+
+impl HiddenEntries {
+    /// Number of entries remembered.
+    pub fn len(&self) -> usize {
+        self.hidden.len()
+    }
+
+    /// `true` when none is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.hidden.is_empty()
+    }
+
+    /// Filters one page of `prompts/list`, `resources/list` or
+    /// `resources/templates/list` (`method`; any other is left alone) in
+    /// place under `mode`: each entry whose definition carries what `mode`
+    /// hides (`refuse`: any finding; `strip`: keys equal once stripped,
+    /// which stripping would merge; `keep`: nothing) is taken out and
+    /// remembered, and each entry shown is forgotten. Clean entries stay.
+    /// An entry without its string key is left to
+    /// [`Gatekeeper::filter_list_page`]. Returns why each was hidden.
+    pub fn filter_page(
+        &mut self,
+        method: &str,
+        result: &mut Value,
+        mode: PoisonMode,
+    ) -> Vec<Refusal> {
+        let mut why = Vec::new();
+        let Some((kind, member, key)) = EntryKind::of_listing(method) else {
+            return why;
+        };
+        let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
+            return why;
+        };
+        items.retain(|item| {
+            let Some(name) = item.get(key).and_then(Value::as_str) else {
+                return true;
+            };
+            let found = clean_value(&mut item.clone(), false);
+            let (hide, rule) = match mode {
+                PoisonMode::Refuse => (!found.is_clean(), "--poison refuse"),
+                PoisonMode::Strip => (found.collisions > 0, "--poison strip"),
+                PoisonMode::Keep => (false, "--poison keep"),
+            };
+            let entry = (kind, kind.key(name));
+            if !hide {
+                self.hidden.remove(&entry);
+                return true;
+            }
+            if !self.hidden.contains_key(&entry) && self.hidden.len() >= MAX_HIDDEN_ENTRIES {
+                // Not remembered: left for the screen, which refuses the
+                // whole answer.
+                return true;
+            }
+            let message = format!(
+                "the definition of {} `{name}` carries {}",
+                kind.noun(),
+                found.summary()
+            );
+            why.push(Refusal::new(GateCode::Poisoned, message.clone(), rule));
+            self.hidden.insert(entry, (message, rule));
+            false
+        });
+        why
+    }
+
+    /// The refusal of a client's request `method` whose `params` name an
+    /// entry hidden ([`HiddenEntries::filter_page`]): `prompts/get`
+    /// (`name`), `completion/complete` (`ref.name` of a `ref/prompt`,
+    /// `ref.uri` of a `ref/resource`, a resource or a template),
+    /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`
+    /// (`uri`, a resource or a template). `None` for any other.
+    pub fn refusal(&self, method: &str, params: Option<&Value>) -> Option<Refusal> {
+        if self.hidden.is_empty() {
+            return None;
+        }
+        let (kinds, name): (&[EntryKind], _) = match method {
+            "prompts/get" => (&[EntryKind::Prompt], text(params, "name")),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (
+                &[EntryKind::Resource, EntryKind::Template],
+                text(params, "uri"),
+            ),
+            "completion/complete" => {
+                let target = params.and_then(|p| p.get("ref"));
+                match text(target, "type") {
+                    Some("ref/prompt") => (&[EntryKind::Prompt], text(target, "name")),
+                    Some("ref/resource") => (
+                        &[EntryKind::Resource, EntryKind::Template],
+                        text(target, "uri"),
+                    ),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let name = name?;
+        kinds.iter().find_map(|&kind| {
+            self.hidden.get(&(kind, kind.key(name))).map(|(why, rule)| {
+                Refusal::new(
+                    GateCode::Poisoned,
+                    format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
+                    *rule,
+                )
+            })
+        })
+    }
+}
 
 /// Which page a client's `tools/list` request asks for
 /// ([`ToolView::listing_for`]), by its `params.cursor`.
@@ -1067,6 +1255,165 @@ mod tests {
                         }
                     }
                     _ => {}
+                }
+            }
+        }
+    }
+
+    /// The requests that name prompt `name`, and resource (or template) `uri`.
+    fn naming(kind: &str, text: &str) -> Vec<(&'static str, Value)> {
+        let arg = json!({"name": "a", "value": "b"});
+        if kind == "prompts" {
+            vec![
+                ("prompts/get", json!({"name": text})),
+                (
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/prompt", "name": text}, "argument": arg}),
+                ),
+            ]
+        } else {
+            vec![
+                ("resources/read", json!({"uri": text})),
+                ("resources/subscribe", json!({"uri": text})),
+                ("resources/unsubscribe", json!({"uri": text})),
+                (
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/resource", "uri": text}, "argument": arg}),
+                ),
+            ]
+        }
+    }
+
+    /// F19 (attack s49): a poisoned prompt, resource or template is hidden
+    /// alone under `refuse` (a colliding one under `strip`, none under
+    /// `keep`), and every method naming it is refused until a listing
+    /// shows it clean.
+    #[test]
+    fn poisoned_entries_are_hidden_alone_and_refused() {
+        for (method, member, key, bad, good) in [
+            ("prompts/list", "prompts", "name", "bad", "good"),
+            (
+                "resources/list",
+                "resources",
+                "uri",
+                "https://example.com/b",
+                "https://example.com/a",
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate",
+                "https://example.com/b/{x}",
+                "https://example.com/a/{x}",
+            ),
+        ] {
+            let kind = if member == "prompts" {
+                "prompts"
+            } else {
+                "resources"
+            };
+            let page = |poisoned: bool| {
+                let mut bad_entry = json!({key: bad, "description": "fine"});
+                if poisoned {
+                    bad_entry["description"] = json!("x\u{200b}");
+                }
+                json!({member: [{key: good, "description": "fine"}, bad_entry]})
+            };
+            // refuse: the poisoned one alone.
+            let mut hidden = HiddenEntries::default();
+            let mut p = page(true);
+            let why = hidden.filter_page(method, &mut p, PoisonMode::Refuse);
+            assert_eq!(why.len(), 1, "{method}");
+            assert_eq!(why[0].code(), "tool.poisoned");
+            assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
+            assert_eq!(p[member][0][key], good, "{p}");
+            for (m, params) in naming(kind, bad) {
+                let r = hidden.refusal(m, Some(&params));
+                assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"), "{m} {params}");
+            }
+            for (m, params) in naming(kind, good) {
+                assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {params}");
+            }
+            // Listed clean again: forgotten.
+            let mut p = page(false);
+            assert!(hidden
+                .filter_page(method, &mut p, PoisonMode::Refuse)
+                .is_empty());
+            assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
+            assert!(hidden.is_empty());
+            // keep and strip leave a merely poisoned entry to the screen.
+            for mode in [PoisonMode::Keep, PoisonMode::Strip] {
+                let mut p = page(true);
+                assert!(hidden.filter_page(method, &mut p, mode).is_empty());
+                assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
+            }
+            // strip hides an entry whose keys collide once stripped.
+            let mut p = json!({member: [{key: good}, {key: bad, "description": "x", "description\u{200b}": "y"}]});
+            assert_eq!(
+                hidden.filter_page(method, &mut p, PoisonMode::Strip).len(),
+                1
+            );
+            assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
+            assert_eq!(hidden.len(), 1);
+        }
+    }
+
+    /// Past [`MAX_HIDDEN_ENTRIES`] a poisoned entry stays in its page (for
+    /// the screen to refuse the whole answer).
+    #[test]
+    fn hidden_entries_are_bounded() {
+        let mut hidden = HiddenEntries::default();
+        let entries: Vec<Value> = (0..=MAX_HIDDEN_ENTRIES)
+            .map(|i| json!({"name": format!("p{i}"), "description": "x\u{200b}"}))
+            .collect();
+        let mut p = json!({ "prompts": entries });
+        let why = hidden.filter_page("prompts/list", &mut p, PoisonMode::Refuse);
+        assert_eq!(why.len(), MAX_HIDDEN_ENTRIES);
+        assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
+        assert_eq!(p["prompts"].as_array().map(Vec::len), Some(1), "{p}");
+        assert!(!clean_value(&mut p, false).is_clean());
+    }
+
+    proptest::proptest! {
+        /// Nothing hidden from a list is reachable: over listings of
+        /// prompts and resources, some poisoned, each request naming an
+        /// entry is refused exactly when the last listing showing or hiding
+        /// it hid it.
+        #[test]
+        fn nothing_hidden_is_reachable(
+            pages in proptest::collection::vec(
+                (proptest::bool::ANY, proptest::collection::vec((0u8..6, proptest::bool::weighted(0.3)), 0..6)),
+                1..6,
+            ),
+        ) {
+            let mut hidden = HiddenEntries::default();
+            let mut last: HashMap<(bool, u8), bool> = HashMap::new();
+            for (prompts, entries) in &pages {
+                let (method, member, key) = if *prompts {
+                    ("prompts/list", "prompts", "name")
+                } else {
+                    ("resources/list", "resources", "uri")
+                };
+                let text = |n: u8| if *prompts { format!("p{n}") } else { format!("https://example.com/{n}") };
+                let items: Vec<Value> = entries
+                    .iter()
+                    .map(|(n, bad)| json!({key: text(*n), "description": if *bad { "x\u{E0041}" } else { "ok" }}))
+                    .collect();
+                let mut page = json!({ member: items });
+                hidden.filter_page(method, &mut page, PoisonMode::Refuse);
+                proptest::prop_assert!(clean_value(&mut page, false).is_clean());
+                for (n, bad) in entries {
+                    last.insert((*prompts, *n), *bad);
+                }
+            }
+            for ((prompts, n), bad) in last {
+                let (kind, text) = if prompts {
+                    ("prompts", format!("p{n}"))
+                } else {
+                    ("resources", format!("https://example.com/{n}"))
+                };
+                for (m, params) in naming(kind, &text) {
+                    proptest::prop_assert_eq!(hidden.refusal(m, Some(&params)).is_some(), bad, "{} {}", m, params);
                 }
             }
         }

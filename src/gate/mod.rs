@@ -52,8 +52,8 @@ pub use decide::{
 pub use encoded::MAX_BASE64_READINGS;
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{
-    tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_LISTINGS_IN_PROGRESS,
-    MAX_TOOL_MEMO_BYTES,
+    tool_state, HiddenEntries, ListEvent, ListingId, PageAsked, ToolView, MAX_HIDDEN_ENTRIES,
+    MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
 };
 pub use paths::{
     host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, VariablePaths,
@@ -63,7 +63,7 @@ pub use paths::{
     URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,

@@ -21,11 +21,20 @@
 //!   titles and links);
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
+//!
+//! Emoji as UTS #51 writes them are visible text, not hidden characters
+//! (`EmojiSequence`): one VS15 or VS16 right after a character with the
+//! `Emoji` property (`⚠️`, `✔️`, the keycap `1️⃣`), a zero width joiner
+//! between two `Extended_Pictographic` characters (`👨‍💻`, `👩‍❤️‍👨`), and
+//! the tags of an RGI subdivision flag ([`RGI_SUBDIVISION_FLAGS`]). A run of
+//! selectors, VS1–VS14 and VS17–VS256, a selector or joiner anywhere else,
+//! and any other tag run are still found.
 
 use base64::engine::GeneralPurpose;
 use base64::Engine as _;
 use icu_properties::props::{
-    BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
+    BidiControl, DefaultIgnorableCodePoint, Emoji, EmojiModifier, ExtendedPictographic,
+    GeneralCategory, VariationSelector,
 };
 use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
@@ -180,7 +189,137 @@ fn class(c: char) -> Option<Class> {
     None
 }
 
+/// The RGI emoji tag sequences (UTS #51 `emoji-sequences.txt`,
+/// `RGI_Emoji_Tag_Sequence`): the subdivision flags of England, Scotland
+/// and Wales, each written as U+1F3F4 WAVING BLACK FLAG, these ids in tag
+/// characters (U+E0020–U+E007E, the ASCII of each id plus U+E0000), and
+/// U+E007F CANCEL TAG. No Unicode property names them (ICU4X has none for
+/// strings but `Basic_Emoji`). Only these are passed: a flag of any other
+/// well-formed id draws as a black flag, and its tags would spell hidden
+/// text, a few letters a flag.
+pub const RGI_SUBDIVISION_FLAGS: &[&str] = &["gbeng", "gbsct", "gbwls"];
+
+/// Most tag characters read after U+1F3F4 to find an RGI subdivision flag
+/// ([`RGI_SUBDIVISION_FLAGS`]): the longest subdivision id (UTS #35, a
+/// region of three digits and a suffix of four), so each flag costs a
+/// bounded look-ahead.
+pub const MAX_SUBDIVISION_TAGS: usize = 7;
+
+/// U+200D ZERO WIDTH JOINER.
+const ZWJ: char = '\u{200D}';
+/// U+FE0E VARIATION SELECTOR-15 (text presentation).
+const VS15: char = '\u{FE0E}';
+/// U+FE0F VARIATION SELECTOR-16 (emoji presentation).
+const VS16: char = '\u{FE0F}';
+/// U+1F3F4 WAVING BLACK FLAG, the base of the subdivision flags.
+const TAG_BASE: char = '\u{1F3F4}';
+/// U+E007F CANCEL TAG, the end of a tag sequence.
+const TAG_END: char = '\u{E007F}';
+
+/// Where a text stands in an emoji sequence as UTS #51 writes one, read
+/// left to right by [`clean`]: which of the characters it would flag
+/// (selectors, joiners, tags) are part of an emoji and stay.
+#[derive(Debug, Clone, Copy, Default)]
+struct EmojiSequence {
+    /// The character before (none at the start, or after an escape).
+    prev: Option<char>,
+    /// The text so far ends with an element a joiner may follow: an
+    /// `Extended_Pictographic` character, optionally with a VS16 (`vs`)
+    /// and an `Emoji_Modifier` (`modifier`) after it.
+    element: Option<ZwjElement>,
+    /// Characters still to come of an RGI subdivision flag's tags, read
+    /// ahead at its U+1F3F4.
+    tags_left: usize,
+}
+
+/// The end of an element of an emoji ZWJ sequence ([`EmojiSequence::element`]).
+#[derive(Debug, Clone, Copy)]
+struct ZwjElement {
+    vs: bool,
+    modifier: bool,
+}
+
+fn is_emoji(c: char) -> bool {
+    CodePointSetData::new::<Emoji>().contains(c)
+}
+
+fn is_pictographic(c: char) -> bool {
+    CodePointSetData::new::<ExtendedPictographic>().contains(c)
+}
+
+impl EmojiSequence {
+    /// `true` when `c`, followed by `rest`, is part of an emoji sequence:
+    /// a VS15 or VS16 right after an `Emoji` character, a joiner after a
+    /// ZWJ element and before an `Extended_Pictographic` character, or a
+    /// tag of an RGI subdivision flag.
+    fn admits(&self, c: char, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        if self.tags_left > 0 {
+            return true;
+        }
+        match c {
+            VS15 | VS16 => self.prev.is_some_and(is_emoji),
+            ZWJ => self.element.is_some() && rest.clone().next().is_some_and(is_pictographic),
+            _ => false,
+        }
+    }
+
+    /// Moves past `c` (`admitted` as [`EmojiSequence::admits`] said),
+    /// `rest` following it.
+    fn step(&mut self, c: char, admitted: bool, rest: &std::iter::Peekable<std::str::Chars<'_>>) {
+        self.prev = Some(c);
+        if self.tags_left > 0 {
+            self.tags_left -= 1;
+            self.element = None;
+            return;
+        }
+        self.element = match self.element {
+            _ if is_pictographic(c) => Some(ZwjElement {
+                vs: false,
+                modifier: false,
+            }),
+            Some(e) if c == VS16 && admitted && !e.vs => Some(ZwjElement { vs: true, ..e }),
+            Some(e) if !e.modifier && CodePointSetData::new::<EmojiModifier>().contains(c) => {
+                Some(ZwjElement {
+                    modifier: true,
+                    ..e
+                })
+            }
+            _ => None,
+        };
+        if c == TAG_BASE {
+            self.tags_left = subdivision_flag_tags(rest.clone());
+        }
+    }
+}
+
+/// How many characters after a U+1F3F4 make an RGI subdivision flag's
+/// tags, its U+E007F included ([`RGI_SUBDIVISION_FLAGS`]); 0 when they do
+/// not. Reads at most [`MAX_SUBDIVISION_TAGS`] + 1 characters.
+fn subdivision_flag_tags(rest: impl Iterator<Item = char>) -> usize {
+    let mut id = String::new();
+    for c in rest.take(MAX_SUBDIVISION_TAGS.saturating_add(1)) {
+        if c == TAG_END {
+            return if RGI_SUBDIVISION_FLAGS.contains(&id.as_str()) {
+                id.len().saturating_add(1)
+            } else {
+                0
+            };
+        }
+        match u32::from(c)
+            .checked_sub(0xE0000)
+            .filter(|a| (0x20..0x7F).contains(a))
+            .and_then(char::from_u32)
+        {
+            Some(ascii) => id.push(ascii),
+            None => return 0,
+        }
+    }
+    0
+}
+
 /// Scans `text`; returns the findings and, when any, the text without them.
+/// Emoji sequences are text (`EmojiSequence`): their selectors, joiners
+/// and tags are neither found nor stripped.
 pub fn clean(text: &str) -> (Findings, Option<String>) {
     // Fast path: printable ASCII, tab, LF and CR only.
     if text
@@ -192,10 +331,18 @@ pub fn clean(text: &str) -> (Findings, Option<String>) {
     let mut f = Findings::default();
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
+    let mut emoji = EmojiSequence::default();
     while let Some(c) = chars.next() {
         if c == '\u{1b}' || c == '\u{9b}' {
             f.ansi += 1;
             skip_escape(c, &mut chars);
+            emoji = EmojiSequence::default();
+            continue;
+        }
+        let admitted = emoji.admits(c, &chars);
+        emoji.step(c, admitted, &chars);
+        if admitted {
+            out.push(c);
             continue;
         }
         match class(c) {
@@ -1934,7 +2081,8 @@ mod tests {
     #[test]
     fn by_property_not_by_list() {
         let cases = [
-            ("\u{2764}\u{FE0F}", "variation selector VS16"),
+            ("a\u{FE0F}", "variation selector VS16 after a letter"),
+            ("x\u{FE0F}\u{FE0F}", "a run of VS16"),
             ("a\u{FE00}b", "VS1"),
             ("a\u{E0100}\u{E01EF}b", "VS17..VS256"),
             ("soft\u{00AD}hyphen", "soft hyphen"),
@@ -3121,6 +3269,194 @@ mod tests {
             let before = v.clone();
             proptest::prop_assert_eq!(clean_value(&mut v, true), Findings::default(), "{}", want);
             proptest::prop_assert_eq!(v, before);
+        }
+    }
+
+    /// The tags of `id` (each ASCII character plus U+E0000), as a
+    /// subdivision flag writes them.
+    fn tags(id: &str) -> String {
+        id.chars()
+            .filter_map(|c| char::from_u32(0xE0000 + u32::from(c)))
+            .collect()
+    }
+
+    /// FP4 (attack s49): emoji as UTS #51 writes them are text in every
+    /// mode: neither found nor stripped.
+    #[test]
+    fn emoji_sequences_are_text() {
+        let england = format!("\u{1F3F4}{}\u{E007F}", tags("gbeng"));
+        for s in [
+            "\u{26a0}\u{fe0f} Deletes files",
+            "For \u{1f468}\u{200d}\u{1f4bb} developers",
+            "\u{2705} ok",
+            "\u{2714}\u{fe0f} Done \u{1f44d}\u{1f3fd} 1\u{fe0f}\u{20e3} \u{1f469}\u{200d}\u{2764}\u{fe0f}\u{200d}\u{1f468}",
+            "\u{26a0}\u{fe0f}",
+            "\u{2714}\u{fe0f}",
+            "1\u{fe0f}\u{20e3}",
+            "#\u{20e3} *\u{fe0f}\u{20e3}",
+            "\u{1f468}\u{200d}\u{1f4bb}",
+            "\u{1f469}\u{200d}\u{2764}\u{fe0f}\u{200d}\u{1f468}",
+            "\u{1f3f3}\u{fe0f}\u{200d}\u{1f308}",
+            "\u{1f9d1}\u{1f3fd}\u{200d}\u{1f4bb}",
+            "\u{1f441}\u{fe0f}\u{200d}\u{1f5e8}\u{fe0f}",
+            "\u{263a}\u{fe0e} text style",
+            "\u{1f1ec}\u{1f1e7}",
+            england.as_str(),
+            &format!("{england}{england}"),
+        ] {
+            assert_eq!(clean(s), (Findings::default(), None), "{s:?}");
+            for strip in [true, false] {
+                let mut v = json!({"description": s, "list": [s]});
+                if let Some(m) = v.as_object_mut() {
+                    m.insert(s.to_owned(), json!(1));
+                }
+                let want = v.clone();
+                assert!(clean_value(&mut v, strip).is_clean(), "{s:?}");
+                assert_eq!(v, want, "{s:?}");
+            }
+        }
+    }
+
+    /// What a selector, joiner or tag hides outside an emoji sequence is
+    /// still found, and stripping keeps the emoji: runs of selectors,
+    /// VS1–VS14 and VS17–VS256, a selector or joiner beside anything else,
+    /// tag runs other than an RGI subdivision flag.
+    #[test]
+    fn selectors_joiners_and_tags_outside_emoji_are_found() {
+        let flag = |id: &str| format!("\u{1F3F4}{}\u{E007F}", tags(id));
+        let england = flag("gbeng");
+        let cases: Vec<(String, &str)> = vec![
+            ("\u{26a0}\u{fe0f}\u{fe0f}".into(), "\u{26a0}\u{fe0f}"),
+            ("\u{26a0}\u{fe0f}\u{fe0e}".into(), "\u{26a0}\u{fe0f}"),
+            ("\u{26a0}\u{fe00}".into(), "\u{26a0}"),
+            ("\u{26a0}\u{e0100}\u{e01ef}".into(), "\u{26a0}"),
+            ("a\u{fe0f}".into(), "a"),
+            ("\u{fe0f}x".into(), "x"),
+            ("a\u{200d}b".into(), "ab"),
+            ("\u{1f468}\u{200d}a".into(), "\u{1f468}a"),
+            ("a\u{200d}\u{1f4bb}".into(), "a\u{1f4bb}"),
+            ("\u{1f468}\u{200d}".into(), "\u{1f468}"),
+            (
+                "\u{1f468}\u{200d}\u{200d}\u{1f4bb}".into(),
+                "\u{1f468}\u{1f4bb}",
+            ),
+            ("1\u{200d}\u{1f4bb}".into(), "1\u{1f4bb}"),
+            (
+                "\u{1f468}\u{fe0e}\u{200d}\u{1f4bb}".into(),
+                "\u{1f468}\u{fe0e}\u{1f4bb}",
+            ),
+            (flag("ignore"), "\u{1F3F4}"),
+            (flag("gbzzz"), "\u{1F3F4}"),
+            (format!("\u{1F3F4}{}", tags("gbeng")), "\u{1F3F4}"),
+            (format!("x{}\u{E007F}", tags("gbeng")), "x"),
+            (format!("{england}{}", tags("x")), &england),
+            (
+                format!("\u{1F3F4}\u{200d}{}\u{E007F}", tags("gbeng")),
+                "\u{1F3F4}",
+            ),
+        ];
+        for (input, want) in &cases {
+            let (f, out) = clean(input);
+            assert!(!f.is_clean(), "{input:?}");
+            assert_eq!(out.as_deref(), Some(*want), "{input:?}");
+        }
+        // An escape ends a sequence: the joiner after it joins nothing.
+        let (f, _) = clean("\u{1f468}\u{1b}[0m\u{200d}\u{1f4bb}");
+        assert_eq!((f.ansi, f.invisible), (1, 1));
+    }
+
+    /// The code points of an ICU4X set that are assigned (an unassigned one
+    /// is found whatever surrounds it).
+    fn assigned(set: icu_properties::CodePointSetDataBorrowed<'static>) -> Vec<char> {
+        let gc = CodePointMapData::<GeneralCategory>::new();
+        set.iter_ranges()
+            .flatten()
+            .filter_map(char::from_u32)
+            .filter(|&c| gc.get(c) != GeneralCategory::Unassigned && class(c).is_none())
+            .collect()
+    }
+
+    /// RGI-shaped emoji sequences built from `Emoji` and
+    /// `Extended_Pictographic` code points (each element optionally with
+    /// VS16 and an `Emoji_Modifier`; keycaps; presentation sequences; RGI
+    /// subdivision flags), between pieces of prose.
+    fn emoji_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        use proptest::sample::select;
+        let emoji = assigned(CodePointSetData::new::<Emoji>());
+        let pict = assigned(CodePointSetData::new::<ExtendedPictographic>());
+        let modifiers = assigned(CodePointSetData::new::<EmojiModifier>());
+        let element = (
+            select(pict),
+            any::<bool>(),
+            prop::option::of(select(modifiers)),
+        )
+            .prop_map(|(p, vs, m)| {
+                let mut e = p.to_string();
+                if vs && is_emoji(p) {
+                    e.push(VS16);
+                }
+                e.extend(m);
+                e
+            });
+        let sequence = prop_oneof![
+            (select(emoji), select(vec![VS15, VS16])).prop_map(|(e, v)| format!("{e}{v}")),
+            (select(vec!['0', '5', '9', '#', '*']), any::<bool>())
+                .prop_map(|(k, vs)| { format!("{k}{}\u{20E3}", if vs { "\u{FE0F}" } else { "" }) }),
+            prop::collection::vec(element, 1..5).prop_map(|els| els.join("\u{200D}")),
+            select(RGI_SUBDIVISION_FLAGS).prop_map(|id| format!("\u{1F3F4}{}\u{E007F}", tags(id))),
+        ];
+        prop::collection::vec(
+            (sequence, select(vec!["", " ", "a", ". ", "\n", "1"])),
+            1..6,
+        )
+        .prop_map(|parts| parts.into_iter().map(|(e, p)| format!("{e}{p}")).collect())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// (a) Every RGI-shaped emoji sequence passes unchanged, under
+        /// `strip` and under `refuse`/`keep`.
+        #[test]
+        fn emoji_sequences_pass_unchanged(text in emoji_text()) {
+            proptest::prop_assert_eq!(clean(&text), (Findings::default(), None));
+            for strip in [true, false] {
+                let mut v = json!({"text": text});
+                let want = v.clone();
+                proptest::prop_assert!(clean_value(&mut v, strip).is_clean());
+                proptest::prop_assert_eq!(&v, &want);
+            }
+        }
+
+        /// (b) Beside a character that is neither `Emoji` nor
+        /// `Extended_Pictographic` (or after a selector), a second
+        /// selector, a selector of VS17–VS256, a tag run, or a joiner is
+        /// still found, wherever it is put.
+        #[test]
+        fn hidden_beside_emoji_is_found(
+            text in emoji_text(),
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            junk in proptest::sample::select(vec![
+                "a\u{200D}".to_owned(),
+                "\u{200D}a".to_owned(),
+                ".\u{FE0F}".to_owned(),
+                "\u{FE0F}\u{FE0F}".to_owned(),
+                "\u{FE0E}\u{FE0F}".to_owned(),
+                "\u{E0100}".to_owned(),
+                "\u{FE01}".to_owned(),
+                tags("ignore all previous"),
+                format!("\u{1F3F4}{}\u{E007F}", tags("ignore")),
+                format!("a{}\u{E007F}", tags("gbeng")),
+            ]),
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            let cut = at.index(chars.len() + 1);
+            let before: String = chars.iter().take(cut).collect();
+            let after: String = chars.iter().skip(cut).collect();
+            let poisoned = format!("{before}{junk}{after}");
+            let (f, _) = clean(&poisoned);
+            proptest::prop_assert!(!f.is_clean(), "{:?}", poisoned);
         }
     }
 }

@@ -31,7 +31,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::{Answered, Gatekeeper};
 use super::limits::{refuse_task_augmented, Limiter};
-use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
+use super::listing::{HiddenEntries, ListEvent, ListingId, PageAsked, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::states::{issued_state, IssuedStates};
@@ -210,6 +210,9 @@ struct State {
     pending: HashMap<Id, Pending>,
     next_seq: u64,
     view: ToolView,
+    /// Prompts, resources and resource templates hidden for what their
+    /// definitions carry: every request naming one is refused.
+    hidden: HiddenEntries,
     pins: Option<Pins>,
     learned: Pins,
     /// Learning (trust on first use, `--pin-update`) ended with the first
@@ -395,6 +398,7 @@ impl GateService {
                     pending: HashMap::new(),
                     next_seq: 0,
                     view: ToolView::default(),
+                    hidden: HiddenEntries::default(),
                     pins,
                     learned: Pins::default(),
                     learning_done: false,
@@ -899,11 +903,21 @@ impl GateService {
                         }
                     }
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
-                        for r in self.shared.keeper.filter_list_page(method, &mut result) {
+                        let mut hidden = self.shared.keeper.filter_list_page(method, &mut result);
+                        // An entry whose definition `--poison` hides is
+                        // taken out alone (the rest of the page is shown)
+                        // and remembered, so no method reaches it.
+                        hidden.extend(lock(&self.shared.state).hidden.filter_page(
+                            method,
+                            &mut result,
+                            self.shared.keeper.poison,
+                        ));
+                        for r in hidden {
                             tracing::warn!(
                                 method,
                                 code = r.code(),
                                 rule = r.rule(),
+                                reason = r.message(),
                                 "hidden from a list"
                             );
                         }
@@ -2129,13 +2143,23 @@ impl Service for GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
-        let params = lock(&self.shared.state)
-            .states
-            .to_check(&request.method, request.params.as_ref());
-        let decided = self
-            .shared
-            .keeper
-            .check_request(&request.method, params.as_deref())
+        let (params, hidden) = {
+            let st = lock(&self.shared.state);
+            let hidden = st.hidden.refusal(&request.method, request.params.as_ref());
+            (
+                st.states.to_check(&request.method, request.params.as_ref()),
+                hidden,
+            )
+        };
+        let decided = hidden
+            .map_or_else(
+                || {
+                    self.shared
+                        .keeper
+                        .check_request(&request.method, params.as_deref())
+                },
+                Err,
+            )
             .and_then(|names| self.audit_operation(&request).map(|()| names));
         match decided {
             Ok(mut names) => {

@@ -731,8 +731,17 @@ fn keys_are_never_stripped_onto_other_keys() {
     // Hidden is not callable: what is shown is what can be called.
     let r = g.call(20, "twin", json!({}));
     assert_eq!(refusal_code(&r), "tool.poisoned", "{r}");
+    // A prompt whose keys collide once stripped is hidden alone, and
+    // refused when used, as the twin tool is.
     let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#);
-    assert_eq!(r["error"]["data"]["code"], "tool.result_poisoned", "{r}");
+    let prompts = r["result"]["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(prompts.len(), 3, "the twin is hidden, the rest shown: {r}");
+    assert!(!r.to_string().contains("summarize2"), "{r}");
+    let r =
+        g.ask(r#"{"jsonrpc":"2.0","id":21,"method":"prompts/get","params":{"name":"summarize2"}}"#);
+    assert_eq!(r["error"]["data"]["code"], "tool.poisoned", "{r}");
     let r = g.call(3, "misbehave", json!({"how": "collide"}));
     assert_eq!(refusal_code(&r), "tool.result_poisoned", "{r}");
     assert!(!r.to_string().contains("third"), "{r}");
@@ -1717,6 +1726,152 @@ fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
         );
         g.close();
     }
+}
+
+/// FP4 (attack s49): emoji as UTS #51 writes them (`⚠️`, `👨‍💻`, keycaps,
+/// ZWJ sequences) are neither hidden nor refused under `--poison refuse`,
+/// nor changed under `strip`; a run of selectors beside them still is.
+#[test]
+fn emoji_are_no_hidden_characters() {
+    let done = "\u{2714}\u{fe0f} Done \u{1f44d}\u{1f3fd} 1\u{fe0f}\u{20e3} \u{1f469}\u{200d}\u{2764}\u{fe0f}\u{200d}\u{1f468}";
+    for mode in ["refuse", "strip"] {
+        let mut g = Gate::start_env(
+            &["--poison", mode, "--env", "RECORDER_EMOJI"],
+            |_| {},
+            &[("RECORDER_EMOJI", "1")],
+        );
+        g.init();
+        let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let tools = r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"));
+        let described = |name: &str| {
+            tools
+                .iter()
+                .find(|t| t["name"] == name)
+                .map(|t| t["description"].clone())
+        };
+        assert_eq!(
+            described("warn"),
+            Some(json!("\u{26a0}\u{fe0f} Deletes files")),
+            "{mode}: {r}"
+        );
+        assert_eq!(
+            described("dev"),
+            Some(json!("For \u{1f468}\u{200d}\u{1f4bb} developers")),
+            "{mode}: {r}"
+        );
+        let r = g.call(2, "warn", json!({}));
+        assert!(r["result"]["isError"].is_null(), "{mode}: {r}");
+        let answer = json!({"content": [{"type": "text", "text": done}]});
+        let r = g.call(3, "misbehave", result_hex(&answer));
+        assert_eq!(r["result"]["content"][0]["text"], done, "{mode}: {r}");
+        let smuggled =
+            json!({"content": [{"type": "text", "text": "\u{26a0}\u{fe0f}\u{fe0f}\u{e0100}"}]});
+        let r = g.call(4, "misbehave", result_hex(&smuggled));
+        if mode == "refuse" {
+            assert_eq!(refusal_code(&r), "tool.result_poisoned", "{r}");
+        } else {
+            assert_eq!(r["result"]["content"][0]["text"], "\u{26a0}\u{fe0f}", "{r}");
+        }
+        g.close();
+    }
+}
+
+/// F19 (attack s49): under `--poison refuse` a prompt, resource or resource
+/// template whose definition carries a hidden character is hidden alone
+/// (the clean entries of its list stay), and every method that names it
+/// is refused and never reaches the server, as a poisoned tool is.
+#[test]
+fn poisoned_entries_are_hidden_alone_and_unreachable() {
+    let mut g = Gate::start_env(
+        &["--poison", "refuse", "--env", "RECORDER_POISONED_ENTRIES"],
+        |_| {},
+        &[("RECORDER_POISONED_ENTRIES", "1")],
+    );
+    g.init();
+    let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
+        g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+    };
+    let names = |r: &Value, list: &str, key: &str| -> Vec<String> {
+        r["result"][list]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|p| p[key].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let r = ask(&mut g, 1, "prompts/list", json!({}));
+    assert_eq!(names(&r, "prompts", "name"), ["fetch", "summarize"], "{r}");
+    let r = ask(&mut g, 2, "resources/list", json!({}));
+    assert_eq!(
+        names(&r, "resources", "uri"),
+        ["https://example.com/doc"],
+        "{r}"
+    );
+    let r = ask(&mut g, 3, "resources/templates/list", json!({}));
+    assert_eq!(names(&r, "resourceTemplates", "name"), ["web"], "{r}");
+    let refused = [
+        ("prompts/get", json!({"name": "sneaky_prompt"})),
+        ("prompts/get", json!({"name": "SNEAKY_PROMPT"})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "sneaky_prompt"},
+                "argument": {"name": "a", "value": "b"}}),
+        ),
+        ("resources/read", json!({"uri": "https://example.com/bad"})),
+        (
+            "resources/read",
+            json!({"uri": "HTTPS://Example.com/bad#x"}),
+        ),
+        (
+            "resources/subscribe",
+            json!({"uri": "https://example.com/bad"}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "https://example.com/bad"},
+                "argument": {"name": "a", "value": "b"}}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "https://example.com/bad/{path}"},
+                "argument": {"name": "path", "value": "b"}}),
+        ),
+    ];
+    for (id, (method, params)) in (10..).zip(refused) {
+        let r = ask(&mut g, id, method, params.clone());
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.poisoned",
+            "{method} {params}: {r}"
+        );
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("sneaky_prompt")
+            && !seen.contains("SNEAKY")
+            && !seen.contains("example.com/bad"),
+        "{seen}"
+    );
+    // The clean entries stay reachable.
+    let r = ask(&mut g, 30, "prompts/get", json!({"name": "summarize"}));
+    assert!(r["result"]["messages"].is_array(), "{r}");
+    let r = ask(
+        &mut g,
+        31,
+        "resources/read",
+        json!({"uri": "https://example.com/doc"}),
+    );
+    assert_eq!(r["result"]["contents"][0]["text"], "content", "{r}");
+    let r = ask(
+        &mut g,
+        32,
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "https://example.com/{path}"},
+            "argument": {"name": "path", "value": "b"}}),
+    );
+    assert_eq!(r["result"]["completion"]["values"][0], "a", "{r}");
+    g.close();
 }
 
 /// Kind 3: every client request that names a server-side operation gets
