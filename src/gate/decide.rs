@@ -3045,7 +3045,10 @@ mod tests {
             (json!({"q": "<b>bold</b>"}), "ok"),
             (json!({"url": "'http://127.0.0.1:8003/'"}), "ssrf.loopback"),
             (json!({"url": "`http://127.0.0.1:8003/`"}), "ssrf.loopback"),
-            (json!({"q": "(http://169.254.169.254/)"}), "ssrf.cloud_metadata"),
+            (
+                json!({"q": "(http://169.254.169.254/)"}),
+                "ssrf.cloud_metadata",
+            ),
             (json!({"q": "'quoted' and (parenthesised)"}), "ok"),
             (json!({"host": "[::1]"}), "ssrf.loopback"),
             (json!({"q": "URL: see the docs"}), "ok"),
