@@ -569,6 +569,9 @@ enum SyntaxChange {
     /// A value (not the top level) replaced by a malformed number or
     /// literal of [`BAD_SCALARS`].
     BadScalar(u8),
+    /// The whole line replaced by nothing (`empty`) or by whitespace only
+    /// (`whitespace_only` with its length).
+    Blank(u8),
 }
 
 /// Bytes that start no JSON value and are no whitespace or close. The
@@ -650,6 +653,10 @@ const BAD_SCALARS: &[(&str, Option<SyntaxKind>, usize)] = &[
     ("1.5.2", None, 3),
     ("truex", None, 4),
     ("nulll", None, 4),
+    ("0e", Some(SyntaxKind::InvalidNumber), 2),
+    ("0.", Some(SyntaxKind::InvalidNumber), 2),
+    ("-0.", Some(SyntaxKind::InvalidNumber), 3),
+    ("0E+", Some(SyntaxKind::InvalidNumber), 3),
 ];
 
 /// What the parser must answer.
@@ -1444,6 +1451,15 @@ fn apply_syntax(r: &mut Rendered, syntax: &Syntax) -> JsonError {
             };
             ((t.start, t.end - t.start, text.as_bytes().to_vec()), error)
         }
+        SyntaxChange::Blank(k) => {
+            let blank = ["", " ", "\r\n\t ", "\n"][usize::from(k) % 4];
+            let error = if blank.is_empty() {
+                JsonError::Empty
+            } else {
+                JsonError::WhitespaceOnly { len: blank.len() }
+            };
+            ((0, r.out.len(), blank.as_bytes().to_vec()), error)
+        }
     };
     r.edit = Some(edit);
     error
@@ -1667,6 +1683,9 @@ mod tests {
         }
         for i in 0..BAD_SCALARS.len() as u8 {
             changes.push(SyntaxChange::BadScalar(i));
+        }
+        for k in 0..4 {
+            changes.push(SyntaxChange::Blank(k));
         }
         // The fourth: no whitespace at all, numbers side by side.
         let variants = [
