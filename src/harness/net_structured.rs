@@ -42,6 +42,26 @@ pub struct UrlModel {
     port: Option<u16>,
     path: u8,
     twist: Option<Twist>,
+    /// How the host is also given to `classify_host` (see [`HostCall`]).
+    /// Last, so inputs written before it existed decode as they did.
+    host_call: HostCall,
+}
+
+/// The host (with its port) given to `classify_host`, which reads it as
+/// `classify_url` reads `http://HOST/`, with refusals of its own.
+#[derive(Debug, Clone, Copy, Default, Arbitrary)]
+enum HostCall {
+    /// As written in the URL: the verdict of `http://HOST/`.
+    #[default]
+    AsWritten,
+    /// An IPv6 host without its brackets (with no port): bracketed by
+    /// `classify_host`, the same verdict; with a zone, `url.malformed`.
+    Bare,
+    /// Followed by one of `/`, `/a`, `?`, `?q=1`, `#`, `#f`: no host holds
+    /// them, `url.malformed`.
+    Suffix(u8),
+    /// An IPv6 host with a zone written `%eth0` (not `%25`): `url.malformed`.
+    RawZone,
 }
 
 /// One way to bend a rendered URL, each with the policy's answer.
@@ -69,7 +89,34 @@ enum Twist {
     /// `url.too_long` before any other step (step 1); at or under it, the
     /// verdict of the URL without the padding.
     Length(u8),
+    /// The host replaced by a name with no label at all (`.`, `..`, an
+    /// ideographic or full-width dot that IDNA maps to `.`): an empty label,
+    /// `url.ambiguous` (step 5).
+    EmptyName(u8),
+    /// The host replaced by one of [`HEX_LOOKING`]: a last label starting
+    /// `0x` that is no number (a domain, as WHATWG reads it), or numbers
+    /// WHATWG reads as an IPv4 address; each with its verdict.
+    HexLooking(u8),
 }
+
+/// Hosts with `0x` labels, and the policy's verdict for each (after the
+/// scheme and userinfo steps): WHATWG reads a last label as a number only
+/// when it is decimal, `0x` followed by hex digits (or nothing), or octal;
+/// `0xzf` is a label, so the host is a name (step 7); `0x7f.1` and `0x.0x`
+/// are IPv4 addresses in another notation (step 5).
+const HEX_LOOKING: &[(&str, Verdict)] = &[
+    ("www.0xzf", Verdict::NeedsDns),
+    ("0x1.0xgx", Verdict::NeedsDns),
+    ("api.0XZF", Verdict::NeedsDns),
+    ("a.b.0xabcx", Verdict::NeedsDns),
+    ("0xzf", Verdict::Deny("ssrf.single_label_name")),
+    ("0xzf.local", Verdict::Deny("ssrf.special_use_name")),
+    ("0x7f.1", Verdict::Deny("url.ambiguous")),
+    ("0x.0x", Verdict::Deny("url.ambiguous")),
+];
+
+/// Hosts with no label: WHATWG keeps `.` (IDNA maps the other dots to it).
+const EMPTY_NAMES: &[&str] = &[".", "..", "\u{3002}", "\u{ff0e}", "\u{ff61}"];
 
 /// Characters the policy refuses anywhere in a URL (step 1 of
 /// `docs/net.md`): controls (C0, DEL, C1), whitespace of every kind, the
@@ -395,7 +442,7 @@ const PATHS: &[&str] = &[
 ];
 
 /// What the independent model expects.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Verdict {
     Allow(IpAddr),
     NeedsDns,
@@ -654,6 +701,14 @@ impl UrlModel {
             (Some(Twist::EmptyLabel(k)), HostModel::Name(_)) => {
                 (empty_label(&host, k), Verdict::Deny("url.ambiguous"))
             }
+            (Some(Twist::EmptyName(k)), _) => (
+                EMPTY_NAMES[usize::from(k) % EMPTY_NAMES.len()].to_owned(),
+                Verdict::Deny("url.ambiguous"),
+            ),
+            (Some(Twist::HexLooking(k)), _) => {
+                let (host, v) = &HEX_LOOKING[usize::from(k) % HEX_LOOKING.len()];
+                ((*host).to_owned(), v.clone())
+            }
             (Some(Twist::Zone(z)), HostModel::V6 { .. }) => {
                 let zone = ["eth0", "1", "lo", "%65th0"][usize::from(z % 4)];
                 let inner = host.trim_end_matches(']');
@@ -747,6 +802,64 @@ fn check_model(model: &UrlModel) {
     assert_eq!(got, expected, "{text:?} from {model:?}");
     // The byte-level harness's invariants hold on the same text.
     super::net::classify_url(text.as_bytes());
+    check_host(model);
+}
+
+fn verdict_of(r: Result<net::Destination, net::Denial>) -> Verdict {
+    match r {
+        Ok(dest) => match dest.target() {
+            Target::Ip(a) => Verdict::Allow(a),
+            Target::Domain(_) => Verdict::NeedsDns,
+        },
+        Err(d) => Verdict::Deny(d.code()),
+    }
+}
+
+/// `classify_host` on the model's host (and port), as its [`HostCall`] says.
+fn check_host(model: &UrlModel) {
+    // The same host in `http://HOST/`: the twists of the host kept, the
+    // others (of the text, the scheme, the path) left out.
+    let twist = match model.twist {
+        t @ Some(
+            Twist::EmptyLabel(_) | Twist::Zone(_) | Twist::EmptyName(_) | Twist::HexLooking(_),
+        ) => t,
+        _ => None,
+    };
+    let plain = UrlModel {
+        scheme: Scheme::Http,
+        odd: 2,
+        path: 1,
+        twist,
+        ..model.clone()
+    };
+    let (url, verdict) = plain.render();
+    let host = url
+        .strip_prefix("http://")
+        .and_then(|h| h.strip_suffix('/'))
+        .expect("model bug: http://HOST/");
+    let v6 = matches!(model.host, HostModel::V6 { .. })
+        && !matches!(twist, Some(Twist::EmptyName(_) | Twist::HexLooking(_)));
+    let zoned = v6 && matches!(twist, Some(Twist::Zone(_)));
+    let (text, expected) = match model.host_call {
+        HostCall::Bare if v6 && model.port.is_none() => {
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            (bare.to_owned(), verdict)
+        }
+        HostCall::Suffix(k) => {
+            let suffix = ["/", "/a", "?", "?q=1", "#", "#f"][usize::from(k) % 6];
+            (format!("{host}{suffix}"), Verdict::Deny("url.malformed"))
+        }
+        HostCall::RawZone if v6 && !zoned => {
+            let (addr, port) = host.split_once(']').expect("model bug: [v6]");
+            (
+                format!("{addr}%eth0]{port}"),
+                Verdict::Deny("url.malformed"),
+            )
+        }
+        _ => (host.to_owned(), verdict),
+    };
+    let got = verdict_of(net::classify_host(&text));
+    assert_eq!(got, expected, "classify_host({text:?}) from {model:?}");
 }
 
 #[cfg(test)]
@@ -808,7 +921,21 @@ mod tests {
         for (hash, word) in [(false, false), (false, true), (true, false), (true, true)] {
             twists.push(Some(Twist::AtAfter { hash, word }));
         }
+        for k in 0..EMPTY_NAMES.len() as u8 {
+            twists.push(Some(Twist::EmptyName(k)));
+        }
+        for k in 0..HEX_LOOKING.len() as u8 {
+            twists.push(Some(Twist::HexLooking(k)));
+        }
         twists
+    }
+
+    fn host_calls() -> Vec<HostCall> {
+        let mut calls = vec![HostCall::AsWritten, HostCall::Bare, HostCall::RawZone];
+        for k in 0..6 {
+            calls.push(HostCall::Suffix(k));
+        }
+        calls
     }
 
     /// Every twist on every kind of host, with and without another scheme
@@ -818,16 +945,20 @@ mod tests {
         for host in hosts() {
             for twist in twists() {
                 for odd in [0, 1, 2] {
-                    check_model(&UrlModel {
-                        scheme: Scheme::Https,
-                        odd,
-                        other_scheme: 3,
-                        userinfo: Userinfo::User,
-                        host: host.clone(),
-                        port: Some(8443),
-                        path: 2,
-                        twist,
-                    });
+                    for (i, host_call) in host_calls().into_iter().enumerate() {
+                        check_model(&UrlModel {
+                            scheme: Scheme::Https,
+                            odd,
+                            other_scheme: 3,
+                            userinfo: Userinfo::User,
+                            host: host.clone(),
+                            // Without a port too: a bare IPv6 host has none.
+                            port: (i % 2 == 0).then_some(8443),
+                            path: 2,
+                            twist,
+                            host_call,
+                        });
+                    }
                 }
             }
         }
@@ -854,6 +985,7 @@ mod tests {
             port: None,
             path: 0,
             twist: None,
+            host_call: HostCall::AsWritten,
         };
         let (text, verdict) = model.render();
         assert_eq!(text, "http://[fe80:0:0:0:0:5efe:8.8.8.8]");

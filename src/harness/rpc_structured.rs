@@ -15,7 +15,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Map, Number, Value};
 
-use crate::json::{JsonError, MAX_JSON_DEPTH};
+use crate::json::{JsonError, SyntaxKind, MAX_JSON_DEPTH};
 use crate::rpc::{
     self, EnvelopeError, Id, Message, MethodError, ParamsError, RpcError, MAX_ERROR_EXCERPT,
 };
@@ -95,6 +95,12 @@ impl JStr {
     }
 
     fn render(&self, out: &mut String) {
+        self.render_marked(out, &mut Vec::new());
+    }
+
+    /// [`Self::render`], noting in `highs` the offset of each `\uD800`..
+    /// `\uDBFF` escape written (the first half of an escaped pair).
+    fn render_marked(&self, out: &mut String, highs: &mut Vec<usize>) {
         out.push('"');
         for (i, c) in self.text.chars().enumerate() {
             let s = self.spelling[i % self.spelling.len()] % 4;
@@ -117,6 +123,9 @@ impl JStr {
                 _ => {
                     let mut buf = [0u16; 2];
                     for unit in c.encode_utf16(&mut buf) {
+                        if (0xD800..=0xDBFF).contains(&*unit) {
+                            highs.push(out.len());
+                        }
                         if s == 3 {
                             out.push_str(&format!("\\u{unit:04X}"));
                         } else {
@@ -327,6 +336,10 @@ pub struct CallModel {
     /// Whitespace between tokens, cycled.
     whitespace: Vec<u8>,
     mutation: Mutation,
+    /// A change to the grammar of the rendered request; when present, it
+    /// is the one mutation (`mutation` is not applied). Last, so inputs
+    /// written before it existed decode as they did.
+    syntax: Option<Syntax>,
 }
 
 #[derive(Debug, Clone, Arbitrary)]
@@ -517,6 +530,135 @@ enum Mutation {
     },
 }
 
+/// A change to the grammar of the rendered (valid) request at the
+/// `site`-th place its kind applies to (in writing order, cycled).
+#[derive(Debug, Clone, Arbitrary)]
+pub struct Syntax {
+    site: u8,
+    change: SyntaxChange,
+}
+
+/// One typed syntax mutation; the scanner's exact answer is known from the
+/// bytes the model wrote around the place.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum SyntaxChange {
+    /// The text cut inside a key or value (`at` bytes past its first byte,
+    /// within it): unexpected end at the cut, or invalid UTF-8 at the first
+    /// byte of a character cut, or a lone surrogate at the escape of a
+    /// pair cut after its first half.
+    Truncate { at: u16 },
+    /// A byte of [`STRAY`] where a value is expected (before a value).
+    StrayValue(u8),
+    /// A byte of [`STRAY`] where a member name is expected.
+    StrayKey(u8),
+    /// A byte of [`STRAY_AFTER`] right after a key (`:` expected) or a value
+    /// (`,` or the container's close expected; the end after the top level).
+    StrayAfter(u8),
+    /// A `:` removed, or replaced by `=`.
+    NoColon { removed: bool },
+    /// A `,` between two members or elements replaced by a space.
+    NoComma,
+    /// A `,` before the close of an object or array (`{,}` when empty).
+    TrailingComma,
+    /// An escape of [`BAD_ESCAPES`] right after the opening quote of a key
+    /// or string value.
+    BadEscape(u8),
+    /// A raw control character (U+0000..U+001F) right after the opening
+    /// quote of a key or string value.
+    RawControl(u8),
+    /// A value (not the top level) replaced by a malformed number or
+    /// literal of [`BAD_SCALARS`].
+    BadScalar(u8),
+    /// The whole line replaced by nothing (`empty`) or by whitespace only
+    /// (`whitespace_only` with its length).
+    Blank(u8),
+}
+
+/// Bytes that start no JSON value and are no whitespace or close. The
+/// first [`STRAY_AFTER`] of them also continue no number or literal.
+const STRAY: &[&[u8]] = &[
+    b"#",
+    b"'",
+    b"+",
+    b"/",
+    b"x",
+    b"t",
+    b"n",
+    b"f",
+    b"=",
+    b"\x01",
+    b"\x0b",
+    "\u{a0}".as_bytes(),
+    "\u{feff}".as_bytes(),
+    b".",
+    b",",
+    b":",
+];
+
+/// How many of [`STRAY`] may follow a value or key.
+const STRAY_AFTER: usize = 13;
+
+/// Escapes RFC 8259 §7 does not allow, each with the scanner's verdict and
+/// its offset from the backslash. What follows them in the string is never
+/// read.
+const BAD_ESCAPES: &[(&str, SyntaxKind, usize)] = &[
+    ("\\x", SyntaxKind::InvalidEscape, 0),
+    ("\\'", SyntaxKind::InvalidEscape, 0),
+    ("\\U0041", SyntaxKind::InvalidEscape, 0),
+    ("\\\u{1}", SyntaxKind::InvalidEscape, 0),
+    ("\\é", SyntaxKind::InvalidEscape, 0),
+    ("\\0", SyntaxKind::InvalidEscape, 0),
+    ("\\u00G0", SyntaxKind::InvalidEscape, 4),
+    ("\\u12\"", SyntaxKind::InvalidEscape, 4),
+    ("\\u 041", SyntaxKind::InvalidEscape, 2),
+    ("\\uDC00", SyntaxKind::LoneSurrogate, 0),
+    ("\\uD800x", SyntaxKind::LoneSurrogate, 0),
+    ("\\uD800\\u0041", SyntaxKind::LoneSurrogate, 0),
+    ("\\uDBFF\\n", SyntaxKind::LoneSurrogate, 0),
+    ("\\ud83d\\uD83D\\uDE00", SyntaxKind::LoneSurrogate, 0),
+    ("\\uD83D\\uZ000", SyntaxKind::InvalidEscape, 8),
+];
+
+/// Malformed numbers and literals: the text, then the scanner's verdict and
+/// its offset from the text's first byte; `None`: the token read ends
+/// there and what follows is no separator. What follows the text is what
+/// followed the value (whitespace, `,` or a close).
+const BAD_SCALARS: &[(&str, Option<SyntaxKind>, usize)] = &[
+    ("-", Some(SyntaxKind::InvalidNumber), 1),
+    ("--1", Some(SyntaxKind::InvalidNumber), 1),
+    ("-.5", Some(SyntaxKind::InvalidNumber), 1),
+    ("1.", Some(SyntaxKind::InvalidNumber), 2),
+    ("1.e5", Some(SyntaxKind::InvalidNumber), 2),
+    ("1e", Some(SyntaxKind::InvalidNumber), 2),
+    ("1E+", Some(SyntaxKind::InvalidNumber), 3),
+    ("2e-x", Some(SyntaxKind::InvalidNumber), 3),
+    ("1e400", Some(SyntaxKind::NumberOutOfRange), 0),
+    ("-1E999", Some(SyntaxKind::NumberOutOfRange), 0),
+    (".5", Some(SyntaxKind::ExpectedValue), 0),
+    ("+1", Some(SyntaxKind::ExpectedValue), 0),
+    ("Infinity", Some(SyntaxKind::ExpectedValue), 0),
+    ("NaN", Some(SyntaxKind::ExpectedValue), 0),
+    ("True", Some(SyntaxKind::ExpectedValue), 0),
+    ("'a'", Some(SyntaxKind::ExpectedValue), 0),
+    ("nan", Some(SyntaxKind::InvalidLiteral), 1),
+    ("tru", Some(SyntaxKind::InvalidLiteral), 3),
+    ("nul", Some(SyntaxKind::InvalidLiteral), 3),
+    ("fals", Some(SyntaxKind::InvalidLiteral), 4),
+    ("nill", Some(SyntaxKind::InvalidLiteral), 1),
+    ("01", None, 1),
+    ("00", None, 1),
+    ("-01", None, 2),
+    ("0x1F", None, 1),
+    ("1_000", None, 1),
+    ("1.5.2", None, 3),
+    ("truex", None, 4),
+    ("nulll", None, 4),
+    ("0e", Some(SyntaxKind::InvalidNumber), 2),
+    ("0.", Some(SyntaxKind::InvalidNumber), 2),
+    ("-0.", Some(SyntaxKind::InvalidNumber), 3),
+    ("0E+", Some(SyntaxKind::InvalidNumber), 3),
+];
+
 /// What the parser must answer.
 #[derive(Debug)]
 enum Expected {
@@ -546,16 +688,54 @@ struct Rendered {
     values: Vec<(String, usize)>,
     /// (pointer of the member, byte offset of its key's opening quote).
     keys: Vec<(String, usize)>,
-    /// Bytes that are not UTF-8, written at an offset of `out`.
-    injected: Option<(usize, &'static [u8])>,
+    /// Every key and value written, in writing order (a container after
+    /// its contents).
+    tokens: Vec<Token>,
+    /// (offset of a `:`, offset of the value after it).
+    colons: Vec<(usize, usize)>,
+    /// (offset of a `,`, offset of the key or value after it, the container).
+    commas: Vec<(usize, usize, Parent)>,
+    /// Offsets of the `\uD800`..`\uDBFF` escapes written.
+    highs: Vec<usize>,
+    /// A change of the bytes: at `.0`, `.1` bytes of `out` replaced by `.2`
+    /// (bytes that are not UTF-8, or a syntax mutation).
+    edit: Option<(usize, usize, Vec<u8>)>,
+}
+
+/// What a token of the rendered text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Key,
+    Str,
+    /// A number or a literal.
+    Scalar,
+    Object,
+    Array,
+}
+
+/// What a token is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parent {
+    Top,
+    Object,
+    Array,
+}
+
+/// A key or value the renderer wrote at `start..end` of `out`.
+#[derive(Debug, Clone, Copy)]
+struct Token {
+    tok: Tok,
+    start: usize,
+    end: usize,
+    parent: Parent,
 }
 
 impl Rendered {
-    /// The document's bytes: `out` with the injected bytes, if any.
+    /// The document's bytes: `out` with the edit, if any.
     fn bytes(&self) -> Vec<u8> {
         let mut b = self.out.as_bytes().to_vec();
-        if let Some((at, bad)) = self.injected {
-            b.splice(at..at, bad.iter().copied());
+        if let Some((at, len, new)) = &self.edit {
+            b.splice(*at..*at + *len, new.iter().copied());
         }
         b
     }
@@ -577,7 +757,18 @@ impl Rendered {
     }
 
     fn value(&mut self, j: &J, pointer: &str) {
-        self.values.push((pointer.to_owned(), self.out.len()));
+        self.value_in(j, pointer, Parent::Top);
+    }
+
+    fn value_in(&mut self, j: &J, pointer: &str, parent: Parent) {
+        let start = self.out.len();
+        self.values.push((pointer.to_owned(), start));
+        let tok = match j {
+            J::Str(_) => Tok::Str,
+            J::Arr(_) => Tok::Array,
+            J::Obj(_) => Tok::Object,
+            _ => Tok::Scalar,
+        };
         match j {
             J::Null => self.out.push_str("null"),
             J::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -587,15 +778,19 @@ impl Rendered {
             // always with a `.` or an exponent (so it stays a float).
             J::Float(f) => self.out.push_str(&format!("{f:?}")),
             J::RawNum(t) => self.out.push_str(t),
-            J::Str(s) => s.render(&mut self.out),
+            J::Str(s) => s.render_marked(&mut self.out, &mut self.highs),
             J::Arr(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
+                    let comma = self.out.len();
                     if i > 0 {
                         self.out.push(',');
                     }
                     self.ws();
-                    self.value(item, &format!("{pointer}/{i}"));
+                    if i > 0 {
+                        self.commas.push((comma, self.out.len(), Parent::Array));
+                    }
+                    self.value_in(item, &format!("{pointer}/{i}"), Parent::Array);
                     self.ws();
                 }
                 self.out.push(']');
@@ -603,22 +798,41 @@ impl Rendered {
             J::Obj(members) => {
                 self.out.push('{');
                 for (i, (k, v)) in members.iter().enumerate() {
+                    let comma = self.out.len();
                     if i > 0 {
                         self.out.push(',');
                     }
                     self.ws();
+                    if i > 0 {
+                        self.commas.push((comma, self.out.len(), Parent::Object));
+                    }
                     let p = format!("{pointer}/{}", token(&k.text));
-                    self.keys.push((p.clone(), self.out.len()));
-                    k.render(&mut self.out);
+                    let key_start = self.out.len();
+                    self.keys.push((p.clone(), key_start));
+                    k.render_marked(&mut self.out, &mut self.highs);
+                    self.tokens.push(Token {
+                        tok: Tok::Key,
+                        start: key_start,
+                        end: self.out.len(),
+                        parent: Parent::Object,
+                    });
                     self.ws();
+                    let colon = self.out.len();
                     self.out.push(':');
                     self.ws();
-                    self.value(v, &p);
+                    self.colons.push((colon, self.out.len()));
+                    self.value_in(v, &p, Parent::Object);
                     self.ws();
                 }
                 self.out.push('}');
             }
         }
+        self.tokens.push(Token {
+            tok,
+            start,
+            end: self.out.len(),
+            parent,
+        });
     }
 
     fn value_at(&self, pointer: &str) -> usize {
@@ -746,7 +960,14 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
     // (pointer of the second member, its key).
     let mut duplicate: Option<(String, String)> = None;
 
-    match &model.mutation {
+    let mutation = if model.syntax.is_some() {
+        // Not JSON: no id to echo.
+        expected_id = None;
+        &Mutation::None
+    } else {
+        &model.mutation
+    };
+    match mutation {
         Mutation::None => {}
         Mutation::DuplicateKey {
             site,
@@ -941,7 +1162,7 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
         }
         Mutation::NameWrong(w) | Mutation::ArgumentsWrong(w) | Mutation::MetaWrong(w) => {
             type Make = fn(&'static str, usize) -> ParamsError;
-            let (key, w, make): (&str, Wrong, Make) = match &model.mutation {
+            let (key, w, make): (&str, Wrong, Make) = match mutation {
                 Mutation::NameWrong(_) => (
                     "name",
                     match w {
@@ -993,7 +1214,10 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
         }
     }
 
-    if let Mutation::NotUtf8 { site, bytes } = &model.mutation {
+    if let Some(syntax) = &model.syntax {
+        error = Some(RpcError::Json(apply_syntax(&mut r, syntax)));
+    }
+    if let Mutation::NotUtf8 { site, bytes } = mutation {
         // Every string, key or value, in document order.
         let mut strings: Vec<usize> = r
             .values
@@ -1004,7 +1228,11 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
             .collect();
         strings.sort_unstable();
         let at = strings[usize::from(*site) % strings.len()] + 1;
-        r.injected = Some((at, NOT_UTF8[usize::from(*bytes) % NOT_UTF8.len()]));
+        r.edit = Some((
+            at,
+            0,
+            NOT_UTF8[usize::from(*bytes) % NOT_UTF8.len()].to_vec(),
+        ));
         error = Some(RpcError::Json(JsonError::InvalidUtf8 { offset: at }));
     }
 
@@ -1083,6 +1311,158 @@ fn render_and_expect(model: &CallModel) -> (Rendered, Expected) {
         }
     };
     (r, expected)
+}
+
+/// The token chosen by `site` among those `keep` selects.
+fn pick(r: &Rendered, site: u8, keep: impl Fn(&Token) -> bool) -> Token {
+    let sites: Vec<Token> = r.tokens.iter().copied().filter(|t| keep(t)).collect();
+    sites[usize::from(site) % sites.len()]
+}
+
+/// The error where `,` or the close of `parent` (or the end, at the top
+/// level) was expected and another byte stands at `at`.
+fn not_a_separator(parent: Parent, at: usize) -> JsonError {
+    let kind = match parent {
+        Parent::Top => SyntaxKind::TrailingCharacters,
+        Parent::Object => SyntaxKind::ExpectedCommaOrBrace,
+        Parent::Array => SyntaxKind::ExpectedCommaOrBracket,
+    };
+    JsonError::Syntax { kind, offset: at }
+}
+
+fn syntax_at(kind: SyntaxKind, offset: usize) -> JsonError {
+    JsonError::Syntax { kind, offset }
+}
+
+/// Applies the syntax mutation to the rendered valid request (as
+/// `r.edit`) and returns the error the strict layer must report.
+fn apply_syntax(r: &mut Rendered, syntax: &Syntax) -> JsonError {
+    let site = syntax.site;
+    let stray = |i: u8, n: usize| STRAY[usize::from(i) % n].to_vec();
+    let (edit, error) = match syntax.change {
+        SyntaxChange::Truncate { at } => {
+            let t = pick(r, site, |_| true);
+            let cut = if t.end - t.start >= 2 {
+                t.start + 1 + usize::from(at) % (t.end - t.start - 1)
+            } else {
+                t.start
+            };
+            let error = if !r.out.is_char_boundary(cut) {
+                let mut first = cut;
+                while !r.out.is_char_boundary(first) {
+                    first -= 1;
+                }
+                JsonError::InvalidUtf8 { offset: first }
+            } else if let Some(h) = r.highs.iter().find(|h| cut == **h + 6 || cut == **h + 7) {
+                // `\uD83D` or `\uD83D\` at the end: no low half follows.
+                syntax_at(SyntaxKind::LoneSurrogate, *h)
+            } else {
+                syntax_at(SyntaxKind::UnexpectedEnd, cut)
+            };
+            ((cut, r.out.len() - cut, vec![]), error)
+        }
+        SyntaxChange::StrayValue(i) => {
+            let t = pick(r, site, |t| t.tok != Tok::Key);
+            let b = stray(i, STRAY.len());
+            let error = match b[0] {
+                0xef if t.start == 0 => JsonError::ByteOrderMark,
+                b'/' => syntax_at(SyntaxKind::Comment, t.start),
+                // No value starts with `r`, `u` or `a`.
+                b't' | b'n' | b'f' => syntax_at(SyntaxKind::InvalidLiteral, t.start + 1),
+                _ => syntax_at(SyntaxKind::ExpectedValue, t.start),
+            };
+            ((t.start, 0, b), error)
+        }
+        SyntaxChange::StrayKey(i) => {
+            let t = pick(r, site, |t| t.tok == Tok::Key);
+            let b = stray(i, STRAY.len());
+            let kind = if b[0] == b'/' {
+                SyntaxKind::Comment
+            } else {
+                SyntaxKind::ExpectedKey
+            };
+            ((t.start, 0, b), syntax_at(kind, t.start))
+        }
+        SyntaxChange::StrayAfter(i) => {
+            let t = pick(r, site, |_| true);
+            let b = stray(i, STRAY_AFTER);
+            let error = match (t.tok, t.parent, b[0]) {
+                // `colon` has no case for a comment.
+                (Tok::Key, _, _) => syntax_at(SyntaxKind::ExpectedColon, t.end),
+                (_, Parent::Object | Parent::Array, b'/') => syntax_at(SyntaxKind::Comment, t.end),
+                (_, parent, _) => not_a_separator(parent, t.end),
+            };
+            ((t.end, 0, b), error)
+        }
+        SyntaxChange::NoColon { removed } => {
+            let (colon, value) = r.colons[usize::from(site) % r.colons.len()];
+            if removed {
+                (
+                    (colon, 1, vec![]),
+                    syntax_at(SyntaxKind::ExpectedColon, value - 1),
+                )
+            } else {
+                (
+                    (colon, 1, b"=".to_vec()),
+                    syntax_at(SyntaxKind::ExpectedColon, colon),
+                )
+            }
+        }
+        SyntaxChange::NoComma => {
+            let (comma, next, parent) = r.commas[usize::from(site) % r.commas.len()];
+            // A space, not nothing: `1,2` without its comma is one number.
+            // The next key's quote or value's first byte is the error.
+            ((comma, 1, b" ".to_vec()), not_a_separator(parent, next))
+        }
+        SyntaxChange::TrailingComma => {
+            let t = pick(r, site, |t| matches!(t.tok, Tok::Object | Tok::Array));
+            let close = t.end - 1;
+            // After `{` or `[` the comma itself is where a key or value was
+            // expected; after a member or element, the close behind it.
+            let at = if t.end - t.start == 2 { close } else { t.end };
+            let kind = if t.tok == Tok::Object {
+                SyntaxKind::ExpectedKey
+            } else {
+                SyntaxKind::ExpectedValue
+            };
+            ((close, 0, b",".to_vec()), syntax_at(kind, at))
+        }
+        SyntaxChange::BadEscape(i) => {
+            let t = pick(r, site, |t| matches!(t.tok, Tok::Key | Tok::Str));
+            let (text, kind, rel) = BAD_ESCAPES[usize::from(i) % BAD_ESCAPES.len()];
+            let at = t.start + 1;
+            ((at, 0, text.as_bytes().to_vec()), syntax_at(kind, at + rel))
+        }
+        SyntaxChange::RawControl(c) => {
+            let t = pick(r, site, |t| matches!(t.tok, Tok::Key | Tok::Str));
+            let at = t.start + 1;
+            (
+                (at, 0, vec![c % 0x20]),
+                syntax_at(SyntaxKind::ControlCharacterInString, at),
+            )
+        }
+        SyntaxChange::BadScalar(i) => {
+            let t = pick(r, site, |t| t.tok != Tok::Key && t.parent != Parent::Top);
+            let (text, kind, rel) = BAD_SCALARS[usize::from(i) % BAD_SCALARS.len()];
+            let at = t.start + rel;
+            let error = match kind {
+                Some(kind) => syntax_at(kind, at),
+                None => not_a_separator(t.parent, at),
+            };
+            ((t.start, t.end - t.start, text.as_bytes().to_vec()), error)
+        }
+        SyntaxChange::Blank(k) => {
+            let blank = ["", " ", "\r\n\t ", "\n"][usize::from(k) % 4];
+            let error = if blank.is_empty() {
+                JsonError::Empty
+            } else {
+                JsonError::WhitespaceOnly { len: blank.len() }
+            };
+            ((0, r.out.len(), blank.as_bytes().to_vec()), error)
+        }
+    };
+    r.edit = Some(edit);
+    error
 }
 
 /// Inserts, after the `member`-th member of the object at `site_ptr`, a
@@ -1227,10 +1607,21 @@ fn check_model(model: &CallModel) {
             assert_eq!(rej.error.pointer(), error.pointer());
             assert_eq!(rej.error.offset(), error.offset());
             assert_eq!(&rej.id, id, "echoed id for {:?} ({error})", r.out);
+            if let RpcError::Json(JsonError::Syntax { kind, offset }) = error {
+                // The response a client reads: -32700, `"id": null`, the
+                // offset in `data` and the kind in the message.
+                let resp = rej.to_response();
+                assert_eq!(resp["id"], Value::Null);
+                assert_eq!(resp["error"]["code"], -32700);
+                assert_eq!(resp["error"]["data"]["kind"], error.code());
+                assert_eq!(resp["error"]["data"]["offset"], *offset);
+                let message = resp["error"]["message"].as_str().unwrap_or_default();
+                assert!(message.contains(kind.describe()), "{message}");
+            }
         }
         _ => panic!(
-            "for {:?} (mutation {:?}) the model expects {expected:?}, the parser says {got:?}",
-            r.out, model.mutation
+            "for {:?} (mutation {:?}, syntax {:?}: {:?}) the model expects {expected:?}, the parser says {got:?}",
+            r.out, model.mutation, model.syntax, String::from_utf8_lossy(bytes)
         ),
     }
     // The byte-level harness's invariants hold on the same bytes.
@@ -1262,6 +1653,99 @@ mod tests {
             order: vec![3, 1, 2, 0],
             whitespace: vec![0, 5, 1],
             mutation,
+            syntax: None,
+        }
+    }
+
+    /// Every syntax mutation kind, at every site of the fixed model (the
+    /// sites cycle), with the tool name spelled three ways: plain, `é`
+    /// escaped and `😀` raw (four bytes to cut inside), `é` raw and `😀`
+    /// as an escaped surrogate pair (to cut after its first half).
+    #[test]
+    fn every_syntax_mutation_has_its_exact_answer() {
+        let mut changes = vec![SyntaxChange::NoComma, SyntaxChange::TrailingComma];
+        for removed in [false, true] {
+            changes.push(SyntaxChange::NoColon { removed });
+        }
+        for at in 0..24 {
+            changes.push(SyntaxChange::Truncate { at });
+        }
+        for i in 0..STRAY.len() as u8 {
+            changes.push(SyntaxChange::StrayValue(i));
+            changes.push(SyntaxChange::StrayKey(i));
+            changes.push(SyntaxChange::StrayAfter(i));
+        }
+        for i in 0..BAD_ESCAPES.len() as u8 {
+            changes.push(SyntaxChange::BadEscape(i));
+        }
+        for c in [0, 1, 9, 10, 13, 31] {
+            changes.push(SyntaxChange::RawControl(c));
+        }
+        for i in 0..BAD_SCALARS.len() as u8 {
+            changes.push(SyntaxChange::BadScalar(i));
+        }
+        for k in 0..4 {
+            changes.push(SyntaxChange::Blank(k));
+        }
+        // The fourth: no whitespace at all, numbers side by side.
+        let variants = [
+            (JStr::plain("extract"), None),
+            (JStr::spelled("é😀x", vec![1, 0]), None),
+            (JStr::spelled("é😀x", vec![0, 1]), None),
+            (JStr::plain("e"), Some(vec![5])),
+        ];
+        let numbers = J::Arr(vec![J::Int(1), J::Int(-2), J::Float(1.5), J::UInt(3)]);
+        for (name, whitespace) in variants {
+            let make = |mutation| {
+                let mut m = base(mutation);
+                m.name = name.clone();
+                if let Some(w) = &whitespace {
+                    m.whitespace = w.clone();
+                    m.arguments = Some(Members(vec![(JStr::plain("n"), numbers.clone())]));
+                }
+                m
+            };
+            let tokens = render_and_expect(&make(Mutation::None)).0.tokens.len();
+            for site in 0..tokens + 2 {
+                for change in &changes {
+                    // The tree's mutation is not applied with a syntax one.
+                    let mut m = make(Mutation::DuplicateKey {
+                        site: 0,
+                        member: 0,
+                        spelling: vec![],
+                        position: 0,
+                    });
+                    m.syntax = Some(Syntax {
+                        site: site as u8,
+                        change: *change,
+                    });
+                    check_model(&m);
+                }
+            }
+        }
+    }
+
+    /// A cut inside a character is invalid UTF-8 at its first byte; a cut
+    /// after the first half of an escaped pair is a lone surrogate.
+    #[test]
+    fn cuts_inside_characters_and_pairs() {
+        for (spelling, want) in [(vec![1, 0], "invalid_utf8"), (vec![0, 1], "invalid_json")] {
+            let mut m = base(Mutation::None);
+            m.name = JStr::spelled("é😀x", spelling);
+            let (r, _) = render_and_expect(&m);
+            let start = r.value_at("/params/name");
+            let name = r.tokens.iter().position(|t| t.start == start).unwrap();
+            let found = (0..16).any(|at| {
+                m.syntax = Some(Syntax {
+                    site: name as u8,
+                    change: SyntaxChange::Truncate { at },
+                });
+                let (_, e) = render_and_expect(&m);
+                check_model(&m);
+                matches!(e, Expected::Error { error, .. } if error.code() == want
+                    && (want != "invalid_json" || matches!(error, RpcError::Json(JsonError::Syntax { kind: SyntaxKind::LoneSurrogate, .. }))))
+            });
+            assert!(found, "{want}");
         }
     }
 
