@@ -1730,53 +1730,6 @@ enum Embedded {
     Unreadable(String),
 }
 
-/// A text of `key=value` items as the parser of a connection string, a
-/// command line or an environment reads it, or `None` when it holds no
-/// such item: a libpq conninfo (`host=127.0.0.1 port=5432`), an ADO.NET or
-/// ODBC connection string (`Server=127.0.0.1;Database=x`), a flag
-/// (`--url=http://…`), an assignment (`HTTP_PROXY=http://…`), a query
-/// (`a=1&b=2`). Items are split at `;` when the text holds one, else at
-/// `&` when it holds no white space, else at white space; an item's key
-/// (its leading `-` removed) is letters, digits, `_`, `.` and `-` (and
-/// spaces between `;`), its value is what follows the first `=`, without
-/// the quotes around it. The result is an array of one-member objects,
-/// each walked in the text's place, so a value under a host-named key is
-/// a host (`host=127.0.0.1`), with `true` when every item is one (else
-/// the items stand in prose). Bounded by the text's length.
-fn key_values(t: &str) -> Option<(Value, bool)> {
-    let spaced_keys = t.contains(';');
-    let items: Vec<&str> = if spaced_keys {
-        t.split(';').collect()
-    } else if t.contains('&') && !t.contains(char::is_whitespace) {
-        t.split('&').collect()
-    } else {
-        t.split_whitespace().collect()
-    };
-    let members: Vec<Value> = items
-        .iter()
-        .filter_map(|item| {
-            let (key, value) = item.split_once('=')?;
-            let key = key.trim().trim_start_matches('-');
-            let key_ok = !key.is_empty()
-                && key.chars().all(|c| {
-                    c.is_alphanumeric() || matches!(c, '_' | '.' | '-') || (spaced_keys && c == ' ')
-                });
-            let value = value.trim();
-            let value = ['"', '\'']
-                .iter()
-                .find_map(|&q| value.strip_prefix(q)?.strip_suffix(q))
-                .unwrap_or(value);
-            key_ok.then(|| {
-                let mut m = serde_json::Map::new();
-                m.insert(key.to_owned(), Value::String(value.to_owned()));
-                Value::Object(m)
-            })
-        })
-        .collect();
-    let whole = members.len() == items.iter().filter(|i| !i.trim().is_empty()).count();
-    (!members.is_empty()).then_some((Value::Array(members), whole))
-}
-
 /// Reads `s` as a server's decoder would when its parameter is not a
 /// string: white space (JSON's, Unicode's) and a byte order mark around
 /// it; an array or object (`[` or `{` first) as strict JSON, else as YAML
@@ -1808,13 +1761,7 @@ fn embedded_json(s: &str) -> Embedded {
     }
     if !t.starts_with(['[', '{']) {
         if !may_be_yaml_block(t) {
-            return match key_values(t) {
-                Some((v, true)) => Embedded::Json(vec![v]),
-                // Prose around the items (`set host=laptop in the config`):
-                // read as prose is ([`Scan::prose`]).
-                Some((v, false)) => Embedded::Block(vec![v]),
-                None => Embedded::Text,
-            };
+            return Embedded::Text;
         }
         return match read_yaml(t) {
             YamlRead::Collection(v) => Embedded::Block(v),
@@ -3080,40 +3027,6 @@ mod tests {
             (json!({"hosts": {"a": 2_130_706_433.0}}), "ssrf.loopback"),
             (json!({"host": 2_130_706_433.5}), "ok"),
             (json!({"port": 2_130_706_433.0}), "ok"),
-            // F29 (s49): `key=value` items.
-            (
-                json!({"args": ["--url=http://169.254.169.254/"]}),
-                "ssrf.cloud_metadata",
-            ),
-            (
-                json!({"flags": "--proxy=http://127.0.0.1:8080"}),
-                "ssrf.loopback",
-            ),
-            (
-                json!({"env": "HTTP_PROXY=http://127.0.0.1:8080"}),
-                "ssrf.loopback",
-            ),
-            (
-                json!({"dsn": "host=127.0.0.1 port=5432 dbname=postgres"}),
-                "ssrf.loopback",
-            ),
-            (
-                json!({"conninfo": "host=169.254.169.254"}),
-                "ssrf.cloud_metadata",
-            ),
-            (
-                json!({"connection_string": "Server=127.0.0.1;Database=x;User Id=sa"}),
-                "ssrf.loopback",
-            ),
-            (json!({"q": "a=1&url=http://10.0.0.1/"}), "ssrf.private_use"),
-            (json!({"q": "host='::1' user=x"}), "ssrf.loopback"),
-            (json!({"q": "x = 5, y=7 and a==b"}), "ok"),
-            (json!({"note": "Set host=myserver in the config"}), "ok"),
-            (
-                json!({"note": "Set host=127.0.0.1 in the config"}),
-                "ssrf.loopback",
-            ),
-            (json!({"dsn": "host=myserver"}), "ssrf.single_label_name"),
             // F28 (s49): git's scp-like remotes.
             (
                 json!({"repo": "git@10.0.0.5:team/secret.git"}),
@@ -3133,6 +3046,21 @@ mod tests {
             (json!({"repo": "git@203.0.113.9:x.git"}), refused),
             (json!({"repo": "git@8.8.8.8:x.git"}), "ok"),
             (json!({"q": "12:30pm"}), "ok"),
+            (json!({"q": "10.1:Overview"}), "ok"),
+            (json!({"q": "1.1:In the beginning"}), "ok"),
+            // A `key=value` text is text (attack s50, FP6, FP9, FP11).
+            (
+                json!({"content": "DB_HOST=localhost\nPGHOST=127.0.0.1\n"}),
+                "ok",
+            ),
+            (
+                json!({"query": "index=main host=10.0.0.5 status=500"}),
+                "ok",
+            ),
+            (
+                json!({"connection_string": "Server=tcp:db.example.com,1433;Database=x"}),
+                "ok",
+            ),
             (json!({"dsn": "host=db.example.com port=5432"}), "ok"),
             (json!({"q": "Server=db.example.com;Database=x"}), "ok"),
         ]);

@@ -1362,8 +1362,7 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let server_id = screened.get("id").and_then(valid_id);
-                    if let Err(r) = self.vet_elicited_url(&method, screened.get("params"), runtime)
-                    {
+                    if let Err(r) = self.vet_elicited_url(&method, screened.get("params")) {
                         self.refuse_server_request(server_id.as_ref(), &method, &r);
                         return;
                     }
@@ -1493,26 +1492,16 @@ impl GateService {
         super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
     }
 
-    /// [`elicited_url`](Self::elicited_url) for a server request, its host
-    /// resolved and vetted under `--resolve` (within
-    /// [`super::resolve::RESOLVE_DEADLINE`]), on the thread reading the child.
+    /// [`elicited_url`](Self::elicited_url) for a server request, on the
+    /// thread reading the child. Its host name is not looked up under
+    /// `--resolve`: the reader cannot wait on the resolver (attack s50,
+    /// F41: a lookup there ended the session).
     ///
     /// # Errors
     /// The refusal; the request is then answered to the server, never
     /// forwarded.
-    fn vet_elicited_url(
-        &self,
-        method: &str,
-        params: Option<&Value>,
-        runtime: &tokio::runtime::Handle,
-    ) -> Result<(), Refusal> {
-        match self.elicited_url(method, params)? {
-            Some(name) if self.shared.keeper.policy.resolve => {
-                let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
-                runtime.block_on(self.resolve_names(vec![name], by))
-            }
-            _ => Ok(()),
-        }
+    fn vet_elicited_url(&self, method: &str, params: Option<&Value>) -> Result<(), Refusal> {
+        self.elicited_url(method, params).map(|_| ())
     }
 
     /// The 2026-07-28 form of the same ask: each `inputRequests` entry of

@@ -185,7 +185,10 @@ async fn supervise(
 /// the service the child is gone. The gateway's one reader of a server's
 /// lines, also the `gate_session` harness's.
 pub(crate) fn read_child(service: &GateService, stdout: impl io::Read, max_response: usize) {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
         service.child_gone();
         return;
     };

@@ -320,7 +320,10 @@ fn scheme_less_host(s: &str) -> bool {
     if port.is_some_and(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
         // git's, scp's and rsync's `[user@]host:path` (`git@10.0.0.5:x.git`)
         // names its host as a URL with a path would.
-        return scp_like(s).is_some_and(|(host, _)| scheme_less_host(&format!("{host}/")));
+        // A short number is a section or a version (`10.1:Overview`).
+        return scp_like(s).is_some_and(|(host, _)| {
+            !is_number_or_version(host) && scheme_less_host(&format!("{host}/"))
+        });
     }
     if host.starts_with('[') && host.ends_with(']') {
         return matches!(url::Host::parse(host), Ok(url::Host::Ipv6(_)));
@@ -516,7 +519,8 @@ pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<Pending
 }
 
 /// Refuses a host name that holds a character no DNS name has (anything
-/// but letters, digits, `-`, `_` and `.` once UTS 46 has mapped it), which
+/// but letters, digits, `-`, `_`, `.` and the wildcard `*`, which no tool
+/// expands, once UTS 46 has mapped it), which
 /// WHATWG parsers take in a domain: no resolver answers it, but tools
 /// rewrite it first (curl's globbing reads `{example.com,127.0.0.1}` as
 /// two hosts).
@@ -527,7 +531,7 @@ fn dns_name(dest: &Admitted, rule: &str) -> Result<(), Refusal> {
     let name = dest.domain().unwrap_or_default();
     match name
         .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '*')))
     {
         None => Ok(()),
         Some(c) => Err(Refusal::from_denial(

@@ -164,6 +164,30 @@ fn resolved_calls_keep_message_order() {
     assert!(!all.contains("inside.toolgate-test.net"), "{all}");
 }
 
+/// `--resolve` with a URL-mode elicitation from the server that names a
+/// host (attack s50, F41): the reader of the server's lines looks the name
+/// up (its runtime has timers) and the session goes on. Same namespace as
+/// above.
+#[test]
+fn a_resolved_elicitation_url_keeps_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let (command, _record) = resolving_gate(dir.path(), "93.184.216.34 example.com\n");
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "misbehave", "arguments": {"how": "elicit_url", "which": "ok"}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let got = answers(
+        command,
+        format!("{INITIALIZE}\n{call}\n{ping}\n").into_bytes(),
+        4,
+    );
+    assert_eq!(
+        got["\"e-ok\""]["params"]["url"], "https://example.com/verify",
+        "{got:?}"
+    );
+    assert!(got["1"]["result"].is_object(), "{got:?}");
+    assert!(got["2"]["result"].is_object(), "{got:?}");
+}
+
 /// `--resolve` looks up a scheme-less name under a URL-named key, as a
 /// server that adds `http://` would fetch it (#20 F7): an internal answer
 /// refuses the call, a public one passes, and a name that resolves to
