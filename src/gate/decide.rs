@@ -3047,6 +3047,7 @@ mod tests {
             (json!({"repo": "git@8.8.8.8:x.git"}), "ok"),
             (json!({"q": "12:30pm"}), "ok"),
             (json!({"q": "10.1:Overview"}), "ok"),
+            (json!({"repo": "git@db:x"}), "ok"),
             (json!({"q": "1.1:In the beginning"}), "ok"),
             // A `key=value` text is text (attack s50, FP6, FP9, FP11).
             (
