@@ -1568,11 +1568,17 @@ impl GateService {
             let _ = self.audit(&mut st, rec);
         }
         if let Some(id) = id {
-            let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
-                "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
-                "data": {"code": r.code(), "reason": r.message()}}});
-            let _ = self.send_own(answer.to_string().as_bytes());
+            self.send_refusal_to_server(id, r);
         }
+    }
+
+    /// The -32001 error of `refusal` sent to the server as the answer to
+    /// its request `id` (when there is room now).
+    fn send_refusal_to_server(&self, id: &Id, refusal: &Refusal) {
+        let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
+            "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
+            "data": {"code": refusal.code(), "reason": refusal.message()}}});
+        let _ = self.send_own(answer.to_string().as_bytes());
     }
 
     /// Message order: returns once every line the child wrote before the
@@ -1792,13 +1798,9 @@ impl GateService {
     /// server gets the -32001 error in its place (when there is room now).
     fn refuse_answer(&self, id: Option<Id>, refusal: &Refusal) {
         tracing::warn!(id = ?id, code = refusal.code(), rule = refusal.rule(), "a client answer was refused");
-        let Some(id) = id else {
-            return;
-        };
-        let answer = json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {
-            "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
-            "data": {"code": refusal.code(), "reason": refusal.message()}}});
-        let _ = self.send_own(answer.to_string().as_bytes());
+        if let Some(id) = id {
+            self.send_refusal_to_server(&id, refusal);
+        }
     }
 
     /// A client notification refused (`r`): logged and audited, never
