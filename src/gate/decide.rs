@@ -16,7 +16,7 @@ use super::resolve::note_name;
 use super::unquote::decodings;
 use super::urls::{
     host_argument, idna2003_name, lenient_form, looks_like_url, scheme_less_name, vet_url,
-    HostPlace, PendingName,
+    list_space, HostPlace, PendingName,
 };
 
 /// A JSON number with an integral value as JavaScript's `String(n)` writes
@@ -676,7 +676,7 @@ impl Gatekeeper {
     ///
     /// # Errors
     /// `policy.arguments_too_complex` past [`super::MAX_RESOLVED_NAMES`].
-    fn note(&self, names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
+    pub(crate) fn note(&self, names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
         if !self.policy.resolve {
             return Ok(());
         }
@@ -2278,14 +2278,34 @@ enum Place {
 
 /// The parts of a path-named text that a server splitting it into several
 /// paths reads, each that reads as a path on its own ([`reads_as_a_path`]):
-/// split at white space, line breaks, `,`, `;` and `|`, and at `:` in a
-/// text that starts at the root (a `PATH`-style list: `/a:/etc`).
-/// `a.txt\n/etc/passwd` yields `/etc/passwd`; a text without a separator
-/// yields nothing (it is checked whole). Bounded by the text's length.
+/// split at white space, line breaks and the information separators
+/// U+001C–U+001F (as Python's `str.split()` and `splitlines()` split:
+/// [`list_space`]), `,`, `;` and `|`, and at `:` in a text that starts at
+/// the root (a `PATH`-style list: `/a:/etc`). `a.txt\n/etc/passwd` yields
+/// `/etc/passwd`; a text without a separator yields nothing (it is checked
+/// whole). A part `~NAME` without a slash is a home directory only when
+/// NAME can be a user name ([`user_name`]): `notes ~old.txt` is one file's
+/// name. Bounded by the text's length.
 fn path_list_parts(s: &str) -> impl Iterator<Item = &str> {
     let colon = s.trim_start().starts_with('/');
-    s.split(move |c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|') || (colon && c == ':'))
+    s.split(move |c: char| list_space(c) || matches!(c, ',' | ';' | '|') || (colon && c == ':'))
         .filter(move |p| p.len() < s.len() && reads_as_a_path(p))
+        .filter(|p| match p.trim_start().strip_prefix('~') {
+            Some(name) if !name.contains(['/', '\\']) => name.is_empty() || user_name(name),
+            _ => true,
+        })
+}
+
+/// `true` when `name` can be a user name as `useradd` takes one by default
+/// (`NAME_REGEX`: a lower-case letter or `_`, then lower-case letters,
+/// digits, `_` and `-`, perhaps a final `$`).
+fn user_name(name: &str) -> bool {
+    let name = name.strip_suffix('$').unwrap_or(name);
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-'))
 }
 
 /// `true` when a string under a path-named key reads as a path, as
@@ -3719,6 +3739,27 @@ max_bytes = 10
         );
         assert_eq!(path_list_parts("/a").count(), 0);
         assert_eq!(path_list_parts("a/b, c d").count(), 0);
+        // Attack s50 F33: the information separators split too.
+        for sep in ['\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{85}', '\u{2028}'] {
+            let text = format!("{inside}{sep}/etc/passwd");
+            assert_eq!(path_list_parts(&text).last(), Some("/etc/passwd"), "{sep:?}");
+            assert_ne!(code(&g, "t", json!({ "paths": text })), "ok", "{sep:?}");
+        }
+        // FP8: `~NAME` that no user is named is part of a file's name;
+        // a user's home, or a path under one, is a path.
+        for (text, parts) in [
+            ("/r/notes ~old.txt", vec!["/r/notes"]),
+            ("/r/a, ~B", vec!["/r/a"]),
+            ("/r/a ~root", vec!["/r/a", "~root"]),
+            ("/r/a ~", vec!["/r/a", "~"]),
+            ("/r/a ~www-data$", vec!["/r/a", "~www-data$"]),
+            ("/r/a ~Old.txt/x", vec!["/r/a", "~Old.txt/x"]),
+        ] {
+            assert_eq!(path_list_parts(text).collect::<Vec<_>>(), parts, "{text}");
+        }
+        let tilde_file = base.join("data/notes ~old.txt").to_string_lossy().into_owned();
+        let r = g.check_arguments("t", &json!({ "paths": tilde_file }));
+        assert!(r.is_ok(), "{:?}", r.err().map(|e| e.message().to_owned()));
     }
 
     /// Names of a file's location get the path check: a file's URI when

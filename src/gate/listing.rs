@@ -98,6 +98,51 @@ fn text<'a>(v: Option<&'a Value>, k: &str) -> Option<&'a str> {
     v.and_then(|v| v.get(k)).and_then(Value::as_str)
 }
 
+/// A resource URI or template key ([`EntryKind::key`]) as a server may
+/// read it: percent-decoded, in lower case. Two URIs equal so may name one
+/// resource.
+fn comparable(key: &str) -> String {
+    percent_encoding::percent_decode_str(key)
+        .decode_utf8_lossy()
+        .to_lowercase()
+}
+
+/// `true` when the URI template `template` (RFC 6570, both
+/// [`comparable`]) may expand to `uri`: each expression (`{…}`) stands for
+/// any text, `/` and `?` included, and the text between them is matched as
+/// written. One left-to-right pass of substring searches (an expression
+/// matches the shortest text that lets the next literal match, which finds
+/// a match when there is one).
+fn expands_to(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some((before, after)) = rest.split_once('{') {
+        match after.split_once('}') {
+            Some((_, next)) => {
+                literals.push(before);
+                rest = next;
+            }
+            None => break,
+        }
+    }
+    if literals.is_empty() {
+        return template == uri;
+    }
+    let Some((first, middle)) = literals.split_first() else {
+        return template == uri;
+    };
+    let Some(mut left) = uri.strip_prefix(first) else {
+        return false;
+    };
+    for literal in middle {
+        match left.find(literal) {
+            Some(at) => left = left.get(at.saturating_add(literal.len())..).unwrap_or_default(),
+            None => return false,
+        }
+    }
+    left.ends_with(rest)
+}
+
 /// The prompts, resources and resource templates a listing hid for what
 /// their definitions carry (under `--poison refuse`, hidden characters
 /// anywhere in an entry; under `strip`, keys equal once stripped), so that
@@ -111,6 +156,13 @@ pub struct HiddenEntries {
     /// Each entry hidden, by kind and key ([`EntryKind::key`]), with why
     /// and the rule that hid it.
     hidden: HashMap<(EntryKind, String), (String, &'static str)>,
+    /// The entries hidden since their kind's listing began (a subset of
+    /// `hidden`): one listed again later in the same listing stays hidden,
+    /// whatever its new definition (attack s50 F40).
+    this_listing: HashSet<(EntryKind, String)>,
+    /// The kinds whose last page had a `nextCursor`: their next page goes
+    /// on with the same listing.
+    open: HashSet<EntryKind>,
 }
 
 impl HiddenEntries {
@@ -142,9 +194,22 @@ impl HiddenEntries {
         let Some((kind, member, key)) = EntryKind::of_listing(method) else {
             return why;
         };
+        if !self.open.contains(&kind) {
+            self.this_listing.retain(|(k, _)| *k != kind);
+        }
+        if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
+            self.open.insert(kind);
+        } else {
+            self.open.remove(&kind);
+        }
         let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
             return why;
         };
+        let Self {
+            hidden,
+            this_listing,
+            ..
+        } = self;
         items.retain(|item| {
             let Some(name) = item.get(key).and_then(Value::as_str) else {
                 return true;
@@ -157,10 +222,23 @@ impl HiddenEntries {
             };
             let entry = (kind, kind.key(name));
             if !hide {
-                self.hidden.remove(&entry);
+                if let Some((message, rule)) =
+                    this_listing.contains(&entry).then(|| hidden.get(&entry)).flatten()
+                {
+                    why.push(Refusal::new(
+                        GateCode::Poisoned,
+                        format!(
+                            "{} `{name}` is listed again after a page of this listing hid it: {message}",
+                            kind.noun()
+                        ),
+                        *rule,
+                    ));
+                    return false;
+                }
+                hidden.remove(&entry);
                 return true;
             }
-            if !self.hidden.contains_key(&entry) && self.hidden.len() >= MAX_HIDDEN_ENTRIES {
+            if !hidden.contains_key(&entry) && hidden.len() >= MAX_HIDDEN_ENTRIES {
                 // Not remembered: left for the screen, which refuses the
                 // whole answer.
                 return true;
@@ -171,7 +249,8 @@ impl HiddenEntries {
                 found.summary()
             );
             why.push(Refusal::new(GateCode::Poisoned, message.clone(), rule));
-            self.hidden.insert(entry, (message, rule));
+            hidden.insert(entry.clone(), (message, rule));
+            this_listing.insert(entry);
             false
         });
         why
@@ -207,14 +286,25 @@ impl HiddenEntries {
             _ => return None,
         };
         let name = name?;
-        kinds.iter().find_map(|&kind| {
-            self.hidden.get(&(kind, kind.key(name))).map(|(why, rule)| {
-                Refusal::new(
-                    GateCode::Poisoned,
-                    format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
-                    *rule,
-                )
+        let exact = kinds
+            .iter()
+            .find_map(|&kind| self.hidden.get_key_value(&(kind, kind.key(name))));
+        let found = exact.or_else(|| {
+            // A URI a server reads as a hidden resource (percent-decoded,
+            // any case) or one a hidden template expands to.
+            let uri = comparable(&EntryKind::Resource.key(name));
+            self.hidden.iter().find(|((kind, key), _)| match kind {
+                EntryKind::Prompt => false,
+                EntryKind::Resource => kinds.contains(kind) && comparable(key) == uri,
+                EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
             })
+        });
+        found.map(|((kind, _), (why, rule))| {
+            Refusal::new(
+                GateCode::Poisoned,
+                format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
+                *rule,
+            )
         })
     }
 }
@@ -1358,6 +1448,91 @@ mod tests {
         }
     }
 
+    /// F40 (attack s50): a hidden template's expansions and a hidden
+    /// resource's other spellings (percent-encoded, another case) are
+    /// refused too; a URI no hidden template expands to is not.
+    #[test]
+    fn hidden_templates_and_resources_refuse_their_other_spellings() {
+        let mut hidden = HiddenEntries::default();
+        let mut p = json!({"resourceTemplates": [
+            {"uriTemplate": "https://example.com/t/{x}", "name": "tpl", "description": "x\u{200b}"},
+            {"uriTemplate": "file:///logs/{day}/{+rest}.txt", "name": "logs", "description": "x\u{200b}"},
+        ]});
+        assert_eq!(hidden.filter_page("resources/templates/list", &mut p, PoisonMode::Refuse).len(), 2);
+        let mut p = json!({"resources": [{"uri": "https://example.com/b", "name": "b", "description": "x\u{200b}"}]});
+        assert_eq!(hidden.filter_page("resources/list", &mut p, PoisonMode::Refuse).len(), 1);
+        for uri in [
+            "https://example.com/t/zzz",
+            "https://example.com/t/",
+            "https://EXAMPLE.com/t/a/b?c",
+            "https://example.com/%74/z",
+            "file:///logs/monday/a/b.txt",
+            "https://example.com/%62",
+            "https://example.com/B",
+            "https://example.com/b#x",
+        ] {
+            for (m, params) in naming("resources", uri) {
+                let r = hidden.refusal(m, Some(&params));
+                assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"), "{m} {uri}");
+            }
+        }
+        for uri in [
+            "https://example.com/u/zzz",
+            "https://example.org/t/zzz",
+            "file:///logs/monday.txt",
+            "file:///logs/monday/a/b.md",
+            "https://example.com/bb",
+        ] {
+            for (m, params) in naming("resources", uri) {
+                assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {uri}");
+            }
+        }
+    }
+
+    #[test]
+    fn template_expansion_matching() {
+        for (template, uri, want) in [
+            ("a{x}b", "ab", true),
+            ("a{x}b", "axxb", true),
+            ("a{x}b", "axxbc", false),
+            ("{x}", "", true),
+            ("{x}{y}", "anything", true),
+            ("a{x}b{y}c", "abbc", true),
+            ("a{x}b{y}c", "acb", false),
+            ("a{x}bb", "abb", true),
+            ("a{x}bb", "ab", false),
+            ("plain", "plain", true),
+            ("plain", "plainer", false),
+            ("a{unclosed", "a{unclosed", true),
+            ("a{unclosed", "ab", false),
+        ] {
+            assert_eq!(expands_to(template, uri), want, "{template} {uri}");
+        }
+    }
+
+    /// F40 (attack s50): an entry hidden on a page stays hidden when a
+    /// later page of the same listing lists it again clean; a new listing
+    /// that shows it clean forgets it.
+    #[test]
+    fn hidden_on_one_page_stays_hidden_on_the_next() {
+        let mut hidden = HiddenEntries::default();
+        let mut p1 = json!({"prompts": [{"name": "good"}, {"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
+        assert_eq!(hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse).len(), 1);
+        let mut p2 = json!({"prompts": [{"name": "BAD", "description": "clean now"}]});
+        assert_eq!(hidden.filter_page("prompts/list", &mut p2, PoisonMode::Refuse).len(), 1);
+        assert_eq!(p2["prompts"].as_array().map(Vec::len), Some(0), "{p2}");
+        let r = hidden.refusal("prompts/get", Some(&json!({"name": "bad"})));
+        assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"));
+        // Another kind's listing does not end this one's.
+        let mut other = json!({"resources": []});
+        hidden.filter_page("resources/list", &mut other, PoisonMode::Refuse);
+        // The listing ended with page 2: a new one showing it clean forgets it.
+        let mut again = json!({"prompts": [{"name": "bad", "description": "clean now"}]});
+        assert!(hidden.filter_page("prompts/list", &mut again, PoisonMode::Refuse).is_empty());
+        assert_eq!(again["prompts"].as_array().map(Vec::len), Some(1));
+        assert!(hidden.refusal("prompts/get", Some(&json!({"name": "bad"}))).is_none());
+    }
+
     /// Past [`MAX_HIDDEN_ENTRIES`] a poisoned entry stays in its page (for
     /// the screen to refuse the whole answer).
     #[test]
@@ -1375,20 +1550,28 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Nothing hidden from a list is reachable: over listings of
-        /// prompts and resources, some poisoned, each request naming an
-        /// entry is refused exactly when the last listing showing or hiding
-        /// it hid it.
+        /// Nothing hidden from a list is reachable: over pages of listings
+        /// of prompts and resources, some poisoned, some with a
+        /// `nextCursor` (the listing of their kind goes on), each request
+        /// naming an entry is refused exactly when it was hidden by the
+        /// last listing that showed or hid it (hidden anywhere in a
+        /// listing, it stays hidden to its end).
         #[test]
         fn nothing_hidden_is_reachable(
             pages in proptest::collection::vec(
-                (proptest::bool::ANY, proptest::collection::vec((0u8..6, proptest::bool::weighted(0.3)), 0..6)),
-                1..6,
+                (
+                    proptest::bool::ANY,
+                    proptest::bool::weighted(0.3),
+                    proptest::collection::vec((0u8..6, proptest::bool::weighted(0.3)), 0..6),
+                ),
+                1..8,
             ),
         ) {
             let mut hidden = HiddenEntries::default();
             let mut last: HashMap<(bool, u8), bool> = HashMap::new();
-            for (prompts, entries) in &pages {
+            let mut open: HashSet<bool> = HashSet::new();
+            let mut this_listing: HashSet<(bool, u8)> = HashSet::new();
+            for (prompts, more, entries) in &pages {
                 let (method, member, key) = if *prompts {
                     ("prompts/list", "prompts", "name")
                 } else {
@@ -1400,10 +1583,25 @@ mod tests {
                     .map(|(n, bad)| json!({key: text(*n), "description": if *bad { "x\u{E0041}" } else { "ok" }}))
                     .collect();
                 let mut page = json!({ member: items });
+                if *more {
+                    page["nextCursor"] = json!("next");
+                }
                 hidden.filter_page(method, &mut page, PoisonMode::Refuse);
                 proptest::prop_assert!(clean_value(&mut page, false).is_clean());
+                if !open.contains(prompts) {
+                    this_listing.retain(|(p, _)| p != prompts);
+                }
                 for (n, bad) in entries {
-                    last.insert((*prompts, *n), *bad);
+                    let stays = this_listing.contains(&(*prompts, *n));
+                    last.insert((*prompts, *n), *bad || stays);
+                    if *bad {
+                        this_listing.insert((*prompts, *n));
+                    }
+                }
+                if *more {
+                    open.insert(*prompts);
+                } else {
+                    open.remove(prompts);
                 }
             }
             for ((prompts, n), bad) in last {

@@ -26,6 +26,7 @@ mod child;
 mod code;
 mod decide;
 mod encoded;
+mod hidden;
 mod limits;
 mod listing;
 mod literals;
@@ -63,7 +64,8 @@ pub use paths::{
     URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::{PoisonMode, MAX_ENCODING_LAYERS, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
+pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,

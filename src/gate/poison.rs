@@ -22,24 +22,16 @@
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
 //!
-//! Emoji as UTS #51 writes them are visible text, not hidden characters
-//! (`EmojiSequence`): one VS15 or VS16 right after a character with the
-//! `Emoji` property (`⚠️`, `✔️`, the keycap `1️⃣`), a zero width joiner
-//! between two `Extended_Pictographic` characters (`👨‍💻`, `👩‍❤️‍👨`), and
-//! the tags of an RGI subdivision flag ([`RGI_SUBDIVISION_FLAGS`]). A run of
-//! selectors, VS1–VS14 and VS17–VS256, a selector or joiner anywhere else,
-//! and any other tag run are still found.
+//! Some of these characters are part of visible writing in context (emoji
+//! sequences, the joiners of Persian and Indic scripts): they stay
+//! ([`super::hidden::Context`]).
 
 use base64::engine::GeneralPurpose;
 use base64::Engine as _;
-use icu_properties::props::{
-    BidiControl, DefaultIgnorableCodePoint, Emoji, EmojiModifier, ExtendedPictographic,
-    GeneralCategory, VariationSelector,
-};
-use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
 
 use super::encoded::{base64_readings, sextet};
+use super::hidden::{class, Class, Context};
 use super::literals::{quoted_runs, read_json_escapes, respell};
 
 /// What to do with poisoned text (`--poison`).
@@ -153,173 +145,10 @@ impl Findings {
     }
 }
 
-enum Class {
-    Tag,
-    Bidi,
-    Invisible,
-    Control,
-}
-
-fn class(c: char) -> Option<Class> {
-    if matches!(c, '\t' | '\n' | '\r') {
-        return None;
-    }
-    if ('\u{E0000}'..='\u{E007F}').contains(&c) {
-        return Some(Class::Tag);
-    }
-    if CodePointSetData::new::<BidiControl>().contains(c) {
-        return Some(Class::Bidi);
-    }
-    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
-    if gc == GeneralCategory::Control {
-        return Some(Class::Control);
-    }
-    if matches!(
-        gc,
-        GeneralCategory::Format
-            | GeneralCategory::LineSeparator
-            | GeneralCategory::ParagraphSeparator
-            | GeneralCategory::Unassigned
-            | GeneralCategory::PrivateUse
-    ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
-        || CodePointSetData::new::<VariationSelector>().contains(c)
-    {
-        return Some(Class::Invisible);
-    }
-    None
-}
-
-/// The RGI emoji tag sequences (UTS #51 `emoji-sequences.txt`,
-/// `RGI_Emoji_Tag_Sequence`): the subdivision flags of England, Scotland
-/// and Wales, each written as U+1F3F4 WAVING BLACK FLAG, these ids in tag
-/// characters (U+E0020–U+E007E, the ASCII of each id plus U+E0000), and
-/// U+E007F CANCEL TAG. No Unicode property names them (ICU4X has none for
-/// strings but `Basic_Emoji`). Only these are passed: a flag of any other
-/// well-formed id draws as a black flag, and its tags would spell hidden
-/// text, a few letters a flag.
-pub const RGI_SUBDIVISION_FLAGS: &[&str] = &["gbeng", "gbsct", "gbwls"];
-
-/// Most tag characters read after U+1F3F4 to find an RGI subdivision flag
-/// ([`RGI_SUBDIVISION_FLAGS`]): the longest subdivision id (UTS #35, a
-/// region of three digits and a suffix of four), so each flag costs a
-/// bounded look-ahead.
-pub const MAX_SUBDIVISION_TAGS: usize = 7;
-
-/// U+200D ZERO WIDTH JOINER.
-const ZWJ: char = '\u{200D}';
-/// U+FE0E VARIATION SELECTOR-15 (text presentation).
-const VS15: char = '\u{FE0E}';
-/// U+FE0F VARIATION SELECTOR-16 (emoji presentation).
-const VS16: char = '\u{FE0F}';
-/// U+1F3F4 WAVING BLACK FLAG, the base of the subdivision flags.
-const TAG_BASE: char = '\u{1F3F4}';
-/// U+E007F CANCEL TAG, the end of a tag sequence.
-const TAG_END: char = '\u{E007F}';
-
-/// Where a text stands in an emoji sequence as UTS #51 writes one, read
-/// left to right by [`clean`]: which of the characters it would flag
-/// (selectors, joiners, tags) are part of an emoji and stay.
-#[derive(Debug, Clone, Copy, Default)]
-struct EmojiSequence {
-    /// The character before (none at the start, or after an escape).
-    prev: Option<char>,
-    /// The text so far ends with an element a joiner may follow: an
-    /// `Extended_Pictographic` character, optionally with a VS16 (`vs`)
-    /// and an `Emoji_Modifier` (`modifier`) after it.
-    element: Option<ZwjElement>,
-    /// Characters still to come of an RGI subdivision flag's tags, read
-    /// ahead at its U+1F3F4.
-    tags_left: usize,
-}
-
-/// The end of an element of an emoji ZWJ sequence ([`EmojiSequence::element`]).
-#[derive(Debug, Clone, Copy)]
-struct ZwjElement {
-    vs: bool,
-    modifier: bool,
-}
-
-fn is_emoji(c: char) -> bool {
-    CodePointSetData::new::<Emoji>().contains(c)
-}
-
-fn is_pictographic(c: char) -> bool {
-    CodePointSetData::new::<ExtendedPictographic>().contains(c)
-}
-
-impl EmojiSequence {
-    /// `true` when `c`, followed by `rest`, is part of an emoji sequence:
-    /// a VS15 or VS16 right after an `Emoji` character, a joiner after a
-    /// ZWJ element and before an `Extended_Pictographic` character, or a
-    /// tag of an RGI subdivision flag.
-    fn admits(&self, c: char, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
-        if self.tags_left > 0 {
-            return true;
-        }
-        match c {
-            VS15 | VS16 => self.prev.is_some_and(is_emoji),
-            ZWJ => self.element.is_some() && rest.clone().next().is_some_and(is_pictographic),
-            _ => false,
-        }
-    }
-
-    /// Moves past `c` (`admitted` as [`EmojiSequence::admits`] said),
-    /// `rest` following it.
-    fn step(&mut self, c: char, admitted: bool, rest: &std::iter::Peekable<std::str::Chars<'_>>) {
-        self.prev = Some(c);
-        if self.tags_left > 0 {
-            self.tags_left -= 1;
-            self.element = None;
-            return;
-        }
-        self.element = match self.element {
-            _ if is_pictographic(c) => Some(ZwjElement {
-                vs: false,
-                modifier: false,
-            }),
-            Some(e) if c == VS16 && admitted && !e.vs => Some(ZwjElement { vs: true, ..e }),
-            Some(e) if !e.modifier && CodePointSetData::new::<EmojiModifier>().contains(c) => {
-                Some(ZwjElement {
-                    modifier: true,
-                    ..e
-                })
-            }
-            _ => None,
-        };
-        if c == TAG_BASE {
-            self.tags_left = subdivision_flag_tags(rest.clone());
-        }
-    }
-}
-
-/// How many characters after a U+1F3F4 make an RGI subdivision flag's
-/// tags, its U+E007F included ([`RGI_SUBDIVISION_FLAGS`]); 0 when they do
-/// not. Reads at most [`MAX_SUBDIVISION_TAGS`] + 1 characters.
-fn subdivision_flag_tags(rest: impl Iterator<Item = char>) -> usize {
-    let mut id = String::new();
-    for c in rest.take(MAX_SUBDIVISION_TAGS.saturating_add(1)) {
-        if c == TAG_END {
-            return if RGI_SUBDIVISION_FLAGS.contains(&id.as_str()) {
-                id.len().saturating_add(1)
-            } else {
-                0
-            };
-        }
-        match u32::from(c)
-            .checked_sub(0xE0000)
-            .filter(|a| (0x20..0x7F).contains(a))
-            .and_then(char::from_u32)
-        {
-            Some(ascii) => id.push(ascii),
-            None => return 0,
-        }
-    }
-    0
-}
 
 /// Scans `text`; returns the findings and, when any, the text without them.
-/// Emoji sequences are text (`EmojiSequence`): their selectors, joiners
-/// and tags are neither found nor stripped.
+/// Visible writing ([`Context`]: emoji sequences, joiners in a context
+/// UAX #31 allows) is neither found nor stripped.
 pub fn clean(text: &str) -> (Findings, Option<String>) {
     // Fast path: printable ASCII, tab, LF and CR only.
     if text
@@ -331,16 +160,16 @@ pub fn clean(text: &str) -> (Findings, Option<String>) {
     let mut f = Findings::default();
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
-    let mut emoji = EmojiSequence::default();
+    let mut context = Context::default();
     while let Some(c) = chars.next() {
         if c == '\u{1b}' || c == '\u{9b}' {
             f.ansi += 1;
             skip_escape(c, &mut chars);
-            emoji = EmojiSequence::default();
+            context = Context::default();
             continue;
         }
-        let admitted = emoji.admits(c, &chars);
-        emoji.step(c, admitted, &chars);
+        let admitted = context.admits(c, &chars);
+        context.step(c, admitted, &chars);
         if admitted {
             out.push(c);
             continue;
@@ -1765,9 +1594,21 @@ fn clean_keys(
 
 #[cfg(test)]
 mod tests {
+    use super::super::hidden::{MAX_JOINER_LOOKAHEAD, RGI_SUBDIVISION_FLAGS};
     use super::super::literals::json_string_body;
     use super::*;
+    use icu_properties::props::{
+        Emoji, EmojiModifier, ExtendedPictographic, GeneralCategory,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
     use serde_json::json;
+
+    const VS15: char = '\u{FE0E}';
+    const VS16: char = '\u{FE0F}';
+
+    fn is_emoji(c: char) -> bool {
+        CodePointSetData::new::<Emoji>().contains(c)
+    }
 
     /// Text in a base64 `blob` or a `data:` URI is screened as text is
     /// (#20 attack pass, F4); binary contents are left alone.
@@ -3365,6 +3206,75 @@ mod tests {
         assert_eq!((f.ansi, f.invisible), (1, 1));
     }
 
+    /// A joiner or selector beside a reserved `Extended_Pictographic` code
+    /// point (hidden, `Cn`) joins nothing: stripping leaves no joiner, so no
+    /// run of joiners placed by the server reaches the client (attack s50
+    /// F35). An ASCII character with the `Emoji` property takes a selector
+    /// only before a keycap.
+    #[test]
+    fn joiners_beside_reserved_pictographs_are_stripped() {
+        let cases = [
+            ("h\u{1FC00}\u{200d}\u{1FC00}ello", "hello"),
+            ("\u{1FC00}\u{200d}\u{1FC00}\u{200d}\u{1FC00}x", "x"),
+            ("\u{1FAFB}\u{200d}\u{1FAFB}", ""),
+            ("\u{1f468}\u{200d}\u{1FC00}", "\u{1f468}"),
+            ("\u{1FC00}\u{200d}\u{1f4bb}", "\u{1f4bb}"),
+            ("\u{1FC00}\u{fe0f}", ""),
+            ("1\u{fe0f}2\u{fe0e}3", "123"),
+            ("#\u{fe0f}", "#"),
+        ];
+        for (input, want) in cases {
+            let (f, out) = clean(input);
+            assert!(!f.is_clean(), "{input:?}");
+            assert_eq!(out.as_deref(), Some(want), "{input:?}");
+        }
+        for kept in ["1\u{fe0f}\u{20e3}", "#\u{fe0e}\u{20e3}", "\u{a9}\u{fe0f}"] {
+            assert_eq!(clean(kept), (Findings::default(), None), "{kept:?}");
+        }
+    }
+
+    /// The joiners of scripts that write with them stay (UAX #31 section
+    /// 2.3): a ZWNJ between letters that join (Persian), a ZWNJ or ZWJ after
+    /// a virama (Devanagari half forms, Malayalam chillu). Elsewhere, or a
+    /// second one, they are found (attack s50 FP5).
+    #[test]
+    fn script_joiners_in_context_stay() {
+        for kept in [
+            "\u{0645}\u{06cc}\u{200c}\u{062e}\u{0648}\u{0627}\u{0647}\u{0645}",
+            "\u{0646}\u{0627}\u{0645}\u{0647}\u{200c}\u{0627}\u{06cc}",
+            "\u{0628}\u{064e}\u{200c}\u{0647}",
+            "\u{0915}\u{094d}\u{200d}\u{0937}",
+            "\u{0915}\u{094d}\u{200c}\u{0937}",
+            "\u{0d28}\u{0d4d}\u{200d}",
+        ] {
+            assert_eq!(clean(kept), (Findings::default(), None), "{kept:?}");
+        }
+        let cases = [
+            ("a\u{200c}b", "ab"),
+            ("\u{0645}\u{06cc}\u{200c}\u{200c}\u{062e}", "\u{0645}\u{06cc}\u{062e}"),
+            ("\u{0645}\u{200c} x", "\u{0645} x"),
+            ("\u{0627}\u{200c}\u{0628}", "\u{0627}\u{0628}"),
+            ("\u{0645}\u{200c}", "\u{0645}"),
+            ("\u{0915}\u{094d}\u{200d}\u{200d}\u{0937}", "\u{0915}\u{094d}\u{200d}\u{0937}"),
+            ("\u{0915}\u{200d}\u{0937}", "\u{0915}\u{0937}"),
+            ("\u{094d}\u{1FC00}\u{200d}", "\u{094d}"),
+            ("\u{0645}\u{1FC00}\u{200c}\u{062e}", "\u{0645}\u{062e}"),
+        ];
+        for (input, want) in cases {
+            let (f, out) = clean(input);
+            assert!(!f.is_clean(), "{input:?}");
+            assert_eq!(out.as_deref(), Some(want), "{input:?}");
+        }
+        // A ZWNJ with more transparent marks after it than the look-ahead
+        // reads is found.
+        let marks = "\u{064e}".repeat(MAX_JOINER_LOOKAHEAD + 1);
+        let long = format!("\u{0628}\u{200c}{marks}\u{0647}");
+        assert!(!clean(&long).0.is_clean());
+        let marks = "\u{064e}".repeat(MAX_JOINER_LOOKAHEAD);
+        let within = format!("\u{0628}\u{200c}{marks}\u{0647}");
+        assert!(clean(&within).0.is_clean());
+    }
+
     /// The code points of an ICU4X set that are assigned (an unassigned one
     /// is found whatever surrounds it).
     fn assigned(set: icu_properties::CodePointSetDataBorrowed<'static>) -> Vec<char> {
@@ -3383,7 +3293,10 @@ mod tests {
     fn emoji_text() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         use proptest::sample::select;
-        let emoji = assigned(CodePointSetData::new::<Emoji>());
+        let non_ascii_emoji: Vec<char> = assigned(CodePointSetData::new::<Emoji>())
+            .into_iter()
+            .filter(|c| !c.is_ascii())
+            .collect();
         let pict = assigned(CodePointSetData::new::<ExtendedPictographic>());
         let modifiers = assigned(CodePointSetData::new::<EmojiModifier>());
         let element = (
@@ -3400,7 +3313,8 @@ mod tests {
                 e
             });
         let sequence = prop_oneof![
-            (select(emoji), select(vec![VS15, VS16])).prop_map(|(e, v)| format!("{e}{v}")),
+            (select(non_ascii_emoji), select(vec![VS15, VS16]))
+                .prop_map(|(e, v)| format!("{e}{v}")),
             (select(vec!['0', '5', '9', '#', '*']), any::<bool>())
                 .prop_map(|(k, vs)| { format!("{k}{}\u{20E3}", if vs { "\u{FE0F}" } else { "" }) }),
             prop::collection::vec(element, 1..5).prop_map(|els| els.join("\u{200D}")),
@@ -3411,6 +3325,21 @@ mod tests {
             1..6,
         )
         .prop_map(|parts| parts.into_iter().map(|(e, p)| format!("{e}{p}")).collect())
+    }
+
+    /// Text of up to 24 characters from emoji, joiners, selectors, reserved
+    /// code points, tags, marks, escapes and letters of joining scripts.
+    fn joiner_soup() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy;
+        let alphabet = vec![
+                '\u{1f468}', '\u{1f4bb}', '\u{26a0}', '\u{1FC00}', '\u{1FAFB}', '\u{1F3FD}',
+                '\u{200d}', '\u{200c}', '\u{fe0e}', '\u{fe0f}', '\u{e0100}', '\u{20e3}',
+                '1', '#', 'a', ' ', '\u{1b}', '[', 'm', '\u{ad}', '\u{1F3F4}', '\u{E0067}',
+                '\u{E0062}', '\u{E0065}', '\u{E006E}', '\u{E007F}', '\u{0628}', '\u{0627}',
+                '\u{0645}', '\u{064e}', '\u{0915}', '\u{094d}', '\u{093c}', '\u{0937}',
+            ];
+        proptest::collection::vec(proptest::sample::select(alphabet), 0..24)
+            .prop_map(|v| v.into_iter().collect::<String>())
     }
 
     proptest::proptest! {
@@ -3426,6 +3355,18 @@ mod tests {
                 let want = v.clone();
                 proptest::prop_assert!(clean_value(&mut v, strip).is_clean());
                 proptest::prop_assert_eq!(&v, &want);
+            }
+        }
+
+        /// (c) Stripping is done in one pass: the stripped text of any mix
+        /// of emoji, joiners, selectors, reserved code points, tags, marks,
+        /// escapes and letters of joining scripts has nothing left to find.
+        #[test]
+        fn stripped_text_is_clean(
+            text in joiner_soup(),
+        ) {
+            if let (_, Some(out)) = clean(&text) {
+                proptest::prop_assert_eq!(clean(&out), (Findings::default(), None), "{:?}", text);
             }
         }
 

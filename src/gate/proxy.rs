@@ -123,6 +123,22 @@ pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 /// The rule a refused URL-mode `elicitation/create` names.
 const ELICITED_URL_RULE: &str = "builtin url check (elicitation url)";
 
+/// The entries of a result's `inputRequests`: the values of a map or the
+/// elements of an array; none when it has none. Another shape is one
+/// refused entry (`tool.bad_response`).
+fn input_requests(result: &Value) -> Vec<Result<&Value, Refusal>> {
+    match result.get("inputRequests") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(m)) => m.values().map(Ok).collect(),
+        Some(Value::Array(a)) => a.iter().map(Ok).collect(),
+        Some(_) => vec![Err(Refusal::new(
+            GateCode::BadResponse,
+            "`inputRequests` is neither a map nor an array",
+            ELICITED_URL_RULE,
+        ))],
+    }
+}
+
 /// How long a forwarded request other than `tools/call` (which
 /// `--call-timeout` bounds) waits for the server: then `tool.call_timeout`.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
@@ -1466,8 +1482,10 @@ impl GateService {
     /// A URL-mode `elicitation/create` (MCP 2025-11-25: `params.mode` is
     /// `"url"`) asks the client to open `params.url`: it gets the URL check
     /// of the client's arguments ([`super::urls::vet_url`] with the
-    /// operator's `[net]` entries). A `url` that is no string is refused.
-    /// Any other request passes.
+    /// operator's `[net]` entries). So does a `url` under any other `mode`
+    /// (`"URL"`, `"url "`, none: a client may read it as URL mode all the
+    /// same). A `url` that is no string, or a URL mode without one, is
+    /// refused. Any other request passes.
     ///
     /// # Errors
     /// The refusal; `Ok(Some(name))` is a host name `--resolve` vets.
@@ -1479,17 +1497,21 @@ impl GateService {
         let Some(params) = params.filter(|_| method == "elicitation/create") else {
             return Ok(None);
         };
-        if params.get("mode").and_then(Value::as_str) != Some("url") {
-            return Ok(None);
-        }
-        let Some(url) = params.get("url").and_then(Value::as_str) else {
-            return Err(Refusal::new(
+        let url_mode = params
+            .get("mode")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("url"));
+        match params.get("url") {
+            Some(Value::String(url)) => {
+                super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
+            }
+            None if !url_mode => Ok(None),
+            _ => Err(Refusal::new(
                 GateCode::BadResponse,
                 "a URL-mode elicitation without a string `url`",
                 ELICITED_URL_RULE,
-            ));
-        };
-        super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
+            )),
+        }
     }
 
     /// [`elicited_url`](Self::elicited_url) for a server request, on the
@@ -1505,10 +1527,13 @@ impl GateService {
     }
 
     /// The 2026-07-28 form of the same ask: each `inputRequests` entry of
-    /// a result (`{"method": "elicitation/create", "params": {…}}`) that
-    /// is a URL-mode elicitation gets the same check, on the result as
-    /// screened for the client (`reply`); a refused one refuses the answer
-    /// (`method`'s refusal form), audited.
+    /// a result (`{"method": "elicitation/create", "params": {…}}`, in a
+    /// map or, as a client iterating it reads one, an array) that is a
+    /// URL-mode elicitation gets the same check, on the result as screened
+    /// for the client (`reply`); a refused one, or an `inputRequests` of
+    /// another shape, refuses the answer (`method`'s refusal form),
+    /// audited. Its host names go through the message's bounds
+    /// ([`super::MAX_RESOLVED_NAMES`]).
     async fn vet_input_requests(&self, method: &str, reply: Reply) -> Reply {
         let Reply::Send(Response {
             id: Some(id),
@@ -1517,22 +1542,22 @@ impl GateService {
         else {
             return reply;
         };
-        let Some(inputs) = result.get("inputRequests").and_then(Value::as_object) else {
-            return reply;
-        };
         let mut names = Vec::new();
         let mut refused = None;
-        for entry in inputs.values() {
-            let asked = entry
-                .get("method")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            match self.elicited_url(asked, entry.get("params")) {
-                Ok(name) => names.extend(name),
-                Err(r) => {
-                    refused = Some(r);
-                    break;
+        for entry in input_requests(result) {
+            let vetted = entry.and_then(|entry| {
+                let asked = entry
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                match self.elicited_url(asked, entry.get("params"))? {
+                    Some(name) => self.shared.keeper.note(&mut names, name),
+                    None => Ok(()),
                 }
+            });
+            if let Err(r) = vetted {
+                refused = Some(r);
+                break;
             }
         }
         if refused.is_none() && self.shared.keeper.policy.resolve && !names.is_empty() {

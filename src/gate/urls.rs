@@ -959,7 +959,7 @@ const LIST_SEPARATORS: [char; 3] = [',', ';', '|'];
 /// Whitespace that separates the hosts of a host-named text: Unicode
 /// whitespace, U+001C to U+001F, which Python's `str.split()` splits on
 /// too, and the BOM (U+FEFF), which JavaScript's `\s` matches.
-fn list_space(c: char) -> bool {
+pub(crate) fn list_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c) || c == '\u{feff}'
 }
 

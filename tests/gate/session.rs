@@ -3121,20 +3121,54 @@ fn a_url_mode_elicitation_gets_the_url_check() {
         assert_eq!(asked, *which == "ok", "{which}: {seen}");
         assert_eq!(refused, *which != "ok", "{which}: {seen}");
     }
-    // The 2026-07-28 form: an `inputRequests` entry of a result.
-    for (i, which) in ["js", "meta", "ok"].iter().enumerate() {
+    // Attack s50 F36: a `url` under another spelling of the mode, or
+    // none, gets the check too.
+    for (i, mode) in [json!("URL"), json!("url "), Value::Null, json!("form")]
+        .iter()
+        .enumerate()
+    {
+        let id = 20 + i as u64;
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"elicit_url","which":"meta","mode":mode}}}).to_string());
+        let mut asked = false;
+        loop {
+            let m = g.recv();
+            asked |= m["method"] == "elicitation/create";
+            if m["id"] == id {
+                break;
+            }
+        }
+        let seen = g.received();
+        assert!(!asked, "{mode}: {seen}");
+        assert!(seen.contains("-32001"), "{mode}: {seen}");
+    }
+    // The 2026-07-28 form: an `inputRequests` entry of a result, in a map
+    // or (attack s50 F36) an array; another shape is a bad response.
+    for (i, (which, shape)) in [
+        ("js", "map"),
+        ("meta", "map"),
+        ("ok", "map"),
+        ("js", "array"),
+        ("meta", "array"),
+        ("ok", "array"),
+        ("ok", "string"),
+    ]
+    .iter()
+    .enumerate()
+    {
         let r = g.call(
             30 + i as u64,
             "misbehave",
-            json!({"how": "input_url", "which": which}),
+            json!({"how": "input_url", "which": which, "shape": shape}),
         );
-        if *which == "ok" {
+        if *shape == "string" {
+            assert_eq!(refusal_code(&r), "tool.bad_response", "{r}");
+        } else if *which == "ok" {
             assert_eq!(r["result"]["resultType"], "input_required", "{r}");
         } else {
             let code = refusal_code(&r);
             assert!(
                 code.starts_with("url.") || code.starts_with("ssrf."),
-                "{which}: {r}"
+                "{which} {shape}: {r}"
             );
         }
     }

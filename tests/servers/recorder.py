@@ -222,17 +222,24 @@ for line in sys.stdin:
                 url = {"js": "javascript:alert(1)", "file": "file:///etc/passwd",
                        "meta": "http://169.254.169.254/latest/meta-data/", "lan": "http://192.168.1.1/",
                        "none": None, "ok": "https://example.com/verify"}[args["which"]]
+                params = {"mode": args.get("mode", "url"), "message": "Open this", "elicitationId": "x1", "url": url}
+                if params["mode"] is None:
+                    del params["mode"]
                 send({"jsonrpc": "2.0", "id": "e-" + args["which"], "method": "elicitation/create",
-                      "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}})
+                      "params": params})
                 text(id, "asked")
             elif how == "input_url":
                 # The 2026-07-28 form: an input_required result asking for
                 # a URL-mode elicitation.
                 url = {"js": "javascript:alert(1)", "meta": "http://169.254.169.254/latest/meta-data/",
                        "ok": "https://example.com/verify"}[args["which"]]
+                # `shape`: the entries in a map (the schema's form), an
+                # array, or a bare string.
+                entry = {"method": "elicitation/create",
+                         "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}}
+                requests = {"map": {"login": entry}, "array": [entry], "string": url}[args.get("shape", "map")]
                 send({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "st",
-                      "inputRequests": {"login": {"method": "elicitation/create",
-                                                  "params": {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}}}}})
+                      "inputRequests": requests}})
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")

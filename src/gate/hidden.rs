@@ -1,0 +1,307 @@
+//! Which characters a reader does not see: by Unicode property ([`class`],
+//! the ICU4X tables of `icu_properties`) and in context ([`Context`]): the
+//! selectors, joiners and tags that are part of visible writing.
+//!
+//! Visible writing that uses otherwise hidden characters:
+//! * emoji as UTS #51 writes them (`EmojiSequence`): one VS15 or VS16 right
+//!   after a non-ASCII character with the `Emoji` property (`⚠️`, `✔️`), or
+//!   after an ASCII one (`#`, `*`, a digit) when the keycap U+20E3 follows
+//!   (`1️⃣`); a zero width joiner between two visible
+//!   `Extended_Pictographic` characters (`👨‍💻`, `👩‍❤️‍👨`; the property also
+//!   holds reserved code points, which are hidden); and the tags of an RGI
+//!   subdivision flag ([`RGI_SUBDIVISION_FLAGS`]);
+//! * the joiners of scripts that write with them (`JoinerContext`, UAX #31
+//!   section 2.3): a ZWNJ between a letter joining to its left and one
+//!   joining to its right, transparent marks between (Persian `می‌خواهم`,
+//!   rule A1), and a ZWNJ or ZWJ after a virama (Indic half forms, rules
+//!   A2 and B).
+//!
+//! A run of selectors or joiners, VS1–VS14 and VS17–VS256 (the
+//! ideographic variation sequences among them: not admitted, a selector
+//! per ideograph would carry a hidden byte), a selector or joiner anywhere
+//! else, and any other tag run are still found.
+
+use icu_properties::props::{
+    BidiControl, CanonicalCombiningClass, DefaultIgnorableCodePoint, Emoji, EmojiModifier,
+    ExtendedPictographic, GeneralCategory, JoiningType, VariationSelector,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
+
+/// Most characters read past a ZWNJ to find the letter it stands before
+/// (UAX #31 rule A1 allows transparent marks between): a bounded look-ahead
+/// per joiner; a ZWNJ with more marks after it is hidden.
+pub const MAX_JOINER_LOOKAHEAD: usize = 16;
+
+/// What kind of hidden character a character is ([`class`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// A tag character (U+E0000–U+E007F).
+    Tag,
+    /// A `Bidi_Control` character.
+    Bidi,
+    /// Format, default-ignorable, variation selector, line or paragraph
+    /// separator, unassigned or private use.
+    Invisible,
+    /// A control character (`Cc`) but tab, line feed and carriage return.
+    Control,
+}
+
+/// The kind of hidden character `c` is by its Unicode properties alone,
+/// `None` for a character a reader sees (and tab, LF, CR). In context some
+/// of them are visible writing after all ([`Context`]).
+pub(crate) fn class(c: char) -> Option<Class> {
+    if matches!(c, '\t' | '\n' | '\r') {
+        return None;
+    }
+    if ('\u{E0000}'..='\u{E007F}').contains(&c) {
+        return Some(Class::Tag);
+    }
+    if CodePointSetData::new::<BidiControl>().contains(c) {
+        return Some(Class::Bidi);
+    }
+    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
+    if gc == GeneralCategory::Control {
+        return Some(Class::Control);
+    }
+    if matches!(
+        gc,
+        GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+            | GeneralCategory::Unassigned
+            | GeneralCategory::PrivateUse
+    ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<VariationSelector>().contains(c)
+    {
+        return Some(Class::Invisible);
+    }
+    None
+}
+
+/// The RGI emoji tag sequences (UTS #51 `emoji-sequences.txt`,
+/// `RGI_Emoji_Tag_Sequence`): the subdivision flags of England, Scotland
+/// and Wales, each written as U+1F3F4 WAVING BLACK FLAG, these ids in tag
+/// characters (U+E0020–U+E007E, the ASCII of each id plus U+E0000), and
+/// U+E007F CANCEL TAG. No Unicode property names them (ICU4X has none for
+/// strings but `Basic_Emoji`). Only these are passed: a flag of any other
+/// well-formed id draws as a black flag, and its tags would spell hidden
+/// text, a few letters a flag.
+pub const RGI_SUBDIVISION_FLAGS: &[&str] = &["gbeng", "gbsct", "gbwls"];
+
+/// Most tag characters read after U+1F3F4 to find an RGI subdivision flag
+/// ([`RGI_SUBDIVISION_FLAGS`]): the longest subdivision id (UTS #35, a
+/// region of three digits and a suffix of four), so each flag costs a
+/// bounded look-ahead.
+pub const MAX_SUBDIVISION_TAGS: usize = 7;
+
+/// U+200D ZERO WIDTH JOINER.
+const ZWJ: char = '\u{200D}';
+/// U+FE0E VARIATION SELECTOR-15 (text presentation).
+const VS15: char = '\u{FE0E}';
+/// U+FE0F VARIATION SELECTOR-16 (emoji presentation).
+const VS16: char = '\u{FE0F}';
+/// U+1F3F4 WAVING BLACK FLAG, the base of the subdivision flags.
+const TAG_BASE: char = '\u{1F3F4}';
+/// U+E007F CANCEL TAG, the end of a tag sequence.
+const TAG_END: char = '\u{E007F}';
+
+/// Where a text stands in an emoji sequence as UTS #51 writes one, read
+/// left to right by [`clean`]: which of the characters it would flag
+/// (selectors, joiners, tags) are part of an emoji and stay.
+#[derive(Debug, Clone, Copy, Default)]
+struct EmojiSequence {
+    /// The character before (none at the start, or after an escape).
+    prev: Option<char>,
+    /// The text so far ends with an element a joiner may follow: an
+    /// `Extended_Pictographic` character, optionally with a VS16 (`vs`)
+    /// and an `Emoji_Modifier` (`modifier`) after it.
+    element: Option<ZwjElement>,
+    /// Characters still to come of an RGI subdivision flag's tags, read
+    /// ahead at its U+1F3F4.
+    tags_left: usize,
+}
+
+/// The end of an element of an emoji ZWJ sequence ([`EmojiSequence::element`]).
+#[derive(Debug, Clone, Copy)]
+struct ZwjElement {
+    vs: bool,
+    modifier: bool,
+}
+
+fn is_emoji(c: char) -> bool {
+    CodePointSetData::new::<Emoji>().contains(c)
+}
+
+/// `true` for a visible `Extended_Pictographic` character: the property
+/// also holds about 1,500 reserved code points (blocks kept for future
+/// emoji), which are hidden ([`class`]) and join nothing.
+fn is_pictographic(c: char) -> bool {
+    CodePointSetData::new::<ExtendedPictographic>().contains(c) && class(c).is_none()
+}
+
+impl EmojiSequence {
+    /// `true` when `c`, followed by `rest`, is part of an emoji sequence:
+    /// a VS15 or VS16 right after an `Emoji` character (an ASCII one only
+    /// before a keycap), a joiner after a ZWJ element and before a visible
+    /// `Extended_Pictographic` character, or a tag of an RGI subdivision
+    /// flag.
+    fn admits(&self, c: char, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        if self.tags_left > 0 {
+            return true;
+        }
+        match c {
+            VS15 | VS16 => self.prev.is_some_and(|p| {
+                is_emoji(p) && (!p.is_ascii() || rest.clone().next() == Some(KEYCAP))
+            }),
+            ZWJ => self.element.is_some() && rest.clone().next().is_some_and(is_pictographic),
+            _ => false,
+        }
+    }
+
+    /// Moves past `c` (`admitted` as [`EmojiSequence::admits`] said),
+    /// `rest` following it.
+    fn step(&mut self, c: char, admitted: bool, rest: &std::iter::Peekable<std::str::Chars<'_>>) {
+        self.prev = Some(c);
+        if self.tags_left > 0 {
+            self.tags_left -= 1;
+            self.element = None;
+            return;
+        }
+        self.element = match self.element {
+            _ if is_pictographic(c) => Some(ZwjElement {
+                vs: false,
+                modifier: false,
+            }),
+            Some(e) if c == VS16 && admitted && !e.vs => Some(ZwjElement { vs: true, ..e }),
+            Some(e) if !e.modifier && CodePointSetData::new::<EmojiModifier>().contains(c) => {
+                Some(ZwjElement {
+                    modifier: true,
+                    ..e
+                })
+            }
+            _ => None,
+        };
+        if c == TAG_BASE {
+            self.tags_left = subdivision_flag_tags(rest.clone());
+        }
+    }
+}
+
+/// How many characters after a U+1F3F4 make an RGI subdivision flag's
+/// tags, its U+E007F included ([`RGI_SUBDIVISION_FLAGS`]); 0 when they do
+/// not. Reads at most [`MAX_SUBDIVISION_TAGS`] + 1 characters.
+fn subdivision_flag_tags(rest: impl Iterator<Item = char>) -> usize {
+    let mut id = String::new();
+    for c in rest.take(MAX_SUBDIVISION_TAGS.saturating_add(1)) {
+        if c == TAG_END {
+            return if RGI_SUBDIVISION_FLAGS.contains(&id.as_str()) {
+                id.len().saturating_add(1)
+            } else {
+                0
+            };
+        }
+        match u32::from(c)
+            .checked_sub(0xE0000)
+            .filter(|a| (0x20..0x7F).contains(a))
+            .and_then(char::from_u32)
+        {
+            Some(ascii) => id.push(ascii),
+            None => return 0,
+        }
+    }
+    0
+}
+
+/// U+200C ZERO WIDTH NON-JOINER.
+const ZWNJ: char = '\u{200C}';
+/// U+20E3 COMBINING ENCLOSING KEYCAP.
+const KEYCAP: char = '\u{20E3}';
+
+/// Where a text stands, read left to right by `poison::clean`: which of
+/// the characters [`class`] flags are part of visible writing and stay.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Context {
+    emoji: EmojiSequence,
+    joiner: JoinerContext,
+}
+
+impl Context {
+    /// `true` when `c`, followed by `rest`, is part of visible writing: an
+    /// emoji sequence or a joiner in a context UAX #31 allows.
+    pub(crate) fn admits(&self, c: char, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        self.emoji.admits(c, rest) || self.joiner.admits(c, rest)
+    }
+
+    /// Moves past `c` (`admitted` as [`Context::admits`] said), `rest`
+    /// following it.
+    pub(crate) fn step(
+        &mut self,
+        c: char,
+        admitted: bool,
+        rest: &std::iter::Peekable<std::str::Chars<'_>>,
+    ) {
+        self.emoji.step(c, admitted, rest);
+        self.joiner.step(c, admitted);
+    }
+}
+
+/// Where a text stands for the joiners of UAX #31 section 2.3.
+#[derive(Debug, Clone, Copy, Default)]
+struct JoinerContext {
+    /// The last character that is not transparent (`Joining_Type` T) is a
+    /// visible letter that joins the letter after it (`Joining_Type` L or
+    /// D): a ZWNJ may follow (rule A1).
+    joins_next: bool,
+    /// The text ends with a visible virama (`Canonical_Combining_Class` 9),
+    /// combining marks after it: a ZWNJ or ZWJ may follow (rules A2, B).
+    after_virama: bool,
+}
+
+fn joining_type(c: char) -> JoiningType {
+    CodePointMapData::<JoiningType>::new().get(c)
+}
+
+fn combining_class(c: char) -> CanonicalCombiningClass {
+    CodePointMapData::<CanonicalCombiningClass>::new().get(c)
+}
+
+impl JoinerContext {
+    fn admits(&self, c: char, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        match c {
+            ZWNJ => self.after_virama || (self.joins_next && joins_previous(rest.clone())),
+            ZWJ => self.after_virama,
+            _ => false,
+        }
+    }
+
+    fn step(&mut self, c: char, admitted: bool) {
+        if admitted && matches!(c, ZWNJ | ZWJ) {
+            *self = Self::default();
+            return;
+        }
+        let visible = class(c).is_none();
+        let jt = joining_type(c);
+        if jt != JoiningType::Transparent {
+            self.joins_next =
+                visible && matches!(jt, JoiningType::LeftJoining | JoiningType::DualJoining);
+        }
+        let ccc = combining_class(c);
+        self.after_virama = visible
+            && (ccc == CanonicalCombiningClass::Virama
+                || (self.after_virama && ccc != CanonicalCombiningClass::NotReordered));
+    }
+}
+
+/// `true` when `rest`, past at most [`MAX_JOINER_LOOKAHEAD`] transparent
+/// characters, starts with a visible letter that joins the letter before
+/// it (`Joining_Type` R or D).
+fn joins_previous(rest: impl Iterator<Item = char>) -> bool {
+    for c in rest.take(MAX_JOINER_LOOKAHEAD.saturating_add(1)) {
+        match joining_type(c) {
+            JoiningType::Transparent => continue,
+            JoiningType::RightJoining | JoiningType::DualJoining => return class(c).is_none(),
+            _ => return false,
+        }
+    }
+    false
+}
