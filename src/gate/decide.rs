@@ -15,8 +15,8 @@ use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
 use super::unquote::decodings;
 use super::urls::{
-    host_argument, idna2003_name, lenient_form, looks_like_url, scheme_less_name, vet_url,
-    list_space, HostPlace, PendingName,
+    host_argument, idna2003_name, lenient_form, list_space, looks_like_url, scheme_less_name,
+    vet_url, HostPlace, PendingName,
 };
 
 /// A JSON number with an integral value as JavaScript's `String(n)` writes
@@ -676,7 +676,11 @@ impl Gatekeeper {
     ///
     /// # Errors
     /// `policy.arguments_too_complex` past [`super::MAX_RESOLVED_NAMES`].
-    pub(crate) fn note(&self, names: &mut Vec<PendingName>, name: PendingName) -> Result<(), Refusal> {
+    pub(crate) fn note(
+        &self,
+        names: &mut Vec<PendingName>,
+        name: PendingName,
+    ) -> Result<(), Refusal> {
         if !self.policy.resolve {
             return Ok(());
         }
@@ -3263,6 +3267,14 @@ mod tests {
         let mut hosts: Vec<_> = n.iter().map(|p| (p.host(), p.port())).collect();
         hosts.sort();
         assert_eq!(hosts, vec![("a.example", 443), ("b.example", 81)]);
+        // An address is vetted as written: nothing to look up.
+        let n = g
+            .check_arguments(
+                "t",
+                &json!({"u": ["http://93.184.215.14/", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/"]}),
+            )
+            .unwrap();
+        assert!(n.is_empty(), "{n:?}");
         // Without `[net] resolve` nothing is looked up, so nothing is kept
         // (and the bound on names does not apply).
         let many: Vec<String> = (0..=crate::gate::MAX_RESOLVED_NAMES)
@@ -3742,7 +3754,11 @@ max_bytes = 10
         // Attack s50 F33: the information separators split too.
         for sep in ['\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', '\u{85}', '\u{2028}'] {
             let text = format!("{inside}{sep}/etc/passwd");
-            assert_eq!(path_list_parts(&text).last(), Some("/etc/passwd"), "{sep:?}");
+            assert_eq!(
+                path_list_parts(&text).last(),
+                Some("/etc/passwd"),
+                "{sep:?}"
+            );
             assert_ne!(code(&g, "t", json!({ "paths": text })), "ok", "{sep:?}");
         }
         // FP8: `~NAME` that no user is named is part of a file's name;
@@ -3757,7 +3773,10 @@ max_bytes = 10
         ] {
             assert_eq!(path_list_parts(text).collect::<Vec<_>>(), parts, "{text}");
         }
-        let tilde_file = base.join("data/notes ~old.txt").to_string_lossy().into_owned();
+        let tilde_file = base
+            .join("data/notes ~old.txt")
+            .to_string_lossy()
+            .into_owned();
         let r = g.check_arguments("t", &json!({ "paths": tilde_file }));
         assert!(r.is_ok(), "{:?}", r.err().map(|e| e.message().to_owned()));
     }

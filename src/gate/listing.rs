@@ -136,7 +136,11 @@ fn expands_to(template: &str, uri: &str) -> bool {
     };
     for literal in middle {
         match left.find(literal) {
-            Some(at) => left = left.get(at.saturating_add(literal.len())..).unwrap_or_default(),
+            Some(at) => {
+                left = left
+                    .get(at.saturating_add(literal.len())..)
+                    .unwrap_or_default()
+            }
             None => return false,
         }
     }
@@ -1458,9 +1462,19 @@ mod tests {
             {"uriTemplate": "https://example.com/t/{x}", "name": "tpl", "description": "x\u{200b}"},
             {"uriTemplate": "file:///logs/{day}/{+rest}.txt", "name": "logs", "description": "x\u{200b}"},
         ]});
-        assert_eq!(hidden.filter_page("resources/templates/list", &mut p, PoisonMode::Refuse).len(), 2);
+        assert_eq!(
+            hidden
+                .filter_page("resources/templates/list", &mut p, PoisonMode::Refuse)
+                .len(),
+            2
+        );
         let mut p = json!({"resources": [{"uri": "https://example.com/b", "name": "b", "description": "x\u{200b}"}]});
-        assert_eq!(hidden.filter_page("resources/list", &mut p, PoisonMode::Refuse).len(), 1);
+        assert_eq!(
+            hidden
+                .filter_page("resources/list", &mut p, PoisonMode::Refuse)
+                .len(),
+            1
+        );
         for uri in [
             "https://example.com/t/zzz",
             "https://example.com/t/",
@@ -1517,9 +1531,19 @@ mod tests {
     fn hidden_on_one_page_stays_hidden_on_the_next() {
         let mut hidden = HiddenEntries::default();
         let mut p1 = json!({"prompts": [{"name": "good"}, {"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
-        assert_eq!(hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse).len(), 1);
+        assert_eq!(
+            hidden
+                .filter_page("prompts/list", &mut p1, PoisonMode::Refuse)
+                .len(),
+            1
+        );
         let mut p2 = json!({"prompts": [{"name": "BAD", "description": "clean now"}]});
-        assert_eq!(hidden.filter_page("prompts/list", &mut p2, PoisonMode::Refuse).len(), 1);
+        assert_eq!(
+            hidden
+                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse)
+                .len(),
+            1
+        );
         assert_eq!(p2["prompts"].as_array().map(Vec::len), Some(0), "{p2}");
         let r = hidden.refusal("prompts/get", Some(&json!({"name": "bad"})));
         assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"));
@@ -1528,9 +1552,13 @@ mod tests {
         hidden.filter_page("resources/list", &mut other, PoisonMode::Refuse);
         // The listing ended with page 2: a new one showing it clean forgets it.
         let mut again = json!({"prompts": [{"name": "bad", "description": "clean now"}]});
-        assert!(hidden.filter_page("prompts/list", &mut again, PoisonMode::Refuse).is_empty());
+        assert!(hidden
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .is_empty());
         assert_eq!(again["prompts"].as_array().map(Vec::len), Some(1));
-        assert!(hidden.refusal("prompts/get", Some(&json!({"name": "bad"}))).is_none());
+        assert!(hidden
+            .refusal("prompts/get", Some(&json!({"name": "bad"})))
+            .is_none());
     }
 
     /// Past [`MAX_HIDDEN_ENTRIES`] a poisoned entry stays in its page (for

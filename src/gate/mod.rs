@@ -51,6 +51,7 @@ pub use decide::{
     MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
 pub use encoded::MAX_BASE64_READINGS;
+pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{
     tool_state, HiddenEntries, ListEvent, ListingId, PageAsked, ToolView, MAX_HIDDEN_ENTRIES,
@@ -64,7 +65,6 @@ pub use paths::{
     URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
 pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,

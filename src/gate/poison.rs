@@ -145,7 +145,6 @@ impl Findings {
     }
 }
 
-
 /// Scans `text`; returns the findings and, when any, the text without them.
 /// Visible writing ([`Context`]: emoji sequences, joiners in a context
 /// UAX #31 allows) is neither found nor stripped.
@@ -1597,9 +1596,7 @@ mod tests {
     use super::super::hidden::{MAX_JOINER_LOOKAHEAD, RGI_SUBDIVISION_FLAGS};
     use super::super::literals::json_string_body;
     use super::*;
-    use icu_properties::props::{
-        Emoji, EmojiModifier, ExtendedPictographic, GeneralCategory,
-    };
+    use icu_properties::props::{Emoji, EmojiModifier, ExtendedPictographic, GeneralCategory};
     use icu_properties::{CodePointMapData, CodePointSetData};
     use serde_json::json;
 
@@ -3251,11 +3248,17 @@ mod tests {
         }
         let cases = [
             ("a\u{200c}b", "ab"),
-            ("\u{0645}\u{06cc}\u{200c}\u{200c}\u{062e}", "\u{0645}\u{06cc}\u{062e}"),
+            (
+                "\u{0645}\u{06cc}\u{200c}\u{200c}\u{062e}",
+                "\u{0645}\u{06cc}\u{062e}",
+            ),
             ("\u{0645}\u{200c} x", "\u{0645} x"),
             ("\u{0627}\u{200c}\u{0628}", "\u{0627}\u{0628}"),
             ("\u{0645}\u{200c}", "\u{0645}"),
-            ("\u{0915}\u{094d}\u{200d}\u{200d}\u{0937}", "\u{0915}\u{094d}\u{200d}\u{0937}"),
+            (
+                "\u{0915}\u{094d}\u{200d}\u{200d}\u{0937}",
+                "\u{0915}\u{094d}\u{200d}\u{0937}",
+            ),
             ("\u{0915}\u{200d}\u{0937}", "\u{0915}\u{0937}"),
             ("\u{094d}\u{1FC00}\u{200d}", "\u{094d}"),
             ("\u{0645}\u{1FC00}\u{200c}\u{062e}", "\u{0645}\u{062e}"),
@@ -3332,12 +3335,41 @@ mod tests {
     fn joiner_soup() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::strategy::Strategy;
         let alphabet = vec![
-                '\u{1f468}', '\u{1f4bb}', '\u{26a0}', '\u{1FC00}', '\u{1FAFB}', '\u{1F3FD}',
-                '\u{200d}', '\u{200c}', '\u{fe0e}', '\u{fe0f}', '\u{e0100}', '\u{20e3}',
-                '1', '#', 'a', ' ', '\u{1b}', '[', 'm', '\u{ad}', '\u{1F3F4}', '\u{E0067}',
-                '\u{E0062}', '\u{E0065}', '\u{E006E}', '\u{E007F}', '\u{0628}', '\u{0627}',
-                '\u{0645}', '\u{064e}', '\u{0915}', '\u{094d}', '\u{093c}', '\u{0937}',
-            ];
+            '\u{1f468}',
+            '\u{1f4bb}',
+            '\u{26a0}',
+            '\u{1FC00}',
+            '\u{1FAFB}',
+            '\u{1F3FD}',
+            '\u{200d}',
+            '\u{200c}',
+            '\u{fe0e}',
+            '\u{fe0f}',
+            '\u{e0100}',
+            '\u{20e3}',
+            '1',
+            '#',
+            'a',
+            ' ',
+            '\u{1b}',
+            '[',
+            'm',
+            '\u{ad}',
+            '\u{1F3F4}',
+            '\u{E0067}',
+            '\u{E0062}',
+            '\u{E0065}',
+            '\u{E006E}',
+            '\u{E007F}',
+            '\u{0628}',
+            '\u{0627}',
+            '\u{0645}',
+            '\u{064e}',
+            '\u{0915}',
+            '\u{094d}',
+            '\u{093c}',
+            '\u{0937}',
+        ];
         proptest::collection::vec(proptest::sample::select(alphabet), 0..24)
             .prop_map(|v| v.into_iter().collect::<String>())
     }
