@@ -3098,23 +3098,29 @@ fn a_timed_out_id_stays_reserved_until_the_server_answers() {
 /// server with the -32001 refusal and never reaches the client.
 #[test]
 fn a_url_mode_elicitation_gets_the_url_check() {
+    /// Has the test server ask for a URL-mode elicitation (`args` beside
+    /// `how`) in call `id`: whether it reached the client, and what the
+    /// server received.
+    fn elicit(g: &mut Gate, id: u64, mut args: Value) -> (bool, String) {
+        args["how"] = json!("elicit_url");
+        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":args}}).to_string());
+        let mut asked = false;
+        loop {
+            let m = g.recv();
+            asked |= m["method"] == "elicitation/create";
+            if m["id"] == id {
+                return (asked, g.received());
+            }
+        }
+    }
+
     let mut g = Gate::start(&[]);
     g.init();
     for (i, which) in ["js", "file", "meta", "lan", "none", "ok"]
         .iter()
         .enumerate()
     {
-        let id = 10 + i as u64;
-        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"elicit_url","which":which}}}).to_string());
-        let mut asked = false;
-        loop {
-            let m = g.recv();
-            asked |= m["method"] == "elicitation/create";
-            if m["id"] == id {
-                break;
-            }
-        }
-        let seen = g.received();
+        let (asked, seen) = elicit(&mut g, 10 + i as u64, json!({"which": which}));
         let refused = seen
             .lines()
             .any(|l| l.contains(&format!("\"e-{which}\"")) && l.contains("-32001"));
@@ -3127,17 +3133,11 @@ fn a_url_mode_elicitation_gets_the_url_check() {
         .iter()
         .enumerate()
     {
-        let id = 20 + i as u64;
-        g.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"elicit_url","which":"meta","mode":mode}}}).to_string());
-        let mut asked = false;
-        loop {
-            let m = g.recv();
-            asked |= m["method"] == "elicitation/create";
-            if m["id"] == id {
-                break;
-            }
-        }
-        let seen = g.received();
+        let (asked, seen) = elicit(
+            &mut g,
+            20 + i as u64,
+            json!({"which": "meta", "mode": mode}),
+        );
         assert!(!asked, "{mode}: {seen}");
         assert!(seen.contains("-32001"), "{mode}: {seen}");
     }
