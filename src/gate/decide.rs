@@ -1936,7 +1936,7 @@ fn yaml_events(t: &str) -> (Vec<YamlEvent>, usize) {
         let kept = match event {
             Event::StreamEnd => break,
             Event::Alias(_) => YamlEvent::Stop(Some("an alias, which a loader expands")),
-            Event::Scalar(text, _, _, tag) => match yaml_scalar(text, tag) {
+            Event::Scalar(text, style, _, tag) => match yaml_scalar(text, style, tag) {
                 Ok(texts) => {
                     readings = readings.max(texts.len());
                     YamlEvent::Scalar(texts)
@@ -2030,7 +2030,9 @@ fn yaml_reading(events: &[YamlEvent], pick: usize) -> YamlRead {
 const YAML_CORE_TAGS: &str = "tag:yaml.org,2002:";
 
 /// A YAML scalar as a loader gives it to a server: untagged, or with a
-/// core tag, its text; `!!binary`, the text its base64 decodes to (PyYAML
+/// core tag, its text, and a plain or `!!int`/`!!float` one that a loader
+/// resolves to a non-negative integral number, that number in decimal too
+/// ([`yaml_numbers`]: `host: 0x7f_00_00_01` is `2130706433` to PyYAML); `!!binary`, the text its base64 decodes to (PyYAML
 /// hands `path: !!binary L2V0Yy9wYXNzd2Q=` over as the bytes
 /// `/etc/passwd`, which `open()` takes), read as every lenient decoder
 /// reads it ([`base64_readings`]: a stray leading `=`, `-` and `_` as
@@ -2044,10 +2046,21 @@ const YAML_CORE_TAGS: &str = "tag:yaml.org,2002:";
 /// does not see.
 fn yaml_scalar(
     text: String,
+    style: yaml_rust2::scanner::TScalarStyle,
     tag: Option<yaml_rust2::parser::Tag>,
 ) -> Result<Vec<String>, &'static str> {
+    let with_number = |text: String| {
+        let mut texts = yaml_numbers(&text);
+        texts.retain(|n| *n != text);
+        texts.insert(0, text);
+        texts
+    };
     let Some(tag) = tag else {
-        return Ok(vec![text]);
+        return Ok(if style == yaml_rust2::scanner::TScalarStyle::Plain {
+            with_number(text)
+        } else {
+            vec![text]
+        });
     };
     match (tag.handle.as_str(), tag.suffix.as_str()) {
         (YAML_CORE_TAGS, "binary") => {
@@ -2064,11 +2077,84 @@ fn yaml_scalar(
             }
             Ok(texts)
         }
-        (YAML_CORE_TAGS, "str" | "int" | "float" | "bool" | "null" | "timestamp")
-        | ("!", "")
-        | ("", "!") => Ok(vec![text]),
+        (YAML_CORE_TAGS, "int" | "float") => Ok(with_number(text)),
+        (YAML_CORE_TAGS, "str" | "bool" | "null" | "timestamp") | ("!", "") | ("", "!") => {
+            Ok(vec![text])
+        }
         _ => Err("a tag a loader may construct otherwise"),
     }
+}
+
+/// The non-negative integers a YAML loader may resolve the plain scalar
+/// `text` to, in decimal, as a server then writes them (`f"{host}"`,
+/// `${host}`): YAML 1.1 ints as PyYAML reads them (`_` anywhere, `0b`,
+/// `0x`, a leading `0` octal, base 60 `2:44:24:22:53:53`), YAML 1.2's `0o`
+/// octal and decimal with leading zeros, and an integral float
+/// (`2130706433.0`, `2.130706433e+9`) as JavaScript's `String` writes it.
+/// Empty when it is no number, negative, or past `u128` (no address).
+/// Bounded by `text`'s length.
+fn yaml_numbers(text: &str) -> Vec<String> {
+    let body = text.strip_prefix('+').unwrap_or(text);
+    if body.is_empty()
+        || body.starts_with('-')
+        || !body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    {
+        return Vec::new();
+    }
+    let digits = |s: &str, radix: u32| -> Option<u128> {
+        let s: String = s.chars().filter(|&c| c != '_').collect();
+        (!s.is_empty()).then_some(())?;
+        u128::from_str_radix(&s, radix).ok()
+    };
+    let mut found: Vec<u128> = Vec::new();
+    if let Some(b) = body.strip_prefix("0b") {
+        found.extend(digits(b, 2));
+    } else if let Some(x) = body.strip_prefix("0x") {
+        found.extend(digits(x, 16));
+    } else if let Some(o) = body.strip_prefix("0o") {
+        found.extend(digits(o, 8));
+    } else if body.contains(':') {
+        // Base 60: the first part without a leading zero, then parts of
+        // at most two digits below 60.
+        let mut parts = body.split(':');
+        let first = parts.next().filter(|f| !f.starts_with('0'));
+        let mut value = first.and_then(|f| digits(f, 10));
+        for part in parts {
+            let small = (1..=2).contains(&part.len())
+                && part.chars().all(|c| c.is_ascii_digit())
+                && part.parse::<u8>().is_ok_and(|n| n < 60);
+            value = value
+                .filter(|_| small)
+                .and_then(|v| v.checked_mul(60))
+                .and_then(|v| Some(v.checked_add(u128::from(part.parse::<u8>().ok()?))?));
+        }
+        found.extend(value);
+    } else if body.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        if body.starts_with('0') && body.len() > 1 {
+            found.extend(digits(body, 8));
+        }
+        found.extend(digits(body, 10));
+    } else if body
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '_' | '.' | 'e' | 'E' | '+' | '-'))
+    {
+        let plain: String = body.chars().filter(|&c| c != '_').collect();
+        if let Ok(f) = plain.parse::<f64>() {
+            if f.is_finite() && f.fract() == 0.0 && (0.0..1e21).contains(&f) {
+                // Integral and below 10^21: exact in `u128`.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                found.push(f as u128);
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::with_capacity(found.len());
+    for n in found {
+        let n = n.to_string();
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// The value at the RFC 6901 `pointer` in `root`, reading a string on the
@@ -3717,6 +3803,83 @@ max_bytes = 10
     /// A path-named text holding several paths (F25, attack s49): each
     /// part a server splitting it reads is checked, and a `kind = "path"`
     /// rule's too.
+    /// Attack s50 F34: a host in a YAML text given as a number in any
+    /// rendering a YAML loader resolves (PyYAML's 1.1 ints, 1.2's `0o`,
+    /// an integral float) is the address that number is.
+    #[test]
+    fn yaml_numbers_under_host_keys_are_addresses() {
+        let g = keeper("");
+        for cfg in [
+            "host: 2_130_706_433",
+            "host: +2_130_706_433",
+            "host: 0b1111111000000000000000000000001",
+            "host: 0x7f_00_00_01",
+            "host: 2:44:24:22:53:53",
+            "host: 0_17700000001",
+            "host: 0o17700000001",
+            "host: 2130706433.0",
+            "host: 2.130706433e+9",
+            "host: 2130706433e0",
+            "host: !!int 2_130_706_433",
+            "hosts:\n  - 2_130_706_433",
+            "server:\n  host: 2_130_706_433",
+            "{host: 2130706433.0}",
+        ] {
+            assert_eq!(
+                code(&g, "t", json!({ "cfg": cfg })),
+                "ssrf.loopback",
+                "{cfg}"
+            );
+        }
+        assert_eq!(
+            code(&g, "t", json!({"cfg": "host: 3:40:3:53:6:6"})),
+            "ssrf.cloud_metadata"
+        );
+        assert_ne!(code(&g, "t", json!({"cfg": "{host: 2_130_706_433}"})), "ok");
+        for cfg in [
+            "host: '2_130_706_433'",
+            "host: !!str 0x7f_00_00_01",
+            "version: 2:30\nhost: example.com",
+            "port: 0x1F90\nname: 1_000",
+            "host: example.com\nport: 8_080",
+            "ratio: 1.5e3",
+        ] {
+            assert_eq!(code(&g, "t", json!({ "cfg": cfg })), "ok", "{cfg}");
+        }
+    }
+
+    /// [`yaml_numbers`] against the values PyYAML, js-yaml and YAML 1.2
+    /// loaders give.
+    #[test]
+    fn yaml_number_readings() {
+        for (text, want) in [
+            ("2_130_706_433", vec!["2130706433"]),
+            ("0b1010", vec!["10"]),
+            ("0x7f_00_00_01", vec!["2130706433"]),
+            ("0o17", vec!["15"]),
+            ("017", vec!["15", "17"]),
+            ("019", vec!["19"]),
+            ("1:30", vec!["90"]),
+            ("2:44:24:22:53:53", vec!["2130706433"]),
+            ("1:60", vec![]),
+            ("01:30", vec![]),
+            ("1:030", vec![]),
+            ("2130706433.0", vec!["2130706433"]),
+            ("2.130706433e+9", vec!["2130706433"]),
+            ("1.5", vec![]),
+            ("1e21", vec![]),
+            ("-5", vec![]),
+            ("+5", vec!["5"]),
+            ("0", vec!["0"]),
+            ("abc", vec![]),
+            ("", vec![]),
+            ("1_2_3", vec!["123"]),
+            ("340282366920938463463374607431768211456", vec![]),
+        ] {
+            assert_eq!(yaml_numbers(text), want, "{text}");
+        }
+    }
+
     #[test]
     fn path_lists_in_one_text() {
         let (_t, base, g) = rooted(

@@ -24,7 +24,7 @@
 //!
 //! Some of these characters are part of visible writing in context (emoji
 //! sequences, the joiners of Persian and Indic scripts): they stay
-//! ([`super::hidden::Context`]).
+//! (`gate::hidden::Context`).
 
 use base64::engine::GeneralPurpose;
 use base64::Engine as _;
@@ -146,7 +146,7 @@ impl Findings {
 }
 
 /// Scans `text`; returns the findings and, when any, the text without them.
-/// Visible writing ([`Context`]: emoji sequences, joiners in a context
+/// Visible writing (`gate::hidden::Context`: emoji sequences, joiners in a context
 /// UAX #31 allows) is neither found nor stripped.
 pub fn clean(text: &str) -> (Findings, Option<String>) {
     // Fast path: printable ASCII, tab, LF and CR only.
