@@ -2126,7 +2126,7 @@ fn yaml_numbers(text: &str) -> Vec<String> {
             value = value
                 .filter(|_| small)
                 .and_then(|v| v.checked_mul(60))
-                .and_then(|v| Some(v.checked_add(u128::from(part.parse::<u8>().ok()?))?));
+                .and_then(|v| v.checked_add(u128::from(part.parse::<u8>().ok()?)));
         }
         found.extend(value);
     } else if body.chars().all(|c| c.is_ascii_digit() || c == '_') {
