@@ -8,11 +8,14 @@ use serde_json::Value;
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
 use super::literals;
-use super::paths::{drive_rest, host_member_name, host_name, is_path_name, uri_name, Roots};
+use super::paths::{
+    drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name, Roots,
+};
 use super::pin::Pins;
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
+use super::settings::settings_items;
 use super::unquote::decodings;
 use super::urls::{
     host_argument, idna2003_name, lenient_form, list_space, looks_like_url, scheme_less_name,
@@ -767,7 +770,7 @@ impl Gatekeeper {
                         Place::InPath => reads_as_a_path(s),
                         Place::FileUri => !looks_like_url(s),
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
-                        Place::Plain | Place::Host | Place::InHost => false,
+                        Place::Plain | Place::Settings | Place::Host | Place::InHost => false,
                     } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
@@ -779,6 +782,9 @@ impl Gatekeeper {
                         }
                     }
                     self.walk_embedded(s, place, scan)?;
+                    if place == Place::Settings {
+                        self.walk_settings(s, scan)?;
+                    }
                 }
                 // A number where a host goes is the address it spells
                 // (`{"host": 2130706433}`: `getaddrinfo` reads
@@ -801,7 +807,10 @@ impl Gatekeeper {
                     // path-named key, or in an array under one (a map from
                     // path to anything), the path check. Other keys there
                     // (`type`, `content`) are member names, not paths.
-                    let under_path = !matches!(place, Place::Plain | Place::Host | Place::InHost);
+                    let under_path = !matches!(
+                        place,
+                        Place::Plain | Place::Settings | Place::Host | Place::InHost
+                    );
                     let under_host = matches!(place, Place::Host | Place::InHost);
                     for k in m.keys() {
                         if k.contains('%') || looks_like_url(k) {
@@ -835,6 +844,7 @@ impl Gatekeeper {
                             // (`{"server": {"address": "127.1"}}`).
                             (false, None) if under_host && host_member_name(k) => Place::Host,
                             (false, None) if under_host => Place::InHost,
+                            (false, None) if settings_name(k) => Place::Settings,
                             (false, None) => Place::Plain,
                         };
                         (v, inner)
@@ -935,6 +945,31 @@ impl Gatekeeper {
     /// nested in strings past [`MAX_EMBEDDED_JSON_DEPTH`], or holding a
     /// duplicate key or nesting past the core's depth bound (a server
     /// could read it in a way this check does not).
+    /// The `key=value` items of settings text `s` ([`settings_items`]),
+    /// each walked in its key's place, as texts in texts are: at most
+    /// [`MAX_EMBEDDED_JSON_DEPTH`] deep.
+    ///
+    /// # Errors
+    /// The first refusal, or `policy.arguments_too_complex` past the depth.
+    fn walk_settings(&self, s: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let Some(items) = settings_items(s) else {
+            return Ok(());
+        };
+        if scan.nesting >= MAX_EMBEDDED_JSON_DEPTH {
+            return Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                format!(
+                    "settings text holds settings more than {MAX_EMBEDDED_JSON_DEPTH} texts deep"
+                ),
+                "builtin scan bound",
+            ));
+        }
+        scan.nesting += 1;
+        let walked = self.walk_from(&items, Place::Plain, &[], scan);
+        scan.nesting -= 1;
+        walked
+    }
+
     fn walk_embedded(&self, s: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
         let embedded = embedded_json(s);
         if matches!(embedded, Embedded::Text) {
@@ -2343,6 +2378,11 @@ fn root_file_uris<'a>(result: &'a Value, exempt: &mut Vec<&'a Value>) {
 enum Place {
     /// Under no path-named key.
     Plain,
+    /// The value of a key naming settings text (`dsn`, `args`, `env`:
+    /// [`settings_name`]), or an element of its array: as [`Place::Plain`],
+    /// and its `key=value` items each in its key's place
+    /// ([`settings_items`]).
+    Settings,
     /// The value of a path-named key, or an element of its array: a path,
     /// whatever its text.
     Path,
@@ -3845,6 +3885,126 @@ max_bytes = 10
             "ratio: 1.5e3",
         ] {
             assert_eq!(code(&g, "t", json!({ "cfg": cfg })), "ok", "{cfg}");
+        }
+    }
+
+    /// Attack s50 F32 and FP6/FP9/FP11: under a key naming settings text
+    /// (a connection string, a command line, an environment), its
+    /// `key=value` items are checked in their keys' places, as libpq,
+    /// SqlClient, getopt and curl read them; the same text under any other
+    /// key (a file's content, a query) is text.
+    #[test]
+    fn settings_text_under_settings_keys() {
+        let g = keeper("");
+        for (args, want) in [
+            (
+                json!({"dsn": "host = 127.0.0.1 port = 5432"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"dsn": "hostaddr = 169.254.169.254"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"dsn": "host = '127.0.0.1' port=5432"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"conninfo": "dbname=x host\t=\t127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (json!({"args": "-x127.0.0.1:8080"}), "ssrf.loopback"),
+            (json!({"args": "-h127.0.0.1"}), "ssrf.loopback"),
+            (
+                json!({"args": ["--connect-to", "::127.0.0.1:8003", "http://example.com:8003/"]}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"args": "--connect-to=::127.0.0.1:8003"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"args": ["--resolve", "*:8003:127.0.0.1", "http://example.com:8003/"]}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"args": "--resolve=+example.com:8003:127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"args": ["--url=http://169.254.169.254/"]}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"flags": "--proxy=http://127.0.0.1:8080"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"env": "HTTP_PROXY=http://127.0.0.1:8080"}),
+                "ssrf.loopback",
+            ),
+            (json!({"env": {"PGHOST": "127.0.0.1"}}), "ssrf.loopback"),
+            (json!({"env": ["PGHOST=10.0.0.5"]}), "ssrf.private_use"),
+            (
+                json!({"connection_string": "Server=127.0.0.1;Database=x;User Id=sa"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"connection_string": "Server=tcp:10.0.0.5,1433;Database=x"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"connectionString": "Data Source=10.0.0.5,1433"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"command": "curl -x127.0.0.1:3128 https://example.com/"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"cmd": "curl http://169.254.169.254/latest/"}),
+                "ssrf.cloud_metadata",
+            ),
+        ] {
+            assert_eq!(code(&g, "t", args.clone()), want, "{args}");
+        }
+        assert_ne!(
+            code(
+                &g,
+                "t",
+                json!({"connection_string": "Server=.;Database=master;Trusted_Connection=True"})
+            ),
+            "ok"
+        );
+        for args in [
+            json!({"connection_string": "Server=db.example.com,1433;Database=x;User Id=sa"}),
+            json!({"connection_string": "Server=tcp:db.example.com,1433;Database=x"}),
+            json!({"connection_string": "Driver={ODBC Driver 18 for SQL Server};Server=db.example.com;Database=x"}),
+            json!({"odbc": "Driver={ODBC Driver 18 for SQL Server};Server=tcp:myserver.database.windows.net,1433;Database=x;Encrypt=yes"}),
+            json!({"connection_string": "Server=myhost.corp.example.com\\INST1,1433;Database=x"}),
+            json!({"dsn": "host=db.example.com port=5432 dbname=app"}),
+            json!({"args": ["-O2", "-lpthread", "-j4", "--verbose", "--out=build/x"]}),
+            json!({"command": "ls -la /tmp && echo 12:30:45"}),
+            json!({"env": "NODE_ENV=production\nPORT=8080"}),
+            json!({"content": "DB_HOST=localhost\nPGHOST=127.0.0.1\n"}),
+            json!({"query": "index=main host=10.0.0.5 status=500 | stats count by uri"}),
+            json!({"query": "SELECT * FROM logs WHERE host='127.0.0.1'"}),
+            json!({"note": "set host=127.0.0.1 in the config"}),
+        ] {
+            assert_eq!(code(&g, "t", args.clone()), "ok", "{args}");
+        }
+        // Under `--resolve`, a name so read is looked up (attack s50 F39).
+        let r = keeper("[net]\nresolve = true\n");
+        for args in [
+            json!({"dsn": "host = db.example port=5432"}),
+            json!({"connection_string": "Data Source=db.example,1433"}),
+            json!({"args": ["--proxy=http://db.example:3128/"]}),
+        ] {
+            let names = r.check_arguments("t", &args).unwrap();
+            assert!(
+                names.iter().any(|n| n.host() == "db.example"),
+                "{args}: {names:?}"
+            );
         }
     }
 

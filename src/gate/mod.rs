@@ -38,6 +38,7 @@ mod policy;
 mod proxy;
 mod resolve;
 mod run;
+mod settings;
 mod states;
 mod unquote;
 mod urls;
@@ -58,11 +59,11 @@ pub use listing::{
     MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
 };
 pub use paths::{
-    host_name, is_path_name, uri_name, RelativePaths, Roots, TildePaths, VariablePaths,
-    FILE_LOCATION_WORDS, HARDWARE_ADDRESS_WORDS, HOST_ADDRESS_WORDS, HOST_ARGUMENT_WORDS,
-    HOST_NAME_ENDINGS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_SYMLINKS,
+    host_name, is_path_name, settings_name, uri_name, RelativePaths, Roots, TildePaths,
+    VariablePaths, FILE_LOCATION_WORDS, HARDWARE_ADDRESS_WORDS, HOST_ADDRESS_WORDS,
+    HOST_ARGUMENT_WORDS, HOST_NAME_ENDINGS, MAX_DIR_ENTRIES_SCANNED, MAX_PATH_BYTES, MAX_SYMLINKS,
     NOT_PATH_NAME_ENDINGS, PATH_ABBREVIATIONS, PATH_ARGUMENT_NAMES, PATH_NAME_ENDINGS,
-    URI_ARGUMENT_WORDS,
+    SETTINGS_ARGUMENT_WORDS, URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
 pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};

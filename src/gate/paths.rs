@@ -152,6 +152,32 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
     "addrs",
 ];
 
+/// Endings of an argument name that names a text a program parses into
+/// settings, hosts among them ([`settings_name`]): a connection string
+/// (`dsn`, `conninfo`, `connection_string`, `odbc`), a command line or its
+/// arguments (`args`, `argv`, `flags`, `command`, `cmd`), an environment
+/// (`env`). Configuration files and queries are not among them: their
+/// `host=` is written to, or searched for, not connected to.
+pub const SETTINGS_ARGUMENT_WORDS: &[&str] = &[
+    "dsn",
+    "conninfo",
+    "connection",
+    "connectionstring",
+    "connstring",
+    "connstr",
+    "odbc",
+    "args",
+    "argv",
+    "flags",
+    "command",
+    "cmd",
+    "commandline",
+    "cmdline",
+    "env",
+    "environ",
+    "environment",
+];
+
 /// Last words that name an IP address as a whole word, never as the end
 /// of a longer one ([`host_name`]: `ip`, `clientIp`, `remote_IP`; `zip`
 /// and `tooltip` name none; `ipv` is `ipv4` and `ipv6` without the digit
@@ -286,6 +312,17 @@ pub fn host_name(name: &str) -> bool {
             }
             rest = before;
         }
+    })
+}
+
+/// `true` when an argument called `name` holds settings text: its words
+/// joined end with one of [`SETTINGS_ARGUMENT_WORDS`] (`pg_dsn`,
+/// `connectionString`, `extra_args`, `docker_env`). Bounded by the name's
+/// length.
+pub fn settings_name(name: &str) -> bool {
+    alternatives(&bare_name(name)).any(|alt| {
+        let joined = joined_lower(alt);
+        SETTINGS_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
     })
 }
 
