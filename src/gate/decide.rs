@@ -2151,8 +2151,12 @@ fn yaml_numbers(text: &str) -> Vec<String> {
     } else if body.contains(':') {
         // Base 60: the first part without a leading zero, then parts of
         // at most two digits below 60.
+        // PyYAML's base 60 float ends in a fraction: an integral one
+        // (`…:53.0`) is the same number.
+        let (body, fraction) = body.split_once('.').unwrap_or((body, ""));
+        let integral = fraction.chars().all(|c| c == '0' || c == '_');
         let mut parts = body.split(':');
-        let first = parts.next().filter(|f| !f.starts_with('0'));
+        let first = parts.next().filter(|f| !f.starts_with('0') && integral);
         let mut value = first.and_then(|f| digits(f, 10));
         for part in parts {
             let small = (1..=2).contains(&part.len())
@@ -3958,12 +3962,16 @@ max_bytes = 10
                 "ssrf.private_use",
             ),
             (
-                json!({"command": "curl -x127.0.0.1:3128 https://example.com/"}),
+                json!({"args": ["-x127.0.0.1:3128", "https://example.com/"]}),
                 "ssrf.loopback",
             ),
             (
-                json!({"cmd": "curl http://169.254.169.254/latest/"}),
+                json!({"argv": "curl http://169.254.169.254/latest/"}),
                 "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"args": "--execute=http_proxy=127.0.0.1:8003"}),
+                "ssrf.loopback",
             ),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
@@ -3985,6 +3993,15 @@ max_bytes = 10
             json!({"dsn": "host=db.example.com port=5432 dbname=app"}),
             json!({"args": ["-O2", "-lpthread", "-j4", "--verbose", "--out=build/x"]}),
             json!({"command": "ls -la /tmp && echo 12:30:45"}),
+            // Attack s51 FP12, FP13: bare addresses in arguments, shell
+            // commands, SQLite files.
+            json!({"args": "grep -rn 127.0.0.1 src/"}),
+            json!({"args": "uvicorn main:app --host 0.0.0.0"}),
+            json!({"args": "python3 -m http.server --bind 127.0.0.1"}),
+            json!({"command": "curl http://169.254.169.254/latest/"}),
+            json!({"cmd": "echo 'open localhost:3000'"}),
+            json!({"connection_string": "Data Source=:memory:"}),
+            json!({"connection_string": "Data Source=C:\\data\\app.sqlite;Version=3"}),
             json!({"env": "NODE_ENV=production\nPORT=8080"}),
             json!({"content": "DB_HOST=localhost\nPGHOST=127.0.0.1\n"}),
             json!({"query": "index=main host=10.0.0.5 status=500 | stats count by uri"}),
@@ -4034,6 +4051,10 @@ max_bytes = 10
             ("abc", vec![]),
             ("", vec![]),
             ("1_2_3", vec!["123"]),
+            (".5e1", vec!["5"]),
+            ("2:44:24:22:53:53.0", vec!["2130706433"]),
+            ("1:30.5", vec![]),
+            ("1:30.0_0", vec!["90"]),
             ("340282366920938463463374607431768211456", vec![]),
         ] {
             assert_eq!(yaml_numbers(text), want, "{text}");

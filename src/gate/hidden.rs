@@ -252,8 +252,12 @@ struct JoinerContext {
     /// visible letter that joins the letter after it (`Joining_Type` L or
     /// D): a ZWNJ may follow (rule A1).
     joins_next: bool,
-    /// The text ends with a visible virama (`Canonical_Combining_Class` 9),
-    /// combining marks after it: a ZWNJ or ZWJ may follow (rules A2, B).
+    /// The text ends with a visible letter, visible marks after it (`$L
+    /// $M*`): a virama may follow it in rules A2 and B.
+    in_cluster: bool,
+    /// The text ends with a visible virama (`Canonical_Combining_Class` 9)
+    /// after a letter and its marks, reordered marks after it (`$L $M* $V
+    /// $M1*`): a ZWNJ or ZWJ may follow (rules A2, B).
     after_virama: bool,
 }
 
@@ -287,8 +291,24 @@ impl JoinerContext {
         }
         let ccc = combining_class(c);
         self.after_virama = visible
-            && (ccc == CanonicalCombiningClass::Virama
+            && ((ccc == CanonicalCombiningClass::Virama && self.in_cluster)
                 || (self.after_virama && ccc != CanonicalCombiningClass::NotReordered));
+        let gc = CodePointMapData::<GeneralCategory>::new().get(c);
+        let mark = matches!(
+            gc,
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        );
+        let letter = matches!(
+            gc,
+            GeneralCategory::UppercaseLetter
+                | GeneralCategory::LowercaseLetter
+                | GeneralCategory::TitlecaseLetter
+                | GeneralCategory::ModifierLetter
+                | GeneralCategory::OtherLetter
+        );
+        self.in_cluster = visible && (letter || (self.in_cluster && mark));
     }
 }
 

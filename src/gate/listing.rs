@@ -99,12 +99,37 @@ fn text<'a>(v: Option<&'a Value>, k: &str) -> Option<&'a str> {
 }
 
 /// A resource URI or template key ([`EntryKind::key`]) as a server may
-/// read it: percent-decoded, in lower case. Two URIs equal so may name one
-/// resource.
+/// read it: percent-decoded, in lower case, its host without trailing dots
+/// and its path with each run of `/` as one. Two URIs equal so may name
+/// one resource.
 fn comparable(key: &str) -> String {
-    percent_encoding::percent_decode_str(key)
+    let decoded = percent_encoding::percent_decode_str(key)
         .decode_utf8_lossy()
-        .to_lowercase()
+        .to_lowercase();
+    // The host without its trailing dots, the path with its runs of `/`
+    // as one (`https://example.com.//t` is `https://example.com/t`).
+    let (scheme, rest) = decoded.split_once("://").unwrap_or(("", &decoded));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let authority = match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
+            format!("{}:{port}", host.trim_end_matches('.'))
+        }
+        _ => authority.trim_end_matches('.').to_owned(),
+    };
+    let mut out = String::with_capacity(decoded.len());
+    if !scheme.is_empty() {
+        out.push_str(scheme);
+        out.push_str("://");
+    }
+    out.push_str(&authority);
+    let mut slash = false;
+    for c in path.chars() {
+        if !(c == '/' && slash) {
+            out.push(c);
+        }
+        slash = c == '/';
+    }
+    out
 }
 
 /// `true` when the URI template `template` (RFC 6570, both
@@ -1484,6 +1509,10 @@ mod tests {
             "https://example.com/%62",
             "https://example.com/B",
             "https://example.com/b#x",
+            "https://example.com//t/zzz",
+            "https://example.com/.//t/zzz",
+            "https://example.com./t/zzz",
+            "https://example.com.:443//b",
         ] {
             for (m, params) in naming("resources", uri) {
                 let r = hidden.refusal(m, Some(&params));

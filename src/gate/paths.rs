@@ -154,10 +154,12 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
 
 /// Endings of an argument name that names a text a program parses into
 /// settings, hosts among them ([`settings_name`]): a connection string
-/// (`dsn`, `conninfo`, `connection_string`, `odbc`), a command line or its
-/// arguments (`args`, `argv`, `flags`, `command`, `cmd`), an environment
-/// (`env`). Configuration files and queries are not among them: their
-/// `host=` is written to, or searched for, not connected to.
+/// (`dsn`, `conninfo`, `connection_string`, `odbc`), a program's arguments
+/// (`args`, `argv`, `flags`), an environment (`env`). Configuration files
+/// and queries are not among them (their `host=` is written to, or
+/// searched for, not connected to), nor shell commands (`command`, `cmd`:
+/// a shell reads anything into an address, quoting, `/dev/tcp/…`; a tool
+/// that runs one is denied or trusted whole).
 pub const SETTINGS_ARGUMENT_WORDS: &[&str] = &[
     "dsn",
     "conninfo",
@@ -169,10 +171,6 @@ pub const SETTINGS_ARGUMENT_WORDS: &[&str] = &[
     "args",
     "argv",
     "flags",
-    "command",
-    "cmd",
-    "commandline",
-    "cmdline",
     "env",
     "environ",
     "environment",

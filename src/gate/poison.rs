@@ -3261,6 +3261,18 @@ mod tests {
             ),
             ("\u{0915}\u{200d}\u{0937}", "\u{0915}\u{0937}"),
             ("\u{094d}\u{1FC00}\u{200d}", "\u{094d}"),
+            // Attack s51 F46: a virama joins only after a letter and its
+            // marks, so a run of virama and joiner carries no joiner past
+            // the first.
+            ("\u{094d}\u{200d}", "\u{094d}"),
+            (
+                "Hello\u{1039}\u{200d}\u{1039}\u{200d}\u{1039}\u{200c}",
+                "Hello\u{1039}\u{200d}\u{1039}\u{1039}",
+            ),
+            (
+                "\u{0915}\u{094d}\u{200d}\u{094d}\u{200d}\u{0937}",
+                "\u{0915}\u{094d}\u{200d}\u{094d}\u{0937}",
+            ),
             ("\u{0645}\u{1FC00}\u{200c}\u{062e}", "\u{0645}\u{062e}"),
         ];
         for (input, want) in cases {

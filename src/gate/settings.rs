@@ -1,6 +1,6 @@
 //! Settings text: the connection strings, command lines and environments
 //! an argument named for one holds ([`super::settings_name`]: `dsn`,
-//! `connection_string`, `args`, `command`, `env`), read into the
+//! `connection_string`, `args`, `env`), read into the
 //! `key=value` items the program that parses them sees ([`settings_items`]).
 //! Each item is then checked in its key's place, so `host = 127.0.0.1`
 //! gets the host check and `--proxy=http://…` the URL check.
@@ -26,7 +26,12 @@ use super::urls::looks_like_url;
 ///   fields as their addresses ([`curl_addresses`]);
 /// * a short option with its value attached (`-x127.0.0.1:8080`,
 ///   `-h127.0.0.1`) whose value is an address or a URL;
-/// * a URL or curl's `HOST:PORT:ADDRESS` field on its own.
+/// * a URL with its scheme (`http://…`) or curl's `HOST:PORT:ADDRESS`
+///   field on its own; a bare address is an argument like any other
+///   (`grep 127.0.0.1`, `--bind 0.0.0.0`).
+///
+/// A value that is itself `key=value` (wget's `--execute=http_proxy=…`) is
+/// read as an item too, once.
 ///
 /// Bounded by `t`'s length.
 pub(crate) fn settings_items(t: &str) -> Option<Value> {
@@ -54,7 +59,7 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
             spaced_tokens(line)
         };
         for item in &items {
-            item_members(item.trim(), spaced_keys, &mut members);
+            item_members(item.trim(), spaced_keys, true, &mut members);
         }
     }
     (!members.is_empty()).then_some(Value::Array(members))
@@ -104,12 +109,12 @@ fn member(key: &str, value: &str) -> Value {
 }
 
 /// The members one item makes ([`settings_items`]).
-fn item_members(item: &str, spaced_keys: bool, members: &mut Vec<Value>) {
+fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Vec<Value>) {
     let Some((key, value)) = item.split_once('=') else {
         if let Some(rest) = attached_short_value(item) {
             let key = if address_like(rest) { "host" } else { "url" };
             members.push(member(key, rest));
-        } else if looks_like_url(item) {
+        } else if item.contains("://") {
             members.push(member("url", item));
         } else {
             members.extend(curl_addresses(item).into_iter().map(|a| member("host", a)));
@@ -129,6 +134,9 @@ fn item_members(item: &str, spaced_keys: bool, members: &mut Vec<Value>) {
     if !key_ok || (value.starts_with('{') && value.ends_with('}')) {
         return;
     }
+    if nested_ok && value.contains('=') {
+        item_members(value, false, false, members);
+    }
     let folded: String = key
         .chars()
         .filter(|c| !matches!(c, ' ' | '_' | '-'))
@@ -136,7 +144,9 @@ fn item_members(item: &str, spaced_keys: bool, members: &mut Vec<Value>) {
         .collect();
     match folded.as_str() {
         "server" | "datasource" | "address" | "addr" | "networkaddress" => {
-            members.push(member("host", &sql_server_host(value)));
+            if !names_a_file(value) {
+                members.push(member("host", &sql_server_host(value)));
+            }
         }
         "resolve" | "connectto" => {
             members.extend(curl_addresses(value).into_iter().map(|a| member("host", a)));
@@ -174,6 +184,18 @@ fn address_like(text: &str) -> bool {
     text.parse::<std::net::IpAddr>().is_ok()
         || bare.parse::<std::net::IpAddr>().is_ok()
         || bare.trim_end_matches('.').eq_ignore_ascii_case("localhost")
+}
+
+/// `true` when a `Data Source` names a file, as SQLite's and Access's do
+/// (`:memory:`, `C:\data\app.db`, `./app.db`, `|DataDirectory|\x.mdf`),
+/// not a server.
+fn names_a_file(value: &str) -> bool {
+    let v = value.trim();
+    let b = v.as_bytes();
+    let drive = b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.get(1) == Some(&b':')
+        && b.get(2).is_some_and(|c| matches!(c, b'\\' | b'/'));
+    drive || v.starts_with([':', '/', '|']) || v.starts_with("./") || v.starts_with(".\\")
 }
 
 /// The host of a SQL Server connection string's `Server` value as
@@ -276,6 +298,14 @@ mod tests {
                 json!([{"url": "http://10.0.0.1/x"}]),
             ),
             (
+                "--execute=http_proxy=127.0.0.1:8003",
+                json!([{"http_proxy": "127.0.0.1:8003"}, {"execute": "http_proxy=127.0.0.1:8003"}]),
+            ),
+            (
+                "Data Source=C:\\data\\app.sqlite;Version=3",
+                json!([{"Version": "3"}]),
+            ),
+            (
                 "a=1&url=http://10.0.0.1/",
                 json!([{"a": "1"}, {"url": "http://10.0.0.1/"}]),
             ),
@@ -283,6 +313,11 @@ mod tests {
             assert_eq!(settings_items(text), Some(want), "{text:?}");
         }
         for none in [
+            "Data Source=:memory:",
+            "Data Source=./app.db",
+            "grep -rn 127.0.0.1 src/",
+            "--bind 0.0.0.0",
+            "open localhost:3000",
             "-O2 -lpthread -j4",
             "12:30:45",
             "make all",
