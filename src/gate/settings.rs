@@ -41,28 +41,69 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        // One item whose key is words (`Data Source=…`), or items
-        // between `;`: keys may hold spaces.
-        let one_spaced_item = line.matches('=').count() == 1
-            && line.split('=').next().is_some_and(|k| {
-                let k = k.trim();
-                !k.is_empty() && k.chars().all(|c| c.is_alphabetic() || c == ' ')
-            });
-        let spaced_keys = one_spaced_item || line.contains(';');
-        let items: Vec<String> = if one_spaced_item {
-            vec![line.to_owned()]
-        } else if spaced_keys {
-            split_outside_braces(line)
-        } else if line.contains('&') && !line.contains(char::is_whitespace) {
-            line.split('&').map(str::to_owned).collect()
-        } else {
-            spaced_tokens(line)
-        };
-        for item in &items {
-            item_members(item.trim(), spaced_keys, true, &mut members);
+        let first = members.len();
+        line_members(line, &mut members);
+        // As a program splitting it as a shell would (Python's
+        // `shlex.split`) reads it: quotes and escapes removed
+        // (`-x12''7.0.0.1:8003`); each item once.
+        // Not a connection string (`;`): no shell splits one.
+        let unquoted = shell_unquoted(line);
+        if unquoted != line && !line.contains(';') {
+            let seen: std::collections::HashSet<String> = members
+                .get(first..)
+                .unwrap_or_default()
+                .iter()
+                .map(Value::to_string)
+                .collect();
+            let mut more = Vec::new();
+            line_members(&unquoted, &mut more);
+            members.extend(more.into_iter().filter(|m| !seen.contains(&m.to_string())));
         }
     }
     (!members.is_empty()).then_some(Value::Array(members))
+}
+
+/// The members of one line of settings text ([`settings_items`]).
+fn line_members(line: &str, members: &mut Vec<Value>) {
+    // One item whose key is words (`Data Source=…`), or items
+    // between `;`: keys may hold spaces.
+    let one_spaced_item = line.matches('=').count() == 1
+        && line.split('=').next().is_some_and(|k| {
+            let k = k.trim();
+            !k.is_empty() && k.chars().all(|c| c.is_alphabetic() || c == ' ')
+        });
+    let spaced_keys = one_spaced_item || line.contains(';');
+    let items: Vec<String> = if one_spaced_item {
+        vec![line.to_owned()]
+    } else if spaced_keys {
+        split_outside_braces(line)
+    } else if line.contains('&') && !line.contains(char::is_whitespace) {
+        line.split('&').map(str::to_owned).collect()
+    } else {
+        spaced_tokens(line)
+    };
+    for item in &items {
+        item_members(item.trim(), spaced_keys, true, members);
+    }
+}
+
+/// `line` as a POSIX shell's quote removal leaves it: the quotes of `'…'`
+/// and `"…"` removed, a backslash outside single quotes taking the next
+/// character as written.
+fn shell_unquoted(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => out.push(c),
+            (None, '\'' | '"') => quote = Some(c),
+            (_, '\\') => out.extend(chars.next()),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// `line` split at each `;` outside `{…}` (ODBC quotes a value holding `;`
