@@ -1470,17 +1470,17 @@ impl GateService {
     /// Any other request passes.
     ///
     /// # Errors
-    /// The refusal; `Ok(Some(name))` is a host name `--resolve` vets.
+    /// The refusal; `Ok(names)` are the host names `--resolve` vets.
     fn elicited_url(
         &self,
         method: &str,
         params: Option<&Value>,
-    ) -> Result<Option<super::urls::PendingName>, Refusal> {
+    ) -> Result<Vec<super::urls::PendingName>, Refusal> {
         let Some(params) = params.filter(|_| method == "elicitation/create") else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         if params.get("mode").and_then(Value::as_str) != Some("url") {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let Some(url) = params.get("url").and_then(Value::as_str) else {
             return Err(Refusal::new(
