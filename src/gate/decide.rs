@@ -16,7 +16,7 @@ use super::resolve::note_name;
 use super::unquote::decodings;
 use super::urls::{
     host_argument, idna2003_name, lenient_form, looks_like_url, other_readings, scheme_less_name,
-    vet_url, HostPlace, PendingName,
+    scp_name, vet_url, HostPlace, PendingName,
 };
 
 /// A JSON number with an integral value as JavaScript's `String(n)` writes
@@ -919,6 +919,13 @@ impl Gatekeeper {
         }
         if looks_like_url(form) && !self.is_own_resource(form) {
             for n in vet_url(&self.policy.net, form, URL_RULE)? {
+                self.note(scan.names, n)?;
+            }
+        }
+        // An scp-like remote's host name, which git and scp look up
+        // (`git@name.example:x`; attack s50, F39).
+        if self.policy.resolve {
+            if let Some(n) = scp_name(&self.policy.net, form) {
                 self.note(scan.names, n)?;
             }
         }
@@ -2996,6 +3003,8 @@ mod tests {
             (json!({"q": "https://{a,loop}.example/"}), "loop.example"),
             (json!({"host": "{loop}.example"}), "loop.example"),
             (json!({"url": "{loop}.example/x"}), "loop.example"),
+            (json!({"repo": "git@loop.example:x/y.git"}), "loop.example"),
+            (json!({"repo": "[loop.example]:x"}), "loop.example"),
         ] {
             let names = g.check_arguments("t", &args).unwrap();
             assert!(names.iter().any(|n| n.host() == host), "{args}: {names:?}");

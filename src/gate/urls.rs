@@ -518,6 +518,32 @@ impl Scp<'_> {
     }
 }
 
+/// The host name of an scp-like remote ([`scp_like`]: `git@name.example:x`,
+/// `[name.example:22]:x`) that is no URL itself, for `--resolve`: git
+/// and scp look it up and dial port 22. Every address a lookup finds is
+/// vetted; none lets it pass (`git@github.com:org/x.git` is text as
+/// well). `None` for a text that is no such remote, a dotless name, or a
+/// name the core refuses unresolved (the URL check reads those).
+pub(crate) fn scp_name(net: &NetPolicy, text: &str) -> Option<PendingName> {
+    let s = lenient_form(text);
+    if has_scheme(&s) && !s.starts_with('[') {
+        return None;
+    }
+    let scp = scp_like(&s)?;
+    let host = scp.host.as_str();
+    let named = host.contains('.')
+        && host.contains(|c: char| c.is_ascii_alphabetic())
+        && !host.starts_with('[')
+        && !scp.path.contains(char::is_whitespace);
+    if !named {
+        return None;
+    }
+    match net.classify_url(&format!("http://{host}:22/")) {
+        Ok(a) if a.needs_dns() => Some(PendingName::scheme_less(a)),
+        _ => None,
+    }
+}
+
 /// `s` read as git (`connect.c`), scp and rsync read an scp-like remote
 /// `[user@]host:path` (`git@10.0.0.5:team/x.git`): a host before the
 /// first `:` of the authority, followed by something other than a
@@ -2076,6 +2102,19 @@ mod tests {
         let t = hosts("https://{a,b}.example/");
         assert!(t.contains(&("a.example".to_owned(), true)), "{t:?}");
         assert!(t.contains(&("b.example".to_owned(), true)), "{t:?}");
+        for (text, want) in [
+            ("git@loop.example:x/y.git", Some("loop.example")),
+            ("[loop.example:2222]:x", Some("loop.example")),
+            ("user@[loop.example]:/srv", Some("loop.example")),
+            ("git@db:x", None),
+            ("10.1:Overview", None),
+            ("a@b.example", None),
+            ("https://loop.example/", None),
+        ] {
+            let got = scp_name(&r, text);
+            assert_eq!(got.as_ref().map(PendingName::host), want, "{text}");
+            assert!(got.is_none_or(|n| n.maybe_text()), "{text}");
+        }
         let names = scheme_less_name(&r, "{a,b}.example/x", "t").unwrap();
         assert!(names.iter().any(|n| n.host() == "b.example"), "{names:?}");
     }
