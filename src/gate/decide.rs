@@ -18,8 +18,8 @@ use super::resolve::note_name;
 use super::settings::settings_items;
 use super::unquote::decodings;
 use super::urls::{
-    host_argument, idna2003_name, lenient_form, list_space, looks_like_url, scheme_less_name,
-    vet_url, HostPlace, PendingName,
+    host_argument, idna2003_name, lenient_form, list_space, looks_like_url, other_readings,
+    scheme_less_name, scp_name, vet_url, HostPlace, PendingName,
 };
 
 /// A JSON number with an integral value as JavaScript's `String(n)` writes
@@ -757,9 +757,7 @@ impl Gatekeeper {
                     match place {
                         Place::Host | Place::InHost => self.vet_host(s, place, scan)?,
                         Place::Uri => {
-                            if let Some(n) = scheme_less_name(&self.policy.net, s, URL_RULE)?
-                                .filter(|_| self.policy.resolve)
-                            {
+                            for n in scheme_less_name(&self.policy.net, s, URL_RULE)? {
                                 self.note(scan.names, n)?;
                             }
                         }
@@ -928,8 +926,20 @@ impl Gatekeeper {
     /// # Errors
     /// The core's denial.
     fn vet_url_form(&self, form: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        // Each other reading of the text (a curl glob's expansion) counts
+        // against the scan's bound.
+        for _ in 0..other_readings(form) {
+            spend(scan.budget)?;
+        }
         if looks_like_url(form) && !self.is_own_resource(form) {
-            if let Some(n) = vet_url(&self.policy.net, form, URL_RULE)? {
+            for n in vet_url(&self.policy.net, form, URL_RULE)? {
+                self.note(scan.names, n)?;
+            }
+        }
+        // An scp-like remote's host name, which git and scp look up
+        // (`git@name.example:x`; attack s50, F39).
+        if self.policy.resolve {
+            if let Some(n) = scp_name(&self.policy.net, form) {
                 self.note(scan.names, n)?;
             }
         }
@@ -1055,13 +1065,13 @@ impl Gatekeeper {
             spend(budget)?;
             match rule.kind {
                 ArgKind::Url => {
-                    if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
+                    for n in vet_url(&self.policy.net, s, &rule.label())? {
                         self.note(names, n)?;
                     }
                 }
                 ArgKind::Path => {
                     if looks_like_url(s) {
-                        if let Some(n) = vet_url(&self.policy.net, s, &rule.label())? {
+                        for n in vet_url(&self.policy.net, s, &rule.label())? {
                             self.note(names, n)?;
                         }
                     }
@@ -3067,6 +3077,94 @@ mod tests {
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
+    /// Attack s50: curl globs outside the host (F30), git's bracketed
+    /// remotes and the host `0` (F31), HTTPie's `:8003/` (F37), a
+    /// package's direct reference (F38) under every kind of key; wildcard
+    /// and template hosts (FP7) and section numbers (FP10) pass.
+    #[test]
+    fn other_readings_round_s50() {
+        let refused = REFUSED;
+        let wrong = decided_wrongly(&[
+            (
+                json!({"url": "{http,x}://127.0.0.1:8003/"}),
+                "ssrf.loopback",
+            ),
+            (json!({"q": "[h-h]ttp://127.0.0.1:8003/"}), "ssrf.loopback"),
+            (json!({"url": "127.0.0.[1-1]:8003/"}), "ssrf.loopback"),
+            (json!({"target": "h{t}tp://localhost:8003/"}), refused),
+            (json!({"host": "{127.0.0.1}"}), "ssrf.loopback"),
+            (json!({"host": "{db}"}), "ssrf.single_label_name"),
+            (json!({"urls": ["{,}127.0.0.1:8003/"]}), "ssrf.loopback"),
+            (json!({"allowed_origins": ["https://*.example.com"]}), "ok"),
+            (json!({"origin": "https://*.vercel.app"}), "ok"),
+            (
+                json!({"base_url": "https://{tenant}.example.com/api"}),
+                "ok",
+            ),
+            (json!({"url": "https://{region}.api.example.com/v1"}), "ok"),
+            (json!({"host": "*.example.com"}), "ok"),
+            (json!({"domain": "*.example.com"}), "ok"),
+            (json!({"host": "{tenant}.example.com"}), "ok"),
+            (json!({"url": "{tenant}.example.com/x"}), "ok"),
+            (json!({"repo": "[127.0.0.1:22]:x.git"}), "ssrf.loopback"),
+            (json!({"remote": "[169.254.169.254]:x"}), refused),
+            (json!({"url": "[127.0.0.1:22]:x.git"}), "ssrf.loopback"),
+            (json!({"repo": "user@[10.0.0.5]:/srv"}), "ssrf.private_use"),
+            (json!({"repo": "git@0:x"}), refused),
+            (json!({"repository": "0:x/y.git"}), refused),
+            (json!({"source": "[127.0.0.1]::mod/x"}), "ssrf.loopback"),
+            (json!({"repo": "git@github.com:org/x.git"}), "ok"),
+            (json!({"title": "10.1:Overview"}), "ok"),
+            (json!({"ref": "3.2:Results"}), "ok"),
+            (json!({"tag": "100.64:foo"}), "ok"),
+            (json!({"time": "00:30:15"}), "ok"),
+            (json!({"url": ":8003/"}), "ssrf.localhost_name"),
+            (json!({"target": ":8003/latest"}), "ssrf.localhost_name"),
+            (json!({"q": ":/admin"}), "ssrf.localhost_name"),
+            (json!({"q": "::"}), "ok"),
+            (json!({"q": ":)"}), "ok"),
+            (
+                json!({"package": "foo@http://127.0.0.1:8003/x.whl"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"requirement": "foo@ http://169.254.169.254/x.whl"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"packages": ["foo[extra] @ http://127.0.0.1:8003/x.whl"]}),
+                "ssrf.loopback",
+            ),
+            (json!({"spec": "foo@git+http://127.0.0.1:8003/x"}), refused),
+            (
+                json!({"packages": ["@scope/pkg@1.2.3", "pkg@^1.2.0"]}),
+                "ok",
+            ),
+            (json!({"email": "a@b.com"}), "ok"),
+            (json!({"code": "fn f() { g(x, y) }"}), "ok"),
+            (json!({"q": "[1-3] items"}), "ok"),
+        ]);
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        // Under `--resolve`, the hosts those readings name are looked up
+        // (F39).
+        let g = keeper("[net]\nresolve = true\n");
+        for (args, host) in [
+            (json!({"url": "{http,x}://loop.example/"}), "loop.example"),
+            (
+                json!({"package": "foo@http://loop.example/x.whl"}),
+                "loop.example",
+            ),
+            (json!({"q": "https://{a,loop}.example/"}), "loop.example"),
+            (json!({"host": "{loop}.example"}), "loop.example"),
+            (json!({"url": "{loop}.example/x"}), "loop.example"),
+            (json!({"repo": "git@loop.example:x/y.git"}), "loop.example"),
+            (json!({"repo": "[loop.example]:x"}), "loop.example"),
+        ] {
+            let names = g.check_arguments("t", &args).unwrap();
+            assert!(names.iter().any(|n| n.host() == host), "{args}: {names:?}");
+        }
+    }
+
     /// Attack s48's last kinds: an empty host, punctuation a client trims
     /// around an address, and what ordinary use writes under host-named
     /// keys.
@@ -3153,14 +3251,17 @@ mod tests {
             (json!({"q": "'quoted' and (parenthesised)"}), "ok"),
             (json!({"host": "[::1]"}), "ssrf.loopback"),
             (json!({"q": "URL: see the docs"}), "ok"),
-            // F22 (s49): a host name no resolver answers that curl globs.
-            (json!({"url": "http://{127.0.0.1}:8003/"}), "url.ambiguous"),
+            // F22 (s49): a host name no resolver answers that curl globs,
+            // read as the glob expands (attack s50, F30).
+            (json!({"url": "http://{127.0.0.1}:8003/"}), "ssrf.loopback"),
             (
                 json!({"url": "http://{example.com,127.0.0.1}:8003/"}),
-                "url.ambiguous",
+                "ssrf.loopback",
             ),
-            (json!({"url": "http://127.0.0.1{,}:8003/"}), "url.ambiguous"),
-            (json!({"url": "{a,b}.example/x"}), "url.ambiguous"),
+            (json!({"url": "http://127.0.0.1{,}:8003/"}), "ssrf.loopback"),
+            (json!({"url": "{a,b}.example/x"}), "ok"),
+            (json!({"url": "{a,db}.internal/x"}), refused),
+            (json!({"url": "http://a!b.example/"}), "url.ambiguous"),
             (json!({"host": "{a.example,127.0.0.1}"}), refused),
             (json!({"url": "http://a_b.example/"}), "ok"),
             (json!({"url": "{base}/v1"}), "ok"),

@@ -24,6 +24,7 @@
 mod audit;
 mod child;
 mod code;
+mod curlglob;
 mod decide;
 mod encoded;
 mod hidden;
@@ -47,6 +48,7 @@ pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MA
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
 pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
+pub use curlglob::MAX_GLOB_EXPANSIONS;
 pub use decide::{
     params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
     MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,

@@ -1488,14 +1488,14 @@ impl GateService {
     /// refused. Any other request passes.
     ///
     /// # Errors
-    /// The refusal; `Ok(Some(name))` is a host name `--resolve` vets.
+    /// The refusal; `Ok(names)` are the host names `--resolve` vets.
     fn elicited_url(
         &self,
         method: &str,
         params: Option<&Value>,
-    ) -> Result<Option<super::urls::PendingName>, Refusal> {
+    ) -> Result<Vec<super::urls::PendingName>, Refusal> {
         let Some(params) = params.filter(|_| method == "elicitation/create") else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let url_mode = params
             .get("mode")
@@ -1505,7 +1505,7 @@ impl GateService {
             Some(Value::String(url)) => {
                 super::urls::vet_url(&self.shared.keeper.policy.net, url, ELICITED_URL_RULE)
             }
-            None if !url_mode => Ok(None),
+            None if !url_mode => Ok(Vec::new()),
             _ => Err(Refusal::new(
                 GateCode::BadResponse,
                 "a URL-mode elicitation without a string `url`",
@@ -1550,10 +1550,9 @@ impl GateService {
                     .get("method")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                match self.elicited_url(asked, entry.get("params"))? {
-                    Some(name) => self.shared.keeper.note(&mut names, name),
-                    None => Ok(()),
-                }
+                self.elicited_url(asked, entry.get("params"))?
+                    .into_iter()
+                    .try_for_each(|name| self.shared.keeper.note(&mut names, name))
             });
             if let Err(r) = vetted {
                 refused = Some(r);

@@ -40,6 +40,7 @@
 use std::net::IpAddr;
 
 use super::code::Refusal;
+use super::curlglob;
 use crate::net::{Admitted, Denial, DenialCode, NetPolicy};
 
 /// Schemes some fetcher, parser or shell handler acts on: the classic SSRF
@@ -196,8 +197,107 @@ pub(crate) fn js_unescape(text: &str) -> Option<String> {
     found.then(|| String::from_utf16_lossy(&units))
 }
 
-/// `true` when `text` is to be vetted as a URL (see the module docs).
+/// `true` when `text` is to be vetted as a URL (see the module docs): as
+/// written, or in one of its other readings ([`readings`]: a curl glob's
+/// expansion, HTTPie's localhost shorthand, a package's direct
+/// reference), or a glob of more expansions than are read.
 pub fn looks_like_url(text: &str) -> bool {
+    looks_like_url_one(text) || readings(text).map_or(true, |r| r.all().any(looks_like_url_one))
+}
+
+/// The texts besides itself a tool may read a text as ([`readings`]).
+struct Readings {
+    /// curl's glob expansions ([`curlglob::expansions`]): `{http,x}://…`
+    /// is `http://…`, `https://{tenant}.example.com` is
+    /// `https://tenant.example.com`.
+    glob: Vec<String>,
+    /// URLs the text stands for: HTTPie's localhost shorthand
+    /// ([`httpie_localhost`]) and a package's direct reference
+    /// ([`direct_reference`]).
+    urls: Vec<String>,
+}
+
+impl Readings {
+    fn all(&self) -> impl Iterator<Item = &str> {
+        self.glob.iter().chain(&self.urls).map(String::as_str)
+    }
+}
+
+/// The other readings of `text` ([`lenient_form`]), each vetted as the
+/// text itself would be.
+///
+/// # Errors
+/// `url.ambiguous` for a curl glob of more than
+/// [`MAX_GLOB_EXPANSIONS`](super::MAX_GLOB_EXPANSIONS) texts.
+fn readings(text: &str) -> Result<Readings, Denial> {
+    let s = lenient_form(text);
+    let glob = match curlglob::expansions(&s) {
+        curlglob::Glob::Plain => Vec::new(),
+        curlglob::Glob::Texts(t) => t,
+        curlglob::Glob::TooMany => {
+            return Err(Denial::of(
+                DenialCode::Ambiguous,
+                format!(
+                    "a curl glob (`{{a,b}}`, `[1-9]`) of more than {} texts, or of a head longer than a URL: a tool that shells out to curl fetches each",
+                    curlglob::MAX_GLOB_EXPANSIONS
+                ),
+            ))
+        }
+    };
+    let urls = httpie_localhost(&s)
+        .into_iter()
+        .chain(direct_reference(&s).map(str::to_owned))
+        .collect();
+    Ok(Readings { glob, urls })
+}
+
+/// How many texts [`vet_url`] may vet for `text` besides itself: its
+/// [`readings`] (a caller's scan bound counts them).
+pub(crate) fn other_readings(text: &str) -> usize {
+    readings(text).map_or(0, |r| r.all().count())
+}
+
+/// HTTPie's localhost shorthand (`httpie/cli/argparser.py`: a URL
+/// matching `^:(?!:)(\d*)(/?.*)$`): `:8003/x`, `:8003` and `:/admin` are
+/// `http://localhost:8003/x`, `http://localhost:8003` and
+/// `http://localhost/admin`. Only a port and a path, query or fragment
+/// without whitespace are read so (`::1`, `:)`, `:smile:` and `: word`
+/// stay text).
+fn httpie_localhost(s: &str) -> Option<String> {
+    let rest = s.strip_prefix(':')?;
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (port, tail) = rest.split_at(digits);
+    let shaped = tail.is_empty() || tail.starts_with(['/', '?', '#']);
+    if (port.is_empty() && tail.is_empty()) || !shaped || tail.contains(char::is_whitespace) {
+        return None;
+    }
+    let colon = if port.is_empty() { "" } else { ":" };
+    Some(format!("http://localhost{colon}{port}{tail}"))
+}
+
+/// The URL of a package spec with a direct reference (PEP 508
+/// `name[extra] @ URL`, npm `name@URL`, `@scope/name@URL`): the text after
+/// an `@` (white space around it allowed) that starts with a scheme of
+/// [`URL_SCHEMES`], or a VCS one (`git+http:`). `x@http://` is no e-mail
+/// address; `git@github.com:org/x.git` and `a@b.example` name no scheme.
+/// Bounded by the text's length.
+fn direct_reference(s: &str) -> Option<&str> {
+    s.match_indices('@').find_map(|(i, _)| {
+        let url = s.get(i.saturating_add(1)..)?.trim_matches(lenient_trim);
+        let scheme_len = url
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .unwrap_or(url.len());
+        let scheme = url.get(..scheme_len)?;
+        let last = scheme.rsplit('+').next()?;
+        let known = URL_SCHEMES.iter().any(|k| k.eq_ignore_ascii_case(last));
+        (known && url.get(scheme_len..)?.starts_with(':')).then_some(url)
+    })
+}
+
+/// [`looks_like_url`] of the text as written only.
+fn looks_like_url_one(text: &str) -> bool {
     let s = lenient_form(text);
     !is_address_notation(&s)
         && ((has_scheme(&s) && !heading_in_prose(text, &s)) || scheme_less_host(&s))
@@ -268,7 +368,8 @@ pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
     let s = lenient_form(text);
     if !has_scheme(&s) && scheme_less_host(&s) {
         // git's `[user@]host:path`: the host, and the path under it.
-        if let Some((host, path)) = scp_like(&s) {
+        if let Some(scp) = scp_like(&s) {
+            let (host, path) = (scp.host, scp.path);
             return std::borrow::Cow::Owned(format!("http://{host}/{path}"));
         }
         let network_path =
@@ -306,6 +407,11 @@ fn scheme_less_host(s: &str) -> bool {
         // (`///host/`, `\\\\\\host`, `/\\/host`).
         return s.trim_start_matches(slash).starts_with(|c: char| c > ' ');
     }
+    // git's, scp's and rsync's `[user@]host:path` (`git@10.0.0.5:x.git`,
+    // `[127.0.0.1:22]:x`) names its host as a URL with a path would.
+    if let Some(scp) = scp_like(s) {
+        return scp.names_a_host();
+    }
     let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
     let (authority, tail) = s.split_at(end);
     let authority = authority.rsplit('@').next().unwrap_or(authority);
@@ -318,12 +424,7 @@ fn scheme_less_host(s: &str) -> bool {
         _ => (authority, None),
     };
     if port.is_some_and(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
-        // git's, scp's and rsync's `[user@]host:path` (`git@10.0.0.5:x.git`)
-        // names its host as a URL with a path would.
-        // A short number is a section or a version (`10.1:Overview`).
-        return scp_like(s).is_some_and(|(host, _)| {
-            !is_number_or_version(host) && scheme_less_host(&format!("{host}/"))
-        });
+        return false;
     }
     if host.starts_with('[') && host.ends_with(']') {
         return matches!(url::Host::parse(host), Ok(url::Host::Ipv6(_)));
@@ -365,21 +466,142 @@ fn scheme_less_host(s: &str) -> bool {
     }
 }
 
-/// The host and path of `s` read as git, scp and rsync read
-/// `[user@]host:path` (`git@10.0.0.5:team/x.git`, `[::1]:x`): a host
-/// before the first `:` of the authority (an IPv6 address in brackets)
-/// followed by something other than a decimal port. `None` otherwise.
-fn scp_like(s: &str) -> Option<(&str, &str)> {
-    let authority = s.split(['/', '?', '#', '\\']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    let host_len = if host_port.starts_with('[') {
-        host_port.find(']')?.checked_add(1)?
-    } else {
-        host_port.find(':')?
+/// A text read as git, scp and rsync read an scp-like remote
+/// ([`scp_like`]).
+struct Scp<'a> {
+    /// The host: a name, an IPv4 form, or an IPv6 address in brackets.
+    host: String,
+    /// What follows the `:` after the host.
+    path: &'a str,
+    /// The host was in brackets (`[127.0.0.1:22]:x`).
+    bracketed: bool,
+    /// A `user@` came before the host.
+    user: bool,
+}
+
+impl Scp<'_> {
+    /// `true` when the remote names a host a URL with a path would
+    /// (refused as that URL): an IP literal in any notation `inet_aton`
+    /// reads, or a name [`scheme_less_host`] takes for one. A section or
+    /// verse number is no host (`10.1:Overview`, `3.2:Results`,
+    /// `100.64:foo`, `12:30pm`): a number of two or three parts only in
+    /// brackets, a single number only when it is `0` (0.0.0.0, the local
+    /// host to `connect`) or, in brackets or after `user@`, one past
+    /// `0.255.255.255` (`[2130706433]:x`); and a "path" with whitespace
+    /// is prose (`1.1:In the beginning`).
+    fn names_a_host(&self) -> bool {
+        let host = self.host.as_str();
+        if self.path.contains(char::is_whitespace) || host.contains(char::is_whitespace) {
+            return false;
+        }
+        let parts: Vec<&str> = host.split('.').collect();
+        let numeric = parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if numeric {
+            let zero = host.bytes().all(|b| b == b'0');
+            let big = host.parse::<u64>().map_or(true, |n| n > 0x00ff_ffff);
+            let marked = self.bracketed || self.user;
+            // `0:x/y.git`, but not a time (`0:30pm`, `00:00:00Z`).
+            let zero_host =
+                zero && (marked || !self.path.starts_with(|c: char| c.is_ascii_digit()));
+            let reads = match parts.len() {
+                1 => zero_host || (marked && big),
+                4 => true,
+                _ => self.bracketed,
+            };
+            return reads && matches!(url::Host::parse(host), Ok(url::Host::Ipv4(_)));
+        }
+        host.starts_with('[')
+            || matches!(url::Host::parse(host), Ok(url::Host::Ipv4(_)))
+            || scheme_less_host(&format!("{host}/"))
+    }
+}
+
+/// The host name of an scp-like remote ([`scp_like`]: `git@name.example:x`,
+/// `[name.example:22]:x`) that is no URL itself, for `--resolve`: git
+/// and scp look it up and dial port 22. Every address a lookup finds is
+/// vetted; none lets it pass (`git@github.com:org/x.git` is text as
+/// well). `None` for a text that is no such remote, a dotless name, or a
+/// name the core refuses unresolved (the URL check reads those).
+pub(crate) fn scp_name(net: &NetPolicy, text: &str) -> Option<PendingName> {
+    let s = lenient_form(text);
+    if has_scheme(&s) && !s.starts_with('[') {
+        return None;
+    }
+    let scp = scp_like(&s)?;
+    let host = scp.host.as_str();
+    let named = host.contains('.')
+        && host.contains(|c: char| c.is_ascii_alphabetic())
+        && !host.starts_with('[')
+        && !scp.path.contains(char::is_whitespace);
+    if !named {
+        return None;
+    }
+    match net.classify_url(&format!("http://{host}:22/")) {
+        Ok(a) if a.needs_dns() => Some(PendingName::scheme_less(a)),
+        _ => None,
+    }
+}
+
+/// `s` read as git (`connect.c`), scp and rsync read an scp-like remote
+/// `[user@]host:path` (`git@10.0.0.5:team/x.git`): a host before the
+/// first `:` of the authority, followed by something other than a
+/// decimal port (`host:8080` is a URL's); or a host in brackets at the
+/// start or after `user@` (`[::1]:x`, `user@[10.0.0.5]:/srv`), which may
+/// hold a `user@` and a `:port` itself (`[git@127.0.0.1:22]:x.git`),
+/// followed by `:` and a path (`[::1]:80` is a URL's `[v6]:port`).
+/// `None` otherwise.
+fn scp_like(s: &str) -> Option<Scp<'_>> {
+    let start = match s.find("@[") {
+        Some(i) if !s.get(..i)?.contains(['/', '\\', '?', '#', '[']) => i.checked_add(1)?,
+        _ => 0,
     };
+    if let Some(inner_rest) = s.get(start..)?.strip_prefix('[') {
+        let close = inner_rest.find(']')?;
+        let inner = inner_rest.get(..close)?;
+        let path = inner_rest.get(close.checked_add(1)?..)?.strip_prefix(':')?;
+        let (user_inside, host_port) = match inner.rsplit_once('@') {
+            Some((_, hp)) => (true, hp),
+            None => (false, inner),
+        };
+        let host = match bare_ipv6(host_port) {
+            Some(v6) => {
+                let url_port =
+                    start == 0 && !user_inside && path.bytes().all(|b| b.is_ascii_digit());
+                if url_port {
+                    return None;
+                }
+                format!("[{v6}]")
+            }
+            None => host_port.split(':').next()?.to_owned(),
+        };
+        if host.is_empty() {
+            return None;
+        }
+        return Some(Scp {
+            host,
+            path,
+            bracketed: true,
+            user: start > 0 || user_inside,
+        });
+    }
+    let authority = s.split(['/', '?', '#', '\\']).next()?;
+    let (user, host_port) = match authority.rsplit_once('@') {
+        Some((_, hp)) => (true, hp),
+        None => (false, authority),
+    };
+    let host_len = host_port.find(':')?;
     let host = host_port.get(..host_len)?;
     let port = host_port.get(host_len..)?.strip_prefix(':')?;
-    if host.is_empty() || port.bytes().all(|b| b.is_ascii_digit()) {
+    // A decimal port last (`host:8080`, `12:30:15`), or a hardware
+    // address (`00:1a:2b:3c:4d:5e`), is no remote.
+    let last = port.rsplit(':').next().unwrap_or(port);
+    if host.is_empty()
+        || host.contains(['[', ']'])
+        || last.bytes().all(|b| b.is_ascii_digit())
+        || is_mac_address(authority)
+    {
         return None;
     }
     let start = authority
@@ -387,7 +609,12 @@ fn scp_like(s: &str) -> Option<(&str, &str)> {
         .checked_sub(host_port.len())?
         .checked_add(host_len)?
         .checked_add(1)?;
-    Some((host, s.get(start..)?))
+    Some(Scp {
+        host: host.to_owned(),
+        path: s.get(start..)?,
+        bracketed: false,
+        user,
+    })
 }
 
 /// A scheme-less host name (already mapped, userinfo removed) that only a
@@ -464,6 +691,13 @@ impl PendingName {
         }
     }
 
+    /// The same name, passed when a lookup finds no address (a name a
+    /// curl glob reads, which may be a template).
+    fn lenient(mut self) -> Self {
+        self.maybe_text = true;
+        self
+    }
+
     /// The same kind of name for another destination, `dest`.
     pub(crate) fn renamed(&self, dest: Admitted) -> Self {
         Self {
@@ -505,10 +739,52 @@ impl PendingName {
 /// `https`, `url.scheme` naming that scheme, as the core answers the same
 /// text without them (`Note:remember to call Bob` as `Answer:42`): what
 /// the text reads as is a URL of that scheme.
-pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<PendingName>, Refusal> {
+///
+/// The text's other [`readings`] that look like URLs are vetted too (a
+/// curl glob's expansions, HTTPie's `:8003/`, `foo@http://…`), and their
+/// host names returned; a text that only they make a URL
+/// (`{http,x}://…`) is vetted in them only. The host names a glob reads
+/// may resolve or not (a template, `https://{tenant}.example.com`): every
+/// address found is vetted ([`PendingName::scheme_less`]).
+///
+/// # Errors
+/// Also `url.ambiguous` for a glob of more than
+/// [`MAX_GLOB_EXPANSIONS`](super::MAX_GLOB_EXPANSIONS) texts.
+pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Vec<PendingName>, Refusal> {
+    let r = readings(text).map_err(|d| Refusal::from_denial(&d, rule))?;
+    let glob = !r.glob.is_empty();
+    let mut names = Vec::new();
+    let mut read = false;
+    for t in r.all() {
+        if looks_like_url_one(t) {
+            read = true;
+            let name = vet_url_one(net, t, rule, false)?;
+            names.extend(name.map(|n| if glob { n.lenient() } else { n }));
+        }
+    }
+    if !read || looks_like_url_one(text) {
+        match vet_url_one(net, text, rule, glob) {
+            Ok(name) => names.extend(name.map(|n| if glob { n.lenient() } else { n })),
+            // A glob no URL parser reads as written (`http://[a-z].example/`)
+            // is what its expansions are.
+            Err(e) if glob && read && e.code() == "url.malformed" => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(names)
+}
+
+/// [`vet_url`] of the text as written only; `glob`: the text's curl glob
+/// is read ([`readings`]), so a host may hold its `{`, `}` and `,`.
+fn vet_url_one(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+    glob: bool,
+) -> Result<Option<PendingName>, Refusal> {
     let form = url_form(text);
     match net.classify_url(&form) {
-        Ok(a) if a.needs_dns() => dns_name(&a, rule).map(|()| Some(PendingName::new(a))),
+        Ok(a) if a.needs_dns() => dns_name(&a, rule, glob).map(|()| Some(PendingName::new(a))),
         Ok(_) => Ok(None),
         Err(d) if d.kind() == DenialCode::Ambiguous => Err(Refusal::from_denial(
             &refused_scheme(&form).unwrap_or(d),
@@ -523,16 +799,19 @@ pub fn vet_url(net: &NetPolicy, text: &str, rule: &str) -> Result<Option<Pending
 /// expands, once UTS 46 has mapped it), which
 /// WHATWG parsers take in a domain: no resolver answers it, but tools
 /// rewrite it first (curl's globbing reads `{example.com,127.0.0.1}` as
-/// two hosts).
+/// two hosts). With `glob` (the text's glob expansions are vetted
+/// themselves) a glob's `{`, `}` and `,` are let through
+/// (`{tenant}.example.com`).
 ///
 /// # Errors
 /// `url.ambiguous` with `rule`.
-fn dns_name(dest: &Admitted, rule: &str) -> Result<(), Refusal> {
+fn dns_name(dest: &Admitted, rule: &str, glob: bool) -> Result<(), Refusal> {
     let name = dest.domain().unwrap_or_default();
-    match name
-        .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '*')))
-    {
+    match name.chars().find(|&c| {
+        !(c.is_ascii_alphanumeric()
+            || matches!(c, '-' | '_' | '.' | '*')
+            || (glob && matches!(c, '{' | '}' | ',')))
+    }) {
         None => Ok(()),
         Some(c) => Err(Refusal::from_denial(
             &Denial::of(
@@ -602,7 +881,7 @@ pub(crate) fn scheme_less_name(
     net: &NetPolicy,
     text: &str,
     rule: &str,
-) -> Result<Option<PendingName>, Refusal> {
+) -> Result<Vec<PendingName>, Refusal> {
     scheme_less(net, text, rule, Reading::MaybePath)
 }
 
@@ -624,19 +903,46 @@ enum Reading {
 }
 
 /// [`scheme_less_name`], and [`host_argument`]'s reading of a text that is
-/// no bare IPv6 address, names the core refuses taken as `reading` says.
+/// no bare IPv6 address, names the core refuses taken as `reading` says;
+/// a curl glob's expansions ([`readings`]) each read so too, their names
+/// passed when a lookup finds no address.
+///
+/// # Errors
+/// Also `url.ambiguous` for a glob of more than
+/// [`MAX_GLOB_EXPANSIONS`](super::MAX_GLOB_EXPANSIONS) texts.
 fn scheme_less(
     net: &NetPolicy,
     text: &str,
     rule: &str,
     reading: Reading,
+) -> Result<Vec<PendingName>, Refusal> {
+    let r = readings(text).map_err(|d| Refusal::from_denial(&d, rule))?;
+    let glob = !r.glob.is_empty();
+    let mut names: Vec<PendingName> = scheme_less_one(net, text, rule, reading, glob)?
+        .into_iter()
+        .map(|n| if glob { n.lenient() } else { n })
+        .collect();
+    for t in &r.glob {
+        names.extend(scheme_less_one(net, t, rule, reading, false)?.map(PendingName::lenient));
+    }
+    Ok(names)
+}
+
+/// [`scheme_less`] of the text as written only; `glob` as for
+/// [`vet_url_one`].
+fn scheme_less_one(
+    net: &NetPolicy,
+    text: &str,
+    rule: &str,
+    reading: Reading,
+    glob: bool,
 ) -> Result<Option<PendingName>, Refusal> {
     let s = lenient_form(text);
     // A hardware address (`00:1a:2b:3c:4d:5e`) names no host.
     // Text without a letter or a digit (`*`, a wildcard origin) names no
     // host; `::` is read as IPv6 before this.
     if !s.chars().any(char::is_alphanumeric)
-        || looks_like_url(&s)
+        || looks_like_url_one(&s)
         || s.starts_with(['/', '\\', '.', '~'])
         || is_mac_address(&s)
     {
@@ -652,7 +958,7 @@ fn scheme_less(
         .find('\\')
         .is_some_and(|b| authority.get(b..).is_some_and(|rest| rest.contains('@')))
     {
-        return vet_url(net, &format!("http://{s}"), rule);
+        return vet_url_one(net, &format!("http://{s}"), rule, glob);
     }
     // The host as a WHATWG parser reads it after `http://` (Node's
     // `new URL`): past any `user@`, `\\` a slash, percent-decoded and
@@ -663,11 +969,15 @@ fn scheme_less(
         // an IPv6 zone (`[::1%1]:8003`) connects to the host before it.
         let mut name = None;
         match lenient_host(&s) {
-            Some(LenientHost::Ipv6(v6)) => name = vet_url(net, &format!("http://[{v6}]/"), rule)?,
-            Some(LenientHost::Name(head)) if looks_like_url(head) => {
-                name = vet_url(net, head, rule)?;
+            Some(LenientHost::Ipv6(v6)) => {
+                name = vet_url_one(net, &format!("http://[{v6}]/"), rule, glob)?;
             }
-            Some(LenientHost::Name(head)) => name = scheme_less(net, head, rule, reading)?,
+            Some(LenientHost::Name(head)) if looks_like_url_one(head) => {
+                name = vet_url_one(net, head, rule, glob)?;
+            }
+            Some(LenientHost::Name(head)) => {
+                name = scheme_less_one(net, head, rule, reading, glob)?;
+            }
             None => {}
         }
         // A host no URL parser reads that a client may still read an
@@ -676,7 +986,7 @@ fn scheme_less(
         // core's refusal of the URL it would be. Other such text (`#general`,
         // `python>=3.10`, `[default]`) names no address.
         if reading == Reading::Host && s.contains(|c: char| c.is_control() || "%\\:@".contains(c)) {
-            return vet_url(net, &format!("http://{s}/"), rule);
+            return vet_url_one(net, &format!("http://{s}/"), rule, glob);
         }
         return Ok(name);
     };
@@ -689,7 +999,7 @@ fn scheme_less(
     let port = parsed.port_or_known_default().unwrap_or(80);
     match net.classify_url(&format!("http://{host}:{port}/")) {
         Ok(a) if a.needs_dns() && reading != Reading::Word => {
-            dns_name(&a, rule).map(|()| Some(PendingName::scheme_less(a)))
+            dns_name(&a, rule, glob).map(|()| Some(PendingName::scheme_less(a)))
         }
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
@@ -1379,8 +1689,18 @@ mod tests {
             ("host", None),
             (":x", None),
             ("a/b:c", None),
+            ("[127.0.0.1:22]:x.git", Some(("127.0.0.1", "x.git"))),
+            ("[git@10.0.0.5]:repo", Some(("10.0.0.5", "repo"))),
+            ("user@[10.0.0.5]:/srv", Some(("10.0.0.5", "/srv"))),
+            ("[fe80::1%eth0]:x", Some(("[fe80::1]", "x"))),
+            ("git@[::1]:22", Some(("[::1]", "22"))),
+            ("[::1]:22", None),
+            ("[x]", None),
+            ("[]:x", None),
         ] {
-            assert_eq!(scp_like(s), want, "{s}");
+            let got = scp_like(s);
+            let got = got.as_ref().map(|p| (p.host.as_str(), p.path));
+            assert_eq!(got, want, "{s}");
         }
     }
 
@@ -1602,6 +1922,203 @@ mod tests {
         }
     }
 
+    /// What `text` decides as any string argument: `ok` when it is no URL
+    /// or a URL that passes.
+    fn decided(r: &NetPolicy, text: &str) -> &'static str {
+        if looks_like_url(text) {
+            code(r, text)
+        } else {
+            "ok"
+        }
+    }
+
+    /// curl's globs anywhere in a text, HTTPie's localhost shorthand and
+    /// a package's direct reference are read as the URLs they stand for
+    /// (attack s50: F30, F37, F38); a wildcard or template host passes
+    /// (FP7); text with braces, brackets or `@` stays text.
+    #[test]
+    fn other_readings_round_s50() {
+        let r = rules(&[], &[]);
+        let mut wrong = Vec::new();
+        for (text, want) in [
+            // F30: a glob outside the host.
+            ("{http,x}://127.0.0.1:8003/", "ssrf.loopback"),
+            ("[h-h]ttp://127.0.0.1:8003/", "ssrf.loopback"),
+            ("htt{p}://127.0.0.1:8003/", "ssrf.loopback"),
+            ("127.0.0.[1-1]:8003/", "ssrf.loopback"),
+            ("{,}127.0.0.1:8003/", "ssrf.loopback"),
+            ("h{t}tp://localhost:8003/", "ssrf.localhost_name"),
+            ("[g-i]ttp://169.254.169.254/latest", "url.scheme"),
+            ("[h-i]ttp://169.254.169.254/latest", "ssrf.cloud_metadata"),
+            ("{x,https}://10.0.0.[1-3]/", "ssrf.private_use"),
+            ("http://93.184.216.[30-40]/", "ok"),
+            ("http://1.2.3.[0-255]/", "ok"),
+            ("http://1.2.3.[0-256]/", "url.ambiguous"),
+            (
+                "http://{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}.example/",
+                "url.ambiguous",
+            ),
+            ("{http://127.0.0.1:8003/,x}", "ssrf.loopback"),
+            ("http://{127.0.0.1}:8003/", "ssrf.loopback"),
+            ("http://{example.com,127.0.0.1}:8003/", "ssrf.loopback"),
+            ("http://127.0.0.1{,}:8003/", "ssrf.loopback"),
+            ("{127.0.0.1}:8003/", "ssrf.loopback"),
+            ("{loc,x}alhost/admin", "ssrf.localhost_name"),
+            ("http://[::1]:8003/", "ssrf.loopback"),
+            ("http://[a-z].example.com/", "ok"),
+            // FP7: wildcard and template hosts.
+            ("https://*.example.com", "ok"),
+            ("https://*.vercel.app", "ok"),
+            ("https://{tenant}.example.com/api", "ok"),
+            ("https://{region}.api.example.com/v1", "ok"),
+            ("{https,http}://example.com/", "ok"),
+            ("https://example.com/{id}/items", "ok"),
+            ("http://a!b.example/", "url.ambiguous"),
+            // F37: HTTPie's localhost shorthand.
+            (":8003/", "ssrf.localhost_name"),
+            (":8003", "ssrf.localhost_name"),
+            (":/admin", "ssrf.localhost_name"),
+            (":8003/latest", "ssrf.localhost_name"),
+            (":8003?x=1", "ssrf.localhost_name"),
+            // F38: a package's direct reference.
+            ("foo@http://127.0.0.1:8003/x.whl", "ssrf.loopback"),
+            ("foo @ http://127.0.0.1:8003/x.whl", "ssrf.loopback"),
+            ("foo@ http://169.254.169.254/x.whl", "ssrf.cloud_metadata"),
+            ("foo[extra]@http://127.0.0.1:8003/x.whl", "ssrf.loopback"),
+            ("@scope/foo@http://10.0.0.5/x.tgz", "ssrf.private_use"),
+            ("foo@git+http://127.0.0.1:8003/x", "url.scheme"),
+            ("foo @ file:///etc/passwd", "url.scheme"),
+            ("foo @ https://example.com/foo-1.0.whl", "ok"),
+            // Text.
+            ("see {x} here", "ok"),
+            ("{x}", "ok"),
+            ("fn f() {}", "ok"),
+            ("{\"a\":1,\"b\":2}", "ok"),
+            ("[1-3] items", "ok"),
+            ("[1-3]", "ok"),
+            ("[link](https://example.com)", "ok"),
+            ("^[0-9]{3}-[0-9]{4}$", "ok"),
+            ("[A-Z][a-z]{2,}", "url.ambiguous"),
+            ("[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}", "ok"),
+            ("a@b.com", "ok"),
+            ("@scope/pkg@1.2.3", "ok"),
+            ("pkg@^1.2.0", "ok"),
+            ("user@host", "ok"),
+            ("node@20", "ok"),
+            ("C:\\x", "ok"),
+            ("12:30", "ok"),
+            ("::", "ok"),
+            ("::1", "ok"),
+            (":)", "ok"),
+            (":smile:", "ok"),
+            (": word", "ok"),
+            (":", "ok"),
+            ("git@github.com:org/x.git", "ok"),
+        ] {
+            let got = decided(&r, text);
+            if got != want {
+                wrong.push(format!("{text:?}: {got}, want {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// git's bracketed scp-like remotes and the host `0` are the hosts
+    /// they name (attack s50, F31); a section number before `:` is text
+    /// (FP10).
+    #[test]
+    fn scp_like_remotes_round_s50() {
+        let r = rules(&[], &[]);
+        let mut wrong = Vec::new();
+        for (text, want) in [
+            ("[127.0.0.1:22]:x.git", "ssrf.loopback"),
+            ("[127.0.0.1]:x", "ssrf.loopback"),
+            ("[169.254.169.254]:x", "ssrf.cloud_metadata"),
+            ("[localhost:22]:x", "ssrf.localhost_name"),
+            ("[git@10.0.0.5]:repo", "ssrf.private_use"),
+            ("user@[10.0.0.5]:/srv", "ssrf.private_use"),
+            ("[2130706433]:x", "url.ambiguous"),
+            ("git@[2130706433]:x", "url.ambiguous"),
+            ("git@2130706433:x", "url.ambiguous"),
+            ("[127.0.0.1]::mod/x", "ssrf.loopback"),
+            ("[127.1]:x", "url.ambiguous"),
+            ("git@0:x", "url.ambiguous"),
+            ("0:x/y.git", "url.ambiguous"),
+            ("[0]:x", "url.ambiguous"),
+            ("git@0.0.0.0:x", "ssrf.unspecified"),
+            ("[git@localhost]:x", "ssrf.localhost_name"),
+            ("git@[::1]:x", "ssrf.loopback"),
+            ("[fe80::1]:x", "ssrf.link_local"),
+            ("git@127.0.0.1:x", "ssrf.loopback"),
+            ("git@0x7f.1:x", "url.ambiguous"),
+            ("[::1]:80/x", "ssrf.loopback"),
+            // Text.
+            ("git@github.com:org/x.git", "ok"),
+            ("[github.com]:org/x.git", "ok"),
+            ("git@8.8.8.8:x.git", "ok"),
+            ("10.1:Overview", "ok"),
+            ("3.2:Results", "ok"),
+            ("1.1:In the beginning", "ok"),
+            ("100.64:foo", "ok"),
+            ("12:30pm", "ok"),
+            ("git@10.1:x", "ok"),
+            ("00:30:15", "ok"),
+            ("0:30pm", "ok"),
+            ("00:00:00Z", "ok"),
+            ("00:1a:2b:3c:4d:5e", "ok"),
+            ("[1]: https://example.com", "ok"),
+            ("[1]:x", "ok"),
+            ("[127.0.0.1]:a b", "ok"),
+        ] {
+            let got = decided(&r, text);
+            if got != want {
+                wrong.push(format!("{text:?}: {got}, want {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// The host names of a glob's expansions, a bracketed remote and a
+    /// direct reference are returned for `--resolve` (attack s50, F39); a
+    /// glob's pass when nothing resolves.
+    #[test]
+    fn names_of_other_readings() {
+        let r = rules(&[], &[]);
+        let hosts = |t: &str| {
+            vet_url(&r, t, "t")
+                .unwrap()
+                .iter()
+                .map(|n| (n.host().to_owned(), n.maybe_text()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            hosts("{http,x}://loop.example/"),
+            [("loop.example".to_owned(), true)]
+        );
+        assert_eq!(
+            hosts("foo@http://loop.example/x.whl"),
+            [("loop.example".to_owned(), false)]
+        );
+        let t = hosts("https://{a,b}.example/");
+        assert!(t.contains(&("a.example".to_owned(), true)), "{t:?}");
+        assert!(t.contains(&("b.example".to_owned(), true)), "{t:?}");
+        for (text, want) in [
+            ("git@loop.example:x/y.git", Some("loop.example")),
+            ("[loop.example:2222]:x", Some("loop.example")),
+            ("user@[loop.example]:/srv", Some("loop.example")),
+            ("git@db:x", None),
+            ("10.1:Overview", None),
+            ("a@b.example", None),
+            ("https://loop.example/", None),
+        ] {
+            let got = scp_name(&r, text);
+            assert_eq!(got.as_ref().map(PendingName::host), want, "{text}");
+            assert!(got.is_none_or(|n| n.maybe_text()), "{text}");
+        }
+        let names = scheme_less_name(&r, "{a,b}.example/x", "t").unwrap();
+        assert!(names.iter().any(|n| n.host() == "b.example"), "{names:?}");
+    }
+
     fn code(r: &NetPolicy, u: &str) -> &'static str {
         vet_url(r, u, "t")
             .map(|_| "ok")
@@ -1624,6 +2141,7 @@ mod tests {
         assert_eq!(code(&r, "http://93.184.216.34/"), "ok");
         let n = vet_url(&r, "https://Example.com:8443/x", "t")
             .unwrap()
+            .pop()
             .unwrap();
         assert_eq!((n.host(), n.port()), ("example.com", 8443));
     }
@@ -1698,7 +2216,7 @@ mod tests {
     #[test]
     fn resolved_addresses() {
         let r = rules(&["10.0.0.0/8", "wiki.internal"], &["8.8.8.0/24"]);
-        let name = |u: &str| vet_url(&r, u, "t").unwrap().unwrap();
+        let name = |u: &str| vet_url(&r, u, "t").unwrap().pop().unwrap();
         let ips = |v: &[&str]| {
             v.iter()
                 .map(|a| a.parse().unwrap())
@@ -1739,7 +2257,7 @@ mod tests {
             ],
         ) {
             let net = rules(&[], &[]);
-            let name = vet_url(&net, "https://many.example/", "t").unwrap().unwrap();
+            let name = vet_url(&net, "https://many.example/", "t").unwrap().pop().unwrap();
             let mut addrs: Vec<IpAddr> = (0..public)
                 .map(|i| IpAddr::from([93, 184, (i / 256) as u8, (i % 256) as u8]))
                 .collect();
@@ -1755,6 +2273,7 @@ mod tests {
         let net = rules(&[], &[]);
         let name = vet_url(&net, "https://many.example/", "t")
             .unwrap()
+            .pop()
             .unwrap();
         let mut addrs: Vec<IpAddr> = (0..64u8).map(|i| IpAddr::from([93, 184, 216, i])).collect();
         addrs.push(IpAddr::from([127, 0, 0, 1]));

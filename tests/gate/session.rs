@@ -183,6 +183,13 @@ fn transparent_proxy_and_url_refusals() {
         (5, "gopher://example.com:70/", "url.scheme"),
         (6, "file:///etc/passwd", "url.scheme"),
         (7, "http://0x7f.1/", "url.ambiguous"),
+        // Attack s50: a curl glob outside the host (F30), git's bracketed
+        // remote (F31), HTTPie's localhost shorthand (F37), a package's
+        // direct reference (F38).
+        (8, "{http,x}://127.0.0.1:8003/", "ssrf.loopback"),
+        (9, "[127.0.0.1:22]:x.git", "ssrf.loopback"),
+        (10, ":8003/", "ssrf.localhost_name"),
+        (11, "foo@http://127.0.0.1:8003/x.whl", "ssrf.loopback"),
     ] {
         let r = g.call(id, "fetch", json!({"url": url}));
         assert_eq!(r["id"], id);
@@ -195,6 +202,18 @@ fn transparent_proxy_and_url_refusals() {
         "{seen}"
     );
     assert!(seen.contains("notifications/initialized"));
+    assert!(!seen.contains("8003"), "{seen}");
+    // A wildcard or template host (attack s50, FP7) and a section number
+    // (FP10) pass.
+    let r = g.call(
+        12,
+        "echo",
+        json!({"origin": "https://*.example.com", "url": "https://{tenant}.example.com/api", "title": "10.1:Overview"}),
+    );
+    assert!(
+        r.get("error").is_none() && r["result"]["isError"] != true,
+        "{r}"
+    );
     assert_eq!(g.close(), 0);
 }
 
