@@ -14,7 +14,7 @@
 //! brace, `{}`, a nested group, a bad range).
 
 /// The most distinct texts one text is read as under curl's globbing
-/// ([`expansions`]); a text whose glob expands to more (or whose head is
+/// (`expansions`); a text whose glob expands to more (or whose head is
 /// longer than [`crate::net::MAX_URL_BYTES`]) is refused as ambiguous.
 pub const MAX_GLOB_EXPANSIONS: usize = 256;
 

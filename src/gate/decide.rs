@@ -4074,6 +4074,11 @@ max_bytes = 10
                 json!({"args": "--execute=http_proxy=127.0.0.1:8003"}),
                 "ssrf.loopback",
             ),
+            (json!({"args": "-x12''7.0.0.1:8003"}), "ssrf.loopback"),
+            (
+                json!({"dsn": "(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=127.0.0.1)(PORT=1521)))"}),
+                "ssrf.loopback",
+            ),
         ] {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
         }
@@ -4093,6 +4098,7 @@ max_bytes = 10
             json!({"connection_string": "Server=myhost.corp.example.com\\INST1,1433;Database=x"}),
             json!({"dsn": "host=db.example.com port=5432 dbname=app"}),
             json!({"args": ["-O2", "-lpthread", "-j4", "--verbose", "--out=build/x"]}),
+            json!({"dsn": "(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=db.example.com)(PORT=1521))(CONNECT_DATA=(SERVICE_NAME=orcl)))"}),
             json!({"command": "ls -la /tmp && echo 12:30:45"}),
             // Attack s51 FP12, FP13: bare addresses in arguments, shell
             // commands, SQLite files.

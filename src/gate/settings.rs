@@ -26,6 +26,7 @@ use super::urls::looks_like_url;
 ///   fields as their addresses ([`curl_addresses`]);
 /// * a short option with its value attached (`-x127.0.0.1:8080`,
 ///   `-h127.0.0.1`) whose value is an address or a URL;
+/// * a pair of an Oracle TNS descriptor (`(HOST=127.0.0.1)`);
 /// * a URL with its scheme (`http://…`) or curl's `HOST:PORT:ADDRESS`
 ///   field on its own; a bare address is an argument like any other
 ///   (`grep 127.0.0.1`, `--bind 0.0.0.0`).
@@ -65,6 +66,21 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
 
 /// The members of one line of settings text ([`settings_items`]).
 fn line_members(line: &str, members: &mut Vec<Value>) {
+    // An Oracle TNS descriptor, `(DESCRIPTION=(ADDRESS=(HOST=…)(PORT=…)))`:
+    // its parenthesised pairs are items.
+    if line.starts_with('(') {
+        let pairs: String = line
+            .chars()
+            .map(|c| if matches!(c, '(' | ')') { ';' } else { c })
+            .collect();
+        // `(ADDRESS=(…))` holds pairs, not a value.
+        for item in split_outside_braces(&pairs) {
+            if !item.trim().ends_with('=') {
+                item_members(item.trim(), true, false, members);
+            }
+        }
+        return;
+    }
     // One item whose key is words (`Data Source=…`), or items
     // between `;`: keys may hold spaces.
     let one_spaced_item = line.matches('=').count() == 1
@@ -349,6 +365,21 @@ mod tests {
             (
                 "a=1&url=http://10.0.0.1/",
                 json!([{"a": "1"}, {"url": "http://10.0.0.1/"}]),
+            ),
+            // Attack s51 F42: as a shell's quote removal leaves it.
+            (
+                "ht\"\"tp://x",
+                json!([{"url": "ht\"\"tp://x"}, {"url": "http://x"}]),
+            ),
+            ("-x12''7.0.0.1:8003", json!([{"host": "127.0.0.1:8003"}])),
+            ("-x12\\7.0.0.1:8003", json!([{"host": "127.0.0.1:8003"}])),
+            (
+                "--proxy=\"http://127.0.0.1:8080\"",
+                json!([{"proxy": "http://127.0.0.1:8080"}]),
+            ),
+            (
+                "(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=127.0.0.1)(PORT=1521))(CONNECT_DATA=(SERVICE_NAME=orcl)))",
+                json!([{"PROTOCOL": "TCP"}, {"HOST": "127.0.0.1"}, {"PORT": "1521"}, {"SERVICE_NAME": "orcl"}]),
             ),
         ] {
             assert_eq!(settings_items(text), Some(want), "{text:?}");

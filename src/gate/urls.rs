@@ -198,7 +198,7 @@ pub(crate) fn js_unescape(text: &str) -> Option<String> {
 }
 
 /// `true` when `text` is to be vetted as a URL (see the module docs): as
-/// written, or in one of its other readings ([`readings`]: a curl glob's
+/// written, or in one of its other readings (`readings`: a curl glob's
 /// expansion, HTTPie's localhost shorthand, a package's direct
 /// reference), or a glob of more expansions than are read.
 pub fn looks_like_url(text: &str) -> bool {
@@ -740,7 +740,7 @@ impl PendingName {
 /// text without them (`Note:remember to call Bob` as `Answer:42`): what
 /// the text reads as is a URL of that scheme.
 ///
-/// The text's other [`readings`] that look like URLs are vetted too (a
+/// The text's other `readings` that look like URLs are vetted too (a
 /// curl glob's expansions, HTTPie's `:8003/`, `foo@http://…`), and their
 /// host names returned; a text that only they make a URL
 /// (`{http,x}://…`) is vetted in them only. The host names a glob reads
