@@ -381,10 +381,13 @@ mod tests {
                 "(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=127.0.0.1)(PORT=1521))(CONNECT_DATA=(SERVICE_NAME=orcl)))",
                 json!([{"PROTOCOL": "TCP"}, {"HOST": "127.0.0.1"}, {"PORT": "1521"}, {"SERVICE_NAME": "orcl"}]),
             ),
+            // An unclosed brace is no ODBC literal.
+            ("Server={10.0.0.5", json!([{"host": "{10.0.0.5"}])),
         ] {
             assert_eq!(settings_items(text), Some(want), "{text:?}");
         }
         for none in [
+            ":8080",
             "Data Source=:memory:",
             "Data Source=./app.db",
             "grep -rn 127.0.0.1 src/",
