@@ -946,15 +946,6 @@ impl Gatekeeper {
         Ok(())
     }
 
-    /// Checks what a string holding JSON holds ([`embedded_json`]), in the
-    /// string's `place`: a decoded array or object is walked as if it
-    /// stood there; of a text that does not parse, every string literal.
-    ///
-    /// # Errors
-    /// The first refusal inside; `policy.arguments_too_complex` for JSON
-    /// nested in strings past [`MAX_EMBEDDED_JSON_DEPTH`], or holding a
-    /// duplicate key or nesting past the core's depth bound (a server
-    /// could read it in a way this check does not).
     /// The `key=value` items of settings text `s` ([`settings_items`]),
     /// each walked in its key's place, as texts in texts are: at most
     /// [`MAX_EMBEDDED_JSON_DEPTH`] deep.
@@ -980,6 +971,15 @@ impl Gatekeeper {
         walked
     }
 
+    /// Checks what a string holding JSON holds ([`embedded_json`]), in the
+    /// string's `place`: a decoded array or object is walked as if it
+    /// stood there; of a text that does not parse, every string literal.
+    ///
+    /// # Errors
+    /// The first refusal inside; `policy.arguments_too_complex` for JSON
+    /// nested in strings past [`MAX_EMBEDDED_JSON_DEPTH`], or holding a
+    /// duplicate key or nesting past the core's depth bound (a server
+    /// could read it in a way this check does not).
     fn walk_embedded(&self, s: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
         let embedded = embedded_json(s);
         if matches!(embedded, Embedded::Text) {

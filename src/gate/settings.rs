@@ -18,8 +18,8 @@ use super::urls::looks_like_url;
 /// and value (libpq's `host = 127.0.0.1`). An item is:
 /// * `key=value` (a key of letters, digits, `_`, `.`, `-` and, between
 ///   `;`, spaces; leading `-` dropped; quotes around the value dropped); an
-///   ODBC value in braces (`Driver={ODBC Driver 18 for SQL Server}`) is a
-///   literal and no item. The host keys of SQL Server connection strings
+///   ODBC value in braces is the text inside (`Server={127.0.0.1}`,
+///   `Driver={ODBC Driver 18 for SQL Server}`), as ODBC reads it. The host keys of SQL Server connection strings
 ///   (`Server`, `Data Source`, `Address`, `Addr`, `Network Address`) are
 ///   read as SqlClient reads them ([`sql_server_host`]: `tcp:db,1433` is
 ///   `db`, `.` is the local host), and curl's `--resolve`/`--connect-to`
@@ -123,13 +123,22 @@ fn shell_unquoted(line: &str) -> String {
 }
 
 /// `line` split at each `;` outside `{…}` (ODBC quotes a value holding `;`
-/// in braces).
+/// in braces, a `}` in it doubled).
 fn split_outside_braces(line: &str) -> Vec<String> {
     let mut items = vec![String::new()];
     let mut braced = false;
-    for c in line.chars() {
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '{' => braced = true,
+            // `}}` inside braces is a `}` of the value.
+            '}' if braced && chars.peek() == Some(&'}') => {
+                chars.next();
+                if let Some(last) = items.last_mut() {
+                    last.push_str("}}");
+                }
+                continue;
+            }
             '}' => braced = false,
             ';' if !braced => {
                 items.push(String::new());
@@ -188,9 +197,16 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
         .iter()
         .find_map(|&q| value.strip_prefix(q)?.strip_suffix(q))
         .unwrap_or(value);
-    if !key_ok || (value.starts_with('{') && value.ends_with('}')) {
+    if !key_ok {
         return;
     }
+    // An ODBC value in braces is the text inside, `}}` a `}`
+    // (`Server={127.0.0.1}` is `127.0.0.1`).
+    let unbraced = value
+        .strip_prefix('{')
+        .and_then(|v| v.strip_suffix('}'))
+        .map(|v| v.replace("}}", "}"));
+    let value = unbraced.as_deref().unwrap_or(value);
     if nested_ok && value.contains('=') {
         item_members(value, false, false, members);
     }
@@ -248,6 +264,10 @@ fn address_like(text: &str) -> bool {
 /// not a server.
 fn names_a_file(value: &str) -> bool {
     let v = value.trim();
+    // `::1` is an address, `:memory:` a file.
+    if address_like(&sql_server_host(v)) {
+        return false;
+    }
     let b = v.as_bytes();
     let drive = b.first().is_some_and(u8::is_ascii_alphabetic)
         && b.get(1) == Some(&b':')
@@ -280,11 +300,13 @@ fn sql_server_host(value: &str) -> String {
     }
 }
 
-/// The addresses of a curl `--resolve` field (`[+]HOST:PORT:ADDR[,ADDR]…`,
+/// The hosts of a curl `--resolve` field (`[+]HOST:PORT:ADDR[,ADDR]…`,
 /// `*:8003:127.0.0.1`) or `--connect-to` field (`HOST1:PORT1:HOST2:PORT2`,
-/// `::127.0.0.1:8003`): what follows the second `:`, split at `,`, each
-/// that is an address ([`address_like`]). None for text of another shape
-/// (`12:30:45`: a time names no address).
+/// `::127.0.0.1:8003`), what follows the second `:`: a `HOST2:PORT2`
+/// whole (a name or an address in any notation, which curl resolves:
+/// `::127.1:8003`), else each of its `,`-separated parts that is an
+/// address ([`address_like`]; curl's `--resolve` takes no other). None for
+/// text of another shape (`12:30:45`: a time names no address).
 fn curl_addresses(field: &str) -> Vec<&str> {
     let mut parts = field.splitn(3, ':');
     let (Some(_host), Some(port), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
@@ -292,6 +314,18 @@ fn curl_addresses(field: &str) -> Vec<&str> {
     };
     if !port.chars().all(|c| c.is_ascii_digit()) {
         return Vec::new();
+    }
+    // `HOST2:PORT2`, an IPv6 `HOST2` in brackets (an unbracketed `::1` is
+    // a `--resolve` address).
+    if let Some((host, port)) = rest.rsplit_once(':') {
+        let one_host = !host.contains(':') || (host.starts_with('[') && host.ends_with(']'));
+        if one_host && !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) {
+            return if host.is_empty() {
+                Vec::new()
+            } else {
+                vec![rest]
+            };
+        }
     }
     rest.split(',').filter(|a| address_like(a.trim())).collect()
 }
@@ -319,7 +353,12 @@ mod tests {
             ),
             (
                 "Driver={ODBC Driver 18 for SQL Server};Server=db\\INST1,1433",
-                json!([{"host": "db"}]),
+                json!([{"Driver": "ODBC Driver 18 for SQL Server"}, {"host": "db"}]),
+            ),
+            // ODBC reads a braced value without its braces, `}}` as `}`.
+            (
+                "Driver={x};Server={127.0.0.1};PWD={a}}b;c}",
+                json!([{"Driver": "x"}, {"host": "127.0.0.1"}, {"PWD": "a}b;c"}]),
             ),
             (
                 "Server=.;Trusted_Connection=True",
@@ -342,6 +381,13 @@ mod tests {
             ),
             ("::127.0.0.1:8003", json!([{"host": "127.0.0.1:8003"}])),
             ("--connect-to=::[::1]:8003", json!([{"host": "[::1]:8003"}])),
+            // curl resolves `--connect-to`'s HOST2 as any host: a name or
+            // an address in any notation; HOST2 empty keeps the URL's.
+            ("--connect-to=::127.1:8003", json!([{"host": "127.1:8003"}])),
+            ("--connect-to a.example:443:db.internal:5432", json!([{"host": "db.internal:5432"}])),
+            ("::0x7f000001:8003", json!([{"host": "0x7f000001:8003"}])),
+            // A SQL Server at an IPv6 address is no file (`:memory:` is).
+            ("Server=::1,1433;Database=x", json!([{"host": "::1"}, {"Database": "x"}])),
             (
                 "--proxy=http://127.0.0.1:8080",
                 json!([{"proxy": "http://127.0.0.1:8080"}]),
@@ -395,6 +441,7 @@ mod tests {
             "open localhost:3000",
             "-O2 -lpthread -j4",
             "12:30:45",
+            "a.example:443::8003",
             "make all",
             "",
             "# host=127.0.0.1",

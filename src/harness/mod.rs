@@ -29,6 +29,8 @@ pub mod fetch;
 
 #[cfg(feature = "gate")]
 pub mod gate;
+#[cfg(feature = "gate")]
+pub mod gate_arguments;
 
 /// The one list of fuzz targets: `name => module::function`, each function a
 /// harness in this module taking `&[u8]`. Everything else is generated from it
@@ -68,6 +70,8 @@ macro_rules! for_each_fuzz_target {
             fetch_redirects => fetch::fetch_redirects,
             #[cfg(feature = "gate")]
             gate_session => gate::gate_session,
+            #[cfg(feature = "gate")]
+            gate_arguments => gate_arguments::gate_arguments,
         }
     };
 }

@@ -399,3 +399,15 @@ fn docs_list_every_gate_code() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The structured argument model of `harness::gate_arguments`: an
+    /// address in any notation, in any carrier, is refused with exactly
+    /// the reference's code, or passes when public.
+    #[test]
+    fn argument_carriers_get_the_reference_verdict(data in prop::collection::vec(any::<u8>(), 0..64)) {
+        toolgate::harness::gate_arguments::gate_arguments(&data);
+    }
+}
