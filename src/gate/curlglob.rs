@@ -9,9 +9,11 @@
 //! `#` outside a group that does not follow a `:` or start the text (the
 //! end of an authority: the scheme, user, host and port a fetcher reads);
 //! a rest is kept as its first character, which says that a path follows.
-//! A text with whitespace or a control character is no glob (curl refuses
-//! such a URL), and so is one curl's globbing refuses (an unmatched
-//! brace, `{}`, a nested group, a bad range).
+//! A text with a control character other than a tab, or white space in its
+//! head outside a group, is no glob (curl refuses such a URL), and so is one curl's
+//! globbing refuses (an unmatched brace, `{}`, a nested group, a bad
+//! range). Inside a range, blanks after the `-` and before a step are
+//! skipped, as curl's `strtoul` skips them (`127.0.0.[1- 1]`).
 
 /// The most distinct texts one text is read as under curl's globbing
 /// (`expansions`); a text whose glob expands to more (or whose head is
@@ -35,7 +37,7 @@ pub(crate) enum Glob {
 /// `text` as curl's globbing reads it (see the module docs). Bounded by
 /// the text's length times [`MAX_GLOB_EXPANSIONS`].
 pub(crate) fn expansions(text: &str) -> Glob {
-    if !text.contains(['{', '[']) || text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if !text.contains(['{', '[']) || text.chars().any(|c| c.is_control() && c != '\t') {
         return Glob::Plain;
     }
     let Some((segments, rest, true)) = parse(text) else {
@@ -141,6 +143,8 @@ fn parse(text: &str) -> Option<(Vec<Vec<String>>, &str, bool)> {
                 }
             }
             '}' | ']' => return None,
+            // Prose (`see {x} here`), or a URL curl refuses.
+            c if c.is_whitespace() => return None,
             c => {
                 literal.push(c);
                 prev = Some(c);
@@ -188,8 +192,14 @@ fn set(s: &str) -> Option<(Vec<String>, usize)> {
 fn range(s: &str) -> Option<(Vec<String>, usize)> {
     let end = s.find(']')?;
     let inner = s.get(1..end)?;
+    // `strtoul` skips white space and takes a `+` before the step.
+    let step_value = |t: &str| {
+        let t = t.trim_start();
+        let t = t.strip_prefix('+').unwrap_or(t);
+        t.parse::<u64>().ok().filter(|&n| n > 0)
+    };
     let (span, step) = match inner.split_once(':') {
-        Some((span, step)) => (span, step.parse::<u64>().ok().filter(|&n| n > 0)?),
+        Some((span, step)) => (span, step_value(step)?),
         None => (inner, 1),
     };
     let (lo, hi) = span.split_once('-')?;
@@ -216,6 +226,8 @@ fn range(s: &str) -> Option<(Vec<String>, usize)> {
         }
     }
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    // curl skips blanks after a number's `-` (`[1- 9]`), not before it.
+    let hi = hi.trim_start_matches([' ', '\t']);
     if !digits(lo) || !digits(hi) {
         return None;
     }
@@ -264,6 +276,15 @@ mod tests {
             ["http://[::1]:80", "http://[::1]:80/"]
         );
         assert_eq!(texts("http://{a\\,b,c}.x"), ["http://a,b.x", "http://c.x"]);
+        // Blanks after a range's `-` and before its step, as curl's
+        // `strtoul` skips them; white space after the head is the path's.
+        assert_eq!(texts("127.0.0.[1- 1]:8003/x"), ["127.0.0.1:8003/"]);
+        assert_eq!(texts("127.0.0.[1-\t3: +2]"), ["127.0.0.1", "127.0.0.3"]);
+        assert_eq!(
+            texts("{http,x}://169.254.169.254/latest/[1- 1]"),
+            ["http://169.254.169.254/", "x://169.254.169.254/"]
+        );
+        assert_eq!(texts("http://{a,b}/my file"), ["http://a/", "http://b/"]);
     }
 
     #[test]
@@ -276,6 +297,11 @@ mod tests {
             "{}",
             "{a,{b}}",
             "[1-x]",
+            "[ 1-2]",
+            "[a- c]",
+            "[1-2:-1]",
+            "{a,b} c",
+            "a\u{1}{b}",
             "[z-a]",
             "[A-z]",
             "see {x} here",

@@ -400,6 +400,7 @@ fn docs_list_every_gate_code() {
     }
 }
 
+#[cfg(feature = "harness")]
 proptest! {
     #![proptest_config(config())]
 
