@@ -9,7 +9,8 @@
 //! `#` outside a group that does not follow a `:` or start the text (the
 //! end of an authority: the scheme, user, host and port a fetcher reads);
 //! a rest is kept as its first character, which says that a path follows.
-//! A text with a control character other than a tab, or white space in its
+//! A JSON object or array is no glob (its strings are read as JSON's). A
+//! text with a control character other than a tab, or white space in its
 //! head outside a group, is no glob (curl refuses such a URL), and so is one curl's
 //! globbing refuses (an unmatched brace, `{}`, a nested group, a bad
 //! range). Inside a range, blanks after the `-` and before a step are
@@ -38,6 +39,11 @@ pub(crate) enum Glob {
 /// the text's length times [`MAX_GLOB_EXPANSIONS`].
 pub(crate) fn expansions(text: &str) -> Glob {
     if !text.contains(['{', '[']) || text.chars().any(|c| c.is_control() && c != '\t') {
+        return Glob::Plain;
+    }
+    // A JSON object or array (`{"a":"x,fd00::1"}`) is data, whose strings
+    // are read as such, not a URL for curl.
+    if text.starts_with(['{', '[']) && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
         return Glob::Plain;
     }
     let Some((segments, rest, true)) = parse(text) else {
@@ -301,6 +307,8 @@ mod tests {
             "[a- c]",
             "[1-2:-1]",
             "{a,b} c",
+            "{\"a\":\"x,fd00::1\"}",
+            "[\"{a,b}\",1]",
             "a\u{1}{b}",
             "[z-a]",
             "[A-z]",

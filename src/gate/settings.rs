@@ -21,7 +21,7 @@ use super::urls::looks_like_url;
 ///   ODBC value in braces is the text inside (`Server={127.0.0.1}`,
 ///   `Driver={ODBC Driver 18 for SQL Server}`), as ODBC reads it. The host keys of SQL Server connection strings
 ///   (`Server`, `Data Source`, `Address`, `Addr`, `Network Address`) are
-///   read as SqlClient reads them ([`sql_server_host`]: `tcp:db,1433` is
+///   read as SqlClient reads them ([`sql_server_hosts`]: `tcp:db,1433` is
 ///   `db`, `.` is the local host), and curl's `--resolve`/`--connect-to`
 ///   fields as their addresses ([`curl_addresses`]);
 /// * a short option with its value attached (`-x127.0.0.1:8080`,
@@ -37,35 +37,81 @@ use super::urls::looks_like_url;
 /// Bounded by `t`'s length.
 pub(crate) fn settings_items(t: &str) -> Option<Value> {
     let mut members = Vec::new();
-    for line in t.lines() {
+    for line in t.split(line_break) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let first = members.len();
-        line_members(line, &mut members);
+        let mut line_items = Vec::new();
+        line_members(line, &mut line_items);
         // As a program splitting it as a shell would (Python's
         // `shlex.split`) reads it: quotes and escapes removed
-        // (`-x12''7.0.0.1:8003`); each item once.
-        // Not a connection string (`;`): no shell splits one.
+        // (`-x12''7.0.0.1:8003`, `-H 'a;b' -x12''7.0.0.1:8003`). Not a
+        // connection string (`;` and no option): no shell splits one, and
+        // its `\` separates an instance (`db\INST1`).
+        let command = !line.contains(';') || line.split_whitespace().any(|w| w.starts_with('-'));
         let unquoted = shell_unquoted(line);
-        if unquoted != line && !line.contains(';') {
-            let seen: std::collections::HashSet<String> = members
-                .get(first..)
-                .unwrap_or_default()
-                .iter()
-                .map(Value::to_string)
-                .collect();
-            let mut more = Vec::new();
-            line_members(&unquoted, &mut more);
-            members.extend(more.into_iter().filter(|m| !seen.contains(&m.to_string())));
+        if command && unquoted != line {
+            line_members(&unquoted, &mut line_items);
         }
+        // Each item of a line once, in the order first read.
+        let mut seen = std::collections::HashSet::new();
+        members.extend(
+            line_items
+                .into_iter()
+                .filter(|m| seen.insert(m.to_string())),
+        );
     }
     (!members.is_empty()).then_some(Value::Array(members))
 }
 
-/// The members of one line of settings text ([`settings_items`]).
+/// `true` for a character that ends a line to Python's `str.splitlines`
+/// (and so to a program reading settings one line at a time): `\n`, `\r`,
+/// VT, FF, U+001C to U+001E, NEL, U+2028 and U+2029 (U+001F too, which
+/// `str.split()` takes for white space).
+fn line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}'..='\u{1f}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// The members of one line of settings text ([`settings_items`]): its
+/// items as its shape says, and, when the line holds white space and was
+/// not split at it, its words' items too (`fetch mode=fast http://…`,
+/// `-H 'a;b' -x127.0.0.1:8080`, `application_name={;} host=…`: a line
+/// can be a command line whatever else it looks like).
 fn line_members(line: &str, members: &mut Vec<Value>) {
+    // A TNS descriptor after a key or a user (`Data Source=(DESCRIPTION=…`,
+    // `scott/tiger@(DESCRIPTION=…`): its pairs as well.
+    if let Some(at) = line
+        .find("(")
+        .filter(|&at| at > 0 && tns_pair_at(line.get(at..).unwrap_or_default()))
+    {
+        shaped_members(line.get(at..).unwrap_or_default(), members);
+    }
+    if shaped_members(line, members) && line.contains(char::is_whitespace) {
+        // Each word, at its `;` too (`Server=a,1433;Database=x;User Id=sa`).
+        for token in spaced_tokens(line) {
+            for part in split_outside_braces(&token) {
+                item_members(part.trim(), false, true, members);
+            }
+        }
+    }
+}
+
+/// `true` when `s` starts with a TNS pair's `(KEY=`.
+fn tns_pair_at(s: &str) -> bool {
+    s.strip_prefix('(')
+        .and_then(|r| r.split_once('='))
+        .is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// The members of `line` as its shape says ([`settings_items`]); `true`
+/// when its words may be a command line's all the same.
+fn shaped_members(line: &str, members: &mut Vec<Value>) -> bool {
     // An Oracle TNS descriptor, `(DESCRIPTION=(ADDRESS=(HOST=…)(PORT=…)))`:
     // its parenthesised pairs are items.
     if line.starts_with('(') {
@@ -79,7 +125,7 @@ fn line_members(line: &str, members: &mut Vec<Value>) {
                 item_members(item.trim(), true, false, members);
             }
         }
-        return;
+        return false;
     }
     // One item whose key is words (`Data Source=…`), or items
     // between `;`: keys may hold spaces.
@@ -89,17 +135,30 @@ fn line_members(line: &str, members: &mut Vec<Value>) {
             !k.is_empty() && k.chars().all(|c| c.is_alphabetic() || c == ' ')
         });
     let spaced_keys = one_spaced_item || line.contains(';');
+    let query = line.contains('&') && !line.contains(char::is_whitespace);
     let items: Vec<String> = if one_spaced_item {
         vec![line.to_owned()]
     } else if spaced_keys {
         split_outside_braces(line)
-    } else if line.contains('&') && !line.contains(char::is_whitespace) {
+    } else if query {
         line.split('&').map(str::to_owned).collect()
     } else {
         spaced_tokens(line)
     };
     for item in &items {
         item_members(item.trim(), spaced_keys, true, members);
+    }
+    // A value with words after it (`fetch mode=fast http://…`), a `;`
+    // that splits nothing (`application_name={;} host=…`) or beside an
+    // option (`-H 'a;b' -x…`): maybe a command line. Not a connection
+    // string's items (`Data Source=db;…`), whose words are no items.
+    if one_spaced_item {
+        line.split_once('=')
+            .is_some_and(|(_, v)| v.trim().contains(char::is_whitespace))
+    } else if spaced_keys {
+        items.len() == 1 || line.split_whitespace().any(|w| w.starts_with('-'))
+    } else {
+        false
     }
 }
 
@@ -176,11 +235,20 @@ fn member(key: &str, value: &str) -> Value {
 
 /// The members one item makes ([`settings_items`]).
 fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Vec<Value>) {
+    // A DSN with a user before its host (`root@tcp(db:3306)/app?x=1`).
+    let head = item.split('?').next().unwrap_or(item);
+    if !head.contains('=') && !item.contains("://") {
+        if let Some(host) = user_at_host(head) {
+            members.push(member("host", host));
+        }
+    }
     let Some((key, value)) = item.split_once('=') else {
         if let Some(rest) = attached_short_value(item) {
-            let key = if address_like(rest) { "host" } else { "url" };
+            let host = address_like(rest) || numeric_host(rest).is_some() || !looks_like_url(rest);
+            let key = if host { "host" } else { "url" };
             members.push(member(key, rest));
-        } else if item.contains("://") {
+        } else if item.contains("://") || (item.contains(":/") && looks_like_url(item)) {
+            // `http:/127.0.0.1/`: curl and WHATWG parsers take one slash.
             members.push(member("url", item));
         } else {
             members.extend(curl_addresses(item).into_iter().map(|a| member("host", a)));
@@ -192,14 +260,21 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
         && key.chars().all(|c| {
             c.is_alphanumeric() || matches!(c, '_' | '.' | '-') || (spaced_keys && c == ' ')
         });
+    // A key of another shape (Helm's `servers[0].url`, `url+`) is read by
+    // its last name (`url`), its value checked in that name's place, or
+    // in a plain place when it has none.
+    let key = if key_ok {
+        key
+    } else {
+        key.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-')))
+            .rfind(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+            .unwrap_or("value")
+    };
     let value = value.trim();
     let value = ['"', '\'']
         .iter()
         .find_map(|&q| value.strip_prefix(q)?.strip_suffix(q))
         .unwrap_or(value);
-    if !key_ok {
-        return;
-    }
     // An ODBC value in braces is the text inside, `}}` a `}`
     // (`Server={127.0.0.1}` is `127.0.0.1`).
     let unbraced = value
@@ -216,9 +291,9 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
         .flat_map(char::to_lowercase)
         .collect();
     match folded.as_str() {
-        "server" | "datasource" | "address" | "addr" | "networkaddress" => {
+        "server" | "datasource" | "address" | "addr" | "networkaddress" | "failoverpartner" => {
             if !names_a_file(value) {
-                members.push(member("host", &sql_server_host(value)));
+                members.extend(sql_server_hosts(value).iter().map(|h| member("host", h)));
             }
         }
         "resolve" | "connectto" => {
@@ -229,14 +304,74 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
 }
 
 /// The value of a short option written with it (`-x127.0.0.1:8080`: `x`
-/// and `127.0.0.1:8080`), when it is an address ([`address_like`]) or a
-/// URL: `-O2` and `-lpthread` are none.
+/// and `127.0.0.1:8080`), when it is an address ([`address_like`]), an
+/// IPv4 address in a resolver's notation with a dot or a port
+/// ([`numeric_host`]: `-x127.1:8080`), or a URL; after `-h` (psql's,
+/// mysql's, redis-cli's host) or `-x` (curl's proxy), also a name with a
+/// dot or a port, or a number (`-h0`, `-hdb.internal`). `-O2`,
+/// `-lpthread` and `-hrn` are none.
 fn attached_short_value(item: &str) -> Option<&str> {
     let rest = item.strip_prefix('-')?;
     let mut chars = rest.chars();
-    chars.next().filter(char::is_ascii_alphabetic)?;
+    let letter = chars.next().filter(char::is_ascii_alphabetic)?;
     let value = chars.as_str();
-    (address_like(value) || looks_like_url(value)).then_some(value)
+    let host_option = matches!(letter, 'h' | 'x')
+        && !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']' | '%'))
+        && (value.contains(['.', ':']) || numeric_host(value).is_some());
+    let numeric = numeric_host(value).is_some_and(|dotted_or_ported| dotted_or_ported);
+    (host_option || numeric || address_like(value) || looks_like_url(value)).then_some(value)
+}
+
+/// `Some` when `text` is an IPv4 address as `inet_aton` reads it, perhaps
+/// with a port (`127.1`, `0x7f000001:8080`, `2130706433`): one to four
+/// parts of decimal, `0x` hexadecimal or `0` octal digits; `Some(true)`
+/// when it has a dot or a port (so it is no count: `-O2`).
+fn numeric_host(text: &str) -> Option<bool> {
+    let digits = |t: &str, radix: u32| !t.is_empty() && t.chars().all(|c| c.is_digit(radix));
+    let (host, ported) = match text.rsplit_once(':') {
+        Some((h, p)) if digits(p, 10) => (h, true),
+        _ => (text, false),
+    };
+    let parts = host.split('.').count();
+    let numeric = (1..=4).contains(&parts)
+        && host.split('.').all(
+            |p| match p.strip_prefix("0x").or_else(|| p.strip_prefix("0X")) {
+                Some(hex) => hex.is_empty() || digits(hex, 16),
+                None if p.len() > 1 && p.starts_with('0') => digits(p, 8),
+                None => digits(p, 10),
+            },
+        );
+    numeric.then_some(ported || parts > 1)
+}
+
+/// The host of a connection string that names its server after a user:
+/// Oracle's EZConnect (`scott/tiger@//db:1521/orcl`,
+/// `user/pw@db:1521/orcl`) and Go's MySQL driver (`root@tcp(db:3306)/app`),
+/// with its port; `None` for other text (`me@example.com` names a mailbox,
+/// and a host followed by a path or `?` is a DSN's).
+fn user_at_host(item: &str) -> Option<&str> {
+    let (_, after) = item.rsplit_once('@')?;
+    if let Some(inner) = after.strip_prefix("tcp(") {
+        return inner.split(')').next().filter(|h| !h.is_empty());
+    }
+    let slashed = after.strip_prefix("//");
+    let rest = slashed.unwrap_or(after);
+    if slashed.is_none() && !rest.contains(['/', '?']) {
+        return None;
+    }
+    let host = rest.split(['/', '?']).next().filter(|h| !h.is_empty())?;
+    // `git@github.com:org/repo`: what follows the `:` is no port.
+    Some(match host.rsplit_once(':') {
+        Some((h, port))
+            if !h.ends_with(':') && !port.chars().all(|c| c.is_ascii_digit()) && !h.is_empty() =>
+        {
+            h
+        }
+        _ => host,
+    })
 }
 
 /// `true` for an IP address, perhaps in brackets and with a port
@@ -265,7 +400,7 @@ fn address_like(text: &str) -> bool {
 fn names_a_file(value: &str) -> bool {
     let v = value.trim();
     // `::1` is an address, `:memory:` a file.
-    if address_like(&sql_server_host(v)) {
+    if sql_server_hosts(v).iter().any(|h| address_like(h)) {
         return false;
     }
     let b = v.as_bytes();
@@ -275,29 +410,41 @@ fn names_a_file(value: &str) -> bool {
     drive || v.starts_with([':', '/', '|']) || v.starts_with("./") || v.starts_with(".\\")
 }
 
-/// The host of a SQL Server connection string's `Server` value as
+/// The hosts of a SQL Server connection string's `Server` value as
 /// SqlClient and ODBC read it: without a protocol (`tcp:`, `np:`, `lpc:`,
 /// `admin:`), an instance (`\SQLEXPRESS`) and a port (`,1433`); `.`,
-/// `(local)` and `(localdb)` are the local host (`localhost`).
-fn sql_server_host(value: &str) -> String {
-    let mut v = value.trim();
-    for protocol in ["tcp:", "np:", "lpc:", "admin:"] {
-        if v.len() >= protocol.len()
-            && v.get(..protocol.len())
-                .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
-        {
-            v = v.get(protocol.len()..).unwrap_or_default();
+/// `(local)` and `(localdb)` are the local host (`localhost`). The same
+/// keys hold a list of hosts to MySqlConnector and Npgsql
+/// (`Server=a.example,127.0.0.1`): each element after the first that is
+/// no port (a number below 65536) is a host too. At most as many hosts as the value has `,`.
+fn sql_server_hosts(value: &str) -> Vec<String> {
+    let mut hosts = Vec::new();
+    for (i, element) in value.split(',').enumerate() {
+        let mut v = element.trim();
+        // A port (`,1433`): a number no port is (`,2130706433`) is a host.
+        if i > 0 && (v.is_empty() || v.parse::<u16>().is_ok()) {
+            continue;
         }
+        for protocol in ["tcp:", "np:", "lpc:", "admin:"] {
+            if v.len() >= protocol.len()
+                && v.get(..protocol.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
+            {
+                v = v.get(protocol.len()..).unwrap_or_default();
+            }
+        }
+        let v = v.trim_start_matches('\\');
+        let v = v.split('\\').next().unwrap_or_default().trim();
+        let lower = v.to_ascii_lowercase();
+        hosts.push(
+            if v == "." || lower == "(local)" || lower.starts_with("(localdb)") {
+                "localhost".to_owned()
+            } else {
+                v.to_owned()
+            },
+        );
     }
-    let v = v.trim_start_matches('\\');
-    let v = v.split(',').next().unwrap_or_default();
-    let v = v.split('\\').next().unwrap_or_default().trim();
-    let lower = v.to_ascii_lowercase();
-    if v == "." || lower == "(local)" || lower.starts_with("(localdb)") {
-        "localhost".to_owned()
-    } else {
-        v.to_owned()
-    }
+    hosts
 }
 
 /// The hosts of a curl `--resolve` field (`[+]HOST:PORT:ADDR[,ADDR]…`,
@@ -447,7 +594,131 @@ mod tests {
             "# host=127.0.0.1",
             "ls -la /tmp",
         ] {
-            assert_eq!(settings_items(none), None, "{none:?}");
+            // No item, or none a host or URL check reads (`Source` of the
+            // words of `Data Source=:memory:`).
+            let items = settings_items(none).unwrap_or_default();
+            let checked: Vec<&Value> = items
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m.get("host").is_some() || m.get("url").is_some())
+                .collect();
+            assert!(checked.is_empty(), "{none:?}: {checked:?}");
+        }
+    }
+
+    /// Attack s52: each text's items hold the host or URL its program
+    /// reaches (`A…` the finding).
+    #[test]
+    fn hosts_behind_other_shapes_are_items() {
+        for (text, key, value) in [
+            // A20: one `=` after words does not make the line one item.
+            (
+                "fetch mode=fast http://169.254.169.254/x",
+                "url",
+                "http://169.254.169.254/x",
+            ),
+            // A21: a `;` in a quoted option does not make a connection string.
+            (
+                "-H 'Accept: text/html;q=0.9' -x127.0.0.1:8080",
+                "host",
+                "127.0.0.1:8080",
+            ),
+            (
+                "-b 'a=1;b=2' --connect-to ::127.0.0.1:80",
+                "host",
+                "127.0.0.1:80",
+            ),
+            // A1: libpq braces hide no host.
+            ("application_name={;} host=127.0.0.1", "host", "127.0.0.1"),
+            ("Data Source={169.254.169.254}", "host", "169.254.169.254"),
+            // A22: a key of another shape is read by its last name.
+            (
+                "--set servers[0].url=http://169.254.169.254/",
+                "url",
+                "http://169.254.169.254/",
+            ),
+            ("--set proxy.hosts[0]=127.0.0.1", "hosts", "127.0.0.1"),
+            ("url+=http://10.0.0.1/", "url", "http://10.0.0.1/"),
+            ("a[]=http://10.0.0.1/", "a", "http://10.0.0.1/"),
+            ("[0]=http://10.0.0.1/", "value", "http://10.0.0.1/"),
+            // A8: one slash after the scheme.
+            ("-s http:/127.0.0.1/", "url", "http:/127.0.0.1/"),
+            (
+                "--url HTTPS:/169.254.169.254/",
+                "url",
+                "HTTPS:/169.254.169.254/",
+            ),
+            // A6: attached hosts in a resolver's notations.
+            ("-h127.1 -P3306", "host", "127.1"),
+            ("-h0 -P3306", "host", "0"),
+            ("-h2130706433", "host", "2130706433"),
+            ("-x127.1 https://example.com/", "host", "127.1"),
+            ("-p0x7f000001:8080", "host", "0x7f000001:8080"),
+            ("-hdb.internal", "host", "db.internal"),
+            // A19: a list of servers.
+            (
+                "Server=example.com,127.0.0.1;Database=x",
+                "host",
+                "127.0.0.1",
+            ),
+            ("Data Source=a.example,10.0.0.5,1433", "host", "10.0.0.5"),
+            ("Database=x;Failover Partner=127.1", "host", "127.1"),
+            // A3: a TNS descriptor after a key or a user.
+            (
+                "Data Source=(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=127.0.0.1)(PORT=1521)))",
+                "HOST",
+                "127.0.0.1",
+            ),
+            (
+                "scott/tiger@(DESCRIPTION=(ADDRESS=(HOST=10.0.0.1)))",
+                "HOST",
+                "10.0.0.1",
+            ),
+            // A4: EZConnect and Go's MySQL DSN.
+            (
+                "scott/tiger@//127.0.0.1:1521/orcl",
+                "host",
+                "127.0.0.1:1521",
+            ),
+            ("user/pw@127.1:1521/orcl", "host", "127.1:1521"),
+            (
+                "root@tcp(169.254.169.254:80)/db?timeout=1s",
+                "host",
+                "169.254.169.254:80",
+            ),
+            ("git@db.internal:org/repo", "host", "db.internal"),
+            // A9: lines as `str.splitlines` splits them.
+            ("X=1\u{1e}PGHOST=127.0.0.1", "PGHOST", "127.0.0.1"),
+            ("X=1\u{2028}host=127.0.0.1", "host", "127.0.0.1"),
+            ("X=1\u{85}host=127.0.0.1", "host", "127.0.0.1"),
+        ] {
+            let items = settings_items(text).unwrap_or_default();
+            assert!(
+                items
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
+                "{text:?}: {items}"
+            );
+        }
+        // Words that name no host stay so.
+        for text in [
+            "grep -hrn pattern",
+            "-O2 -lpthread",
+            "me@example.com",
+            "-hrn",
+            "Server=db,1433",
+        ] {
+            let items = settings_items(text).unwrap_or_default();
+            let hosts: Vec<&Value> = items
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.get("host"))
+                .collect();
+            assert!(hosts.iter().all(|h| *h == "db"), "{text:?}: {items}");
         }
     }
 }

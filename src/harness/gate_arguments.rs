@@ -142,9 +142,11 @@ enum Carrier {
     /// The host, perhaps with a port, under a host-named argument.
     Host { port: Option<u16>, name: u8 },
     /// A libpq connection string (`host=H port=5432 dbname=app`), its `=`
-    /// perhaps spaced, or a `postgresql://` URI, under a DSN-named argument.
+    /// perhaps spaced, or a `postgresql://` URI, an EZConnect or a Go
+    /// MySQL DSN, under a DSN-named argument.
     Libpq { form: u8, name: u8 },
-    /// A SQL Server connection string (`Server=tcp:H,1433;…`).
+    /// A SQL Server connection string (`Server=tcp:H,1433;…`), a list of
+    /// hosts (`Server=a.example,H`), a TNS descriptor after `Data Source=`.
     SqlServer {
         form: u8,
         port: Option<u16>,
@@ -153,7 +155,8 @@ enum Carrier {
     /// An ODBC connection string, the server perhaps in braces.
     Odbc { braced: bool, name: u8 },
     /// A command line's option (`--proxy=http://H:8080`, `-xH:8080`,
-    /// `--host=H`).
+    /// `--host=H`, `-hH`, Helm's `--set a[0].url=…`), beside a quoted `;`
+    /// or after words with a `=`.
     Flag { form: u8, name: u8 },
     /// curl's `--resolve NAME:PORT:H` or `--connect-to ::H:PORT`.
     CurlResolve { connect_to: bool, equals: bool },
@@ -285,21 +288,30 @@ impl ArgumentModel {
             ),
             Carrier::Libpq { form, name } => (
                 pick(&["dsn", "conninfo", "pg_dsn", "connection"], name),
-                text(match form % 4 {
+                text(match form % 7 {
                     0 => format!("host={host} port=5432 dbname=app"),
                     1 => format!("dbname=app host = {host}"),
                     2 => format!("user=app hostaddr='{host}' dbname=app"),
-                    _ => format!("postgresql://app@{uh}:5432/app"),
+                    3 => format!("postgresql://app@{uh}:5432/app"),
+                    4 => format!("application_name={{;}} host={host}"),
+                    // Oracle's EZConnect, Go's MySQL driver.
+                    5 => format!("scott/tiger@//{uh}:1521/orcl"),
+                    _ => format!("root@tcp({})/app?timeout=1s", self.host_port(3306)),
                 }),
             ),
             Carrier::SqlServer { form, port, name } => {
                 let port = port.map(|p| format!(",{p}")).unwrap_or_default();
                 (
                     pick(&["connection_string", "connectionString", "connstr"], name),
-                    text(match form % 3 {
+                    text(match form % 5 {
                         0 => format!("Server=tcp:{host}{port};Database=app;"),
                         1 => format!("Data Source={host}{port};Initial Catalog=app"),
-                        _ => format!("Database=app; Address = {host}{port}"),
+                        2 => format!("Database=app; Address = {host}{port}"),
+                        // MySqlConnector's and Npgsql's list of hosts.
+                        3 => format!("Server=example.com,{host};Database=app;User Id=sa"),
+                        _ => format!(
+                            "Data Source=(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST={host})(PORT=1521)))"
+                        ),
                     }),
                 )
             }
@@ -318,11 +330,18 @@ impl ArgumentModel {
             }
             Carrier::Flag { form, name } => (
                 pick(&["args", "extra_args", "argv", "flags"], name),
-                text(match form % 4 {
+                text(match form % 8 {
                     0 => format!("--proxy=http://{uh}:8080 https://example.com/"),
                     1 => format!("-x{} https://example.com/", self.host_port(8080)),
                     2 => format!("--host={host} --port=5432"),
-                    _ => format!("-O2 --url='http://{uh}/x'"),
+                    3 => format!("-O2 --url='http://{uh}/x'"),
+                    4 => format!(
+                        "-H 'Accept: text/html;q=0.9' -x{} https://example.com/",
+                        self.host_port(8080)
+                    ),
+                    5 => format!("upgrade app ./chart --set servers[0].url=http://{uh}/"),
+                    6 => format!("fetch mode=fast http://{uh}/x"),
+                    _ => format!("-h{host} -P3306"),
                 }),
             ),
             Carrier::CurlResolve { connect_to, equals } => {
@@ -423,8 +442,8 @@ impl ArgumentModel {
             Carrier::Url { .. } | Carrier::Env { .. } | Carrier::Glob { .. } => true,
             // `--proxy=http://H:8080`, `--url='http://H/x'`; not `-xH:8080`
             // or `--host=H`.
-            Carrier::Flag { form, .. } => form % 4 == 0 || form % 4 == 3,
-            Carrier::Libpq { form, .. } => form % 4 == 3,
+            Carrier::Flag { form, .. } => matches!(form % 8, 0 | 3 | 5 | 6),
+            Carrier::Libpq { form, .. } => form % 7 == 3,
             Carrier::Host { .. }
             | Carrier::SqlServer { .. }
             | Carrier::Odbc { .. }
@@ -452,7 +471,7 @@ impl ArgumentModel {
             Carrier::Url { scheme, .. } if scheme % 6 >= 2 && scheme % 6 <= 4 => {
                 return vec!["url.scheme"];
             }
-            Carrier::Libpq { form, .. } if form % 4 == 3 => return vec!["url.scheme"],
+            Carrier::Libpq { form, .. } if form % 7 == 3 => return vec!["url.scheme"],
             Carrier::Glob { form } if v6 && form % 3 != 1 => return vec!["url.malformed"],
             Carrier::CurlResolve {
                 connect_to: false, ..
