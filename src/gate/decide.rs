@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
+use super::listing::ToolView;
 use super::literals;
 use super::paths::{
     drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name, Roots,
@@ -181,15 +182,42 @@ pub struct Gatekeeper {
 const URL_RULE: &str = "builtin url check";
 
 impl Gatekeeper {
-    /// May tool `name` be shown and called? `current` is what the gateway
-    /// saw of its definition in the child's latest listing; `pins` is the
+    /// May tool `name` be shown and called? `view` holds what the gateway
+    /// saw of each tool's definition in the child's latest listings; `pins` is the
     /// pin set under `--pin`.
     ///
     /// # Errors
     /// `tool.poisoned` (a name with hidden characters, or a poisoned
     /// definition under `--poison refuse`), `policy.tool_denied`, and under
     /// `--pin`: `tool.not_listed`, `tool.not_pinned`, `tool.definition_changed`.
+    ///
+    /// A tool is decided with every other tool of `view` whose name folds
+    /// as `name` does ([`ToolView::twins`], [`super::policy::fold_name`]): a
+    /// server that folds case or normalises compatibility characters may
+    /// read `evil`, `ＥＶＩＬ` or `ﬁle_x` as the tool `Evil` or `file_x` it listed, so
+    /// a twin refused by its state (poisoned, colliding, listed twice with
+    /// different definitions, and under `--pin` not pinned or changed)
+    /// refuses `name` too, with the twin's code.
     pub fn tool_decision(
+        &self,
+        name: &str,
+        view: &ToolView,
+        pins: Option<&Pins>,
+    ) -> Result<(), Refusal> {
+        self.decide_one(name, view.get(name), pins)?;
+        for (twin, state) in view.twins(name) {
+            if let Err(r) = self.state_decision(twin, Some(state), pins) {
+                return Err(r.named_as(&format!(
+                    "tool `{name}` may be read as the listed tool `{twin}` (names folded): "
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `name` decided by its own name and `current`, the state of exactly
+    /// that name (none of its twins).
+    pub(crate) fn decide_one(
         &self,
         name: &str,
         current: Option<&ToolState>,
@@ -204,6 +232,17 @@ impl Gatekeeper {
             denied: GateCode::ToolDenied,
         };
         lists.decide(name)?;
+        self.state_decision(name, current, pins)
+    }
+
+    /// The refusals of a tool by its state: `current` (`None`: not listed)
+    /// and, under `--pin`, its pin.
+    fn state_decision(
+        &self,
+        name: &str,
+        current: Option<&ToolState>,
+        pins: Option<&Pins>,
+    ) -> Result<(), Refusal> {
         if current.is_some_and(|c| c.conflicting) {
             return Err(Refusal::new(
                 GateCode::BadResponse,
@@ -537,11 +576,11 @@ impl Gatekeeper {
     pub fn check_call(
         &self,
         name: &str,
-        current: Option<&ToolState>,
+        view: &ToolView,
         pins: Option<&Pins>,
         args: &Value,
     ) -> Result<Vec<PendingName>, Refusal> {
-        self.tool_decision(name, current, pins)?;
+        self.tool_decision(name, view, pins)?;
         self.check_arguments(name, args)
     }
 
@@ -5323,7 +5362,7 @@ max_bytes = 10
     fn tool_decisions() {
         let g = keeper("[tools]\nallow = [\"read_*\", \"list\"]\ndeny = [\"read_secret*\"]\n");
         let d = |n: &str| {
-            g.tool_decision(n, None, None)
+            g.tool_decision(n, &ToolView::default(), None)
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
@@ -5336,7 +5375,9 @@ max_bytes = 10
         assert_eq!(d("write_file"), "policy.tool_denied");
         assert_eq!(d("read_secrets"), "policy.tool_denied");
         assert_eq!(d("read_\u{200B}file"), "tool.poisoned");
-        let deny = g.tool_decision("read_secrets", None, None).unwrap_err();
+        let deny = g
+            .tool_decision("read_secrets", &ToolView::default(), None)
+            .unwrap_err();
         assert_eq!(deny.rule(), "tools.deny \"read_secret*\"");
     }
 
@@ -5350,7 +5391,7 @@ max_bytes = 10
             "[tools]\ndeny = [\"write_*\", \"secret\", \"kill\", \"strasse\", \"file_*\"]\n[prompts]\ndeny = [\"fetch\"]\n\n[[args]]\ntool = \"fetch\"\npointer = \"/u\"\nkind = \"path\"\n",
         );
         let tool = |n: &str| {
-            g.tool_decision(n, None, None)
+            g.tool_decision(n, &ToolView::default(), None)
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
@@ -5403,7 +5444,7 @@ max_bytes = 10
             poisoned: p,
         };
         let d = |n: &str, c: Option<&ToolState>| {
-            g.tool_decision(n, c, Some(&pins))
+            g.decide_one(n, c, Some(&pins))
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
