@@ -108,6 +108,14 @@ impl Refusal {
         }
     }
 
+    /// The same refusal, its reason after `prefix` (what it was found
+    /// through).
+    #[must_use]
+    pub fn named_as(mut self, prefix: &str) -> Self {
+        self.reason.insert_str(0, prefix);
+        self
+    }
+
     /// The stable code string.
     pub fn code(&self) -> &'static str {
         self.code.code()

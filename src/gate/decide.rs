@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
 use super::encoded::{base64_readings, MAX_BASE64_READINGS};
+use super::listing::ToolView;
 use super::literals;
 use super::paths::{
     drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name, Roots,
@@ -181,15 +182,42 @@ pub struct Gatekeeper {
 const URL_RULE: &str = "builtin url check";
 
 impl Gatekeeper {
-    /// May tool `name` be shown and called? `current` is what the gateway
-    /// saw of its definition in the child's latest listing; `pins` is the
+    /// May tool `name` be shown and called? `view` holds what the gateway
+    /// saw of each tool's definition in the child's latest listings; `pins` is the
     /// pin set under `--pin`.
     ///
     /// # Errors
     /// `tool.poisoned` (a name with hidden characters, or a poisoned
     /// definition under `--poison refuse`), `policy.tool_denied`, and under
     /// `--pin`: `tool.not_listed`, `tool.not_pinned`, `tool.definition_changed`.
+    ///
+    /// A tool is decided with every other tool of `view` whose name folds
+    /// as `name` does ([`ToolView::twins`], [`super::policy::fold_name`]): a
+    /// server that folds case or normalises compatibility characters may
+    /// read `evil`, `ＥＶＩＬ` or `ﬁle_x` as the tool `Evil` or `file_x` it listed, so
+    /// a twin refused by its state (poisoned, colliding, listed twice with
+    /// different definitions, and under `--pin` not pinned or changed)
+    /// refuses `name` too, with the twin's code.
     pub fn tool_decision(
+        &self,
+        name: &str,
+        view: &ToolView,
+        pins: Option<&Pins>,
+    ) -> Result<(), Refusal> {
+        self.decide_one(name, view.get(name), pins)?;
+        for (twin, state) in view.twins(name) {
+            if let Err(r) = self.state_decision(twin, Some(state), pins) {
+                return Err(r.named_as(&format!(
+                    "tool `{name}` may be read as the listed tool `{twin}` (names folded): "
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `name` decided by its own name and `current`, the state of exactly
+    /// that name (none of its twins).
+    pub(crate) fn decide_one(
         &self,
         name: &str,
         current: Option<&ToolState>,
@@ -204,6 +232,17 @@ impl Gatekeeper {
             denied: GateCode::ToolDenied,
         };
         lists.decide(name)?;
+        self.state_decision(name, current, pins)
+    }
+
+    /// The refusals of a tool by its state: `current` (`None`: not listed)
+    /// and, under `--pin`, its pin.
+    fn state_decision(
+        &self,
+        name: &str,
+        current: Option<&ToolState>,
+        pins: Option<&Pins>,
+    ) -> Result<(), Refusal> {
         if current.is_some_and(|c| c.conflicting) {
             return Err(Refusal::new(
                 GateCode::BadResponse,
@@ -537,11 +576,11 @@ impl Gatekeeper {
     pub fn check_call(
         &self,
         name: &str,
-        current: Option<&ToolState>,
+        view: &ToolView,
         pins: Option<&Pins>,
         args: &Value,
     ) -> Result<Vec<PendingName>, Refusal> {
-        self.tool_decision(name, current, pins)?;
+        self.tool_decision(name, view, pins)?;
         self.check_arguments(name, args)
     }
 
@@ -1738,6 +1777,12 @@ impl NameLists<'_> {
 /// to it. Deeper is refused (`policy.arguments_too_complex`).
 pub const MAX_EMBEDDED_JSON_DEPTH: usize = 4;
 
+/// Most forms of one text read as YAML: the text as written, and the text
+/// as a YAML 1.1 loader or a Node one reads it (`yaml_loader_form`: NEL,
+/// LS and PS as line breaks, a tab after an indicator as a space), each
+/// form read at most [`MAX_BASE64_READINGS`] times.
+pub const MAX_YAML_FORMS: usize = 2;
+
 /// The state of one walk over a request's strings.
 struct Scan<'a> {
     /// Strings left to check ([`MAX_SCANNED_STRINGS`] at the start).
@@ -1762,7 +1807,8 @@ enum Embedded {
     /// its flow collections (Python's dict and list literals with quoted
     /// strings: `{'path': '/etc/passwd'}`). Each reading of it (more
     /// than one when a YAML `!!binary` scalar in it has more,
-    /// [`read_yaml`]), the first first; never empty.
+    /// [`read_yaml`], or a loader reads it otherwise, [`MAX_YAML_FORMS`]),
+    /// the first first; never empty.
     Json(Vec<Value>),
     /// A text that is no JSON but a YAML block collection (`path:
     /// /etc/passwd`, `- /etc/passwd`): checked as prose may be (a value
@@ -1801,21 +1847,34 @@ fn embedded_json(s: &str) -> Embedded {
     // list it holds.
     if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
         if inner.trim_start().starts_with(['\'', '"', '(', '[', '{']) {
-            return match read_yaml(&format!("[{inner}]")) {
+            return match read_yaml_forms(&format!("[{inner}]")) {
                 YamlRead::Collection(v) if !v.iter().any(python_residue) => Embedded::Json(v),
                 YamlRead::Unreadable(why) => Embedded::Unreadable(why),
                 _ => Embedded::Unreadable("a Python tuple this check cannot read".into()),
             };
         }
     }
+    // JSON after `//` or `/* */` comments (JSONC: `json5`,
+    // `strip-json-comments`, VS Code's settings): what follows them.
+    if let Some(rest) = after_leading_comments(t) {
+        return embedded_json(rest);
+    }
     if !t.starts_with(['[', '{']) {
-        if !may_be_yaml_block(t) {
-            return Embedded::Text;
-        }
-        return match read_yaml(t) {
-            YamlRead::Collection(v) => Embedded::Block(v),
-            YamlRead::Unreadable(why) => Embedded::Unreadable(why),
-            YamlRead::Other => Embedded::Text,
+        let form = yaml_loader_form(t);
+        let as_written = may_be_yaml_block(t).then(|| read_yaml(t));
+        let as_loaded = form
+            .as_deref()
+            .filter(|f| may_be_yaml_block(f))
+            .map(read_yaml);
+        return match (as_written, as_loaded) {
+            (None, None) => Embedded::Text,
+            (a, b) => {
+                match both_readings(a.unwrap_or(YamlRead::Other), b.unwrap_or(YamlRead::Other)) {
+                    YamlRead::Collection(v) => Embedded::Block(v),
+                    YamlRead::Unreadable(why) => Embedded::Unreadable(why),
+                    YamlRead::Other => Embedded::Text,
+                }
+            }
         };
     }
     match crate::json::parse_strict(t.as_bytes(), &crate::json::Limits::default()) {
@@ -1837,7 +1896,7 @@ fn embedded_json(s: &str) -> Embedded {
                 );
             }
             if bracketed {
-                match read_yaml(t) {
+                match read_yaml_forms(t) {
                     // A scalar YAML left holding quotes or a parenthesis is
                     // a Python literal YAML does not read (a tuple, bytes:
                     // `('/etc/passwd',)`, `b'…'`).
@@ -1880,6 +1939,102 @@ fn may_be_yaml_block(t: &str) -> bool {
             let l = l.trim_end();
             l.ends_with(':') || l.contains(": ") || l.contains(":\t")
         })
+}
+
+/// The text after the `//` line comments and `/* */` comments (and white
+/// space) that `t` starts with, when it starts with one and a JSON array
+/// or object follows them. Bounded by `t`'s length.
+fn after_leading_comments(t: &str) -> Option<&str> {
+    let mut rest = t;
+    let mut stripped = false;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/")?.1;
+        } else {
+            break;
+        }
+        stripped = true;
+    }
+    (stripped && rest.starts_with(['[', '{'])).then_some(rest)
+}
+
+/// `t` as loaders other than YAML 1.2's read it, when that differs: NEL,
+/// LS and PS (U+0085, U+2028, U+2029) as line breaks (YAML 1.1: PyYAML),
+/// and a tab in the white space after a `:` indicator, or after a `-` or
+/// `?` indicator at a line's start, as a space (js-yaml, the `yaml`
+/// package: `host:\t127.1`). One pass over `t`.
+fn yaml_loader_form(t: &str) -> Option<String> {
+    if !t.contains(['\u{85}', '\u{2028}', '\u{2029}', '\t']) {
+        return None;
+    }
+    let mut out = String::with_capacity(t.len());
+    // In the white space after an indicator.
+    let mut after_indicator = false;
+    // Only white space since the line's start.
+    let mut line_start = true;
+    for c in t.chars() {
+        let c = match c {
+            '\u{85}' | '\u{2028}' | '\u{2029}' => '\n',
+            '\t' if after_indicator => ' ',
+            c => c,
+        };
+        match c {
+            '\n' | '\r' => {
+                after_indicator = false;
+                line_start = true;
+            }
+            ':' => {
+                after_indicator = true;
+                line_start = false;
+            }
+            '-' | '?' if line_start || after_indicator => {
+                after_indicator = true;
+                line_start = false;
+            }
+            ' ' | '\t' => {}
+            _ => {
+                after_indicator = false;
+                line_start = false;
+            }
+        }
+        out.push(c);
+    }
+    (out != t).then_some(out)
+}
+
+/// Two readings of one text as one: unreadable when either is, else the
+/// readings of both (those of the second not already among the first's).
+fn both_readings(a: YamlRead, b: YamlRead) -> YamlRead {
+    match (a, b) {
+        (YamlRead::Unreadable(why), _) | (_, YamlRead::Unreadable(why)) => {
+            YamlRead::Unreadable(why)
+        }
+        (YamlRead::Collection(mut v), YamlRead::Collection(w)) => {
+            for x in w {
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+            }
+            YamlRead::Collection(v)
+        }
+        (YamlRead::Collection(v), YamlRead::Other) | (YamlRead::Other, YamlRead::Collection(v)) => {
+            YamlRead::Collection(v)
+        }
+        (YamlRead::Other, YamlRead::Other) => YamlRead::Other,
+    }
+}
+
+/// [`read_yaml`] of `t` and of its loaders' form ([`yaml_loader_form`]),
+/// as one ([`both_readings`]): at most [`MAX_YAML_FORMS`] parses.
+fn read_yaml_forms(t: &str) -> YamlRead {
+    let first = read_yaml(t);
+    match yaml_loader_form(t) {
+        Some(form) => both_readings(first, read_yaml(&form)),
+        None => first,
+    }
 }
 
 /// `true` when a key or string of `v` starts with `(` or holds a quote
@@ -1936,9 +2091,15 @@ enum YamlFrame {
 /// by `t`'s length (the parser's events) times [`MAX_BASE64_READINGS`].
 fn read_yaml(t: &str) -> YamlRead {
     let (events, readings) = yaml_events(t);
+    // A stream with a `---` marker: every document, a scalar too, is one
+    // a loader gives (`yaml.safe_load("---\nhttp://…")` is the URL).
+    let explicit = t.lines().any(|l| {
+        l.strip_prefix("---")
+            .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+    });
     let mut all = Vec::new();
     for pick in 0..readings.min(MAX_BASE64_READINGS) {
-        match yaml_reading(&events, pick) {
+        match yaml_reading(&events, pick, explicit) {
             YamlRead::Collection(v) => all.extend(v),
             other => return other,
         }
@@ -2017,8 +2178,10 @@ fn yaml_events(t: &str) -> (Vec<YamlEvent>, usize) {
 }
 
 /// One reading of `events` ([`read_yaml`]): the `pick`th text of each
-/// scalar (its last when it has fewer).
-fn yaml_reading(events: &[YamlEvent], pick: usize) -> YamlRead {
+/// scalar (its last when it has fewer). Documents that are all scalars
+/// are no collection, unless the stream is `explicit` (a `---` marker):
+/// then they are read as the items of a sequence.
+fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) -> YamlRead {
     let unreadable = |why: &str| YamlRead::Unreadable(format!("YAML with {why}"));
     let mut frames: Vec<YamlFrame> = Vec::new();
     let mut docs: Vec<Value> = Vec::new();
@@ -2063,6 +2226,8 @@ fn yaml_reading(events: &[YamlEvent], pick: usize) -> YamlRead {
     }
     let collections = docs.iter().filter(|d| !d.is_string()).count();
     match (collections, docs.len()) {
+        (0, 0) => YamlRead::Other,
+        (0, _) if explicit => YamlRead::Collection(vec![Value::Array(docs)]),
         (0, _) => YamlRead::Other,
         (_, 1) => docs
             .pop()
@@ -2094,8 +2259,10 @@ fn yaml_scalar(
     style: yaml_rust2::scanner::TScalarStyle,
     tag: Option<yaml_rust2::parser::Tag>,
 ) -> Result<Vec<String>, &'static str> {
+    // A number as Python's `int()` and `float()` read it: white space
+    // around it (a block scalar's last line break) ignored.
     let with_number = |text: String| {
-        let mut texts = yaml_numbers(&text);
+        let mut texts = yaml_numbers(text.trim());
         texts.retain(|n| *n != text);
         texts.insert(0, text);
         texts
@@ -2210,8 +2377,8 @@ fn yaml_numbers(text: &str) -> Vec<String> {
 /// way that holds a JSON array or object ([`embedded_json`]) as what it
 /// holds, at most [`MAX_EMBEDDED_JSON_DEPTH`] times: the value under each
 /// reading of such a text ([`Embedded::Json`]), none when no value is
-/// there. Bounded by the pointer's tokens times
-/// [`MAX_BASE64_READINGS`]^[`MAX_EMBEDDED_JSON_DEPTH`].
+/// there. Bounded by the pointer's tokens times ([`MAX_YAML_FORMS`] ×
+/// [`MAX_BASE64_READINGS`])^[`MAX_EMBEDDED_JSON_DEPTH`].
 fn pointer_through_strings(root: &Value, pointer: &str) -> Vec<Value> {
     let tokens: Vec<String> = pointer
         .split('/')
@@ -3951,6 +4118,85 @@ max_bytes = 10
     /// Attack s50 F34: a host in a YAML text given as a number in any
     /// rendering a YAML loader resolves (PyYAML's 1.1 ints, 1.2's `0o`,
     /// an integral float) is the address that number is.
+    /// YAML as other loaders read it (#20 attack s52 A12–A15): NEL, LS
+    /// and PS are line breaks to PyYAML (YAML 1.1); a tab after `:` is
+    /// separation to js-yaml and the `yaml` package; `!!int` reads a block
+    /// scalar's number without its line break; a stream's scalar document
+    /// is a value; JSON after `//` or `/* */` comments is JSON.
+    #[test]
+    fn yaml_as_other_loaders_read_it() {
+        let g = keeper("");
+        for (cfg, want) in [
+            ("name: x\u{2028}url: http://127.0.0.1/", "ssrf.loopback"),
+            ("name: x\u{85}url: http://127.0.0.1/", "ssrf.loopback"),
+            ("name: x\u{2029}host: 2130706433", "ssrf.loopback"),
+            ("db:\u{2028}  host: 127.0.0.1", "ssrf.loopback"),
+            ("b:\u{2028}- http://169.254.169.254/", "ssrf.cloud_metadata"),
+            ("name: x\nurl:\thttp://127.0.0.1/", "ssrf.loopback"),
+            ("host:\t127.1", "ssrf.loopback"),
+            ("host:\t\t127.0.0.1", "ssrf.loopback"),
+            ("db:\n  host:\t2130706433", "ssrf.loopback"),
+            ("-\thttp://127.0.0.1/", "ssrf.loopback"),
+            ("a: 1\u{2028}host:\t127.0.0.1", "ssrf.loopback"),
+            ("{a: 1,\u{2028}host: 127.1}", "ssrf.loopback"),
+            ("host: !!int |\n  0x7f_00_00_01", "ssrf.loopback"),
+            ("host: !!int |\n  0x7f_00_00_01\n", "ssrf.loopback"),
+            ("host: !!int |\n  2:44:24:22:53:53", "ssrf.loopback"),
+            ("host: !!int |\n  0_17700000001", "ssrf.loopback"),
+            (
+                "host: !!int |\n  0b1111111_000000000000000000000001",
+                "ssrf.loopback",
+            ),
+            ("host: !!int \"0x7f_00_00_01\\n\"", "ssrf.loopback"),
+            ("host: !!float |\n  2130706433.0", "ssrf.loopback"),
+            ("---\nhttp://127.0.0.1/", "ssrf.loopback"),
+            ("--- >\n  http://127.0.0.1/", "ssrf.loopback"),
+            ("--- http://127.0.0.1/", "ssrf.loopback"),
+            ("---\nok\n---\nhttp://10.0.0.1/", "ssrf.private_use"),
+            ("// c\n{\"url\": \"http://127.0.0.1/\"}", "ssrf.loopback"),
+            ("/* c */ [\"http://127.0.0.1/\"]", "ssrf.loopback"),
+            (
+                "// a\n/* b\n */\n// c\n{\"host\": \"127.1\"}",
+                "ssrf.loopback",
+            ),
+        ] {
+            assert_eq!(code(&g, "t", json!({ "cfg": cfg })), want, "{cfg:?}");
+        }
+        assert_ne!(code(&g, "t", json!({"cfg": "{host:\t127.1}"})), "ok");
+        for cfg in [
+            "name: x\u{2028}note: hello",
+            "a:\tb",
+            "---\nhello",
+            "--- plain text",
+            "// c\n{\"a\": 1}",
+            "// just a comment: see http://example.com/",
+            "port: !!int |\n  8080",
+            "text: \"a\\tb\"",
+        ] {
+            assert_eq!(code(&g, "t", json!({ "cfg": cfg })), "ok", "{cfg:?}");
+        }
+    }
+
+    #[test]
+    fn yaml_loader_forms() {
+        assert_eq!(yaml_loader_form("a: b\nc: d"), None);
+        assert_eq!(yaml_loader_form("a:\tb").as_deref(), Some("a: b"));
+        assert_eq!(yaml_loader_form("a\tb: c\td"), None, "tabs in text stay");
+        assert_eq!(
+            yaml_loader_form("a: 1\u{2028}b: 2\u{85}c: 3\u{2029}").as_deref(),
+            Some("a: 1\nb: 2\nc: 3\n")
+        );
+        assert_eq!(
+            yaml_loader_form("-\tx\n  -\t- y").as_deref(),
+            Some("- x\n  - - y")
+        );
+        assert_eq!(after_leading_comments("{}"), None);
+        assert_eq!(after_leading_comments("// c\n{}"), Some("{}"));
+        assert_eq!(after_leading_comments("/* c */[1]"), Some("[1]"));
+        assert_eq!(after_leading_comments("/* unclosed [1]"), None);
+        assert_eq!(after_leading_comments("// c\nplain"), None);
+    }
+
     #[test]
     fn yaml_numbers_under_host_keys_are_addresses() {
         let g = keeper("");
@@ -5323,7 +5569,7 @@ max_bytes = 10
     fn tool_decisions() {
         let g = keeper("[tools]\nallow = [\"read_*\", \"list\"]\ndeny = [\"read_secret*\"]\n");
         let d = |n: &str| {
-            g.tool_decision(n, None, None)
+            g.tool_decision(n, &ToolView::default(), None)
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
@@ -5336,7 +5582,9 @@ max_bytes = 10
         assert_eq!(d("write_file"), "policy.tool_denied");
         assert_eq!(d("read_secrets"), "policy.tool_denied");
         assert_eq!(d("read_\u{200B}file"), "tool.poisoned");
-        let deny = g.tool_decision("read_secrets", None, None).unwrap_err();
+        let deny = g
+            .tool_decision("read_secrets", &ToolView::default(), None)
+            .unwrap_err();
         assert_eq!(deny.rule(), "tools.deny \"read_secret*\"");
     }
 
@@ -5350,7 +5598,7 @@ max_bytes = 10
             "[tools]\ndeny = [\"write_*\", \"secret\", \"kill\", \"strasse\", \"file_*\"]\n[prompts]\ndeny = [\"fetch\"]\n\n[[args]]\ntool = \"fetch\"\npointer = \"/u\"\nkind = \"path\"\n",
         );
         let tool = |n: &str| {
-            g.tool_decision(n, None, None)
+            g.tool_decision(n, &ToolView::default(), None)
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
@@ -5403,7 +5651,7 @@ max_bytes = 10
             poisoned: p,
         };
         let d = |n: &str, c: Option<&ToolState>| {
-            g.tool_decision(n, c, Some(&pins))
+            g.decide_one(n, c, Some(&pins))
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };

@@ -394,6 +394,9 @@ struct Listing {
 #[derive(Debug, Clone, Default)]
 pub struct ToolView {
     tools: HashMap<String, ToolState>,
+    /// The names of `tools` by their fold ([`fold_name`]): names a server
+    /// that folds names may read as one (at most [`MAX_TOOLS`] names).
+    folds: HashMap<String, Vec<String>>,
     /// The listings in progress (at most [`MAX_LISTINGS_IN_PROGRESS`]),
     /// by their number (the oldest has the lowest).
     listings: std::collections::BTreeMap<u64, Listing>,
@@ -417,6 +420,20 @@ impl ToolView {
     /// The state of `name`, when listed.
     pub fn get(&self, name: &str) -> Option<&ToolState> {
         self.tools.get(name)
+    }
+
+    /// The other tools seen whose names fold ([`fold_name`]) as `name`
+    /// does, with their states: the tools a server that folds case or
+    /// normalises compatibility characters may run when `name` is called
+    /// (`evil`, `ＥＶＩＬ` for `Evil`; `file_x` for `ﬁle_x`).
+    pub fn twins<'a>(&'a self, name: &'a str) -> impl Iterator<Item = (&'a str, &'a ToolState)> {
+        self.folds
+            .get(&fold_name(name))
+            .into_iter()
+            .flatten()
+            .filter(move |n| n.as_str() != name)
+            .filter_map(|n| self.tools.get_key_value(n.as_str()))
+            .map(|(n, s)| (n.as_str(), s))
     }
 
     /// Number of tools seen.
@@ -593,8 +610,14 @@ impl ToolView {
 
     /// Records `name` (refused when the view is full and `name` is new).
     fn record(&mut self, name: &str, state: ToolState) -> bool {
-        if !self.tools.contains_key(name) && self.tools.len() >= MAX_TOOLS {
-            return false;
+        if !self.tools.contains_key(name) {
+            if self.tools.len() >= MAX_TOOLS {
+                return false;
+            }
+            self.folds
+                .entry(fold_name(name))
+                .or_default()
+                .push(name.to_owned());
         }
         self.tools.insert(name.to_owned(), state);
         true
@@ -674,7 +697,9 @@ impl Gatekeeper {
     /// earlier one of the same listing) is hidden; when its definition
     /// differs from the first, the name is also marked
     /// [`ToolState::conflicting`] (refused until a later listing defines
-    /// it once) and never learned.
+    /// it once) and never learned. A tool whose name folds as another
+    /// tool's does ([`ToolView::twins`]) is hidden when that twin is
+    /// refused by its state, wherever on the page the twin comes.
     pub fn filter_tools_page(
         &self,
         listing: ListingId,
@@ -694,6 +719,10 @@ impl Gatekeeper {
         // Names this page defined twice, differently: their first definition
         // is taken out of the page too (at most one per kept tool).
         let mut conflicted = HashSet::new();
+        // A name of this page folds as another seen does: the tools kept
+        // are decided again once the page is recorded (a twin later on the
+        // page, poisoned or defined twice, refuses them too).
+        let mut twinned = false;
         // The listing, out of the view for this page (a listing not kept:
         // this page's names only).
         let kept_listing = view.listings.remove(&listing.0);
@@ -730,7 +759,8 @@ impl Gatekeeper {
             }
             // Only a name recorded is the listing's (to be learned).
             this.shown.insert(name.clone(), hash);
-            let decided = self.tool_decision(&name, view.get(&name), pins);
+            twinned |= view.twins(&name).next().is_some();
+            let decided = self.tool_decision(&name, view, pins);
             if let Err(refusal) = decided {
                 events.push(ListEvent::Hidden {
                     tool: name,
@@ -768,6 +798,20 @@ impl Gatekeeper {
                     .is_none_or(|n| !conflicted.contains(n))
             });
         }
+        if twinned {
+            let mut decided = Vec::with_capacity(kept.len());
+            for def in kept {
+                let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
+                match self.tool_decision(name, view, pins) {
+                    Ok(()) => decided.push(def),
+                    Err(refusal) => events.push(ListEvent::Hidden {
+                        tool: name.to_owned(),
+                        refusal,
+                    }),
+                }
+            }
+            kept = decided;
+        }
         *tools = kept;
         if is_kept {
             view.listings.insert(listing.0, this);
@@ -782,6 +826,59 @@ mod tests {
     use crate::gate::policy::Policy;
     use serde_json::json;
     use std::collections::BTreeSet;
+
+    /// A tool hidden by its state is refused under every name that folds
+    /// as its name does (case, fullwidth, ligatures), as hidden prompts
+    /// are; a twin shown beside it, before or after it on the page, is
+    /// hidden too (#20 attack s52 A18).
+    #[test]
+    fn tools_hidden_by_state_are_refused_under_folded_names() {
+        let g = Gatekeeper {
+            poison: PoisonMode::Refuse,
+            ..Gatekeeper::default()
+        };
+        let mut page = json!({"tools": [
+            {"name": "t"},
+            {"name": "evil"},
+            {"name": "Evil", "description": "Reads.\u{E0049}"},
+            {"name": "\u{FB01}le_x", "description": "x\u{E0049}"},
+            {"name": "twice"},
+            {"name": "Twice"},
+            {"name": "Twice", "title": "other"},
+        ]});
+        let mut view = ToolView::default();
+        let first = view.listing_for(PageAsked::First);
+        g.filter_tools_page(first, &mut page, &mut view, None);
+        assert_eq!(page, json!({"tools": [{"name": "t"}]}));
+        let call = |n: &str| {
+            g.check_call(n, &view, None, &json!({}))
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        for n in [
+            "Evil",
+            "evil",
+            "EVIL",
+            "\u{FF25}\u{FF36}\u{FF29}\u{FF2C}",
+            "\u{FF45}vil",
+            "file_x",
+            "FILE_X",
+            "\u{FB01}le_x",
+        ] {
+            assert_eq!(call(n), "tool.poisoned", "{n:?}");
+        }
+        for n in ["twice", "TWICE", "Twice"] {
+            assert_eq!(call(n), "tool.bad_response", "{n:?}");
+        }
+        assert_eq!(call("t"), "ok");
+        assert_eq!(call("T"), "ok", "a name no tool is refused by its state");
+        // The message names the twin.
+        let r = g.check_call("evil", &view, None, &json!({})).unwrap_err();
+        assert!(r.reason().contains("`Evil`"), "{r}");
+        // In keep mode the poisoned twin is shown, and so callable.
+        let keep = Gatekeeper::default();
+        assert!(keep.check_call("evil", &view, None, &json!({})).is_ok());
+    }
 
     #[test]
     fn page_filtered_and_view_recorded() {
@@ -807,9 +904,7 @@ mod tests {
         assert!(view.get("write_file").is_some());
         assert!(view.get("read_file").unwrap().poisoned);
         assert!(view.get("read_file").unwrap().conflicting);
-        assert!(g
-            .tool_decision("read_file", view.get("read_file"), None)
-            .is_err());
+        assert!(g.tool_decision("read_file", &view, None).is_err());
         assert!(!view.get("ok").unwrap().poisoned);
         assert!(!view.get("ok").unwrap().conflicting);
         // The next page of the same listing cannot redefine `ok`; a new

@@ -675,7 +675,7 @@ impl GateService {
         }
         let keeper = &self.shared.keeper;
         let decided = keeper
-            .check_call(&name, st.view.get(&name), st.pins.as_ref(), &args)
+            .check_call(&name, &st.view, st.pins.as_ref(), &args)
             .and_then(|mut names| {
                 let other = st.states.to_check(&req.method, req.params.as_ref());
                 names.extend(keeper.check_other_params(other.as_deref(), &["name", "arguments"])?);

@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Value};
-use toolgate::gate::{tool_state, Gatekeeper, PageAsked, Pins, PoisonMode, Policy, ToolView};
+use toolgate::gate::{
+    fold_name, tool_state, Gatekeeper, PageAsked, Pins, PoisonMode, Policy, ToolView,
+};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -100,6 +102,55 @@ fn leaf() -> impl Strategy<Value = Value> {
 proptest! {
     #![proptest_config(config())]
 
+    /// Nothing hidden from a listing is callable under a name a server
+    /// that folds names reads as it: for tools named in any case,
+    /// fullwidth or not, every name folding as a hidden tool's is refused,
+    /// and the tools shown are exactly the tools callable (#20 attack s52
+    /// A18).
+    #[test]
+    fn tools_hidden_are_refused_under_folded_names(
+        tools in prop::collection::vec(
+            ("[aA\u{FF41}b\u{FF22}]{1,2}", any::<bool>(), 0u8..2),
+            0..8,
+        ),
+        poison in mode(),
+        probes in prop::collection::vec("[aA\u{FF41}\u{FF21}bB]{1,2}", 0..6),
+    ) {
+        let g = Gatekeeper { policy: Policy::default(), roots: None, poison };
+        let tools: Vec<Tool> = tools
+            .into_iter()
+            .map(|(name, poisoned_description, version)| Tool {
+                name,
+                poisoned_description,
+                poisoned_name: false,
+                version,
+            })
+            .collect();
+        let defs: Vec<Value> = tools.iter().map(Tool::def).collect();
+        let mut view = ToolView::default();
+        let listing = view.listing_for(PageAsked::First);
+        let mut page = json!({"tools": defs});
+        g.filter_tools_page(listing, &mut page, &mut view, None);
+        let shown: BTreeSet<String> = page["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        let listed: BTreeSet<String> = tools.iter().map(Tool::name).collect();
+        for n in listed.iter().cloned().chain(probes) {
+            let callable = g.check_call(&n, &view, None, &json!({})).is_ok();
+            if listed.contains(&n) {
+                prop_assert_eq!(shown.contains(&n), callable, "tool {:?}", n);
+            }
+            if callable {
+                for t in listed.iter().filter(|t| fold_name(t) == fold_name(&n)) {
+                    prop_assert!(shown.contains(t), "{:?} callable, its twin {:?} hidden", n, t);
+                }
+            }
+        }
+    }
+
     /// The tools a listing shows are exactly the tools `tools/call` lets
     /// through, for generated policies, tool sets, pins and poison modes.
     #[test]
@@ -156,7 +207,7 @@ proptest! {
         let candidates = first.keys().cloned().chain(probes);
         for n in candidates {
             let callable = g
-                .check_call(&n, view.get(&n), pins.as_ref(), &json!({"q": "text"}))
+                .check_call(&n, &view, pins.as_ref(), &json!({"q": "text"}))
                 .is_ok();
             let listed = first.contains_key(&n);
             if conflicting.contains(&n) {
