@@ -1005,6 +1005,33 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
             }
         }
     }
+    // A character reference an HTML or Markdown view decodes into a
+    // hidden character (`&#xE0072;`, `&#8203;`, `&ZeroWidthSpace;` is no
+    // reference of `ASCII_CHAR_REFS`, `&#x202E;`): found as the character
+    // is; when stripping, the reference removed.
+    if current.contains("&#") {
+        let (decoded, at) = decode_char_refs(&current);
+        let mut spans = Vec::new();
+        for (i, ch) in decoded.char_indices() {
+            let (Some(&from), Some(&to)) = (at.get(i), at.get(i + ch.len_utf8())) else {
+                continue;
+            };
+            // Written as itself: [`clean`] saw it.
+            if to.saturating_sub(from) == ch.len_utf8() {
+                continue;
+            }
+            let (f, _) = clean(ch.encode_utf8(&mut [0; 4]));
+            if !f.is_clean() {
+                total.add(f);
+                spans.push((from, to));
+            }
+        }
+        if strip {
+            for (from, to) in spans.into_iter().rev() {
+                current.to_mut().replace_range(from..to, "");
+            }
+        }
+    }
     if layer > 0 && looks_base64(&current) {
         let replaced = if layer >= MAX_ENCODING_LAYERS {
             let text = base64_readings(current.as_bytes()).into_iter().any(|b| {
@@ -3443,5 +3470,28 @@ mod tests {
             let (f, _) = clean(&poisoned);
             proptest::prop_assert!(!f.is_clean(), "{:?}", poisoned);
         }
+    }
+
+    /// Attack s52, A16: a numeric character reference of a hidden
+    /// character, which an HTML or Markdown view decodes, is found as the
+    /// character is and removed when stripping; other references stay.
+    #[test]
+    fn character_references_of_hidden_characters() {
+        let input = "Fetches.&#xE0072;&#xE0075;&#917614; &#8203;&#x202E;x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;";
+        let found = clean_value(&mut json!(input), false);
+        assert_eq!(
+            (found.tags, found.invisible, found.bidi),
+            (3, 1, 1),
+            "{found:?}"
+        );
+        let mut v = json!({"text": input});
+        clean_value(&mut v, true);
+        assert_eq!(
+            v,
+            json!({"text": "Fetches. x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;"})
+        );
+        let mut clean = json!("&#65;&#x1F600; &amp; &#169;");
+        assert!(clean_value(&mut clean, true).is_clean());
+        assert_eq!(clean, json!("&#65;&#x1F600; &amp; &#169;"));
     }
 }
