@@ -1009,9 +1009,18 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     // hidden character (`&#xE0072;`, `&#8203;`, `&ZeroWidthSpace;` is no
     // reference of `ASCII_CHAR_REFS`, `&#x202E;`): found as the character
     // is; when stripping, the reference removed.
-    if current.contains("&#") {
+    if current.contains('&') {
         let (decoded, at) = decode_char_refs(&current);
         let mut spans = Vec::new();
+        // The named references HTML gives hidden characters
+        // (`&ZeroWidthSpace;`, `&zwnj;`, `&lrm;`, `&shy;`).
+        for (name, hidden) in HIDDEN_CHAR_REFS {
+            for (from, r) in current.match_indices(name) {
+                let (f, _) = clean(hidden);
+                total.add(f);
+                spans.push((from, from + r.len()));
+            }
+        }
         for (i, ch) in decoded.char_indices() {
             let (Some(&from), Some(&to)) = (at.get(i), at.get(i + ch.len_utf8())) else {
                 continue;
@@ -1027,6 +1036,8 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
             }
         }
         if strip {
+            // Numeric and named references do not overlap: in order.
+            spans.sort_unstable();
             for (from, to) in spans.into_iter().rev() {
                 current.to_mut().replace_range(from..to, "");
             }
@@ -1263,6 +1274,29 @@ const ASCII_CHAR_REFS: &[(&str, &str)] = &[
     ("fjlig", "fj"),
     ("nbsp", "\u{a0}"),
     ("NonBreakingSpace", "\u{a0}"),
+];
+
+/// The named character references of HTML (WHATWG's table) that stand
+/// for a hidden character, with their `;`, and the character: found and
+/// removed as a numeric reference of the character is.
+const HIDDEN_CHAR_REFS: &[(&str, &str)] = &[
+    ("&ZeroWidthSpace;", "\u{200b}"),
+    ("&NegativeVeryThinSpace;", "\u{200b}"),
+    ("&NegativeThinSpace;", "\u{200b}"),
+    ("&NegativeMediumSpace;", "\u{200b}"),
+    ("&NegativeThickSpace;", "\u{200b}"),
+    ("&zwnj;", "\u{200c}"),
+    ("&zwj;", "\u{200d}"),
+    ("&lrm;", "\u{200e}"),
+    ("&rlm;", "\u{200f}"),
+    ("&shy;", "\u{ad}"),
+    ("&NoBreak;", "\u{2060}"),
+    ("&ApplyFunction;", "\u{2061}"),
+    ("&af;", "\u{2061}"),
+    ("&InvisibleTimes;", "\u{2062}"),
+    ("&it;", "\u{2062}"),
+    ("&InvisibleComma;", "\u{2063}"),
+    ("&ic;", "\u{2063}"),
 ];
 
 /// Longest name in [`ASCII_CHAR_REFS`] and digits of a numeric reference
@@ -3477,18 +3511,18 @@ mod tests {
     /// character is and removed when stripping; other references stay.
     #[test]
     fn character_references_of_hidden_characters() {
-        let input = "Fetches.&#xE0072;&#xE0075;&#917614; &#8203;&#x202E;x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;";
+        let input = "Fetches.&#xE0072;&#xE0075;&#917614; &#8203;&#x202E;x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;&ZeroWidthSpace;&lrm;a&shy;b&zwnj;";
         let found = clean_value(&mut json!(input), false);
         assert_eq!(
             (found.tags, found.invisible, found.bidi),
-            (3, 1, 1),
+            (3, 4, 2),
             "{found:?}"
         );
         let mut v = json!({"text": input});
         clean_value(&mut v, true);
         assert_eq!(
             v,
-            json!({"text": "Fetches. x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;"})
+            json!({"text": "Fetches. x &amp;&#65;&#x20;&lt;b&gt; &#x1F600;ab"})
         );
         let mut clean = json!("&#65;&#x1F600; &amp; &#169;");
         assert!(clean_value(&mut clean, true).is_clean());
