@@ -981,4 +981,16 @@ mod tests {
             );
         }
     }
+
+    /// Mutants of the s52 readings: a user's host is read only from a word
+    /// without `=` (a value's own `@` is the value's), and a TNS reading
+    /// starts only at a `(KEY=` pair.
+    #[test]
+    fn user_hosts_and_tns_start_where_they_should() {
+        assert_eq!(
+            settings_items("note=me@localhost/x"),
+            Some(json!([{"note": "me@localhost/x"}]))
+        );
+        assert_eq!(settings_items("a (b c=1)"), Some(json!([{"c": "1)"}])));
+    }
 }
