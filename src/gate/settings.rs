@@ -437,7 +437,8 @@ fn numeric_host(text: &str) -> Option<bool> {
 
 /// The host of a connection string that names its server after a user:
 /// Oracle's EZConnect (`scott/tiger@//db:1521/orcl`,
-/// `user/pw@db:1521/orcl`, `scott/tiger@db`) and Go's MySQL driver
+/// `user/pw@db:1521/orcl`, `scott/tiger@127.0.0.1`; not a `tnsnames.ora`
+/// alias, `scott/tiger@ORCL`) and Go's MySQL driver
 /// (`root@tcp(db:3306)/app`, `tcp(db:3306)/app`), without its port
 /// ([`without_port`]); `None` for other text (`me@example.com` names a
 /// mailbox, `@babel/core` a package, `dig @1.1.1.1` a server of its own).
@@ -466,6 +467,12 @@ fn user_at_host(item: &str) -> Option<&str> {
         return None;
     }
     let host = rest.split(['/', '?']).next().filter(|h| !h.is_empty())?;
+    // `scott/tiger@ORCL` names a `tnsnames.ora` alias, `@types/node@20` a
+    // package's version: a host after a bare `user/pw@` has a dot or a
+    // `:` (`scott/tiger@127.0.0.1`, `u/p@db.example.com`).
+    if slashed.is_none() && !rest.contains(['/', '?']) && !host.contains(['.', ':']) {
+        return None;
+    }
     // `git@github.com:org/repo`: what follows the `:` is no port.
     Some(match host.rsplit_once(':') {
         Some((h, port))
@@ -926,6 +933,9 @@ mod tests {
             "openssl req -x509 -newkey rsa:4096 -days 365",
             "--json {\"name\":\"a\",\"url\":\"x\"}",
             "npm install @babel/core @types/node",
+            "npm install @types/node@20",
+            "sqlplus scott/tiger@ORCL",
+            "system/manager@XE",
             "--since 2024-01-01T00:00:00+01:00",
             "lsof -i :8080",
             "dig @1.1.1.1 example.com",
