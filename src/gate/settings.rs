@@ -736,6 +736,24 @@ mod tests {
         }
     }
 
+    /// The members of `text`'s items; none when it has no items.
+    fn members(text: &str) -> Vec<Value> {
+        settings_items(text)
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    /// Asserts that `text`'s items hold the member `{key: value}`.
+    fn assert_holds(text: &str, key: &str, value: &str) {
+        let items = members(text);
+        assert!(
+            items
+                .iter()
+                .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
+            "{text:?}: {items:?}"
+        );
+    }
+
     /// Attack s52: each text's items hold the host or URL its program
     /// reaches (`A…` the finding).
     #[test]
@@ -817,15 +835,7 @@ mod tests {
             ("X=1\u{2028}host=127.0.0.1", "host", "127.0.0.1"),
             ("X=1\u{85}host=127.0.0.1", "host", "127.0.0.1"),
         ] {
-            let items = settings_items(text).unwrap_or_default();
-            assert!(
-                items
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
-                "{text:?}: {items}"
-            );
+            assert_holds(text, key, value);
         }
         // Words that name no host stay so.
         for text in [
@@ -882,15 +892,7 @@ mod tests {
             ),
             ("--data=@../secret", "path", "../secret"),
         ] {
-            let items = settings_items(text).unwrap_or_default();
-            assert!(
-                items
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
-                "{text:?}: {items}"
-            );
+            assert_holds(text, key, value);
         }
         for text in [
             "--mention=@alice",
@@ -912,17 +914,13 @@ mod tests {
     #[test]
     fn command_lines_of_s53() {
         let checked = |text: &str| -> Vec<Value> {
-            settings_items(text)
-                .unwrap_or_default()
-                .as_array()
+            members(text)
                 .into_iter()
-                .flatten()
                 .filter(|m| {
                     ["host", "url", "arg", "path"]
                         .iter()
                         .any(|k| m.get(k).is_some())
                 })
-                .cloned()
                 .collect()
         };
         for text in [
@@ -982,13 +980,7 @@ mod tests {
             ),
             ("gcc @/tmp/args", "path", "/tmp/args"),
         ] {
-            let items = checked(text);
-            assert!(
-                items
-                    .iter()
-                    .any(|m| m.get(key).and_then(Value::as_str) == Some(value)),
-                "{text:?}: {items:?}"
-            );
+            assert_holds(text, key, value);
         }
     }
 
