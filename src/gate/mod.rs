@@ -43,6 +43,7 @@ mod settings;
 mod states;
 mod unquote;
 mod urls;
+mod yaml;
 
 pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
@@ -51,7 +52,7 @@ pub use code::{AnyCode, GateCode, Refusal};
 pub use curlglob::MAX_GLOB_EXPANSIONS;
 pub use decide::{
     params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
-    MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, MAX_YAML_FORMS, PASSED_METHODS,
+    MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
 pub use encoded::MAX_BASE64_READINGS;
 pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
@@ -93,3 +94,4 @@ pub use unquote::MAX_PERCENT_DECODINGS;
 pub use urls::{
     lenient_form, looks_like_url, url_form, vet_addresses, vet_url, PendingName, URL_SCHEMES,
 };
+pub use yaml::MAX_YAML_FORMS;
