@@ -27,6 +27,7 @@ mod code;
 mod curlglob;
 mod decide;
 mod encoded;
+mod entries;
 mod hidden;
 mod limits;
 mod listing;
@@ -55,11 +56,12 @@ pub use decide::{
     MAX_EMBEDDED_JSON_DEPTH, MAX_SCANNED_STRINGS, PASSED_METHODS,
 };
 pub use encoded::MAX_BASE64_READINGS;
+pub use entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};
 pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
 pub use limits::{Limiter, MAX_TRACKED_TOOLS};
 pub use listing::{
-    tool_state, HiddenEntries, ListEvent, ListingId, PageAsked, ToolView, MAX_HIDDEN_ENTRIES,
-    MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
+    tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_LISTINGS_IN_PROGRESS,
+    MAX_TOOL_MEMO_BYTES,
 };
 pub use paths::{
     host_name, is_path_name, settings_name, uri_name, RelativePaths, Roots, TildePaths,

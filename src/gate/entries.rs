@@ -1,0 +1,617 @@
+//! Prompts, resources and resource templates that `--poison` hides from
+//! their listings, remembered per session so that every request naming
+//! one is refused ([`HiddenEntries`]).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::code::{GateCode, Refusal};
+use super::pin::MAX_TOOLS;
+use super::poison::{clean_value, PoisonMode};
+use super::policy::fold_name;
+use super::urls::lenient_form;
+
+/// Most prompts, resources and resource templates one session remembers
+/// as hidden for what their definitions carry ([`HiddenEntries`]). Past
+/// it, a poisoned entry is left in its page, whose screen then refuses the
+/// whole answer (fail closed: never shown, never forgotten).
+pub const MAX_HIDDEN_ENTRIES: usize = MAX_TOOLS;
+
+/// What a prompt, resource or resource template listing entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum EntryKind {
+    Prompt,
+    Resource,
+    Template,
+}
+
+impl EntryKind {
+    /// The kind a listing method lists, its array member and the key
+    /// naming each entry.
+    fn of_listing(method: &str) -> Option<(Self, &'static str, &'static str)> {
+        match method {
+            "prompts/list" => Some((Self::Prompt, "prompts", "name")),
+            "resources/list" => Some((Self::Resource, "resources", "uri")),
+            "resources/templates/list" => {
+                Some((Self::Template, "resourceTemplates", "uriTemplate"))
+            }
+            _ => None,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+            Self::Template => "resource template",
+        }
+    }
+
+    /// What an entry named `text` is known by: a prompt name as a server
+    /// that folds names reads it ([`fold_name`]); a URI or template as a
+    /// lenient URL parser reads it ([`lenient_form`]), serialized by the
+    /// URL parser when it parses (case of scheme and host, dot segments,
+    /// percent-encoding) and without its fragment.
+    fn key(self, text: &str) -> String {
+        match self {
+            Self::Prompt => fold_name(text),
+            Self::Resource | Self::Template => {
+                let form = lenient_form(text);
+                match url::Url::parse(&form) {
+                    Ok(mut u) => {
+                        u.set_fragment(None);
+                        u.to_string()
+                    }
+                    Err(_) => form.into_owned(),
+                }
+            }
+        }
+    }
+}
+
+/// The string member `k` of `v`, when it is an object holding one.
+fn text<'a>(v: Option<&'a Value>, k: &str) -> Option<&'a str> {
+    v.and_then(|v| v.get(k)).and_then(Value::as_str)
+}
+
+/// A resource URI or template key ([`EntryKind::key`]) as a server may
+/// read it: percent-decoded, in lower case, its host without trailing dots
+/// and its path with each run of `/` as one. Two URIs equal so may name
+/// one resource.
+fn comparable(key: &str) -> String {
+    let decoded = percent_encoding::percent_decode_str(key)
+        .decode_utf8_lossy()
+        .to_lowercase();
+    // The host without its trailing dots, the path with its runs of `/`
+    // as one (`https://example.com.//t` is `https://example.com/t`).
+    let (scheme, rest) = decoded.split_once("://").unwrap_or(("", &decoded));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let authority = match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
+            format!("{}:{port}", host.trim_end_matches('.'))
+        }
+        _ => authority.trim_end_matches('.').to_owned(),
+    };
+    let mut out = String::with_capacity(decoded.len());
+    if !scheme.is_empty() {
+        out.push_str(scheme);
+        out.push_str("://");
+    }
+    out.push_str(&authority);
+    let mut slash = false;
+    for c in path.chars() {
+        if !(c == '/' && slash) {
+            out.push(c);
+        }
+        slash = c == '/';
+    }
+    out
+}
+
+/// `true` when the URI template `template` (RFC 6570, both
+/// [`comparable`]) may expand to `uri`: each expression (`{…}`) stands for
+/// any text, `/` and `?` included, and the text between them is matched as
+/// written. One left-to-right pass of substring searches (an expression
+/// matches the shortest text that lets the next literal match, which finds
+/// a match when there is one).
+fn expands_to(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some((before, after)) = rest.split_once('{') {
+        match after.split_once('}') {
+            Some((_, next)) => {
+                literals.push(before);
+                rest = next;
+            }
+            None => break,
+        }
+    }
+    if literals.is_empty() {
+        return template == uri;
+    }
+    let Some((first, middle)) = literals.split_first() else {
+        return template == uri;
+    };
+    let Some(mut left) = uri.strip_prefix(first) else {
+        return false;
+    };
+    for literal in middle {
+        match left.find(literal) {
+            Some(at) => {
+                left = left
+                    .get(at.saturating_add(literal.len())..)
+                    .unwrap_or_default()
+            }
+            None => return false,
+        }
+    }
+    left.ends_with(rest)
+}
+
+/// The prompts, resources and resource templates a listing hid for what
+/// their definitions carry (under `--poison refuse`, hidden characters
+/// anywhere in an entry; under `strip`, keys equal once stripped), so that
+/// nothing hidden from a list is reachable by any method: `prompts/get`,
+/// `completion/complete` naming it in its `ref`, `resources/read`,
+/// `resources/subscribe` and `resources/unsubscribe` are refused
+/// (`tool.poisoned`), as a poisoned tool's `tools/call` is. An entry a
+/// later listing shows clean is forgotten. At most [`MAX_HIDDEN_ENTRIES`].
+#[derive(Debug, Clone, Default)]
+pub struct HiddenEntries {
+    /// Each entry hidden, by kind and key ([`EntryKind::key`]), with why
+    /// and the rule that hid it.
+    hidden: HashMap<(EntryKind, String), (String, &'static str)>,
+    /// The entries hidden since their kind's listing began (a subset of
+    /// `hidden`): one listed again later in the same listing stays hidden,
+    /// whatever its new definition (attack s50 F40).
+    this_listing: HashSet<(EntryKind, String)>,
+    /// The kinds whose last page had a `nextCursor`: their next page goes
+    /// on with the same listing.
+    open: HashSet<EntryKind>,
+}
+
+impl HiddenEntries {
+    /// Number of entries remembered.
+    pub fn len(&self) -> usize {
+        self.hidden.len()
+    }
+
+    /// `true` when none is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.hidden.is_empty()
+    }
+
+    /// Filters one page of `prompts/list`, `resources/list` or
+    /// `resources/templates/list` (`method`; any other is left alone) in
+    /// place under `mode`: each entry whose definition carries what `mode`
+    /// hides (`refuse`: any finding; `strip`: keys equal once stripped,
+    /// which stripping would merge; `keep`: nothing) is taken out and
+    /// remembered, and each entry shown is forgotten. Clean entries stay.
+    /// An entry without its string key is left to
+    /// [`Gatekeeper::filter_list_page`]. Returns why each was hidden.
+    pub fn filter_page(
+        &mut self,
+        method: &str,
+        result: &mut Value,
+        mode: PoisonMode,
+    ) -> Vec<Refusal> {
+        let mut why = Vec::new();
+        let Some((kind, member, key)) = EntryKind::of_listing(method) else {
+            return why;
+        };
+        if !self.open.contains(&kind) {
+            self.this_listing.retain(|(k, _)| *k != kind);
+        }
+        if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
+            self.open.insert(kind);
+        } else {
+            self.open.remove(&kind);
+        }
+        let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
+            return why;
+        };
+        let Self {
+            hidden,
+            this_listing,
+            ..
+        } = self;
+        items.retain(|item| {
+            let Some(name) = item.get(key).and_then(Value::as_str) else {
+                return true;
+            };
+            let found = clean_value(&mut item.clone(), false);
+            let (hide, rule) = match mode {
+                PoisonMode::Refuse => (!found.is_clean(), "--poison refuse"),
+                PoisonMode::Strip => (found.collisions > 0, "--poison strip"),
+                PoisonMode::Keep => (false, "--poison keep"),
+            };
+            let entry = (kind, kind.key(name));
+            if !hide {
+                if let Some((message, rule)) =
+                    this_listing.contains(&entry).then(|| hidden.get(&entry)).flatten()
+                {
+                    why.push(Refusal::new(
+                        GateCode::Poisoned,
+                        format!(
+                            "{} `{name}` is listed again after a page of this listing hid it: {message}",
+                            kind.noun()
+                        ),
+                        *rule,
+                    ));
+                    return false;
+                }
+                hidden.remove(&entry);
+                return true;
+            }
+            if !hidden.contains_key(&entry) && hidden.len() >= MAX_HIDDEN_ENTRIES {
+                // Not remembered: left for the screen, which refuses the
+                // whole answer.
+                return true;
+            }
+            let message = format!(
+                "the definition of {} `{name}` carries {}",
+                kind.noun(),
+                found.summary()
+            );
+            why.push(Refusal::new(GateCode::Poisoned, message.clone(), rule));
+            hidden.insert(entry.clone(), (message, rule));
+            this_listing.insert(entry);
+            false
+        });
+        why
+    }
+
+    /// The refusal of a client's request `method` whose `params` name an
+    /// entry hidden ([`HiddenEntries::filter_page`]): `prompts/get`
+    /// (`name`), `completion/complete` (`ref.name` of a `ref/prompt`,
+    /// `ref.uri` of a `ref/resource`, a resource or a template),
+    /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`
+    /// (`uri`, a resource or a template). `None` for any other.
+    pub fn refusal(&self, method: &str, params: Option<&Value>) -> Option<Refusal> {
+        if self.hidden.is_empty() {
+            return None;
+        }
+        let (kinds, name): (&[EntryKind], _) = match method {
+            "prompts/get" => (&[EntryKind::Prompt], text(params, "name")),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (
+                &[EntryKind::Resource, EntryKind::Template],
+                text(params, "uri"),
+            ),
+            "completion/complete" => {
+                let target = params.and_then(|p| p.get("ref"));
+                match text(target, "type") {
+                    Some("ref/prompt") => (&[EntryKind::Prompt], text(target, "name")),
+                    Some("ref/resource") => (
+                        &[EntryKind::Resource, EntryKind::Template],
+                        text(target, "uri"),
+                    ),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let name = name?;
+        let exact = kinds
+            .iter()
+            .find_map(|&kind| self.hidden.get_key_value(&(kind, kind.key(name))));
+        let found = exact.or_else(|| {
+            // A URI a server reads as a hidden resource (percent-decoded,
+            // any case) or one a hidden template expands to.
+            let uri = comparable(&EntryKind::Resource.key(name));
+            self.hidden.iter().find(|((kind, key), _)| match kind {
+                EntryKind::Prompt => false,
+                EntryKind::Resource => kinds.contains(kind) && comparable(key) == uri,
+                EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
+            })
+        });
+        found.map(|((kind, _), (why, rule))| {
+            Refusal::new(
+                GateCode::Poisoned,
+                format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
+                *rule,
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The requests that name prompt `name`, and resource (or template) `uri`.
+    fn naming(kind: &str, text: &str) -> Vec<(&'static str, Value)> {
+        let arg = json!({"name": "a", "value": "b"});
+        if kind == "prompts" {
+            vec![
+                ("prompts/get", json!({"name": text})),
+                (
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/prompt", "name": text}, "argument": arg}),
+                ),
+            ]
+        } else {
+            vec![
+                ("resources/read", json!({"uri": text})),
+                ("resources/subscribe", json!({"uri": text})),
+                ("resources/unsubscribe", json!({"uri": text})),
+                (
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/resource", "uri": text}, "argument": arg}),
+                ),
+            ]
+        }
+    }
+
+    /// F19 (attack s49): a poisoned prompt, resource or template is hidden
+    /// alone under `refuse` (a colliding one under `strip`, none under
+    /// `keep`), and every method naming it is refused until a listing
+    /// shows it clean.
+    #[test]
+    fn poisoned_entries_are_hidden_alone_and_refused() {
+        for (method, member, key, bad, good) in [
+            ("prompts/list", "prompts", "name", "bad", "good"),
+            (
+                "resources/list",
+                "resources",
+                "uri",
+                "https://example.com/b",
+                "https://example.com/a",
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate",
+                "https://example.com/b/{x}",
+                "https://example.com/a/{x}",
+            ),
+        ] {
+            let kind = if member == "prompts" {
+                "prompts"
+            } else {
+                "resources"
+            };
+            let page = |poisoned: bool| {
+                let mut bad_entry = json!({key: bad, "description": "fine"});
+                if poisoned {
+                    bad_entry["description"] = json!("x\u{200b}");
+                }
+                json!({member: [{key: good, "description": "fine"}, bad_entry]})
+            };
+            // refuse: the poisoned one alone.
+            let mut hidden = HiddenEntries::default();
+            let mut p = page(true);
+            let why = hidden.filter_page(method, &mut p, PoisonMode::Refuse);
+            assert_eq!(why.len(), 1, "{method}");
+            assert_eq!(why[0].code(), "tool.poisoned");
+            assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
+            assert_eq!(p[member][0][key], good, "{p}");
+            for (m, params) in naming(kind, bad) {
+                let r = hidden.refusal(m, Some(&params));
+                assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"), "{m} {params}");
+            }
+            for (m, params) in naming(kind, good) {
+                assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {params}");
+            }
+            // Listed clean again: forgotten.
+            let mut p = page(false);
+            assert!(hidden
+                .filter_page(method, &mut p, PoisonMode::Refuse)
+                .is_empty());
+            assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
+            assert!(hidden.is_empty());
+            // keep and strip leave a merely poisoned entry to the screen.
+            for mode in [PoisonMode::Keep, PoisonMode::Strip] {
+                let mut p = page(true);
+                assert!(hidden.filter_page(method, &mut p, mode).is_empty());
+                assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
+            }
+            // strip hides an entry whose keys collide once stripped.
+            let mut p = json!({member: [{key: good}, {key: bad, "description": "x", "description\u{200b}": "y"}]});
+            assert_eq!(
+                hidden.filter_page(method, &mut p, PoisonMode::Strip).len(),
+                1
+            );
+            assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
+            assert_eq!(hidden.len(), 1);
+        }
+    }
+
+    /// F40 (attack s50): a hidden template's expansions and a hidden
+    /// resource's other spellings (percent-encoded, another case) are
+    /// refused too; a URI no hidden template expands to is not.
+    #[test]
+    fn hidden_templates_and_resources_refuse_their_other_spellings() {
+        let mut hidden = HiddenEntries::default();
+        let mut p = json!({"resourceTemplates": [
+            {"uriTemplate": "https://example.com/t/{x}", "name": "tpl", "description": "x\u{200b}"},
+            {"uriTemplate": "file:///logs/{day}/{+rest}.txt", "name": "logs", "description": "x\u{200b}"},
+        ]});
+        assert_eq!(
+            hidden
+                .filter_page("resources/templates/list", &mut p, PoisonMode::Refuse)
+                .len(),
+            2
+        );
+        let mut p = json!({"resources": [{"uri": "https://example.com/b", "name": "b", "description": "x\u{200b}"}]});
+        assert_eq!(
+            hidden
+                .filter_page("resources/list", &mut p, PoisonMode::Refuse)
+                .len(),
+            1
+        );
+        for uri in [
+            "https://example.com/t/zzz",
+            "https://example.com/t/",
+            "https://EXAMPLE.com/t/a/b?c",
+            "https://example.com/%74/z",
+            "file:///logs/monday/a/b.txt",
+            "https://example.com/%62",
+            "https://example.com/B",
+            "https://example.com/b#x",
+            "https://example.com//t/zzz",
+            "https://example.com/.//t/zzz",
+            "https://example.com./t/zzz",
+            "https://example.com.:443//b",
+        ] {
+            for (m, params) in naming("resources", uri) {
+                let r = hidden.refusal(m, Some(&params));
+                assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"), "{m} {uri}");
+            }
+        }
+        for uri in [
+            "https://example.com/u/zzz",
+            "https://example.org/t/zzz",
+            "file:///logs/monday.txt",
+            "file:///logs/monday/a/b.md",
+            "https://example.com/bb",
+        ] {
+            for (m, params) in naming("resources", uri) {
+                assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {uri}");
+            }
+        }
+    }
+
+    #[test]
+    fn template_expansion_matching() {
+        for (template, uri, want) in [
+            ("a{x}b", "ab", true),
+            ("a{x}b", "axxb", true),
+            ("a{x}b", "axxbc", false),
+            ("{x}", "", true),
+            ("{x}{y}", "anything", true),
+            ("a{x}b{y}c", "abbc", true),
+            ("a{x}b{y}c", "acb", false),
+            ("a{x}bb", "abb", true),
+            ("a{x}bb", "ab", false),
+            ("plain", "plain", true),
+            ("plain", "plainer", false),
+            ("a{unclosed", "a{unclosed", true),
+            ("a{unclosed", "ab", false),
+        ] {
+            assert_eq!(expands_to(template, uri), want, "{template} {uri}");
+        }
+    }
+
+    /// F40 (attack s50): an entry hidden on a page stays hidden when a
+    /// later page of the same listing lists it again clean; a new listing
+    /// that shows it clean forgets it.
+    #[test]
+    fn hidden_on_one_page_stays_hidden_on_the_next() {
+        let mut hidden = HiddenEntries::default();
+        let mut p1 = json!({"prompts": [{"name": "good"}, {"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
+        assert_eq!(
+            hidden
+                .filter_page("prompts/list", &mut p1, PoisonMode::Refuse)
+                .len(),
+            1
+        );
+        let mut p2 = json!({"prompts": [{"name": "BAD", "description": "clean now"}]});
+        assert_eq!(
+            hidden
+                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse)
+                .len(),
+            1
+        );
+        assert_eq!(p2["prompts"].as_array().map(Vec::len), Some(0), "{p2}");
+        let r = hidden.refusal("prompts/get", Some(&json!({"name": "bad"})));
+        assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"));
+        // Another kind's listing does not end this one's.
+        let mut other = json!({"resources": []});
+        hidden.filter_page("resources/list", &mut other, PoisonMode::Refuse);
+        // The listing ended with page 2: a new one showing it clean forgets it.
+        let mut again = json!({"prompts": [{"name": "bad", "description": "clean now"}]});
+        assert!(hidden
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .is_empty());
+        assert_eq!(again["prompts"].as_array().map(Vec::len), Some(1));
+        assert!(hidden
+            .refusal("prompts/get", Some(&json!({"name": "bad"})))
+            .is_none());
+    }
+
+    /// Past [`MAX_HIDDEN_ENTRIES`] a poisoned entry stays in its page (for
+    /// the screen to refuse the whole answer).
+    #[test]
+    fn hidden_entries_are_bounded() {
+        let mut hidden = HiddenEntries::default();
+        let entries: Vec<Value> = (0..=MAX_HIDDEN_ENTRIES)
+            .map(|i| json!({"name": format!("p{i}"), "description": "x\u{200b}"}))
+            .collect();
+        let mut p = json!({ "prompts": entries });
+        let why = hidden.filter_page("prompts/list", &mut p, PoisonMode::Refuse);
+        assert_eq!(why.len(), MAX_HIDDEN_ENTRIES);
+        assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
+        assert_eq!(p["prompts"].as_array().map(Vec::len), Some(1), "{p}");
+        assert!(!clean_value(&mut p, false).is_clean());
+    }
+
+    proptest::proptest! {
+        /// Nothing hidden from a list is reachable: over pages of listings
+        /// of prompts and resources, some poisoned, some with a
+        /// `nextCursor` (the listing of their kind goes on), each request
+        /// naming an entry is refused exactly when it was hidden by the
+        /// last listing that showed or hid it (hidden anywhere in a
+        /// listing, it stays hidden to its end).
+        #[test]
+        fn nothing_hidden_is_reachable(
+            pages in proptest::collection::vec(
+                (
+                    proptest::bool::ANY,
+                    proptest::bool::weighted(0.3),
+                    proptest::collection::vec((0u8..6, proptest::bool::weighted(0.3)), 0..6),
+                ),
+                1..8,
+            ),
+        ) {
+            let mut hidden = HiddenEntries::default();
+            let mut last: HashMap<(bool, u8), bool> = HashMap::new();
+            let mut open: HashSet<bool> = HashSet::new();
+            let mut this_listing: HashSet<(bool, u8)> = HashSet::new();
+            for (prompts, more, entries) in &pages {
+                let (method, member, key) = if *prompts {
+                    ("prompts/list", "prompts", "name")
+                } else {
+                    ("resources/list", "resources", "uri")
+                };
+                let text = |n: u8| if *prompts { format!("p{n}") } else { format!("https://example.com/{n}") };
+                let items: Vec<Value> = entries
+                    .iter()
+                    .map(|(n, bad)| json!({key: text(*n), "description": if *bad { "x\u{E0041}" } else { "ok" }}))
+                    .collect();
+                let mut page = json!({ member: items });
+                if *more {
+                    page["nextCursor"] = json!("next");
+                }
+                hidden.filter_page(method, &mut page, PoisonMode::Refuse);
+                proptest::prop_assert!(clean_value(&mut page, false).is_clean());
+                if !open.contains(prompts) {
+                    this_listing.retain(|(p, _)| p != prompts);
+                }
+                for (n, bad) in entries {
+                    let stays = this_listing.contains(&(*prompts, *n));
+                    last.insert((*prompts, *n), *bad || stays);
+                    if *bad {
+                        this_listing.insert((*prompts, *n));
+                    }
+                }
+                if *more {
+                    open.insert(*prompts);
+                } else {
+                    open.remove(prompts);
+                }
+            }
+            for ((prompts, n), bad) in last {
+                let (kind, text) = if prompts {
+                    ("prompts", format!("p{n}"))
+                } else {
+                    ("resources", format!("https://example.com/{n}"))
+                };
+                for (m, params) in naming(kind, &text) {
+                    proptest::prop_assert_eq!(hidden.refusal(m, Some(&params)).is_some(), bad, "{} {}", m, params);
+                }
+            }
+        }
+    }
+}
