@@ -189,7 +189,7 @@ impl HiddenEntries {
     /// which stripping would merge; `keep`: nothing) is taken out and
     /// remembered, and each entry shown is forgotten. Clean entries stay.
     /// An entry without its string key is left to
-    /// [`Gatekeeper::filter_list_page`]. Returns why each was hidden.
+    /// [`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page). Returns why each was hidden.
     pub fn filter_page(
         &mut self,
         method: &str,
