@@ -11,7 +11,7 @@ use super::literals;
 use super::paths::{
     drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name, Roots,
 };
-use super::pin::Pins;
+use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
@@ -192,7 +192,9 @@ impl Gatekeeper {
     /// # Errors
     /// `tool.poisoned` (a name with hidden characters, or a poisoned
     /// definition under `--poison refuse`), `policy.tool_denied`, and under
-    /// `--pin`: `tool.not_listed`, `tool.not_pinned`, `tool.definition_changed`.
+    /// `--pin`: `tool.not_listed`, `tool.not_pinned`, `tool.definition_changed`;
+    /// `tool.not_listed` also for a tool `view` does not hold once it
+    /// [`overflowed`](ToolView::overflowed).
     ///
     /// A tool is decided with every other tool of `view` whose name folds
     /// as `name` does ([`ToolView::twins`], [`super::policy::fold_name`]): a
@@ -208,6 +210,15 @@ impl Gatekeeper {
         pins: Option<&Pins>,
     ) -> Result<(), Refusal> {
         self.decide_one(name, view.get(name), pins)?;
+        if view.overflowed() && view.get(name).is_none() {
+            return Err(Refusal::new(
+                GateCode::NotListed,
+                format!(
+                    "tool `{name}` is not among the tools the gateway recorded: the child listed more than {MAX_TOOLS} tools"
+                ),
+                "builtin listing bound",
+            ));
+        }
         for (twin, state) in view.twins(name) {
             if let Err(r) = self.state_decision(twin, Some(state), pins) {
                 return Err(r.named_as(&format!(

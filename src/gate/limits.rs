@@ -13,7 +13,11 @@ use std::time::Instant;
 use super::code::{GateCode, Refusal};
 use super::policy::{fold_name, LimitRule};
 
-/// Most tool names tracked at once; idle ones are dropped first.
+/// Most tool names tracked at once. A counter that holds no state (no
+/// call in flight, its bucket full again) is dropped to make room; when
+/// none can be, a call of a tool not tracked is refused
+/// (`policy.rate_limited`): a flood of other names never resets a
+/// limited tool's counters.
 pub const MAX_TRACKED_TOOLS: usize = 4096;
 
 #[derive(Debug, Clone)]
@@ -21,6 +25,17 @@ struct Counter {
     inflight: u32,
     tokens: f64,
     at: Instant,
+    /// The bucket's size (its rule's `rate`; 0 without one).
+    full: f64,
+}
+
+impl Counter {
+    /// `true` when the counter holds nothing a new one would not: no call
+    /// in flight and its bucket refilled by `now`.
+    fn idle(&self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.inflight == 0 && self.tokens + elapsed * self.full / 60.0 >= self.full
+    }
 }
 
 /// The counters of the `[[limits]]` rules.
@@ -95,7 +110,7 @@ impl Limiter {
         }
         let key = fold_name(tool);
         if !self.tools.contains_key(&key) && self.tools.len() >= MAX_TRACKED_TOOLS {
-            self.tools.retain(|_, c| c.inflight > 0);
+            self.tools.retain(|_, c| !c.idle(now));
             if self.tools.len() >= MAX_TRACKED_TOOLS {
                 return Err(Refusal::new(
                     GateCode::RateLimited,
@@ -109,6 +124,7 @@ impl Limiter {
             inflight: 0,
             tokens: full,
             at: now,
+            full,
         });
         if let Some((m, line)) = a.max_concurrent {
             if c.inflight >= m {
@@ -179,6 +195,43 @@ mod tests {
             "policy.rate_limited"
         );
         assert_eq!(l.acquire(&[], "f", later), Ok(false));
+    }
+
+    /// Attack s55, F8: calls of [`MAX_TRACKED_TOOLS`] other names do not
+    /// evict a bucket that is still limiting (it would come back full);
+    /// a new name is refused while every counter holds state, and takes
+    /// the place of one whose bucket has refilled.
+    #[test]
+    fn a_flood_of_names_keeps_a_limited_bucket() {
+        let p = Policy::parse("[[limits]]\ntool = \"*\"\nrate = 2\n").unwrap();
+        let mut l = Limiter::default();
+        let t0 = Instant::now();
+        let code = |r: Result<bool, Refusal>| r.map(|_| "ok").unwrap_or_else(|e| e.code());
+        assert_eq!(code(l.acquire(&p.limits, "t", t0)), "ok");
+        l.release("t");
+        assert_eq!(code(l.acquire(&p.limits, "t", t0)), "ok");
+        l.release("t");
+        assert_eq!(code(l.acquire(&p.limits, "t", t0)), "policy.rate_limited");
+        for i in 0..MAX_TRACKED_TOOLS {
+            let name = format!("x{i}");
+            let got = code(l.acquire(&p.limits, &name, t0));
+            l.release(&name);
+            assert_eq!(got, if i + 1 < MAX_TRACKED_TOOLS { "ok" } else { "policy.rate_limited" }, "{i}");
+        }
+        assert_eq!(code(l.acquire(&p.limits, "t", t0)), "policy.rate_limited");
+        // Refilled after a minute: every counter is idle, a new name fits.
+        let later = t0 + Duration::from_secs(60);
+        assert_eq!(code(l.acquire(&p.limits, "new", later)), "ok");
+        assert_eq!(l.tools.len(), 1);
+        // Half a minute: one token back of two, not idle.
+        let mut l = Limiter::default();
+        assert_eq!(code(l.acquire(&p.limits, "a", t0)), "ok");
+        l.release("a");
+        assert!(!l.tools["a"].idle(t0 + Duration::from_secs(29)));
+        assert!(l.tools["a"].idle(t0 + Duration::from_secs(30)));
+        // A call in flight holds state, whatever its bucket.
+        assert_eq!(code(l.acquire(&p.limits, "b", t0)), "ok");
+        assert!(!l.tools["b"].idle(t0 + Duration::from_secs(600)));
     }
 
     /// A name spelt otherwise that a server folding case reads as the

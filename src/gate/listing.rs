@@ -101,6 +101,10 @@ pub struct ToolView {
     next_listing: u64,
     /// States of definitions seen, by their exact compact JSON.
     memo: Memo,
+    /// A listing held a tool past [`MAX_TOOLS`]: the view no longer knows
+    /// every tool the child has, so a tool it does not hold is refused
+    /// ([`ToolView::overflowed`]).
+    overflowed: bool,
 }
 
 /// [`tool_state`] of definitions already seen, keyed by their compact
@@ -131,6 +135,14 @@ impl ToolView {
             .filter(move |n| n.as_str() != name)
             .filter_map(|n| self.tools.get_key_value(n.as_str()))
             .map(|(n, s)| (n.as_str(), s))
+    }
+
+    /// `true` once a listing held a tool past [`MAX_TOOLS`] (hidden): from
+    /// then on a call of a tool the
+    /// view does not hold is refused (`tool.not_listed`), as its definition
+    /// was never decided (fail closed at the bound).
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// Number of tools seen.
@@ -390,7 +402,9 @@ impl Gatekeeper {
     /// from [`ToolView::end_page`]).
     ///
     /// A tool without a string `name` and a tool past [`MAX_TOOLS`] are
-    /// hidden. A name the listing has already shown (on this page or an
+    /// hidden; past the bound the view has
+    /// [`overflowed`](ToolView::overflowed) (a call of a tool it does not
+    /// hold is refused from then on). A name the listing has already shown (on this page or an
     /// earlier one of the same listing) is hidden; when its definition
     /// differs from the first, the name is also marked
     /// [`ToolState::conflicting`] (refused until a later listing defines
@@ -445,12 +459,12 @@ impl Gatekeeper {
                 events.push(hide(name, message));
                 continue;
             }
-            if this.shown.len() >= MAX_TOOLS {
-                events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
-                continue;
-            }
             let (poisoned, hash) = (state.poisoned, state.hash.clone());
-            if !view.record(&name, state) {
+            if this.shown.len() >= MAX_TOOLS || !view.record(&name, state) {
+                // Past the bound: hidden, and from now on refused. (The
+                // view holds no other name then: this listing's names are
+                // all it holds, so no older state of it is kept.)
+                view.overflowed = true;
                 events.push(hide(name, format!("more than {MAX_TOOLS} tools")));
                 continue;
             }
@@ -889,6 +903,50 @@ mod tests {
         let mut page = json!({"tools": [{"name": "denied"}]});
         assert_eq!(g.filter_tools_page(l, &mut page, &mut view, None).len(), 1);
         assert!(view.end_page(l, &page).unwrap().contains_key("denied"));
+    }
+
+    /// Attack s55, F3: a tool past [`MAX_TOOLS`] is hidden and refused,
+    /// in the listing that overflows and in a later one (the bound is the
+    /// session's), never callable for being unknown.
+    #[test]
+    fn tools_past_the_bound_are_refused() {
+        let g = Gatekeeper {
+            poison: PoisonMode::Refuse,
+            ..Gatekeeper::default()
+        };
+        let code = |view: &ToolView, n: &str| {
+            g.tool_decision(n, view, None)
+                .map_or_else(|r| r.code(), |()| "ok")
+        };
+        let mut view = ToolView::default();
+        let l = view.listing_for(PageAsked::First);
+        let mut tools: Vec<Value> = (0..MAX_TOOLS).map(|i| json!({"name": format!("f{i}")})).collect();
+        tools.push(json!({"name": "evil", "description": "x\u{E0041}"}));
+        tools.push(json!({"name": "t"}));
+        let mut page = json!({ "tools": tools });
+        g.filter_tools_page(l, &mut page, &mut view, None);
+        assert_eq!(page["tools"].as_array().map(Vec::len), Some(MAX_TOOLS));
+        assert!(view.overflowed());
+        for n in ["evil", "EVIL", "t", "never_listed"] {
+            assert_eq!(code(&view, n), "tool.not_listed", "{n}");
+        }
+        assert_eq!(code(&view, "f1"), "ok");
+        // A later listing of new names: past the view's bound, refused; a
+        // name the view holds is decided on its new definition.
+        let l = view.listing_for(PageAsked::First);
+        let mut tools: Vec<Value> = (0..3).map(|i| json!({"name": format!("g{i}")})).collect();
+        tools.push(json!({"name": "f1", "description": "x\u{E0041}"}));
+        let mut page = json!({ "tools": tools });
+        g.filter_tools_page(l, &mut page, &mut view, None);
+        assert_eq!(page, json!({"tools": []}));
+        assert_eq!(code(&view, "g0"), "tool.not_listed");
+        assert_eq!(code(&view, "f1"), "tool.poisoned");
+        assert_eq!(code(&view, "f2"), "ok");
+        // Below the bound nothing overflows: an unlisted tool is the
+        // server's to refuse.
+        let view = ToolView::default();
+        assert!(!view.overflowed());
+        assert_eq!(code(&view, "never_listed"), "ok");
     }
 
     /// The memo gives what [`tool_state`] gives, the first time and the

@@ -124,6 +124,25 @@ pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 /// The rule a refused URL-mode `elicitation/create` names.
 const ELICITED_URL_RULE: &str = "builtin url check (elicitation url)";
 
+/// The URL-mode elicitations of an error's `data.elicitations` (MCP
+/// 2025-11-25, `URLElicitationRequiredError`), each as an
+/// `{"method": "elicitation/create", "params": …}` entry of
+/// [`input_requests`]; a map's values count as an array's elements. Any
+/// other shape of a present, non-null `elicitations` is one refused entry.
+fn error_elicitations(data: Option<&Value>) -> Vec<Result<Value, Refusal>> {
+    let as_ask = |params: &Value| json!({"method": "elicitation/create", "params": params});
+    match data.and_then(|d| d.get("elicitations")) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.iter().map(|p| Ok(as_ask(p))).collect(),
+        Some(Value::Object(m)) => m.values().map(|p| Ok(as_ask(p))).collect(),
+        Some(_) => vec![Err(Refusal::new(
+            GateCode::BadResponse,
+            "an error's `data.elicitations` is neither an array nor a map",
+            ELICITED_URL_RULE,
+        ))],
+    }
+}
+
 /// The entries of a result's `inputRequests`: the values of a map or the
 /// elements of an array; none when it has none. Another shape is one
 /// refused entry (`tool.bad_response`).
@@ -1535,17 +1554,33 @@ impl GateService {
     /// another shape, refuses the answer (`method`'s refusal form),
     /// audited. Its host names go through the message's bounds
     /// ([`super::MAX_RESOLVED_NAMES`]).
+    ///
+    /// The 2025-11-25 error form too: an error answer whose
+    /// `data.elicitations` lists URL-mode elicitations (code -32042,
+    /// `URLElicitationRequiredError`, which the SDKs hand to the host to
+    /// open) gets the same check for each entry (`params` of an
+    /// `elicitation/create`), under any error code.
     async fn vet_input_requests(&self, method: &str, reply: Reply) -> Reply {
-        let Reply::Send(Response {
-            id: Some(id),
-            body: Body::Result(Payload::Value(result)),
-        }) = &reply
-        else {
-            return reply;
+        let (id, asks) = match &reply {
+            Reply::Send(Response {
+                id: Some(id),
+                body: Body::Result(Payload::Value(result)),
+            }) => (
+                id,
+                input_requests(result)
+                    .into_iter()
+                    .map(|e| e.cloned())
+                    .collect::<Vec<_>>(),
+            ),
+            Reply::Send(Response {
+                id: Some(id),
+                body: Body::Error(error),
+            }) => (id, error_elicitations(error.data.as_ref())),
+            _ => return reply,
         };
         let mut names = Vec::new();
         let mut refused = None;
-        for entry in input_requests(result) {
+        for entry in asks {
             let vetted = entry.and_then(|entry| {
                 let asked = entry
                     .get("method")

@@ -657,6 +657,10 @@ mod tests {
             ),
             ("::127.0.0.1:8003", json!([{"host": "127.0.0.1"}])),
             ("--connect-to=::[::1]:8003", json!([{"host": "[::1]"}])),
+            // An unbracketed IPv6 address ends a `--resolve` field: its
+            // last `:` starts no port.
+            ("--resolve=a.example:443:::1", json!([{"host": "::1"}])),
+            ("--resolve=a.example:443:fd00::1", json!([{"host": "fd00::1"}])),
             // curl resolves `--connect-to`'s HOST2 as any host: a name or
             // an address in any notation; HOST2 empty keeps the URL's.
             ("--connect-to=::127.1:8003", json!([{"host": "127.1"}])),
@@ -899,6 +903,7 @@ mod tests {
             "grep -rn 127.0.0.1 src/",
             "make all",
             "uvicorn main:app",
+            "node --import node:fs/promises app.js",
             "--resolve a.example:443:0273.0271.022.0272",
         ] {
             let items = settings_items(text).unwrap_or_default();

@@ -3191,5 +3191,38 @@ fn a_url_mode_elicitation_gets_the_url_check() {
             );
         }
     }
+    // Attack s55 F5, the 2025-11-25 error form: a -32042 error whose
+    // `data.elicitations` lists URL-mode elicitations.
+    for (i, (which, shape)) in [
+        ("js", "array"),
+        ("meta", "array"),
+        ("meta", "map"),
+        ("ok", "array"),
+        ("ok", "string"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = g.call(
+            40 + i as u64,
+            "misbehave",
+            json!({"how": "error_url", "which": which, "shape": shape}),
+        );
+        if *shape == "string" {
+            assert_eq!(refusal_code(&r), "tool.bad_response", "{r}");
+        } else if *which == "ok" {
+            assert_eq!(r["error"]["code"], -32042, "{r}");
+            assert_eq!(
+                r["error"]["data"]["elicitations"][0]["url"], "https://example.com/verify",
+                "{r}"
+            );
+        } else {
+            let code = refusal_code(&r);
+            assert!(
+                code.starts_with("url.") || code.starts_with("ssrf."),
+                "{which} {shape}: {r}"
+            );
+        }
+    }
     g.close();
 }

@@ -240,6 +240,16 @@ for line in sys.stdin:
                 requests = {"map": {"login": entry}, "array": [entry], "string": url}[args.get("shape", "map")]
                 send({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "st",
                       "inputRequests": requests}})
+            elif how == "error_url":
+                # The 2025-11-25 error form: URLElicitationRequiredError
+                # (-32042) listing URL-mode elicitations in
+                # `data.elicitations` (`shape`: an array, a map, a string).
+                url = {"js": "javascript:alert(1)", "meta": "http://169.254.169.254/latest/meta-data/",
+                       "ok": "https://example.com/verify"}[args["which"]]
+                ask = {"mode": "url", "message": "Open this", "elicitationId": "x1", "url": url}
+                asks = {"array": [ask], "map": {"a": ask}, "string": url}[args.get("shape", "array")]
+                send({"jsonrpc": "2.0", "id": id, "error": {"code": -32042, "message": "This request requires more information.",
+                      "data": {"elicitations": asks}}})
             elif how == "roots":
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
                 text(id, "asked")
