@@ -9,7 +9,8 @@ use super::code::{GateCode, Refusal};
 use super::listing::ToolView;
 use super::literals;
 use super::paths::{
-    drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name, Roots,
+    address_name, drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name,
+    Roots,
 };
 use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
@@ -895,6 +896,9 @@ impl Gatekeeper {
                             // (`{"server": {"address": "127.1"}}`).
                             (false, None) if under_host && host_member_name(k) => Place::Host,
                             (false, None) if under_host => Place::InHost,
+                            // `address`, `remote_address`: the words of a
+                            // host (attack s55, F9).
+                            (false, None) if address_name(k) => Place::InHost,
                             (false, None) if settings_name(k) => Place::Settings,
                             (false, None) => Place::Plain,
                         };
@@ -2751,6 +2755,41 @@ mod tests {
             (json!({"hostsJson": "::1"}), "ssrf.loopback"),
             (json!({"json": "::1"}), "ok"),
             (json!({"spec": "::1"}), "ok"),
+            // Attack s55 F9: `address` and its compounds read as the
+            // words of a host; a postal, e-mail, hardware or wallet
+            // address there is no host.
+            (json!({"address": "::1"}), "ssrf.loopback"),
+            (
+                json!({"address": "::ffff:169.254.169.254"}),
+                "ssrf.cloud_metadata",
+            ),
+            (json!({"address": "fe80::1"}), "ssrf.link_local"),
+            (json!({"address": "127.1"}), "ssrf.loopback"),
+            (json!({"address": "2130706433"}), "ssrf.loopback"),
+            (json!({"remote_address": "::1"}), "ssrf.loopback"),
+            (json!({"bindAddress": "127.0.0.1:8080"}), "ssrf.loopback"),
+            (json!({"target-address": "10.0.0.1"}), "ssrf.private_use"),
+            (json!({"addresses": ["::1"]}), "ssrf.loopback"),
+            (json!({"address": 2130706433}), "ssrf.loopback"),
+            (
+                json!({"address": "1600 Amphitheatre Parkway, Mountain View, CA 94043"}),
+                "ok",
+            ),
+            (
+                json!({"address": {"street": "1 Main St", "number": 12, "zip": "94043"}}),
+                "ok",
+            ),
+            (json!({"email_address": "alice@example.com"}), "ok"),
+            (json!({"mac_address": "00:1a:2b:3c:4d:5e"}), "ok"),
+            (
+                json!({"wallet_address": "0x52908400098527886E0F7030069857D2E4169EE7"}),
+                "ok",
+            ),
+            (json!({"memory_address": "0x7ffe1234abcd"}), "ok"),
+            (
+                json!({"address": "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"}),
+                "ok",
+            ),
             // FP2: text no URL parser reads and no client reads an
             // address in.
             (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),

@@ -216,7 +216,15 @@ mod tests {
             let name = format!("x{i}");
             let got = code(l.acquire(&p.limits, &name, t0));
             l.release(&name);
-            assert_eq!(got, if i + 1 < MAX_TRACKED_TOOLS { "ok" } else { "policy.rate_limited" }, "{i}");
+            assert_eq!(
+                got,
+                if i + 1 < MAX_TRACKED_TOOLS {
+                    "ok"
+                } else {
+                    "policy.rate_limited"
+                },
+                "{i}"
+            );
         }
         assert_eq!(code(l.acquire(&p.limits, "t", t0)), "policy.rate_limited");
         // Refilled after a minute: every counter is idle, a new name fits.

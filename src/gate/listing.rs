@@ -920,7 +920,9 @@ mod tests {
         };
         let mut view = ToolView::default();
         let l = view.listing_for(PageAsked::First);
-        let mut tools: Vec<Value> = (0..MAX_TOOLS).map(|i| json!({"name": format!("f{i}")})).collect();
+        let mut tools: Vec<Value> = (0..MAX_TOOLS)
+            .map(|i| json!({"name": format!("f{i}")}))
+            .collect();
         tools.push(json!({"name": "evil", "description": "x\u{E0041}"}));
         tools.push(json!({"name": "t"}));
         let mut page = json!({ "tools": tools });

@@ -337,6 +337,22 @@ pub fn host_member_name(name: &str) -> bool {
     })
 }
 
+/// `true` when an argument called `name` names an address of any kind:
+/// its last word is `address` or `addresses` (`address`,
+/// `remote_address`, `bindAddress`; `server_address` is a host name,
+/// [`host_name`]). Its text is read as the words of a host (an IP address
+/// among them is one: `::1`, `127.1`), never as one name, as a postal or
+/// e-mail address may be there (`1 Main St`, `a@example.com`). Bounded by
+/// the name's length.
+pub fn address_name(name: &str) -> bool {
+    alternatives(&bare_name(name)).any(|alt| {
+        let word = last_word(alt);
+        ["address", "addresses"]
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(word))
+    })
+}
+
 /// `name` before its last word `word` (a slice of it), without the
 /// separators at its end: `host_list` before `list` is `host`.
 fn before_word<'a>(name: &'a str, word: &str) -> &'a str {
