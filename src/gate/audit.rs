@@ -6,7 +6,8 @@
 //! when it is a regular file with one link, owned by the gateway's user; created with mode 0600, and an
 //! existing file with any group or other permission is set to 0600 before
 //! the first line. Each line is written whole with one `write` and no
-//! buffer; a write that fails or falls short is cut back off the file
+//! buffer, under an advisory lock shared with other writers of the path
+//! ([`Audit::write`]); a write that fails or falls short is cut back off the file
 //! (never a torn line) and reported, and the gateway then refuses. Past `max_bytes` the file is
 //! renamed to `FILE.1` (replacing an older one) and a new one started.
 //! Argument values are never written: only their names and sizes.
@@ -15,7 +16,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -91,7 +92,11 @@ fn open(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::PermissionsExt;
     let file = super::owned::open_owned(
         path,
-        OpenOptions::new().append(true).create(true).mode(0o600),
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600),
         "the audit file",
     )?;
     // Exactly 0600, set every time (one fchmod): no access for others, and
@@ -118,8 +123,18 @@ impl Audit {
 
     /// Appends one record as a line, rotating first when it would pass the bound.
     ///
+    /// Other processes may write the same file (several gateways given one
+    /// `--audit` path, `logrotate`): each line is written under an
+    /// exclusive advisory lock (`flock`) on the file, after checking that
+    /// the path still names the file held (one renamed away, by another
+    /// gateway's rotation or by hand, is let go and the path opened
+    /// again, with the checks of [`Audit::open`]), at the size the file
+    /// has then; a file whose last byte is no newline (a line another
+    /// writer left torn) gets one first, so every record stays a line.
+    ///
     /// # Errors
-    /// Any I/O error: the caller refuses calls from then on (fail closed).
+    /// Any I/O error, or the lock not taken within [`AUDIT_LOCK_WAIT`]:
+    /// the caller refuses calls from then on (fail closed).
     pub fn write(&mut self, record: &Record<'_>) -> io::Result<()> {
         // The same JSON with C1 and bidirectional controls escaped: a row
         // quotes wire strings, and `tail -f` shows it on a terminal.
@@ -128,14 +143,54 @@ impl Audit {
             .into_owned()
             .into_bytes();
         line.push(b'\n');
-        let len = line.len() as u64;
-        if self.size > 0 && self.size + len > self.max_bytes {
+        self.lock_current()?;
+        let written = self.write_locked(line);
+        let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
+        written
+    }
+
+    /// Takes the lock on the file the path names now, opening it again
+    /// when the file held was renamed away (at most [`AUDIT_REOPENS`]
+    /// times: the path keeps changing under the gateway otherwise).
+    fn lock_current(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        for _ in 0..AUDIT_REOPENS {
+            lock_within(&self.file, AUDIT_LOCK_WAIT)?;
+            let held = self.file.metadata()?;
+            let named = std::fs::symlink_metadata(&self.path);
+            if named.is_ok_and(|n| n.dev() == held.dev() && n.ino() == held.ino()) {
+                self.size = held.len();
+                return Ok(());
+            }
+            let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
+            self.file = open(&self.path)?;
+        }
+        Err(io::Error::other(format!(
+            "the audit file was replaced {AUDIT_REOPENS} times while one line was written"
+        )))
+    }
+
+    /// [`write`](Self::write) once the lock is held on the file the path
+    /// names.
+    fn write_locked(&mut self, mut line: Vec<u8>) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if self.size > 0 && self.size + line.len() as u64 > self.max_bytes {
             let mut old = self.path.as_os_str().to_owned();
             old.push(".1");
             std::fs::rename(&self.path, PathBuf::from(old))?;
+            let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
             self.file = open(&self.path)?;
             self.size = 0;
+            self.lock_current()?;
         }
+        if self.size > 0 {
+            let mut last = [0u8];
+            self.file.read_exact_at(&mut last, self.size - 1)?;
+            if last != *b"\n" {
+                line.insert(0, b'\n');
+            }
+        }
+        let len = line.len() as u64;
         match self.file.write(&line) {
             Ok(n) if n == line.len() => {
                 self.size += len;
@@ -152,6 +207,39 @@ impl Audit {
                     ),
                 })
             }
+        }
+    }
+}
+
+/// Longest wait for the audit file's lock (another gateway writing a line
+/// holds it for microseconds; one that holds it longer makes this one
+/// refuse, fail closed, rather than wait on it).
+pub const AUDIT_LOCK_WAIT: Duration = Duration::from_secs(1);
+
+/// Most times one line's write opens the audit path again because the file
+/// it held was renamed away.
+pub const AUDIT_REOPENS: usize = 4;
+
+/// Takes an exclusive `flock` on `file`, trying for at most `wait`.
+fn lock_within(file: &File, wait: Duration) -> io::Result<()> {
+    use rustix::fs::{flock, FlockOperation};
+    let until = Instant::now() + wait;
+    loop {
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK || e == rustix::io::Errno::INTR => {
+                if Instant::now() >= until {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "the audit file stayed locked by another writer for {} ms",
+                            wait.as_millis()
+                        ),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -299,6 +387,78 @@ mod tests {
             "{e}"
         );
         // A FIFO, a hard link, another owner: `owned::tests`.
+    }
+
+    /// Attack s55, F2: a file whose last line another writer left without
+    /// its newline gets one before the first record.
+    #[test]
+    fn a_torn_last_line_is_ended_first() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        std::fs::write(&p, "partial-no-newline").unwrap();
+        let mut a = Audit::open(&p, 100_000).unwrap();
+        a.write(&rec("x")).unwrap();
+        a.write(&rec("y")).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], "partial-no-newline");
+        for l in &lines[1..] {
+            serde_json::from_str::<Value>(l).unwrap();
+        }
+        assert!(text.ends_with("}\n"), "{text}");
+    }
+
+    /// Attack s55, F7: two writers of one path (two gateways, or a file
+    /// rotated by hand): a writer whose file was renamed away writes to
+    /// the file the path names now; no record is lost or written to a
+    /// rotated or deleted file.
+    #[test]
+    fn writers_sharing_a_path_follow_its_rotation() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let old = t.path().join("audit.jsonl.1");
+        let mut a = Audit::open(&p, 600).unwrap();
+        let mut b = Audit::open(&p, 600).unwrap();
+        b.write(&rec("b-1")).unwrap();
+        let mut a_lines = 0;
+        while !old.exists() {
+            a.write(&rec("a")).unwrap();
+            a_lines += 1;
+            assert!(a_lines < 100);
+        }
+        b.write(&rec("b-2")).unwrap();
+        let now = std::fs::read_to_string(&p).unwrap();
+        assert!(now.contains("b-2"), "{now}");
+        // By hand: renamed away, the next line starts a new file.
+        let by_hand = t.path().join("rotated-by-hand");
+        std::fs::rename(&p, &by_hand).unwrap();
+        b.write(&rec("b-3")).unwrap();
+        assert!(std::fs::read_to_string(&p).unwrap().contains("b-3"));
+        assert!(!std::fs::read_to_string(&by_hand).unwrap().contains("b-3"));
+        // Every line of every file is a whole record.
+        for f in [&p, &old, &by_hand] {
+            for l in std::fs::read_to_string(f).unwrap().lines() {
+                serde_json::from_str::<Value>(l).unwrap();
+            }
+        }
+    }
+
+    /// A lock another writer holds past [`AUDIT_LOCK_WAIT`] fails the
+    /// write (the caller refuses), and the write goes through once it is
+    /// let go.
+    #[test]
+    fn a_held_lock_fails_the_write() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let mut a = Audit::open(&p, 100_000).unwrap();
+        let other = File::open(&p).unwrap();
+        rustix::fs::flock(&other, rustix::fs::FlockOperation::LockExclusive).unwrap();
+        let e = a.write(&rec("x")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+        rustix::fs::flock(&other, rustix::fs::FlockOperation::Unlock).unwrap();
+        a.write(&rec("x")).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 1);
     }
 
     /// A full disk: the write fails, is reported, and leaves no torn line.
