@@ -169,6 +169,10 @@ pub struct HiddenEntries {
     /// The kinds whose last page had a `nextCursor`: their next page goes
     /// on with the same listing.
     open: HashSet<EntryKind>,
+    /// The kinds of which an entry to hide was not remembered (past
+    /// [`MAX_HIDDEN_ENTRIES`]): every request naming an entry of such a
+    /// kind is refused from then on (fail closed at the bound).
+    overflowed: HashSet<EntryKind>,
 }
 
 impl HiddenEntries {
@@ -214,6 +218,7 @@ impl HiddenEntries {
         let Self {
             hidden,
             this_listing,
+            overflowed,
             ..
         } = self;
         items.retain(|item| {
@@ -246,7 +251,8 @@ impl HiddenEntries {
             }
             if !hidden.contains_key(&entry) && hidden.len() >= MAX_HIDDEN_ENTRIES {
                 // Not remembered: left for the screen, which refuses the
-                // whole answer.
+                // whole answer, and its kind refused by name from now on.
+                overflowed.insert(kind);
                 return true;
             }
             let message = format!(
@@ -267,9 +273,12 @@ impl HiddenEntries {
     /// (`name`), `completion/complete` (`ref.name` of a `ref/prompt`,
     /// `ref.uri` of a `ref/resource`, a resource or a template),
     /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`
-    /// (`uri`, a resource or a template). `None` for any other.
+    /// (`uri`, a resource or a template). `None` for any other. Once an
+    /// entry of a kind could not be remembered (past
+    /// [`MAX_HIDDEN_ENTRIES`]), every such request naming an entry of that
+    /// kind is refused.
     pub fn refusal(&self, method: &str, params: Option<&Value>) -> Option<Refusal> {
-        if self.hidden.is_empty() {
+        if self.hidden.is_empty() && self.overflowed.is_empty() {
             return None;
         }
         let (kinds, name): (&[EntryKind], _) = match method {
@@ -305,12 +314,23 @@ impl HiddenEntries {
                 EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
             })
         });
-        found.map(|((kind, _), (why, rule))| {
+        let refusal = found.map(|((kind, _), (why, rule))| {
             Refusal::new(
                 GateCode::Poisoned,
                 format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
                 *rule,
             )
+        });
+        refusal.or_else(|| {
+            let kind = kinds.iter().find(|k| self.overflowed.contains(k))?;
+            Some(Refusal::new(
+                GateCode::Poisoned,
+                format!(
+                    "more than {MAX_HIDDEN_ENTRIES} entries were hidden from lists in this session: {} `{name}` may be one the gateway could not remember",
+                    kind.noun()
+                ),
+                "builtin hidden-entry bound",
+            ))
         })
     }
 }
@@ -545,6 +565,23 @@ mod tests {
         assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
         assert_eq!(p["prompts"].as_array().map(Vec::len), Some(1), "{p}");
         assert!(!clean_value(&mut p, false).is_clean());
+        // Attack s55 F4: the entry not remembered is refused by name, as
+        // is every prompt from then on; resources are not.
+        let last = format!("p{MAX_HIDDEN_ENTRIES}");
+        for name in [last.as_str(), "p0", "anything"] {
+            for (m, params) in naming("prompts", name) {
+                let r = hidden.refusal(m, Some(&params));
+                assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"), "{m} {params}");
+            }
+        }
+        for (m, params) in naming("resources", "https://example.com/r") {
+            assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {params}");
+        }
+        // Below the bound nothing is refused that was not hidden.
+        let fresh = HiddenEntries::default();
+        assert!(fresh
+            .refusal("prompts/get", Some(&json!({"name": "anything"})))
+            .is_none());
     }
 
     proptest::proptest! {
