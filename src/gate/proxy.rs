@@ -121,6 +121,9 @@ pub type ToServer = mpsc::UnboundedSender<(Vec<u8>, Charge)>;
 /// advice to the server, not proof that the call stopped).
 pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 
+/// The rule an icon or website link removed from an answer names.
+const LINK_RULE: &str = "builtin url check (icon or website link)";
+
 /// The rule a refused URL-mode `elicitation/create` names.
 const ELICITED_URL_RULE: &str = "builtin url check (elicitation url)";
 
@@ -965,9 +968,79 @@ impl GateService {
                         return Reply::Send(self.denial_for(method, id, &r));
                     }
                 }
+                self.drop_refused_links(&id, method, &mut result);
                 self.remember_state(method, &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
+        }
+    }
+
+    /// The links a client fetches or opens by itself, with no request of
+    /// the model's (MCP 2025-11-25: each `icons[].src` of a tool, prompt,
+    /// resource, template, content item or `serverInfo`, which hosts fetch
+    /// to draw a list; `serverInfo.websiteUrl`, shown as a link), anywhere
+    /// in `result`: each gets the URL check of the client's arguments
+    /// ([`super::urls::vet_url`] with the operator's `[net]` entries); an
+    /// icon refused is taken out of its `icons`, a `websiteUrl` refused
+    /// is removed, each logged and audited (`changed`). An icon inline in a
+    /// `data:` URL fetches nothing and stays (its text was screened). The
+    /// walk is bounded by the result's nesting (the core's depth bound).
+    fn drop_refused_links(&self, id: &Id, method: &str, result: &mut Value) {
+        let net = &self.shared.keeper.policy.net;
+        let refused = |src: &str| -> Option<Refusal> {
+            let inline = src
+                .trim_start()
+                .get(..5)
+                .is_some_and(|s| s.eq_ignore_ascii_case("data:"));
+            if inline {
+                return None;
+            }
+            super::urls::vet_url(net, src, LINK_RULE).err()
+        };
+        let mut dropped = Vec::new();
+        let mut stack = vec![result];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Array(icons)) = m.get_mut("icons") {
+                        icons.retain(|icon| {
+                            let Some(src) = icon.get("src").and_then(Value::as_str) else {
+                                return true;
+                            };
+                            refused(src).map(|r| dropped.push(r)).is_none()
+                        });
+                    }
+                    let site = m.get("websiteUrl").and_then(Value::as_str).and_then(refused);
+                    if let Some(r) = site {
+                        m.remove("websiteUrl");
+                        dropped.push(r);
+                    }
+                    stack.extend(m.values_mut());
+                }
+                Value::Array(a) => stack.extend(a.iter_mut()),
+                _ => {}
+            }
+        }
+        if dropped.is_empty() {
+            return;
+        }
+        let mut st = lock(&self.shared.state);
+        for r in &dropped {
+            tracing::warn!(
+                %id,
+                method,
+                code = r.code(),
+                reason = r.message(),
+                "a link the client would open was removed from an answer"
+            );
+            let rec = Record {
+                id: Some(id.to_value()),
+                method: Some(method),
+                code: Some(r.code()),
+                rule: Some(r.rule()),
+                ..Record::of("server->client", "changed")
+            };
+            let _ = self.audit(&mut st, rec);
         }
     }
 

@@ -3226,3 +3226,26 @@ fn a_url_mode_elicitation_gets_the_url_check() {
     }
     g.close();
 }
+
+/// Attack s55 F6: the links a client fetches or opens by itself (icons,
+/// `websiteUrl`) get the URL check: refused ones are taken out, `data:`
+/// icons and allowed URLs stay.
+#[test]
+fn icons_and_website_links_get_the_url_check() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    let r = g.call(2, "misbehave", json!({"how": "icons"}));
+    let want_icons = json!([
+        {"src": "data:image/png;base64,iVBORw0KGgo="},
+        {"src": "https://example.com/i.png"}
+    ]);
+    assert_eq!(r["result"]["content"][0]["icons"], want_icons, "{r}");
+    let info = &r["result"]["structuredContent"]["serverInfo"];
+    assert_eq!(info["icons"], want_icons, "{r}");
+    assert!(info.get("websiteUrl").is_none(), "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["site"]["websiteUrl"], "https://example.com/",
+        "{r}"
+    );
+    g.close();
+}

@@ -240,6 +240,16 @@ for line in sys.stdin:
                 requests = {"map": {"login": entry}, "array": [entry], "string": url}[args.get("shape", "map")]
                 send({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "st",
                       "inputRequests": requests}})
+            elif how == "icons":
+                # Links a host fetches or opens by itself: icons (MCP
+                # 2025-11-25) and a website link.
+                icons = [{"src": "http://169.254.169.254/latest/meta-data/"}, {"src": "javascript:alert(1)"},
+                         {"src": "data:image/png;base64,iVBORw0KGgo="}, {"src": "https://example.com/i.png"},
+                         {"src": "http://192.168.1.1/logo.png"}]
+                send({"jsonrpc": "2.0", "id": id, "result": {
+                    "content": [{"type": "resource_link", "uri": "https://example.com/x", "name": "x", "icons": icons}],
+                    "structuredContent": {"serverInfo": {"name": "s", "websiteUrl": "javascript:alert(1)", "icons": icons},
+                                          "site": {"websiteUrl": "https://example.com/"}}}})
             elif how == "error_url":
                 # The 2025-11-25 error form: URLElicitationRequiredError
                 # (-32042) listing URL-mode elicitations in
