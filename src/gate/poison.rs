@@ -1016,6 +1016,12 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
         // (`&ZeroWidthSpace;`, `&zwnj;`, `&lrm;`, `&shy;`).
         for (name, hidden) in HIDDEN_CHAR_REFS {
             for (from, r) in current.match_indices(name) {
+                // `&shy` without its `;` (HTML's legacy form): one with it
+                // is `&shy;`'s.
+                let to = from + r.len();
+                if !name.ends_with(';') && current.get(to..).is_some_and(|t| t.starts_with(';')) {
+                    continue;
+                }
                 let (f, _) = clean(hidden);
                 total.add(f);
                 spans.push((from, from + r.len()));
@@ -1277,9 +1283,33 @@ const ASCII_CHAR_REFS: &[(&str, &str)] = &[
 ];
 
 /// The named character references of HTML (WHATWG's table) that stand
-/// for a hidden character, with their `;`, and the character: found and
-/// removed as a numeric reference of the character is.
+/// for text holding a hidden character, with their `;` (and `&shy`, which
+/// HTML reads without it too), and the text: found as that text written
+/// out is, and removed as a numeric reference of the character is. A
+/// name for a character and variation selector 1 (`&caps;`: U+2229
+/// U+FE00) is found as that pair written out is.
 const HIDDEN_CHAR_REFS: &[(&str, &str)] = &[
+    ("&shy", "\u{ad}"),
+    ("&caps;", "\u{2229}\u{fe00}"),
+    ("&cups;", "\u{222a}\u{fe00}"),
+    ("&gesl;", "\u{22db}\u{fe00}"),
+    ("&gvertneqq;", "\u{2269}\u{fe00}"),
+    ("&gvnE;", "\u{2269}\u{fe00}"),
+    ("&lates;", "\u{2aad}\u{fe00}"),
+    ("&lesg;", "\u{22da}\u{fe00}"),
+    ("&lvertneqq;", "\u{2268}\u{fe00}"),
+    ("&lvnE;", "\u{2268}\u{fe00}"),
+    ("&smtes;", "\u{2aac}\u{fe00}"),
+    ("&sqcaps;", "\u{2293}\u{fe00}"),
+    ("&sqcups;", "\u{2294}\u{fe00}"),
+    ("&varsubsetneq;", "\u{228a}\u{fe00}"),
+    ("&varsubsetneqq;", "\u{2acb}\u{fe00}"),
+    ("&varsupsetneq;", "\u{228b}\u{fe00}"),
+    ("&varsupsetneqq;", "\u{2acc}\u{fe00}"),
+    ("&vsubnE;", "\u{2acb}\u{fe00}"),
+    ("&vsubne;", "\u{228a}\u{fe00}"),
+    ("&vsupnE;", "\u{2acc}\u{fe00}"),
+    ("&vsupne;", "\u{228b}\u{fe00}"),
     ("&ZeroWidthSpace;", "\u{200b}"),
     ("&NegativeVeryThinSpace;", "\u{200b}"),
     ("&NegativeThinSpace;", "\u{200b}"),
@@ -3527,5 +3557,33 @@ mod tests {
         let mut clean = json!("&#65;&#x1F600; &amp; &#169;");
         assert!(clean_value(&mut clean, true).is_clean());
         assert_eq!(clean, json!("&#65;&#x1F600; &amp; &#169;"));
+        // Attack s55 F1: `&shy` without its `;` as HTML reads it, and a
+        // name for a character with variation selector 1, as that pair
+        // written out is found.
+        for (input, stripped) in [
+            ("a&shyb", "ab"),
+            ("a&shy;b&shy c", "ab c"),
+            ("A&caps;B", "AB"),
+            ("x &vsupne; y &lvnE;", "x  y "),
+            // HTML decodes `&shy` before letters too (in text).
+            ("&shyness", "ness"),
+        ] {
+            let found = clean_value(&mut json!(input), false);
+            assert!(!found.is_clean(), "{input}");
+            let raw: String = input
+                .replace("&shy;", "\u{ad}")
+                .replace("&shy", "\u{ad}")
+                .replace("&caps;", "\u{2229}\u{fe00}")
+                .replace("&vsupne;", "\u{228b}\u{fe00}")
+                .replace("&lvnE;", "\u{2268}\u{fe00}");
+            assert!(!clean_value(&mut json!(raw), false).is_clean(), "{raw}");
+            let mut v = json!(input);
+            clean_value(&mut v, true);
+            assert_eq!(v, json!(stripped), "{input}");
+        }
+        for clean_text in ["&cap; &cup; &caps", "a&sh;b"] {
+            let mut v = json!(clean_text);
+            assert!(clean_value(&mut v, true).is_clean(), "{clean_text}");
+        }
     }
 }

@@ -1010,7 +1010,10 @@ impl GateService {
                             refused(src).map(|r| dropped.push(r)).is_none()
                         });
                     }
-                    let site = m.get("websiteUrl").and_then(Value::as_str).and_then(refused);
+                    let site = m
+                        .get("websiteUrl")
+                        .and_then(Value::as_str)
+                        .and_then(refused);
                     if let Some(r) = site {
                         m.remove("websiteUrl");
                         dropped.push(r);
