@@ -47,7 +47,10 @@ mod urls;
 mod yaml;
 
 pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
-pub use audit::{argument_sizes, rfc3339, rfc3339_now, Audit, Record, DEFAULT_AUDIT_MAX_BYTES};
+pub use audit::{
+    argument_sizes, rfc3339, rfc3339_now, Audit, Record, AUDIT_LOCK_WAIT, AUDIT_REOPENS,
+    DEFAULT_AUDIT_MAX_BYTES,
+};
 pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};
 pub use curlglob::MAX_GLOB_EXPANSIONS;
