@@ -805,6 +805,9 @@ mod tests {
             ("-x127.1 https://example.com/", "host", "127.1"),
             ("-p0x7f000001:8080", "host", "0x7f000001:8080"),
             ("-hdb.internal", "host", "db.internal"),
+            // Any option's attached value in a resolver's notation, with a
+            // dot and no port (`ssh -b`'s bind address).
+            ("-b127.1 -v", "host", "127.1"),
             // A19: a list of servers.
             (
                 "Server=example.com,127.0.0.1;Database=x",
