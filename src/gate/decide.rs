@@ -2790,6 +2790,18 @@ mod tests {
                 json!({"address": "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"}),
                 "ok",
             ),
+            // Attack s56, N1: other spellings of host and address names.
+            (json!({"IPv4": "127.1"}), "ssrf.loopback"),
+            (json!({"IPv6": "::1"}), "ssrf.loopback"),
+            (json!({"ip_v6": "::1"}), "ssrf.loopback"),
+            (json!({"address_v6": "::1"}), "ssrf.loopback"),
+            (json!({"hostip": "::1"}), "ssrf.loopback"),
+            (json!({"serverip": "127.1"}), "ssrf.loopback"),
+            (json!({"ipaddress": "2130706433"}), "ssrf.loopback"),
+            (json!({"fqdn": "::1"}), "ssrf.loopback"),
+            (json!({"addressList": "::1"}), "ssrf.loopback"),
+            (json!({"HostPort": "8080"}), "ok"),
+            (json!({"ship_address": "1 Main St, Springfield"}), "ok"),
             // FP2: text no URL parser reads and no client reads an
             // address in.
             (json!({"mac_addr": "00:1a:2b:3c:4d:5e"}), "ok"),

@@ -150,7 +150,14 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
     "website",
     "addr",
     "addrs",
+    "fqdn",
+    "fqdns",
 ];
+
+/// Words written after a host word that keep its meaning, as one word
+/// with it (`hostip`, `serverip`, `ipaddress`: [`host_name`]), besides
+/// [`HOST_NAME_ENDINGS`] as words of their own.
+pub const HOST_COMPOUND_ENDINGS: &[&str] = &["ip", "ips", "address", "addresses"];
 
 /// Endings of an argument name that names a text a program parses into
 /// settings, hosts among them ([`settings_name`]): a connection string
@@ -293,18 +300,32 @@ pub fn host_name(name: &str) -> bool {
             }
             let joined = joined_lower(rest);
             let word = last_word(rest);
-            if HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
+            // `hostip`, `serverIp`, `ipaddress`: a host word and an
+            // address word written as one.
+            let compound = HOST_COMPOUND_ENDINGS.iter().any(|e| {
+                joined.strip_suffix(e).is_some_and(|head| {
+                    HOST_ARGUMENT_WORDS.iter().any(|w| head.ends_with(w))
+                        || HOST_ADDRESS_WORDS.contains(&head)
+                })
+            });
+            if compound
+                || HOST_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
                 || HOST_ADDRESS_WORDS
                     .iter()
                     .any(|w| w.eq_ignore_ascii_case(word))
+                // `IPv4`, `hostIPv6` (a capital run before `v` is one word).
+                || last_segment(rest).ends_with("IPv")
             {
                 return true;
             }
             let before = before_word(rest, word);
+            // `ip_v4`, `server_v2`: a version after the host word.
+            let version = word.eq_ignore_ascii_case("v");
             if before.is_empty()
-                || !HOST_NAME_ENDINGS
-                    .iter()
-                    .any(|e| e.eq_ignore_ascii_case(word))
+                || !(version
+                    || HOST_NAME_ENDINGS
+                        .iter()
+                        .any(|e| e.eq_ignore_ascii_case(word)))
             {
                 return false;
             }
@@ -346,10 +367,27 @@ pub fn host_member_name(name: &str) -> bool {
 /// the name's length.
 pub fn address_name(name: &str) -> bool {
     alternatives(&bare_name(name)).any(|alt| {
-        let word = last_word(alt);
-        ["address", "addresses"]
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(word))
+        let mut rest = alt;
+        // The name, then without each last word of `HOST_NAME_ENDINGS`
+        // or a version (`address_list`, `address_v6`).
+        loop {
+            let word = last_word(rest);
+            if ["address", "addresses"]
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(word))
+            {
+                return true;
+            }
+            let before = before_word(rest, word);
+            let peeled = word.eq_ignore_ascii_case("v")
+                || HOST_NAME_ENDINGS
+                    .iter()
+                    .any(|e| e.eq_ignore_ascii_case(word));
+            if before.is_empty() || !peeled {
+                return false;
+            }
+            rest = before;
+        }
     })
 }
 
@@ -947,8 +985,37 @@ mod tests {
             "hostString",
             "host_spec",
             "hostsJson",
+            // Attack s56, N1: the protocol's own spelling, a version after
+            // the word, one-word compounds, a fully qualified name.
+            "IPv4",
+            "IPv6",
+            "hostIPv6",
+            "ipV4",
+            "ip_v4",
+            "ip_v6",
+            "server_v2",
+            "hostip",
+            "serverip",
+            "serverIps",
+            "ipaddress",
+            "hostaddress",
+            "fqdn",
+            "node_fqdn",
         ] {
             assert!(host_name(yes), "{yes}");
+        }
+        for yes in [
+            "address",
+            "address_list",
+            "addressList",
+            "address_v6",
+            "addressV6",
+            "addresses_csv",
+        ] {
+            assert!(address_name(yes), "{yes}");
+        }
+        for no in ["addr", "address_book_id", "v", "address_count"] {
+            assert!(!address_name(no), "{no}");
         }
         for no in [
             // Hardware, bus and memory addresses (#20 attack s48, FP3).
@@ -977,6 +1044,14 @@ mod tests {
             "spec",
             "csv_string",
             "ipvx",
+            "ship_address",
+            "membership",
+            "skip",
+            "vip",
+            "v",
+            "v2",
+            "tip_v2",
+            "hostPort",
         ] {
             assert!(!host_name(no), "{no}");
         }
