@@ -227,7 +227,9 @@ fn lock_within(file: &File, wait: Duration) -> io::Result<()> {
     loop {
         match flock(file, FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => return Ok(()),
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK || e == rustix::io::Errno::INTR => {
+            // A non-blocking `flock` is not interrupted: only a lock held
+            // elsewhere is waited for.
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
                 if Instant::now() >= until {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
