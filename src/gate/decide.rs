@@ -810,6 +810,13 @@ impl Gatekeeper {
                     // operator denies is refused, resolved or not.
                     match place {
                         Place::Host | Place::InHost => self.vet_host(s, place, scan)?,
+                        // Under an `address` key only a text with a dot or
+                        // a colon (`::1`, `127.1`, `10.0.0.1:80`): a bare
+                        // number there is a memory, wallet or bus address
+                        // (`0x401000`, `0x48`).
+                        Place::Address if s.contains(['.', ':']) => {
+                            self.vet_host(s, Place::InHost, scan)?;
+                        }
                         Place::Uri => {
                             for n in scheme_less_name(&self.policy.net, s, URL_RULE)? {
                                 self.note(scan.names, n)?;
@@ -822,7 +829,11 @@ impl Gatekeeper {
                         Place::InPath => reads_as_a_path(s),
                         Place::FileUri => !looks_like_url(s),
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
-                        Place::Plain | Place::Settings | Place::Host | Place::InHost => false,
+                        Place::Plain
+                        | Place::Settings
+                        | Place::Host
+                        | Place::InHost
+                        | Place::Address => false,
                     } && (!scan.prose || reads_as_a_path(s));
                     if checked {
                         if let Some(roots) = &self.roots {
@@ -861,7 +872,11 @@ impl Gatekeeper {
                     // (`type`, `content`) are member names, not paths.
                     let under_path = !matches!(
                         place,
-                        Place::Plain | Place::Settings | Place::Host | Place::InHost
+                        Place::Plain
+                            | Place::Settings
+                            | Place::Host
+                            | Place::InHost
+                            | Place::Address
                     );
                     let under_host = matches!(place, Place::Host | Place::InHost);
                     for k in m.keys() {
@@ -898,7 +913,7 @@ impl Gatekeeper {
                             (false, None) if under_host => Place::InHost,
                             // `address`, `remote_address`: the words of a
                             // host (attack s55, F9).
-                            (false, None) if address_name(k) => Place::InHost,
+                            (false, None) if address_name(k) => Place::Address,
                             (false, None) if settings_name(k) => Place::Settings,
                             (false, None) => Place::Plain,
                         };
@@ -2151,6 +2166,11 @@ enum Place {
     /// own name says nothing (`{"host": {"value": "::1"}}`): read as the
     /// words of a host ([`HostPlace::Member`]).
     InHost,
+    /// The value of a key naming an address of any kind (`address`,
+    /// `remote_address`: [`address_name`]): a text with a dot or a colon
+    /// is read as [`Place::InHost`] is; a bare number or word is no host
+    /// (`0x401000`, a wallet's `0x…`, `1 Main St`).
+    Address,
 }
 
 /// The parts of a path-named text that a server splitting it into several
@@ -2765,12 +2785,22 @@ mod tests {
             ),
             (json!({"address": "fe80::1"}), "ssrf.link_local"),
             (json!({"address": "127.1"}), "ssrf.loopback"),
-            (json!({"address": "2130706433"}), "ssrf.loopback"),
+            (json!({"address": "2130706433"}), "ok"),
+            // Review of s55: hexadecimal memory, bus and wallet addresses.
+            (json!({"address": "0x401000"}), "ok"),
+            (json!({"i2c_address": "0x48"}), "ok"),
+            (
+                json!({"tokenAddress": "0x0000000000000000000000000000000000000000"}),
+                "ok",
+            ),
+            (json!({"address": "0x1"}), "ok"),
+            (json!({"address": "0"}), "ok"),
             (json!({"remote_address": "::1"}), "ssrf.loopback"),
             (json!({"bindAddress": "127.0.0.1:8080"}), "ssrf.loopback"),
             (json!({"target-address": "10.0.0.1"}), "ssrf.private_use"),
             (json!({"addresses": ["::1"]}), "ssrf.loopback"),
-            (json!({"address": 2130706433}), "ssrf.loopback"),
+            (json!({"address": 2130706433}), "ok"),
+            (json!({"address": "10.0.0.1:80"}), "ssrf.private_use"),
             (
                 json!({"address": "1600 Amphitheatre Parkway, Mountain View, CA 94043"}),
                 "ok",
@@ -2798,6 +2828,7 @@ mod tests {
             (json!({"hostip": "::1"}), "ssrf.loopback"),
             (json!({"serverip": "127.1"}), "ssrf.loopback"),
             (json!({"ipaddress": "2130706433"}), "ssrf.loopback"),
+            (json!({"RIPv2": "enabled"}), "ok"),
             (json!({"fqdn": "::1"}), "ssrf.loopback"),
             (json!({"addressList": "::1"}), "ssrf.loopback"),
             (json!({"HostPort": "8080"}), "ok"),

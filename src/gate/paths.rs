@@ -313,8 +313,11 @@ pub fn host_name(name: &str) -> bool {
                 || HOST_ADDRESS_WORDS
                     .iter()
                     .any(|w| w.eq_ignore_ascii_case(word))
-                // `IPv4`, `hostIPv6` (a capital run before `v` is one word).
-                || last_segment(rest).ends_with("IPv")
+                // `IPv4`, `hostIPv6` (a capital run before `v` is one word;
+                // `RIPv2`, `MIPv6` are other words).
+                || last_segment(rest).strip_suffix("IPv").is_some_and(|head| {
+                    !head.ends_with(|c: char| c.is_uppercase())
+                })
             {
                 return true;
             }
@@ -1052,6 +1055,8 @@ mod tests {
             "v2",
             "tip_v2",
             "hostPort",
+            "RIPv2",
+            "MIPv6",
         ] {
             assert!(!host_name(no), "{no}");
         }
