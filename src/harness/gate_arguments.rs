@@ -494,6 +494,19 @@ impl ArgumentModel {
         if self.ambiguous() {
             codes.push("url.ambiguous");
         }
+        // An IPv6 address whose last group is all digits is, to a client
+        // that splits at the last `:`, the address before it and a port
+        // (`100::736e:6d00:0:5a11:1252` is also 100::736e:6d00:0:5a11):
+        // either reading's code.
+        if reached.is_ipv6() {
+            let text = self.host().0;
+            let split = text
+                .rsplit_once(':')
+                .filter(|(_, port)| !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()));
+            if let Some(Ok(before)) = split.map(|(head, _)| head.parse::<IpAddr>()) {
+                codes.push(reference(before).unwrap_or("ok"));
+            }
+        }
         // `-h` with a bare number (`-h2130706433`, `-h0`) is no host to
         // the gateway (`-x509`, `-h1`): an accepted false negative.
         if matches!(self.carrier, Carrier::Flag { form, .. } if form % 8 == 7)
