@@ -200,17 +200,36 @@ impl HiddenEntries {
         result: &mut Value,
         mode: PoisonMode,
     ) -> Vec<Refusal> {
+        self.filter(method, result, mode, true)
+    }
+
+    /// [`filter_page`](Self::filter_page) for a page of the gateway's own
+    /// listing (never shown): it remembers each entry to hide and forgets
+    /// none, and leaves the client's listing in progress as it was (what a
+    /// client's listing shows is that listing's to decide).
+    pub fn filter_own_page(
+        &mut self,
+        method: &str,
+        result: &mut Value,
+        mode: PoisonMode,
+    ) -> Vec<Refusal> {
+        self.filter(method, result, mode, false)
+    }
+
+    /// The filter of a client's page (`shown`), or of the gateway's own.
+    fn filter(
+        &mut self,
+        method: &str,
+        result: &mut Value,
+        mode: PoisonMode,
+        shown: bool,
+    ) -> Vec<Refusal> {
         let mut why = Vec::new();
         let Some((kind, member, key)) = EntryKind::of_listing(method) else {
             return why;
         };
-        if !self.open.contains(&kind) {
-            self.this_listing.retain(|(k, _)| *k != kind);
-        }
-        if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
-            self.open.insert(kind);
-        } else {
-            self.open.remove(&kind);
+        if shown {
+            self.track_listing(kind, result);
         }
         let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
             return why;
@@ -232,6 +251,9 @@ impl HiddenEntries {
                 PoisonMode::Keep => (false, "--poison keep"),
             };
             let entry = (kind, kind.key(name));
+            if !hide && !shown {
+                return true;
+            }
             if !hide {
                 if let Some((message, rule)) =
                     this_listing.contains(&entry).then(|| hidden.get(&entry)).flatten()
@@ -262,10 +284,25 @@ impl HiddenEntries {
             );
             why.push(Refusal::new(GateCode::Poisoned, message.clone(), rule));
             hidden.insert(entry.clone(), (message, rule));
-            this_listing.insert(entry);
+            if shown {
+                this_listing.insert(entry);
+            }
             false
         });
         why
+    }
+
+    /// Follows the client's listing of `kind` a `result` page belongs to:
+    /// a page after one with a `nextCursor` goes on with its listing.
+    fn track_listing(&mut self, kind: EntryKind, result: &Value) {
+        if !self.open.contains(&kind) {
+            self.this_listing.retain(|(k, _)| *k != kind);
+        }
+        if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
+            self.open.insert(kind);
+        } else {
+            self.open.remove(&kind);
+        }
     }
 
     /// The refusal of a client's request `method` whose `params` name an
@@ -549,6 +586,44 @@ mod tests {
         assert!(hidden
             .refusal("prompts/get", Some(&json!({"name": "bad"})))
             .is_none());
+    }
+
+    /// The gateway's own listing (never shown) remembers what it hides and
+    /// forgets nothing: the client's listing in progress goes on as it was
+    /// (what it hid stays hidden on its next page), and only a listing the
+    /// client sees forgets an entry it shows clean.
+    #[test]
+    fn the_gateways_own_listing_adds_and_never_forgets() {
+        let mut hidden = HiddenEntries::default();
+        let refused = |h: &HiddenEntries, name: &str| {
+            h.refusal("prompts/get", Some(&json!({ "name": name })))
+                .map(|r| r.code())
+        };
+        let mut p1 =
+            json!({"prompts": [{"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
+        hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse);
+        let mut own = json!({"prompts": [{"name": "bad", "description": "clean"}, {"name": "x", "description": "y\u{200b}"}]});
+        let why = hidden.filter_own_page("prompts/list", &mut own, PoisonMode::Refuse);
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert_eq!(refused(&hidden, "bad"), Some("tool.poisoned"));
+        assert_eq!(refused(&hidden, "x"), Some("tool.poisoned"));
+        // The client's listing goes on: `bad`, hidden on its first page,
+        // stays hidden on the second.
+        let mut p2 = json!({"prompts": [{"name": "bad", "description": "clean"}]});
+        assert_eq!(
+            hidden
+                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse)
+                .len(),
+            1
+        );
+        assert_eq!(p2["prompts"].as_array().map(Vec::len), Some(0), "{p2}");
+        // A new listing the client sees shows both clean: both forgotten.
+        let mut again = json!({"prompts": [{"name": "bad"}, {"name": "x"}]});
+        assert!(hidden
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .is_empty());
+        assert_eq!(refused(&hidden, "bad"), None);
+        assert_eq!(refused(&hidden, "x"), None);
     }
 
     /// Past [`MAX_HIDDEN_ENTRIES`] a poisoned entry stays in its page (for

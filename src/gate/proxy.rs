@@ -18,14 +18,14 @@
 //! * `tools/list` answers are filtered, `tools/call` results are checked for
 //!   poisoning, by [`Gatekeeper`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
 use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
@@ -110,6 +110,10 @@ fn values_in(bytes: &[u8], max: usize) -> usize {
 /// What a request waiting for the child gets: the child's `result`
 /// (`Ok`) or `error` (`Err`), with the charge of the line it came in on.
 type Outcome = (Result<Value, Value>, Charge);
+
+/// The rule of a refusal for want of a listing: a request that names a
+/// tool, prompt or resource the gateway could not list itself.
+const UNLISTED_RULE: &str = "builtin own listing";
 
 /// The way to the child's stdin: whole lines (without their newline),
 /// each with its charge on [`MAX_TO_SERVER_BYTES`], given back once
@@ -258,8 +262,13 @@ struct State {
     /// complete listing: later listings are checked against it.
     learning_done: bool,
     /// A complete `tools/list` listing (from its first page to its last)
-    /// has passed the gateway.
+    /// has passed the gateway since the session began or the server last
+    /// sent `notifications/tools/list_changed`.
     listed: bool,
+    /// The listings of prompts and resources the gateway completed itself
+    /// ([`own_listing::entry_listings`]) since the session began or the
+    /// server last said that kind changed.
+    entries_listed: HashSet<&'static str>,
     /// Ids of the server's requests forwarded to the client and not yet
     /// answered (at most MAX_PENDING_REQUESTS), with what each asked.
     server_asks: std::collections::HashMap<Id, Asked>,
@@ -442,6 +451,7 @@ impl GateService {
                     learned: Pins::default(),
                     learning_done: false,
                     listed: false,
+                    entries_listed: HashSet::new(),
                     server_asks: std::collections::HashMap::new(),
                     states: IssuedStates::new(),
                     progress: HashMap::new(),
@@ -659,6 +669,7 @@ impl GateService {
         &self,
         req: &Request,
         st: &mut State,
+        unlisted: Option<&str>,
     ) -> Result<(String, bool, Vec<super::urls::PendingName>), Reply> {
         let params = req.params_object();
         let name = params
@@ -695,6 +706,15 @@ impl GateService {
                 "--pin",
             );
             return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+        }
+        if let Some(why) = unlisted.filter(|_| st.view.get(&name).is_none()) {
+            // Nothing says this tool is not one a listing would hide.
+            let r = Refusal::new(
+                GateCode::NotListed,
+                format!("tool `{name}` is on no listing: {why}"),
+                UNLISTED_RULE,
+            );
+            return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st));
         }
         let keeper = &self.shared.keeper;
         let decided = keeper
@@ -942,24 +962,7 @@ impl GateService {
                         }
                     }
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
-                        let mut hidden = self.shared.keeper.filter_list_page(method, &mut result);
-                        // An entry whose definition `--poison` hides is
-                        // taken out alone (the rest of the page is shown)
-                        // and remembered, so no method reaches it.
-                        hidden.extend(lock(&self.shared.state).hidden.filter_page(
-                            method,
-                            &mut result,
-                            self.shared.keeper.poison,
-                        ));
-                        for r in hidden {
-                            tracing::warn!(
-                                method,
-                                code = r.code(),
-                                rule = r.rule(),
-                                reason = r.message(),
-                                "hidden from a list"
-                            );
-                        }
+                        self.filter_entries(method, &mut result, false);
                     }
                     _ => {}
                 }
@@ -972,6 +975,32 @@ impl GateService {
                 self.remember_state(method, &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
+        }
+    }
+
+    /// Filters a page of `prompts/list`, `resources/list` or
+    /// `resources/templates/list` (`method`), the client's or the gateway's
+    /// own (`own`): the policy's entries, then each entry whose definition
+    /// `--poison` hides, taken out alone (the rest of the page is shown)
+    /// and remembered, so no method reaches it.
+    fn filter_entries(&self, method: &str, result: &mut Value, own: bool) {
+        let mut hidden = self.shared.keeper.filter_list_page(method, result);
+        let poison = self.shared.keeper.poison;
+        let mut st = lock(&self.shared.state);
+        hidden.extend(if own {
+            st.hidden.filter_own_page(method, result, poison)
+        } else {
+            st.hidden.filter_page(method, result, poison)
+        });
+        drop(st);
+        for r in hidden {
+            tracing::warn!(
+                method,
+                code = r.code(),
+                rule = r.rule(),
+                reason = r.message(),
+                "hidden from a list"
+            );
         }
     }
 
@@ -1744,8 +1773,22 @@ impl GateService {
         method: &str,
         params: Option<&Value>,
     ) -> Result<(), &'static str> {
-        let st = lock(&self.shared.state);
+        let mut st = lock(&self.shared.state);
         match method {
+            // What changed is listed again before a request names it.
+            "notifications/tools/list_changed" => {
+                st.listed = false;
+                Ok(())
+            }
+            "notifications/prompts/list_changed" => {
+                st.entries_listed.remove("prompts/list");
+                Ok(())
+            }
+            "notifications/resources/list_changed" => {
+                st.entries_listed.remove("resources/list");
+                st.entries_listed.remove("resources/templates/list");
+                Ok(())
+            }
             "notifications/progress" => {
                 let token = params.and_then(|p| p.get("progressToken"));
                 match token.and_then(progress_token_key) {
@@ -1967,6 +2010,7 @@ impl GateService {
         arrived: tokio::time::Instant,
         asking: Asking,
         names: Vec<super::urls::PendingName>,
+        order: Option<OwnedMutexGuard<()>>,
     ) -> Handled {
         let (tool, limited, listing) = match asking {
             Asking::Call { tool, limited } => (Some(tool), limited, None),
@@ -2037,7 +2081,7 @@ impl GateService {
         // its room is taken now, and the next message waits for it.
         let mut on_its_way = None;
         if resolve {
-            let order = Arc::clone(&self.shared.in_order).try_lock_owned().ok();
+            let order = order.or_else(|| Arc::clone(&self.shared.in_order).try_lock_owned().ok());
             on_its_way = self.charge_now(req.raw.len()).map(|c| (c, order));
             if on_its_way.is_none() {
                 self.finish(&req.id);
@@ -2121,6 +2165,159 @@ impl GateService {
                         "the server exited before answering".into(),
                     ),
                 )),
+            }
+        }))
+    }
+    /// Decides a client's request and forwards it: `order` is held until
+    /// it has gone to the child; `unlisted` says why the gateway's own
+    /// listing did not complete, and refuses what it would have shown (a
+    /// tool the view does not hold, any prompt or resource).
+    fn decide(
+        &self,
+        request: Request,
+        ctx: CallContext,
+        arrived: tokio::time::Instant,
+        answered: Vec<super::urls::PendingName>,
+        order: Option<OwnedMutexGuard<()>>,
+        unlisted: Option<String>,
+    ) -> Handled {
+        if request.method == "tools/call" {
+            let vetted = {
+                let mut st = lock(&self.shared.state);
+                self.vet_call(&request, &mut st, unlisted.as_deref())
+            };
+            return match vetted {
+                Ok((tool, limited, mut names)) => {
+                    names.extend(answered);
+                    let asking = Asking::Call { tool, limited };
+                    self.forward(request, ctx, arrived, asking, names, order)
+                }
+                Err(reply) => Handled::Reply(reply),
+            };
+        }
+        let (params, hidden) = {
+            let st = lock(&self.shared.state);
+            // Hidden, or not known to be visible (fail closed).
+            let hidden = st
+                .hidden
+                .refusal(&request.method, request.params.as_ref())
+                .or_else(|| {
+                    let why = unlisted?;
+                    Some(Refusal::new(GateCode::NotListed, why, UNLISTED_RULE))
+                });
+            (
+                st.states.to_check(&request.method, request.params.as_ref()),
+                hidden,
+            )
+        };
+        let decided = hidden
+            .map_or_else(
+                || {
+                    self.shared
+                        .keeper
+                        .check_request(&request.method, params.as_deref())
+                },
+                Err,
+            )
+            .and_then(|names| self.audit_operation(&request).map(|()| names));
+        match decided {
+            Ok(mut names) => {
+                names.extend(answered);
+                if request.method != "tools/list" {
+                    return self.forward(request, ctx, arrived, Asking::Other, names, order);
+                }
+                // A page of a listing: the one its cursor continues (a
+                // listing started over is another listing; the one before
+                // it is not ended, and only a complete listing ends
+                // learning: #20 re-attack, N7 and F4).
+                let asked = PageAsked::of(request.params_object().and_then(|p| p.get("cursor")));
+                let listing = lock(&self.shared.state).view.listing_for(asked);
+                let asked =
+                    self.forward(request, ctx, arrived, Asking::Page(listing), names, order);
+                self.page_asked(asked, listing)
+            }
+            Err(r) => {
+                tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
+                let mut st = lock(&self.shared.state);
+                let rec = Record {
+                    id: Some(request.id.to_value()),
+                    method: Some(&request.method),
+                    code: Some(r.code()),
+                    rule: Some(r.rule()),
+                    ..Record::of("client->server", "refused")
+                };
+                let _ = self.audit(&mut st, rec);
+                drop(st);
+                Handled::Reply(Reply::Send(self.denial_for(
+                    &request.method,
+                    request.id,
+                    &r,
+                )))
+            }
+        }
+    }
+
+    /// A request that names a tool, prompt or resource before the listings
+    /// `needed` have completed: decided once the gateway has made them
+    /// itself ([`GateService::own_listing`],
+    /// [`GateService::own_entry_listing`]), within the call's time
+    /// (`--call-timeout` counts from its arrival; [`OWN_LIST_TIMEOUT`]
+    /// bounds the listings otherwise). The client's next message is read
+    /// once this one has gone to the child: messages keep their order, and
+    /// the requests behind it wait in the client's pipe, not in the
+    /// gateway.
+    fn after_own_listings(
+        &self,
+        request: Request,
+        ctx: CallContext,
+        arrived: tokio::time::Instant,
+        answered: Vec<super::urls::PendingName>,
+        needed: Vec<&'static str>,
+    ) -> Handled {
+        let order = Arc::clone(&self.shared.in_order).try_lock_owned().ok();
+        let me = self.clone();
+        let is_call = request.method == "tools/call";
+        let call_timeout = self.shared.call_timeout.filter(|_| is_call);
+        let by = arrived + call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
+        Handled::Task(Box::pin(async move {
+            let mut unlisted = None;
+            for method in needed {
+                let done = if method == "tools/list" {
+                    me.own_listing(&request, by).await
+                } else {
+                    me.own_entry_listing(method, &request, by).await
+                };
+                if let Err(why) = done {
+                    tracing::warn!(method, %why, "the gateway's own listing did not complete");
+                    // The child is gone: said so, as for any request it left.
+                    if lock(&me.shared.to_child).is_none() {
+                        return Reply::Send(Response::error(
+                            Some(request.id),
+                            gate_error(
+                                GateCode::ServerExited,
+                                "the server exited before answering".into(),
+                            ),
+                        ));
+                    }
+                    unlisted = Some(format!(
+                        "the gateway's own `{method}` did not complete: {why}"
+                    ));
+                    break;
+                }
+            }
+            if let Some(t) = call_timeout.filter(|_| tokio::time::Instant::now() >= by) {
+                tracing::warn!(id = %request.id, "call timed out during the gateway's own tools/list");
+                return Reply::Send(Response::error(
+                    Some(request.id),
+                    gate_error(
+                        GateCode::CallTimeout,
+                        format!("no answer within {} s", t.as_secs_f64()),
+                    ),
+                ));
+            }
+            match me.decide(request, ctx, arrived, answered, order, unlisted) {
+                Handled::Reply(r) => r,
+                Handled::Call(f) | Handled::Task(f) => f.await,
             }
         }))
     }
@@ -2214,114 +2411,25 @@ impl Service for GateService {
                 }
             }
         }
-        if request.method == "tools/call" {
+        // What names a tool, prompt or resource waits for its kind's listing.
+        let needed = if request.method == "tools/call" {
             let tool = request
                 .params_object()
                 .and_then(|p| p.get("name"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if self.needs_own_listing(tool) {
-                // Decided by a listing the gateway makes itself (`--pin`),
-                // within the call's time: `--call-timeout` counts from here.
-                let me = self.clone();
-                let call_timeout = self.shared.call_timeout;
-                let by = arrived + call_timeout.unwrap_or(OWN_LIST_TIMEOUT);
-                return Handled::Task(Box::pin(async move {
-                    if let Err(why) = me.own_listing(&request, by).await {
-                        tracing::warn!(%why, "the gateway's own tools/list did not complete");
-                    }
-                    if let Some(t) = call_timeout.filter(|_| tokio::time::Instant::now() >= by) {
-                        tracing::warn!(id = %request.id, "call timed out during the gateway's own tools/list");
-                        return Reply::Send(Response::error(
-                            Some(request.id),
-                            gate_error(
-                                GateCode::CallTimeout,
-                                format!("no answer within {} s", t.as_secs_f64()),
-                            ),
-                        ));
-                    }
-                    let vetted = {
-                        let mut st = lock(&me.shared.state);
-                        me.vet_call(&request, &mut st)
-                    };
-                    match vetted {
-                        Ok((tool, limited, mut names)) => {
-                            names.extend(answered);
-                            let asking = Asking::Call { tool, limited };
-                            match me.forward(request, ctx, arrived, asking, names) {
-                                Handled::Reply(r) => r,
-                                Handled::Call(f) | Handled::Task(f) => f.await,
-                            }
-                        }
-                        Err(reply) => reply,
-                    }
-                }));
+                vec!["tools/list"]
+            } else {
+                Vec::new()
             }
-            let vetted = {
-                let mut st = lock(&self.shared.state);
-                self.vet_call(&request, &mut st)
-            };
-            return match vetted {
-                Ok((tool, limited, mut names)) => {
-                    names.extend(answered);
-                    let asking = Asking::Call { tool, limited };
-                    self.forward(request, ctx, arrived, asking, names)
-                }
-                Err(reply) => Handled::Reply(reply),
-            };
-        }
-        let (params, hidden) = {
-            let st = lock(&self.shared.state);
-            let hidden = st.hidden.refusal(&request.method, request.params.as_ref());
-            (
-                st.states.to_check(&request.method, request.params.as_ref()),
-                hidden,
-            )
+        } else {
+            self.entry_listings_needed(&request)
         };
-        let decided = hidden
-            .map_or_else(
-                || {
-                    self.shared
-                        .keeper
-                        .check_request(&request.method, params.as_deref())
-                },
-                Err,
-            )
-            .and_then(|names| self.audit_operation(&request).map(|()| names));
-        match decided {
-            Ok(mut names) => {
-                names.extend(answered);
-                if request.method != "tools/list" {
-                    return self.forward(request, ctx, arrived, Asking::Other, names);
-                }
-                // A page of a listing: the one its cursor continues (a
-                // listing started over is another listing; the one before
-                // it is not ended, and only a complete listing ends
-                // learning: #20 re-attack, N7 and F4).
-                let asked = PageAsked::of(request.params_object().and_then(|p| p.get("cursor")));
-                let listing = lock(&self.shared.state).view.listing_for(asked);
-                let asked = self.forward(request, ctx, arrived, Asking::Page(listing), names);
-                self.page_asked(asked, listing)
-            }
-            Err(r) => {
-                tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
-                let mut st = lock(&self.shared.state);
-                let rec = Record {
-                    id: Some(request.id.to_value()),
-                    method: Some(&request.method),
-                    code: Some(r.code()),
-                    rule: Some(r.rule()),
-                    ..Record::of("client->server", "refused")
-                };
-                let _ = self.audit(&mut st, rec);
-                drop(st);
-                Handled::Reply(Reply::Send(self.denial_for(
-                    &request.method,
-                    request.id,
-                    &r,
-                )))
-            }
+        if !needed.is_empty() {
+            return self.after_own_listings(request, ctx, arrived, answered, needed);
         }
+        self.decide(request, ctx, arrived, answered, None, None)
     }
 
     fn notification(&mut self, notification: Notification) {

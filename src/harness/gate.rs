@@ -90,6 +90,25 @@ impl Read for ServerOutput {
     }
 }
 
+/// The script's answer to one of the gateway's own listings
+/// (`gate::GATE_ID_PREFIX`): an empty page of the kind `line` asks for.
+fn own_listing_answer(line: &[u8]) -> Option<Vec<u8>> {
+    let v: Value = serde_json::from_slice(line).ok()?;
+    let id = v.get("id")?.as_str()?;
+    if !id.starts_with(crate::gate::GATE_ID_PREFIX) {
+        return None;
+    }
+    let member = match v.get("method")?.as_str()? {
+        "tools/list" => "tools",
+        "prompts/list" => "prompts",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        _ => return None,
+    };
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {member: []}});
+    Some(answer.to_string().into_bytes())
+}
+
 /// Asserts that no budget counts more than it holds.
 fn within(budgets: &[&ByteBudget]) {
     for b in budgets {
@@ -162,8 +181,14 @@ fn session(data: &[u8]) -> Transcript {
         let (outgoing, mut out_rx) = mpsc::channel(64);
         let run = engine.run(Transport { frames, outgoing });
         let server_seen = Arc::clone(&seen);
+        // The script's server answers the gateway's own listings at once,
+        // with an empty list (the script's lines answer the client's).
+        let own_answers = server_tx.clone();
         let to_child = tokio::spawn(async move {
             while let Some((line, _charge)) = child_in.recv().await {
+                if let Some(answer) = own_listing_answer(&line) {
+                    let _ = own_answers.send(answer);
+                }
                 server_seen.lock().unwrap().push(line);
             }
         });

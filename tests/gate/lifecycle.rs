@@ -114,7 +114,10 @@ fn client_eof_with_a_call_in_flight_stops_a_server_that_ignores_sigterm() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest.len(), 1, "{rest:?}");
     assert_eq!(rest[0]["id"], 1);
-    assert_eq!(rest[0]["error"]["data"]["code"], "tool.server_exited");
+    assert_eq!(
+        rest[0]["error"]["data"]["code"], "tool.server_exited",
+        "{rest:?}"
+    );
 }
 
 /// The same server when the client closes its input with nothing in

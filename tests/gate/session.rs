@@ -1008,10 +1008,15 @@ fn audit_lines_without_values() {
         !text.contains("hunter2") && !text.contains("secretvalue"),
         "{text}"
     );
-    let lines: Vec<Value> = text
+    let all: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The first call was decided by the gateway's own listing, whose
+    // changes are audited before it (`tools/list`, server to client).
+    assert_eq!(all[0]["method"], "tools/list", "{text}");
+    let lines: Vec<&Value> = all.iter().filter(|l| l["method"] == "tools/call").collect();
+    assert_eq!(lines.len(), 2, "{text}");
     assert_eq!(lines[0]["decision"], "refused");
     assert_eq!(lines[0]["code"], "ssrf.cloud_metadata");
     assert_eq!(lines[0]["arguments"]["token"], 9);
@@ -1797,40 +1802,22 @@ fn emoji_are_no_hidden_characters() {
     }
 }
 
-/// F19 (attack s49): under `--poison refuse` a prompt, resource or resource
-/// template whose definition carries a hidden character is hidden alone
-/// (the clean entries of its list stay), and every method that names it
-/// is refused and never reaches the server, as a poisoned tool is.
-#[test]
-fn poisoned_entries_are_hidden_alone_and_unreachable() {
+/// The recorder with a poisoned prompt, resource and template, behind
+/// `--poison refuse`, initialized.
+fn poisoned_entries_gate() -> Gate {
     let mut g = Gate::start_env(
         &["--poison", "refuse", "--env", "RECORDER_POISONED_ENTRIES"],
         |_| {},
         &[("RECORDER_POISONED_ENTRIES", "1")],
     );
     g.init();
-    let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
-        g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
-    };
-    let names = |r: &Value, list: &str, key: &str| -> Vec<String> {
-        r["result"][list]
-            .as_array()
-            .unwrap_or_else(|| panic!("{r}"))
-            .iter()
-            .map(|p| p[key].as_str().unwrap().to_owned())
-            .collect()
-    };
-    let r = ask(&mut g, 1, "prompts/list", json!({}));
-    assert_eq!(names(&r, "prompts", "name"), ["fetch", "summarize"], "{r}");
-    let r = ask(&mut g, 2, "resources/list", json!({}));
-    assert_eq!(
-        names(&r, "resources", "uri"),
-        ["https://example.com/doc"],
-        "{r}"
-    );
-    let r = ask(&mut g, 3, "resources/templates/list", json!({}));
-    assert_eq!(names(&r, "resourceTemplates", "name"), ["web"], "{r}");
-    let refused = [
+    g
+}
+
+/// Requests naming the recorder's poisoned prompt, resource and template
+/// (`RECORDER_POISONED_ENTRIES`) in the spellings a server reads as them.
+fn naming_poisoned_entries() -> Vec<(&'static str, Value)> {
+    vec![
         ("prompts/get", json!({"name": "sneaky_prompt"})),
         ("prompts/get", json!({"name": "SNEAKY_PROMPT"})),
         (
@@ -1857,7 +1844,38 @@ fn poisoned_entries_are_hidden_alone_and_unreachable() {
             json!({"ref": {"type": "ref/resource", "uri": "https://example.com/bad/{path}"},
                 "argument": {"name": "path", "value": "b"}}),
         ),
-    ];
+    ]
+}
+
+/// F19 (attack s49): under `--poison refuse` a prompt, resource or resource
+/// template whose definition carries a hidden character is hidden alone
+/// (the clean entries of its list stay), and every method that names it
+/// is refused and never reaches the server, as a poisoned tool is.
+#[test]
+fn poisoned_entries_are_hidden_alone_and_unreachable() {
+    let mut g = poisoned_entries_gate();
+    let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
+        g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+    };
+    let names = |r: &Value, list: &str, key: &str| -> Vec<String> {
+        r["result"][list]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|p| p[key].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let r = ask(&mut g, 1, "prompts/list", json!({}));
+    assert_eq!(names(&r, "prompts", "name"), ["fetch", "summarize"], "{r}");
+    let r = ask(&mut g, 2, "resources/list", json!({}));
+    assert_eq!(
+        names(&r, "resources", "uri"),
+        ["https://example.com/doc"],
+        "{r}"
+    );
+    let r = ask(&mut g, 3, "resources/templates/list", json!({}));
+    assert_eq!(names(&r, "resourceTemplates", "name"), ["web"], "{r}");
+    let refused = naming_poisoned_entries();
     for (id, (method, params)) in (10..).zip(refused) {
         let r = ask(&mut g, id, method, params.clone());
         assert_eq!(
@@ -1891,6 +1909,102 @@ fn poisoned_entries_are_hidden_alone_and_unreachable() {
     );
     assert_eq!(r["result"]["completion"]["values"][0], "a", "{r}");
     g.close();
+}
+
+/// Kinds 3 and 8 (#20, N2): what a listing would hide is unreachable
+/// whether or not the client listed first. A request naming a tool, prompt
+/// or resource before its kind's first complete listing is decided by a
+/// listing the gateway makes itself (without `--pin` too); the clean ones
+/// still pass, and the client never sees the gateway's own pages.
+#[test]
+fn nothing_hidden_is_reachable_before_its_listing() {
+    let mut g = poisoned_entries_gate();
+    let ask = |g: &mut Gate, id: u64, method: &str, params: Value| {
+        g.ask(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+    };
+    let mut refused = vec![
+        ("tools/call", json!({"name": "sneaky", "arguments": {}})),
+        ("tools/call", json!({"name": "SNEAKY", "arguments": {}})),
+    ];
+    refused.extend(naming_poisoned_entries());
+    for (id, (method, params)) in (1..).zip(refused) {
+        // A tool's refusal is a result (`--deny-as result`), the others errors.
+        let r = ask(&mut g, id, method, params.clone());
+        let refused = r["result"]["isError"] == true || r["error"].is_object();
+        assert!(refused, "{method} {params}: {r}");
+        assert!(
+            r.to_string().contains("tool.poisoned"),
+            "{method} {params}: {r}"
+        );
+    }
+    let r = g.call(20, "echo", json!({"x": 1}));
+    assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    let r = ask(&mut g, 21, "prompts/get", json!({"name": "summarize"}));
+    assert!(r["result"]["messages"].is_array(), "{r}");
+    let r = ask(
+        &mut g,
+        22,
+        "resources/read",
+        json!({"uri": "https://example.com/doc"}),
+    );
+    assert_eq!(r["result"]["contents"][0]["text"], "content", "{r}");
+    let seen = g.received();
+    assert!(
+        !seen.contains("sneaky\"")
+            && !seen.contains("SNEAKY")
+            && !seen.contains("sneaky_prompt\"")
+            && !seen.contains("example.com/bad\""),
+        "{seen}"
+    );
+    // One listing of each kind, made once for the session.
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        let own = format!("\"id\":\"toolgate-gate/{method}/");
+        assert_eq!(seen.matches(&own).count(), 1, "{method}: {seen}");
+    }
+}
+
+/// What the server says has changed (`notifications/tools/list_changed`,
+/// `notifications/prompts/list_changed`) is listed again before a request
+/// names it: a poisoned tool or prompt added mid-session is unreachable
+/// though the client never listed it.
+#[test]
+fn a_change_the_server_announces_is_listed_before_it_is_reached() {
+    let mut g = Gate::start(&["--poison", "refuse"]);
+    g.init();
+    // Both kinds listed once (the prompt by the gateway itself).
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    let r =
+        g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"summarize"}}"#);
+    assert!(r["result"]["messages"].is_array(), "{r}");
+    // The answer comes after the two notifications.
+    g.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"change"}}}).to_string());
+    let mut notes = Vec::new();
+    loop {
+        let m = g.recv();
+        if m["id"] == 3 {
+            break;
+        }
+        notes.push(m["method"].as_str().unwrap_or_default().to_owned());
+    }
+    assert_eq!(
+        notes,
+        [
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed"
+        ]
+    );
+    let r = g.call(4, "late_sneaky", json!({}));
+    assert!(r.to_string().contains("tool.poisoned"), "{r}");
+    let r =
+        g.ask(r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"late_prompt"}}"#);
+    assert_eq!(r["error"]["data"]["code"], "tool.poisoned", "{r}");
+    let seen = g.received();
+    assert!(!seen.contains("\"late_"), "{seen}");
 }
 
 /// Kind 3: every client request that names a server-side operation gets
@@ -2266,7 +2380,11 @@ fn audit_write_failure_refuses_and_leaves_no_torn_line() {
     for l in text.lines() {
         serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("a torn line {l:?}: {e}"));
     }
-    assert_eq!(text.lines().count() as u64, refused_at - 1, "{text}");
+    // The calls allowed, each audited (after the own listing's rows).
+    let calls = text
+        .lines()
+        .filter(|l| l.contains(r#""method":"tools/call""#));
+    assert_eq!(calls.count() as u64, refused_at - 1, "{text}");
     let seen = std::fs::read_to_string(&record).unwrap_or_default();
     for end in [',', '}'] {
         assert!(

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A server that will not stop: it ignores SIGTERM and the end of its
-input, never answers `tools/call`, and keeps a grandchild in its process
+input, never answers `tools/call` (it lists its one tool, `wait`), and keeps a grandchild in its process
 group. It writes its pid and the grandchild's to the file named by argv[1]
 once it has answered `initialize`."""
 import json
@@ -22,6 +22,10 @@ for line in sys.stdin:
             f.write("%d %d\n" % (grandchild.pid, os.getpid()))
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "stubborn", "version": "1"}}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+        sys.stdout.flush()
+    elif msg.get("method") == "tools/list":
+        tools = [{"name": "wait", "inputSchema": {"type": "object"}}]
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}}) + "\n")
         sys.stdout.flush()
 while True:
     time.sleep(1000)
