@@ -182,7 +182,9 @@ fn session(data: &[u8]) -> Transcript {
         let run = engine.run(Transport { frames, outgoing });
         let server_seen = Arc::clone(&seen);
         // The script's server answers the gateway's own listings at once,
-        // with an empty list (the script's lines answer the client's).
+        // with an empty list (the script's lines answer the client's). Its
+        // answer comes through the reading thread, racing the script's next
+        // lines: a seed whose outcome a test asserts lists its tools first.
         let own_answers = server_tx.clone();
         let to_child = tokio::spawn(async move {
             while let Some((line, _charge)) = child_in.recv().await {
