@@ -52,6 +52,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::limits::Subject;
 use super::paths::{RelativePaths, TildePaths, VariablePaths};
 use crate::net::{Entry, NetPolicy};
 
@@ -159,19 +160,22 @@ impl ArgRule {
 /// One validated `[[limits]]` rule.
 #[derive(Debug, Clone)]
 pub struct LimitRule {
-    /// The tool glob as written.
-    pub tool: String,
+    /// What it counts: `tool = GLOB` (calls) or `prompt = GLOB` (gets).
+    pub subject: Subject,
+    /// The glob as written.
+    pub glob: String,
     matcher: RuleGlob,
-    /// Calls in flight per tool.
+    /// Requests in flight per name.
     pub max_concurrent: Option<u32>,
-    /// Calls per minute per tool.
+    /// Requests per minute per name.
     pub rate: Option<u32>,
     /// The rule's line.
     pub line: usize,
 }
 
 impl LimitRule {
-    /// `true` when the rule applies to tool `name`.
+    /// `true` when the rule's glob matches `name` (a tool's or a
+    /// prompt's, as [`LimitRule::subject`] says).
     pub fn applies_to(&self, name: &str) -> bool {
         self.matcher.is_match(name)
     }
@@ -339,7 +343,8 @@ struct FileNet {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileLimit {
-    tool: Spanned<String>,
+    tool: Option<Spanned<String>>,
+    prompt: Option<Spanned<String>>,
     max_concurrent: Option<Spanned<i64>>,
     rate: Option<Spanned<i64>>,
 }
@@ -625,9 +630,20 @@ impl Policy {
                     message: "a [[limits]] rule needs max_concurrent or rate".into(),
                 });
             }
+            let (subject, glob) = match (&r.tool, &r.prompt) {
+                (Some(g), None) => (Subject::Tool, g),
+                (None, Some(g)) => (Subject::Prompt, g),
+                _ => {
+                    return Err(PolicyError {
+                        line,
+                        message: "a [[limits]] rule needs one of tool or prompt".into(),
+                    })
+                }
+            };
             p.limits.push(LimitRule {
-                tool: r.tool.get_ref().clone(),
-                matcher: cx.rule_glob(&r.tool)?,
+                subject,
+                glob: glob.get_ref().clone(),
+                matcher: cx.rule_glob(glob)?,
                 max_concurrent,
                 rate,
                 line,
@@ -712,6 +728,12 @@ roots = ["/data"]
             ("[tools]\nallow = [\"[\"]\n", 2, "bad glob"),
             ("[tools]\nbogus = 1\n", 2, "unknown field"),
             ("[nope]\n", 1, "unknown field"),
+            (
+                "[[limits]]\ntool = \"a\"\nprompt = \"b\"\nrate = 1\n",
+                1,
+                "one of tool or prompt",
+            ),
+            ("\n[[limits]]\nrate = 1\n", 2, "one of tool or prompt"),
             (
                 "\n\n[[args]]\ntool = \"x\"\npointer = \"url\"\nkind = \"url\"\n",
                 5,

@@ -31,7 +31,7 @@ use super::audit::{argument_sizes, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::{Answered, Gatekeeper};
 use super::entries::HiddenEntries;
-use super::limits::{refuse_task_augmented, Limiter};
+use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
@@ -221,8 +221,8 @@ pub struct GateConfig {
 
 struct Pending {
     tx: oneshot::Sender<Outcome>,
-    tool: Option<String>,
-    limited: bool,
+    /// Its place under a `[[limits]]` rule, given back when it ends.
+    limited: Option<Slot>,
     /// Unique per entry (ids may be reused once answered).
     seq: u64,
     started: Instant,
@@ -291,13 +291,11 @@ struct State {
 /// What a client's request forwarded to the child asks, for its
 /// bookkeeping and its answer.
 enum Asking {
-    /// A `tools/call` of `tool`, holding one of its `max_concurrent`
-    /// places when `limited`.
-    Call { tool: String, limited: bool },
+    /// A request holding a place under a `[[limits]]` rule when `Some`
+    /// (a `tools/call`, a `prompts/get`), or none.
+    Counted(Option<Slot>),
     /// A page of a `tools/list` listing.
     Page(ListingId),
-    /// Any other request.
-    Other,
 }
 
 /// What a server's request forwarded to the client asked: the client's
@@ -670,7 +668,7 @@ impl GateService {
         req: &Request,
         st: &mut State,
         unlisted: Option<&str>,
-    ) -> Result<(String, bool, Vec<super::urls::PendingName>), Reply> {
+    ) -> Result<(Option<Slot>, Vec<super::urls::PendingName>), Reply> {
         let params = req.params_object();
         let name = params
             .and_then(|p| p.get("name"))
@@ -733,13 +731,14 @@ impl GateService {
                 return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st));
             }
         }
-        let limited = match st
-            .limiter
-            .acquire(&keeper.policy.limits, &name, Instant::now())
-        {
-            Ok(l) => l,
-            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
-        };
+        let limited =
+            match st
+                .limiter
+                .acquire(&keeper.policy.limits, Subject::Tool, &name, Instant::now())
+            {
+                Ok(l) => l,
+                Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
+            };
         if self.shared.audit_all {
             let rec = Record {
                 time: rfc3339_now(),
@@ -753,8 +752,8 @@ impl GateService {
                 arguments: argument_sizes(&args),
             };
             if !self.audit(st, rec) {
-                if limited {
-                    st.limiter.release(&name);
+                if let Some(slot) = &limited {
+                    st.limiter.release(slot);
                 }
                 let r = Refusal::new(
                     GateCode::AuditUnavailable,
@@ -764,7 +763,7 @@ impl GateService {
                 return Err(Reply::Send(self.denial(req.id.clone(), &r)));
             }
         }
-        Ok((name, limited, names))
+        Ok((limited, names))
     }
 
     /// A cancelled call: its pending entry (and its concurrency slot) stays
@@ -841,10 +840,8 @@ impl GateService {
                 st.progress.remove(token);
             }
         }
-        if p.limited {
-            if let Some(t) = &p.tool {
-                st.limiter.release(t);
-            }
+        if let Some(slot) = &p.limited {
+            st.limiter.release(slot);
         }
         Some(p)
     }
@@ -1245,6 +1242,27 @@ impl GateService {
                 }
             }
         }
+    }
+
+    /// A `prompts/get`'s place under the `prompt = GLOB` rules of
+    /// `[[limits]]` naming its prompt (`None` for any other request, or
+    /// when no rule names it).
+    ///
+    /// # Errors
+    /// `policy.concurrency_limited` or `policy.rate_limited`.
+    fn acquire_prompt(&self, request: &Request) -> Result<Option<Slot>, Refusal> {
+        if request.method != "prompts/get" {
+            return Ok(None);
+        }
+        let name = request
+            .params_object()
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let rules = &self.shared.keeper.policy.limits;
+        lock(&self.shared.state)
+            .limiter
+            .acquire(rules, Subject::Prompt, name, Instant::now())
     }
 
     /// Under `--audit-all`, records a mediated request other than
@@ -2012,19 +2030,16 @@ impl GateService {
         names: Vec<super::urls::PendingName>,
         order: Option<OwnedMutexGuard<()>>,
     ) -> Handled {
-        let (tool, limited, listing) = match asking {
-            Asking::Call { tool, limited } => (Some(tool), limited, None),
-            Asking::Page(listing) => (None, false, Some(listing)),
-            Asking::Other => (None, false, None),
+        let (limited, listing) = match asking {
+            Asking::Counted(limited) => (limited, None),
+            Asking::Page(listing) => (None, Some(listing)),
         };
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
             if st.pending.contains_key(&req.id) {
-                if limited {
-                    if let Some(t) = &tool {
-                        st.limiter.release(t);
-                    }
+                if let Some(slot) = &limited {
+                    st.limiter.release(slot);
                 }
                 return Handled::Reply(Reply::Send(Response::error(
                     Some(req.id),
@@ -2043,10 +2058,8 @@ impl GateService {
             let Some(slot) = slot else {
                 // Only when the child is gone, or the request came outside
                 // the engine's readiness (none does).
-                if limited {
-                    if let Some(t) = &tool {
-                        st.limiter.release(t);
-                    }
+                if let Some(slot) = &limited {
+                    st.limiter.release(slot);
                 }
                 drop(st);
                 return Handled::Reply(Reply::Send(self.unsent(req.id, self.gone_or_busy())));
@@ -2061,7 +2074,6 @@ impl GateService {
                 req.id.clone(),
                 Pending {
                     tx,
-                    tool,
                     limited,
                     seq,
                     started: Instant::now(),
@@ -2187,9 +2199,9 @@ impl GateService {
                 self.vet_call(&request, &mut st, unlisted.as_deref())
             };
             return match vetted {
-                Ok((tool, limited, mut names)) => {
+                Ok((limited, mut names)) => {
                     names.extend(answered);
-                    let asking = Asking::Call { tool, limited };
+                    let asking = Asking::Counted(limited);
                     self.forward(request, ctx, arrived, asking, names, order)
                 }
                 Err(reply) => Handled::Reply(reply),
@@ -2219,12 +2231,22 @@ impl GateService {
                 },
                 Err,
             )
-            .and_then(|names| self.audit_operation(&request).map(|()| names));
+            .and_then(|names| Ok((names, self.acquire_prompt(&request)?)))
+            .and_then(|(names, limited)| match self.audit_operation(&request) {
+                Ok(()) => Ok((names, limited)),
+                Err(r) => {
+                    if let Some(slot) = &limited {
+                        lock(&self.shared.state).limiter.release(slot);
+                    }
+                    Err(r)
+                }
+            });
         match decided {
-            Ok(mut names) => {
+            Ok((mut names, limited)) => {
                 names.extend(answered);
                 if request.method != "tools/list" {
-                    return self.forward(request, ctx, arrived, Asking::Other, names, order);
+                    let asking = Asking::Counted(limited);
+                    return self.forward(request, ctx, arrived, asking, names, order);
                 }
                 // A page of a listing: the one its cursor continues (a
                 // listing started over is another listing; the one before

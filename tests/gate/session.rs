@@ -1251,6 +1251,54 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     g.close();
 }
 
+/// Kind 11 (#20, N3): `[[limits]]` rules with `prompt = GLOB` count
+/// `prompts/get` (a prompt may do a tool's work: `mcp-server-fetch`'s
+/// `fetch` prompt fetches), by the prompt's folded name, apart from the
+/// tool of the same name; a prompt's place comes back with its answer.
+#[test]
+fn prompt_limits_count_prompts_get() {
+    let mut g = Gate::with_policy(
+        "[[limits]]\nprompt = \"fetch\"\nrate = 2\n[[limits]]\nprompt = \"*\"\nmax_concurrent = 1\n",
+    );
+    g.init();
+    let get = |g: &mut Gate, id: u64, name: &str| {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"prompts/get",
+                          "params":{"name":name,"arguments":{"url":"https://example.com/"}}});
+        g.ask(&line.to_string())
+    };
+    for id in 1..=2 {
+        let r = get(&mut g, id, "fetch");
+        assert!(r["result"]["messages"].is_array(), "{r}");
+    }
+    for (id, name) in [(3, "fetch"), (4, "FETCH")] {
+        let r = get(&mut g, id, name);
+        assert_eq!(r["error"]["data"]["code"], "policy.rate_limited", "{r}");
+        assert!(
+            r["error"]["data"]["reason"]
+                .as_str()
+                .is_some_and(|t| t.contains("2 gets per minute")),
+            "{r}"
+        );
+    }
+    // Under `max_concurrent = 1` alone, one after another: each answer
+    // gives its place back.
+    for id in 5..=8 {
+        let r = get(&mut g, id, "summarize");
+        assert!(r["result"]["messages"].is_array(), "{r}");
+    }
+    // The tool `fetch` is not counted by prompt rules.
+    for id in 10..=12 {
+        let r = g.call(id, "fetch", json!({"url": "https://example.com/"}));
+        assert!(r["result"]["isError"].is_null(), "{r}");
+    }
+    let seen = g.received();
+    assert!(
+        !seen.contains("\"id\":3,") && !seen.contains("\"id\":4,"),
+        "{seen}"
+    );
+    g.close();
+}
+
 /// Kind 11: a task-augmented call (`params.task`) is answered at once with a
 /// task handle while the work runs on, so under `max_concurrent` it is
 /// refused (never reaching the server); other tools and plain calls are not

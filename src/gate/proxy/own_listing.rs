@@ -263,8 +263,7 @@ impl GateService {
                 id.clone(),
                 Pending {
                     tx,
-                    tool: None,
-                    limited: false,
+                    limited: None,
                     seq,
                     started: std::time::Instant::now(),
                     progress: None,
