@@ -964,6 +964,7 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// work of the text's length.
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     use std::borrow::Cow;
+    let before = *total;
     let (f, cleaned) = clean(text);
     total.add(f);
     let mut current: Cow<'_, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
@@ -976,7 +977,8 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
         }
     }
     // Each data: URI, from the last (so earlier spans stay where they are).
-    for (start, end) in data_uri_spans(&current).into_iter().rev() {
+    let spans = data_uri_spans(&current, false);
+    for &(start, end) in spans.iter().rev() {
         let Some(uri) = current.get(start..end) else {
             continue;
         };
@@ -985,12 +987,34 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
             current.to_mut().replace_range(start..end, &r);
         }
     }
+    // Each data: URI as a reader that ends every URI at white space or a
+    // bracket finds it (a Markdown or chat view linking each one): one
+    // inside the span of a URI before it (which ran to the end of the text,
+    // or to its closing quote or bracket) is a URI of its own (attack s57,
+    // S2). Its findings are counted when the spans above found none.
+    let stripped = strip && current.as_ref() != text;
+    let mut more = Findings::default();
+    for (start, end) in data_uri_spans(&current, true).into_iter().rev() {
+        if !stripped && spans.contains(&(start, end)) {
+            continue;
+        }
+        let Some(uri) = current.get(start..end) else {
+            continue;
+        };
+        let replaced = screen_span(uri, strip, layer, &mut more);
+        if let (true, Some(r)) = (strip, replaced) {
+            current.to_mut().replace_range(start..end, &r);
+        }
+    }
+    if *total == before {
+        total.add(more);
+    }
     // Each data: URI an HTML parser sees once it decodes character
     // references (`data&colon;`, `&#58;`, `&#x3a;`, in the payload too)
     // that was not found as written: its span in `current` replaced.
     if current.contains('&') {
         let (decoded, at) = decode_char_refs(&current);
-        for (start, end) in data_uri_spans(&decoded).into_iter().rev() {
+        for (start, end) in data_uri_spans(&decoded, false).into_iter().rev() {
             let (Some(uri), Some(&from), Some(&to)) =
                 (decoded.get(start..end), at.get(start), at.get(end))
             else {
@@ -1454,11 +1478,13 @@ fn url_ignored(b: u8) -> bool {
 /// aside: a Markdown `<…>` destination, an HTML attribute), up to the
 /// matching `>`, `"` or `'`, white space inside and all; else up to the
 /// first white space or `)`, `]`, `>`, `<`, `"`, `'`, `` ` `` (white
-/// space right after the `,` of a base64 URI aside). A `data:`
+/// space right after the `,` of a base64 URI aside). `plain`: every URI
+/// only up to that first white space or bracket, as a reader that links
+/// each URI in prose finds them. A `data:`
 /// with no `,` after it in its range is no URI. One pass over `text`
 /// (each closing character is looked for from where the URI starts, and
 /// ranges never overlap).
-fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
+fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let whole_start = text.len() - text.trim_start().len();
     let mut spans = Vec::new();
@@ -1501,13 +1527,13 @@ fn data_uri_spans(text: &str) -> Vec<(usize, usize)> {
             .iter()
             .rev()
             .find(|b| !b.is_ascii_whitespace());
-        let closer = match opener {
+        let closer = match opener.filter(|_| !plain) {
             Some(b'<') => Some((&mut next_gt, '>')),
             Some(b'"') => Some((&mut next_dquote, '"')),
             Some(b'\'') => Some((&mut next_squote, '\'')),
             _ => None,
         };
-        let end = if start == whole_start {
+        let end = if start == whole_start && !plain {
             Some(text.len())
         } else {
             None
@@ -1821,6 +1847,21 @@ mod tests {
             (
                 "in a blob",
                 Box::new(|t| json!({"blob": b64(format!("a note, {}", data(t)).as_bytes())})),
+            ),
+            // After a URI whose span runs over it (to the end of the text,
+            // to its closing bracket or quote): a URI of its own to a view
+            // that links each (attack s57, S2).
+            (
+                "after a URI at the start",
+                Box::new(|t| json!(format!("data:;base64,aGk= {}", data(t)))),
+            ),
+            (
+                "after a URI in brackets",
+                Box::new(|t| json!(format!("see <data:;base64,aGk= {}> now", data(t)))),
+            ),
+            (
+                "after a URI in quotes",
+                Box::new(|t| json!(format!("a \"data:;base64,aGk= {}\" b", data(t)))),
             ),
         ]);
         for (what, case) in &cases {

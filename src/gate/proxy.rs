@@ -1013,7 +1013,10 @@ impl GateService {
     /// walk is bounded by the result's nesting (the core's depth bound).
     fn drop_refused_links(&self, id: &Id, method: &str, result: &mut Value) {
         let net = &self.shared.keeper.policy.net;
-        let refused = |src: &str| -> Option<Refusal> {
+        let refused = |url: &str| super::urls::vet_url(net, url, LINK_RULE).err();
+        // An icon is drawn, never run: one inline in a `data:` URL stays. A
+        // `websiteUrl` is opened (a `data:text/html` page runs its script).
+        let icon_refused = |src: &str| -> Option<Refusal> {
             let inline = src
                 .trim_start()
                 .get(..5)
@@ -1021,7 +1024,7 @@ impl GateService {
             if inline {
                 return None;
             }
-            super::urls::vet_url(net, src, LINK_RULE).err()
+            refused(src)
         };
         let mut dropped = Vec::new();
         let mut stack = vec![result];
@@ -1033,7 +1036,7 @@ impl GateService {
                             let Some(src) = icon.get("src").and_then(Value::as_str) else {
                                 return true;
                             };
-                            refused(src).map(|r| dropped.push(r)).is_none()
+                            icon_refused(src).map(|r| dropped.push(r)).is_none()
                         });
                     }
                     let site = m

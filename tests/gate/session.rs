@@ -3395,7 +3395,8 @@ fn a_url_mode_elicitation_gets_the_url_check() {
 
 /// Attack s55 F6: the links a client fetches or opens by itself (icons,
 /// `websiteUrl`) get the URL check: refused ones are taken out, `data:`
-/// icons and allowed URLs stay.
+/// icons and allowed URLs stay; a `data:` website link (a page that runs
+/// its script when opened) is taken out (attack s57, S5).
 #[test]
 fn icons_and_website_links_get_the_url_check() {
     let mut g = Gate::start(&[]);
@@ -3413,5 +3414,7 @@ fn icons_and_website_links_get_the_url_check() {
         r["result"]["structuredContent"]["site"]["websiteUrl"], "https://example.com/",
         "{r}"
     );
+    let page = &r["result"]["structuredContent"]["page"];
+    assert!(page.is_object() && page.get("websiteUrl").is_none(), "{r}");
     g.close();
 }

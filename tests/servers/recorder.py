@@ -257,7 +257,8 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": id, "result": {
                     "content": [{"type": "resource_link", "uri": "https://example.com/x", "name": "x", "icons": icons}],
                     "structuredContent": {"serverInfo": {"name": "s", "websiteUrl": "javascript:alert(1)", "icons": icons},
-                                          "site": {"websiteUrl": "https://example.com/"}}}})
+                                          "site": {"websiteUrl": "https://example.com/"},
+                                          "page": {"websiteUrl": " DATA:text/html,<script>alert(1)</script>"}}}})
             elif how == "error_url":
                 # The 2025-11-25 error form: URLElicitationRequiredError
                 # (-32042) listing URL-mode elicitations in
