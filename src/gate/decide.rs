@@ -49,9 +49,10 @@ pub const MAX_SCANNED_STRINGS: usize = 16_384;
 
 /// Client methods that name no server-side operation to vet: forwarded
 /// (their answers are screened, lists filtered). `tools/call`,
-/// `prompts/get`, `resources/read`/`subscribe`/`unsubscribe` and
-/// `completion/complete` are mediated; any other method is refused
-/// (`policy.method_denied`) unless `[methods] allow` names it.
+/// `prompts/get`, `resources/read`/`subscribe`/`unsubscribe`,
+/// `subscriptions/listen` (2026-07-28) and `completion/complete` are
+/// mediated; any other method is refused (`policy.method_denied`) unless
+/// `[methods] allow` names it.
 pub const PASSED_METHODS: &[&str] = &[
     "initialize",
     "ping",
@@ -66,6 +67,11 @@ pub const PASSED_METHODS: &[&str] = &[
     "tasks/result",
     "tasks/cancel",
 ];
+
+/// Most resource URIs one `subscriptions/listen` may name
+/// (`notifications.resourceSubscriptions`); a longer list is invalid
+/// params (-32602), each URI being decided as a `resources/subscribe` is.
+pub const MAX_LISTEN_SUBSCRIPTIONS: usize = 1024;
 
 /// What the gateway last saw of a tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +101,10 @@ pub struct ToolState {
 /// `ref` an object whose `type` is a string and whose `name`
 /// (`ref/prompt`) or `uri` (`ref/resource`) is a string, `argument` an
 /// object with string `name` and `value`, `context.arguments` an object of
-/// strings when present. Other methods: `params` an object when present.
+/// strings when present; `subscriptions/listen`: `notifications` an
+/// object whose `resourceSubscriptions`, when present, is an array of at
+/// most [`MAX_LISTEN_SUBSCRIPTIONS`] strings. Other methods: `params` an
+/// object when present.
 ///
 /// # Errors
 /// The RFC 6901 pointer of the first member of the wrong type, and what
@@ -108,7 +117,8 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
             | "resources/read"
             | "resources/subscribe"
             | "resources/unsubscribe"
-            | "completion/complete" => Err("/params is missing".to_owned()),
+            | "completion/complete"
+            | "subscriptions/listen" => Err("/params is missing".to_owned()),
             _ => Ok(()),
         };
     };
@@ -144,6 +154,26 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
         }
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             string(p.get("uri"), "/params/uri")
+        }
+        "subscriptions/listen" => {
+            let Some(Value::Object(n)) = p.get("notifications") else {
+                return Err("/params/notifications must be an object".to_owned());
+            };
+            match n.get("resourceSubscriptions") {
+                None | Some(Value::Null) => Ok(()),
+                Some(Value::Array(uris)) if uris.len() > MAX_LISTEN_SUBSCRIPTIONS => Err(format!(
+                    "/params/notifications/resourceSubscriptions must hold at most {MAX_LISTEN_SUBSCRIPTIONS} URIs"
+                )),
+                Some(Value::Array(uris)) => match uris.iter().position(|u| !u.is_string()) {
+                    None => Ok(()),
+                    Some(i) => Err(format!(
+                        "/params/notifications/resourceSubscriptions/{i} must be a string"
+                    )),
+                },
+                Some(_) => {
+                    Err("/params/notifications/resourceSubscriptions must be an array".to_owned())
+                }
+            }
         }
         "completion/complete" => {
             let Some(Value::Object(r)) = p.get("ref") else {
@@ -431,6 +461,7 @@ impl Gatekeeper {
             "prompts/get" => &["name", "arguments"],
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => &["uri"],
             "completion/complete" => &["ref", "argument", "context"],
+            "subscriptions/listen" => &["notifications"],
             _ => &[],
         };
         if !known.is_empty() {
@@ -467,6 +498,24 @@ impl Gatekeeper {
             }
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 keeper.resource_decision(method, &text(params, "uri"))
+            }
+            "subscriptions/listen" => {
+                // Each URI as its `resources/subscribe` (the method it
+                // replaces); the filter's other members as arguments are.
+                let filter = params
+                    .and_then(|p| p.get("notifications"))
+                    .and_then(Value::as_object);
+                let uris = filter
+                    .and_then(|n| n.get("resourceSubscriptions"))
+                    .and_then(Value::as_array);
+                let mut names = Vec::new();
+                for uri in uris.into_iter().flatten().filter_map(Value::as_str) {
+                    names.extend(keeper.resource_decision("resources/subscribe", uri)?);
+                }
+                if let Some(n) = filter {
+                    keeper.walk_members(n, |k| k == "resourceSubscriptions", &mut names)?;
+                }
+                Ok(names)
             }
             "completion/complete" => {
                 let target_ref = params.and_then(|p| p.get("ref")).and_then(Value::as_object);

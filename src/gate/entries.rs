@@ -310,13 +310,25 @@ impl HiddenEntries {
     /// (`name`), `completion/complete` (`ref.name` of a `ref/prompt`,
     /// `ref.uri` of a `ref/resource`, a resource or a template),
     /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`
-    /// (`uri`, a resource or a template). `None` for any other. Once an
+    /// (`uri`, a resource or a template), `subscriptions/listen` (each
+    /// URI of `notifications.resourceSubscriptions`, 2026-07-28). `None`
+    /// for any other. Once an
     /// entry of a kind could not be remembered (past
     /// [`MAX_HIDDEN_ENTRIES`]), every such request naming an entry of that
     /// kind is refused.
     pub fn refusal(&self, method: &str, params: Option<&Value>) -> Option<Refusal> {
         if self.hidden.is_empty() && self.overflowed.is_empty() {
             return None;
+        }
+        if method == "subscriptions/listen" {
+            let uris = params
+                .and_then(|p| p.get("notifications"))
+                .and_then(|n| n.get("resourceSubscriptions"))
+                .and_then(Value::as_array);
+            return uris?
+                .iter()
+                .filter_map(Value::as_str)
+                .find_map(|uri| self.refusal_of(&[EntryKind::Resource, EntryKind::Template], uri));
         }
         let (kinds, name): (&[EntryKind], _) = match method {
             "prompts/get" => (&[EntryKind::Prompt], text(params, "name")),
@@ -337,7 +349,11 @@ impl HiddenEntries {
             }
             _ => return None,
         };
-        let name = name?;
+        self.refusal_of(kinds, name?)
+    }
+
+    /// The refusal of `name`, an entry of one of `kinds`, when hidden.
+    fn refusal_of(&self, kinds: &[EntryKind], name: &str) -> Option<Refusal> {
         let exact = kinds
             .iter()
             .find_map(|&kind| self.hidden.get_key_value(&(kind, kind.key(name))));

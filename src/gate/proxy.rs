@@ -2116,10 +2116,12 @@ impl GateService {
         // `--call-timeout` bounds `tools/call`; every other forwarded
         // request gets REQUEST_DEADLINE (an answer the gateway could not
         // read must not leave it waiting).
-        let timeout = if method == "tools/call" {
-            self.shared.call_timeout
-        } else {
-            Some(REQUEST_DEADLINE)
+        let timeout = match method.as_str() {
+            "tools/call" => self.shared.call_timeout,
+            // A stream that lasts the session (2026-07-28): answered only
+            // when the server ends it.
+            "subscriptions/listen" => None,
+            _ => Some(REQUEST_DEADLINE),
         };
         Handled::Task(Box::pin(async move {
             let id = req_id;

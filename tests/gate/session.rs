@@ -2016,6 +2016,78 @@ fn nothing_hidden_is_reachable_before_its_listing() {
     }
 }
 
+/// Kind 3 (attack s57, S1): `subscriptions/listen`, the 2026-07-28 method
+/// that replaces `resources/subscribe`, is mediated as it is: each URI it
+/// subscribes gets the resource decision and the hidden entries' refusal,
+/// a malformed or overlong list is -32602, and a clean one reaches the
+/// server, its stream's notifications coming back.
+#[test]
+fn subscriptions_listen_is_mediated_as_resources_subscribe() {
+    let mut g = poisoned_entries_gate();
+    let listen = |g: &mut Gate, id: u64, notifications: Value| {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"subscriptions/listen",
+                          "params":{"notifications": notifications}});
+        g.ask(&line.to_string())
+    };
+    for (id, uris, code) in [
+        (
+            1,
+            json!(["https://example.com/doc", "https://example.com/bad"]),
+            "tool.poisoned",
+        ),
+        (2, json!(["HTTPS://Example.com/bad/x"]), "tool.poisoned"),
+        (
+            3,
+            json!(["http://169.254.169.254/latest/"]),
+            "ssrf.cloud_metadata",
+        ),
+        (
+            4,
+            json!(["https://example.com/\u{200b}doc"]),
+            "tool.poisoned",
+        ),
+    ] {
+        let r = listen(&mut g, id, json!({"resourceSubscriptions": uris}));
+        assert_eq!(r["error"]["data"]["code"], code, "{uris}: {r}");
+    }
+    // A member of the filter beside the list is checked as an argument.
+    let r = listen(
+        &mut g,
+        5,
+        json!({"toolsListChanged": true, "x": "http://127.0.0.1/"}),
+    );
+    assert_eq!(r["error"]["data"]["code"], "ssrf.loopback", "{r}");
+    let too_many = vec!["https://example.com/doc"; toolgate::gate::MAX_LISTEN_SUBSCRIPTIONS + 1];
+    for (id, n) in [
+        (6, json!({"resourceSubscriptions": too_many})),
+        (7, json!({"resourceSubscriptions": [1]})),
+        (8, json!([])),
+    ] {
+        let r = listen(&mut g, id, n);
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen"}"#);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    // A clean one: the update, then the stream's end.
+    g.send(&json!({"jsonrpc":"2.0","id":10,"method":"subscriptions/listen",
+                   "params":{"notifications":{"toolsListChanged": true,
+                                              "resourceSubscriptions": ["https://example.com/doc"]}}}).to_string());
+    let update = g.recv();
+    assert_eq!(
+        update["method"], "notifications/resources/updated",
+        "{update}"
+    );
+    let end = g.recv();
+    assert_eq!(end["id"], 10, "{end}");
+    assert!(end["result"].is_object(), "{end}");
+    let seen = g.received();
+    assert!(
+        !seen.contains("example.com/bad") && !seen.contains("169.254"),
+        "{seen}"
+    );
+    g.close();
+}
+
 /// What the server says has changed (`notifications/tools/list_changed`,
 /// `notifications/prompts/list_changed`) is listed again before a request
 /// names it: a poisoned tool or prompt added mid-session is unreachable

@@ -142,6 +142,11 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id, "result": {"contents": [{"uri": params.get("uri"), "text": "content"}]}})
     elif method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel"):
         send({"jsonrpc": "2.0", "id": id, "result": {}})
+    elif method == "subscriptions/listen":
+        # One update per URI subscribed, then the stream ends (its result).
+        for uri in (params.get("notifications") or {}).get("resourceSubscriptions") or []:
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+        send({"jsonrpc": "2.0", "id": id, "result": {}})
     elif method == "completion/complete":
         send({"jsonrpc": "2.0", "id": id, "result": {"completion": {"values": ["a"]}}})
     elif method == "tools/call":

@@ -55,6 +55,17 @@ pub(super) fn entry_listings(method: &str, params: Option<&Value>) -> &'static [
     match method {
         "prompts/get" => PROMPTS,
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => RESOURCES,
+        "subscriptions/listen" => {
+            let uris = params
+                .and_then(|p| p.get("notifications"))
+                .and_then(|n| n.get("resourceSubscriptions"))
+                .and_then(Value::as_array);
+            if uris.is_some_and(|u| !u.is_empty()) {
+                RESOURCES
+            } else {
+                &[]
+            }
+        }
         "completion/complete" => {
             let kind = params
                 .and_then(|p| p.get("ref"))
