@@ -405,6 +405,12 @@ fn progress_key(params: Option<&Value>) -> Option<String> {
     progress_token_key(params?.get("_meta")?.get("progressToken")?)
 }
 
+/// `true` for a task-augmented `tools/call` (`params.task`, MCP
+/// 2025-11-25), whose answer is a `CreateTaskResult`.
+fn is_task(req: &Request) -> bool {
+    req.method == "tools/call" && req.params_object().is_some_and(|p| p.contains_key("task"))
+}
+
 fn valid_id(v: &Value) -> Option<Id> {
     match v {
         Value::String(s) => Some(Id::String(s.clone())),
@@ -608,6 +614,7 @@ impl GateService {
         args: &Value,
         refusal: &Refusal,
         st: &mut State,
+        task: bool,
     ) -> Reply {
         tracing::warn!(
             tool,
@@ -627,7 +634,7 @@ impl GateService {
             arguments: argument_sizes(args),
         };
         self.audit(st, rec);
-        Reply::Send(self.denial(id, refusal))
+        Reply::Send(self.denial(id, refusal, task))
     }
 
     /// A result the gateway writes itself (a refusal, its answer to the
@@ -642,16 +649,19 @@ impl GateService {
         result
     }
 
-    fn denial(&self, id: Id, refusal: &Refusal) -> Response {
+    /// A `tools/call`'s refusal: a result with `isError` under `--deny-as
+    /// result`, unless the call is task-augmented (`task`: its answer must
+    /// be a `CreateTaskResult`, which no refusal is), else the -32001 error.
+    fn denial(&self, id: Id, refusal: &Refusal, task: bool) -> Response {
         match self.shared.deny_as {
-            DenyAs::Result => {
+            DenyAs::Result if !task => {
                 let result = self.own_result(json!({
                     "content": [{"type": "text", "text": format!("refused by toolgate gate: {}: {}", refusal.code(), refusal.message())}],
                     "isError": true,
                 }));
                 Response::result(id, result)
             }
-            DenyAs::Error => Response::error(
+            DenyAs::Result | DenyAs::Error => Response::error(
                 Some(id),
                 ErrorObject {
                     code: AUTHORIZATION_ERROR,
@@ -679,13 +689,14 @@ impl GateService {
             .and_then(|p| p.get("arguments"))
             .cloned()
             .unwrap_or_else(|| json!({}));
+        let task = is_task(req);
         if st.audit_failed {
             let r = Refusal::new(
                 GateCode::AuditUnavailable,
                 "the audit log cannot be written",
                 "--audit",
             );
-            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+            return Err(Reply::Send(self.denial(req.id.clone(), &r, task)));
         }
         if st.pin_failed {
             let r = Refusal::new(
@@ -693,7 +704,7 @@ impl GateService {
                 "the tool definitions learned this session could not be saved to the pin file",
                 "--pin",
             );
-            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+            return Err(Reply::Send(self.denial(req.id.clone(), &r, task)));
         }
         if matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done {
             // Trust on first use learns from one complete listing: a call
@@ -703,7 +714,7 @@ impl GateService {
                 "the server has not listed its tools completely, so nothing is pinned yet",
                 "--pin",
             );
-            return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+            return Err(Reply::Send(self.denial(req.id.clone(), &r, task)));
         }
         if let Some(why) = unlisted.filter(|_| st.view.get(&name).is_none()) {
             // Nothing says this tool is not one a listing would hide.
@@ -712,7 +723,7 @@ impl GateService {
                 format!("tool `{name}` is on no listing: {why}"),
                 UNLISTED_RULE,
             );
-            return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st));
+            return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task));
         }
         let keeper = &self.shared.keeper;
         let decided = keeper
@@ -724,11 +735,11 @@ impl GateService {
             });
         let names = match decided {
             Ok(n) => n,
-            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
+            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
         };
         if params.is_some_and(|p| p.contains_key("task")) {
             if let Err(r) = refuse_task_augmented(&keeper.policy.limits, &name) {
-                return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st));
+                return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task));
             }
         }
         let limited =
@@ -737,7 +748,7 @@ impl GateService {
                 .acquire(&keeper.policy.limits, Subject::Tool, &name, Instant::now())
             {
                 Ok(l) => l,
-                Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st)),
+                Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
             };
         if self.shared.audit_all {
             let rec = Record {
@@ -760,7 +771,7 @@ impl GateService {
                     "the audit log cannot be written",
                     "--audit",
                 );
-                return Err(Reply::Send(self.denial(req.id.clone(), &r)));
+                return Err(Reply::Send(self.denial(req.id.clone(), &r, task)));
             }
         }
         Ok((limited, names))
@@ -878,6 +889,7 @@ impl GateService {
         method: &str,
         outcome: Result<Value, Value>,
         listing: Option<ListingId>,
+        task: bool,
     ) -> Reply {
         match outcome {
             Err(error) => {
@@ -938,7 +950,7 @@ impl GateService {
                 );
                 if !a_list {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
-                        return Reply::Send(self.denial_for(method, id, &r));
+                        return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
                 match method {
@@ -965,7 +977,7 @@ impl GateService {
                 }
                 if a_list {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
-                        return Reply::Send(self.denial_for(method, id, &r));
+                        return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
                 self.drop_refused_links(&id, method, &mut result);
@@ -1100,10 +1112,11 @@ impl GateService {
     }
 
     /// A refusal in the form the method's answer takes: `tools/call` by
-    /// `--deny-as`, every other method the -32001 error with `data.code`.
-    fn denial_for(&self, method: &str, id: Id, refusal: &Refusal) -> Response {
+    /// `--deny-as` ([`GateService::denial`]; `task`: the call is
+    /// task-augmented), every other method the -32001 error with `data.code`.
+    fn denial_for(&self, method: &str, id: Id, refusal: &Refusal, task: bool) -> Response {
         if method == "tools/call" {
-            return self.denial(id, refusal);
+            return self.denial(id, refusal, task);
         }
         Response::error(
             Some(id),
@@ -1686,7 +1699,7 @@ impl GateService {
     /// `URLElicitationRequiredError`, which the SDKs hand to the host to
     /// open) gets the same check for each entry (`params` of an
     /// `elicitation/create`), under any error code.
-    async fn vet_input_requests(&self, method: &str, reply: Reply) -> Reply {
+    async fn vet_input_requests(&self, method: &str, reply: Reply, task: bool) -> Reply {
         let (id, asks) = match &reply {
             Reply::Send(Response {
                 id: Some(id),
@@ -1729,7 +1742,7 @@ impl GateService {
             return reply;
         };
         self.refuse_server_request(None, "elicitation/create", &r);
-        Reply::Send(self.denial_for(method, id.clone(), &r))
+        Reply::Send(self.denial_for(method, id.clone(), &r, task))
     }
 
     /// A server request refused (`r`) before it reached the client: logged,
@@ -2106,6 +2119,7 @@ impl GateService {
             self.finish(&req.id);
             return Handled::Reply(Reply::Send(self.unsent(req.id, why)));
         }
+        let task = is_task(&req);
         let Request {
             id: req_id,
             method,
@@ -2132,7 +2146,7 @@ impl GateService {
                 let by = deadline.unwrap_or_else(|| arrived + super::resolve::RESOLVE_DEADLINE);
                 if let Err(r) = me.resolve_names(names, by).await {
                     me.finish(&id);
-                    return Reply::Send(me.denial_for(&method, id, &r));
+                    return Reply::Send(me.denial_for(&method, id, &r, task));
                 }
                 let queued = me.queue_child(&raw, charge);
                 drop(order);
@@ -2172,8 +2186,8 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    let reply = me.answer(id, &method, o, listing);
-                    me.vet_input_requests(&method, reply).await
+                    let reply = me.answer(id, &method, o, listing, task);
+                    me.vet_input_requests(&method, reply, task).await
                 }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
@@ -2275,10 +2289,12 @@ impl GateService {
                 };
                 let _ = self.audit(&mut st, rec);
                 drop(st);
+                let task = is_task(&request);
                 Handled::Reply(Reply::Send(self.denial_for(
                     &request.method,
                     request.id,
                     &r,
+                    task,
                 )))
             }
         }
@@ -2430,10 +2446,12 @@ impl Service for GateService {
                 Ok(names) => answered = names,
                 Err(r) => {
                     tracing::warn!(method = %request.method, code = r.code(), "inputResponses refused");
+                    let task = is_task(&request);
                     return Handled::Reply(Reply::Send(self.denial_for(
                         &request.method,
                         request.id,
                         &r,
+                        task,
                     )));
                 }
             }

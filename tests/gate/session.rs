@@ -1302,7 +1302,7 @@ fn prompt_limits_count_prompts_get() {
 /// Kind 11: a task-augmented call (`params.task`) is answered at once with a
 /// task handle while the work runs on, so under `max_concurrent` it is
 /// refused (never reaching the server); other tools and plain calls are not
-/// affected.
+/// affected. Kind 9: its refusals take the error form.
 #[test]
 fn task_augmented_calls_cannot_outrun_max_concurrent() {
     let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nmax_concurrent = 4\n");
@@ -1311,7 +1311,14 @@ fn task_augmented_calls_cannot_outrun_max_concurrent() {
         let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0},"task":task}});
         let r = g.ask(&line.to_string());
         assert_eq!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+        // Its answer must be a `CreateTaskResult`, which no refusal is: the
+        // error form, under the default `--deny-as result` too (attack
+        // s57, S3).
+        assert_eq!(r["error"]["code"], -32001, "{r}");
     }
+    let line = json!({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fetch","arguments":{"url":"http://169.254.169.254/"},"task":{"ttl":1}}});
+    let r = g.ask(&line.to_string());
+    assert_eq!(r["error"]["data"]["code"], "ssrf.cloud_metadata", "{r}");
     let line = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{},"task":{"ttl":1}}});
     let r = g.ask(&line.to_string());
     assert!(r["result"].is_object(), "no limit on echo: {r}");
