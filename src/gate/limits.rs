@@ -134,7 +134,10 @@ pub fn refuse_task_augmented(rules: &[LimitRule], tool: &str) -> Result<(), Refu
 impl Limiter {
     /// Takes a place for a request of `subject` `name` at `now`; pair each
     /// `Ok(Some(slot))` with one [`Limiter::release`] when the request
-    /// ends. `Ok(None)`: no rule applies, nothing to release.
+    /// ends. `Ok(None)`: no rule applies, nothing to release. A
+    /// `continuation` (a 2026-07-28 retry carrying the `requestState` the
+    /// server issued for the request before it, once) spends no `rate`
+    /// token: it is the same operation's next round.
     ///
     /// # Errors
     /// `policy.concurrency_limited` or `policy.rate_limited`, naming the
@@ -146,6 +149,7 @@ impl Limiter {
         subject: Subject,
         name: &str,
         now: Instant,
+        continuation: bool,
     ) -> Result<Option<Slot>, Refusal> {
         let a = applied(rules, subject, name);
         if a.max_concurrent.is_none() && a.rate.is_none() {
@@ -181,7 +185,7 @@ impl Limiter {
                 ));
             }
         }
-        if let Some((r, line)) = a.rate {
+        if let Some((r, line)) = a.rate.filter(|_| !continuation) {
             let elapsed = now.saturating_duration_since(c.at).as_secs_f64();
             c.tokens = (c.tokens + elapsed * f64::from(r) / 60.0).min(f64::from(r));
             c.at = now;
@@ -232,29 +236,44 @@ mod tests {
         let mut l = Limiter::default();
         let t0 = Instant::now();
         let code = |r: Result<Option<Slot>, Refusal>| r.map(|_| "ok").unwrap_or_else(|e| e.code());
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "g", t0)), "ok");
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "g", t0)), "ok");
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "g", t0)),
+            code(l.acquire(&p.limits, Subject::Tool, "g", t0, false)),
+            "ok"
+        );
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "g", t0, false)),
+            "ok"
+        );
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "g", t0, false)),
             "policy.concurrency_limited"
         );
         l.release(&tool_slot("g"));
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "g", t0)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "g", t0, false)),
+            "ok"
+        );
         for _ in 0..3 {
-            assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "f", t0)), "ok");
+            assert_eq!(
+                code(l.acquire(&p.limits, Subject::Tool, "f", t0, false)),
+                "ok"
+            );
             l.release(&tool_slot("f"));
         }
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "f", t0)),
+            code(l.acquire(&p.limits, Subject::Tool, "f", t0, false)),
             "policy.rate_limited"
         );
         let later = t0 + Duration::from_secs(20);
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "f", later)), "ok");
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "f", later)),
+            code(l.acquire(&p.limits, Subject::Tool, "f", later, false)),
+            "ok"
+        );
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "f", later, false)),
             "policy.rate_limited"
         );
-        assert_eq!(l.acquire(&[], Subject::Tool, "f", later), Ok(None));
+        assert_eq!(l.acquire(&[], Subject::Tool, "f", later, false), Ok(None));
     }
 
     /// Attack s55, F8: calls of [`MAX_TRACKED_TOOLS`] other names do not
@@ -267,17 +286,23 @@ mod tests {
         let mut l = Limiter::default();
         let t0 = Instant::now();
         let code = |r: Result<Option<Slot>, Refusal>| r.map(|_| "ok").unwrap_or_else(|e| e.code());
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "t", t0)), "ok");
-        l.release(&tool_slot("t"));
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "t", t0)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "t", t0, false)),
+            "ok"
+        );
         l.release(&tool_slot("t"));
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "t", t0)),
+            code(l.acquire(&p.limits, Subject::Tool, "t", t0, false)),
+            "ok"
+        );
+        l.release(&tool_slot("t"));
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "t", t0, false)),
             "policy.rate_limited"
         );
         for i in 0..MAX_TRACKED_TOOLS {
             let name = format!("x{i}");
-            let got = code(l.acquire(&p.limits, Subject::Tool, &name, t0));
+            let got = code(l.acquire(&p.limits, Subject::Tool, &name, t0, false));
             l.release(&tool_slot(&name));
             assert_eq!(
                 got,
@@ -290,24 +315,30 @@ mod tests {
             );
         }
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "t", t0)),
+            code(l.acquire(&p.limits, Subject::Tool, "t", t0, false)),
             "policy.rate_limited"
         );
         // Refilled after a minute: every counter is idle, a new name fits.
         let later = t0 + Duration::from_secs(60);
         assert_eq!(
-            code(l.acquire(&p.limits, Subject::Tool, "new", later)),
+            code(l.acquire(&p.limits, Subject::Tool, "new", later, false)),
             "ok"
         );
         assert_eq!(l.counters.len(), 1);
         // Half a minute: one token back of two, not idle.
         let mut l = Limiter::default();
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "a", t0)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "a", t0, false)),
+            "ok"
+        );
         l.release(&tool_slot("a"));
         assert!(!l.counters[&(Subject::Tool, fold_name("a"))].idle(t0 + Duration::from_secs(29)));
         assert!(l.counters[&(Subject::Tool, fold_name("a"))].idle(t0 + Duration::from_secs(30)));
         // A call in flight holds state, whatever its bucket.
-        assert_eq!(code(l.acquire(&p.limits, Subject::Tool, "b", t0)), "ok");
+        assert_eq!(
+            code(l.acquire(&p.limits, Subject::Tool, "b", t0, false)),
+            "ok"
+        );
         assert!(!l.counters[&(Subject::Tool, fold_name("b"))].idle(t0 + Duration::from_secs(600)));
     }
 
@@ -319,12 +350,12 @@ mod tests {
         let mut l = Limiter::default();
         let t0 = Instant::now();
         assert!(matches!(
-            l.acquire(&p.limits, Subject::Tool, "slow", t0),
+            l.acquire(&p.limits, Subject::Tool, "slow", t0, false),
             Ok(Some(_))
         ));
         for twin in ["SLOW", "ſlow", "ｓｌｏｗ", "Slow"] {
             assert_eq!(
-                l.acquire(&p.limits, Subject::Tool, twin, t0)
+                l.acquire(&p.limits, Subject::Tool, twin, t0, false)
                     .map_err(|e| e.code()),
                 Err("policy.concurrency_limited"),
                 "{twin}"
@@ -332,7 +363,7 @@ mod tests {
         }
         l.release(&tool_slot("SLOW"));
         assert!(matches!(
-            l.acquire(&p.limits, Subject::Tool, "ſlow", t0),
+            l.acquire(&p.limits, Subject::Tool, "ſlow", t0, false),
             Ok(Some(_))
         ));
     }
@@ -348,12 +379,12 @@ mod tests {
         .unwrap();
         let mut l = Limiter::default();
         let t0 = Instant::now();
-        let prompt = l.acquire(&p.limits, Subject::Prompt, "FETCH", t0);
+        let prompt = l.acquire(&p.limits, Subject::Prompt, "FETCH", t0, false);
         let Ok(Some(slot)) = prompt else {
             panic!("{prompt:?}")
         };
         l.release(&slot);
-        let again = l.acquire(&p.limits, Subject::Prompt, "fetch", t0);
+        let again = l.acquire(&p.limits, Subject::Prompt, "fetch", t0, false);
         let refusal = again.unwrap_err();
         assert_eq!(refusal.code(), "policy.rate_limited");
         assert!(
@@ -365,17 +396,17 @@ mod tests {
         );
         // The tool `fetch` has its own counter, under the tool rule only.
         assert!(matches!(
-            l.acquire(&p.limits, Subject::Tool, "fetch", t0),
+            l.acquire(&p.limits, Subject::Tool, "fetch", t0, false),
             Ok(Some(_))
         ));
         assert_eq!(
-            l.acquire(&p.limits, Subject::Tool, "fetch", t0)
+            l.acquire(&p.limits, Subject::Tool, "fetch", t0, false)
                 .map_err(|e| e.code()),
             Err("policy.concurrency_limited")
         );
         // No prompt rule names `summarize`: nothing counted.
         assert_eq!(
-            l.acquire(&p.limits, Subject::Prompt, "summarize", t0),
+            l.acquire(&p.limits, Subject::Prompt, "summarize", t0, false),
             Ok(None)
         );
     }

@@ -405,6 +405,14 @@ fn progress_key(params: Option<&Value>) -> Option<String> {
     progress_token_key(params?.get("_meta")?.get("progressToken")?)
 }
 
+/// The `requestState` a request carries when it continues the request the
+/// server issued it to (2026-07-28 `input_required`), for the first time
+/// since it was issued ([`IssuedStates::unspent`]).
+fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a str> {
+    let state = req.params_object()?.get("requestState")?.as_str()?;
+    states.unspent(&req.method, state).then_some(state)
+}
+
 /// `true` for a task-augmented `tools/call` (`params.task`, MCP
 /// 2025-11-25), whose answer is a `CreateTaskResult`.
 fn is_task(req: &Request) -> bool {
@@ -742,14 +750,19 @@ impl GateService {
                 return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task));
             }
         }
-        let limited =
-            match st
-                .limiter
-                .acquire(&keeper.policy.limits, Subject::Tool, &name, Instant::now())
-            {
-                Ok(l) => l,
-                Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
-            };
+        let state = continued_state(req, &st.states);
+        let now = Instant::now();
+        let rules = &keeper.policy.limits;
+        let limited = match st
+            .limiter
+            .acquire(rules, Subject::Tool, &name, now, state.is_some())
+        {
+            Ok(l) => l,
+            Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
+        };
+        if let Some(s) = state {
+            st.states.spend(&req.method, s);
+        }
         if self.shared.audit_all {
             let rec = Record {
                 time: rfc3339_now(),
@@ -1276,9 +1289,16 @@ impl GateService {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let rules = &self.shared.keeper.policy.limits;
-        lock(&self.shared.state)
+        let mut st = lock(&self.shared.state);
+        let state = continued_state(request, &st.states);
+        let now = Instant::now();
+        let slot = st
             .limiter
-            .acquire(rules, Subject::Prompt, name, Instant::now())
+            .acquire(rules, Subject::Prompt, name, now, state.is_some())?;
+        if let Some(s) = state {
+            st.states.spend(&request.method, s);
+        }
+        Ok(slot)
     }
 
     /// Under `--audit-all`, records a mediated request other than

@@ -54,7 +54,9 @@ pub fn issued_state(result: &Value) -> Option<&str> {
 /// [`MAX_REQUEST_STATE_BYTES`].
 #[derive(Debug, Default)]
 pub struct IssuedStates {
-    held: VecDeque<(&'static str, String)>,
+    /// Each state with its method, and whether a retry has carried it
+    /// since it was issued (its one continuation, [`IssuedStates::spend`]).
+    held: VecDeque<(&'static str, String, bool)>,
     bytes: usize,
 }
 
@@ -77,33 +79,54 @@ impl IssuedStates {
             return false;
         }
         if let Some(at) = self.position(method, state) {
-            if let Some((_, old)) = self.held.remove(at) {
+            if let Some((_, old, _)) = self.held.remove(at) {
                 self.bytes = self.bytes.saturating_sub(old.len());
             }
         }
         while self.held.len() >= MAX_REQUEST_STATES
             || self.bytes.saturating_add(state.len()) > MAX_REQUEST_STATE_BYTES
         {
-            let Some((_, old)) = self.held.pop_front() else {
+            let Some((_, old, _)) = self.held.pop_front() else {
                 break;
             };
             self.bytes = self.bytes.saturating_sub(old.len());
         }
         self.bytes = self.bytes.saturating_add(state.len());
-        self.held.push_back((method, state.to_owned()));
+        self.held.push_back((method, state.to_owned(), false));
         true
     }
 
     fn position(&self, method: &str, state: &str) -> Option<usize> {
         self.held
             .iter()
-            .position(|(m, s)| *m == method && s == state)
+            .position(|(m, s, _)| *m == method && s == state)
     }
 
     /// Whether the server issued `state` in answer to `method` (and it is
     /// still remembered).
     pub fn issued(&self, method: &str, state: &str) -> bool {
         self.position(method, state).is_some()
+    }
+
+    /// Whether `state`, issued for `method`, has not yet been carried by a
+    /// retry since it was issued: that retry continues the request that
+    /// got it, which a `rate` counted already.
+    pub fn unspent(&self, method: &str, state: &str) -> bool {
+        self.position(method, state)
+            .and_then(|at| self.held.get(at))
+            .is_some_and(|(_, _, spent)| !spent)
+    }
+
+    /// Marks `state` (issued for `method`) as carried by its retry: any
+    /// later retry with it is a new request to `rate`, until the server
+    /// issues it again. A client replaying one state cannot run a tool
+    /// past its rate.
+    pub fn spend(&mut self, method: &str, state: &str) {
+        if let Some(at) = self.position(method, state) {
+            if let Some(entry) = self.held.get_mut(at) {
+                entry.2 = true;
+            }
+        }
     }
 
     /// How many states are remembered.
@@ -147,6 +170,22 @@ impl IssuedStates {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A state's one continuation: unspent once issued, spent by its
+    /// first retry, unspent again when the server issues it again.
+    #[test]
+    fn a_state_is_continued_once_per_issue() {
+        let mut s = IssuedStates::new();
+        assert!(!s.unspent("tools/call", "a"));
+        assert!(s.remember("tools/call", "a"));
+        assert!(s.unspent("tools/call", "a"));
+        assert!(!s.unspent("prompts/get", "a"));
+        s.spend("tools/call", "a");
+        assert!(!s.unspent("tools/call", "a"));
+        assert!(s.issued("tools/call", "a"));
+        assert!(s.remember("tools/call", "a"));
+        assert!(s.unspent("tools/call", "a"));
+    }
 
     #[test]
     fn only_an_input_required_result_issues_a_state() {
@@ -194,7 +233,7 @@ mod tests {
         assert!(s.issued("tools/call", "0") && s.issued("tools/call", "one past"));
         assert!(!s.issued("tools/call", "1"), "the oldest is forgotten");
         assert!(s.issued("tools/call", "2"));
-        let total: usize = s.held.iter().map(|(_, x)| x.len()).sum();
+        let total: usize = s.held.iter().map(|(_, x, _)| x.len()).sum();
         assert_eq!(s.bytes(), total);
     }
 

@@ -3119,6 +3119,47 @@ fn result_hex(result: &Value) -> Value {
     json!({"how": "result_hex", "hex": hex})
 }
 
+/// Kind 11 (attack s57, S6): a retry carrying the `requestState` the
+/// server issued (2026-07-28 `input_required`) is the same operation's next
+/// round: it spends no `rate` token, once per state issued; a client
+/// replaying the state is counted again.
+#[test]
+fn a_continued_call_spends_no_rate_token_once() {
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"misbehave\"\nrate = 1\n");
+    let state = "v2:round-two";
+    let asked = json!({"resultType": "input_required", "requestState": state,
+        "inputRequests": {"k": {"method": "elicitation/create",
+            "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+    let r = g.ask(&stateless_call(
+        1,
+        "misbehave",
+        result_hex(&asked),
+        json!({}),
+    ));
+    assert_eq!(r["result"]["requestState"], state, "{r}");
+    let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]});
+    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let retry = json!({"requestState": state, "inputResponses": inputs});
+    let r = g.ask(&stateless_call(
+        2,
+        "misbehave",
+        result_hex(&done),
+        retry.clone(),
+    ));
+    assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
+    // The same state again, or no state: new calls, over the rate.
+    let r = g.ask(&stateless_call(3, "misbehave", result_hex(&done), retry));
+    assert_eq!(refusal_code(&r), "policy.rate_limited", "{r}");
+    let r = g.ask(&stateless_call(
+        4,
+        "misbehave",
+        result_hex(&done),
+        json!({}),
+    ));
+    assert_eq!(refusal_code(&r), "policy.rate_limited", "{r}");
+    g.close();
+}
+
 /// Kind 3 false positive (#20 s43 F5, 2026-07-28, SEP-2322): a retry
 /// echoing verbatim the `requestState` the server issued in an
 /// `input_required` result passes unchecked; an altered state, one the
