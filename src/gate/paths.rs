@@ -159,6 +159,47 @@ pub const HOST_ARGUMENT_WORDS: &[&str] = &[
 /// [`HOST_NAME_ENDINGS`] as words of their own.
 pub const HOST_COMPOUND_ENDINGS: &[&str] = &["ip", "ips", "address", "addresses"];
 
+/// Words that, written as one with `ip` or `ips` after them, name a host's
+/// address ([`host_name`]: `srcip`, `remoteip`, `bindip`, as `src_ip` and
+/// `remoteIp` do): where, or whose, an endpoint is. A word not here keeps
+/// its own meaning (`zip`, `skip`, `tooltip`, `vip`).
+pub const HOST_COMPOUND_HEADS: &[&str] = &[
+    "src",
+    "source",
+    "dst",
+    "dest",
+    "destination",
+    "remote",
+    "local",
+    "bind",
+    "listen",
+    "peer",
+    "target",
+    "client",
+    "public",
+    "private",
+    "external",
+    "internal",
+    "gateway",
+    "proxy",
+    "upstream",
+    "node",
+    "device",
+    "router",
+    "nat",
+    "wan",
+    "lan",
+    "static",
+    "floating",
+    "elastic",
+    "primary",
+    "secondary",
+    "agent",
+    "sender",
+    "receiver",
+    "user",
+];
+
 /// Endings of an argument name that names a text a program parses into
 /// settings, hosts among them ([`settings_name`]): a connection string
 /// (`dsn`, `conninfo`, `connection_string`, `odbc`), a program's arguments
@@ -306,6 +347,7 @@ pub fn host_name(name: &str) -> bool {
                 joined.strip_suffix(e).is_some_and(|head| {
                     HOST_ARGUMENT_WORDS.iter().any(|w| head.ends_with(w))
                         || HOST_ADDRESS_WORDS.contains(&head)
+                        || (e.starts_with("ip") && HOST_COMPOUND_HEADS.contains(&head))
                 })
             });
             if compound
@@ -362,9 +404,9 @@ pub fn host_member_name(name: &str) -> bool {
 }
 
 /// `true` when an argument called `name` names an address of any kind:
-/// its last word is `address` or `addresses` (`address`,
-/// `remote_address`, `bindAddress`; `server_address` is a host name,
-/// [`host_name`]). Its text is read as the words of a host (an IP address
+/// its last word is, or ends with, `address` or `addresses` (`address`,
+/// `remote_address`, `bindAddress`, `bindaddress`, `ipv4address`;
+/// `server_address` is a host name, [`host_name`]). Its text is read as the words of a host (an IP address
 /// among them is one: `::1`, `127.1`), never as one name, as a postal or
 /// e-mail address may be there (`1 Main St`, `a@example.com`). Bounded by
 /// the name's length.
@@ -375,10 +417,8 @@ pub fn address_name(name: &str) -> bool {
         // or a version (`address_list`, `address_v6`).
         loop {
             let word = last_word(rest);
-            if ["address", "addresses"]
-                .iter()
-                .any(|a| a.eq_ignore_ascii_case(word))
-            {
+            let lower = word.to_ascii_lowercase();
+            if lower.ends_with("address") || lower.ends_with("addresses") {
                 return true;
             }
             let before = before_word(rest, word);
@@ -1004,6 +1044,12 @@ mod tests {
             "hostaddress",
             "fqdn",
             "node_fqdn",
+            // Review of s56: a qualifier and `ip` written as one.
+            "srcip",
+            "remoteip",
+            "dstips",
+            "bindip",
+            "publicip",
         ] {
             assert!(host_name(yes), "{yes}");
         }
@@ -1014,6 +1060,10 @@ mod tests {
             "address_v6",
             "addressV6",
             "addresses_csv",
+            "bindaddress",
+            "remoteaddresses",
+            "ipv4address",
+            "Ipv6address",
         ] {
             assert!(address_name(yes), "{yes}");
         }
