@@ -232,6 +232,10 @@ impl ToolView {
         listing: ListingId,
         result: &Value,
     ) -> Option<HashMap<String, String>> {
+        if listing_entries("tools/list", result).is_err() {
+            self.listings.remove(&listing.0);
+            return None;
+        }
         match next_cursor(result) {
             Ok(Some(c)) => {
                 if let Some(l) = self.listings.get_mut(&listing.0) {
@@ -357,6 +361,34 @@ pub enum ListEvent {
         /// What was found.
         findings: Findings,
     },
+}
+
+/// Checks the entries of a page of listing `method` (`tools/list`,
+/// `prompts/list`, `resources/list`, `resources/templates/list`; any other
+/// is not a listing): its member (`tools`, `prompts`, `resources`,
+/// `resourceTemplates`) must be an array of objects, as MCP's schema has
+/// it.
+///
+/// # Errors
+/// What is wrong: a page without the array (`null`, absent, a map) or
+/// with an entry that is no object lists nothing a client can read, and
+/// never completes a listing (its `tools` would pin or decide an empty
+/// set).
+pub(crate) fn listing_entries(method: &str, result: &Value) -> Result<(), String> {
+    let member = match method {
+        "tools/list" => "tools",
+        "prompts/list" => "prompts",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        _ => return Ok(()),
+    };
+    match result.get(member) {
+        Some(Value::Array(items)) => match items.iter().position(|i| !i.is_object()) {
+            None => Ok(()),
+            Some(at) => Err(format!("its /{member}/{at} is not an object")),
+        },
+        _ => Err(format!("its `{member}` is not an array")),
+    }
 }
 
 /// The cursor of the next page of a listing: `Ok(Some)` for a non-empty
@@ -542,6 +574,31 @@ mod tests {
     /// as its name does (case, fullwidth, ligatures), as hidden prompts
     /// are; a twin shown beside it, before or after it on the page, is
     /// hidden too (#20 attack s52 A18).
+    /// A page is an array of objects under its method's member, or no
+    /// page (attack s58, K10-1).
+    #[test]
+    fn listing_entries_are_an_array_of_objects() {
+        use serde_json::json;
+        assert!(listing_entries("tools/list", &json!({"tools": []})).is_ok());
+        assert!(listing_entries("prompts/list", &json!({"prompts": [{"name": "a"}]})).is_ok());
+        assert!(listing_entries("ping", &json!({})).is_ok());
+        for (method, page) in [
+            ("tools/list", json!({"tools": null})),
+            ("tools/list", json!({})),
+            ("tools/list", json!({"prompts": []})),
+            ("resources/list", json!({"resources": {"a": {}}})),
+            (
+                "resources/templates/list",
+                json!({"resourceTemplates": [{}, 1]}),
+            ),
+        ] {
+            assert!(listing_entries(method, &page).is_err(), "{method} {page}");
+        }
+        let mut view = ToolView::default();
+        let l = view.own_listing();
+        assert!(view.end_page(l, &json!({"tools": null})).is_none());
+    }
+
     #[test]
     fn tools_hidden_by_state_are_refused_under_folded_names() {
         let g = Gatekeeper {

@@ -265,6 +265,10 @@ struct State {
     /// has passed the gateway since the session began or the server last
     /// sent `notifications/tools/list_changed`.
     listed: bool,
+    /// The server said its tools changed (`notifications/tools/list_changed`)
+    /// and no complete listing has passed since: what the view holds may be
+    /// out of date, so every call waits for a listing.
+    tools_changed: bool,
     /// The listings of prompts and resources the gateway completed itself
     /// ([`own_listing::entry_listings`]) since the session began or the
     /// server last said that kind changed.
@@ -463,6 +467,7 @@ impl GateService {
                     learned: Pins::default(),
                     learning_done: false,
                     listed: false,
+                    tools_changed: false,
                     entries_listed: HashSet::new(),
                     server_asks: std::collections::HashMap::new(),
                     states: IssuedStates::new(),
@@ -724,7 +729,7 @@ impl GateService {
             );
             return Err(Reply::Send(self.denial(req.id.clone(), &r, task)));
         }
-        if let Some(why) = unlisted.filter(|_| st.view.get(&name).is_none()) {
+        if let Some(why) = unlisted.filter(|_| st.tools_changed || st.view.get(&name).is_none()) {
             // Nothing says this tool is not one a listing would hide.
             let r = Refusal::new(
                 GateCode::NotListed,
@@ -961,6 +966,18 @@ impl GateService {
                     method,
                     "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
                 );
+                // A page that lists nothing a client can read answers
+                // nothing (and completes no listing).
+                if let Err(why) = super::listing::listing_entries(method, &result) {
+                    tracing::warn!(%id, method, %why, "a listing page refused");
+                    if let Some(listing) = listing {
+                        lock(&self.shared.state).view.page_failed(listing);
+                    }
+                    return Reply::Send(Response::error(
+                        Some(id),
+                        gate_error(GateCode::BadResponse, format!("the server's answer: {why}")),
+                    ));
+                }
                 if !a_list {
                     if let Err(r) = self.check_result(Some(&id), method, &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r, task));
@@ -1234,6 +1251,7 @@ impl GateService {
             return;
         };
         st.listed = true;
+        st.tools_changed = false;
         if learning {
             if let Some(pins) = st.pins.as_mut() {
                 for (name, hash) in complete {
@@ -1832,6 +1850,7 @@ impl GateService {
             // What changed is listed again before a request names it.
             "notifications/tools/list_changed" => {
                 st.listed = false;
+                st.tools_changed = true;
                 Ok(())
             }
             "notifications/prompts/list_changed" => {

@@ -2095,6 +2095,39 @@ fn subscriptions_listen_is_mediated_as_resources_subscribe() {
     g.close();
 }
 
+/// Kinds 10 and 6 (attack s58, K10-1): a listing page whose entries are no
+/// array of objects is `tool.bad_response` to the client and completes no
+/// listing; the gateway's own listing fails on it, and a call waiting on
+/// it is refused, not decided by name.
+#[test]
+fn a_listing_without_its_entries_completes_nothing() {
+    for shape in [
+        r#"{"tools": null}"#,
+        r#"{}"#,
+        r#"{"tools": {"echo": {}}}"#,
+        r#"{"tools": [1]}"#,
+    ] {
+        let mut g = Gate::start_env(
+            &["--poison", "refuse", "--env", "RECORDER_TOOLS_SHAPE"],
+            |_| {},
+            &[("RECORDER_TOOLS_SHAPE", shape)],
+        );
+        g.init();
+        let r = g.call(1, "sneaky", json!({}));
+        assert_eq!(refusal_code(&r), "tool.not_listed", "{shape}: {r}");
+        let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+        assert_eq!(
+            r["error"]["data"]["code"], "tool.bad_response",
+            "{shape}: {r}"
+        );
+        let r = g.call(3, "sneaky", json!({}));
+        assert_eq!(refusal_code(&r), "tool.not_listed", "{shape}: {r}");
+        let seen = g.received();
+        assert!(!seen.contains("\"name\":\"sneaky\""), "{seen}");
+        g.close();
+    }
+}
+
 /// What the server says has changed (`notifications/tools/list_changed`,
 /// `notifications/prompts/list_changed`) is listed again before a request
 /// names it: a poisoned tool or prompt added mid-session is unreachable
@@ -2126,6 +2159,9 @@ fn a_change_the_server_announces_is_listed_before_it_is_reached() {
         ]
     );
     let r = g.call(4, "late_sneaky", json!({}));
+    assert!(r.to_string().contains("tool.poisoned"), "{r}");
+    // A tool listed clean before the change, rug-pulled by it (s58, P1-A).
+    let r = g.call(6, "echo", json!({}));
     assert!(r.to_string().contains("tool.poisoned"), "{r}");
     let r =
         g.ask(r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"late_prompt"}}"#);

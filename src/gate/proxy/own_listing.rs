@@ -115,10 +115,11 @@ impl Unanswered {
 
 impl GateService {
     /// `true` when a call to `tool` must wait for the gateway's own
-    /// listing: no complete listing has passed since the session began
-    /// (or since the server last said its tools changed), and the tool is
-    /// not in the view or the pins are still to be learned (trust on first
-    /// use learns from a complete listing only). Whatever `--pin` says: a
+    /// listing: the server said its tools changed and no complete listing
+    /// has passed since (any tool's definition may be new); or no complete
+    /// listing has passed since the session began, and the tool is not in
+    /// the view or the pins are still to be learned (trust on first use
+    /// learns from a complete listing only). Whatever `--pin` says: a
     /// listing decides what is hidden (`--poison`, names folded together,
     /// a tool listed twice), and a tool hidden is never callable.
     pub(super) fn needs_own_listing(&self, tool: &str) -> bool {
@@ -128,7 +129,7 @@ impl GateService {
             return false;
         }
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
-        !st.listed && (learning || st.view.get(tool).is_none())
+        st.tools_changed || (!st.listed && (learning || st.view.get(tool).is_none()))
     }
 
     /// The listings of prompts and resources ([`entry_listings`]) a
@@ -240,6 +241,11 @@ impl GateService {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
             let mut result = self.own_request(method, params, by).await?;
+            if let Err(why) = crate::gate::listing::listing_entries(method, &result) {
+                return Err(Unanswered::Failed(format!(
+                    "a listing page of the server: {why}"
+                )));
+            }
             page(&mut result);
             match crate::gate::listing::next_cursor(&result) {
                 Ok(None) => return Ok(()),
