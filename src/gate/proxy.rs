@@ -417,6 +417,46 @@ fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a st
     states.unspent(&req.method, state).then_some(state)
 }
 
+/// What a mediated request other than `tools/call` names, for its audit
+/// line's `tool`: the prompt (`prompts/get`, a `ref/prompt` completion),
+/// the resource URI (`resources/*`, a `ref/resource` completion), or the
+/// first URI a `subscriptions/listen` subscribes.
+fn operation_target(req: &Request) -> Option<&str> {
+    let p = req.params_object()?;
+    match req.method.as_str() {
+        "prompts/get" => p.get("name")?.as_str(),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            p.get("uri")?.as_str()
+        }
+        "completion/complete" => {
+            let r = p.get("ref")?;
+            r.get("name")
+                .or_else(|| r.get("uri"))
+                .and_then(Value::as_str)
+        }
+        "subscriptions/listen" => p
+            .get("notifications")?
+            .get("resourceSubscriptions")?
+            .get(0)?
+            .as_str(),
+        _ => None,
+    }
+}
+
+/// A mediated request's argument names and sizes, for its audit line:
+/// `prompts/get`'s `arguments`, a completion's `argument` (its name).
+fn operation_arguments(req: &Request) -> Option<serde_json::Map<String, Value>> {
+    let p = req.params_object()?;
+    match req.method.as_str() {
+        "completion/complete" => {
+            let a = p.get("argument")?;
+            let name = a.get("name")?.as_str()?;
+            argument_sizes(&json!({ name: a.get("value") }))
+        }
+        _ => p.get("arguments").and_then(argument_sizes),
+    }
+}
+
 /// `true` for a task-augmented `tools/call` (`params.task`, MCP
 /// 2025-11-25), whose answer is a `CreateTaskResult`.
 fn is_task(req: &Request) -> bool {
@@ -1031,7 +1071,6 @@ impl GateService {
         } else {
             st.hidden.filter_page(method, result, poison)
         });
-        drop(st);
         for r in hidden {
             tracing::warn!(
                 method,
@@ -1040,6 +1079,14 @@ impl GateService {
                 reason = r.message(),
                 "hidden from a list"
             );
+            // Audited as a tool hidden from `tools/list` is (attack s58, K12-1).
+            let rec = Record {
+                method: Some(method),
+                code: Some(r.code()),
+                rule: Some(r.rule()),
+                ..Record::of("server->client", "refused")
+            };
+            self.audit(&mut st, rec);
         }
     }
 
@@ -1343,10 +1390,8 @@ impl GateService {
         let rec = Record {
             id: Some(request.id.to_value()),
             method: Some(&request.method),
-            arguments: request
-                .params_object()
-                .and_then(|p| p.get("arguments"))
-                .and_then(argument_sizes),
+            tool: operation_target(request),
+            arguments: operation_arguments(request),
             ..Record::of("client->server", "allowed")
         };
         if self.audit(&mut st, rec) {
@@ -2322,6 +2367,8 @@ impl GateService {
                 let rec = Record {
                     id: Some(request.id.to_value()),
                     method: Some(&request.method),
+                    tool: operation_target(&request),
+                    arguments: operation_arguments(&request),
                     code: Some(r.code()),
                     rule: Some(r.rule()),
                     ..Record::of("client->server", "refused")

@@ -1028,6 +1028,66 @@ fn audit_lines_without_values() {
     );
 }
 
+/// Kind 12 (attack s58, K12-1): an audit line of a prompt or resource
+/// request names the prompt or URI and its arguments' sizes, and an entry
+/// hidden from a prompt or resource listing is audited as a hidden tool is.
+#[test]
+fn audit_lines_name_prompts_and_resources() {
+    let mut g = Gate::start_env(
+        &[
+            "--poison",
+            "refuse",
+            "--audit",
+            "audit.jsonl",
+            "--audit-all",
+            "--env",
+            "RECORDER_POISONED_ENTRIES",
+        ],
+        |_| {},
+        &[("RECORDER_POISONED_ENTRIES", "1")],
+    );
+    g.init();
+    let get = |name: &str, id: u64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"prompts/get",
+               "params":{"name":name,"arguments":{"text":"secretvalue"}}})
+        .to_string()
+    };
+    let r = g.ask(&get("summarize", 1));
+    assert!(r["result"]["messages"].is_array(), "{r}");
+    let r = g.ask(&get("sneaky_prompt", 2));
+    assert_eq!(r["error"]["data"]["code"], "tool.poisoned", "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"https://example.com/doc"}}"#);
+    assert!(r["result"].is_object(), "{r}");
+    let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+    assert!(!text.contains("secretvalue"), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let line = |id: u64| {
+        lines
+            .iter()
+            .find(|l| l["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {text}"))
+    };
+    assert_eq!(line(1)["tool"], "summarize", "{text}");
+    assert_eq!(line(1)["decision"], "allowed", "{text}");
+    assert_eq!(line(1)["arguments"]["text"], 13, "{text}");
+    assert_eq!(line(2)["tool"], "sneaky_prompt", "{text}");
+    assert_eq!(line(2)["decision"], "refused", "{text}");
+    assert_eq!(line(3)["tool"], "https://example.com/doc", "{text}");
+    // The own listings' hidden entries.
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["method"] == method && l["code"] == "tool.poisoned"),
+            "{method}: {text}"
+        );
+    }
+    g.close();
+}
+
 #[test]
 fn child_env_is_minimal() {
     let mut g = Gate::start(&[]);
