@@ -1491,34 +1491,19 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
     let mut from = 0;
     let [mut next_gt, mut next_dquote, mut next_squote, mut next_stop, mut next_comma] =
         [NextFinder::default(); 5];
+    // Under `plain`, each URI also ends where the next one starts.
+    let starts: Vec<usize> = if plain {
+        colons(text).filter_map(|c| data_start(bytes, c)).collect()
+    } else {
+        Vec::new()
+    };
     while let Some(at) = text.get(from..).and_then(|t| t.find(':')) {
         let colon = from + at;
         from = colon + 1;
-        // The four letters before the colon, tab, LF and CR aside.
-        let mut letters = Vec::with_capacity(4);
-        let mut start = colon;
-        for (i, &b) in bytes
-            .get(..colon)
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-            .rev()
-        {
-            if letters.len() == 4 {
-                break;
-            }
-            if url_ignored(b) {
-                continue;
-            }
-            letters.push(b.to_ascii_lowercase());
-            start = i;
-        }
-        let after_word = start == 0
-            || start
-                .checked_sub(1)
-                .and_then(|i| bytes.get(i))
-                .is_some_and(|b| !b.is_ascii_alphanumeric());
-        if letters != b"atad" || !after_word || spans.last().is_some_and(|&(_, end)| start < end) {
+        let Some(start) = data_start(bytes, colon) else {
+            continue;
+        };
+        if spans.last().is_some_and(|&(_, end)| start < end) {
             continue;
         }
         let opener = bytes
@@ -1556,6 +1541,9 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
                         .len());
             end = next_stop.next(text, word, stop).unwrap_or(text.len());
         }
+        if let Some(&next) = starts.get(starts.partition_point(|&n| n <= start)) {
+            end = end.min(next);
+        }
         if next_comma
             .next(text, colon, |c| c == ',')
             .is_some_and(|comma| comma < end)
@@ -1564,6 +1552,42 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
         }
     }
     spans
+}
+
+/// The byte offsets of the colons of `text`.
+fn colons(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.match_indices(':').map(|(i, _)| i)
+}
+
+/// Where a `data:` scheme ending at the colon at `colon` starts, as a
+/// WHATWG URL parser reads it: the four letters before the colon in any
+/// case, tab, LF and CR among them aside, at the start of the text or
+/// after a character that is no letter or digit.
+fn data_start(bytes: &[u8], colon: usize) -> Option<usize> {
+    let mut letters = Vec::with_capacity(4);
+    let mut start = colon;
+    for (i, &b) in bytes
+        .get(..colon)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .rev()
+    {
+        if letters.len() == 4 {
+            break;
+        }
+        if url_ignored(b) {
+            continue;
+        }
+        letters.push(b.to_ascii_lowercase());
+        start = i;
+    }
+    let after_word = start == 0
+        || start
+            .checked_sub(1)
+            .and_then(|i| bytes.get(i))
+            .is_some_and(|b| !b.is_ascii_alphanumeric());
+    (letters == b"atad" && after_word).then_some(start)
 }
 
 /// The next place in a text where a character test holds, remembered:
@@ -1858,6 +1882,19 @@ mod tests {
             (
                 "after a URI in brackets",
                 Box::new(|t| json!(format!("see <data:;base64,aGk= {}> now", data(t)))),
+            ),
+            // Joined by what ends no URI (attack s58, P1-B).
+            (
+                "after a URI, joined by nothing",
+                Box::new(|t| json!(format!("data:;base64,aGk={}", data(t)))),
+            ),
+            (
+                "after a URI, joined by a pipe",
+                Box::new(|t| json!(format!("data:;base64,aGk=|{}", data(t)))),
+            ),
+            (
+                "after a URI, joined by an entity",
+                Box::new(|t| json!(format!("data:;base64,aGk=&nbsp;{}", data(t)))),
             ),
             (
                 "after a URI in quotes",
