@@ -2291,6 +2291,71 @@ mod tests {
     use serde_json::json;
     use std::path::PathBuf;
 
+    /// The members a mediated request names its operation by have their
+    /// schema's types; `subscriptions/listen`'s list is bounded
+    /// (attack s57, S1).
+    #[test]
+    fn params_shapes() {
+        let ok = |m: &str, p: Value| params_shape(m, Some(&p));
+        assert!(ok("subscriptions/listen", json!({"notifications": {}})).is_ok());
+        let one = json!({"notifications": {"resourceSubscriptions": ["a"]}});
+        assert!(ok("subscriptions/listen", one).is_ok());
+        let full = vec!["a"; MAX_LISTEN_SUBSCRIPTIONS];
+        let at_bound = json!({"notifications": {"resourceSubscriptions": full}});
+        assert!(ok("subscriptions/listen", at_bound).is_ok());
+        let over = vec!["a"; MAX_LISTEN_SUBSCRIPTIONS + 1];
+        for (method, bad, at) in [
+            ("subscriptions/listen", json!({}), "/params/notifications"),
+            (
+                "subscriptions/listen",
+                json!({"notifications": {"resourceSubscriptions": over}}),
+                "at most",
+            ),
+            (
+                "subscriptions/listen",
+                json!({"notifications": {"resourceSubscriptions": ["a", 2]}}),
+                "resourceSubscriptions/1",
+            ),
+            (
+                "subscriptions/listen",
+                json!({"notifications": {"resourceSubscriptions": "a"}}),
+                "must be an array",
+            ),
+            ("tools/call", json!({"name": 1}), "/params/name"),
+            ("resources/read", json!({}), "/params/uri"),
+        ] {
+            let e = ok(method, bad.clone()).unwrap_err();
+            assert!(e.contains(at), "{method} {bad}: {e}");
+        }
+        assert!(params_shape("subscriptions/listen", None).is_err());
+        assert!(params_shape("ping", None).is_ok());
+    }
+
+    /// Each URI a `subscriptions/listen` subscribes gets the resource
+    /// decision; the filter's other members the argument checks.
+    #[test]
+    fn subscriptions_listen_is_decided_per_uri() {
+        let g = keeper("");
+        let listen = |n: Value| {
+            let p = json!({ "notifications": n });
+            g.check_request("subscriptions/listen", Some(&p))
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        assert_eq!(listen(json!({"toolsListChanged": true})), "ok");
+        assert_eq!(
+            listen(json!({"resourceSubscriptions": ["https://example.com/a"]})),
+            "ok"
+        );
+        assert_eq!(
+            listen(
+                json!({"resourceSubscriptions": ["https://example.com/a", "http://127.0.0.1/"]})
+            ),
+            "ssrf.loopback"
+        );
+        assert_eq!(listen(json!({"x": "http://10.0.0.1/"})), "ssrf.private_use");
+    }
+
     fn keeper(policy: &str) -> Gatekeeper {
         Gatekeeper {
             policy: Policy::parse(policy).unwrap(),
