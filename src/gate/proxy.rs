@@ -420,19 +420,21 @@ fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a st
 /// What a mediated request other than `tools/call` names, for its audit
 /// line's `tool`: the prompt (`prompts/get`, a `ref/prompt` completion),
 /// the resource URI (`resources/*`, a `ref/resource` completion), or the
-/// first URI a `subscriptions/listen` subscribes.
-fn operation_target(req: &Request) -> Option<&str> {
+/// first URI a `subscriptions/listen` subscribes; a URI without what may
+/// be a secret ([`audit_uri`]).
+fn operation_target(req: &Request) -> Option<String> {
     let p = req.params_object()?;
-    match req.method.as_str() {
-        "prompts/get" => p.get("name")?.as_str(),
+    let uri = match req.method.as_str() {
+        "prompts/get" => return p.get("name")?.as_str().map(str::to_owned),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             p.get("uri")?.as_str()
         }
         "completion/complete" => {
             let r = p.get("ref")?;
-            r.get("name")
-                .or_else(|| r.get("uri"))
-                .and_then(Value::as_str)
+            if let Some(name) = r.get("name").and_then(Value::as_str) {
+                return Some(name.to_owned());
+            }
+            r.get("uri")?.as_str()
         }
         "subscriptions/listen" => p
             .get("notifications")?
@@ -440,6 +442,28 @@ fn operation_target(req: &Request) -> Option<&str> {
             .get(0)?
             .as_str(),
         _ => None,
+    };
+    uri.map(audit_uri)
+}
+
+/// A resource URI as an audit line keeps it: without userinfo, query or
+/// fragment (a password, a token), which the line never holds ("never
+/// values"); a text no URL parser reads is kept up to its first `@`, `?`
+/// or `#`.
+fn audit_uri(uri: &str) -> String {
+    match url::Url::parse(uri) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => uri
+            .split(['@', '?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
     }
 }
 
@@ -1387,10 +1411,11 @@ impl GateService {
         if !self.shared.audit_all {
             return Ok(());
         }
+        let target = operation_target(request);
         let rec = Record {
             id: Some(request.id.to_value()),
             method: Some(&request.method),
-            tool: operation_target(request),
+            tool: target.as_deref(),
             arguments: operation_arguments(request),
             ..Record::of("client->server", "allowed")
         };
@@ -2364,10 +2389,11 @@ impl GateService {
             Err(r) => {
                 tracing::warn!(method = %request.method, code = r.code(), rule = r.rule(), "request refused");
                 let mut st = lock(&self.shared.state);
+                let target = operation_target(&request);
                 let rec = Record {
                     id: Some(request.id.to_value()),
                     method: Some(&request.method),
-                    tool: operation_target(&request),
+                    tool: target.as_deref(),
                     arguments: operation_arguments(&request),
                     code: Some(r.code()),
                     rule: Some(r.rule()),
@@ -2824,6 +2850,24 @@ mod tests {
 
     /// The count bounds the values from above, ignores what is inside
     /// strings (escaped quotes included), and stops past the bound.
+    /// An audit line keeps a URI without what may be a secret (s59, K12-A).
+    #[test]
+    fn audit_uris_drop_userinfo_query_and_fragment() {
+        for (uri, kept) in [
+            (
+                "http://admin:hunter2@10.0.0.1/x?token=t#f",
+                "http://10.0.0.1/x",
+            ),
+            ("https://example.com/doc", "https://example.com/doc"),
+            ("demo://u@r/a?b", "demo://r/a"),
+            ("file:///etc/passwd?x", "file:///etc/passwd"),
+            ("../a@b?c", "../a"),
+            ("/etc/x#y", "/etc/x"),
+        ] {
+            assert_eq!(audit_uri(uri), kept, "{uri}");
+        }
+    }
+
     #[test]
     fn values_in_counts_outside_strings_only() {
         let line = br#"{"a":[1,2,{"b":"x,[:\"]"}],"c":"\\"}"#;

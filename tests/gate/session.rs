@@ -1076,6 +1076,23 @@ fn audit_lines_name_prompts_and_resources() {
     assert_eq!(line(2)["tool"], "sneaky_prompt", "{text}");
     assert_eq!(line(2)["decision"], "refused", "{text}");
     assert_eq!(line(3)["tool"], "https://example.com/doc", "{text}");
+    // A URI's userinfo, query and fragment never reach the file (s59, K12-A).
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"http://admin:hunter2@10.0.0.1/x?token=SECRETTOKEN#frag"}}"#);
+    assert_eq!(r["error"]["data"]["code"], "url.userinfo", "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"https://u:pw@example.com/doc?key=SECRETKEY"}}"#);
+    assert!(r["result"].is_object() || r["error"].is_object(), "{r}");
+    let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+    for secret in [
+        "hunter2",
+        "SECRETTOKEN",
+        "SECRETKEY",
+        "frag",
+        "admin",
+        "pw@",
+    ] {
+        assert!(!text.contains(secret), "{secret}: {text}");
+    }
+    assert!(text.contains(r#""tool":"http://10.0.0.1/x""#), "{text}");
     // The own listings' hidden entries.
     for method in ["prompts/list", "resources/list", "resources/templates/list"] {
         assert!(
