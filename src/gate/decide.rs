@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
-use super::listing::ToolView;
+use super::listing::{listing_members, ToolView};
 use super::literals;
 use super::paths::{
     address_name, drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name,
@@ -589,25 +589,25 @@ impl Gatekeeper {
     /// authority (the gateway cannot vouch for its hosts); every URI read from a
     /// shown template is still decided by `resources/read`. An entry
     /// without its string key (`name`, `uri`, `uriTemplate`) is hidden
-    /// (`tool.bad_response`). Returns why each was hidden.
-    pub fn filter_list_page(&self, method: &str, result: &mut Value) -> Vec<Refusal> {
-        let member = match method {
-            "prompts/list" => "prompts",
-            "resources/list" => "resources",
-            "resources/templates/list" => "resourceTemplates",
-            _ => return Vec::new(),
-        };
+    /// (`tool.bad_response`). Returns each entry hidden, by its key's text
+    /// (none for an entry without it), with why.
+    pub fn filter_list_page(
+        &self,
+        method: &str,
+        result: &mut Value,
+    ) -> Vec<(Option<String>, Refusal)> {
         let mut hidden = Vec::new();
+        let Some((member @ ("prompts" | "resources" | "resourceTemplates"), key)) =
+            listing_members(method)
+        else {
+            return hidden;
+        };
         let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
             return hidden;
         };
-        let key = match member {
-            "prompts" => "name",
-            "resources" => "uri",
-            _ => "uriTemplate",
-        };
         items.retain(|item| {
-            let decided = match (member, item.get(key).and_then(Value::as_str)) {
+            let text = item.get(key).and_then(Value::as_str);
+            let decided = match (member, text) {
                 (_, None) => Err(Refusal::new(
                     GateCode::BadResponse,
                     format!("a {member} entry without a string `{key}`"),
@@ -623,7 +623,7 @@ impl Gatekeeper {
             match decided {
                 Ok(()) => true,
                 Err(r) => {
-                    hidden.push(r);
+                    hidden.push((text.map(str::to_owned), r));
                     false
                 }
             }
@@ -5418,8 +5418,20 @@ max_bytes = 10
                 operator.as_str()
             ]
         );
-        // `http://{host}/` too: its host is not fixed.
-        assert_eq!(hidden.len(), 6);
+        // `http://{host}/` too: its host is not fixed. Each by its
+        // template (s59, K12-B), none for the entry without one.
+        let named: Vec<Option<&str>> = hidden.iter().map(|(t, _)| t.as_deref()).collect();
+        assert_eq!(
+            named,
+            vec![
+                Some("http://169.254.169.254/{+k}"),
+                Some("http://{host}/"),
+                Some("file:///etc/{name}"),
+                Some("gopher://h/{x}"),
+                Some("https://e/{x"),
+                None
+            ]
+        );
         let mut page = json!({"prompts": [{"name": "p"}, {"title": "no name"}],
             "resources": [{"uri": "https://example.com/"}, {"name": "no uri"}]});
         assert_eq!(g.filter_list_page("prompts/list", &mut page).len(), 1);

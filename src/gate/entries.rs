@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
+use super::listing::listing_members;
 use super::pin::MAX_TOOLS;
 use super::poison::{clean_value, PoisonMode};
 use super::policy::fold_name;
@@ -30,14 +31,14 @@ impl EntryKind {
     /// The kind a listing method lists, its array member and the key
     /// naming each entry.
     fn of_listing(method: &str) -> Option<(Self, &'static str, &'static str)> {
-        match method {
-            "prompts/list" => Some((Self::Prompt, "prompts", "name")),
-            "resources/list" => Some((Self::Resource, "resources", "uri")),
-            "resources/templates/list" => {
-                Some((Self::Template, "resourceTemplates", "uriTemplate"))
-            }
-            _ => None,
-        }
+        let kind = match method {
+            "prompts/list" => Self::Prompt,
+            "resources/list" => Self::Resource,
+            "resources/templates/list" => Self::Template,
+            _ => return None,
+        };
+        let (member, key) = listing_members(method)?;
+        Some((kind, member, key))
     }
 
     fn noun(self) -> &'static str {
@@ -193,13 +194,15 @@ impl HiddenEntries {
     /// which stripping would merge; `keep`: nothing) is taken out and
     /// remembered, and each entry shown is forgotten. Clean entries stay.
     /// An entry without its string key is left to
-    /// [`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page). Returns why each was hidden.
+    /// [`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page). Returns each
+    /// entry hidden, by its key's text (a prompt's `name`, a resource's
+    /// `uri`, a template's `uriTemplate`), with why.
     pub fn filter_page(
         &mut self,
         method: &str,
         result: &mut Value,
         mode: PoisonMode,
-    ) -> Vec<Refusal> {
+    ) -> Vec<(String, Refusal)> {
         self.filter(method, result, mode, true)
     }
 
@@ -212,7 +215,7 @@ impl HiddenEntries {
         method: &str,
         result: &mut Value,
         mode: PoisonMode,
-    ) -> Vec<Refusal> {
+    ) -> Vec<(String, Refusal)> {
         self.filter(method, result, mode, false)
     }
 
@@ -223,7 +226,7 @@ impl HiddenEntries {
         result: &mut Value,
         mode: PoisonMode,
         shown: bool,
-    ) -> Vec<Refusal> {
+    ) -> Vec<(String, Refusal)> {
         let mut why = Vec::new();
         let Some((kind, member, key)) = EntryKind::of_listing(method) else {
             return why;
@@ -258,13 +261,16 @@ impl HiddenEntries {
                 if let Some((message, rule)) =
                     this_listing.contains(&entry).then(|| hidden.get(&entry)).flatten()
                 {
-                    why.push(Refusal::new(
-                        GateCode::Poisoned,
-                        format!(
-                            "{} `{name}` is listed again after a page of this listing hid it: {message}",
-                            kind.noun()
+                    why.push((
+                        name.to_owned(),
+                        Refusal::new(
+                            GateCode::Poisoned,
+                            format!(
+                                "{} `{name}` is listed again after a page of this listing hid it: {message}",
+                                kind.noun()
+                            ),
+                            *rule,
                         ),
-                        *rule,
                     ));
                     return false;
                 }
@@ -282,7 +288,10 @@ impl HiddenEntries {
                 kind.noun(),
                 found.summary()
             );
-            why.push(Refusal::new(GateCode::Poisoned, message.clone(), rule));
+            why.push((
+                name.to_owned(),
+                Refusal::new(GateCode::Poisoned, message.clone(), rule),
+            ));
             hidden.insert(entry.clone(), (message, rule));
             if shown {
                 this_listing.insert(entry);
@@ -457,7 +466,9 @@ mod tests {
             let mut p = page(true);
             let why = hidden.filter_page(method, &mut p, PoisonMode::Refuse);
             assert_eq!(why.len(), 1, "{method}");
-            assert_eq!(why[0].code(), "tool.poisoned");
+            assert_eq!(why[0].1.code(), "tool.poisoned");
+            // By the entry it hid (s59, K12-B).
+            assert_eq!(why[0].0, bad, "{method}");
             assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
             assert_eq!(p[member][0][key], good, "{p}");
             for (m, params) in naming(kind, bad) {

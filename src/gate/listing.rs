@@ -363,11 +363,25 @@ pub enum ListEvent {
     },
 }
 
-/// Checks the entries of a page of listing `method` (`tools/list`,
-/// `prompts/list`, `resources/list`, `resources/templates/list`; any other
-/// is not a listing): its member (`tools`, `prompts`, `resources`,
-/// `resourceTemplates`) must be an array of objects, as MCP's schema has
-/// it.
+/// The member a page of listing `method` lists its entries under and the
+/// key naming each entry, as MCP's schema has them: `tools/list` (`tools`,
+/// `name`), `prompts/list` (`prompts`, `name`), `resources/list`
+/// (`resources`, `uri`), `resources/templates/list` (`resourceTemplates`,
+/// `uriTemplate`); `None` for any other method (not a listing). The one
+/// table every listing reader takes these from.
+pub(crate) fn listing_members(method: &str) -> Option<(&'static str, &'static str)> {
+    match method {
+        "tools/list" => Some(("tools", "name")),
+        "prompts/list" => Some(("prompts", "name")),
+        "resources/list" => Some(("resources", "uri")),
+        "resources/templates/list" => Some(("resourceTemplates", "uriTemplate")),
+        _ => None,
+    }
+}
+
+/// Checks the entries of a page of listing `method` (its member,
+/// [`listing_members`]; any other method is not a listing): the member
+/// must be an array of objects, as MCP's schema has it.
 ///
 /// # Errors
 /// What is wrong: a page without the array (`null`, absent, a map) or
@@ -375,12 +389,8 @@ pub enum ListEvent {
 /// never completes a listing (its `tools` would pin or decide an empty
 /// set).
 pub(crate) fn listing_entries(method: &str, result: &Value) -> Result<(), String> {
-    let member = match method {
-        "tools/list" => "tools",
-        "prompts/list" => "prompts",
-        "resources/list" => "resources",
-        "resources/templates/list" => "resourceTemplates",
-        _ => return Ok(()),
+    let Some((member, _)) = listing_members(method) else {
+        return Ok(());
     };
     match result.get(member) {
         Some(Value::Array(items)) => match items.iter().position(|i| !i.is_object()) {

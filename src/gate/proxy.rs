@@ -446,25 +446,44 @@ fn operation_target(req: &Request) -> Option<String> {
     uri.map(audit_uri)
 }
 
-/// A resource URI as an audit line keeps it: without userinfo, query or
-/// fragment (a password, a token), which the line never holds ("never
-/// values"); a text no URL parser reads is kept up to its first `@`, `?`
-/// or `#`.
+/// A resource URI or template as an audit line keeps it: without
+/// userinfo, query or fragment (a password, a token), which the line never
+/// holds ("never values"). A URI the URL parser reads is kept as it
+/// serializes it; a template (with `{`) or a text it does not read is
+/// kept as written up to its first `?` or `#`, without the userinfo of its
+/// authority (through the authority's last `@`, read as a lenient parser
+/// would: after `scheme:` and any slashes or backslashes) and without
+/// anything after an `@` elsewhere.
 fn audit_uri(uri: &str) -> String {
-    match url::Url::parse(uri) {
-        Ok(mut u) => {
+    if !uri.contains('{') {
+        if let Ok(mut u) = url::Url::parse(uri) {
             let _ = u.set_username("");
             let _ = u.set_password(None);
             u.set_query(None);
             u.set_fragment(None);
-            u.to_string()
+            return u.to_string();
         }
-        Err(_) => uri
-            .split(['@', '?', '#'])
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
     }
+    let text = uri.split(['?', '#']).next().unwrap_or_default();
+    let text = text.strip_suffix('{').unwrap_or(text);
+    let scheme = text
+        .find(':')
+        .filter(|&at| {
+            let s = text.get(..at).unwrap_or_default();
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map_or(0, |at| at + 1);
+    let (head, rest) = text.split_at(scheme);
+    let after = rest.trim_start_matches(['/', '\\']);
+    let slashes = rest.get(..rest.len() - after.len()).unwrap_or_default();
+    let (authority, path) = after.split_at(after.find(['/', '\\']).unwrap_or(after.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let path = path.split('@').next().unwrap_or_default();
+    format!("{head}{slashes}{host}{path}")
 }
 
 /// A mediated request's argument names and sizes, for its audit line:
@@ -1090,22 +1109,31 @@ impl GateService {
         let mut hidden = self.shared.keeper.filter_list_page(method, result);
         let poison = self.shared.keeper.poison;
         let mut st = lock(&self.shared.state);
-        hidden.extend(if own {
+        let entries = if own {
             st.hidden.filter_own_page(method, result, poison)
         } else {
             st.hidden.filter_page(method, result, poison)
-        });
-        for r in hidden {
+        };
+        hidden.extend(entries.into_iter().map(|(name, r)| (Some(name), r)));
+        for (name, r) in hidden {
+            // Audited as a tool hidden from `tools/list` is, by the entry
+            // it hid (attack s58, K12-1; s59, K12-B): a prompt's name, a
+            // URI or template without what may be a secret.
+            let subject = name.map(|n| match method {
+                "prompts/list" => n,
+                _ => audit_uri(&n),
+            });
             tracing::warn!(
                 method,
+                entry = subject.as_deref(),
                 code = r.code(),
                 rule = r.rule(),
                 reason = r.message(),
                 "hidden from a list"
             );
-            // Audited as a tool hidden from `tools/list` is (attack s58, K12-1).
             let rec = Record {
                 method: Some(method),
+                tool: subject.as_deref(),
                 code: Some(r.code()),
                 rule: Some(r.rule()),
                 ..Record::of("server->client", "refused")
@@ -2863,6 +2891,15 @@ mod tests {
             ("file:///etc/passwd?x", "file:///etc/passwd"),
             ("../a@b?c", "../a"),
             ("/etc/x#y", "/etc/x"),
+            // Not read by the URL parser (a bad IPv6 host, a port past
+            // 65535): the userinfo still goes, whatever follows it.
+            ("http://u:pw@[bad/x?t", "http://[bad/x"),
+            ("http://u:pw@h:99999/x", "http://h:99999/x"),
+            ("http:\\\\u:p@w@[h\\x@y", "http:\\\\[h\\x"),
+            // Templates as written, without a query or fragment expression.
+            ("file:///{path}", "file:///{path}"),
+            ("http://u:p@h/{a}{?q}", "http://h/{a}"),
+            ("db://{+rest}#f", "db://{+rest}"),
         ] {
             assert_eq!(audit_uri(uri), kept, "{uri}");
         }

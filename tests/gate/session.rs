@@ -1093,12 +1093,17 @@ fn audit_lines_name_prompts_and_resources() {
         assert!(!text.contains(secret), "{secret}: {text}");
     }
     assert!(text.contains(r#""tool":"http://10.0.0.1/x""#), "{text}");
-    // The own listings' hidden entries.
-    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+    // The own listings' hidden entries, each by the entry it hid (s59,
+    // K12-B).
+    for (method, entry) in [
+        ("prompts/list", "sneaky_prompt"),
+        ("resources/list", "https://example.com/bad"),
+        ("resources/templates/list", "https://example.com/bad/{path}"),
+    ] {
         assert!(
-            lines
-                .iter()
-                .any(|l| l["method"] == method && l["code"] == "tool.poisoned"),
+            lines.iter().any(|l| l["method"] == method
+                && l["code"] == "tool.poisoned"
+                && l["tool"] == entry),
             "{method}: {text}"
         );
     }
