@@ -1493,14 +1493,16 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
         [NextFinder::default(); 5];
     // Under `plain`, each URI also ends where the next one starts.
     let starts: Vec<usize> = if plain {
-        colons(text).filter_map(|c| data_start(bytes, c)).collect()
+        colons(text)
+            .filter_map(|c| data_start(bytes, c, true))
+            .collect()
     } else {
         Vec::new()
     };
     while let Some(at) = text.get(from..).and_then(|t| t.find(':')) {
         let colon = from + at;
         from = colon + 1;
-        let Some(start) = data_start(bytes, colon) else {
+        let Some(start) = data_start(bytes, colon, plain) else {
             continue;
         };
         if spans.last().is_some_and(|&(_, end)| start < end) {
@@ -1562,8 +1564,11 @@ fn colons(text: &str) -> impl Iterator<Item = usize> + '_ {
 /// Where a `data:` scheme ending at the colon at `colon` starts, as a
 /// WHATWG URL parser reads it: the four letters before the colon in any
 /// case, tab, LF and CR among them aside, at the start of the text or
-/// after a character that is no letter or digit.
-fn data_start(bytes: &[u8], colon: usize) -> Option<usize> {
+/// after a character that is no letter or digit; `anywhere`, after any
+/// character (a reader that decodes what comes before, `%20data:`,
+/// `\ndata:`, or that starts a URI at each `data:` in a word, `,hidata:`;
+/// attack s59, P1-B).
+fn data_start(bytes: &[u8], colon: usize, anywhere: bool) -> Option<usize> {
     let mut letters = Vec::with_capacity(4);
     let mut start = colon;
     for (i, &b) in bytes
@@ -1582,7 +1587,8 @@ fn data_start(bytes: &[u8], colon: usize) -> Option<usize> {
         letters.push(b.to_ascii_lowercase());
         start = i;
     }
-    let after_word = start == 0
+    let after_word = anywhere
+        || start == 0
         || start
             .checked_sub(1)
             .and_then(|i| bytes.get(i))
@@ -1908,6 +1914,23 @@ mod tests {
             clean_value(&mut v, true);
             assert_eq!(v, case(clean_text), "{what}");
             assert!(clean_value(&mut v, false).is_clean(), "{what}: {v}");
+        }
+        // Joined by a letter, a digit, or encoded white space whose last
+        // character is one (attack s59, P1-B): found, and none left once
+        // stripped (the URI before may keep the next as its payload, written
+        // back percent-encoded).
+        for join in ["hi", "9", "%20", "%0A", "%09", "%2520", "\\n", "\\t", "\\u0020", "+"] {
+            for first in ["data:,a", "data:text/plain;base64,aGk="] {
+                let text = |t: &str| json!(format!("{first}{join}{}", data(t)));
+                let found = clean_value(&mut text(&bad), false);
+                assert_eq!(found.tags, 6, "{first}{join}: {found:?}");
+                let mut v = text(&bad);
+                clean_value(&mut v, true);
+                assert!(clean_value(&mut v, false).is_clean(), "{join}: {v}");
+                let mut v = text(clean_text);
+                assert!(clean_value(&mut v, true).is_clean(), "{join}: {v}");
+                assert_eq!(v, text(clean_text), "{join}");
+            }
         }
         // Past the bound: counted, and removed when stripping.
         let mut deep = format!("data:text/plain;base64,{}", b64(bad.as_bytes()));
