@@ -79,6 +79,79 @@ pub fn argument_sizes(arguments: &Value) -> Option<Map<String, Value>> {
     )
 }
 
+/// Most schemes an audit line looks through in a URI that wraps another
+/// (`blob:`, `view-source:`, `demo:u:pw@…`, each one's opaque path read as
+/// a URI of its own) before it keeps the rest as plain text
+/// ([`audit_uri`]).
+pub const MAX_AUDIT_URI_SCHEMES: usize = 4;
+
+/// A resource URI or template as an audit line keeps it: without
+/// userinfo, query or fragment (a password, a token), which the line never
+/// holds ("never values"; attack s59, K12-A; s60, K12-C). A URI with a
+/// host that the URL parser reads is kept as it serializes it; one with an
+/// opaque path (`blob:`, `view-source:`, `mailto:`) keeps its scheme and
+/// its path read the same way, up to [`MAX_AUDIT_URI_SCHEMES`] schemes
+/// deep; a `data:` URI keeps its media type, never its payload. A
+/// template (with `{`) or a text the parser does not read is kept as
+/// written up to its first `?` or `#`, without the userinfo of its
+/// authority (through the authority's last `@`, read as a lenient parser
+/// would: after `scheme:` and any slashes or backslashes) and without
+/// anything after an `@` elsewhere.
+pub fn audit_uri(uri: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = uri.to_owned();
+    for _ in 0..MAX_AUDIT_URI_SCHEMES {
+        if rest.contains('{') {
+            break;
+        }
+        let Ok(mut u) = url::Url::parse(&rest) else {
+            break;
+        };
+        if !u.cannot_be_a_base() {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            kept.push_str(u.as_str());
+            return kept;
+        }
+        kept.push_str(u.scheme());
+        kept.push(':');
+        let path = u.path();
+        if u.scheme() == "data" {
+            kept.push_str(path.split(',').next().unwrap_or_default());
+            return kept;
+        }
+        rest = path.to_owned();
+    }
+    kept.push_str(&plain_uri(&rest));
+    kept
+}
+
+/// [`audit_uri`] of a text the URL parser does not read, or a template.
+fn plain_uri(uri: &str) -> String {
+    let text = uri.split(['?', '#']).next().unwrap_or_default();
+    let text = text.strip_suffix('{').unwrap_or(text);
+    let scheme = text
+        .find(':')
+        .filter(|&at| {
+            let s = text.get(..at).unwrap_or_default();
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map_or(0, |at| at + 1);
+    let (head, rest) = text.split_at(scheme);
+    let after = rest.trim_start_matches(['/', '\\']);
+    let slashes = rest.get(..rest.len() - after.len()).unwrap_or_default();
+    let (authority, path) = after.split_at(after.find(['/', '\\']).unwrap_or(after.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let path = path.split('@').next().unwrap_or_default();
+    format!("{head}{slashes}{host}{path}")
+}
+
 /// The audit file.
 #[derive(Debug)]
 pub struct Audit {
@@ -282,6 +355,40 @@ mod tests {
     use serde_json::json;
     use std::time::Duration;
 
+    /// An audit line keeps a URI without what may be a secret (s59, K12-A).
+    #[test]
+    fn audit_uris_drop_userinfo_query_and_fragment() {
+        for (uri, kept) in [
+            (
+                "http://admin:hunter2@10.0.0.1/x?token=t#f",
+                "http://10.0.0.1/x",
+            ),
+            ("https://example.com/doc", "https://example.com/doc"),
+            ("demo://u@r/a?b", "demo://r/a"),
+            ("file:///etc/passwd?x", "file:///etc/passwd"),
+            ("../a@b?c", "../a"),
+            ("/etc/x#y", "/etc/x"),
+            // Not read by the URL parser (a bad IPv6 host, a port past
+            // 65535): the userinfo still goes, whatever follows it.
+            ("http://u:pw@[bad/x?t", "http://[bad/x"),
+            ("http://u:pw@h:99999/x", "http://h:99999/x"),
+            ("http:\\\\u:p@w@[h\\x@y", "http:\\\\[h\\x"),
+            // Templates as written, without a query or fragment expression.
+            ("file:///{path}", "file:///{path}"),
+            ("http://u:p@h/{a}{?q}", "http://h/{a}"),
+            ("db://{+rest}#f", "db://{+rest}"),
+            // A URI wrapping another, and opaque ones (s60, K12-C).
+            ("blob:http://u:pw@h/x?k#f", "blob:http://h/x"),
+            ("view-source:https://u:pw@h/", "view-source:https://h/"),
+            ("demo:u:pw@h/x", "demo:u:h/x"),
+            ("mailto:someone@example.com?subject=s", "mailto:example.com"),
+            ("data:text/plain;base64,U0VDUkVU", "data:text/plain;base64"),
+            ("a:b:c:d:e:u:pw@h", "a:b:c:d:e:h"),
+            ("blob:http://u:pw@[bad/x", "blob:http://[bad/x"),
+        ] {
+            assert_eq!(audit_uri(uri), kept, "{uri}");
+        }
+    }
     #[test]
     fn times() {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");

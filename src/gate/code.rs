@@ -87,6 +87,7 @@ pub struct Refusal {
     code: AnyCode,
     reason: String,
     rule: String,
+    subject: Option<String>,
 }
 
 impl Refusal {
@@ -96,6 +97,7 @@ impl Refusal {
             code: AnyCode::Gate(code),
             reason: reason.into(),
             rule: rule.into(),
+            subject: None,
         }
     }
 
@@ -105,6 +107,7 @@ impl Refusal {
             code: AnyCode::Net(denial.kind()),
             reason: denial.reason().into_owned(),
             rule: rule.into(),
+            subject: None,
         }
     }
 
@@ -114,6 +117,20 @@ impl Refusal {
     pub fn named_as(mut self, prefix: &str) -> Self {
         self.reason.insert_str(0, prefix);
         self
+    }
+
+    /// The same refusal, of `subject`: the one of a request's several
+    /// entries it refused (a URI of a `subscriptions/listen`), which its
+    /// audit line names.
+    #[must_use]
+    pub fn about(mut self, subject: &str) -> Self {
+        self.subject = Some(subject.to_owned());
+        self
+    }
+
+    /// The entry refused, when a request names several ([`Refusal::about`]).
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
     }
 
     /// The stable code string.

@@ -510,7 +510,11 @@ impl Gatekeeper {
                     .and_then(Value::as_array);
                 let mut names = Vec::new();
                 for uri in uris.into_iter().flatten().filter_map(Value::as_str) {
-                    names.extend(keeper.resource_decision("resources/subscribe", uri)?);
+                    names.extend(
+                        keeper
+                            .resource_decision("resources/subscribe", uri)
+                            .map_err(|r| r.about(uri))?,
+                    );
                 }
                 if let Some(n) = filter {
                     keeper.walk_members(n, |k| k == "resourceSubscriptions", &mut names)?;

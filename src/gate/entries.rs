@@ -334,10 +334,10 @@ impl HiddenEntries {
                 .and_then(|p| p.get("notifications"))
                 .and_then(|n| n.get("resourceSubscriptions"))
                 .and_then(Value::as_array);
-            return uris?
-                .iter()
-                .filter_map(Value::as_str)
-                .find_map(|uri| self.refusal_of(&[EntryKind::Resource, EntryKind::Template], uri));
+            return uris?.iter().filter_map(Value::as_str).find_map(|uri| {
+                self.refusal_of(&[EntryKind::Resource, EntryKind::Template], uri)
+                    .map(|r| r.about(uri))
+            });
         }
         let (kinds, name): (&[EntryKind], _) = match method {
             "prompts/get" => (&[EntryKind::Prompt], text(params, "name")),

@@ -1919,7 +1919,9 @@ mod tests {
         // character is one (attack s59, P1-B): found, and none left once
         // stripped (the URI before may keep the next as its payload, written
         // back percent-encoded).
-        for join in ["hi", "9", "%20", "%0A", "%09", "%2520", "\\n", "\\t", "\\u0020", "+"] {
+        for join in [
+            "hi", "9", "%20", "%0A", "%09", "%2520", "\\n", "\\t", "\\u0020", "+",
+        ] {
             for first in ["data:,a", "data:text/plain;base64,aGk="] {
                 let text = |t: &str| json!(format!("{first}{join}{}", data(t)));
                 let found = clean_value(&mut text(&bad), false);

@@ -1093,6 +1093,52 @@ fn audit_lines_name_prompts_and_resources() {
         assert!(!text.contains(secret), "{secret}: {text}");
     }
     assert!(text.contains(r#""tool":"http://10.0.0.1/x""#), "{text}");
+    // Nor the userinfo of a URI no URL parser reads, nor of one wrapped in
+    // another (s60, K12-C); a listen's line names the URI it refused
+    // (K12-D).
+    for (id, params) in [
+        (6, json!({"uri": "http://u:SECRETPW@[bad/x"})),
+        (7, json!({"uri": "blob:http://u:SECRETPW@10.0.0.1/x"})),
+    ] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"resources/read","params":params});
+        let r = g.ask(&line.to_string());
+        assert!(r["error"].is_object(), "{r}");
+    }
+    for (id, uris) in [
+        (
+            8,
+            json!([
+                "https://example.com/doc",
+                "http://u:SECRETPW@169.254.169.254/x"
+            ]),
+        ),
+        (
+            9,
+            json!(["https://example.com/doc", "https://example.com/bad"]),
+        ),
+    ] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"subscriptions/listen",
+                          "params":{"notifications":{"resourceSubscriptions": uris}}});
+        let r = g.ask(&line.to_string());
+        assert!(r["error"].is_object(), "{r}");
+    }
+    let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+    assert!(!text.contains("SECRETPW"), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (id, subject) in [
+        (6, "http://[bad/x"),
+        (7, "blob:http://10.0.0.1/x"),
+        (8, "http://169.254.169.254/x"),
+        (9, "https://example.com/bad"),
+    ] {
+        assert!(
+            lines.iter().any(|l| l["id"] == id && l["tool"] == subject),
+            "{id}: {text}"
+        );
+    }
     // The own listings' hidden entries, each by the entry it hid (s59,
     // K12-B).
     for (method, entry) in [
