@@ -44,6 +44,11 @@ pub struct GateArgs {
     /// Answer a call with an error after S seconds and cancel it at the server.
     #[arg(long, value_name = "S")]
     pub call_timeout: Option<f64>,
+    /// How long a cancelled or timed-out call keeps its id and its
+    /// max_concurrent slot when the server does not answer it, in seconds
+    /// (past its --call-timeout, or past the cancellation without one).
+    #[arg(long, value_name = "S", default_value_t = toolgate::gate::CANCELLED_CALL_DEADLINE.as_secs_f64())]
+    pub cancel_hold: f64,
     /// What to do with hidden characters in tool definitions and results.
     #[arg(long, value_parser = ["keep", "strip", "refuse"], default_value = "strip")]
     pub poison: String,
@@ -140,6 +145,10 @@ pub fn run(args: GateArgs) -> ExitCode {
         Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(Duration::from_secs_f64(s)),
         Some(_) => return usage("--call-timeout must be a positive number of seconds"),
     };
+    let cancel_hold = match args.cancel_hold {
+        s if s.is_finite() && s > 0.0 && s < 1e9 => Duration::from_secs_f64(s),
+        _ => return usage("--cancel-hold must be a positive number of seconds"),
+    };
     let config = GateConfig {
         keeper: Gatekeeper {
             policy,
@@ -152,6 +161,7 @@ pub fn run(args: GateArgs) -> ExitCode {
             DenyAs::Result
         },
         call_timeout,
+        cancel_hold,
         max_response_bytes: args.max_response_bytes,
         pin,
         pins,

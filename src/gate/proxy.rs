@@ -7,7 +7,7 @@
 //!   verbatim. A client line the core refuses that answers a server request
 //!   waiting for the client is answered to the server
 //!   ([`Service::refused`]); a request's id stays reserved after its
-//!   timeout until the server answers it or [`CANCELLED_CALL_DEADLINE`]
+//!   timeout until the server answers it or `--cancel-hold`
 //!   passes.
 //! * Child → client ([`GateService::child_line`]): every line goes through
 //!   the core too (`--max-response-bytes`, strict JSON, the JSON-RPC
@@ -55,6 +55,15 @@ pub use crate::json::MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES;
 /// until one is answered (backpressure, not refusal). Also the most
 /// server requests waiting for the client's answer.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
+
+/// Most ids of requests the gateway stopped waiting for (cancelled or timed
+/// out, past their `--cancel-hold`) that the server has
+/// not answered: each stays reserved, so a request reusing it is refused as
+/// an in-flight duplicate and the server's late answer is dropped, never
+/// given to the new request (attack s60, K10-A). Each is kept as a SHA-256
+/// digest (32 bytes). With this many, a hold that ends keeps its request
+/// pending (its id and its slots) until the server answers: fail closed.
+pub const MAX_RETIRED_IDS: usize = MAX_PENDING_REQUESTS;
 
 /// Budget of the queue toward the child server, in bytes (each line with
 /// its newline): the client's requests, notifications and responses and
@@ -120,9 +129,12 @@ const UNLISTED_RULE: &str = "builtin own listing";
 /// written.
 pub type ToServer = mpsc::UnboundedSender<(Vec<u8>, Charge)>;
 
-/// How long a cancelled call keeps its concurrency slot when there is no
-/// `--call-timeout` and the server does not answer (a cancellation is
-/// advice to the server, not proof that the call stopped).
+/// How long a cancelled or timed-out request keeps its id and its
+/// concurrency slot, by default (`--cancel-hold`), when the server does not
+/// answer it: past its `--call-timeout`, or past the cancellation when
+/// there is none (a cancellation is advice to the server, not proof that
+/// the call stopped; a server that follows MCP never answers a cancelled
+/// request, so the gateway cannot wait for that answer without bound).
 pub const CANCELLED_CALL_DEADLINE: Duration = Duration::from_secs(60);
 
 /// The rule an icon or website link removed from an answer names.
@@ -207,6 +219,10 @@ pub struct GateConfig {
     pub deny_as: DenyAs,
     /// `--call-timeout`.
     pub call_timeout: Option<Duration>,
+    /// `--cancel-hold`: how long a cancelled or timed-out request keeps its
+    /// id and its slots when the server does not answer it (default
+    /// [`CANCELLED_CALL_DEADLINE`]).
+    pub cancel_hold: Duration,
     /// `--max-response-bytes`.
     pub max_response_bytes: usize,
     /// `--pin`.
@@ -231,7 +247,7 @@ struct Pending {
     progress: Option<String>,
     /// The client got its answer (`tool.call_timeout`): the entry only
     /// keeps the id reserved until the server answers or
-    /// [`CANCELLED_CALL_DEADLINE`] passes, and a client's cancellation of
+    /// `--cancel-hold` passes, and a client's cancellation of
     /// it shortens nothing.
     timed_out: bool,
     /// The entry's place among [`MAX_PENDING_REQUESTS`] (`None` for the
@@ -251,6 +267,9 @@ struct Reserved {
 
 struct State {
     pending: HashMap<Id, Pending>,
+    /// The ids given up on and not yet answered ([`MAX_RETIRED_IDS`],
+    /// [`id_digest`]).
+    retired: HashSet<[u8; 32]>,
     next_seq: u64,
     view: ToolView,
     /// Prompts, resources and resource templates hidden for what their
@@ -314,6 +333,7 @@ struct Shared {
     keeper: Gatekeeper,
     deny_as: DenyAs,
     call_timeout: Option<Duration>,
+    cancel_hold: Duration,
     limits: Limits,
     pin: PinMode,
     audit_all: bool,
@@ -417,6 +437,13 @@ fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a st
     states.unspent(&req.method, state).then_some(state)
 }
 
+/// The SHA-256 digest of an id as JSON writes it: what [`State::retired`]
+/// keeps of an id, 32 bytes whatever its length.
+fn id_digest(id: &Id) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(id.to_value().to_string().as_bytes()).into()
+}
+
 /// What a mediated request other than `tools/call` names, for its audit
 /// line's `tool`: the prompt (`prompts/get`, a `ref/prompt` completion),
 /// the resource URI (`resources/*`, a `ref/resource` completion), or the
@@ -498,6 +525,7 @@ impl GateService {
                 keeper: config.keeper,
                 deny_as: config.deny_as,
                 call_timeout: config.call_timeout,
+                cancel_hold: config.cancel_hold,
                 limits,
                 pin: config.pin,
                 audit_all: config.audit_all,
@@ -519,6 +547,7 @@ impl GateService {
                     audit: config.audit,
                     audit_failed: false,
                     pin_failed: false,
+                    retired: HashSet::new(),
                 }),
                 to_child: Mutex::new(Some(to_child)),
                 to_server,
@@ -839,24 +868,28 @@ impl GateService {
     }
 
     /// A cancelled call: its pending entry (and its concurrency slot) stays
-    /// until the server answers, or until its deadline: `--call-timeout`
-    /// from its start, else [`CANCELLED_CALL_DEADLINE`] from the cancellation.
+    /// until the server answers, or as long as a call that timed out would
+    /// stay: `--cancel-hold` past `--call-timeout` from its
+    /// start, else `--cancel-hold` from the cancellation; then
+    /// its id is retired ([`MAX_RETIRED_IDS`]).
     fn hold_until_deadline(&self, id: Id) {
         let started = match lock(&self.shared.state).pending.get(&id) {
             // A timed-out request is held already, to a later deadline.
             Some(p) if !p.timed_out => p.started,
             _ => return,
         };
+        // As long as a timed-out call is held (attack s60, K11-B): a
+        // cancellation frees no slot before a timeout would.
         let deadline = match self.shared.call_timeout {
-            Some(t) => started + t,
-            None => Instant::now() + CANCELLED_CALL_DEADLINE,
+            Some(t) => (started + t).max(Instant::now()) + self.shared.cancel_hold,
+            None => Instant::now() + self.shared.cancel_hold,
         };
         self.hold_until(id, deadline);
     }
 
     /// A request that timed out (answered to the client, cancelled at the
     /// server): its id stays reserved and its slots taken until the server
-    /// answers it (the late answer is dropped) or [`CANCELLED_CALL_DEADLINE`]
+    /// answers it (the late answer is dropped) or `--cancel-hold`
     /// passes, so a client reusing the id meanwhile is refused as an
     /// in-flight duplicate and never gets the old call's answer. Its
     /// progress token is no longer the client's to hear about.
@@ -874,7 +907,7 @@ impl GateService {
                 }
             }
         }
-        self.hold_until(id, Instant::now() + CANCELLED_CALL_DEADLINE);
+        self.hold_until(id, Instant::now() + self.shared.cancel_hold);
     }
 
     /// Frees the pending entry of `id` (as it stands now) at `deadline`
@@ -889,10 +922,18 @@ impl GateService {
         let me = self.clone();
         rt.spawn(async move {
             tokio::time::sleep_until(deadline.into()).await;
-            let same = lock(&me.shared.state)
-                .pending
-                .get(&id)
-                .is_some_and(|p| p.seq == seq);
+            let same = {
+                let mut st = lock(&me.shared.state);
+                let same = st.pending.get(&id).is_some_and(|p| p.seq == seq);
+                if same && st.retired.len() >= MAX_RETIRED_IDS {
+                    tracing::warn!(%id, "too many ids given up on: the call stays pending until the server answers");
+                    return;
+                }
+                if same {
+                    st.retired.insert(id_digest(&id));
+                }
+                same
+            };
             if same {
                 tracing::warn!(%id, "cancelled call past its deadline: its slot is freed");
                 me.fail_pending(
@@ -1730,6 +1771,9 @@ impl GateService {
             Some(p) => {
                 let _ = p.tx.send((outcome, charge));
             }
+            None if lock(&self.shared.state).retired.remove(&id_digest(&id)) => {
+                tracing::warn!(%id, "the child answered a request given up on; dropped, its id free again");
+            }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
         }
     }
@@ -2150,7 +2194,7 @@ impl GateService {
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
-            if st.pending.contains_key(&req.id) {
+            if st.pending.contains_key(&req.id) || st.retired.contains(&id_digest(&req.id)) {
                 if let Some(slot) = &limited {
                     st.limiter.release(slot);
                 }

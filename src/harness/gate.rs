@@ -34,6 +34,7 @@ fn config() -> GateConfig {
         },
         deny_as: DenyAs::default(),
         call_timeout: None,
+        cancel_hold: crate::gate::CANCELLED_CALL_DEADLINE,
         max_response_bytes: RESPONSE_BYTES,
         pin: PinMode::Off,
         pins: None,

@@ -1379,6 +1379,62 @@ fn cancelling_does_not_free_a_concurrency_slot() {
     g.close();
 }
 
+/// Kind 11 (attack s60, K11-B): a cancelled call keeps its slot as long
+/// as a timed-out one would, `--cancel-hold` past its `--call-timeout`;
+/// then the slot is free.
+#[test]
+fn a_cancelled_call_keeps_its_slot_past_its_timeout() {
+    let mut g = Gate::start_in(
+        &[
+            "--call-timeout",
+            "0.5",
+            "--cancel-hold",
+            "1",
+            "--policy",
+            "p.toml",
+        ],
+        |d| {
+            std::fs::write(
+                d.join("p.toml"),
+                "[[limits]]\ntool = \"slow\"\nmax_concurrent = 1\n",
+            )
+            .unwrap();
+        },
+    );
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":4}}}).to_string());
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    std::thread::sleep(Duration::from_millis(800));
+    let r = g.call(2, "slow", json!({"seconds": 0}));
+    assert_eq!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+    std::thread::sleep(Duration::from_millis(1200));
+    let r = g.call(3, "slow", json!({"seconds": 0}));
+    assert_ne!(refusal_code(&r), "policy.concurrency_limited", "{r}");
+    g.close();
+}
+
+/// Kind 10 (attack s60, K10-A): the id of a call given up on (cancelled,
+/// its hold over) stays reserved until the server answers it: a request
+/// reusing it is refused, never given the old call's late answer; once
+/// the server has answered, the id is free again.
+#[test]
+fn an_id_given_up_on_stays_reserved_until_the_server_answers() {
+    let mut g = Gate::start(&["--cancel-hold", "0.3"]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":2}}}).to_string());
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    std::thread::sleep(Duration::from_millis(900));
+    let r = g.call(1, "slow", json!({"seconds": 0}));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    // The server answers the old call at about 2 s: dropped, the id free.
+    std::thread::sleep(Duration::from_millis(1600));
+    let r = g.call(1, "slow", json!({"seconds": 0}));
+    assert_eq!(r["result"]["content"][0]["text"], "slept", "{r}");
+    let r = g.call(4, "slow", json!({"seconds": 0}));
+    assert_eq!(r["result"]["content"][0]["text"], "slept", "{r}");
+    g.close();
+}
+
 /// Kind 11 (#20, N3): `[[limits]]` rules with `prompt = GLOB` count
 /// `prompts/get` (a prompt may do a tool's work: `mcp-server-fetch`'s
 /// `fetch` prompt fetches), by the prompt's folded name, apart from the
