@@ -94,7 +94,8 @@ pub use resolve::{
 pub(crate) use run::read_child;
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};
 pub use states::{
-    issued_state, IssuedStates, INPUT_REQUIRED_METHODS, MAX_REQUEST_STATES, MAX_REQUEST_STATE_BYTES,
+    issued_state, state_subject, IssuedStates, INPUT_REQUIRED_METHODS, MAX_REQUEST_STATES,
+    MAX_REQUEST_STATE_BYTES,
 };
 pub use unquote::MAX_PERCENT_DECODINGS;
 pub use urls::{

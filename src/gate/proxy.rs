@@ -35,7 +35,7 @@ use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
-use super::states::{issued_state, IssuedStates};
+use super::states::{issued_state, state_subject, IssuedStates};
 use crate::engine::{
     server_busy, Body, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era,
     ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer, RefusedLine, Reply, Request,
@@ -434,7 +434,9 @@ fn progress_key(params: Option<&Value>) -> Option<String> {
 /// since it was issued ([`IssuedStates::unspent`]).
 fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a str> {
     let state = req.params_object()?.get("requestState")?.as_str()?;
-    states.unspent(&req.method, state).then_some(state)
+    states
+        .unspent(&req.method, state_subject(req.params.as_ref()), state)
+        .then_some(state)
 }
 
 /// The SHA-256 digest of an id as JSON writes it: what [`State::retired`]
@@ -838,7 +840,8 @@ impl GateService {
             Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
         };
         if let Some(s) = state {
-            st.states.spend(&req.method, s);
+            st.states
+                .spend(&req.method, state_subject(req.params.as_ref()), s);
         }
         if self.shared.audit_all {
             let rec = Record {
@@ -984,11 +987,13 @@ impl GateService {
     }
 
     /// Shapes the child's answer to request `id` for the client; a
-    /// `tools/list` page is one of `listing`.
+    /// `tools/list` page is one of `listing`; `subject` is what the request
+    /// named ([`state_subject`]).
     fn answer(
         &self,
         id: Id,
         method: &str,
+        subject: &str,
         outcome: Result<Value, Value>,
         listing: Option<ListingId>,
         task: bool,
@@ -1095,7 +1100,7 @@ impl GateService {
                     }
                 }
                 self.drop_refused_links(&id, method, &mut result);
-                self.remember_state(method, &result);
+                self.remember_state(method, subject, &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
         }
@@ -1222,7 +1227,7 @@ impl GateService {
     /// to the client, in a session whose results carry `resultType`
     /// (2026-07-28): the client's retry may echo it unchecked
     /// ([`IssuedStates`]).
-    fn remember_state(&self, method: &str, result: &Value) {
+    fn remember_state(&self, method: &str, subject: &str, result: &Value) {
         let Some(state) = issued_state(result) else {
             return;
         };
@@ -1233,7 +1238,10 @@ impl GateService {
             );
             return;
         }
-        if !lock(&self.shared.state).states.remember(method, state) {
+        if !lock(&self.shared.state)
+            .states
+            .remember(method, subject, state)
+        {
             tracing::debug!(
                 method,
                 "a requestState not remembered (its method, or its size)"
@@ -1414,7 +1422,8 @@ impl GateService {
             .limiter
             .acquire(rules, Subject::Prompt, name, now, state.is_some())?;
         if let Some(s) = state {
-            st.states.spend(&request.method, s);
+            st.states
+                .spend(&request.method, state_subject(request.params.as_ref()), s);
         }
         Ok(slot)
     }
@@ -2261,6 +2270,8 @@ impl GateService {
             return Handled::Reply(Reply::Send(self.unsent(req.id, why)));
         }
         let task = is_task(&req);
+        // What a `requestState` in its answer is bound to (s60, K11-A).
+        let subject = state_subject(req.params.as_ref()).to_owned();
         let Request {
             id: req_id,
             method,
@@ -2327,7 +2338,7 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    let reply = me.answer(id, &method, o, listing, task);
+                    let reply = me.answer(id, &method, &subject, o, listing, task);
                     me.vet_input_requests(&method, reply, task).await
                 }
                 Err(_) => Reply::Send(Response::error(

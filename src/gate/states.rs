@@ -9,9 +9,11 @@
 //! verbatim. That state is the server's own text, not the model's: a
 //! retry whose `requestState` equals, byte for byte, one the server issued
 //! in a result the gateway passed to the client this session (in answer to
-//! the same method) gets no argument checks on that member. Any other
-//! `requestState` (forged, altered, issued for another method, or
-//! forgotten) is checked as every undeclared params member is.
+//! the same method naming the same tool, prompt or URI, [`state_subject`])
+//! gets no argument checks on that member. Any other `requestState`
+//! (forged, altered, issued for another method or another tool, or
+//! forgotten) is checked as every undeclared params member is, and a retry
+//! carrying it is a new request to a `rate` (attack s60, K11-A).
 //!
 //! A state may be echoed any number of times while it is remembered (a
 //! retry may be repeated: a lost answer, a second round that keeps the
@@ -30,8 +32,9 @@ use serde_json::Value;
 /// oldest is forgotten first).
 pub const MAX_REQUEST_STATES: usize = 256;
 
-/// Most bytes of server-issued `requestState` values remembered at once;
-/// a longer state is never remembered.
+/// Most bytes of server-issued `requestState` values remembered at once,
+/// each with the name or URI it is bound to ([`state_subject`]); a longer
+/// state is never remembered.
 pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 
 /// The methods whose result may be `input_required` (2026-07-28), and so
@@ -49,14 +52,39 @@ pub fn issued_state(result: &Value) -> Option<&str> {
     m.get("requestState").and_then(Value::as_str)
 }
 
+/// What a request names that a state it got is bound to: its
+/// `params.name` (`tools/call`, `prompts/get`), else its `params.uri`
+/// (`resources/read`), else nothing (`""`).
+pub fn state_subject(params: Option<&Value>) -> &str {
+    let text = |k| params.and_then(|p| p.get(k)).and_then(Value::as_str);
+    text("name").or_else(|| text("uri")).unwrap_or_default()
+}
+
+/// One state the server issued.
+#[derive(Debug)]
+struct Held {
+    /// The method it answered.
+    method: &'static str,
+    /// What that request named ([`state_subject`]).
+    subject: String,
+    state: String,
+    /// Whether a retry has carried it since it was issued (its one
+    /// continuation, [`IssuedStates::spend`]).
+    spent: bool,
+}
+
+impl Held {
+    fn bytes(&self) -> usize {
+        self.subject.len().saturating_add(self.state.len())
+    }
+}
+
 /// The `requestState` values the server issued this session, each with the
-/// method it answered: bounded by [`MAX_REQUEST_STATES`] and
-/// [`MAX_REQUEST_STATE_BYTES`].
+/// method it answered and what that request named ([`state_subject`]):
+/// bounded by [`MAX_REQUEST_STATES`] and [`MAX_REQUEST_STATE_BYTES`].
 #[derive(Debug, Default)]
 pub struct IssuedStates {
-    /// Each state with its method, and whether a retry has carried it
-    /// since it was issued (its one continuation, [`IssuedStates::spend`]).
-    held: VecDeque<(&'static str, String, bool)>,
+    held: VecDeque<Held>,
     bytes: usize,
 }
 
@@ -67,64 +95,71 @@ impl IssuedStates {
     }
 
     /// Remembers `state`, issued in an `input_required` result of
-    /// `method` (one of [`INPUT_REQUIRED_METHODS`]), as the newest,
-    /// forgetting the oldest as needed. Returns whether it is remembered
-    /// (not for another method, nor for a state over
-    /// [`MAX_REQUEST_STATE_BYTES`]).
-    pub fn remember(&mut self, method: &str, state: &str) -> bool {
+    /// `method` (one of [`INPUT_REQUIRED_METHODS`]) to a request naming
+    /// `subject` ([`state_subject`]), as the newest, forgetting the oldest
+    /// as needed. Returns whether it is remembered (not for another method,
+    /// nor for a state and subject over [`MAX_REQUEST_STATE_BYTES`]).
+    pub fn remember(&mut self, method: &str, subject: &str, state: &str) -> bool {
         let Some(&method) = INPUT_REQUIRED_METHODS.iter().find(|m| **m == method) else {
             return false;
         };
-        if state.len() > MAX_REQUEST_STATE_BYTES {
+        let new = Held {
+            method,
+            subject: subject.to_owned(),
+            state: state.to_owned(),
+            spent: false,
+        };
+        if new.bytes() > MAX_REQUEST_STATE_BYTES {
             return false;
         }
-        if let Some(at) = self.position(method, state) {
-            if let Some((_, old, _)) = self.held.remove(at) {
-                self.bytes = self.bytes.saturating_sub(old.len());
+        if let Some(at) = self.position(method, subject, state) {
+            if let Some(old) = self.held.remove(at) {
+                self.bytes = self.bytes.saturating_sub(old.bytes());
             }
         }
         while self.held.len() >= MAX_REQUEST_STATES
-            || self.bytes.saturating_add(state.len()) > MAX_REQUEST_STATE_BYTES
+            || self.bytes.saturating_add(new.bytes()) > MAX_REQUEST_STATE_BYTES
         {
-            let Some((_, old, _)) = self.held.pop_front() else {
+            let Some(old) = self.held.pop_front() else {
                 break;
             };
-            self.bytes = self.bytes.saturating_sub(old.len());
+            self.bytes = self.bytes.saturating_sub(old.bytes());
         }
-        self.bytes = self.bytes.saturating_add(state.len());
-        self.held.push_back((method, state.to_owned(), false));
+        self.bytes = self.bytes.saturating_add(new.bytes());
+        self.held.push_back(new);
         true
     }
 
-    fn position(&self, method: &str, state: &str) -> Option<usize> {
+    fn position(&self, method: &str, subject: &str, state: &str) -> Option<usize> {
         self.held
             .iter()
-            .position(|(m, s, _)| *m == method && s == state)
+            .position(|h| h.method == method && h.subject == subject && h.state == state)
     }
 
-    /// Whether the server issued `state` in answer to `method` (and it is
-    /// still remembered).
-    pub fn issued(&self, method: &str, state: &str) -> bool {
-        self.position(method, state).is_some()
+    /// Whether the server issued `state` in answer to `method` naming
+    /// `subject` (and it is still remembered).
+    pub fn issued(&self, method: &str, subject: &str, state: &str) -> bool {
+        self.position(method, subject, state).is_some()
     }
 
-    /// Whether `state`, issued for `method`, has not yet been carried by a
-    /// retry since it was issued: that retry continues the request that
-    /// got it, which a `rate` counted already.
-    pub fn unspent(&self, method: &str, state: &str) -> bool {
-        self.position(method, state)
+    /// Whether `state`, issued for `method` naming `subject`, has not yet
+    /// been carried by a retry since it was issued: that retry continues
+    /// the request that got it, which a `rate` counted already. A state
+    /// issued for another tool continues nothing.
+    pub fn unspent(&self, method: &str, subject: &str, state: &str) -> bool {
+        self.position(method, subject, state)
             .and_then(|at| self.held.get(at))
-            .is_some_and(|(_, _, spent)| !spent)
+            .is_some_and(|h| !h.spent)
     }
 
-    /// Marks `state` (issued for `method`) as carried by its retry: any
-    /// later retry with it is a new request to `rate`, until the server
-    /// issues it again. A client replaying one state cannot run a tool
-    /// past its rate.
-    pub fn spend(&mut self, method: &str, state: &str) {
-        if let Some(at) = self.position(method, state) {
+    /// Marks `state` (issued for `method` naming `subject`) as carried by
+    /// its retry: any later retry with it is a new request to `rate`, until
+    /// the server issues it again. A client replaying one state cannot run
+    /// a tool past its rate.
+    pub fn spend(&mut self, method: &str, subject: &str, state: &str) {
+        if let Some(at) = self.position(method, subject, state) {
             if let Some(entry) = self.held.get_mut(at) {
-                entry.2 = true;
+                entry.spent = true;
             }
         }
     }
@@ -146,7 +181,8 @@ impl IssuedStates {
 
     /// A request's `params` as the argument checks read them: without its
     /// `requestState` member when the server issued that state for
-    /// `method` ([`issued`](Self::issued)); every other member (arguments,
+    /// `method` naming what these `params` name ([`issued`](Self::issued));
+    /// every other member (arguments,
     /// `inputResponses`, any other) stays, and any other `requestState` is
     /// left to be checked.
     pub fn to_check<'a>(&self, method: &str, params: Option<&'a Value>) -> Option<Cow<'a, Value>> {
@@ -154,7 +190,7 @@ impl IssuedStates {
         let echoed = p
             .get("requestState")
             .and_then(Value::as_str)
-            .is_some_and(|s| self.issued(method, s));
+            .is_some_and(|s| self.issued(method, state_subject(params), s));
         if !echoed {
             return Some(Cow::Borrowed(p));
         }
@@ -176,15 +212,47 @@ mod tests {
     #[test]
     fn a_state_is_continued_once_per_issue() {
         let mut s = IssuedStates::new();
-        assert!(!s.unspent("tools/call", "a"));
-        assert!(s.remember("tools/call", "a"));
-        assert!(s.unspent("tools/call", "a"));
-        assert!(!s.unspent("prompts/get", "a"));
-        s.spend("tools/call", "a");
-        assert!(!s.unspent("tools/call", "a"));
-        assert!(s.issued("tools/call", "a"));
-        assert!(s.remember("tools/call", "a"));
-        assert!(s.unspent("tools/call", "a"));
+        assert!(!s.unspent("tools/call", "", "a"));
+        assert!(s.remember("tools/call", "", "a"));
+        assert!(s.unspent("tools/call", "", "a"));
+        assert!(!s.unspent("prompts/get", "", "a"));
+        s.spend("tools/call", "", "a");
+        assert!(!s.unspent("tools/call", "", "a"));
+        assert!(s.issued("tools/call", "", "a"));
+        assert!(s.remember("tools/call", "", "a"));
+        assert!(s.unspent("tools/call", "", "a"));
+    }
+
+    /// A state is bound to what its request named (attack s60, K11-A): a
+    /// state issued for one tool continues no call of another, and is
+    /// checked there.
+    #[test]
+    fn states_are_bound_to_their_subject() {
+        let mut s = IssuedStates::new();
+        assert!(s.remember("tools/call", "free", "a"));
+        assert!(s.unspent("tools/call", "free", "a"));
+        assert!(!s.unspent("tools/call", "limited", "a"));
+        assert!(!s.issued("tools/call", "limited", "a"));
+        s.spend("tools/call", "limited", "a");
+        assert!(s.unspent("tools/call", "free", "a"));
+        let p = json!({"name": "limited", "requestState": "a"});
+        assert!(matches!(
+            s.to_check("tools/call", Some(&p)),
+            Some(Cow::Borrowed(_))
+        ));
+        let p = json!({"name": "free", "requestState": "a"});
+        assert!(matches!(
+            s.to_check("tools/call", Some(&p)),
+            Some(Cow::Owned(_))
+        ));
+        assert_eq!(state_subject(Some(&json!({"uri": "u"}))), "u");
+        assert_eq!(state_subject(Some(&json!({"name": "n", "uri": "u"}))), "n");
+        assert_eq!(state_subject(Some(&json!({"name": 1}))), "");
+        assert_eq!(state_subject(None), "");
+        // The subject counts against the byte bound.
+        let half = "h".repeat(MAX_REQUEST_STATE_BYTES / 2 + 1);
+        assert!(!s.remember("tools/call", &half, &half));
+        assert_eq!(s.bytes(), 5);
     }
 
     #[test]
@@ -205,15 +273,15 @@ mod tests {
     #[test]
     fn states_are_bound_to_their_method() {
         let mut s = IssuedStates::new();
-        assert!(s.remember("tools/call", "a"));
-        assert!(!s.remember("completion/complete", "b"));
-        assert!(s.issued("tools/call", "a"));
-        assert!(!s.issued("prompts/get", "a"));
-        assert!(!s.issued("completion/complete", "b"));
-        assert!(!s.issued("tools/call", "a "));
-        assert!(!s.issued("tools/call", ""));
+        assert!(s.remember("tools/call", "", "a"));
+        assert!(!s.remember("completion/complete", "", "b"));
+        assert!(s.issued("tools/call", "", "a"));
+        assert!(!s.issued("prompts/get", "", "a"));
+        assert!(!s.issued("completion/complete", "", "b"));
+        assert!(!s.issued("tools/call", "", "a "));
+        assert!(!s.issued("tools/call", "", ""));
         // Used any number of times.
-        assert!(s.issued("tools/call", "a"));
+        assert!(s.issued("tools/call", "", "a"));
         assert_eq!((s.len(), s.bytes()), (1, 1));
     }
 
@@ -221,19 +289,19 @@ mod tests {
     fn the_count_is_bounded_oldest_forgotten() {
         let mut s = IssuedStates::new();
         for i in 0..MAX_REQUEST_STATES {
-            assert!(s.remember("tools/call", &i.to_string()));
+            assert!(s.remember("tools/call", "", &i.to_string()));
         }
         assert_eq!(s.len(), MAX_REQUEST_STATES);
-        assert!(s.issued("tools/call", "0"));
+        assert!(s.issued("tools/call", "", "0"));
         // Remembered again: the newest, not a second entry.
-        assert!(s.remember("tools/call", "0"));
+        assert!(s.remember("tools/call", "", "0"));
         assert_eq!(s.len(), MAX_REQUEST_STATES);
-        assert!(s.remember("tools/call", "one past"));
+        assert!(s.remember("tools/call", "", "one past"));
         assert_eq!(s.len(), MAX_REQUEST_STATES);
-        assert!(s.issued("tools/call", "0") && s.issued("tools/call", "one past"));
-        assert!(!s.issued("tools/call", "1"), "the oldest is forgotten");
-        assert!(s.issued("tools/call", "2"));
-        let total: usize = s.held.iter().map(|(_, x, _)| x.len()).sum();
+        assert!(s.issued("tools/call", "", "0") && s.issued("tools/call", "", "one past"));
+        assert!(!s.issued("tools/call", "", "1"), "the oldest is forgotten");
+        assert!(s.issued("tools/call", "", "2"));
+        let total: usize = s.held.iter().map(Held::bytes).sum();
         assert_eq!(s.bytes(), total);
     }
 
@@ -241,34 +309,34 @@ mod tests {
     fn the_bytes_are_bounded() {
         let mut s = IssuedStates::new();
         let at = "a".repeat(MAX_REQUEST_STATE_BYTES);
-        assert!(s.remember("tools/call", &at));
+        assert!(s.remember("tools/call", "", &at));
         assert_eq!(s.bytes(), MAX_REQUEST_STATE_BYTES);
-        assert!(s.issued("tools/call", &at));
+        assert!(s.issued("tools/call", "", &at));
         let past = "b".repeat(MAX_REQUEST_STATE_BYTES + 1);
-        assert!(!s.remember("tools/call", &past));
-        assert!(!s.issued("tools/call", &past));
+        assert!(!s.remember("tools/call", "", &past));
+        assert!(!s.issued("tools/call", "", &past));
         assert!(
-            s.issued("tools/call", &at),
+            s.issued("tools/call", "", &at),
             "a state too long forgets nothing"
         );
         // One byte more than the room left: the oldest goes.
-        assert!(s.remember("prompts/get", "c"));
-        assert!(!s.issued("tools/call", &at));
+        assert!(s.remember("prompts/get", "", "c"));
+        assert!(!s.issued("tools/call", "", &at));
         assert_eq!((s.len(), s.bytes()), (1, 1));
         let half = "d".repeat(MAX_REQUEST_STATE_BYTES / 2);
         let rest = "e".repeat(MAX_REQUEST_STATE_BYTES - MAX_REQUEST_STATE_BYTES / 2 - 1);
-        assert!(s.remember("tools/call", &half) && s.remember("tools/call", &rest));
+        assert!(s.remember("tools/call", "", &half) && s.remember("tools/call", "", &rest));
         assert_eq!(s.bytes(), MAX_REQUEST_STATE_BYTES);
         assert_eq!(s.len(), 3, "exactly at the bound, nothing forgotten");
-        assert!(s.remember("tools/call", "f"));
-        assert!(!s.issued("prompts/get", "c") && s.issued("tools/call", &half));
+        assert!(s.remember("tools/call", "", "f"));
+        assert!(!s.issued("prompts/get", "", "c") && s.issued("tools/call", "", &half));
         assert!(!s.is_empty());
     }
 
     #[test]
     fn only_an_issued_state_is_left_unchecked() {
         let mut s = IssuedStates::new();
-        s.remember("tools/call", "v2:abc");
+        s.remember("tools/call", "echo", "v2:abc");
         let p =
             json!({"name": "echo", "arguments": {"u": "v2:abc"}, "requestState": "v2:abc", "x": 1});
         let checked = s.to_check("tools/call", Some(&p)).unwrap();
@@ -303,7 +371,7 @@ mod tests {
         ) {
             let mut s = IssuedStates::new();
             for st in &issued {
-                proptest::prop_assert!(s.remember("tools/call", st));
+                proptest::prop_assert!(s.remember("tools/call", "echo", st));
             }
             let echoed = if issued.is_empty() { probe.clone() } else { pick.get(&issued).clone() };
             for state in [echoed, probe] {

@@ -3380,10 +3380,36 @@ fn a_continued_call_spends_no_rate_token_once() {
     g.close();
 }
 
+/// Kind 11 (attack s60, K11-A): a state is bound to the tool whose call
+/// got it: carried to another tool's call it continues nothing, and that
+/// call spends a `rate` token as any other.
+#[test]
+fn a_state_issued_for_one_tool_continues_no_call_of_another() {
+    let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nrate = 1\n");
+    let state = "roundtwo";
+    let asked = json!({"resultType": "input_required", "requestState": state,
+        "inputRequests": {"k": {"method": "elicitation/create",
+            "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+    let r = g.ask(&stateless_call(
+        1,
+        "misbehave",
+        result_hex(&asked),
+        json!({}),
+    ));
+    assert_eq!(r["result"]["requestState"], state, "{r}");
+    let r = g.ask(&stateless_call(2, "slow", json!({"seconds": 0}), json!({})));
+    assert_eq!(r["result"]["content"][0]["text"], "slept", "{r}");
+    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let retry = json!({"requestState": state, "inputResponses": inputs});
+    let r = g.ask(&stateless_call(3, "slow", json!({"seconds": 0}), retry));
+    assert_eq!(refusal_code(&r), "policy.rate_limited", "{r}");
+    g.close();
+}
+
 /// Kind 3 false positive (#20 s43 F5, 2026-07-28, SEP-2322): a retry
 /// echoing verbatim the `requestState` the server issued in an
 /// `input_required` result passes unchecked; an altered state, one the
-/// server never issued, one issued for another method or outside a
+/// server never issued, one issued for another method or tool or outside a
 /// 2026-07-28 session, and the same text anywhere but `requestState`, are
 /// checked as before.
 #[test]
@@ -3392,6 +3418,7 @@ fn a_request_state_the_server_issued_is_echoed_unchecked() {
         std::fs::create_dir(d.join("data")).unwrap();
     });
     let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]});
     let states = [
         ("v2:eyJzdGVwIjoyfQ", "v2:eyJzdGVwIjozfQ"),
         ("state:abc", "state:abd"),
@@ -3419,27 +3446,39 @@ fn a_request_state_the_server_issued_is_echoed_unchecked() {
         assert_eq!(r["result"]["requestState"], state, "{r}");
         let echo = json!({"requestState": state, "inputResponses": inputs});
         id += 1;
-        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo.clone()));
+        let r = g.ask(&stateless_call(
+            id,
+            "misbehave",
+            result_hex(&done),
+            echo.clone(),
+        ));
         assert!(r["result"]["isError"].is_null(), "{state}: {r}");
         // Again (a retry may repeat).
         id += 1;
-        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo));
+        let r = g.ask(&stateless_call(id, "misbehave", result_hex(&done), echo));
         assert!(r["result"]["isError"].is_null(), "{state}: {r}");
         // Altered, or never issued: checked as before.
         for other in [altered, "enc:AAECAw"] {
             id += 1;
             let forged = json!({"requestState": other, "inputResponses": inputs});
-            let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), forged));
+            let r = g.ask(&stateless_call(id, "misbehave", result_hex(&done), forged));
             assert_eq!(r["result"]["isError"], true, "{other}: {r}");
+        }
+        // Issued for `misbehave`, not for another tool (s60, K11-A).
+        if state.starts_with("v2:") {
+            id += 1;
+            let echo = json!({"requestState": state, "inputResponses": inputs});
+            let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo));
+            assert_eq!(r["result"]["isError"], true, "{state}: {r}");
         }
         // The exemption is the `requestState` member's only.
         id += 1;
         let echo = json!({"requestState": state, "other": state});
-        let r = g.ask(&stateless_call(id, "echo", json!({"x": 1}), echo));
+        let r = g.ask(&stateless_call(id, "misbehave", result_hex(&done), echo));
         assert_eq!(r["result"]["isError"], true, "{state}: {r}");
         id += 1;
         let echo = json!({"requestState": state});
-        let r = g.ask(&stateless_call(id, "echo", json!({"u": state}), echo));
+        let r = g.ask(&stateless_call(id, "misbehave", json!({"u": state}), echo));
         assert_eq!(r["result"]["isError"], true, "{state}: {r}");
         // Issued for `tools/call`, not for `prompts/get`.
         id += 1;
