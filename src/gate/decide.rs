@@ -73,6 +73,27 @@ pub const PASSED_METHODS: &[&str] = &[
 /// params (-32602), each URI being decided as a `resources/subscribe` is.
 pub const MAX_LISTEN_SUBSCRIPTIONS: usize = 1024;
 
+/// The members of a `subscriptions/listen` filter (`params.notifications`)
+/// that list the resource URIs it subscribes: MCP's `resourceSubscriptions`,
+/// and the snake_case name a server built on the Python SDK also reads
+/// (its models take a field by its name as well as by its alias). A
+/// request naming both is malformed (-32602).
+pub(crate) const LISTEN_MEMBERS: [&str; 2] = ["resourceSubscriptions", "resource_subscriptions"];
+
+/// The resource URIs a `subscriptions/listen` request's `params` subscribe
+/// ([`LISTEN_MEMBERS`]), as an array of values; `None` when there is none.
+pub(crate) fn listen_subscriptions(params: Option<&Value>) -> Option<&Vec<Value>> {
+    subscriptions_in(params?.get("notifications")?.as_object()?)
+}
+
+/// The resource URIs a `subscriptions/listen` filter lists
+/// ([`LISTEN_MEMBERS`]).
+fn subscriptions_in(filter: &serde_json::Map<String, Value>) -> Option<&Vec<Value>> {
+    LISTEN_MEMBERS
+        .into_iter()
+        .find_map(|m| filter.get(m).and_then(Value::as_array))
+}
+
 /// What the gateway last saw of a tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolState {
@@ -159,20 +180,28 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
             let Some(Value::Object(n)) = p.get("notifications") else {
                 return Err("/params/notifications must be an object".to_owned());
             };
-            match n.get("resourceSubscriptions") {
-                None | Some(Value::Null) => Ok(()),
+            let given: Vec<&str> = LISTEN_MEMBERS
+                .into_iter()
+                .filter(|m| n.get(*m).is_some_and(|v| !v.is_null()))
+                .collect();
+            if given.len() > 1 {
+                return Err(
+                    "/params/notifications must name its resource subscriptions once (resourceSubscriptions or resource_subscriptions)"
+                        .to_owned(),
+                );
+            }
+            let Some(member) = given.first() else {
+                return Ok(());
+            };
+            match n.get(*member) {
                 Some(Value::Array(uris)) if uris.len() > MAX_LISTEN_SUBSCRIPTIONS => Err(format!(
-                    "/params/notifications/resourceSubscriptions must hold at most {MAX_LISTEN_SUBSCRIPTIONS} URIs"
+                    "/params/notifications/{member} must hold at most {MAX_LISTEN_SUBSCRIPTIONS} URIs"
                 )),
                 Some(Value::Array(uris)) => match uris.iter().position(|u| !u.is_string()) {
                     None => Ok(()),
-                    Some(i) => Err(format!(
-                        "/params/notifications/resourceSubscriptions/{i} must be a string"
-                    )),
+                    Some(i) => Err(format!("/params/notifications/{member}/{i} must be a string")),
                 },
-                Some(_) => {
-                    Err("/params/notifications/resourceSubscriptions must be an array".to_owned())
-                }
+                _ => Err(format!("/params/notifications/{member} must be an array")),
             }
         }
         "completion/complete" => {
@@ -505,9 +534,7 @@ impl Gatekeeper {
                 let filter = params
                     .and_then(|p| p.get("notifications"))
                     .and_then(Value::as_object);
-                let uris = filter
-                    .and_then(|n| n.get("resourceSubscriptions"))
-                    .and_then(Value::as_array);
+                let uris = filter.and_then(subscriptions_in);
                 let mut names = Vec::new();
                 for uri in uris.into_iter().flatten().filter_map(Value::as_str) {
                     names.extend(
@@ -517,7 +544,7 @@ impl Gatekeeper {
                     );
                 }
                 if let Some(n) = filter {
-                    keeper.walk_members(n, |k| k == "resourceSubscriptions", &mut names)?;
+                    keeper.walk_members(n, |k| LISTEN_MEMBERS.contains(&k), &mut names)?;
                 }
                 Ok(names)
             }
@@ -2358,6 +2385,24 @@ mod tests {
             "ssrf.loopback"
         );
         assert_eq!(listen(json!({"x": "http://10.0.0.1/"})), "ssrf.private_use");
+        // The snake_case name a Python SDK server reads too: each URI
+        // decided as a subscription, not as an argument.
+        for member in LISTEN_MEMBERS {
+            assert_eq!(
+                listen(json!({ member: ["https://example.com/\u{200b}a"] })),
+                "tool.poisoned",
+                "{member}"
+            );
+        }
+        let both = json!({"notifications": {"resourceSubscriptions": [], "resource_subscriptions": ["a"]}});
+        assert!(params_shape("subscriptions/listen", Some(&both)).is_err());
+        let snake = json!({"notifications": {"resource_subscriptions": [1]}});
+        assert_eq!(
+            params_shape("subscriptions/listen", Some(&snake)),
+            Err("/params/notifications/resource_subscriptions/0 must be a string".to_owned())
+        );
+        let p = json!({"notifications": {"resource_subscriptions": ["u"]}});
+        assert_eq!(listen_subscriptions(Some(&p)), Some(&vec![json!("u")]));
     }
 
     fn keeper(policy: &str) -> Gatekeeper {

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::code::{GateCode, Refusal};
+use super::decide::listen_subscriptions;
 use super::listing::listing_members;
 use super::pin::MAX_TOOLS;
 use super::poison::{clean_value, PoisonMode};
@@ -330,10 +331,7 @@ impl HiddenEntries {
             return None;
         }
         if method == "subscriptions/listen" {
-            let uris = params
-                .and_then(|p| p.get("notifications"))
-                .and_then(|n| n.get("resourceSubscriptions"))
-                .and_then(Value::as_array);
+            let uris = listen_subscriptions(params);
             return uris?.iter().filter_map(Value::as_str).find_map(|uri| {
                 self.refusal_of(&[EntryKind::Resource, EntryKind::Template], uri)
                     .map(|r| r.about(uri))

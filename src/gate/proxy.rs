@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedMutexGuard, OwnedSemaphorePermit, S
 
 use super::audit::{argument_sizes, audit_uri, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
-use super::decide::{Answered, Gatekeeper};
+use super::decide::{listen_subscriptions, Answered, Gatekeeper};
 use super::entries::HiddenEntries;
 use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
@@ -465,11 +465,7 @@ fn operation_target(req: &Request) -> Option<String> {
             }
             r.get("uri")?.as_str()
         }
-        "subscriptions/listen" => p
-            .get("notifications")?
-            .get("resourceSubscriptions")?
-            .get(0)?
-            .as_str(),
+        "subscriptions/listen" => listen_subscriptions(req.params.as_ref())?.first()?.as_str(),
         _ => None,
     };
     uri.map(audit_uri)
