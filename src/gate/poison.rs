@@ -1527,10 +1527,25 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
         };
         let stop =
             |c: char| c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`');
-        let mut end = end
-            .or_else(|| closer.and_then(|(finder, c)| finder.next(text, colon, |x| x == c)))
+        let closed =
+            end.or_else(|| closer.and_then(|(finder, c)| finder.next(text, colon, |x| x == c)));
+        let mut end = closed
             .or_else(|| next_stop.next(text, colon, stop))
             .unwrap_or(text.len());
+        // A MIME quoted-string parameter value in the metadata
+        // (`;charset="utf-16le"`) ends nothing: an HTML tokenizer keeps the
+        // quote in an unquoted attribute value, and the fetch standard's
+        // MIME parser reads the value (attack s57, S4).
+        while closed.is_none()
+            && bytes.get(end) == Some(&b'"')
+            && end.checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b'=')
+            && !text.get(start..end).is_some_and(|m| m.contains(','))
+        {
+            let Some(close) = next_dquote.next(text, end + 1, |x| x == '"') else {
+                break;
+            };
+            end = next_stop.next(text, close + 1, stop).unwrap_or(text.len());
+        }
         // In prose, white space right after the `,` of a base64 URI: its
         // payload is the word after it.
         let meta = text.get(start..end).and_then(|u| u.strip_suffix(','));
@@ -1905,6 +1920,17 @@ mod tests {
             (
                 "after a URI in quotes",
                 Box::new(|t| json!(format!("a \"data:;base64,aGk= {}\" b", data(t)))),
+            ),
+            // In an unquoted attribute, a quoted charset (attack s57, S4).
+            (
+                "an unquoted attribute with a quoted charset",
+                Box::new(|t| {
+                    let le: Vec<u8> = t.encode_utf16().flat_map(u16::to_le_bytes).collect();
+                    json!(format!(
+                        "<a href=data:text/plain;charset=\"utf-16le\";base64,{}>x</a>",
+                        b64(&le)
+                    ))
+                }),
             ),
         ]);
         for (what, case) in &cases {
