@@ -39,6 +39,7 @@ pub mod poison;
 mod policy;
 mod proxy;
 mod resolve;
+mod retired;
 mod run;
 mod settings;
 mod states;
@@ -83,13 +84,14 @@ pub use policy::{
 pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, ToServer, CANCELLED_CALL_DEADLINE,
     DEFAULT_MAX_RESPONSE_BYTES, GATE_ERROR, GATE_ID_PREFIX, MAX_FROM_SERVER_BYTES,
-    MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, MAX_RETIRED_IDS, MAX_SERVER_LINE_VALUES,
-    MAX_TO_SERVER_BYTES, OWN_LIST_TIMEOUT, VALUE_BYTES,
+    MAX_OWN_LIST_PAGES, MAX_PENDING_REQUESTS, MAX_SERVER_LINE_VALUES, MAX_TO_SERVER_BYTES,
+    OWN_LIST_TIMEOUT, VALUE_BYTES,
 };
 pub use resolve::{
     note_name, Resolver, MAX_RESOLVED_NAMES, MAX_RESOLVER_THREADS, MAX_VETTED_DESTINATIONS,
     RESOLVE_DEADLINE,
 };
+pub use retired::{RetiredIds, MAX_RETIRED_IDS};
 #[cfg(feature = "harness")]
 pub(crate) use run::read_child;
 pub use run::{run, GRACE, TERM_GRACE, WRITE_BATCH_LINES};

@@ -35,6 +35,7 @@ use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
+use super::retired::RetiredIds;
 use super::states::{issued_state, state_subject, IssuedStates};
 use crate::engine::{
     server_busy, Body, BoxFuture, ByteBudget, CallContext, Charge, ClientResponse, Era,
@@ -55,15 +56,6 @@ pub use crate::json::MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES;
 /// until one is answered (backpressure, not refusal). Also the most
 /// server requests waiting for the client's answer.
 pub const MAX_PENDING_REQUESTS: usize = 4096;
-
-/// Most ids of requests the gateway stopped waiting for (cancelled or timed
-/// out, past their `--cancel-hold`) that the server has
-/// not answered: each stays reserved, so a request reusing it is refused as
-/// an in-flight duplicate and the server's late answer is dropped, never
-/// given to the new request (attack s60, K10-A). Each is kept as a SHA-256
-/// digest (32 bytes). With this many, a hold that ends keeps its request
-/// pending (its id and its slots) until the server answers: fail closed.
-pub const MAX_RETIRED_IDS: usize = MAX_PENDING_REQUESTS;
 
 /// Budget of the queue toward the child server, in bytes (each line with
 /// its newline): the client's requests, notifications and responses and
@@ -267,9 +259,8 @@ struct Reserved {
 
 struct State {
     pending: HashMap<Id, Pending>,
-    /// The ids given up on and not yet answered ([`MAX_RETIRED_IDS`],
-    /// [`id_digest`]).
-    retired: HashSet<[u8; 32]>,
+    /// The ids given up on and not yet answered.
+    retired: RetiredIds,
     next_seq: u64,
     view: ToolView,
     /// Prompts, resources and resource templates hidden for what their
@@ -439,13 +430,6 @@ fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a st
         .then_some(state)
 }
 
-/// The SHA-256 digest of an id as JSON writes it: what [`State::retired`]
-/// keeps of an id, 32 bytes whatever its length.
-fn id_digest(id: &Id) -> [u8; 32] {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(id.to_value().to_string().as_bytes()).into()
-}
-
 /// What a mediated request other than `tools/call` names, for its audit
 /// line's `tool`: the prompt (`prompts/get`, a `ref/prompt` completion),
 /// the resource URI (`resources/*`, a `ref/resource` completion), or the
@@ -545,7 +529,7 @@ impl GateService {
                     audit: config.audit,
                     audit_failed: false,
                     pin_failed: false,
-                    retired: HashSet::new(),
+                    retired: RetiredIds::default(),
                 }),
                 to_child: Mutex::new(Some(to_child)),
                 to_server,
@@ -870,7 +854,7 @@ impl GateService {
     /// until the server answers, or as long as a call that timed out would
     /// stay: `--cancel-hold` past `--call-timeout` from its
     /// start, else `--cancel-hold` from the cancellation; then
-    /// its id is retired ([`MAX_RETIRED_IDS`]).
+    /// its id is retired ([`RetiredIds`]).
     fn hold_until_deadline(&self, id: Id) {
         let started = match lock(&self.shared.state).pending.get(&id) {
             // A timed-out request is held already, to a later deadline.
@@ -924,12 +908,9 @@ impl GateService {
             let same = {
                 let mut st = lock(&me.shared.state);
                 let same = st.pending.get(&id).is_some_and(|p| p.seq == seq);
-                if same && st.retired.len() >= MAX_RETIRED_IDS {
+                if same && !st.retired.retire(&id) {
                     tracing::warn!(%id, "too many ids given up on: the call stays pending until the server answers");
                     return;
-                }
-                if same {
-                    st.retired.insert(id_digest(&id));
                 }
                 same
             };
@@ -1776,7 +1757,7 @@ impl GateService {
             Some(p) => {
                 let _ = p.tx.send((outcome, charge));
             }
-            None if lock(&self.shared.state).retired.remove(&id_digest(&id)) => {
+            None if lock(&self.shared.state).retired.answered(&id) => {
                 tracing::warn!(%id, "the child answered a request given up on; dropped, its id free again");
             }
             None => tracing::warn!(%id, "the child answered an id nothing waits for; dropped"),
@@ -2199,7 +2180,7 @@ impl GateService {
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
-            if st.pending.contains_key(&req.id) || st.retired.contains(&id_digest(&req.id)) {
+            if st.pending.contains_key(&req.id) || st.retired.contains(&req.id) {
                 if let Some(slot) = &limited {
                     st.limiter.release(slot);
                 }
