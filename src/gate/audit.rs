@@ -91,7 +91,8 @@ pub const MAX_AUDIT_URI_SCHEMES: usize = 4;
 /// host that the URL parser reads is kept as it serializes it; one with an
 /// opaque path (`blob:`, `view-source:`, `mailto:`) keeps its scheme and
 /// its path read the same way, up to [`MAX_AUDIT_URI_SCHEMES`] schemes
-/// deep; a `data:` URI keeps its media type, never its payload. A
+/// deep; a `data:` URI keeps its media type, never its parameters or
+/// payload. A
 /// template (with `{`) or a text the parser does not read is kept as
 /// written up to its first `?` or `#`, without the userinfo of its
 /// authority (through the authority's last `@`, read as a lenient parser
@@ -119,7 +120,11 @@ pub fn audit_uri(uri: &str) -> String {
         kept.push(':');
         let path = u.path();
         if u.scheme() == "data" {
-            kept.push_str(path.split(',').next().unwrap_or_default());
+            // Its media type without parameters (a parameter may hold a
+            // secret; s61, N1), and nothing of one without a `,`.
+            if path.contains(',') {
+                kept.push_str(path.split([';', ',']).next().unwrap_or_default());
+            }
             return kept;
         }
         rest = path.to_owned();
@@ -382,7 +387,9 @@ mod tests {
             ("view-source:https://u:pw@h/", "view-source:https://h/"),
             ("demo:u:pw@h/x", "demo:u:h/x"),
             ("mailto:someone@example.com?subject=s", "mailto:example.com"),
-            ("data:text/plain;base64,U0VDUkVU", "data:text/plain;base64"),
+            ("data:text/plain;base64,U0VDUkVU", "data:text/plain"),
+            ("data:text/plain;token=SECRET,x", "data:text/plain"),
+            ("data:SECRET", "data:"),
             ("a:b:c:d:e:u:pw@h", "a:b:c:d:e:h"),
             ("blob:http://u:pw@[bad/x", "blob:http://[bad/x"),
         ] {
