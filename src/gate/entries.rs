@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::audit::audit_uri;
 use super::code::{GateCode, Refusal};
 use super::decide::listen_subscriptions;
 use super::listing::listing_members;
@@ -47,6 +48,16 @@ impl EntryKind {
             Self::Prompt => "prompt",
             Self::Resource => "resource",
             Self::Template => "resource template",
+        }
+    }
+
+    /// How a message names the entry `name`: a prompt by its name, a URI
+    /// or template without what may be a secret ([`audit_uri`]), as the
+    /// audit file does (attack s61, N3: the log quoted a password).
+    fn shown(self, name: &str) -> String {
+        match self {
+            Self::Prompt => name.to_owned(),
+            Self::Resource | Self::Template => audit_uri(name),
         }
     }
 
@@ -267,8 +278,9 @@ impl HiddenEntries {
                         Refusal::new(
                             GateCode::Poisoned,
                             format!(
-                                "{} `{name}` is listed again after a page of this listing hid it: {message}",
-                                kind.noun()
+                                "{} `{}` is listed again after a page of this listing hid it: {message}",
+                                kind.noun(),
+                                kind.shown(name)
                             ),
                             *rule,
                         ),
@@ -285,8 +297,9 @@ impl HiddenEntries {
                 return true;
             }
             let message = format!(
-                "the definition of {} `{name}` carries {}",
+                "the definition of {} `{}` carries {}",
                 kind.noun(),
+                kind.shown(name),
                 found.summary()
             );
             why.push((
@@ -377,7 +390,11 @@ impl HiddenEntries {
         let refusal = found.map(|((kind, _), (why, rule))| {
             Refusal::new(
                 GateCode::Poisoned,
-                format!("{} `{name}` was hidden from its list: {why}", kind.noun()),
+                format!(
+                    "{} `{}` was hidden from its list: {why}",
+                    kind.noun(),
+                    kind.shown(name)
+                ),
                 *rule,
             )
         });
@@ -386,8 +403,9 @@ impl HiddenEntries {
             Some(Refusal::new(
                 GateCode::Poisoned,
                 format!(
-                    "more than {MAX_HIDDEN_ENTRIES} entries were hidden from lists in this session: {} `{name}` may be one the gateway could not remember",
-                    kind.noun()
+                    "more than {MAX_HIDDEN_ENTRIES} entries were hidden from lists in this session: {} `{}` may be one the gateway could not remember",
+                    kind.noun(),
+                    kind.shown(name)
                 ),
                 "builtin hidden-entry bound",
             ))
@@ -421,6 +439,46 @@ mod tests {
                     json!({"ref": {"type": "ref/resource", "uri": text}, "argument": arg}),
                 ),
             ]
+        }
+    }
+
+    /// A hidden resource's or template's URI is named in messages (the
+    /// log's reason, the refusal of a request naming it) without its
+    /// userinfo, query or fragment (attack s61, N3); a prompt by its name.
+    #[test]
+    fn messages_name_a_hidden_uri_without_its_secrets() {
+        for (method, member, key, kind, bad, shown) in [
+            (
+                "resources/list",
+                "resources",
+                "uri",
+                "resources",
+                "demo://u:pwSECRET1@r1/?k=SECRET2#SECRET3",
+                "demo://r1/",
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate",
+                "resources",
+                "demo://u:pwSECRET1@t/{x}?k=SECRET2",
+                "demo://t/{x}",
+            ),
+            ("prompts/list", "prompts", "name", "prompts", "p1", "p1"),
+        ] {
+            let mut hidden = HiddenEntries::default();
+            let mut page = json!({member: [{key: bad, "description": "x\u{200b}"}]});
+            let why = hidden.filter_page(method, &mut page, PoisonMode::Refuse);
+            assert_eq!(why.len(), 1, "{method}");
+            let mut messages = vec![why[0].1.message().to_owned()];
+            for (m, params) in naming(kind, bad) {
+                let r = hidden.refusal(m, Some(&params));
+                messages.push(r.map(|r| r.message().to_owned()).unwrap_or_default());
+            }
+            for text in messages {
+                assert!(text.contains(&format!("`{shown}`")), "{method}: {text}");
+                assert!(!text.contains("SECRET"), "{method}: {text}");
+            }
         }
     }
 

@@ -770,7 +770,8 @@ pub struct Roots {
 
 impl Roots {
     /// Opens each root (each must be an existing directory; relative ones
-    /// are taken from `cwd`). `home` is the child's `HOME`; `relative`,
+    /// are taken from `cwd`). `home` is the child's `HOME` (one that is
+    /// not absolute counts as none: `~` paths are then refused); `relative`,
     /// `tilde` and `variables` say how the child reads those forms
     /// (`[paths]` in the policy).
     ///
@@ -797,7 +798,7 @@ impl Roots {
             roots: std::sync::Arc::new(open),
             lexical,
             cwd,
-            home,
+            home: home.filter(|h| h.is_absolute()),
             relative,
             tilde,
             variables,
@@ -878,6 +879,9 @@ impl Roots {
                 (TildePaths::Home, Some(h)) if rest.is_empty() || rest.starts_with('/') => h,
                 (TildePaths::Home, Some(_)) => return refuse(
                     "a `~user` path: [paths] tilde = \"home\" says where the server's own home is, not another user's",
+                ),
+                (TildePaths::Home, None) => return refuse(
+                    "a `~` path: [paths] tilde = \"home\", but the gateway's HOME is unset or not an absolute path",
                 ),
                 _ => return refuse(
                     "a `~` path: the policy does not say how the server expands it ([paths] tilde)",
@@ -1432,6 +1436,35 @@ mod tests {
         assert!(!ok("data/nope/../f\u{ef}le"));
         assert!(!ok("data/inner/../f\u{ef}le"));
         assert!(ok("data/missing/../a.txt"));
+    }
+
+    /// With `tilde = "home"` and no absolute HOME (unset, empty,
+    /// relative), a `~` path is refused, and the refusal says so rather
+    /// than that the policy is silent (attack s61, N2).
+    #[test]
+    fn tilde_without_an_absolute_home_is_refused_saying_so() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("data")).unwrap();
+        for home in [None, Some(PathBuf::new()), Some(PathBuf::from("data"))] {
+            let r = Roots::new(
+                &[PathBuf::from("data")],
+                base.clone(),
+                home.clone(),
+                RelativePaths::Cwd,
+                TildePaths::Home,
+                VariablePaths::Refuse,
+            )
+            .unwrap();
+            assert!(r.check("data/x", "t").is_ok());
+            for p in ["~", "~/x", "~/data/x"] {
+                let why = r.check(p, "t").unwrap_err().to_string();
+                assert!(
+                    why.contains("HOME is unset or not an absolute path"),
+                    "{home:?} {p}: {why}"
+                );
+            }
+        }
     }
 
     /// Relative and `~` forms are refused unless the policy says how the

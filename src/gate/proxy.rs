@@ -385,6 +385,30 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Takes the request waiting on `id` out of `st`, with its progress token
+/// and its concurrency slots.
+fn finish_locked(st: &mut State, id: &Id) -> Option<Pending> {
+    let p = st.pending.remove(id)?;
+    if let Some(token) = &p.progress {
+        if st.progress.get(token) == Some(id) {
+            st.progress.remove(token);
+        }
+    }
+    if let Some(slot) = &p.limited {
+        st.limiter.release(slot);
+    }
+    Some(p)
+}
+
+/// Answers the request `p` waited for with the gateway's error `code`.
+fn answer_with(p: Pending, code: GateCode, message: &str) {
+    let err = gate_error(code, message.into());
+    let _ = p.tx.send((
+        Err(json!({"code": err.code, "message": err.message, "data": err.data})),
+        Charge::none(),
+    ));
+}
+
 fn gate_error(code: GateCode, message: String) -> ErrorObject {
     ErrorObject {
         code: GATE_ERROR,
@@ -905,38 +929,29 @@ impl GateService {
         let me = self.clone();
         rt.spawn(async move {
             tokio::time::sleep_until(deadline.into()).await;
-            let same = {
+            // Retired and freed under one lock: an answer from the server
+            // in between would find the id neither pending nor retired, and
+            // the id would stay retired for good.
+            let given_up = {
                 let mut st = lock(&me.shared.state);
-                let same = st.pending.get(&id).is_some_and(|p| p.seq == seq);
-                if same && !st.retired.retire(&id) {
+                if !st.pending.get(&id).is_some_and(|p| p.seq == seq) {
+                    return;
+                }
+                if !st.retired.retire(&id) {
                     tracing::warn!(%id, "too many ids given up on: the call stays pending until the server answers");
                     return;
                 }
-                same
+                finish_locked(&mut st, &id)
             };
-            if same {
+            if let Some(p) = given_up {
                 tracing::warn!(%id, "cancelled call past its deadline: its slot is freed");
-                me.fail_pending(
-                    &id,
-                    GateCode::CallTimeout,
-                    "cancelled, and no answer by the deadline",
-                );
+                answer_with(p, GateCode::CallTimeout, "cancelled, and no answer by the deadline");
             }
         });
     }
 
     fn finish(&self, id: &Id) -> Option<Pending> {
-        let mut st = lock(&self.shared.state);
-        let p = st.pending.remove(id)?;
-        if let Some(token) = &p.progress {
-            if st.progress.get(token) == Some(id) {
-                st.progress.remove(token);
-            }
-        }
-        if let Some(slot) = &p.limited {
-            st.limiter.release(slot);
-        }
-        Some(p)
+        finish_locked(&mut lock(&self.shared.state), id)
     }
 
     /// A page of `listing` that gets no answer from the child (not sent,
@@ -2059,11 +2074,7 @@ impl GateService {
         let Some(p) = self.finish(id) else {
             return false;
         };
-        let err = gate_error(code, message.into());
-        let _ = p.tx.send((
-            Err(json!({"code": err.code, "message": err.message, "data": err.data})),
-            Charge::none(),
-        ));
+        answer_with(p, code, message);
         true
     }
 
@@ -2077,14 +2088,11 @@ impl GateService {
             st.pending.drain().map(|(_, p)| p).collect()
         };
         for p in drained {
-            let e = gate_error(
+            answer_with(
+                p,
                 GateCode::ServerExited,
-                "the server exited before answering".into(),
+                "the server exited before answering",
             );
-            let _ = p.tx.send((
-                Err(json!({"code": e.code, "message": e.message, "data": e.data})),
-                Charge::none(),
-            ));
         }
         // Whoever waits for room toward the child, or for the child's
         // earlier lines to be taken, stops waiting.
@@ -2874,7 +2882,6 @@ mod tests {
 
     /// The count bounds the values from above, ignores what is inside
     /// strings (escaped quotes included), and stops past the bound.
-
     #[test]
     fn values_in_counts_outside_strings_only() {
         let line = br#"{"a":[1,2,{"b":"x,[:\"]"}],"c":"\\"}"#;

@@ -3339,6 +3339,19 @@ fn result_hex(result: &Value) -> Value {
     json!({"how": "result_hex", "hex": hex})
 }
 
+/// A 2026-07-28 `input_required` result issuing `state`, asking for one
+/// elicitation under key `k`.
+fn input_required(state: &str) -> Value {
+    json!({"resultType": "input_required", "requestState": state,
+        "inputRequests": {"k": {"method": "elicitation/create",
+            "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}})
+}
+
+/// The client's `inputResponses` to [`input_required`]: `k` accepted.
+fn accepted() -> Value {
+    json!({"k": {"action": "accept", "content": {"ok": true}}})
+}
+
 /// Kind 11 (attack s57, S6): a retry carrying the `requestState` the
 /// server issued (2026-07-28 `input_required`) is the same operation's next
 /// round: it spends no `rate` token, once per state issued; a client
@@ -3347,9 +3360,7 @@ fn result_hex(result: &Value) -> Value {
 fn a_continued_call_spends_no_rate_token_once() {
     let mut g = Gate::with_policy("[[limits]]\ntool = \"misbehave\"\nrate = 1\n");
     let state = "v2:round-two";
-    let asked = json!({"resultType": "input_required", "requestState": state,
-        "inputRequests": {"k": {"method": "elicitation/create",
-            "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+    let asked = input_required(state);
     let r = g.ask(&stateless_call(
         1,
         "misbehave",
@@ -3358,7 +3369,7 @@ fn a_continued_call_spends_no_rate_token_once() {
     ));
     assert_eq!(r["result"]["requestState"], state, "{r}");
     let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]});
-    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let inputs = accepted();
     let retry = json!({"requestState": state, "inputResponses": inputs});
     let r = g.ask(&stateless_call(
         2,
@@ -3387,9 +3398,7 @@ fn a_continued_call_spends_no_rate_token_once() {
 fn a_state_issued_for_one_tool_continues_no_call_of_another() {
     let mut g = Gate::with_policy("[[limits]]\ntool = \"slow\"\nrate = 1\n");
     let state = "roundtwo";
-    let asked = json!({"resultType": "input_required", "requestState": state,
-        "inputRequests": {"k": {"method": "elicitation/create",
-            "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+    let asked = input_required(state);
     let r = g.ask(&stateless_call(
         1,
         "misbehave",
@@ -3399,7 +3408,7 @@ fn a_state_issued_for_one_tool_continues_no_call_of_another() {
     assert_eq!(r["result"]["requestState"], state, "{r}");
     let r = g.ask(&stateless_call(2, "slow", json!({"seconds": 0}), json!({})));
     assert_eq!(r["result"]["content"][0]["text"], "slept", "{r}");
-    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let inputs = accepted();
     let retry = json!({"requestState": state, "inputResponses": inputs});
     let r = g.ask(&stateless_call(3, "slow", json!({"seconds": 0}), retry));
     assert_eq!(refusal_code(&r), "policy.rate_limited", "{r}");
@@ -3417,7 +3426,7 @@ fn a_request_state_the_server_issued_is_echoed_unchecked() {
     let mut g = Gate::start_in(&["--root", "data"], |d| {
         std::fs::create_dir(d.join("data")).unwrap();
     });
-    let inputs = json!({"k": {"action": "accept", "content": {"ok": true}}});
+    let inputs = accepted();
     let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]});
     let states = [
         ("v2:eyJzdGVwIjoyfQ", "v2:eyJzdGVwIjozfQ"),
@@ -3434,9 +3443,7 @@ fn a_request_state_the_server_issued_is_echoed_unchecked() {
     let mut id = 0;
     for (state, altered) in states {
         id += 1;
-        let asked = json!({"resultType": "input_required", "requestState": state,
-            "inputRequests": {"k": {"method": "elicitation/create",
-                "params": {"message": "ok?", "requestedSchema": {"type": "object"}}}}});
+        let asked = input_required(state);
         let r = g.ask(&stateless_call(
             id,
             "misbehave",
