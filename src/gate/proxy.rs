@@ -385,6 +385,52 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Walks `result` for the links a client opens by itself (each
+/// `icons[].src`, each `websiteUrl`, at any depth) and removes each that
+/// `refused` refuses, returning the refusals. An icon inline in a `data:`
+/// URL is drawn, never run: it stays unasked. A `websiteUrl` is opened (a
+/// `data:text/html` page runs its script): it is asked like any other.
+fn retain_links(
+    result: &mut Value,
+    mut refused: impl FnMut(&str) -> Option<Refusal>,
+) -> Vec<Refusal> {
+    let mut dropped = Vec::new();
+    let mut stack = vec![result];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Array(icons)) = m.get_mut("icons") {
+                    icons.retain(|icon| {
+                        let Some(src) = icon.get("src").and_then(Value::as_str) else {
+                            return true;
+                        };
+                        let inline = src
+                            .trim_start()
+                            .get(..5)
+                            .is_some_and(|s| s.eq_ignore_ascii_case("data:"));
+                        if inline {
+                            return true;
+                        }
+                        refused(src).map(|r| dropped.push(r)).is_none()
+                    });
+                }
+                let site = m
+                    .get("websiteUrl")
+                    .and_then(Value::as_str)
+                    .and_then(&mut refused);
+                if let Some(r) = site {
+                    m.remove("websiteUrl");
+                    dropped.push(r);
+                }
+                stack.extend(m.values_mut());
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+    dropped
+}
+
 /// Takes the request waiting on `id` out of `st`, with its progress token
 /// and its concurrency slots.
 fn finish_locked(st: &mut State, id: &Id) -> Option<Pending> {
@@ -1150,53 +1196,88 @@ impl GateService {
     /// is removed, each logged and audited (`changed`). An icon inline in a
     /// `data:` URL fetches nothing and stays (its text was screened). The
     /// walk is bounded by the result's nesting (the core's depth bound).
+    /// Under `--resolve` the names of the links left are looked up next
+    /// ([`resolve_links`](Self::resolve_links)).
     fn drop_refused_links(&self, id: &Id, method: &str, result: &mut Value) {
         let net = &self.shared.keeper.policy.net;
-        let refused = |url: &str| super::urls::vet_url(net, url, LINK_RULE).err();
-        // An icon is drawn, never run: one inline in a `data:` URL stays. A
-        // `websiteUrl` is opened (a `data:text/html` page runs its script).
-        let icon_refused = |src: &str| -> Option<Refusal> {
-            let inline = src
-                .trim_start()
-                .get(..5)
-                .is_some_and(|s| s.eq_ignore_ascii_case("data:"));
-            if inline {
-                return None;
-            }
-            refused(src)
-        };
-        let mut dropped = Vec::new();
-        let mut stack = vec![result];
-        while let Some(v) = stack.pop() {
-            match v {
-                Value::Object(m) => {
-                    if let Some(Value::Array(icons)) = m.get_mut("icons") {
-                        icons.retain(|icon| {
-                            let Some(src) = icon.get("src").and_then(Value::as_str) else {
-                                return true;
-                            };
-                            icon_refused(src).map(|r| dropped.push(r)).is_none()
-                        });
-                    }
-                    let site = m
-                        .get("websiteUrl")
-                        .and_then(Value::as_str)
-                        .and_then(refused);
-                    if let Some(r) = site {
-                        m.remove("websiteUrl");
-                        dropped.push(r);
-                    }
-                    stack.extend(m.values_mut());
-                }
-                Value::Array(a) => stack.extend(a.iter_mut()),
-                _ => {}
-            }
+        let dropped = retain_links(result, |src| {
+            super::urls::vet_url(net, src, LINK_RULE).err()
+        });
+        self.audit_dropped_links(id, method, &dropped);
+    }
+
+    /// Under `--resolve`, the host names of the links
+    /// [`drop_refused_links`](Self::drop_refused_links) left in a result
+    /// are looked up as the names of the client's arguments are
+    /// ([`super::resolve::Resolver::vet_sets`], one lookup per host, by
+    /// [`super::resolve::RESOLVE_DEADLINE`]): a link whose name resolves to
+    /// a refused address, resolves to none, or is not looked up in time is
+    /// removed the same way. Past [`super::MAX_RESOLVED_NAMES`] names in
+    /// one answer, the links naming the others are removed (fail closed).
+    async fn resolve_links(&self, method: &str, mut reply: Reply) -> Reply {
+        if !self.shared.keeper.policy.resolve {
+            return reply;
         }
+        let Reply::Send(Response {
+            id: Some(id),
+            body: Body::Result(Payload::Value(result)),
+        }) = &mut reply
+        else {
+            return reply;
+        };
+        let net = &self.shared.keeper.policy.net;
+        let mut links: Vec<String> = Vec::new();
+        retain_links(result, |src| {
+            if !links.iter().any(|l| l == src) {
+                links.push(src.to_owned());
+            }
+            None
+        });
+        if links.is_empty() {
+            return reply;
+        }
+        // Each link's names, under the bound of one message's names; a
+        // link past it is refused before any lookup.
+        let mut all = Vec::new();
+        let mut sets = Vec::with_capacity(links.len());
+        let mut over: Vec<Option<Refusal>> = Vec::with_capacity(links.len());
+        for link in &links {
+            let names = super::urls::vet_url(net, link, LINK_RULE).unwrap_or_default();
+            let fits = names
+                .iter()
+                .try_for_each(|n| self.shared.keeper.note(&mut all, n.clone()));
+            over.push(fits.err());
+            sets.push(names);
+        }
+        let by = tokio::time::Instant::now() + super::resolve::RESOLVE_DEADLINE;
+        let looked = self.shared.resolver.vet_sets(net, &sets, by).await;
+        let verdicts: Vec<(&str, Refusal)> = links
+            .iter()
+            .zip(over.into_iter().zip(looked))
+            .filter_map(|(link, (over, looked))| Some((link.as_str(), over.or(looked)?)))
+            .collect();
+        if verdicts.is_empty() {
+            return reply;
+        }
+        let dropped = retain_links(result, |src| {
+            verdicts
+                .iter()
+                .find(|(link, _)| *link == src)
+                .map(|(_, r)| r.clone())
+        });
+        let id = id.clone();
+        self.audit_dropped_links(&id, method, &dropped);
+        reply
+    }
+
+    /// Logs and audits (`changed`) each link removed from the answer to
+    /// request `id`.
+    fn audit_dropped_links(&self, id: &Id, method: &str, dropped: &[Refusal]) {
         if dropped.is_empty() {
             return;
         }
         let mut st = lock(&self.shared.state);
-        for r in &dropped {
+        for r in dropped {
             tracing::warn!(
                 %id,
                 method,
@@ -2324,6 +2405,7 @@ impl GateService {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
                     let reply = me.answer(id, &method, &subject, o, listing, task);
+                    let reply = me.resolve_links(&method, reply).await;
                     me.vet_input_requests(&method, reply, task).await
                 }
                 Err(_) => Reply::Send(Response::error(

@@ -213,6 +213,88 @@ impl Resolver {
     }
 }
 
+impl Resolver {
+    /// [`Resolver::vet_all`] of each of `sets` apart, by `deadline` (and by
+    /// [`RESOLVE_DEADLINE`] from now): one lookup per host for all of them,
+    /// and the refusal of each set, if any, in order. A set whose lookup
+    /// found no free thread, or did not end by the deadline, is refused
+    /// (`dns.timeout`); the others are decided on their own answers. The
+    /// caller bounds the names ([`note_name`] over all the sets).
+    pub async fn vet_sets(
+        &self,
+        net: &NetPolicy,
+        sets: &[Vec<PendingName>],
+        deadline: Instant,
+    ) -> Vec<Option<Refusal>> {
+        self.vet_sets_with(net, sets, deadline, lookup).await
+    }
+
+    /// [`Resolver::vet_sets`] with the lookup given.
+    pub(crate) async fn vet_sets_with(
+        &self,
+        net: &NetPolicy,
+        sets: &[Vec<PendingName>],
+        deadline: Instant,
+        look: fn(&str, u16) -> Vec<IpAddr>,
+    ) -> Vec<Option<Refusal>> {
+        let deadline = deadline.min(Instant::now() + RESOLVE_DEADLINE);
+        let mut hosts: Vec<(&str, u16)> = Vec::new();
+        for name in sets.iter().flatten() {
+            if !hosts.iter().any(|(h, _)| *h == lookup_key(name)) {
+                hosts.push((lookup_key(name), name.port()));
+            }
+        }
+        // Each host's answer, `None` until its lookup has ended; `busy`
+        // when no thread was free for it.
+        let mut answers: Vec<Option<Vec<IpAddr>>> = vec![None; hosts.len()];
+        let mut busy = vec![false; hosts.len()];
+        let mut lookups = tokio::task::JoinSet::new();
+        for (i, (host, port)) in hosts.iter().enumerate() {
+            let Ok(permit) = Arc::clone(&self.threads).try_acquire_owned() else {
+                if let Some(b) = busy.get_mut(i) {
+                    *b = true;
+                }
+                continue;
+            };
+            let (host, port) = ((*host).to_owned(), *port);
+            lookups.spawn(async move {
+                let addrs = tokio::task::spawn_blocking(move || {
+                    let addrs = look(&host, port);
+                    drop(permit);
+                    addrs
+                })
+                .await
+                .unwrap_or_default();
+                (i, addrs)
+            });
+        }
+        let _ = tokio::time::timeout_at(deadline, async {
+            while let Some(done) = lookups.join_next().await {
+                if let Ok((i, addrs)) = done {
+                    if let Some(a) = answers.get_mut(i) {
+                        *a = Some(addrs);
+                    }
+                }
+            }
+        })
+        .await;
+        sets.iter()
+            .map(|set| {
+                set.iter()
+                    .try_for_each(|name| {
+                        let at = hosts.iter().position(|(h, _)| *h == lookup_key(name));
+                        match at.map(|i| (answers.get(i), busy.get(i))) {
+                            Some((Some(Some(addrs)), _)) => vet_addresses(net, name, addrs, RULE),
+                            Some((_, Some(true))) => Err(threads_busy()),
+                            _ => Err(timed_out()),
+                        }
+                    })
+                    .err()
+            })
+            .collect()
+    }
+}
+
 fn threads_busy() -> Refusal {
     Refusal::from_denial(
         &Denial::of(
@@ -520,5 +602,78 @@ mod tests {
         let r = r.unwrap_err();
         assert_eq!(r.code(), "dns.timeout");
         assert!(r.message().contains("refused at once"), "{}", r.message());
+    }
+
+    /// Each set decided on its own answers, one lookup per host for all
+    /// (a lookup counter), a slow host refusing its sets alone, every
+    /// thread held refusing every set at once.
+    #[test]
+    fn sets_are_decided_apart() {
+        static LOOKUPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        fn counted(host: &str, port: u16) -> Vec<IpAddr> {
+            LOOKUPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            by_host(host, port)
+        }
+        let sets = |urls: &[&[&str]]| -> Vec<Vec<PendingName>> {
+            urls.iter()
+                .map(|set| set.iter().map(|u| name(u)).collect())
+                .collect()
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let codes = |v: Vec<Option<Refusal>>| -> Vec<Option<&'static str>> {
+            v.iter().map(|r| r.as_ref().map(Refusal::code)).collect()
+        };
+        let all = sets(&[
+            &["http://a.example/"],
+            &["http://inside.example/", "http://a.example/"],
+            &[],
+            &["http://none.example/"],
+            &["https://a.example./x", "http://b.example:8080/"],
+            &["http://slow.example/"],
+        ]);
+        let got = rt.block_on(Resolver::default().vet_sets_with(
+            &NetPolicy::default(),
+            &all,
+            Instant::now() + Duration::from_millis(200),
+            counted,
+        ));
+        assert_eq!(
+            codes(got),
+            [
+                None,
+                Some("ssrf.loopback"),
+                None,
+                Some("dns.no_address"),
+                None,
+                Some("dns.timeout")
+            ]
+        );
+        assert_eq!(LOOKUPS.load(std::sync::atomic::Ordering::SeqCst), 5);
+        let got = rt.block_on(async {
+            let resolver = Resolver::default();
+            let _all = Arc::clone(&resolver.threads)
+                .acquire_many_owned(u32::try_from(MAX_RESOLVER_THREADS).unwrap())
+                .await
+                .unwrap();
+            resolver
+                .vet_sets_with(
+                    &NetPolicy::default(),
+                    &sets(&[&["http://a.example/"], &[]]),
+                    Instant::now() + Duration::from_secs(3600),
+                    public,
+                )
+                .await
+        });
+        assert_eq!(codes(got.clone()), [Some("dns.timeout"), None]);
+        let busy = got.into_iter().flatten().next().unwrap();
+        assert!(
+            busy.message().contains("refused at once"),
+            "{}",
+            busy.message()
+        );
+        rt.shutdown_background();
     }
 }

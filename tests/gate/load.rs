@@ -263,6 +263,71 @@ fn scheme_less_names_under_url_keys_are_resolved() {
     }
 }
 
+/// `--resolve` looks up the names of the links a client opens by itself
+/// (icons, `websiteUrl`) in an answer, as it does the names of arguments:
+/// a link whose name resolves inside, or to nothing, is removed; one that
+/// resolves outside stays, as does an inline `data:` icon; past
+/// `gate::MAX_RESOLVED_NAMES` names in one answer the links naming the
+/// others are removed (fail closed). Same namespace as above.
+#[test]
+fn link_names_in_answers_are_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut hosts =
+        "93.184.216.34 origin.toolgate-test.net\n127.0.0.2 inside.toolgate-test.net\n10.0.0.5 intra.toolgate-test.net\n"
+            .to_owned();
+    for i in 0..40 {
+        hosts.push_str(&format!("93.184.216.34 h{i}.toolgate-test.net\n"));
+    }
+    let (command, _) = resolving_gate(dir.path(), &hosts);
+    let icon = |host: &str| json!({"src": format!("https://{host}/i.png")});
+    let inline = json!({"src": "data:image/png;base64,iVBORw0KGgo="});
+    let first = json!({
+        "content": [{"type": "resource_link", "uri": "https://origin.toolgate-test.net/x", "name": "x",
+            "icons": [icon("origin.toolgate-test.net"), icon("inside.toolgate-test.net"),
+                      icon("nowhere.toolgate-test.net"), inline, icon("ORIGIN.toolgate-test.net.")]}],
+        "structuredContent": {
+            "serverInfo": {"name": "s", "websiteUrl": "http://intra.toolgate-test.net/"},
+            "site": {"websiteUrl": "https://origin.toolgate-test.net/"}}});
+    let many: Vec<Value> = (0..40)
+        .map(|i| icon(&format!("h{i}.toolgate-test.net")))
+        .collect();
+    let second = json!({"content": [{"type": "resource_link", "uri": "https://origin.toolgate-test.net/y",
+        "name": "y", "icons": many}]});
+    let hex = |v: &Value| -> String { v.to_string().bytes().map(|b| format!("{b:02x}")).collect() };
+    let mut input = format!("{INITIALIZE}\n");
+    for (i, result) in [&first, &second].into_iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+            "params": {"name": "misbehave", "arguments": {"how": "result_hex", "hex": hex(result)}}});
+        input.push_str(&format!("{call}\n"));
+    }
+    let got = answers(command, input.into_bytes(), 3);
+    let r = &got["1"]["result"];
+    assert_eq!(
+        r["content"][0]["icons"],
+        json!([
+            icon("origin.toolgate-test.net"),
+            inline,
+            icon("ORIGIN.toolgate-test.net.")
+        ]),
+        "{r}"
+    );
+    assert!(
+        r["structuredContent"]["serverInfo"]
+            .get("websiteUrl")
+            .is_none(),
+        "{r}"
+    );
+    assert_eq!(
+        r["structuredContent"]["site"]["websiteUrl"], "https://origin.toolgate-test.net/",
+        "{r}"
+    );
+    let kept: Vec<Value> = (0..32)
+        .map(|i| icon(&format!("h{i}.toolgate-test.net")))
+        .collect();
+    let r = &got["2"]["result"];
+    assert_eq!(r["content"][0]["icons"], json!(kept), "{r}");
+}
+
 /// `--resolve` fails closed in bounded time (`gate::RESOLVE_DEADLINE`,
 /// `gate::MAX_RESOLVED_NAMES`): names whose DNS server never answers are
 /// looked up in parallel and refused with `dns.timeout` once the call's
