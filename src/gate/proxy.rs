@@ -980,7 +980,7 @@ impl GateService {
             // the id would stay retired for good.
             let given_up = {
                 let mut st = lock(&me.shared.state);
-                if !st.pending.get(&id).is_some_and(|p| p.seq == seq) {
+                if st.pending.get(&id).is_none_or(|p| p.seq != seq) {
                     return;
                 }
                 if !st.retired.retire(&id) {
