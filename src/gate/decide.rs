@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::code::{GateCode, Refusal};
 use super::listing::{listing_members, ToolView};
 use super::literals;
+use super::named::{Named, LISTEN_MEMBERS};
 use super::paths::{
     address_name, drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name,
     Roots,
@@ -72,27 +73,6 @@ pub const PASSED_METHODS: &[&str] = &[
 /// (`notifications.resourceSubscriptions`); a longer list is invalid
 /// params (-32602), each URI being decided as a `resources/subscribe` is.
 pub const MAX_LISTEN_SUBSCRIPTIONS: usize = 1024;
-
-/// The members of a `subscriptions/listen` filter (`params.notifications`)
-/// that list the resource URIs it subscribes: MCP's `resourceSubscriptions`,
-/// and the snake_case name a server built on the Python SDK also reads
-/// (its models take a field by its name as well as by its alias). A
-/// request naming both is malformed (-32602).
-pub(crate) const LISTEN_MEMBERS: [&str; 2] = ["resourceSubscriptions", "resource_subscriptions"];
-
-/// The resource URIs a `subscriptions/listen` request's `params` subscribe
-/// ([`LISTEN_MEMBERS`]), as an array of values; `None` when there is none.
-pub(crate) fn listen_subscriptions(params: Option<&Value>) -> Option<&Vec<Value>> {
-    subscriptions_in(params?.get("notifications")?.as_object()?)
-}
-
-/// The resource URIs a `subscriptions/listen` filter lists
-/// ([`LISTEN_MEMBERS`]).
-fn subscriptions_in(filter: &serde_json::Map<String, Value>) -> Option<&Vec<Value>> {
-    LISTEN_MEMBERS
-        .into_iter()
-        .find_map(|m| filter.get(m).and_then(Value::as_array))
-}
 
 /// What the gateway last saw of a tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -485,7 +465,6 @@ impl Gatekeeper {
     ) -> Result<Vec<PendingName>, Refusal> {
         let keeper = self;
         let params_value = params;
-        let params = params.and_then(Value::as_object);
         let known: &[&str] = match method {
             "prompts/get" => &["name", "arguments"],
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => &["uri"],
@@ -495,80 +474,79 @@ impl Gatekeeper {
         };
         if !known.is_empty() {
             let mut names = keeper.check_other_params(params_value, known)?;
-            names.extend(keeper.decide_request(method, params)?);
+            names.extend(keeper.decide_request(method, params_value)?);
             return Ok(names);
         }
-        keeper.decide_request(method, params)
+        keeper.decide_request(method, params_value)
     }
 
     /// [`check_request`](Self::check_request) on the members each method names.
     fn decide_request(
         &self,
         method: &str,
-        params: Option<&serde_json::Map<String, Value>>,
+        params_value: Option<&Value>,
     ) -> Result<Vec<PendingName>, Refusal> {
         let keeper = self;
+        let params = params_value.and_then(Value::as_object);
         let text = |m: Option<&serde_json::Map<String, Value>>, k: &str| {
             m.and_then(|p| p.get(k))
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned()
         };
-        match method {
-            m if PASSED_METHODS.contains(&m) => Ok(Vec::new()),
-            "prompts/get" => {
-                let name = text(params, "name");
-                keeper.prompt_decision(&name)?;
+        let named = Named::of(method, params_value);
+        match (method, named) {
+            (m, _) if PASSED_METHODS.contains(&m) => Ok(Vec::new()),
+            ("prompts/get", Named::Prompt(name)) => {
+                keeper.prompt_decision(name)?;
                 let args = params
                     .and_then(|p| p.get("arguments"))
                     .cloned()
                     .unwrap_or(Value::Null);
-                keeper.check_arguments(&name, &args)
+                keeper.check_arguments(name, &args)
             }
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-                keeper.resource_decision(method, &text(params, "uri"))
+            (_, Named::Resource(uri)) if method != "completion/complete" => {
+                keeper.resource_decision(method, uri)
             }
-            "subscriptions/listen" => {
+            (_, Named::Subscriptions(uris)) => {
                 // Each URI as its `resources/subscribe` (the method it
                 // replaces); the filter's other members as arguments are.
-                let filter = params
-                    .and_then(|p| p.get("notifications"))
-                    .and_then(Value::as_object);
-                let uris = filter.and_then(subscriptions_in);
                 let mut names = Vec::new();
-                for uri in uris.into_iter().flatten().filter_map(Value::as_str) {
+                for uri in uris.iter().filter_map(Value::as_str) {
                     names.extend(
                         keeper
                             .resource_decision("resources/subscribe", uri)
                             .map_err(|r| r.about(uri))?,
                     );
                 }
+                let filter = params
+                    .and_then(|p| p.get("notifications"))
+                    .and_then(Value::as_object);
                 if let Some(n) = filter {
                     keeper.walk_members(n, |k| LISTEN_MEMBERS.contains(&k), &mut names)?;
                 }
                 Ok(names)
             }
-            "completion/complete" => {
+            ("completion/complete", named) => {
                 let target_ref = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
                 let mut names = Vec::new();
-                let target = match text(target_ref, "type").as_str() {
-                    "ref/prompt" => {
-                        let n = text(target_ref, "name");
-                        keeper.prompt_decision(&n)?;
+                let target = match named {
+                    Named::Prompt(n) => {
+                        keeper.prompt_decision(n)?;
                         n
                     }
-                    "ref/resource" => {
-                        let u = text(target_ref, "uri");
-                        names.extend(keeper.completion_decision(&u, &Given::new(params))?);
+                    Named::Resource(u) => {
+                        names.extend(keeper.completion_decision(u, &Given::new(params))?);
                         u
                     }
-                    other => {
+                    Named::UnknownRef(other) => {
                         return Err(Refusal::new(
                             GateCode::MethodDenied,
                             format!("completion/complete for an unknown ref type `{other}`"),
                             "builtin method table",
                         ))
                     }
+                    _ => "",
                 };
                 // Members of `ref` beside the ones the spec names (`type`,
                 // and `name` and `title` or `uri`): a server may read them.
@@ -584,17 +562,17 @@ impl Gatekeeper {
                         text(Some(a), "name"),
                         a.get("value").cloned().unwrap_or(Value::Null),
                     );
-                    names.extend(keeper.check_arguments(&target, &Value::Object(one))?);
+                    names.extend(keeper.check_arguments(target, &Value::Object(one))?);
                 }
                 if let Some(c) = params
                     .and_then(|p| p.get("context"))
                     .and_then(|c| c.get("arguments"))
                 {
-                    names.extend(keeper.check_arguments(&target, c)?);
+                    names.extend(keeper.check_arguments(target, c)?);
                 }
                 Ok(names)
             }
-            m if keeper.policy.methods_allow.first_match(m).is_some() => {
+            (m, _) if keeper.policy.methods_allow.first_match(m).is_some() => {
                 let mut p = params.cloned().map_or(Value::Null, Value::Object);
                 if let Some(o) = p.as_object_mut() {
                     o.remove("_meta");
@@ -2402,7 +2380,10 @@ mod tests {
             Err("/params/notifications/resource_subscriptions/0 must be a string".to_owned())
         );
         let p = json!({"notifications": {"resource_subscriptions": ["u"]}});
-        assert_eq!(listen_subscriptions(Some(&p)), Some(&vec![json!("u")]));
+        assert_eq!(
+            crate::gate::named::listen_subscriptions(Some(&p)),
+            Some(&vec![json!("u")])
+        );
     }
 
     fn keeper(policy: &str) -> Gatekeeper {

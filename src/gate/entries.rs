@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::audit::audit_uri;
 use super::code::{GateCode, Refusal};
-use super::decide::listen_subscriptions;
 use super::listing::listing_members;
+use super::named::Named;
 use super::pin::MAX_TOOLS;
 use super::poison::{clean_value, PoisonMode};
 use super::policy::fold_name;
@@ -81,11 +81,6 @@ impl EntryKind {
             }
         }
     }
-}
-
-/// The string member `k` of `v`, when it is an object holding one.
-fn text<'a>(v: Option<&'a Value>, k: &str) -> Option<&'a str> {
-    v.and_then(|v| v.get(k)).and_then(Value::as_str)
 }
 
 /// A resource URI or template key ([`EntryKind::key`]) as a server may
@@ -343,33 +338,16 @@ impl HiddenEntries {
         if self.hidden.is_empty() && self.overflowed.is_empty() {
             return None;
         }
-        if method == "subscriptions/listen" {
-            let uris = listen_subscriptions(params);
-            return uris?.iter().filter_map(Value::as_str).find_map(|uri| {
-                self.refusal_of(&[EntryKind::Resource, EntryKind::Template], uri)
-                    .map(|r| r.about(uri))
-            });
+        const RESOURCES: &[EntryKind] = &[EntryKind::Resource, EntryKind::Template];
+        match Named::of(method, params) {
+            Named::Prompt(name) => self.refusal_of(&[EntryKind::Prompt], name),
+            Named::Resource(uri) => self.refusal_of(RESOURCES, uri),
+            Named::Subscriptions(uris) => uris
+                .iter()
+                .filter_map(Value::as_str)
+                .find_map(|uri| self.refusal_of(RESOURCES, uri).map(|r| r.about(uri))),
+            Named::Tool(_) | Named::UnknownRef(_) | Named::Nothing => None,
         }
-        let (kinds, name): (&[EntryKind], _) = match method {
-            "prompts/get" => (&[EntryKind::Prompt], text(params, "name")),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (
-                &[EntryKind::Resource, EntryKind::Template],
-                text(params, "uri"),
-            ),
-            "completion/complete" => {
-                let target = params.and_then(|p| p.get("ref"));
-                match text(target, "type") {
-                    Some("ref/prompt") => (&[EntryKind::Prompt], text(target, "name")),
-                    Some("ref/resource") => (
-                        &[EntryKind::Resource, EntryKind::Template],
-                        text(target, "uri"),
-                    ),
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        };
-        self.refusal_of(kinds, name?)
     }
 
     /// The refusal of `name`, an entry of one of `kinds`, when hidden.

@@ -32,6 +32,7 @@ mod hidden;
 mod limits;
 mod listing;
 mod literals;
+mod named;
 mod owned;
 mod paths;
 mod pin;

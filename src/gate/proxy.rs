@@ -29,10 +29,12 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedMutexGuard, OwnedSemaphorePermit, S
 
 use super::audit::{argument_sizes, audit_uri, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
-use super::decide::{listen_subscriptions, Answered, Gatekeeper};
+use super::decide::{Answered, Gatekeeper};
 use super::entries::HiddenEntries;
 use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
+use super::named::Named;
+use super::pin::MAX_TOOLS;
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
 use super::retired::RetiredIds;
@@ -271,6 +273,10 @@ struct State {
     /// Learning (trust on first use, `--pin-update`) ended with the first
     /// complete listing: later listings are checked against it.
     learning_done: bool,
+    /// While learning, the hash of each tool's definition as a page of
+    /// the client's first showed it (at most [`MAX_TOOLS`], as the view):
+    /// what gets pinned for a tool the client was shown (attack s62, F2).
+    shown_while_learning: HashMap<String, String>,
     /// A complete `tools/list` listing (from its first page to its last)
     /// has passed the gateway since the session began or the server last
     /// sent `notifications/tools/list_changed`.
@@ -431,6 +437,25 @@ fn retain_links(
     dropped
 }
 
+/// Remembers, for each tool a filtered page of the client's shows
+/// (`result`), the hash of its definition as `view` holds it, unless one
+/// was remembered before; at most [`MAX_TOOLS`] names, as the view holds.
+fn remember_shown(shown: &mut HashMap<String, String>, view: &ToolView, result: &Value) {
+    let tools = result.get("tools").and_then(Value::as_array);
+    for name in tools
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name")?.as_str())
+    {
+        let Some(state) = view.get(name) else {
+            continue;
+        };
+        if shown.len() < MAX_TOOLS && !shown.contains_key(name) {
+            shown.insert(name.to_owned(), state.hash.clone());
+        }
+    }
+}
+
 /// Takes the request waiting on `id` out of `st`, with its progress token
 /// and its concurrency slots.
 fn finish_locked(st: &mut State, id: &Id) -> Option<Pending> {
@@ -496,33 +521,12 @@ fn progress_key(params: Option<&Value>) -> Option<String> {
 fn continued_state<'a>(req: &'a Request, states: &IssuedStates) -> Option<&'a str> {
     let state = req.params_object()?.get("requestState")?.as_str()?;
     states
-        .unspent(&req.method, state_subject(req.params.as_ref()), state)
+        .unspent(
+            &req.method,
+            state_subject(&req.method, req.params.as_ref()),
+            state,
+        )
         .then_some(state)
-}
-
-/// What a mediated request other than `tools/call` names, for its audit
-/// line's `tool`: the prompt (`prompts/get`, a `ref/prompt` completion),
-/// the resource URI (`resources/*`, a `ref/resource` completion), or the
-/// first URI a `subscriptions/listen` subscribes; a URI without what may
-/// be a secret ([`audit_uri`]).
-fn operation_target(req: &Request) -> Option<String> {
-    let p = req.params_object()?;
-    let uri = match req.method.as_str() {
-        "prompts/get" => return p.get("name")?.as_str().map(str::to_owned),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            p.get("uri")?.as_str()
-        }
-        "completion/complete" => {
-            let r = p.get("ref")?;
-            if let Some(name) = r.get("name").and_then(Value::as_str) {
-                return Some(name.to_owned());
-            }
-            r.get("uri")?.as_str()
-        }
-        "subscriptions/listen" => listen_subscriptions(req.params.as_ref())?.first()?.as_str(),
-        _ => None,
-    };
-    uri.map(audit_uri)
 }
 
 /// A mediated request's argument names and sizes, for its audit line:
@@ -589,6 +593,7 @@ impl GateService {
                     pins,
                     learned: Pins::default(),
                     learning_done: false,
+                    shown_while_learning: HashMap::new(),
                     listed: false,
                     tools_changed: false,
                     entries_listed: HashSet::new(),
@@ -890,8 +895,11 @@ impl GateService {
             Err(r) => return Err(self.refuse_call(req.id.clone(), &name, &args, &r, st, task)),
         };
         if let Some(s) = state {
-            st.states
-                .spend(&req.method, state_subject(req.params.as_ref()), s);
+            st.states.spend(
+                &req.method,
+                state_subject(&req.method, req.params.as_ref()),
+                s,
+            );
         }
         if self.shared.audit_all {
             let rec = Record {
@@ -1124,7 +1132,7 @@ impl GateService {
                     "server/discover" => self.pin_instructions(&mut result),
                     "tools/list" => {
                         if let Some(listing) = listing {
-                            self.filter_list(&mut result, listing);
+                            self.filter_list(&mut result, listing, false);
                         }
                     }
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
@@ -1378,10 +1386,14 @@ impl GateService {
         }
     }
 
-    /// Filters one page of `listing` (the client's, or the gateway's own)
-    /// and ends it: the first complete listing is what trust on first use
-    /// learns.
-    fn filter_list(&self, result: &mut Value, listing: ListingId) {
+    /// Filters one page of `listing` (the client's, or the gateway's
+    /// `own`) and ends it: the first complete listing is what trust on
+    /// first use learns, except that a tool a page of the client's showed
+    /// before with another definition is pinned as the client was first
+    /// shown it (attack s62, F2: a server can tell the gateway's own
+    /// listing apart and define the tool otherwise there), so its
+    /// definition now is refused as changed.
+    fn filter_list(&self, result: &mut Value, listing: ListingId, own: bool) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
@@ -1428,17 +1440,43 @@ impl GateService {
             };
             self.audit(st, rec);
         }
+        if learning && !own {
+            remember_shown(&mut st.shown_while_learning, &st.view, result);
+        }
         let Some(complete) = st.view.end_page(listing, result) else {
             return;
         };
         st.listed = true;
         st.tools_changed = false;
         if learning {
+            let shown = std::mem::take(&mut st.shown_while_learning);
+            let mut changed = Vec::new();
             if let Some(pins) = st.pins.as_mut() {
                 for (name, hash) in complete {
+                    let hash = match shown.get(&name) {
+                        Some(first) if *first != hash => {
+                            changed.push(name.clone());
+                            first.clone()
+                        }
+                        _ => hash,
+                    };
                     pins.insert(name.clone(), hash.clone());
                     st.learned.insert(name, hash);
                 }
+            }
+            for tool in &changed {
+                tracing::warn!(
+                    tool,
+                    "a tool's definition changed after the client was shown it: pinned as shown"
+                );
+                let rec = Record {
+                    method: Some("tools/list"),
+                    tool: Some(tool),
+                    code: Some(GateCode::DefinitionChanged.code()),
+                    rule: Some("--pin"),
+                    ..Record::of("server->client", "refused")
+                };
+                self.audit(st, rec);
             }
             self.end_learning(st);
         }
@@ -1495,8 +1533,11 @@ impl GateService {
             .limiter
             .acquire(rules, Subject::Prompt, name, now, state.is_some())?;
         if let Some(s) = state {
-            st.states
-                .spend(&request.method, state_subject(request.params.as_ref()), s);
+            st.states.spend(
+                &request.method,
+                state_subject(&request.method, request.params.as_ref()),
+                s,
+            );
         }
         Ok(slot)
     }
@@ -1522,7 +1563,7 @@ impl GateService {
         if !self.shared.audit_all {
             return Ok(());
         }
-        let target = operation_target(request);
+        let target = Named::of(&request.method, request.params.as_ref()).audited();
         let rec = Record {
             id: Some(request.id.to_value()),
             method: Some(&request.method),
@@ -2337,7 +2378,7 @@ impl GateService {
         }
         let task = is_task(&req);
         // What a `requestState` in its answer is bound to (s60, K11-A).
-        let subject = state_subject(req.params.as_ref()).to_owned();
+        let subject = state_subject(&req.method, req.params.as_ref()).to_owned();
         let Request {
             id: req_id,
             method,
@@ -2503,7 +2544,7 @@ impl GateService {
                 let target = r
                     .subject()
                     .map(audit_uri)
-                    .or_else(|| operation_target(&request));
+                    .or_else(|| Named::of(&request.method, request.params.as_ref()).audited());
                 let rec = Record {
                     id: Some(request.id.to_value()),
                     method: Some(&request.method),

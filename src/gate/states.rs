@@ -28,6 +28,8 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use super::named::Named;
+
 /// Most server-issued `requestState` values remembered at once (the
 /// oldest is forgotten first).
 pub const MAX_REQUEST_STATES: usize = 256;
@@ -52,12 +54,11 @@ pub fn issued_state(result: &Value) -> Option<&str> {
     m.get("requestState").and_then(Value::as_str)
 }
 
-/// What a request names that a state it got is bound to: its
-/// `params.name` (`tools/call`, `prompts/get`), else its `params.uri`
-/// (`resources/read`), else nothing (`""`).
-pub fn state_subject(params: Option<&Value>) -> &str {
-    let text = |k| params.and_then(|p| p.get(k)).and_then(Value::as_str);
-    text("name").or_else(|| text("uri")).unwrap_or_default()
+/// What a request names that a state it got is bound to: the tool,
+/// prompt or resource URI of the request `method` with `params`
+/// (`tools/call`, `prompts/get`, `resources/read`), else nothing (`""`).
+pub fn state_subject<'a>(method: &str, params: Option<&'a Value>) -> &'a str {
+    Named::of(method, params).subject()
 }
 
 /// One state the server issued.
@@ -190,7 +191,7 @@ impl IssuedStates {
         let echoed = p
             .get("requestState")
             .and_then(Value::as_str)
-            .is_some_and(|s| self.issued(method, state_subject(params), s));
+            .is_some_and(|s| self.issued(method, state_subject(method, params), s));
         if !echoed {
             return Some(Cow::Borrowed(p));
         }
@@ -245,10 +246,19 @@ mod tests {
             s.to_check("tools/call", Some(&p)),
             Some(Cow::Owned(_))
         ));
-        assert_eq!(state_subject(Some(&json!({"uri": "u"}))), "u");
-        assert_eq!(state_subject(Some(&json!({"name": "n", "uri": "u"}))), "n");
-        assert_eq!(state_subject(Some(&json!({"name": 1}))), "");
-        assert_eq!(state_subject(None), "");
+        let subject = |m, p: Value| state_subject(m, Some(&p)).to_owned();
+        assert_eq!(subject("resources/read", json!({"uri": "u"})), "u");
+        assert_eq!(
+            subject("prompts/get", json!({"name": "n", "uri": "u"})),
+            "n"
+        );
+        assert_eq!(
+            subject("resources/read", json!({"name": "n", "uri": "u"})),
+            "u"
+        );
+        assert_eq!(subject("tools/call", json!({"name": 1})), "");
+        assert_eq!(subject("ping", json!({"name": "n"})), "");
+        assert_eq!(state_subject("tools/call", None), "");
         // The subject counts against the byte bound.
         let half = "h".repeat(MAX_REQUEST_STATE_BYTES / 2 + 1);
         assert!(!s.remember("tools/call", &half, &half));

@@ -2559,6 +2559,61 @@ fn pinning_stops_learning_after_the_first_listing() {
     g.close();
 }
 
+/// Kind 8 (attack s62, F2): while learning, a tool a page of the client's
+/// showed is pinned as the client was shown it, whatever the gateway's
+/// own listing (which a server can tell apart) says later: the call is
+/// refused as changed, and the next session enforces what the client saw.
+#[test]
+fn learning_pins_what_the_client_was_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            &pin_s,
+            "--env",
+            "RECORDER_RUG",
+            "--env",
+            "RECORDER_TWO_PAGES",
+        ],
+        |_| {},
+        &[("RECORDER_RUG", "1"), ("RECORDER_TWO_PAGES", "1")],
+    );
+    g.init();
+    // One page, not followed: the listing stays incomplete.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
+    assert_eq!(r["result"]["tools"][0]["name"], "echo", "{r}");
+    // The gateway's own listing gets another `echo`: refused as changed.
+    let r = g.call(2, "echo", json!({}));
+    assert_eq!(refusal_code(&r), "tool.definition_changed", "{r}");
+    assert!(
+        g.call(3, "fetch", json!({"url": "https://example.com/"}))["result"]["isError"].is_null()
+    );
+    g.close();
+    // Pinned as shown: the definition the client saw passes, and the
+    // other one is refused.
+    let mut g = Gate::start(&["--pin", &pin_s]);
+    g.init();
+    assert!(g.call(1, "echo", json!({}))["result"]["isError"].is_null());
+    g.close();
+    let mut g = Gate::start_env(
+        &["--pin", &pin_s, "--env", "RECORDER_RUG"],
+        |_| {},
+        &[("RECORDER_RUG", "1")],
+    );
+    g.init();
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    // The server's second listing is the other definition.
+    assert!(!g.list(2).contains(&"echo".to_owned()));
+    assert_eq!(
+        refusal_code(&g.call(3, "echo", json!({}))),
+        "tool.definition_changed"
+    );
+    g.close();
+}
+
 /// Kind 8: with `--pin`, a call before any listing is decided by a listing
 /// the gateway makes itself, in an id namespace the client cannot use; the
 /// pages of that listing never reach the client.

@@ -173,7 +173,7 @@ impl GateService {
         let listing = lock(&self.shared.state).view.own_listing();
         let outcome = self
             .own_pages("tools/list", meta.as_ref(), by, |result| {
-                self.filter_list(result, listing);
+                self.filter_list(result, listing, true);
             })
             .await
             .map_err(|u| u.why("tools/list"));
