@@ -3325,6 +3325,42 @@ mod tests {
         );
         assert_eq!(code(&g, "t", json!({"u": "https://example.com/"})), "ok");
         assert_eq!(code(&g, "t", json!("file:///etc/passwd")), "url.scheme");
+        // White space after the colon (attack s62, F1): a URL still to a
+        // parser that keeps or encodes it, of a scheme that runs code or
+        // carries its data; prose with a colon stays text.
+        for spaced in [
+            "data: ,x",
+            "DATA: ,x",
+            "data:  text/html;base64,PHNjcmlwdD4=",
+            "data:\u{a0}text/plain,x",
+            "data:\u{3000},x",
+            "data: ;base64,eAo=",
+            "data: text/plain ;charset=utf-8,x",
+            "javascript: alert(1)",
+            "JavaScript:\u{a0}alert(1)",
+            "vbscript: msgbox(1)",
+            "file: /etc/passwd",
+            "file: \\\\server\\share",
+            "http: //169.254.169.254/",
+            "gopher: //127.0.0.1:25/",
+        ] {
+            let got = code(&g, "t", json!({ "note": spaced }));
+            assert!(got != "ok", "{spaced:?}: {got}");
+        }
+        for prose in [
+            "Data: 1, 2, 3",
+            "Data: none",
+            "data: the results, below",
+            "File: report.pdf",
+            "Files: a, b",
+            "Java: 17",
+            "Http: see the docs",
+            "Re: minutes",
+            "javascript:",
+            "javascript: ",
+        ] {
+            assert_eq!(code(&g, "t", json!({ "note": prose })), "ok", "{prose:?}");
+        }
         // Each percent-decoding is a reading: a server that unquotes its
         // argument fetches the decoded URL (#20 re-attack, F11).
         for (args, want) in [

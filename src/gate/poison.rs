@@ -1532,6 +1532,21 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
         let mut end = closed
             .or_else(|| next_stop.next(text, colon, stop))
             .unwrap_or(text.len());
+        // White space right after the colon, then a media type up to a
+        // comma (`data: text/plain;base64,…`, which Node's `fetch` and
+        // Python's `urlopen` read: attack s62, F1): the URI goes on with
+        // the word after it.
+        let spaced = text
+            .get(colon + 1..)
+            .is_some_and(|t| t.starts_with(char::is_whitespace));
+        if closed.is_none() && end == colon + 1 && spaced {
+            let rest = text.get(end..).unwrap_or_default();
+            let word = end + (rest.len() - rest.trim_start().len());
+            let word_end = next_stop.next(text, word, stop).unwrap_or(text.len());
+            if text.get(word..word_end).is_some_and(data_head) {
+                end = word_end;
+            }
+        }
         // A MIME quoted-string parameter value in the metadata
         // (`;charset="utf-16le"`) ends nothing: an HTML tokenizer keeps the
         // quote in an unquoted attribute value, and the fetch standard's
@@ -1569,6 +1584,32 @@ fn data_uri_spans(text: &str, plain: bool) -> Vec<(usize, usize)> {
         }
     }
     spans
+}
+
+/// `true` when `rest` (what follows `data:` and any white space) starts
+/// as a `data:` URI's metadata does, up to its comma: a media type
+/// (`type/subtype` of token characters, RFC 9110) or none, then its
+/// parameters (`text/plain;base64,…`, `,x`, `;base64,…`). `1, 2` or
+/// `the results, below` do not.
+pub(crate) fn data_head(rest: &str) -> bool {
+    let Some((head, _)) = rest.split_once(',') else {
+        return false;
+    };
+    let media = head.split(';').next().unwrap_or_default().trim();
+    let token = |t: &str| {
+        !t.is_empty()
+            && t.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(
+                        b,
+                        b'!' | b'#' | b'$' | b'&' | b'^' | b'_' | b'.' | b'+' | b'-'
+                    )
+            })
+    };
+    media.is_empty()
+        || media
+            .split_once('/')
+            .is_some_and(|(t, sub)| token(t) && token(sub.trim_end()))
 }
 
 /// The byte offsets of the colons of `text`.
@@ -2976,6 +3017,20 @@ mod tests {
                 format!("<img srcset=\"data&#58;text/plain;base64,{b} 2x\">"),
                 format!("<img srcset=\"data:text/plain;base64,{c} 2x\">"),
             ),
+            // White space right after the colon in prose, then a media
+            // type up to a comma (attack s62, F1).
+            (
+                format!("see data: text/plain;base64,{b} for more"),
+                format!("see data: text/plain;base64,{c} for more"),
+            ),
+            (
+                format!("see DATA:\u{a0}text/plain;base64,{b}"),
+                format!("see DATA:\u{a0}text/plain;base64,{c}"),
+            ),
+            (
+                format!("see data: ;base64, {b} ok"),
+                format!("see data: ;base64,{c} ok"),
+            ),
         ];
         for (input, want) in &cases {
             let found = clean_value(&mut json!(input), false);
@@ -3001,6 +3056,9 @@ mod tests {
         assert_eq!(v, json!({"data:,k": 1}));
         // Quotes and brackets that close nothing, and prose around.
         for s in [
+            "Data: 1, 2, 3",
+            "data: the results, below",
+            "data: none",
             "it's data:x and more, later",
             "\"data:text/plain;base64,QUJD\" then, \"x\"",
             "<data:,plain>",

@@ -10,7 +10,9 @@
 //! it starts with a scheme of two or more characters (`ALPHA *(ALPHA /
 //! DIGIT / "+" / "-" / ".")`, RFC 3986) followed by a colon and a character
 //! that is not whitespace: `javascript:alert(1)`, `gopher:x`, `myapp://cb`,
-//! `ht<TAB>tp://…`. `"Re: minutes"` and `"TODO: fix"` (a space after the
+//! `ht<TAB>tp://…`; so is a scheme whose URL a parser still reads with white
+//! space after the colon (`data: ,x`, `javascript: x`, `file: /etc`: see
+//! `spaced_url`). `"Re: minutes"` and `"TODO: fix"` (a space after the
 //! colon), `"Summary:\nThe report…"` (a heading in prose: a tab or line
 //! break after the colon as written, a word of no scheme in
 //! [`URL_SCHEMES`], no `/` after), `"C:\dir"` (a one-letter scheme) and
@@ -656,10 +658,39 @@ fn has_scheme(s: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
     valid_scheme
-        && rest
+        && (rest
             .chars()
             .nth(1)
             .is_some_and(|c| !c.is_whitespace() && c > ' ')
+            || rest.get(1..).is_some_and(|after| spaced_url(scheme, after)))
+}
+
+/// `true` when `after`, the text after `scheme:`, starts with white space
+/// (Unicode's, as `trim` takes it) and goes on as a URL of a scheme that
+/// runs code or carries its own data still reads with that space: WHATWG
+/// parsers keep it in an opaque path (`data: ,x`, `javascript: alert(1)`)
+/// or percent-encode it (`file: /etc/passwd` is `file:///%20/etc/passwd`),
+/// and Node's `fetch` and Python's `urlopen` read `data: text/html;base64,…`
+/// (attack s62, F1). So: `javascript:` or `vbscript:` and anything; `data:`
+/// and a media type (`type/subtype`, or none) with its parameters up to a
+/// comma (`Data: 1, 2` stays text); `file:` and a slash or backslash; a
+/// scheme of [`URL_SCHEMES`] and `//`. `Re: minutes` stays text.
+fn spaced_url(scheme: &str, after: &str) -> bool {
+    let rest = after.trim_start();
+    if rest.len() == after.len() || rest.is_empty() {
+        return false;
+    }
+    let is = |k: &str| scheme.eq_ignore_ascii_case(k);
+    if is("javascript") || is("vbscript") {
+        return true;
+    }
+    if is("data") {
+        return super::poison::data_head(rest);
+    }
+    if is("file") && rest.starts_with(['/', '\\']) {
+        return true;
+    }
+    URL_SCHEMES.iter().any(|k| is(k)) && (rest.starts_with("//") || rest.starts_with("\\\\"))
 }
 
 /// A URL that passed, and whose host name the child will resolve: under
