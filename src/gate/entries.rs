@@ -86,7 +86,9 @@ impl EntryKind {
 /// A resource URI or template key ([`EntryKind::key`]) as a server may
 /// read it: percent-decoded, in lower case, its host without trailing dots
 /// and its path with each run of `/` as one. Two URIs equal so may name
-/// one resource.
+/// one resource, and so may two equal but for a trailing `/`
+/// (`demo://r/one/`, which a server reading the path opens as
+/// `demo://r/one`: attack s62).
 fn comparable(key: &str) -> String {
     let decoded = percent_encoding::percent_decode_str(key)
         .decode_utf8_lossy()
@@ -361,7 +363,10 @@ impl HiddenEntries {
             let uri = comparable(&EntryKind::Resource.key(name));
             self.hidden.iter().find(|((kind, key), _)| match kind {
                 EntryKind::Prompt => false,
-                EntryKind::Resource => kinds.contains(kind) && comparable(key) == uri,
+                EntryKind::Resource => {
+                    kinds.contains(kind)
+                        && comparable(key).trim_end_matches('/') == uri.trim_end_matches('/')
+                }
                 EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
             })
         });
@@ -572,6 +577,8 @@ mod tests {
             "https://example.com/.//t/zzz",
             "https://example.com./t/zzz",
             "https://example.com.:443//b",
+            "https://example.com/b/",
+            "https://example.com/b//",
         ] {
             for (m, params) in naming("resources", uri) {
                 let r = hidden.refusal(m, Some(&params));
