@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use toolgate::gate::{
-    Audit, DenyAs, GateConfig, Gatekeeper, PinMode, Pins, PoisonMode, Policy, Roots,
-    DEFAULT_AUDIT_MAX_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
+    splits_a_path, Audit, DenyAs, GateConfig, Gatekeeper, PathLists, PinMode, Pins, PoisonMode,
+    Policy, Roots, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
 };
 
 use super::mcp::{init_logging, parse_log_filter};
@@ -109,7 +109,19 @@ pub fn run(args: GateArgs) -> ExitCode {
             policy.tilde,
             policy.variables,
         ) {
-            Ok(r) => Some(r),
+            Ok(r) => {
+                // Loud: every path under such a root is refused (a server
+                // splitting the text reads the root's neighbour first).
+                for root in r.roots() {
+                    if policy.lists == PathLists::Split && splits_a_path(root) {
+                        tracing::warn!(
+                            root = %root.display(),
+                            "the root's path holds white space, `,`, `;`, `|` or `:`, where a server taking several paths in one argument splits it: every path under it is refused unless the policy says the server takes a path whole ([paths] lists = \"whole\")"
+                        );
+                    }
+                }
+                Some(r)
+            }
             Err(e) => return usage(e),
         }
     };

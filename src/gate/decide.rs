@@ -11,7 +11,7 @@ use super::literals;
 use super::named::{Named, LISTEN_MEMBERS};
 use super::paths::{
     address_name, drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name,
-    Roots,
+    PathLists, Roots,
 };
 use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
@@ -657,6 +657,13 @@ impl Gatekeeper {
         self.check_arguments(name, args)
     }
 
+    /// [`path_list_parts`] of a path text, none under `[paths] lists =
+    /// "whole"` (the child takes it as one path).
+    fn path_list_parts<'s>(&self, s: &'s str) -> impl Iterator<Item = &'s str> {
+        let split = self.policy.lists == PathLists::Split;
+        path_list_parts(s).filter(move |_| split)
+    }
+
     /// Checks a call's `arguments` (an object, or anything: only objects
     /// hold arguments): the `[[args]]` rules of the tool, then every other
     /// string (URLs; path-named arguments when roots are set). Returns the
@@ -896,7 +903,7 @@ impl Gatekeeper {
                     if checked {
                         if let Some(roots) = &self.roots {
                             roots.check(s, "builtin path check (by argument name)")?;
-                            for part in path_list_parts(s) {
+                            for part in self.path_list_parts(s) {
                                 spend(scan.budget)?;
                                 roots.check(part, "builtin path check (by argument name)")?;
                             }
@@ -1208,7 +1215,7 @@ impl Gatekeeper {
                     match &self.roots {
                         Some(r) => {
                             r.check(s, &rule.label())?;
-                            for part in path_list_parts(s) {
+                            for part in self.path_list_parts(s) {
                                 spend(budget)?;
                                 r.check(part, &rule.label())?;
                             }
@@ -4144,6 +4151,53 @@ max_bytes = 10
                 "{args}: {names:?}"
             );
         }
+    }
+
+    /// A root whose own path holds a list separator (attack s62, B-F1:
+    /// `My Documents`): under `lists = "split"` (the default) every path
+    /// under it is refused, as a splitting server reads the root's
+    /// neighbour first, and the start-up says so; under `"whole"` the text
+    /// is one path, confined as any other.
+    #[test]
+    fn a_root_with_a_list_separator_needs_whole_paths() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        for dir in ["My Documents", "proj:2024", "a,b"] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
+            std::fs::write(base.join(dir).join("a.txt"), "a").unwrap();
+            std::fs::create_dir_all(base.join(dir.split([' ', ':', ',']).next().unwrap())).unwrap();
+            let roots = Roots::new(
+                &[PathBuf::from(dir)],
+                base.clone(),
+                None,
+                crate::gate::RelativePaths::Refuse,
+                crate::gate::TildePaths::Refuse,
+                crate::gate::VariablePaths::Refuse,
+            )
+            .unwrap();
+            assert!(crate::gate::splits_a_path(roots.roots()[0]), "{dir}");
+            let inside = base.join(dir).join("a.txt").to_string_lossy().into_owned();
+            let outside = format!("{inside}/../../../etc/passwd");
+            for (policy, want) in [
+                ("", "path.outside_root"),
+                ("[paths]\nlists = \"whole\"\n", "ok"),
+            ] {
+                let g = Gatekeeper {
+                    roots: Some(roots.clone()),
+                    ..keeper(policy)
+                };
+                assert_eq!(
+                    code(&g, "t", json!({ "path": inside })),
+                    want,
+                    "{dir} {policy}"
+                );
+                assert_eq!(
+                    code(&g, "t", json!({ "path": outside })),
+                    "path.outside_root"
+                );
+            }
+        }
+        assert!(!crate::gate::splits_a_path(std::path::Path::new("/data/my-docs_2024")));
     }
 
     #[test]

@@ -755,6 +755,33 @@ pub enum VariablePaths {
     Literal,
 }
 
+/// `[paths] lists`: whether the child may read one path argument as
+/// several paths (a list split at white space, `,`, `;`, `|`, or `:` in a
+/// text starting at `/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathLists {
+    /// It may (the default): each part such a split gives is checked too,
+    /// so a path under a root whose own path holds such a character is
+    /// refused (its first part names the root's neighbour).
+    #[default]
+    Split,
+    /// It takes each path argument whole (the reference filesystem
+    /// server): the text is checked as one path.
+    Whole,
+}
+
+/// `true` when `root`'s path holds a character where a server taking
+/// several paths in one string splits it ([`PathLists::Split`]): every
+/// path under it is then refused unless `[paths] lists = "whole"`.
+pub fn splits_a_path(root: &Path) -> bool {
+    root.to_string_lossy().chars().any(|c| {
+        c.is_whitespace()
+            || ('\u{1c}'..='\u{1f}').contains(&c)
+            || matches!(c, ',' | ';' | '|' | ':')
+    })
+}
+
 /// The roots, held open, and what is assumed of the child's resolution.
 #[derive(Debug, Clone)]
 pub struct Roots {

@@ -26,6 +26,7 @@
 //! relative = "each_root"   # refuse (default) | each_root | cwd
 //! tilde = "home"           # refuse (default) | home
 //! variables = "literal"    # refuse (default) | literal: `$NAME` taken as written
+//! lists = "whole"          # split (default) | whole: a path argument is one path
 //! ```
 //!
 //! Globs are `globset` globs over the whole tool name (`*`, `?`, `[ab]`,
@@ -53,7 +54,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::limits::Subject;
-use super::paths::{RelativePaths, TildePaths, VariablePaths};
+use super::paths::{PathLists, RelativePaths, TildePaths, VariablePaths};
 use crate::net::{Entry, NetPolicy};
 
 /// Largest policy file read, in bytes.
@@ -247,6 +248,9 @@ pub struct Policy {
     pub tilde: TildePaths,
     /// `[paths] variables`: whether the child expands `$NAME` in a path.
     pub variables: VariablePaths,
+    /// `[paths] lists`: whether the child may read one path argument as
+    /// several.
+    pub lists: PathLists,
     /// `[resources] schemes`: URI schemes that are the server's own names
     /// for its resources (`test`, `note`, `memo`), lower case: a URI of one
     /// of them is an opaque name the server resolves itself, exempt from
@@ -272,6 +276,7 @@ impl Default for Policy {
             relative: RelativePaths::default(),
             tilde: TildePaths::default(),
             variables: VariablePaths::default(),
+            lists: PathLists::default(),
             resource_schemes: Vec::new(),
         }
     }
@@ -360,6 +365,8 @@ struct FilePaths {
     tilde: TildePaths,
     #[serde(default)]
     variables: VariablePaths,
+    #[serde(default)]
+    lists: PathLists,
 }
 
 /// 1-based line holding byte `at` of `text`.
@@ -660,6 +667,7 @@ impl Policy {
             p.relative = paths.relative;
             p.tilde = paths.tilde;
             p.variables = paths.variables;
+            p.lists = paths.lists;
         }
         Ok(p)
     }
