@@ -4197,7 +4197,9 @@ max_bytes = 10
                 );
             }
         }
-        assert!(!crate::gate::splits_a_path(std::path::Path::new("/data/my-docs_2024")));
+        assert!(!crate::gate::splits_a_path(std::path::Path::new(
+            "/data/my-docs_2024"
+        )));
     }
 
     #[test]

@@ -1406,8 +1406,17 @@ fn char_ref(s: &str) -> Option<(String, usize)> {
             .bytes()
             .filter_map(|b| char::from(b).to_digit(radix))
             .fold(0_u32, |v, d| v.saturating_mul(radix).saturating_add(d));
+        // As HTML reads a numeric reference (its "numeric character
+        // reference end state"): 0x80–0x9F as windows-1252 (`&#150;` is
+        // `–`, `&#x80;` is `€`), where that gives a character; the other
+        // five stay the C1 controls they are.
         let c = match value {
             0 => '\u{fffd}',
+            v @ 0x80..=0x9f => {
+                let byte = [u8::try_from(v).unwrap_or_default()];
+                let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
+                text.chars().next().unwrap_or('\u{fffd}')
+            }
             v => char::from_u32(v).unwrap_or('\u{fffd}'),
         };
         let semi = usize::from(digits.get(len..).is_some_and(|r| r.starts_with(';')));
@@ -3744,6 +3753,17 @@ mod tests {
         let mut clean = json!("&#65;&#x1F600; &amp; &#169;");
         assert!(clean_value(&mut clean, true).is_clean());
         assert_eq!(clean, json!("&#65;&#x1F600; &amp; &#169;"));
+        // 0x80–0x9F as HTML reads them: windows-1252 (`&#150;` is `–`,
+        // `&#x80;` is `€`); the five it leaves are C1 controls (attack s62).
+        let mut clean = json!("1990&#150;2000, &#x80;5, &#147;q&#148;");
+        assert!(clean_value(&mut clean, true).is_clean(), "{clean}");
+        assert_eq!(clean, json!("1990&#150;2000, &#x80;5, &#147;q&#148;"));
+        for control in ["a&#x81;b", "a&#141;b", "a&#x9D;b"] {
+            assert!(
+                !clean_value(&mut json!(control), false).is_clean(),
+                "{control}"
+            );
+        }
         // Attack s55 F1: `&shy` without its `;` as HTML reads it, and a
         // name for a character with variation selector 1, as that pair
         // written out is found.
