@@ -1388,11 +1388,11 @@ impl GateService {
 
     /// Filters one page of `listing` (the client's, or the gateway's
     /// `own`) and ends it: the first complete listing is what trust on
-    /// first use learns, except that a tool a page of the client's showed
-    /// before with another definition is pinned as the client was first
-    /// shown it (attack s62, F2: a server can tell the gateway's own
-    /// listing apart and define the tool otherwise there), so its
-    /// definition now is refused as changed.
+    /// first use learns, except that when it is the gateway's own, a tool
+    /// a page of the client's showed before with another definition is
+    /// pinned as the client was first shown it (attack s62, F2: a server
+    /// can tell the gateway's own listing apart and define the tool
+    /// otherwise there), so its definition now is refused as changed.
     fn filter_list(&self, result: &mut Value, listing: ListingId, own: bool) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
@@ -1453,7 +1453,9 @@ impl GateService {
             let mut changed = Vec::new();
             if let Some(pins) = st.pins.as_mut() {
                 for (name, hash) in complete {
-                    let hash = match shown.get(&name) {
+                    // A complete listing of the client's is what it saw
+                    // last: learned as it is.
+                    let hash = match shown.get(&name).filter(|_| own) {
                         Some(first) if *first != hash => {
                             changed.push(name.clone());
                             first.clone()
