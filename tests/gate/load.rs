@@ -278,7 +278,6 @@ fn link_names_in_answers_are_resolved() {
     for i in 0..40 {
         hosts.push_str(&format!("93.184.216.34 h{i}.toolgate-test.net\n"));
     }
-    let (command, _) = resolving_gate(dir.path(), &hosts);
     let icon = |host: &str| json!({"src": format!("https://{host}/i.png")});
     let inline = json!({"src": "data:image/png;base64,iVBORw0KGgo="});
     let first = json!({
@@ -294,14 +293,16 @@ fn link_names_in_answers_are_resolved() {
     let second = json!({"content": [{"type": "resource_link", "uri": "https://origin.toolgate-test.net/y",
         "name": "y", "icons": many}]});
     let hex = |v: &Value| -> String { v.to_string().bytes().map(|b| format!("{b:02x}")).collect() };
-    let mut input = format!("{INITIALIZE}\n");
-    for (i, result) in [&first, &second].into_iter().enumerate() {
-        let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+    // Each answer in a session of its own: the lookups of one answer do
+    // not hold the session's lookup threads while the other's run.
+    let answer = |result: &Value| {
+        let (command, _) = resolving_gate(dir.path(), &hosts);
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "misbehave", "arguments": {"how": "result_hex", "hex": hex(result)}}});
-        input.push_str(&format!("{call}\n"));
-    }
-    let got = answers(command, input.into_bytes(), 3);
-    let r = &got["1"]["result"];
+        let input = format!("{INITIALIZE}\n{call}\n");
+        answers(command, input.into_bytes(), 2)["1"]["result"].clone()
+    };
+    let r = &answer(&first);
     assert_eq!(
         r["content"][0]["icons"],
         json!([
@@ -324,7 +325,7 @@ fn link_names_in_answers_are_resolved() {
     let kept: Vec<Value> = (0..32)
         .map(|i| icon(&format!("h{i}.toolgate-test.net")))
         .collect();
-    let r = &got["2"]["result"];
+    let r = &answer(&second);
     assert_eq!(r["content"][0]["icons"], json!(kept), "{r}");
 }
 
