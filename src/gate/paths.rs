@@ -894,12 +894,22 @@ impl Roots {
         }
         // Inside a root on disk (links followed) and lexically (`..` taken
         // textually), each reading the way some server reads it.
+        // Why a twin was assumed, when it was not found but not ruled out.
+        let unsure = std::cell::Cell::new(None);
         let inside_any = |p: &str| {
             let lexical = normalize(Path::new(p));
+            let twin = |path: &Path| match equivalent_entry(path) {
+                None => false,
+                Some(Twin::Found) => true,
+                Some(other) => {
+                    unsure.set(Some(other));
+                    true
+                }
+            };
             self.lexical.iter().any(|r| lexical.starts_with(r))
                 && self.roots.iter().any(|r| r.check_beneath(p).is_ok())
-                && !has_equivalent_entry(Path::new(p))
-                && !has_equivalent_entry(&normalize(Path::new(p)))
+                && !twin(Path::new(p))
+                && !twin(&normalize(Path::new(p)))
         };
         let ok = if let Some(rest) = text.strip_prefix('~') {
             let home = match (self.tilde, &self.home) {
@@ -933,10 +943,15 @@ impl Roots {
                 }
             }
         };
-        if ok {
-            Ok(())
-        } else {
-            refuse("the path does not resolve inside any --root directory")
+        match (ok, unsure.get()) {
+            (true, _) => Ok(()),
+            (false, Some(Twin::TooBig)) => refuse(
+                "a name missing from a directory of more entries than gate::MAX_DIR_ENTRIES_SCANNED: too many to rule out a Unicode twin of it (fail closed)",
+            ),
+            (false, Some(Twin::NotUtf8)) => refuse(
+                "a missing name that is not UTF-8: a Unicode twin of it cannot be ruled out",
+            ),
+            (false, _) => refuse("the path does not resolve inside any --root directory"),
         }
     }
 }
@@ -954,13 +969,25 @@ fn names_a_variable(text: &str) -> bool {
 /// missing name; a bigger directory refuses the path (fail closed).
 pub const MAX_DIR_ENTRIES_SCANNED: usize = 65_536;
 
-/// `true` when the first component of `path` that does not exist has a
+/// Why a missing name may not be what the server opens
+/// ([`equivalent_entry`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Twin {
+    /// Another entry of its directory has the same NFC form.
+    Found,
+    /// The directory holds more than [`MAX_DIR_ENTRIES_SCANNED`] entries.
+    TooBig,
+    /// The name is not UTF-8.
+    NotUtf8,
+}
+
+/// Whether the first component of `path` that does not exist may have a
 /// twin in its directory: another entry with the same NFC form (the
 /// reference filesystem server opens that entry for a missing name, so the
-/// name taken as written is not what the server reads), or when the
-/// directory is too big to tell ([`MAX_DIR_ENTRIES_SCANNED`]) or the name
-/// is not UTF-8.
-fn has_equivalent_entry(path: &Path) -> bool {
+/// name taken as written is not what the server reads), or one that could
+/// not be ruled out (the directory too big to read whole, the name not
+/// UTF-8). `None` when every component exists or the name has no twin.
+fn equivalent_entry(path: &Path) -> Option<Twin> {
     let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
     let mut prefix = PathBuf::new();
     for c in path.components() {
@@ -970,26 +997,24 @@ fn has_equivalent_entry(path: &Path) -> bool {
             continue;
         }
         let Some(name) = c.as_os_str().to_str() else {
-            return true;
+            return Some(Twin::NotUtf8);
         };
         let want = nfc.normalize(name);
-        let Ok(entries) = std::fs::read_dir(&prefix) else {
-            return false;
-        };
+        let entries = std::fs::read_dir(&prefix).ok()?;
         for (i, entry) in entries.enumerate() {
             if i >= MAX_DIR_ENTRIES_SCANNED {
-                return true;
+                return Some(Twin::TooBig);
             }
             let Ok(entry) = entry else { continue };
             let other = entry.file_name();
             match other.to_str() {
-                Some(n) if n != name && nfc.normalize(n) == want => return true,
+                Some(n) if n != name && nfc.normalize(n) == want => return Some(Twin::Found),
                 _ => {}
             }
         }
-        return false;
+        return None;
     }
-    false
+    None
 }
 
 /// `path` with `.` and `..` resolved textually (`..` removes the component
@@ -1463,6 +1488,25 @@ mod tests {
         assert!(!ok("data/nope/../f\u{ef}le"));
         assert!(!ok("data/inner/../f\u{ef}le"));
         assert!(ok("data/missing/../a.txt"));
+    }
+
+    /// A name missing from a directory too big to read whole for its
+    /// Unicode twins is refused (fail closed), and the refusal names the
+    /// bound, not an escape (attack s63, N1); one entry fewer, it passes.
+    #[test]
+    fn a_directory_too_big_to_scan_refuses_new_names_saying_so() {
+        let (t, r) = setup(RelativePaths::Cwd, TildePaths::Refuse);
+        let big = t.path().canonicalize().unwrap().join("data/big");
+        std::fs::create_dir(&big).unwrap();
+        for i in 0..MAX_DIR_ENTRIES_SCANNED {
+            std::fs::File::create(big.join(i.to_string())).unwrap();
+        }
+        let new = big.join("new.txt").to_string_lossy().into_owned();
+        assert!(r.check(&new, "t").is_ok());
+        std::fs::File::create(big.join("one-more")).unwrap();
+        let why = r.check(&new, "t").unwrap_err().to_string();
+        assert!(why.contains("MAX_DIR_ENTRIES_SCANNED"), "{why}");
+        assert!(r.check(&big.join("7").to_string_lossy(), "t").is_ok());
     }
 
     /// With `tilde = "home"` and no absolute HOME (unset, empty,
