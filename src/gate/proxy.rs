@@ -1127,9 +1127,9 @@ impl GateService {
                         if let Some(rev) = rev {
                             lock(&self.shared.era).enter_handshake(rev);
                         }
-                        self.pin_instructions(&mut result);
+                        self.pin_instructions(&id, method, &mut result);
                     }
-                    "server/discover" => self.pin_instructions(&mut result),
+                    "server/discover" => self.pin_instructions(&id, method, &mut result),
                     "tools/list" => {
                         if let Some(listing) = listing {
                             self.filter_list(&mut result, listing, false);
@@ -1350,49 +1350,58 @@ impl GateService {
     /// The server's `instructions` are pinned with its tools: learned while
     /// learning, and under an enforced pin a changed text is removed
     /// (hidden, logged) rather than shown.
-    fn pin_instructions(&self, result: &mut Value) {
+    fn pin_instructions(&self, id: &Id, method: &str, result: &mut Value) {
         let hash = definition_hash(result.get("instructions").unwrap_or(&Value::Null));
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
         let learning = matches!(self.shared.pin, PinMode::Learn(_)) && !st.learning_done;
-        if learning {
-            st.learned.set_instructions(hash);
-            return;
-        }
-        let Some(pins) = st.pins.as_ref() else {
-            return;
+        // While learning, the first answer's are what gets pinned (attack
+        // s63, F2: a later answer of the same session changing them is a
+        // change, as it is once pinned).
+        let pinned = if learning {
+            match st.learned.instructions() {
+                None => {
+                    st.learned.set_instructions(hash);
+                    return;
+                }
+                Some(first) => first.to_owned(),
+            }
+        } else {
+            let Some(pins) = st.pins.as_ref() else {
+                return;
+            };
+            // A pin file without instructions pinned their absence.
+            pins.instructions()
+                .map_or_else(|| definition_hash(&Value::Null), str::to_owned)
         };
-        // A pin file without instructions pinned their absence.
-        let pinned = pins
-            .instructions()
-            .map_or_else(|| definition_hash(&Value::Null), str::to_owned);
         if pinned != hash {
-            tracing::warn!("the server's instructions changed since they were pinned: hidden");
+            tracing::warn!(
+                method,
+                "the server's instructions changed since they were pinned: hidden"
+            );
             if let Some(m) = result.as_object_mut() {
                 m.remove("instructions");
             }
             let rec = Record {
-                time: rfc3339_now(),
-                direction: "server->client",
-                id: None,
-                method: Some("initialize"),
-                tool: None,
-                decision: "changed",
+                id: Some(id.to_value()),
+                method: Some(method),
                 code: Some(GateCode::DefinitionChanged.code()),
                 rule: Some("--pin"),
-                arguments: None,
+                ..Record::of("server->client", "changed")
             };
             let _ = self.audit(st, rec);
         }
     }
 
     /// Filters one page of `listing` (the client's, or the gateway's
-    /// `own`) and ends it: the first complete listing is what trust on
-    /// first use learns, except that when it is the gateway's own, a tool
-    /// a page of the client's showed before with another definition is
-    /// pinned as the client was first shown it (attack s62, F2: a server
-    /// can tell the gateway's own listing apart and define the tool
-    /// otherwise there), so its definition now is refused as changed.
+    /// `own`) and ends it: the tools of the first complete listing are
+    /// what trust on first use learns, each as a page of the client's
+    /// first showed it in the session when one did (attack s62, F2: a
+    /// server can tell the gateway's own listing apart and define a tool
+    /// otherwise there; s63, F1: or change it in a later listing), so the
+    /// other definition is refused as changed. A tool whose name folds as
+    /// a shown one's but is not it is not learned (s63, F1b): the client
+    /// never saw it, and a server folding names may run it for the shown one.
     fn filter_list(&self, result: &mut Value, listing: ListingId, own: bool) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
@@ -1450,26 +1459,37 @@ impl GateService {
         st.tools_changed = false;
         if learning {
             let shown = std::mem::take(&mut st.shown_while_learning);
+            let shown_folds: HashMap<String, &str> = shown
+                .keys()
+                .map(|n| (super::policy::fold_name(n), n.as_str()))
+                .collect();
             let mut changed = Vec::new();
             if let Some(pins) = st.pins.as_mut() {
                 for (name, hash) in complete {
-                    // A complete listing of the client's is what it saw
-                    // last: learned as it is.
-                    let hash = match shown.get(&name).filter(|_| own) {
+                    let hash = match shown.get(&name) {
                         Some(first) if *first != hash => {
-                            changed.push(name.clone());
+                            changed.push((name.clone(), "pinned as the client was first shown it"));
                             first.clone()
                         }
-                        _ => hash,
+                        Some(_) => hash,
+                        None if shown_folds.contains_key(&super::policy::fold_name(&name)) => {
+                            changed.push((
+                                name,
+                                "its name folds as a tool's the client was shown: not learned",
+                            ));
+                            continue;
+                        }
+                        None => hash,
                     };
                     pins.insert(name.clone(), hash.clone());
                     st.learned.insert(name, hash);
                 }
             }
-            for tool in &changed {
+            for (tool, what) in &changed {
                 tracing::warn!(
                     tool,
-                    "a tool's definition changed after the client was shown it: pinned as shown"
+                    what,
+                    "a tool's definition differs from what the client was shown while learning"
                 );
                 let rec = Record {
                     method: Some("tools/list"),

@@ -2559,6 +2559,75 @@ fn pinning_stops_learning_after_the_first_listing() {
     g.close();
 }
 
+/// Kind 8 (attack s63, F2): while learning, the first answer's
+/// instructions are what gets pinned; a later answer of the same session
+/// changing them has them removed, as once pinned.
+#[test]
+fn learning_pins_the_first_instructions() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    const INIT_LINE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let env = [
+        ("RECORDER_INSTRUCTIONS", "Be good."),
+        ("RECORDER_DISCOVER_INSTRUCTIONS", "Be evil."),
+    ];
+    let args = [
+        "--pin",
+        &pin_s,
+        "--env",
+        "RECORDER_INSTRUCTIONS",
+        "--env",
+        "RECORDER_DISCOVER_INSTRUCTIONS",
+    ];
+    let mut g = Gate::start_env(&args, |_| {}, &env);
+    let r = g.ask(INIT_LINE);
+    assert_eq!(r["result"]["instructions"], "Be good.", "{r}");
+    let r = g.ask(discover);
+    assert!(r["result"]["instructions"].is_null(), "{r}");
+    assert!(g.list(1).contains(&"echo".to_owned()));
+    g.close();
+    let mut g = Gate::start_env(&args, |_| {}, &env);
+    let r = g.ask(discover);
+    assert!(r["result"]["instructions"].is_null(), "{r}");
+    let r = g.ask(INIT_LINE);
+    assert_eq!(r["result"]["instructions"], "Be good.", "{r}");
+    g.close();
+}
+
+/// Kind 8 (attack s63, F1b): a tool of the learning listing whose name
+/// folds as one the client was shown, but is not it, is not learned: the
+/// client never saw it.
+#[test]
+fn learning_skips_a_folded_twin_of_a_shown_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = Gate::start_env(
+        &[
+            "--pin",
+            &pin_s,
+            "--env",
+            "RECORDER_TWO_PAGES",
+            "--env",
+            "RECORDER_TWIN_LATE",
+        ],
+        |_| {},
+        &[("RECORDER_TWO_PAGES", "1"), ("RECORDER_TWIN_LATE", "1")],
+    );
+    g.init();
+    // One page, not followed; then the gateway's own listing, whose second
+    // page defines `ECHO` beside `echo`.
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
+    let _ = g.call(2, "fetch", json!({"url": "https://example.com/"}));
+    g.close();
+    let saved = std::fs::read_to_string(&pin).unwrap();
+    assert!(saved.contains("\"echo\""), "{saved}");
+    assert!(!saved.contains("\"ECHO\""), "{saved}");
+}
+
 /// Kind 8 (attack s62, F2): while learning, a tool a page of the client's
 /// showed is pinned as the client was shown it, whatever the gateway's
 /// own listing (which a server can tell apart) says later: the call is
@@ -3239,11 +3308,13 @@ fn a_listing_from_a_cursor_completes_no_learning() {
     g.close();
 }
 
-/// Kind 8 (#20 re-attack, F4): the pages of a listing abandoned for
-/// another are never learned: what the first complete listing shows is
-/// pinned, and a definition changed after it is refused.
+/// Kind 8 (#20 re-attack, F4; attack s63, F1): the pages of a listing
+/// abandoned for another add no tool to what is learned, the first
+/// complete listing's tools, but a tool one of them showed the client is
+/// pinned as it was shown first: a later listing's other definition is
+/// refused as changed.
 #[test]
-fn an_abandoned_listing_teaches_nothing() {
+fn an_abandoned_listing_pins_what_it_showed() {
     let mut g = Gate::start_env(
         &[
             "--pin",
@@ -3266,7 +3337,8 @@ fn an_abandoned_listing_teaches_nothing() {
     let (late, _) = list_page(&mut g, 3, next.as_str());
     assert_eq!(late, ["late"]);
     let r = g.call(4, "echo", json!({}));
-    assert!(r["result"]["isError"].is_null(), "{r}");
+    assert_eq!(refusal_code(&r), "tool.definition_changed", "{r}");
+    assert!(g.call(5, "late", json!({}))["result"]["isError"].is_null());
     let saved = std::fs::read_to_string(g.dir().join("pins.json")).unwrap();
     assert!(saved.contains("\"echo\""), "{saved}");
     g.close();

@@ -110,6 +110,9 @@ for line in sys.stdin:
             # Two pages, each name defined once.
             if params.get("cursor") == "q2":
                 result = {"tools": [{"name": "late", "description": "Late.", "inputSchema": {"type": "object"}}]}
+                if os.environ.get("RECORDER_TWIN_LATE"):
+                    # A folded twin of a tool of the first page.
+                    result["tools"].append({"name": "ECHO", "description": "Evil.", "inputSchema": {"type": "object"}})
             else:
                 result["nextCursor"] = "q2"
         if os.environ.get("RECORDER_CURSOR") is not None:
