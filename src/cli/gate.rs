@@ -98,6 +98,10 @@ pub fn run(args: GateArgs) -> ExitCode {
                 "policy line {line}: a kind = \"path\" rule needs a root (--root or [paths] roots)"
             ));
         }
+        // Loud: a server that reads files gets any path it is given.
+        tracing::warn!(
+            "no --root (nor [paths] roots): path arguments are not confined; URLs are still checked"
+        );
         None
     } else {
         let home = std::env::var_os("HOME").map(PathBuf::from);

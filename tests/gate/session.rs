@@ -676,6 +676,34 @@ fn invalid_policy_is_exit_2_naming_the_line() {
     assert!(err.contains("line 3"), "{err}");
 }
 
+/// Loud opt-outs at start-up: without a root, path arguments are not
+/// confined, and the gateway says so; a root whose path holds a list
+/// separator refuses the paths under it unless `[paths] lists = "whole"`,
+/// and the gateway says that too (attack s62, B-F1; newcomer check s62).
+#[test]
+fn start_up_warns_of_unconfined_paths_and_split_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("My Documents")).unwrap();
+    let stderr = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .arg("gate")
+            .args(args)
+            .args(["--", "true"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr(&[]).contains("path arguments are not confined"));
+    let split = stderr(&["--root", "My Documents"]);
+    assert!(split.contains("lists = \"whole\""), "{split}");
+    assert!(!split.contains("not confined"), "{split}");
+    std::fs::write(dir.path().join("p.toml"), "[paths]\nlists = \"whole\"\n").unwrap();
+    let whole = stderr(&["--root", "My Documents", "--policy", "p.toml"]);
+    assert!(!whole.contains("lists"), "{whole}");
+}
+
 #[test]
 fn paths_confined_to_roots() {
     let flags = ["--root", "data", "--policy", "p.toml"];
