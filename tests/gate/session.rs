@@ -2587,6 +2587,25 @@ fn pinning_stops_learning_after_the_first_listing() {
     g.close();
 }
 
+/// A gateway learning its pins into `pin` (trust on first use) in front
+/// of a recorder listing its tools in two pages, with `env` too (each
+/// variable passed through), initialized; the client is shown the first
+/// page, `echo` on it, and does not follow its `nextCursor`.
+fn learning_after_one_page(pin: &str, env: &[(&str, &str)]) -> Gate {
+    let mut env = env.to_vec();
+    env.push(("RECORDER_TWO_PAGES", "1"));
+    let mut flags = vec!["--pin", pin];
+    for (name, _) in &env {
+        flags.extend(["--env", name]);
+    }
+    let mut g = Gate::start_env(&flags, |_| {}, &env);
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
+    assert_eq!(r["result"]["tools"][0]["name"], "echo", "{r}");
+    g
+}
+
 /// Kind 8 (attack s63, F2): while learning, the first answer's
 /// instructions are what gets pinned; a later answer of the same session
 /// changing them has them removed, as once pinned.
@@ -2632,23 +2651,8 @@ fn learning_skips_a_folded_twin_of_a_shown_tool() {
     let dir = tempfile::tempdir().unwrap();
     let pin = dir.path().join("pins.json");
     let pin_s = pin.to_str().unwrap().to_owned();
-    let mut g = Gate::start_env(
-        &[
-            "--pin",
-            &pin_s,
-            "--env",
-            "RECORDER_TWO_PAGES",
-            "--env",
-            "RECORDER_TWIN_LATE",
-        ],
-        |_| {},
-        &[("RECORDER_TWO_PAGES", "1"), ("RECORDER_TWIN_LATE", "1")],
-    );
-    g.init();
-    // One page, not followed; then the gateway's own listing, whose second
-    // page defines `ECHO` beside `echo`.
-    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
+    // The gateway's own listing's second page defines `ECHO` beside `echo`.
+    let mut g = learning_after_one_page(&pin_s, &[("RECORDER_TWIN_LATE", "1")]);
     let _ = g.call(2, "fetch", json!({"url": "https://example.com/"}));
     g.close();
     let saved = std::fs::read_to_string(&pin).unwrap();
@@ -2665,23 +2669,7 @@ fn learning_pins_what_the_client_was_shown() {
     let dir = tempfile::tempdir().unwrap();
     let pin = dir.path().join("pins.json");
     let pin_s = pin.to_str().unwrap().to_owned();
-    let mut g = Gate::start_env(
-        &[
-            "--pin",
-            &pin_s,
-            "--env",
-            "RECORDER_RUG",
-            "--env",
-            "RECORDER_TWO_PAGES",
-        ],
-        |_| {},
-        &[("RECORDER_RUG", "1"), ("RECORDER_TWO_PAGES", "1")],
-    );
-    g.init();
-    // One page, not followed: the listing stays incomplete.
-    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    assert_eq!(r["result"]["nextCursor"], "q2", "{r}");
-    assert_eq!(r["result"]["tools"][0]["name"], "echo", "{r}");
+    let mut g = learning_after_one_page(&pin_s, &[("RECORDER_RUG", "1")]);
     // The gateway's own listing gets another `echo`: refused as changed.
     let r = g.call(2, "echo", json!({}));
     assert_eq!(refusal_code(&r), "tool.definition_changed", "{r}");
