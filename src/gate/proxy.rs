@@ -276,7 +276,7 @@ struct State {
     /// While learning, the hash of each tool's definition as a page of
     /// the client's first showed it (at most [`MAX_TOOLS`], as the view):
     /// what gets pinned for a tool the client was shown (attack s62, F2).
-    shown_while_learning: HashMap<String, String>,
+    shown_while_learning: HashMap<String, (String, usize)>,
     /// A complete `tools/list` listing (from its first page to its last)
     /// has passed the gateway since the session began or the server last
     /// sent `notifications/tools/list_changed`.
@@ -440,7 +440,7 @@ fn retain_links(
 /// Remembers, for each tool a filtered page of the client's shows
 /// (`result`), the hash of its definition as `view` holds it, unless one
 /// was remembered before; at most [`MAX_TOOLS`] names, as the view holds.
-fn remember_shown(shown: &mut HashMap<String, String>, view: &ToolView, result: &Value) {
+fn remember_shown(shown: &mut HashMap<String, (String, usize)>, view: &ToolView, result: &Value) {
     let tools = result.get("tools").and_then(Value::as_array);
     for name in tools
         .into_iter()
@@ -451,7 +451,8 @@ fn remember_shown(shown: &mut HashMap<String, String>, view: &ToolView, result: 
             continue;
         };
         if shown.len() < MAX_TOOLS && !shown.contains_key(name) {
-            shown.insert(name.to_owned(), state.hash.clone());
+            let order = shown.len();
+            shown.insert(name.to_owned(), (state.hash.clone(), order));
         }
     }
 }
@@ -1459,27 +1460,36 @@ impl GateService {
         st.tools_changed = false;
         if learning {
             let shown = std::mem::take(&mut st.shown_while_learning);
-            let shown_folds: HashMap<String, &str> = shown
-                .keys()
-                .map(|n| (super::policy::fold_name(n), n.as_str()))
-                .collect();
+            // Each fold's first name shown: a later name folding as it is
+            // a twin the client may take for it (attack s64, F1).
+            let mut shown_folds: HashMap<String, (&str, usize)> = HashMap::new();
+            for (name, (_, order)) in &shown {
+                let first = shown_folds
+                    .entry(super::policy::fold_name(name))
+                    .or_insert((name.as_str(), *order));
+                if *order < first.1 {
+                    *first = (name.as_str(), *order);
+                }
+            }
             let mut changed = Vec::new();
             if let Some(pins) = st.pins.as_mut() {
                 for (name, hash) in complete {
+                    let twin = shown_folds
+                        .get(&super::policy::fold_name(&name))
+                        .is_some_and(|(first, _)| *first != name);
+                    if twin {
+                        changed.push((
+                            name,
+                            "its name folds as that of a tool the client was shown first: not learned",
+                        ));
+                        continue;
+                    }
                     let hash = match shown.get(&name) {
-                        Some(first) if *first != hash => {
+                        Some((first, _)) if *first != hash => {
                             changed.push((name.clone(), "pinned as the client was first shown it"));
                             first.clone()
                         }
-                        Some(_) => hash,
-                        None if shown_folds.contains_key(&super::policy::fold_name(&name)) => {
-                            changed.push((
-                                name,
-                                "its name folds as a tool's the client was shown: not learned",
-                            ));
-                            continue;
-                        }
-                        None => hash,
+                        _ => hash,
                     };
                     pins.insert(name.clone(), hash.clone());
                     st.learned.insert(name, hash);

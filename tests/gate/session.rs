@@ -2660,6 +2660,27 @@ fn learning_skips_a_folded_twin_of_a_shown_tool() {
     assert!(!saved.contains("\"ECHO\""), "{saved}");
 }
 
+/// Kind 8 (attack s64, F1): a tool renamed to a folded twin of a name the
+/// client was shown first (`ECHO` for `echo`) is not learned, even from
+/// the client's own later listing, and is refused as not pinned.
+#[test]
+fn learning_skips_a_twin_renamed_in_a_later_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    let mut g = learning_after_one_page(&pin_s, &[("RECORDER_TWIN_RENAME", "1")]);
+    let (names, next) = list_page(&mut g, 2, None);
+    assert!(names.contains(&"ECHO".to_owned()), "{names:?}");
+    let (late, _) = list_page(&mut g, 3, next.as_str());
+    assert_eq!(late, ["late"]);
+    let r = g.call(4, "ECHO", json!({}));
+    assert_eq!(refusal_code(&r), "tool.not_pinned", "{r}");
+    g.close();
+    let saved = std::fs::read_to_string(&pin).unwrap();
+    assert!(saved.contains("\"late\""), "{saved}");
+    assert!(!saved.contains("\"ECHO\""), "{saved}");
+}
+
 /// Kind 8 (attack s62, F2): while learning, a tool a page of the client's
 /// showed is pinned as the client was shown it, whatever the gateway's
 /// own listing (which a server can tell apart) says later: the call is
