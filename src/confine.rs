@@ -167,6 +167,22 @@ impl Root {
         self.resolution
     }
 
+    /// Whether the root's paths, as configured and canonical, still name
+    /// the directory held open since [`Root::new`] (same device and inode,
+    /// links followed). A server that opens paths by name reads beneath
+    /// what they name now: one re-pointed (a symbolic link swapped, the
+    /// directory renamed away and made again) makes every check beneath the
+    /// held directory wrong for that server.
+    pub fn still_named(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(held) = self.dir.metadata() else {
+            return false;
+        };
+        [&self.configured, &self.canonical].iter().all(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.dev() == held.dev() && m.ino() == held.ino())
+        })
+    }
+
     /// The canonical root path.
     pub fn path(&self) -> &Path {
         &self.canonical

@@ -67,13 +67,20 @@ impl<'a> Record<'a> {
 }
 
 /// The names and JSON sizes of `arguments` (an object; `None` otherwise).
+/// A name with a colon is kept as a URI is ([`audit_uri`]): a client may
+/// send a URL as a name, with its password (attack s65, F1).
 pub fn argument_sizes(arguments: &Value) -> Option<Map<String, Value>> {
     let m = arguments.as_object()?;
     Some(
         m.iter()
             .map(|(k, v)| {
                 let size = serde_json::to_string(v).map_or(0, |s| s.len());
-                (k.clone(), Value::from(size))
+                let name = if k.contains(':') {
+                    audit_uri(k)
+                } else {
+                    k.clone()
+                };
+                (name, Value::from(size))
             })
             .collect(),
     )
@@ -361,6 +368,20 @@ mod tests {
     use std::time::Duration;
 
     /// An audit line keeps a URI without what may be a secret (s59, K12-A).
+    #[test]
+    fn argument_names_keep_no_url_secret() {
+        let args =
+            serde_json::json!({"url": "x", "http://u:pwSECRET@h/?k=SECRET2": 1, "a:b": "cd"});
+        let names = argument_sizes(&args).unwrap();
+        let keys: Vec<&str> = names.keys().map(String::as_str).collect();
+        assert!(
+            keys.contains(&"url") && keys.contains(&"http://h/"),
+            "{keys:?}"
+        );
+        assert!(!keys.iter().any(|k| k.contains("SECRET")), "{keys:?}");
+        assert_eq!(names["url"], 3);
+    }
+
     #[test]
     fn audit_uris_drop_userinfo_query_and_fragment() {
         for (uri, kept) in [

@@ -907,7 +907,10 @@ impl Roots {
                 }
             };
             self.lexical.iter().any(|r| lexical.starts_with(r))
-                && self.roots.iter().any(|r| r.check_beneath(p).is_ok())
+                && self
+                    .roots
+                    .iter()
+                    .any(|r| r.check_beneath(p).is_ok() && r.still_named())
                 && !twin(Path::new(p))
                 && !twin(&normalize(Path::new(p)))
         };
@@ -1488,6 +1491,46 @@ mod tests {
         assert!(!ok("data/nope/../f\u{ef}le"));
         assert!(!ok("data/inner/../f\u{ef}le"));
         assert!(ok("data/missing/../a.txt"));
+    }
+
+    /// A root whose path is re-pointed after start-up (a symbolic link
+    /// swapped, the directory renamed away and made again) confines
+    /// nothing any more: every path under it is refused (attack s65, F2).
+    #[test]
+    fn a_root_re_pointed_after_start_up_refuses() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        for d in ["v1", "v2", "outside"] {
+            std::fs::create_dir(base.join(d)).unwrap();
+        }
+        std::fs::write(base.join("v1/a.txt"), "a").unwrap();
+        std::fs::write(base.join("outside/secret"), "s").unwrap();
+        symlink("v1", base.join("cur")).unwrap();
+        std::fs::create_dir(base.join("root")).unwrap();
+        let roots = Roots::new(
+            &[PathBuf::from("cur"), PathBuf::from("root")],
+            base.clone(),
+            None,
+            RelativePaths::Refuse,
+            TildePaths::Refuse,
+            VariablePaths::Refuse,
+        )
+        .unwrap();
+        let ok = |p: &Path| roots.check(&p.to_string_lossy(), "t").is_ok();
+        assert!(ok(&base.join("cur/a.txt")));
+        assert!(ok(&base.join("v1/a.txt")));
+        // The link swapped for one to `outside`.
+        symlink("outside", base.join("cur.new")).unwrap();
+        std::fs::rename(base.join("cur.new"), base.join("cur")).unwrap();
+        assert!(!ok(&base.join("cur/secret")));
+        assert!(!ok(&base.join("cur/a.txt")));
+        // The other root renamed away and made again.
+        assert!(ok(&base.join("root/new.txt")));
+        std::fs::rename(base.join("root"), base.join("old-root")).unwrap();
+        std::fs::create_dir(base.join("root")).unwrap();
+        symlink("/etc", base.join("root/etc")).unwrap();
+        assert!(!ok(&base.join("root/etc/passwd")));
+        assert!(!ok(&base.join("root/new.txt")));
     }
 
     /// A name missing from a directory too big to read whole for its
