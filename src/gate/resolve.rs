@@ -576,6 +576,17 @@ mod tests {
         );
     }
 
+    /// A resolver whose every lookup thread is held (by the permit, while
+    /// it lives).
+    async fn every_thread_held() -> (Resolver, tokio::sync::OwnedSemaphorePermit) {
+        let resolver = Resolver::default();
+        let all = Arc::clone(&resolver.threads)
+            .acquire_many_owned(u32::try_from(MAX_RESOLVER_THREADS).unwrap())
+            .await
+            .unwrap();
+        (resolver, all)
+    }
+
     #[test]
     fn no_free_thread_refuses_at_once() {
         // Every lookup thread is held: refused for that, not held until
@@ -585,11 +596,7 @@ mod tests {
             .build()
             .unwrap();
         let r = rt.block_on(async {
-            let resolver = Resolver::default();
-            let _all = Arc::clone(&resolver.threads)
-                .acquire_many_owned(u32::try_from(MAX_RESOLVER_THREADS).unwrap())
-                .await
-                .unwrap();
+            let (resolver, _all) = every_thread_held().await;
             resolver
                 .vet_all_with(
                     &NetPolicy::default(),
@@ -653,11 +660,7 @@ mod tests {
         );
         assert_eq!(LOOKUPS.load(std::sync::atomic::Ordering::SeqCst), 5);
         let got = rt.block_on(async {
-            let resolver = Resolver::default();
-            let _all = Arc::clone(&resolver.threads)
-                .acquire_many_owned(u32::try_from(MAX_RESOLVER_THREADS).unwrap())
-                .await
-                .unwrap();
+            let (resolver, _all) = every_thread_held().await;
             resolver
                 .vet_sets_with(
                     &NetPolicy::default(),
