@@ -854,17 +854,20 @@ impl Roots {
     pub fn check(&self, text: &str, rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         let decoded = decodings(text);
+        // Which roots still name the directory held open, looked at once
+        // for every reading of this path.
+        let named: Vec<bool> = self.roots.iter().map(Root::still_named).collect();
         for form in decoded.forms() {
             for reading in readings(form) {
                 let reading: &str = &reading;
-                self.check_form(reading, rule)?;
+                self.check_form(reading, &named, rule)?;
                 // `a:/etc/passwd`, `C:..`: a URL parser reads a one-letter
                 // scheme and hands the server the path after it, a Windows
                 // server a drive: each reading stays inside too. Each step
                 // takes two bytes off a text of at most MAX_PATH_BYTES.
                 let mut rest: &str = reading;
                 while let Some(after) = drive_rest(rest) {
-                    self.check_form(after, rule)?;
+                    self.check_form(after, &named, rule)?;
                     rest = after;
                 }
             }
@@ -878,8 +881,10 @@ impl Roots {
         Ok(())
     }
 
-    /// [`check`](Self::check) of one reading of the path.
-    fn check_form(&self, text: &str, rule: &str) -> Result<(), Refusal> {
+    /// [`check`](Self::check) of one reading of the path; `named[i]` says
+    /// whether root `i` still names the directory held open
+    /// ([`Root::still_named`]): one re-pointed confines nothing.
+    fn check_form(&self, text: &str, named: &[bool], rule: &str) -> Result<(), Refusal> {
         let refuse = |why: &str| Err(Refusal::from_denial(&Denial::outside_root(why), rule));
         if text.len() > MAX_PATH_BYTES || text.contains('\0') {
             return refuse("the path does not resolve inside any --root directory");
@@ -910,7 +915,8 @@ impl Roots {
                 && self
                     .roots
                     .iter()
-                    .any(|r| r.check_beneath(p).is_ok() && r.still_named())
+                    .zip(named)
+                    .any(|(r, named)| *named && r.check_beneath(p).is_ok())
                 && !twin(Path::new(p))
                 && !twin(&normalize(Path::new(p)))
         };

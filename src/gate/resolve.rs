@@ -170,24 +170,16 @@ impl Resolver {
             };
             // A lookup waits for no thread: with every one of them held
             // by slower lookups, the message is refused at once.
-            let Ok(permit) = Arc::clone(&self.threads).try_acquire_owned() else {
-                return Err(threads_busy());
-            };
             let net = net.clone();
             let (host, port) = (lookup_key(first).to_owned(), first.port());
-            lookups.spawn(async move {
-                // The permit lives as long as the thread's lookup does.
-                let addrs = tokio::task::spawn_blocking(move || {
-                    let addrs = look(&host, port);
-                    drop(permit);
-                    addrs
-                })
-                .await
-                .unwrap_or_default();
+            let started = self.start_lookup(&mut lookups, host, port, look, move |addrs| {
                 group
                     .iter()
                     .try_for_each(|name| vet_addresses(&net, name, &addrs, RULE))
             });
+            if !started {
+                return Err(threads_busy());
+            }
         }
         let all = async {
             while let Some(done) = lookups.join_next().await {
@@ -214,6 +206,35 @@ impl Resolver {
 }
 
 impl Resolver {
+    /// Starts the lookup of `host` on a thread of its own, holding one of
+    /// the session's [`MAX_RESOLVER_THREADS`] permits for as long as the
+    /// thread's lookup runs, and adds to `lookups` a task giving
+    /// `then(addresses)` (no address when the thread failed). `false`,
+    /// nothing started, when every permit is held.
+    fn start_lookup<T: Send + 'static>(
+        &self,
+        lookups: &mut tokio::task::JoinSet<T>,
+        host: String,
+        port: u16,
+        look: fn(&str, u16) -> Vec<IpAddr>,
+        then: impl FnOnce(Vec<IpAddr>) -> T + Send + 'static,
+    ) -> bool {
+        let Ok(permit) = Arc::clone(&self.threads).try_acquire_owned() else {
+            return false;
+        };
+        lookups.spawn(async move {
+            let addrs = tokio::task::spawn_blocking(move || {
+                let addrs = look(&host, port);
+                drop(permit);
+                addrs
+            })
+            .await
+            .unwrap_or_default();
+            then(addrs)
+        });
+        true
+    }
+
     /// [`Resolver::vet_all`] of each of `sets` apart, by `deadline` (and by
     /// [`RESOLVE_DEADLINE`] from now): one lookup per host for all of them,
     /// and the refusal of each set, if any, in order. A set whose lookup
@@ -250,23 +271,16 @@ impl Resolver {
         let mut busy = vec![false; hosts.len()];
         let mut lookups = tokio::task::JoinSet::new();
         for (i, (host, port)) in hosts.iter().enumerate() {
-            let Ok(permit) = Arc::clone(&self.threads).try_acquire_owned() else {
-                if let Some(b) = busy.get_mut(i) {
-                    *b = true;
-                }
-                continue;
-            };
-            let (host, port) = ((*host).to_owned(), *port);
-            lookups.spawn(async move {
-                let addrs = tokio::task::spawn_blocking(move || {
-                    let addrs = look(&host, port);
-                    drop(permit);
-                    addrs
-                })
-                .await
-                .unwrap_or_default();
-                (i, addrs)
-            });
+            let started = self.start_lookup(
+                &mut lookups,
+                (*host).to_owned(),
+                *port,
+                look,
+                move |addrs| (i, addrs),
+            );
+            if let (false, Some(b)) = (started, busy.get_mut(i)) {
+                *b = true;
+            }
         }
         let _ = tokio::time::timeout_at(deadline, async {
             while let Some(done) = lookups.join_next().await {

@@ -973,9 +973,7 @@ fn encoded_text_hidden_from_lenient_readers_is_screened() {
 
 #[test]
 fn pinning_trust_on_first_use_then_rug_pull() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     let mut g = Gate::start(&["--pin", &pin_s]);
     g.init();
     assert!(g.list(1).contains(&"echo".to_owned()));
@@ -1651,9 +1649,7 @@ fn operation_names_must_be_strings() {
 /// cursor) still ends learning.
 #[test]
 fn pinning_covers_discover_instructions_and_odd_cursors() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, _, pin_s) = pin_file();
     let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
     let mut g = Gate::start_env(
         &["--pin", &pin_s, "--env", "RECORDER_DISCOVER_INSTRUCTIONS"],
@@ -1675,9 +1671,7 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
     g.close();
     // `"nextCursor": ""` ends a listing, as clients take it: learning ends
     // and a rug pull in the next listing is refused.
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     let mut g = Gate::start_env(
         &[
             "--pin",
@@ -1709,9 +1703,7 @@ fn pinning_covers_discover_instructions_and_odd_cursors() {
 #[test]
 fn a_restarted_listing_never_completes_learning() {
     for cursor in [json!("more"), json!(5), json!({"c": 1})] {
-        let dir = tempfile::tempdir().unwrap();
-        let pin = dir.path().join("pins.json");
-        let pin_s = pin.to_str().unwrap().to_owned();
+        let (_dir, pin, pin_s) = pin_file();
         let value = cursor.to_string();
         let mut g = Gate::start_env(
             &["--pin", &pin_s, "--env", "RECORDER_CURSOR_JSON"],
@@ -1739,9 +1731,7 @@ fn a_restarted_listing_never_completes_learning() {
 fn a_name_defined_twice_across_pages_is_refused_and_never_pinned() {
     let page = |g: &mut Gate, id: u64, cursor: Option<&str>| list_page(g, id, cursor).0;
     for pinned in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
-        let pin = dir.path().join("pins.json");
-        let pin_s = pin.to_str().unwrap().to_owned();
+        let (_dir, pin, pin_s) = pin_file();
         let mut flags = vec!["--env", "RECORDER_PAGES"];
         if pinned {
             flags.extend(["--pin", &pin_s]);
@@ -2561,9 +2551,7 @@ fn every_server_text_screened() {
 /// changed mid-session is refused, and the pin file keeps the original.
 #[test]
 fn pinning_stops_learning_after_the_first_listing() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     let mut g = Gate::start_env(
         &["--pin", &pin_s, "--env", "RECORDER_RUG"],
         |_| {},
@@ -2585,6 +2573,15 @@ fn pinning_stops_learning_after_the_first_listing() {
     assert!(g.list(1).contains(&"echo".to_owned()));
     assert!(g.call(2, "echo", json!({}))["result"]["isError"].is_null());
     g.close();
+}
+
+/// A pin file's path in a directory of its own (kept while the directory
+/// lives), and the same path as a flag's text.
+fn pin_file() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pins.json");
+    let pin_s = pin.to_str().unwrap().to_owned();
+    (dir, pin, pin_s)
 }
 
 /// A gateway learning its pins into `pin` (trust on first use) in front
@@ -2611,9 +2608,7 @@ fn learning_after_one_page(pin: &str, env: &[(&str, &str)]) -> Gate {
 /// changing them has them removed, as once pinned.
 #[test]
 fn learning_pins_the_first_instructions() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, _, pin_s) = pin_file();
     const INIT_LINE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
     let env = [
@@ -2648,9 +2643,7 @@ fn learning_pins_the_first_instructions() {
 /// client never saw it.
 #[test]
 fn learning_skips_a_folded_twin_of_a_shown_tool() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     // The gateway's own listing's second page defines `ECHO` beside `echo`.
     let mut g = learning_after_one_page(&pin_s, &[("RECORDER_TWIN_LATE", "1")]);
     let _ = g.call(2, "fetch", json!({"url": "https://example.com/"}));
@@ -2665,9 +2658,7 @@ fn learning_skips_a_folded_twin_of_a_shown_tool() {
 /// the client's own later listing, and is refused as not pinned.
 #[test]
 fn learning_skips_a_twin_renamed_in_a_later_listing() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     let mut g = learning_after_one_page(&pin_s, &[("RECORDER_TWIN_RENAME", "1")]);
     let (names, next) = list_page(&mut g, 2, None);
     assert!(names.contains(&"ECHO".to_owned()), "{names:?}");
@@ -2687,9 +2678,7 @@ fn learning_skips_a_twin_renamed_in_a_later_listing() {
 /// refused as changed, and the next session enforces what the client saw.
 #[test]
 fn learning_pins_what_the_client_was_shown() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, _, pin_s) = pin_file();
     let mut g = learning_after_one_page(&pin_s, &[("RECORDER_RUG", "1")]);
     // The gateway's own listing gets another `echo`: refused as changed.
     let r = g.call(2, "echo", json!({}));
@@ -2725,9 +2714,7 @@ fn learning_pins_what_the_client_was_shown() {
 /// pages of that listing never reach the client.
 #[test]
 fn pinned_call_before_any_listing_uses_the_gateways_own_listing() {
-    let dir = tempfile::tempdir().unwrap();
-    let pin = dir.path().join("pins.json");
-    let pin_s = pin.to_str().unwrap().to_owned();
+    let (_dir, pin, pin_s) = pin_file();
     // Trust on first use, no listing by the client: the gateway's own
     // listing is learned and saved, and the call goes through.
     let mut g = Gate::start(&["--pin", &pin_s]);
@@ -3279,9 +3266,7 @@ fn page_names(r: &Value) -> (Vec<String>, Value) {
 #[test]
 fn listings_at_once_keep_their_pages_apart() {
     for pinned in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
-        let pin = dir.path().join("pins.json");
-        let pin_s = pin.to_str().unwrap().to_owned();
+        let (_dir, pin, pin_s) = pin_file();
         let mut flags = vec!["--env", "RECORDER_TWO_PAGES"];
         if pinned {
             flags.extend(["--pin", &pin_s]);
