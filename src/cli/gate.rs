@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use toolgate::gate::{
     splits_a_path, Audit, DenyAs, GateConfig, Gatekeeper, PathLists, PinMode, Pins, PoisonMode,
-    Policy, Roots, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
+    Policy, Roots, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_MAX_RESPONSE_BYTES, MIN_AUDIT_MAX_BYTES,
 };
 
 use super::mcp::{init_logging, parse_log_filter};
@@ -26,8 +26,10 @@ pub struct GateArgs {
     /// Audit every call, not only refusals and changes.
     #[arg(long, requires = "audit")]
     pub audit_all: bool,
-    /// Rotate the audit file (once, to FILE.1) past this many bytes.
-    #[arg(long, default_value_t = DEFAULT_AUDIT_MAX_BYTES)]
+    /// Rotate the audit file (once, to FILE.1) past this many bytes (at
+    /// least 1 MiB).
+    #[arg(long, default_value_t = DEFAULT_AUDIT_MAX_BYTES,
+          value_parser = clap::value_parser!(u64).range(MIN_AUDIT_MAX_BYTES..))]
     pub audit_max_bytes: u64,
     /// Pin tool definitions in FILE (created on first use).
     #[arg(long)]

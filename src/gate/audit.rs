@@ -24,6 +24,11 @@ use serde_json::{Map, Value};
 /// Default `--audit-max-bytes`: 64 MiB.
 pub const DEFAULT_AUDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The least `--audit-max-bytes` the gateway starts with: 1 MiB. Below it
+/// a busy session would rotate every few lines, and with one generation
+/// kept the trail would hold almost nothing (0 rotated on every line).
+pub const MIN_AUDIT_MAX_BYTES: u64 = 1024 * 1024;
+
 /// One audit record.
 #[derive(Debug, Clone, Serialize)]
 pub struct Record<'a> {

@@ -676,6 +676,35 @@ fn invalid_policy_is_exit_2_naming_the_line() {
     assert!(err.contains("line 3"), "{err}");
 }
 
+/// An audit bound below `gate::MIN_AUDIT_MAX_BYTES` (1 MiB) would rotate
+/// the trail away every few lines: refused at start-up (exit 2), the
+/// least value accepted.
+#[test]
+fn audit_bound_below_its_minimum_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, code) in [("0", 2), ("1048575", 2), ("1048576", 0)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args([
+                "gate",
+                "--audit",
+                "a.jsonl",
+                "--audit-max-bytes",
+                n,
+                "--",
+                "true",
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{n}: {err}");
+        if code == 2 {
+            assert!(err.contains("1048576"), "{err}");
+        }
+    }
+}
+
 /// Loud opt-outs at start-up: without a root, path arguments are not
 /// confined, and the gateway says so; a root whose path holds a list
 /// separator refuses the paths under it unless `[paths] lists = "whole"`,
