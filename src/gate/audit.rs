@@ -169,6 +169,28 @@ fn plain_uri(uri: &str) -> String {
     format!("{head}{slashes}{host}{path}")
 }
 
+/// Serialized JSON with every character the screen calls hidden
+/// ([`super::hidden::class`]: tag characters, zero-width and other format
+/// or default-ignorable characters, private use, unassigned) escaped as
+/// `\uNNNN` (two for one outside the BMP): the same JSON value, in which
+/// an operator sees `ec\u200bho` where a name only looks like `echo`, and
+/// tag text cannot ride invisibly (attack s66, B-F3). Outside strings JSON
+/// holds no such character, so escaping them everywhere is exact.
+fn hidden_escaped(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() || super::hidden::class(c).is_none() {
+            out.push(c);
+            continue;
+        }
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            out.push_str(&format!("\\u{unit:04x}"));
+        }
+    }
+    out
+}
+
 /// The audit file.
 #[derive(Debug)]
 pub struct Audit {
@@ -229,9 +251,7 @@ impl Audit {
         // The same JSON with C1 and bidirectional controls escaped: a row
         // quotes wire strings, and `tail -f` shows it on a terminal.
         let json = serde_json::to_string(record).map_err(io::Error::other)?;
-        let mut line = crate::terminal::json_for_terminal(&json)
-            .into_owned()
-            .into_bytes();
+        let mut line = hidden_escaped(&crate::terminal::json_for_terminal(&json)).into_bytes();
         line.push(b'\n');
         self.lock_current()?;
         let written = self.write_locked(line);
@@ -488,6 +508,42 @@ mod tests {
         assert!(
             text.contains("\\u009b") && text.contains("\\u202e"),
             "{text}"
+        );
+        let v: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(v["tool"], tool);
+    }
+
+    /// Attack s66, B-F3: every character the screen calls hidden (zero
+    /// width, soft hyphen, byte order mark, tag characters, private use)
+    /// is escaped: the row shows `ec\u200bho`, never what looks like
+    /// `echo`; the JSON value is the same, and emoji stay as written.
+    #[test]
+    fn rows_show_hidden_characters_escaped() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("audit.jsonl");
+        let mut a = Audit::open(&p, 4000).unwrap();
+        let tool = "ec\u{200b}ho\u{ad}\u{feff}\u{e0041}\u{e0069}\u{e000}\u{2060}é✔";
+        let mut r = rec("c");
+        r.tool = Some(tool);
+        a.write(&r).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        for escaped in [
+            "ec\\u200bho",
+            "\\u00ad",
+            "\\ufeff",
+            "\\udb40\\udc41",
+            "\\udb40\\udc69",
+            "\\ue000",
+            "\\u2060",
+        ] {
+            assert!(text.contains(escaped), "{escaped}: {text}");
+        }
+        assert!(text.contains("é✔"), "{text}");
+        assert!(
+            text.is_ascii()
+                || !text
+                    .chars()
+                    .any(|c| crate::gate::hidden::class(c).is_some())
         );
         let v: Value = serde_json::from_str(text.trim_end()).unwrap();
         assert_eq!(v["tool"], tool);

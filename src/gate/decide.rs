@@ -678,7 +678,11 @@ impl Gatekeeper {
         for rule in self.policy.args.iter().filter(|r| r.applies_to(tool)) {
             match args.pointer(&rule.pointer) {
                 Some(v) => {
-                    exempt.push(v);
+                    // A rule matched only by a folded name restricts, and
+                    // lifts no default check (attack s66, A-F1).
+                    if rule.exempts(tool) {
+                        exempt.push(v);
+                    }
                     self.apply_rule(rule, v, &mut names, &mut budget)?;
                 }
                 // The pointer may lead into JSON held in a string (a server
@@ -3487,6 +3491,50 @@ mod tests {
             )
             .unwrap();
         assert_eq!(n.len(), 1);
+    }
+
+    /// Attack s66, A-F1: an exemption (`kind = "text"`, and `kind = "url"`
+    /// lifting the path check) applies to the tool named as written; a
+    /// tool whose name only folds as it does keeps every default check,
+    /// and still gets what the rule requires (its `max_bytes`).
+    #[test]
+    fn arg_exemptions_match_as_written() {
+        let g = keeper(
+            r#"
+[[args]]
+tool = "notes"
+pointer = "/body"
+kind = "text"
+max_bytes = 64
+[[args]]
+tool = "notes"
+pointer = "/path"
+kind = "url"
+"#,
+        );
+        let metadata = json!({"body": "http://169.254.169.254/latest/"});
+        assert_eq!(code(&g, "notes", metadata.clone()), "ok");
+        for twin in ["Notes", "NOTES", "\u{ff4e}otes", "note\u{17f}"] {
+            assert_eq!(
+                code(&g, twin, metadata.clone()),
+                "ssrf.cloud_metadata",
+                "{twin}"
+            );
+            assert_eq!(
+                code(&g, twin, json!({"body": "x".repeat(65)})),
+                "policy.arg_too_large",
+                "{twin}"
+            );
+            assert_eq!(
+                code(&g, twin, json!({"path": "http://169.254.169.254/"})),
+                "ssrf.cloud_metadata",
+                "{twin}"
+            );
+        }
+        assert_eq!(
+            code(&g, "notes", json!({"body": "x".repeat(65)})),
+            "policy.arg_too_large"
+        );
     }
 
     #[test]

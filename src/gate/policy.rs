@@ -144,9 +144,21 @@ pub struct ArgRule {
 }
 
 impl ArgRule {
-    /// `true` when the rule applies to tool `name`.
+    /// `true` when the rule applies to tool `name`: its glob matches the
+    /// name as written or folded ([`fold_name`]). What the rule requires
+    /// (its kind's check, `max_bytes`) holds for every name it applies to.
     pub fn applies_to(&self, name: &str) -> bool {
         self.matcher.is_match(name)
+    }
+
+    /// `true` when the rule's glob matches tool `name` as written. Only
+    /// then does the rule also lift the default checks of the value it
+    /// names (`kind = "text"` both, `kind = "url"` the path check): an
+    /// exemption, like an `allow` glob, is not given to another tool
+    /// whose name merely folds as the named one's (`Notes`, `ｎｏｔｅｓ` on a
+    /// case-sensitive server are other tools).
+    pub fn exempts(&self, name: &str) -> bool {
+        self.matcher.written.is_match(name)
     }
 
     /// The rule's label in refusals and the audit log.
