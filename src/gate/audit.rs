@@ -80,12 +80,7 @@ pub fn argument_sizes(arguments: &Value) -> Option<Map<String, Value>> {
         m.iter()
             .map(|(k, v)| {
                 let size = serde_json::to_string(v).map_or(0, |s| s.len());
-                let name = if k.contains(':') {
-                    audit_uri(k)
-                } else {
-                    k.clone()
-                };
-                (name, Value::from(size))
+                (audit_name(k), Value::from(size))
             })
             .collect(),
     )
@@ -145,28 +140,105 @@ pub fn audit_uri(uri: &str) -> String {
     kept
 }
 
-/// [`audit_uri`] of a text the URL parser does not read, or a template.
+/// [`audit_uri`] of a text the URL parser does not read, or a template:
+/// percent-decoded (up to [`MAX_PERCENT_DECODINGS`](super::MAX_PERCENT_DECODINGS)
+/// times) when decoding shows a `@`, `?` or `#` the text hid, then kept up
+/// to its first `?` or `#`, each authority in it (after any `scheme:` that
+/// starts a word, wrapped or in prose, and its slashes or backslashes, up
+/// to the next `/`, `\`, white space or closing bracket or quote) without
+/// its userinfo (through its last `@`), and without anything after an `@`
+/// elsewhere (attack s66, B-F1: `<https://u:pw@h/>`, `https%3A%2F%2Fu%3Apw%40h`).
 fn plain_uri(uri: &str) -> String {
-    let text = uri.split(['?', '#']).next().unwrap_or_default();
+    let mut deepest = uri.to_owned();
+    for _ in 0..super::MAX_PERCENT_DECODINGS {
+        let decoded = percent_encoding::percent_decode_str(&deepest)
+            .decode_utf8_lossy()
+            .into_owned();
+        if decoded == deepest {
+            break;
+        }
+        deepest = decoded;
+    }
+    let hid = |c: char| deepest.matches(c).count() > uri.matches(c).count();
+    let text = if ['@', '?', '#'].into_iter().any(hid) {
+        deepest.as_str()
+    } else {
+        uri
+    };
+    let text = text.split(['?', '#']).next().unwrap_or_default();
     let text = text.strip_suffix('{').unwrap_or(text);
-    let scheme = text
-        .find(':')
-        .filter(|&at| {
-            let s = text.get(..at).unwrap_or_default();
-            s.starts_with(|c: char| c.is_ascii_alphabetic())
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        })
-        .map_or(0, |at| at + 1);
-    let (head, rest) = text.split_at(scheme);
-    let after = rest.trim_start_matches(['/', '\\']);
-    let slashes = rest.get(..rest.len() - after.len()).unwrap_or_default();
-    let (authority, path) = after.split_at(after.find(['/', '\\']).unwrap_or(after.len()));
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    let path = path.split('@').next().unwrap_or_default();
-    format!("{head}{slashes}{host}{path}")
+    let authority_end = |t: &str| {
+        t.find(|c: char| c.is_whitespace() || "/\\>)]}\"'<".contains(c))
+            .unwrap_or(t.len())
+    };
+    let mut out = String::with_capacity(text.len());
+    // A text without a scheme starts with its authority (`u:pw@h/x` read
+    // after `demo:`, `pw@h/x` after `u:`).
+    let (lead, mut rest) = text.split_at(authority_end(text));
+    if lead.contains(':') {
+        rest = text;
+    } else {
+        out.push_str(lead.rsplit_once('@').map_or(lead, |(_, host)| host));
+    }
+    while let Some(start) = authority_start(rest) {
+        let (before, after) = rest.split_at(start);
+        out.push_str(before);
+        let (authority, tail) = after.split_at(authority_end(after));
+        out.push_str(
+            authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host),
+        );
+        rest = tail;
+    }
+    out.push_str(rest);
+    match out.split_once('@') {
+        Some((kept, _)) => kept.to_owned(),
+        None => out,
+    }
+}
+
+/// Where the authority of the first `scheme:` in `text` that starts a
+/// word (at the start, or after a character that is not a letter, digit,
+/// `+`, `-` or `.`) begins: after its `:` and any `/` or `\` following.
+/// `None` when no such scheme is left.
+fn authority_start(text: &str) -> Option<usize> {
+    let scheme_char = |c: char| c.is_ascii_alphanumeric() || "+-.".contains(c);
+    let mut word_start = None;
+    let mut prev_in_word = false;
+    for (at, c) in text.char_indices() {
+        if c == ':' {
+            if let Some(s) = word_start {
+                let scheme = text.get(s..at).unwrap_or_default();
+                if scheme.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    let after = text.get(at + 1..).unwrap_or_default();
+                    let slashes = after.len() - after.trim_start_matches(['/', '\\']).len();
+                    return Some(at + 1 + slashes);
+                }
+            }
+        }
+        let in_word = scheme_char(c);
+        if in_word && !prev_in_word {
+            word_start = Some(at);
+        }
+        if !in_word {
+            word_start = None;
+        }
+        prev_in_word = in_word;
+    }
+    None
+}
+
+/// A tool, prompt or argument name as an audit line (and a log line)
+/// keeps it: a name that holds a `:`, `@` or `%` (a URL used as a name,
+/// perhaps wrapped or percent-encoded) as [`audit_uri`] keeps a URI,
+/// without what may be a password or a token; any other as it is.
+pub fn audit_name(name: &str) -> String {
+    if name.contains([':', '@', '%']) {
+        audit_uri(name)
+    } else {
+        name.to_owned()
+    }
 }
 
 /// Serialized JSON with every character the screen calls hidden
@@ -250,7 +322,14 @@ impl Audit {
     pub fn write(&mut self, record: &Record<'_>) -> io::Result<()> {
         // The same JSON with C1 and bidirectional controls escaped: a row
         // quotes wire strings, and `tail -f` shows it on a terminal.
-        let json = serde_json::to_string(record).map_err(io::Error::other)?;
+        // Whatever names the tool, prompt or resource, without what may be
+        // a secret in it ([`audit_name`]), wherever the record was made.
+        let tool = record.tool.map(audit_name);
+        let record = Record {
+            tool: tool.as_deref(),
+            ..record.clone()
+        };
+        let json = serde_json::to_string(&record).map_err(io::Error::other)?;
         let mut line = hidden_escaped(&crate::terminal::json_for_terminal(&json)).into_bytes();
         line.push(b'\n');
         self.lock_current()?;
@@ -438,8 +517,52 @@ mod tests {
             ("data:SECRET", "data:"),
             ("a:b:c:d:e:u:pw@h", "a:b:c:d:e:h"),
             ("blob:http://u:pw@[bad/x", "blob:http://[bad/x"),
+            // Wrapped, in prose, percent-encoded (attack s66, B-F1).
+            ("<https://u:S3CRET@example.com/>", "<https://example.com/>"),
+            ("(https://u:S3CRET@e.com/)", "(https://e.com/)"),
+            ("'https://u:S3CRET@e.com/'", "'https://e.com/'"),
+            ("\"https://u:S3CRET@e.com/\"", "\"https://e.com/\""),
+            ("[https://u:S3CRET@e.com/]", "[https://e.com/]"),
+            ("see https://u:S3CRET@e.com/ now", "see https://e.com/ now"),
+            (
+                " <file://u:S3CRET@host/etc/passwd>",
+                " <file://host/etc/passwd>",
+            ),
+            ("<demo://u:S3CRET@r/x>", "<demo://r/x>"),
+            (
+                "https%3A%2F%2Fu%3AS3CRET%40example.com%2F",
+                "https://example.com/",
+            ),
+            (
+                "https%3a//u%3aS3CRET%40example.com/",
+                "https://example.com/",
+            ),
+            (
+                "https%253A%252F%252Fu%253AS3CRET%2540e.com%252F",
+                "https://e.com/",
+            ),
+            ("<https://e.com/?t=S3CRET>", "<https://e.com/"),
+            ("a%20b", "a%20b"),
         ] {
             assert_eq!(audit_uri(uri), kept, "{uri}");
+        }
+    }
+
+    /// Names: one that may be a URL (a `:`, `@` or `%` in it) kept as a
+    /// URI is, any other as it is (attack s65, F1; s66, B-F1).
+    #[test]
+    fn audit_names_drop_what_may_be_a_secret() {
+        for (name, kept) in [
+            ("url", "url"),
+            ("plain-name_1", "plain-name_1"),
+            ("http://example.com/?t=S3CRET", "http://example.com/"),
+            ("x:S3CRET@y", "x:y"),
+            ("<https://u:S3CRET@h/>", "<https://h/>"),
+            ("https%3A%2F%2Fu%3AS3CRET%40h%2F", "https://h/"),
+            ("S3CRET@host", "host"),
+            ("a%20b", "a%20b"),
+        ] {
+            assert_eq!(audit_name(name), kept, "{name}");
         }
     }
     #[test]

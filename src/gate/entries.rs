@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::audit::audit_uri;
+use super::audit::{audit_name, audit_uri};
 use super::code::{GateCode, Refusal};
 use super::listing::listing_members;
 use super::named::Named;
@@ -56,7 +56,7 @@ impl EntryKind {
     /// audit file does (attack s61, N3: the log quoted a password).
     fn shown(self, name: &str) -> String {
         match self {
-            Self::Prompt => name.to_owned(),
+            Self::Prompt => audit_name(name),
             Self::Resource | Self::Template => audit_uri(name),
         }
     }

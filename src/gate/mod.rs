@@ -50,8 +50,8 @@ mod yaml;
 
 pub use crate::engine::{id_candidates, tail_id_candidates, MAX_ID_CANDIDATES, MAX_ID_SCAN_BYTES};
 pub use audit::{
-    argument_sizes, audit_uri, rfc3339, rfc3339_now, Audit, Record, AUDIT_LOCK_WAIT, AUDIT_REOPENS,
-    DEFAULT_AUDIT_MAX_BYTES, MAX_AUDIT_URI_SCHEMES, MIN_AUDIT_MAX_BYTES,
+    argument_sizes, audit_name, audit_uri, rfc3339, rfc3339_now, Audit, Record, AUDIT_LOCK_WAIT,
+    AUDIT_REOPENS, DEFAULT_AUDIT_MAX_BYTES, MAX_AUDIT_URI_SCHEMES, MIN_AUDIT_MAX_BYTES,
 };
 pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV};
 pub use code::{AnyCode, GateCode, Refusal};

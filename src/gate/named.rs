@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::audit::audit_uri;
+use super::audit::{audit_name, audit_uri};
 
 /// The members of a `subscriptions/listen` filter (`params.notifications`)
 /// that list the resource URIs it subscribes: MCP's `resourceSubscriptions`,
@@ -78,11 +78,11 @@ impl<'a> Named<'a> {
     }
 
     /// What the request's audit line names: a tool or prompt by its
-    /// name, a URI without what may be a secret ([`audit_uri`]); `None`
+    /// name ([`audit_name`]), a URI without what may be a secret ([`audit_uri`]); `None`
     /// when it names nothing.
     pub(crate) fn audited(self) -> Option<String> {
         match self {
-            Self::Tool(s) | Self::Prompt(s) => Some(s.to_owned()),
+            Self::Tool(s) | Self::Prompt(s) => Some(audit_name(s)),
             Self::Resource(uri) => Some(audit_uri(uri)),
             Self::Subscriptions(uris) => uris.iter().find_map(Value::as_str).map(audit_uri),
             Self::UnknownRef(_) | Self::Nothing => None,

@@ -27,7 +27,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot, watch, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
-use super::audit::{argument_sizes, audit_uri, rfc3339_now, Audit, Record};
+use super::audit::{argument_sizes, audit_name, audit_uri, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
 use super::decide::{Answered, Gatekeeper};
 use super::entries::HiddenEntries;
@@ -1173,7 +1173,7 @@ impl GateService {
             // it hid (attack s58, K12-1; s59, K12-B): a prompt's name, a
             // URI or template without what may be a secret.
             let subject = name.map(|n| match method {
-                "prompts/list" => n,
+                "prompts/list" => audit_name(&n),
                 _ => audit_uri(&n),
             });
             tracing::warn!(
