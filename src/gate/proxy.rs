@@ -1208,10 +1208,15 @@ impl GateService {
     /// Under `--resolve` the names of the links left are looked up next
     /// ([`resolve_links`](Self::resolve_links)).
     fn drop_refused_links(&self, id: &Id, method: &str, result: &mut Value) {
+        self.drop_refused_links_in(Some(id), method, result);
+    }
+
+    /// [`drop_refused_links`](Self::drop_refused_links) in any message's
+    /// `value`: a result, or the `params` of a server's request (`id`) or
+    /// notification (no id).
+    fn drop_refused_links_in(&self, id: Option<&Id>, method: &str, value: &mut Value) {
         let net = &self.shared.keeper.policy.net;
-        let dropped = retain_links(result, |src| {
-            super::urls::vet_url(net, src, LINK_RULE).err()
-        });
+        let dropped = retain_links(value, |src| super::urls::vet_url(net, src, LINK_RULE).err());
         self.audit_dropped_links(id, method, &dropped);
     }
 
@@ -1275,27 +1280,27 @@ impl GateService {
                 .map(|(_, r)| r.clone())
         });
         let id = id.clone();
-        self.audit_dropped_links(&id, method, &dropped);
+        self.audit_dropped_links(Some(&id), method, &dropped);
         reply
     }
 
     /// Logs and audits (`changed`) each link removed from the answer to
     /// request `id`.
-    fn audit_dropped_links(&self, id: &Id, method: &str, dropped: &[Refusal]) {
+    fn audit_dropped_links(&self, id: Option<&Id>, method: &str, dropped: &[Refusal]) {
         if dropped.is_empty() {
             return;
         }
         let mut st = lock(&self.shared.state);
         for r in dropped {
             tracing::warn!(
-                %id,
+                id = id.map(ToString::to_string),
                 method,
                 code = r.code(),
                 reason = r.message(),
                 "a link the client would open was removed from an answer"
             );
             let rec = Record {
-                id: Some(id.to_value()),
+                id: id.map(Id::to_value),
                 method: Some(method),
                 code: Some(r.code()),
                 rule: Some(r.rule()),
@@ -1829,6 +1834,14 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let server_id = screened.get("id").and_then(valid_id);
+                    // The icons and website links a client draws or opens
+                    // from a server's own request or notification (a
+                    // sampling request shown for approval, its offered
+                    // tools, a log entry's data), as from a result
+                    // (attack s66, A-F4).
+                    if let Some(params) = screened.get_mut("params") {
+                        self.drop_refused_links_in(server_id.as_ref(), &method, params);
+                    }
                     if let Err(r) = self.vet_elicited_url(&method, screened.get("params")) {
                         self.refuse_server_request(server_id.as_ref(), &method, &r);
                         return;

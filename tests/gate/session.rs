@@ -3957,6 +3957,31 @@ fn a_url_mode_elicitation_gets_the_url_check() {
     g.close();
 }
 
+/// Attack s66, A-F4: the same links in a server's own request (a
+/// sampling request a host shows for approval, the tools it offers) and
+/// notification are checked as in a result.
+#[test]
+fn links_in_server_requests_and_notifications_get_the_url_check() {
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"misbehave","arguments":{"how":"icons_asked"}}}).to_string());
+    let want = json!([{"src": "https://example.com/i.png"}]);
+    let req = g.recv();
+    assert_eq!(req["method"], "sampling/createMessage", "{req}");
+    let p = &req["params"];
+    assert_eq!(
+        p["messages"][0]["content"]["content"][0]["icons"], want,
+        "{req}"
+    );
+    assert_eq!(p["tools"][0]["icons"], want, "{req}");
+    let log = g.recv();
+    let info = &log["params"]["data"]["serverInfo"];
+    assert_eq!(info["icons"], want, "{log}");
+    assert!(info.get("websiteUrl").is_none(), "{log}");
+    assert_eq!(g.recv()["id"], 2);
+    g.close();
+}
+
 /// Attack s55 F6: the links a client fetches or opens by itself (icons,
 /// `websiteUrl`) get the URL check: refused ones are taken out, `data:`
 /// icons and allowed URLs stay; a `data:` website link (a page that runs

@@ -274,6 +274,16 @@ for line in sys.stdin:
                     "structuredContent": {"serverInfo": {"name": "s", "websiteUrl": "javascript:alert(1)", "icons": icons},
                                           "site": {"websiteUrl": "https://example.com/"},
                                           "page": {"websiteUrl": " DATA:text/html,<script>alert(1)</script>"}}}})
+            elif how == "icons_asked":
+                # The same links in the server's own request and
+                # notification (attack s66, A-F4).
+                icons = [{"src": "http://169.254.169.254/latest/meta-data/"}, {"src": "https://example.com/i.png"}]
+                link = {"type": "resource_link", "uri": "https://example.com/x", "name": "x", "icons": icons}
+                send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {
+                    "messages": [{"role": "user", "content": {"type": "tool_result", "toolUseId": "u", "content": [link]}}],
+                    "tools": [{"name": "t", "inputSchema": {"type": "object"}, "icons": icons}], "maxTokens": 5}})
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": {"serverInfo": {"websiteUrl": "javascript:alert(1)", "icons": icons}}}})
+                text(id, "asked")
             elif how == "error_url":
                 # The 2025-11-25 error form: URLElicitationRequiredError
                 # (-32042) listing URL-mode elicitations in
