@@ -1076,6 +1076,8 @@ impl Gatekeeper {
             for n in vet_url(&self.policy.net, form, URL_RULE)? {
                 self.note(scan.names, n)?;
             }
+        } else if looks_like_url(form) {
+            self.walk_own_uri(form, scan)?;
         }
         // An scp-like remote's host name, which git and scp look up
         // (`git@name.example:x`; attack s50, F39).
@@ -1085,6 +1087,51 @@ impl Gatekeeper {
             }
         }
         Ok(())
+    }
+
+    /// What a server may take out of `uri`, a URI of its own scheme
+    /// (`[resources] schemes`), as values of the template it matches
+    /// ([`own_uri_values`]: its authority, read as a host; each rest of
+    /// its path after a `/`, the `{+var}` reading; each query item and
+    /// value), walked as arguments are: a URL a server's template hands
+    /// its handler (`demo://fetch/http://169.254.169.254/`, percent-encoded
+    /// or not) gets the URL check (attack s66, A-F3), an address in the
+    /// authority the host check (A-F2). At most [`MAX_EMBEDDED_JSON_DEPTH`]
+    /// such URIs deep.
+    ///
+    /// # Errors
+    /// The first refusal; `policy.arguments_too_complex` past
+    /// [`MAX_OWN_URI_VALUES`] values or the depth.
+    fn walk_own_uri(&self, uri: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let too_complex = |why: String| {
+            Err(Refusal::new(
+                GateCode::ArgumentsTooComplex,
+                why,
+                "builtin scan bound",
+            ))
+        };
+        let Some((host, values)) = own_uri_values(uri) else {
+            return too_complex(format!(
+                "a URI of the server's own scheme with more than {MAX_OWN_URI_VALUES} path segments and query items: too many values a template could take out of it"
+            ));
+        };
+        if scan.nesting >= MAX_EMBEDDED_JSON_DEPTH {
+            return too_complex(format!(
+                "URIs of the server's own scheme held in each other more than {MAX_EMBEDDED_JSON_DEPTH} deep"
+            ));
+        }
+        let mut parts = serde_json::Map::new();
+        if let Some(host) = host {
+            parts.insert("address".into(), Value::String(host));
+        }
+        parts.insert(
+            "values".into(),
+            Value::Array(values.into_iter().map(Value::String).collect()),
+        );
+        scan.nesting += 1;
+        let walked = self.walk_from(&Value::Object(parts), Place::Plain, &[], scan);
+        scan.nesting -= 1;
+        walked
     }
 
     /// The `key=value` items of settings text `s` ([`settings_items`]),
@@ -1464,6 +1511,62 @@ impl Naming {
 }
 
 /// The refusal of a template the gateway cannot read.
+/// Most values [`own_uri_values`] takes out of one URI of the server's own
+/// scheme (each path segment's rest, each query item and its value):
+/// past it the URI is refused (`policy.arguments_too_complex`), since a
+/// template could take any of them.
+pub const MAX_OWN_URI_VALUES: usize = 32;
+
+/// The values a server's URI template may take out of `uri`, a URI of its
+/// own scheme: its authority without userinfo (`None` without `//`), and
+/// the texts a variable may match: the rest of the URI after `scheme:`
+/// (with no authority) or after each `/` of its path (a `{+var}` takes
+/// `/`, `?` and what follows), and each `&`- or `;`-separated query item
+/// and its value after `=` (`{?var}`). `None` past [`MAX_OWN_URI_VALUES`].
+fn own_uri_values(uri: &str) -> Option<(Option<String>, Vec<String>)> {
+    let (_, rest) = uri.split_once(':')?;
+    let mut values = Vec::new();
+    // `false` when the value would pass the bound.
+    let push = |v: &str, values: &mut Vec<String>| {
+        if v.is_empty() {
+            return true;
+        }
+        if values.len() >= MAX_OWN_URI_VALUES {
+            return false;
+        }
+        values.push(v.to_owned());
+        true
+    };
+    let (host, path) = match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+            let (authority, path) = after.split_at(end);
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            (Some(host.to_owned()), path)
+        }
+        None => {
+            if !push(rest, &mut values) {
+                return None;
+            }
+            (None, "")
+        }
+    };
+    for (at, _) in path.match_indices('/') {
+        if !push(path.get(at + 1..).unwrap_or_default(), &mut values) {
+            return None;
+        }
+    }
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    for item in query.split(['&', ';']) {
+        let value = item.split_once('=').map_or("", |(_, v)| v);
+        if !push(item, &mut values) || !push(value, &mut values) {
+            return None;
+        }
+    }
+    Some((host.filter(|h| !h.is_empty()), values))
+}
+
 fn unreadable_template(why: &str) -> Refusal {
     Refusal::new(
         GateCode::BadResponse,
@@ -4419,6 +4522,66 @@ max_bytes = 10
             let text = format!("[resources]\nschemes = [\"{bad}\"]\n");
             assert!(Policy::parse(&text).is_err(), "{bad}");
         }
+    }
+
+    /// Attack s66, A-F3 and A-F2: a URI of the server's own scheme passes
+    /// as a name, but what a template may take out of it is checked as
+    /// arguments are: a URL after any `/` of its path (written, or
+    /// percent-encoded as a simple `{var}` expansion writes it), a query
+    /// value, an address as its authority; in `resources/read` and in
+    /// tool arguments alike. Past `MAX_OWN_URI_VALUES` values, refused.
+    #[test]
+    fn values_inside_own_scheme_uris_are_checked() {
+        let own = keeper("[resources]\nschemes = [\"demo\"]\n");
+        let read = |uri: &str| {
+            own.resource_decision("resources/read", uri)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code())
+        };
+        for (uri, want) in [
+            (
+                "demo://fetch/http://169.254.169.254/latest/meta-data/",
+                "ssrf.cloud_metadata",
+            ),
+            ("demo://fetch/a/b/http://127.0.0.2:8765/", "ssrf.loopback"),
+            (
+                "demo://get/http%3A%2F%2F169.254.169.254%2Flatest",
+                "ssrf.cloud_metadata",
+            ),
+            (
+                "demo://q?url=http://169.254.169.254/latest/",
+                "ssrf.cloud_metadata",
+            ),
+            (
+                "demo://q?a=1&url=http%3A%2F%2F127.0.0.2%2F",
+                "ssrf.loopback",
+            ),
+            ("demo:http://10.0.0.1/", "ssrf.private_use"),
+            ("demo://169.254.169.254/page", "ssrf.cloud_metadata"),
+            ("demo://u:pw@127.0.0.1:80/page", "ssrf.loopback"),
+            (
+                "demo://fetch/demo://x/http://169.254.169.254/",
+                "ssrf.cloud_metadata",
+            ),
+            ("demo://fixed/page", "ok"),
+            ("demo://fetch/https://example.com/x?y=1", "ok"),
+            ("demo://static/resource/1?q=a&b", "ok"),
+            ("demo:insights", "ok"),
+        ] {
+            assert_eq!(read(uri), want, "{uri}");
+        }
+        assert_eq!(
+            code(
+                &own,
+                "t",
+                json!({"uri": "demo://fetch/http://169.254.169.254/latest/"})
+            ),
+            "ssrf.cloud_metadata"
+        );
+        let long = format!("demo://x/{}", "a/".repeat(MAX_OWN_URI_VALUES + 1));
+        assert_eq!(read(&long), "policy.arguments_too_complex");
+        let fits = format!("demo://x/{}", "a/".repeat(MAX_OWN_URI_VALUES - 2));
+        assert_eq!(read(&fits), "ok");
     }
 
     /// A string that holds a JSON array or object, a Python literal or a

@@ -170,8 +170,8 @@ fn expands_to(template: &str, uri: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct HiddenEntries {
     /// Each entry hidden, by kind and key ([`EntryKind::key`]), with why
-    /// and the rule that hid it.
-    hidden: HashMap<(EntryKind, String), (String, &'static str)>,
+    /// (the code, the reason and the rule that hid it).
+    hidden: HashMap<(EntryKind, String), Refusal>,
     /// The entries hidden since their kind's listing began (a subset of
     /// `hidden`): one listed again later in the same listing stays hidden,
     /// whatever its new definition (attack s50 F40).
@@ -267,20 +267,18 @@ impl HiddenEntries {
                 return true;
             }
             if !hide {
-                if let Some((message, rule)) =
-                    this_listing.contains(&entry).then(|| hidden.get(&entry)).flatten()
+                if let Some(earlier) = this_listing
+                    .contains(&entry)
+                    .then(|| hidden.get(&entry))
+                    .flatten()
                 {
                     why.push((
                         name.to_owned(),
-                        Refusal::new(
-                            GateCode::Poisoned,
-                            format!(
-                                "{} `{}` is listed again after a page of this listing hid it: {message}",
-                                kind.noun(),
-                                kind.shown(name)
-                            ),
-                            *rule,
-                        ),
+                        earlier.clone().named_as(&format!(
+                            "{} `{}` is listed again after a page of this listing hid it: ",
+                            kind.noun(),
+                            kind.shown(name)
+                        )),
                     ));
                     return false;
                 }
@@ -299,17 +297,38 @@ impl HiddenEntries {
                 kind.shown(name),
                 found.summary()
             );
-            why.push((
-                name.to_owned(),
-                Refusal::new(GateCode::Poisoned, message.clone(), rule),
-            ));
-            hidden.insert(entry.clone(), (message, rule));
+            let refusal = Refusal::new(GateCode::Poisoned, message, rule);
+            why.push((name.to_owned(), refusal.clone()));
+            hidden.insert(entry.clone(), refusal);
             if shown {
                 this_listing.insert(entry);
             }
             false
         });
         why
+    }
+
+    /// Remembers `name`, a resource or template the policy hid from a page
+    /// of its listing ([`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page)), with
+    /// `why`: a URI a server reads as it, or one a hidden template may
+    /// expand to, is refused by every method that can name it, as for an
+    /// entry hidden for its definition (attack s66, A-F2: a template with
+    /// a variable in its host is hidden, and every URI it expands to is
+    /// refused with it). A prompt is left to the prompt decision, which
+    /// reads names folded. Within [`MAX_HIDDEN_ENTRIES`], as
+    /// [`filter_page`](Self::filter_page) remembers.
+    pub fn remember(&mut self, method: &str, name: &str, why: &Refusal) {
+        let Some((kind @ (EntryKind::Resource | EntryKind::Template), _, _)) =
+            EntryKind::of_listing(method)
+        else {
+            return;
+        };
+        let entry = (kind, kind.key(name));
+        if !self.hidden.contains_key(&entry) && self.hidden.len() >= MAX_HIDDEN_ENTRIES {
+            self.overflowed.insert(kind);
+            return;
+        }
+        self.hidden.insert(entry, why.clone());
     }
 
     /// Follows the client's listing of `kind` a `result` page belongs to:
@@ -370,16 +389,12 @@ impl HiddenEntries {
                 EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
             })
         });
-        let refusal = found.map(|((kind, _), (why, rule))| {
-            Refusal::new(
-                GateCode::Poisoned,
-                format!(
-                    "{} `{}` was hidden from its list: {why}",
-                    kind.noun(),
-                    kind.shown(name)
-                ),
-                *rule,
-            )
+        let refusal = found.map(|((kind, _), why)| {
+            why.clone().named_as(&format!(
+                "{} `{}` was hidden from its list: ",
+                kind.noun(),
+                kind.shown(name)
+            ))
         });
         refusal.or_else(|| {
             let kind = kinds.iter().find(|k| self.overflowed.contains(k))?;
@@ -617,6 +632,46 @@ mod tests {
         ] {
             assert_eq!(expands_to(template, uri), want, "{template} {uri}");
         }
+    }
+
+    /// Attack s66, A-F2: a template the policy hid (a variable in its
+    /// host) is remembered like one `--poison` hid: every URI it may
+    /// expand to is refused by every method naming a resource, with the
+    /// listing's reason; a URI it cannot expand to is not. A prompt is
+    /// left to the prompt decision.
+    #[test]
+    fn templates_the_policy_hid_refuse_their_expansions() {
+        let mut hidden = HiddenEntries::default();
+        let why = Refusal::new(
+            GateCode::BadResponse,
+            "a resource template with a variable in its scheme or host",
+            "builtin listing check",
+        );
+        hidden.remember("resources/templates/list", "demo://{host}/page", &why);
+        hidden.remember("prompts/list", "p", &why);
+        assert_eq!(hidden.len(), 1);
+        for uri in [
+            "demo://169.254.169.254/page",
+            "demo://127.0.0.2:8765/page",
+            "DEMO://intranet.corp/page",
+        ] {
+            for (method, params) in naming("resources", uri) {
+                let r = hidden.refusal(method, Some(&params));
+                let r = r.unwrap_or_else(|| panic!("{method} {uri}"));
+                assert_eq!(r.code(), "tool.bad_response", "{method} {uri}");
+                assert!(
+                    r.reason()
+                        .contains("was hidden from its list: a resource template with a variable"),
+                    "{r}"
+                );
+            }
+        }
+        for (method, params) in naming("resources", "demo://fixed/other") {
+            assert!(hidden.refusal(method, Some(&params)).is_none(), "{method}");
+        }
+        assert!(hidden
+            .refusal("prompts/get", Some(&json!({"name": "p"})))
+            .is_none());
     }
 
     /// F40 (attack s50): an entry hidden on a page stays hidden when a

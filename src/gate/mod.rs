@@ -58,7 +58,8 @@ pub use code::{AnyCode, GateCode, Refusal};
 pub use curlglob::MAX_GLOB_EXPANSIONS;
 pub use decide::{
     params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
-    MAX_EMBEDDED_JSON_DEPTH, MAX_LISTEN_SUBSCRIPTIONS, MAX_SCANNED_STRINGS, PASSED_METHODS,
+    MAX_EMBEDDED_JSON_DEPTH, MAX_LISTEN_SUBSCRIPTIONS, MAX_OWN_URI_VALUES, MAX_SCANNED_STRINGS,
+    PASSED_METHODS,
 };
 pub use encoded::MAX_BASE64_READINGS;
 pub use entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};

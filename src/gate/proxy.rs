@@ -1162,6 +1162,14 @@ impl GateService {
         let mut hidden = self.shared.keeper.filter_list_page(method, result);
         let poison = self.shared.keeper.poison;
         let mut st = lock(&self.shared.state);
+        // What the policy hid stays unreachable by every method, as what
+        // `--poison` hid does (a template hidden for a variable in its
+        // host: every URI it expands to).
+        for (name, r) in &hidden {
+            if let Some(name) = name {
+                st.hidden.remember(method, name, r);
+            }
+        }
         let entries = if own {
             st.hidden.filter_own_page(method, result, poison)
         } else {
