@@ -300,73 +300,97 @@ pub const MAX_ENCODING_LAYERS: usize = 4;
 static STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// Screens the text base64 `s` carries, `layer` encodings deep: each
-/// reading of it ([`base64_readings`]) that is text in the `declared`
-/// charset ([`decode_text`]; when `plausible`, only text that
-/// [`plausible_text`] accepts) is [`screen`]ed; of those with findings,
-/// the one most like text ([`text_likeness`]; the first of equals)
-/// counts. `None` when no reading is text (binary); else, when stripping
-/// changed the text, that reading cleaned and written back as canonical
-/// base64 (one reading only, whatever decoder reads it: none finds the
-/// other readings' text in it any more), or the empty string when that
-/// would still hold findings read back (bytes misread, cleaned, that read
-/// back as another charset).
+/// reading of it ([`base64_readings`]) that is text, each way a client
+/// reads it in the `declared` charset ([`decode_texts`]; when
+/// `plausible`, only text that [`plausible_text`] accepts), is
+/// [`screen`]ed; of those with findings, the one most like text
+/// ([`text_likeness`]; the first of equals) counts. `None` when no reading
+/// is text (binary); else, when stripping changed the text, a reading
+/// cleaned and written back as canonical base64 ([`settle`]: what is
+/// written holds nothing under any reading, else it is the empty string).
+/// At most [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS)
+/// times [`MAX_TEXT_READINGS`] texts screened.
 fn screen_base64(
     s: &[u8],
-    declared: Option<Charset>,
+    declared: Option<Declared>,
     strip: bool,
     layer: usize,
     total: &mut Findings,
     plausible: bool,
 ) -> Option<Option<String>> {
-    if declared == Some(Charset::Unknown) {
+    if declared.is_some_and(|d| d.browser == Charset::Unknown) {
         total.unknown_charsets += 1;
         return Some(Some(String::new()));
     }
     let mut text_seen = false;
-    let mut best: Option<(isize, Findings, Option<String>)> = None;
+    let mut candidates: Vec<Candidate> = Vec::new();
     for bytes in base64_readings(s) {
-        let Some((text, form)) = decode_text(&bytes, declared) else {
-            continue;
-        };
-        if plausible && !plausible_text(&text, form, bytes.len()) {
-            continue;
-        }
-        text_seen = true;
-        let mut found = Findings::default();
-        let cleaned = screen(&text, strip, layer, &mut found);
-        if found.is_clean() {
-            continue;
-        }
-        let score = text_likeness(&text);
-        if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+        for (text, form) in decode_texts(&bytes, declared) {
+            if plausible && !plausible_text(&text, form, bytes.len()) {
+                continue;
+            }
+            text_seen = true;
+            let mut found = Findings::default();
+            let cleaned = screen(&text, strip, layer, &mut found);
+            if found.is_clean() {
+                continue;
+            }
             let written = cleaned.map(|c| STANDARD.encode(encode_text(&c, form)));
-            best = Some((score, found, written));
+            candidates.push((text_likeness(&text), found, written));
         }
     }
-    match best {
-        Some((_, found, written)) => {
-            total.add(found);
-            // Undeclared, cleaned bytes misread may come back as another
-            // charset's text (its NUL bytes moved): what is written must
-            // hold nothing under any reading, else nothing is written.
-            let written = written.map(|w| {
-                let holds_nothing = base64_readings(w.as_bytes()).iter().all(|b| {
-                    decode_text(b, declared).is_none_or(|(t, _)| {
-                        let mut again = Findings::default();
-                        screen(&t, false, layer, &mut again);
-                        again.is_clean()
-                    })
-                });
-                if holds_nothing {
-                    w
-                } else {
-                    String::new()
-                }
-            });
-            Some(written)
-        }
-        None => text_seen.then_some(None),
+    if candidates.is_empty() {
+        return text_seen.then_some(None);
     }
+    // Cleaned bytes misread (undeclared: their NUL bytes moved; or read
+    // another way than the one cleaned) may hold findings read back: what
+    // is written must hold nothing under any reading.
+    Some(settle(candidates, total, |w| {
+        base64_readings(w.as_bytes())
+            .iter()
+            .all(|b| holds_nothing(b, declared, layer))
+    }))
+}
+
+/// A reading of encoded text that held findings: how much it looks like
+/// text ([`text_likeness`]), its findings, and, when stripping changed
+/// it, the cleaned text written back as it came.
+type Candidate = (isize, Findings, Option<String>);
+
+/// Settles the readings of one encoded text that held findings
+/// (`candidates`, in reading order): the findings of the one most like
+/// text (the first of equals) are added to `total`; `None` when stripping
+/// changed nothing (not stripping), else the first written form, most
+/// like text first, that holds nothing under any reading
+/// (`holds_nothing`), or the empty string when none does (fail closed).
+fn settle(
+    mut candidates: Vec<Candidate>,
+    total: &mut Findings,
+    holds_nothing: impl Fn(&str) -> bool,
+) -> Option<String> {
+    // Stable: the first of equals stays first.
+    candidates.sort_by_key(|(score, _, _)| std::cmp::Reverse(*score));
+    let mut candidates = candidates.into_iter();
+    let (_, found, written) = candidates.next()?;
+    total.add(found);
+    let first = written?;
+    Some(
+        std::iter::once(first)
+            .chain(candidates.filter_map(|(_, _, w)| w))
+            .find(|w| holds_nothing(w))
+            .unwrap_or_default(),
+    )
+}
+
+/// Whether `bytes` hold nothing the screen finds, `layer` encodings deep,
+/// under every reading a client gives them in the `declared` charset
+/// ([`decode_texts`]; none when they are no text).
+fn holds_nothing(bytes: &[u8], declared: Option<Declared>, layer: usize) -> bool {
+    decode_texts(bytes, declared).iter().all(|(t, _)| {
+        let mut again = Findings::default();
+        screen(t, false, layer, &mut again);
+        again.is_clean()
+    })
 }
 
 /// How much a reading looks like text rather than bytes misread: its
@@ -406,6 +430,12 @@ enum Charset {
     /// Any other encoding a WHATWG label names (`windows-1252`,
     /// `shift_jis`, ...), as `encoding_rs` decodes and encodes it.
     Other(&'static encoding_rs::Encoding),
+    /// ISO-8859-1, -9 or -11 as Python's codecs read them, for a label
+    /// WHATWG reads as windows-1252, -1254 or -874 (`latin1`,
+    /// `iso-8859-9`, `tis-620`; [`iso_c1_code_page`]): bytes 0x80–0x9F
+    /// the C1 controls U+0080–U+009F, the others as that windows code page
+    /// (the two agree from 0xA0 up).
+    IsoC1(&'static encoding_rs::Encoding),
     /// Python's text-transform codecs `unicode_escape` (`raw`: false) and
     /// `raw_unicode_escape`, which `bytes.decode(charset)` accepts: ASCII
     /// that spells any character (`\U000e0069`), [`decode_py_escape`].
@@ -427,16 +457,105 @@ struct TextForm {
     bom: bool,
 }
 
+/// Most readings of one text a client may give it in its declared
+/// charset ([`decode_texts`]): as a browser reads it (a byte order mark
+/// wins over the label, WHATWG's labels), and with the label winning
+/// (Python's `bytes.decode(label)`: a byte order mark is text, `latin1`
+/// is ISO-8859-1).
+pub const MAX_TEXT_READINGS: usize = 2;
+
+/// A declared charset, the two ways clients read its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Declared {
+    /// As a browser reads it ([`charset_for_label`]; a UTF-16 or UTF-32
+    /// byte order mark wins over it, [`decode_text`]).
+    browser: Charset,
+    /// As Python's `bytes.decode(label)` reads it, the label winning and
+    /// a byte order mark read as text ([`label_charset`]); `None` when
+    /// that codec honours a byte order mark itself (`utf-16`, `utf-32`),
+    /// as a browser does.
+    literal: Option<Charset>,
+}
+
 /// The charset a MIME type (`text/plain; charset=utf-16le`) or a `data:`
 /// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, its
-/// label in double or single quotes or none ([`charset_for_label`]).
-fn declared_charset(mime: &str) -> Option<Charset> {
+/// label in double or single quotes or none ([`charset_for_label`],
+/// [`label_charset`]).
+fn declared_charset(mime: &str) -> Option<Declared> {
     mime.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
         if !name.trim().eq_ignore_ascii_case("charset") {
             return None;
         }
-        charset_for_label(value.trim().trim_matches(['"', '\'']).trim())
+        let label = value.trim().trim_matches(['"', '\'']).trim();
+        let browser = charset_for_label(label)?;
+        Some(Declared {
+            browser,
+            literal: label_charset(label, browser),
+        })
+    })
+}
+
+/// A label as the tables here compare it: its letters and digits, lower
+/// case, without the `x` of `x-utf-…` and `x-unicode…`; and whether it
+/// ended in `bom` (dropped).
+fn label_key(label: &str) -> (String, bool) {
+    let mut key: String = label
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if key.starts_with("xutf") || key.starts_with("xunicode") {
+        key.remove(0);
+    }
+    match key.strip_suffix("bom") {
+        Some(k) => (k.to_owned(), true),
+        None => (key, false),
+    }
+}
+
+/// The charset a client that lets the label win reads `label` (read by a
+/// browser as `browser`) in: Python's `bytes.decode(label)`, where a
+/// byte order mark is a character like any other. [`Charset::IsoC1`] for
+/// the labels Python reads as ISO-8859-1, -9 and -11 and WHATWG as
+/// windows-1252, -1254 and -874 ([`iso_c1_code_page`]); `None` for the
+/// codecs that honour a byte order mark (`utf-16`, `u16`, `utf-32`,
+/// `u32`, Java's `UnicodeBig`, `UnicodeLittle` and `x-…-bom`), whose
+/// reading is the browser's, and for an unknown label; else `browser`.
+fn label_charset(label: &str, browser: Charset) -> Option<Charset> {
+    if browser == Charset::Unknown {
+        return None;
+    }
+    let (key, bom) = label_key(label);
+    if let Some(e) = iso_c1_code_page(&key) {
+        return Some(Charset::IsoC1(e));
+    }
+    let honours_bom = bom
+        || matches!(
+            key.as_str(),
+            "utf16" | "u16" | "utf32" | "u32" | "unicodebig" | "unicodelittle"
+        );
+    (!honours_bom).then_some(browser)
+}
+
+/// The windows code page WHATWG reads a label (by its [`label_key`]) of
+/// ISO-8859-1, -9 or -11 as, which Python reads as the ISO code page
+/// (0x80–0x9F the C1 controls): `latin1`, `iso-8859-1`, `iso_8859-1:1987`,
+/// `l1`, `cp819`, `ibm819`, `csisolatin1`, `iso-ir-100`, Python's `8859`;
+/// `latin5`, `l5`, `iso-8859-9`, `iso_8859-9:1989`, `iso-ir-148`,
+/// `csisolatin5`; `tis-620`, `iso-8859-11`. Not `windows-125x`, `cp125x`
+/// (the same in both), nor `ascii` (Python's fails on any byte past
+/// 0x7F).
+fn iso_c1_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
+    use encoding_rs as e;
+    Some(match key {
+        "latin1" | "l1" | "iso88591" | "iso885911987" | "isoir100" | "cp819" | "ibm819"
+        | "csisolatin1" | "8859" => e::WINDOWS_1252,
+        "latin5" | "l5" | "iso88599" | "iso885991989" | "isoir148" | "csisolatin5" => {
+            e::WINDOWS_1254
+        }
+        "tis620" | "iso885911" => e::WINDOWS_874,
+        _ => None?,
     })
 }
 
@@ -456,15 +575,8 @@ fn declared_charset(mime: &str) -> Option<Charset> {
 /// such text is read as undeclared. [`Charset::Unknown`] for any other
 /// label.
 fn charset_for_label(label: &str) -> Option<Charset> {
-    let mut key: String = label
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    if key.starts_with("xutf") || key.starts_with("xunicode") {
-        key.remove(0);
-    }
-    let key = key.strip_suffix("bom").unwrap_or(&key);
+    let (key, _) = label_key(label);
+    let key = key.as_str();
     let unicode = match key {
         "u8" | "utf" | "utf8ucs2" | "utf8ucs4" | "utf8sig" | "cp65001" => Some(Charset::Utf8),
         "utf16"
@@ -488,7 +600,7 @@ fn charset_for_label(label: &str) -> Option<Charset> {
         "punycode" => Some(Charset::Punycode),
         _ => None,
     };
-    if let Some(e) = legacy_code_page(key) {
+    if let Some(e) = legacy_code_page(key).or_else(|| iso_c1_code_page(key)) {
         return Some(Charset::Other(e));
     }
     let whatwg = || {
@@ -580,6 +692,44 @@ fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextF
             bom: false,
         },
     ))
+}
+
+/// Every reading of `bytes` as text a client may give them in the
+/// `declared` charset, at most [`MAX_TEXT_READINGS`]: as a browser reads
+/// them ([`decode_text`]: a byte order mark wins over the label); then,
+/// when a label is declared and that reading differs (other than by a
+/// byte order mark it agrees with), as Python's `bytes.decode(label)`
+/// reads them ([`Declared::literal`]: the label wins, a byte order mark
+/// is text, `latin1` is ISO-8859-1 and its 0x80–0x9F C1 controls). Empty
+/// when they are no text.
+fn decode_texts(bytes: &[u8], declared: Option<Declared>) -> Vec<(String, TextForm)> {
+    let mut readings = Vec::with_capacity(MAX_TEXT_READINGS);
+    let browser = declared.map(|d| d.browser);
+    readings.extend(decode_text(bytes, browser));
+    let literal = declared.and_then(|d| d.literal).filter(|&l| {
+        Some(l) != browser
+            || matches!(
+                bytes,
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0, 0, 0xFE, 0xFF, ..]
+            )
+    });
+    if let Some(charset) = literal {
+        if let Some(text) = decode_as(bytes, charset) {
+            let same = readings.first().is_some_and(|(t, _)| {
+                text == *t || text.strip_prefix('\u{FEFF}') == Some(t.as_str())
+            });
+            if !same {
+                readings.push((
+                    text,
+                    TextForm {
+                        charset,
+                        bom: false,
+                    },
+                ));
+            }
+        }
+    }
+    readings
 }
 
 /// The UTF-32 or UTF-16 form `bytes` (holding a NUL byte, without a byte
@@ -675,6 +825,23 @@ fn decode_as(body: &[u8], charset: Charset) -> Option<String> {
         Charset::Other(encoding) => encoding
             .decode_without_bom_handling_and_without_replacement(body)
             .map(std::borrow::Cow::into_owned),
+        // One byte a character: those the code page reads, 0x80–0x9F
+        // the C1 controls instead.
+        Charset::IsoC1(encoding) => {
+            let text = encoding.decode_without_bom_handling_and_without_replacement(body)?;
+            Some(
+                text.chars()
+                    .zip(body)
+                    .map(|(c, &b)| {
+                        if (0x80..=0x9F).contains(&b) {
+                            char::from(b)
+                        } else {
+                            c
+                        }
+                    })
+                    .collect(),
+            )
+        }
         Charset::PyEscape { raw } => decode_py_escape(body, raw),
         Charset::Punycode => std::str::from_utf8(body)
             .ok()
@@ -938,6 +1105,17 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
         // Cleaned text holds only characters of the decoded text and
         // ASCII, so every one maps.
         Charset::Other(encoding) => encoding.encode(text).0.into_owned(),
+        Charset::IsoC1(encoding) => {
+            let mut out = Vec::with_capacity(text.len());
+            let mut buf = [0_u8; 4];
+            for c in text.chars() {
+                match u8::try_from(u32::from(c)) {
+                    Ok(b) if (0x80..=0x9F).contains(&b) => out.push(b),
+                    _ => out.extend_from_slice(&encoding.encode(c.encode_utf8(&mut buf)).0),
+                }
+            }
+            out
+        }
         Charset::PyEscape { raw } => encode_py_escape(text, raw),
         Charset::Punycode => idna::punycode::encode_str(text)
             .unwrap_or_default()
@@ -959,9 +1137,11 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// Bounded: each layer down screens at most
 /// [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS) (6)
 /// readings of base64 ([`base64_readings`]), each three quarters the
-/// length or less, so all of it takes at most (18/4)^[`MAX_ENCODING_LAYERS`]
-/// (410) times the
-/// work of the text's length.
+/// length or less, each read as text at most [`MAX_TEXT_READINGS`] (2)
+/// ways ([`decode_texts`]; the second only for a declared label read
+/// otherwise by Python than by a browser), so all of it takes at most
+/// (36/4)^[`MAX_ENCODING_LAYERS`] (6561) times the work of the text's
+/// length (410 times where no label is read two ways).
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     use std::borrow::Cow;
     let before = *total;
@@ -1711,8 +1891,9 @@ fn is_base64_meta(meta: &str) -> bool {
 /// [`data_uri_spans`]), `layer` encodings deep: tab, LF and CR deleted
 /// (as a URL parser does), its payload percent-decoded, then, when its
 /// metadata marks base64 ([`is_base64_meta`]), each lenient reading of it
-/// ([`screen_base64`]), as text in the charset it declares
-/// ([`decode_text`]), [`screen`]ed. Binary contents are left alone.
+/// ([`screen_base64`]), as text each way a client reads the charset it
+/// declares ([`decode_texts`]), [`screen`]ed ([`settle`]: the text written
+/// back holds nothing under any reading, else it is removed). Binary contents are left alone.
 /// Returns the URI written back (canonical base64; a plain payload
 /// percent-encoded) when stripping changed its text.
 fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
@@ -1722,7 +1903,7 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
         .collect();
     let (meta, payload) = uri.split_once(',')?;
     let charset = declared_charset(meta);
-    if charset == Some(Charset::Unknown) {
+    if charset.is_some_and(|d| d.browser == Charset::Unknown) {
         total.unknown_charsets += 1;
         return Some(String::new());
     }
@@ -1730,10 +1911,24 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
     let payload = if is_base64_meta(meta) {
         screen_base64(&decoded, charset, strip, layer, total, false)??
     } else {
-        let (text, form) = decode_text(&decoded, charset)?;
-        let cleaned = screen(&text, strip, layer, total)?;
-        let bytes = encode_text(&cleaned, form);
-        percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC).to_string()
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for (text, form) in decode_texts(&decoded, charset) {
+            let mut found = Findings::default();
+            let cleaned = screen(&text, strip, layer, &mut found);
+            if found.is_clean() {
+                continue;
+            }
+            let written = cleaned.map(|c| {
+                let bytes = encode_text(&c, form);
+                percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC)
+                    .to_string()
+            });
+            candidates.push((text_likeness(&text), found, written));
+        }
+        settle(candidates, total, |w| {
+            let bytes: Vec<u8> = percent_encoding::percent_decode_str(w).collect();
+            holds_nothing(&bytes, charset, layer)
+        })?
     };
     Some(format!("{meta},{payload}"))
 }
@@ -1741,14 +1936,15 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
 /// Screens the text a base64 `blob` (MCP `BlobResourceContents`, an
 /// embedded resource) or an image's or audio's `data` carries (a client
 /// shows a `text/*` one as text, whatever the MIME type says): each
-/// reading lenient decoders give it ([`screen_base64`]) that is text in
-/// the `charset` its MIME type declares (or its byte order mark or NUL
-/// bytes say), [`screen`]ed one layer down; when stripping, written back
+/// reading lenient decoders give it ([`screen_base64`]) that is text,
+/// read each way a client reads the `charset` its MIME type declares (or
+/// its byte order mark or NUL bytes say; [`decode_texts`]), [`screen`]ed
+/// one layer down; when stripping, written back
 /// as canonical base64 of the cleaned text in the form it came. Binary
 /// contents are left alone.
 fn clean_base64(
     s: &mut String,
-    charset: Option<Charset>,
+    charset: Option<Declared>,
     strip: bool,
     layer: usize,
     total: &mut Findings,
@@ -2935,6 +3131,187 @@ mod tests {
         let mut v = json!({"mimeType": "text/plain; charset=utf-7", "blob": STANDARD.encode(&bad)});
         clean_value(&mut v, true);
         assert_eq!(v["blob"], STANDARD.encode(clean_text));
+    }
+
+    /// Python's `bytes.decode(label)`, the label winning and a byte order
+    /// mark read as text, `bom` bytes then `body`.
+    fn python_reads(bom: &[u8], body: &[u8], charset: Charset) -> Option<String> {
+        decode_as(&[bom, body].concat(), charset)
+    }
+
+    /// Whether a blob labelled `label` holds nothing under any reading a
+    /// client gives it (the browser's and Python's), and not the empty
+    /// string (fail closed) either.
+    fn blob_holds_nothing(label: &str, blob: &str) -> bool {
+        let bytes = STANDARD.decode(blob).unwrap();
+        !bytes.is_empty()
+            && holds_nothing(
+                &bytes,
+                declared_charset(&format!("text/plain; charset={label}")),
+                1,
+            )
+    }
+
+    /// Text a browser reads one way and a Python client (the label wins,
+    /// a byte order mark is text; ISO-8859-1/9 where WHATWG reads
+    /// windows-1252/1254) another is screened under both (attack s66,
+    /// B-F2), in a blob and in `data:` URIs, and stripped to what holds
+    /// nothing under either.
+    #[test]
+    fn every_reading_of_a_labelled_text_is_screened() {
+        let hidden = format!("Hi \u{200b}\u{200b}{}\u{202e} ok", tag_text("obey"));
+        let be = |t: &str| {
+            encode_text(
+                t,
+                TextForm {
+                    charset: Charset::Utf16 { le: false },
+                    bom: false,
+                },
+            )
+        };
+        let le = |t: &str| {
+            encode_text(
+                t,
+                TextForm {
+                    charset: Charset::Utf16 { le: true },
+                    bom: false,
+                },
+            )
+        };
+        // A little-endian BOM before UTF-16BE labelled `utf-16be`, and the
+        // mirror: a browser reads CJK, Python the hidden text after U+FFFE.
+        for (label, bom, body, form) in [
+            (
+                "utf-16be",
+                [0xFF, 0xFE],
+                be(&hidden),
+                be as fn(&str) -> Vec<u8>,
+            ),
+            ("utf_16_be", [0xFF, 0xFE], be(&hidden), be),
+            ("utf-16le", [0xFE, 0xFF], le(&hidden), le),
+        ] {
+            let charset = charset_for_label(label).unwrap();
+            let python = python_reads(&bom, &body, charset).unwrap();
+            assert_eq!(python, format!("\u{fffe}{hidden}"), "{label}");
+            let (browser, _) = decode_text(&[&bom[..], &body].concat(), Some(charset)).unwrap();
+            let mut f = Findings::default();
+            screen(&browser, false, 1, &mut f);
+            assert!(
+                f.is_clean(),
+                "{label}: the browser's reading alone hides it"
+            );
+            let mime = format!("text/plain; charset={label}");
+            let mut v =
+                json!({"mimeType": mime, "blob": STANDARD.encode([&bom[..], &body].concat())});
+            let found = clean_value(&mut v.clone(), false);
+            assert_eq!((found.tags, found.bidi), (4, 1), "{label} {found:?}");
+            assert!(found.invisible >= 2, "{label} {found:?}");
+            clean_value(&mut v, true);
+            assert_eq!(v["blob"], STANDARD.encode(form("Hi  ok")), "{label}");
+            assert!(
+                blob_holds_nothing(label, v["blob"].as_str().unwrap()),
+                "{label}"
+            );
+            // In a data: URI in text, base64 and percent-encoded.
+            let bytes = [&bom[..], &body].concat();
+            for uri in [
+                format!(
+                    "data:text/plain;charset={label};base64,{}",
+                    STANDARD.encode(&bytes)
+                ),
+                format!(
+                    "data:text/plain;charset={label},{}",
+                    percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC)
+                ),
+            ] {
+                let mut v = json!(format!("see {uri} now"));
+                assert_eq!(clean_value(&mut v.clone(), false).tags, 4, "{uri}");
+                clean_value(&mut v, true);
+                assert!(clean_value(&mut v.clone(), false).is_clean(), "{v}");
+                assert_ne!(v, json!("see  now"), "{v}: cleaned, not dropped");
+            }
+        }
+        // `latin1` / `iso-8859-9`: Python reads 0x80–0x9F as C1 controls
+        // (NEL, 8-bit CSI), a browser as windows-1252/1254 letters.
+        let latin: &[u8] = b"Hi \x85\x85 \x9b8mhidden\x9b28m ok \xe9";
+        for label in [
+            "latin1",
+            "ISO-8859-1",
+            "iso_8859-1:1987",
+            "l1",
+            "cp819",
+            "8859",
+            "iso-8859-9",
+            "latin5",
+            "tis-620",
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(latin)});
+            let found = clean_value(&mut v.clone(), false);
+            // The reading most like text counts (windows-874 reads 0x9B as
+            // CSI too, 0x85 as an ellipsis).
+            assert!(found.ansi >= 1, "{label} {found:?}");
+            clean_value(&mut v, true);
+            let out = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(
+                !out.iter().any(|b| (0x80..=0x9F).contains(b)),
+                "{label} {out:?}"
+            );
+            assert!(out.starts_with(b"Hi "), "{label} {out:?}");
+            assert!(
+                blob_holds_nothing(label, v["blob"].as_str().unwrap()),
+                "{label}"
+            );
+            let mut t = json!(format!("data:text/plain;charset={label},Hi%85%9B8mx%9B28m"));
+            assert!(!clean_value(&mut t.clone(), false).is_clean(), "{label}");
+            clean_value(&mut t, true);
+            assert!(clean_value(&mut t, false).is_clean(), "{label} {t}");
+        }
+        // A UTF-16 byte order mark under a single-byte label: Python reads
+        // it as two letters and the rest byte by byte (0xAD soft hyphens
+        // out of U+4EAD).
+        let cjk = [&[0xFF_u8, 0xFE][..], &le("\u{4ead}\u{4ead}\u{4ead}")].concat();
+        for label in ["windows-1252", "cp1252", "latin1", "iso-8859-2"] {
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&cjk)});
+            assert_eq!(clean_value(&mut v.clone(), false).invisible, 3, "{label}");
+            clean_value(&mut v, true);
+            assert_eq!(v["blob"], STANDARD.encode(b"\xff\xfeNNN"), "{label}");
+            assert!(
+                blob_holds_nothing(label, v["blob"].as_str().unwrap()),
+                "{label}"
+            );
+        }
+        // No new finding: a byte order mark that agrees with the label (or
+        // a label whose codec honours it), windows-1252's smart quotes.
+        let clean = "Hello, it is fine.";
+        for (label, bytes) in [
+            ("utf-16be", [&[0xFE_u8, 0xFF][..], &be(clean)].concat()),
+            ("utf-16le", [&[0xFF_u8, 0xFE][..], &le(clean)].concat()),
+            ("utf-16", [&[0xFE_u8, 0xFF][..], &be(clean)].concat()),
+            ("utf-16", [&[0xFF_u8, 0xFE][..], &le(clean)].concat()),
+            ("u16", [&[0xFE_u8, 0xFF][..], &be(clean)].concat()),
+            (
+                "x-UTF-16LE-BOM",
+                [&[0xFE_u8, 0xFF][..], &be(clean)].concat(),
+            ),
+            ("utf-16be", be(clean)),
+            ("windows-1252", b"It\x92s \x93fine\x94 \x85 \xe9".to_vec()),
+            ("cp1252", b"It\x92s \x93fine\x94".to_vec()),
+            ("latin1", b"caf\xe9 \xa0ok".to_vec()),
+            ("iso-8859-15", b"caf\xe9".to_vec()),
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+            let kept = v.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{label} {bytes:?}");
+            assert_eq!(v, kept, "{label}");
+        }
+        // Accepted (fail closed): cp1252 mislabelled `latin1` is found.
+        let mut v =
+            json!({"mimeType": "text/plain; charset=latin1", "blob": STANDARD.encode(b"It\x92s")});
+        assert_eq!(clean_value(&mut v, true).controls, 1);
+        assert_eq!(v["blob"], STANDARD.encode(b"Its"));
     }
 
     /// `data:` URIs as a WHATWG URL parser finds them: tab and newlines in

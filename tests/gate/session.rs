@@ -1000,6 +1000,63 @@ fn encoded_text_hidden_from_lenient_readers_is_screened() {
     g.close();
 }
 
+/// B-F2 (attack s66): a blob a browser reads one way and a Python
+/// client (`bytes.decode(label)`: the label wins, a byte order mark is
+/// text, `latin1` is ISO-8859-1) another is screened under both: a
+/// little-endian BOM before UTF-16BE labelled `utf-16be` hiding zero-width,
+/// tag and bidi characters, and `latin1` C1 controls (NEL, 8-bit CSI), are
+/// refused; stripped, what is written holds nothing for either.
+#[test]
+fn blob_read_two_ways_is_screened_both() {
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let tags: String = "obey"
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+        .collect();
+    let hidden = format!("Hi \u{200b}\u{200b}{tags}\u{202e} ok");
+    let be: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(hidden.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    let cases = [
+        (
+            json!({"mimeType": "text/plain; charset=utf-16be", "blob": b64(&be)}),
+            b64(&"Hi  ok"
+                .encode_utf16()
+                .flat_map(u16::to_be_bytes)
+                .collect::<Vec<u8>>()),
+        ),
+        (
+            json!({"mimeType": "text/plain; charset=latin1", "blob": b64(b"ok \x9b8mhidden\x9b28m \x85\x85end")}),
+            b64(b"ok hidden end"),
+        ),
+    ];
+    for (blob, stripped) in cases {
+        let blob_s = blob.to_string();
+        let read = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"https://example.com/doc"}}"#;
+        let mut g = Gate::start_env(
+            &["--poison", "refuse", "--env", "RECORDER_BLOB"],
+            |_| {},
+            &[("RECORDER_BLOB", &blob_s)],
+        );
+        g.init();
+        let r = g.ask(read);
+        assert!(r["result"].is_null(), "{blob}: {r}");
+        assert!(refusal_code(&r).contains("poison"), "{blob}: {r}");
+        g.close();
+        let mut g = Gate::start_env(
+            &["--poison", "strip", "--env", "RECORDER_BLOB"],
+            |_| {},
+            &[("RECORDER_BLOB", &blob_s)],
+        );
+        g.init();
+        let r = g.ask(read);
+        assert_eq!(r["result"]["contents"][0]["blob"], stripped, "{blob}: {r}");
+        g.close();
+    }
+}
+
 #[test]
 fn pinning_trust_on_first_use_then_rug_pull() {
     let (_dir, pin, pin_s) = pin_file();

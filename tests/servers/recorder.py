@@ -149,7 +149,11 @@ for line in sys.stdin:
             templates = templates + [{"uriTemplate": "https://example.com/bad/{path}", "name": "badt", "description": "x\u200b"}]
         send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": templates}})
     elif method == "resources/read":
-        send({"jsonrpc": "2.0", "id": id, "result": {"contents": [{"uri": params.get("uri"), "text": "content"}]}})
+        content = {"uri": params.get("uri"), "text": "content"}
+        if os.environ.get("RECORDER_BLOB"):
+            # The contents' other members (`mimeType`, `blob`) as JSON.
+            content = {"uri": params.get("uri"), **json.loads(os.environ["RECORDER_BLOB"])}
+        send({"jsonrpc": "2.0", "id": id, "result": {"contents": [content]}})
     elif method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel"):
         send({"jsonrpc": "2.0", "id": id, "result": {}})
     elif method == "subscriptions/listen":
