@@ -1511,7 +1511,7 @@ impl Naming {
 }
 
 /// The refusal of a template the gateway cannot read.
-/// Most values [`own_uri_values`] takes out of one URI of the server's own
+/// Most values `own_uri_values` takes out of one URI of the server's own
 /// scheme (each path segment's rest, each query item and its value):
 /// past it the URI is refused (`policy.arguments_too_complex`), since a
 /// template could take any of them.

@@ -458,7 +458,7 @@ struct TextForm {
 }
 
 /// Most readings of one text a client may give it in its declared
-/// charset ([`decode_texts`]): as a browser reads it (a byte order mark
+/// charset (`decode_texts`): as a browser reads it (a byte order mark
 /// wins over the label, WHATWG's labels), and with the label winning
 /// (Python's `bytes.decode(label)`: a byte order mark is text, `latin1`
 /// is ISO-8859-1).
