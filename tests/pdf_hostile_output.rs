@@ -1132,3 +1132,31 @@ fn strings_under_an_unusable_crypt_filter_are_named() {
         "{line:.600}"
     );
 }
+
+/// `toolgate extract f.pdf | head`: a reader that goes away after what it
+/// wanted is no error (exit 0, nothing on stderr), as with `cat`.
+#[test]
+fn a_reader_that_goes_away_is_no_error() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.pdf");
+    std::fs::write(&path, escaped_twice_pages(40, 400)).unwrap();
+    let (all, _) = run_cli(&["extract"], &path);
+    assert!(all.len() > 1 << 20, "{} bytes: more than a pipe holds", all.len());
+    for args in [&["extract"][..], &["extract", "--json"][..]] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe's read end is closed here, with most of the text unread.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+    }
+}

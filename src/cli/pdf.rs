@@ -72,11 +72,19 @@ fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
         .and_then(|json| writeln!(out, "{}", json_for_terminal(&json)))
     {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            report!("error: io: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => write_failed(&e),
     }
+}
+
+/// The exit of a command whose output could not be written: a reader
+/// that went away (`toolgate extract f.pdf | head`) took what it wanted,
+/// as with `cat`: success, silently; any other error is reported (1).
+fn write_failed(e: &std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    report!("error: io: {e}");
+    ExitCode::from(1)
 }
 
 pub fn run_extract(a: ExtractArgs) -> ExitCode {
@@ -112,10 +120,7 @@ pub fn run_extract(a: ExtractArgs) -> ExitCode {
         .and_then(|()| out.flush());
     match written {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            report!("error: io: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => write_failed(&e),
     }
 }
 
