@@ -1142,7 +1142,11 @@ fn a_reader_that_goes_away_is_no_error() {
     let path = dir.path().join("long.pdf");
     std::fs::write(&path, escaped_twice_pages(40, 400)).unwrap();
     let (all, _) = run_cli(&["extract"], &path);
-    assert!(all.len() > 1 << 20, "{} bytes: more than a pipe holds", all.len());
+    assert!(
+        all.len() > 1 << 20,
+        "{} bytes: more than a pipe holds",
+        all.len()
+    );
     for args in [&["extract"][..], &["extract", "--json"][..]] {
         let mut child = Command::new(BIN)
             .args(args)

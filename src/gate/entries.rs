@@ -674,6 +674,30 @@ mod tests {
             .is_none());
     }
 
+    /// What the policy hid is remembered within `MAX_HIDDEN_ENTRIES`: one
+    /// more new entry marks its kind overflowed (every resource request
+    /// refused from then on); the same entry again at the bound does not.
+    #[test]
+    fn templates_the_policy_hid_are_bounded() {
+        let why = Refusal::new(GateCode::BadResponse, "x", "builtin listing check");
+        let mut hidden = HiddenEntries::default();
+        for i in 0..MAX_HIDDEN_ENTRIES {
+            hidden.remember(
+                "resources/templates/list",
+                &format!("demo://{{h}}/{i}"),
+                &why,
+            );
+        }
+        assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
+        hidden.remember("resources/templates/list", "demo://{h}/0", &why);
+        let clean = json!({"uri": "demo://fixed/other"});
+        assert!(hidden.refusal("resources/read", Some(&clean)).is_none());
+        hidden.remember("resources/templates/list", "demo://{h}/new", &why);
+        assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
+        let r = hidden.refusal("resources/read", Some(&clean)).unwrap();
+        assert!(r.reason().contains("more than"), "{r}");
+    }
+
     /// F40 (attack s50): an entry hidden on a page stays hidden when a
     /// later page of the same listing lists it again clean; a new listing
     /// that shows it clean forgets it.
