@@ -78,7 +78,7 @@ pub use paths::{
     SETTINGS_ARGUMENT_WORDS, URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::{PoisonMode, MAX_ENCODING_LAYERS};
+pub use poison::{PoisonMode, MAX_ENCODING_LAYERS, MAX_STRIP_PASSES};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,

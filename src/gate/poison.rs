@@ -1142,7 +1142,39 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// otherwise by Python than by a browser), so all of it takes at most
 /// (36/4)^[`MAX_ENCODING_LAYERS`] (6561) times the work of the text's
 /// length (410 times where no label is read two ways).
+///
+/// When stripping a text as the server sent it (`layer` 0), the stripped
+/// text is screened again until nothing is left to find: removing a
+/// reference written inside another (`&#x&#8203;E006F;`) joins the outer
+/// one (`&#xE006F;`, a tag character; attack s67, B-F7). At most
+/// [`MAX_STRIP_PASSES`] passes, after which the text is emptied (fail
+/// closed).
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    let first = screen_pass(text, strip, layer, total);
+    if !strip || layer > 0 {
+        return first;
+    }
+    let mut current = first?;
+    for _ in 1..MAX_STRIP_PASSES {
+        let mut again = Findings::default();
+        let next = screen_pass(&current, true, layer, &mut again);
+        if again.is_clean() {
+            return Some(current);
+        }
+        match next {
+            Some(next) => current = next,
+            None => break,
+        }
+    }
+    Some(String::new())
+}
+
+/// Stripping passes over one text at most (the first one included, each
+/// removing what the one before it joined): past them the text is emptied.
+pub const MAX_STRIP_PASSES: usize = 4;
+
+/// One pass of [`screen`].
+fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     use std::borrow::Cow;
     let before = *total;
     let (f, cleaned) = clean(text);
@@ -2333,6 +2365,34 @@ mod tests {
 
     /// A key is never stripped onto another key of its object, whichever
     /// comes first and whether the other is clean or stripped too.
+    /// Attack s67, B-F7: a reference written inside another is removed,
+    /// and the outer one it joins is found and removed too: what is
+    /// written back holds nothing (screened again, under `refuse` too).
+    #[test]
+    fn stripping_a_nested_reference_leaves_nothing_joined() {
+        for text in [
+            "Weather: sunny &#x&#8203;E006F;&#x&#8203;E0062;&#x&#8203;E0065;&#x&#8203;E0079;",
+            "ig&s&shy;hy;nore",
+            "a&#82&#8203;03;b",
+            "a&#x20&shy;2E;b",
+            "a&zw&zwj;j;b",
+            "<p>a&#x&#x&#8203;20&shy;2E;;b</p>",
+        ] {
+            let mut v = Value::String(text.into());
+            let found = clean_value(&mut v, true);
+            assert!(!found.is_clean(), "{text}");
+            let written = v.as_str().unwrap().to_owned();
+            let mut again = Value::String(written.clone());
+            assert!(
+                clean_value(&mut again, false).is_clean(),
+                "{text} -> {written}"
+            );
+        }
+        let mut v = Value::String("sunny &#xE006F; ok".into());
+        clean_value(&mut v, true);
+        assert_eq!(v, "sunny  ok");
+    }
+
     #[test]
     fn stripping_never_renames_a_key_onto_another() {
         let cases = [

@@ -760,7 +760,7 @@ impl GateService {
         task: bool,
     ) -> Reply {
         tracing::warn!(
-            tool,
+            tool = audit_name(tool),
             code = refusal.code(),
             rule = refusal.rule(),
             "tools/call refused"
@@ -1428,7 +1428,11 @@ impl GateService {
         for e in &events {
             let (tool, decision, code, rule) = match e {
                 ListEvent::Hidden { tool, refusal } => {
-                    tracing::warn!(tool, code = refusal.code(), "tool hidden from tools/list");
+                    tracing::warn!(
+                        tool = audit_name(tool),
+                        code = refusal.code(),
+                        "tool hidden from tools/list"
+                    );
                     (
                         tool.as_str(),
                         "refused",
@@ -1437,7 +1441,7 @@ impl GateService {
                     )
                 }
                 ListEvent::Stripped { tool, findings } => {
-                    tracing::warn!(tool, found = %findings.summary(), "stripped from a tool definition");
+                    tracing::warn!(tool = audit_name(tool), found = %findings.summary(), "stripped from a tool definition");
                     (
                         tool.as_str(),
                         "changed",
@@ -1446,7 +1450,7 @@ impl GateService {
                     )
                 }
                 ListEvent::Flagged { tool, findings } => {
-                    tracing::warn!(tool, found = %findings.summary(), "tool definition carries hidden characters");
+                    tracing::warn!(tool = audit_name(tool), found = %findings.summary(), "tool definition carries hidden characters");
                     continue;
                 }
             };
@@ -1510,7 +1514,7 @@ impl GateService {
             }
             for (tool, what) in &changed {
                 tracing::warn!(
-                    tool,
+                    tool = audit_name(tool),
                     what,
                     "a tool's definition differs from what the client was shown while learning"
                 );

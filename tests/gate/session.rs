@@ -676,6 +676,47 @@ fn invalid_policy_is_exit_2_naming_the_line() {
     assert!(err.contains("line 3"), "{err}");
 }
 
+/// Attack s67, B-F3: a log line names a refused tool as the audit does,
+/// without the password or token a URL-shaped name carries.
+#[test]
+fn log_lines_name_tools_without_their_secrets() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.toml"), "[tools]\ndeny = [\"http*\"]\n").unwrap();
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/recorder.py");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "gate",
+            "--policy",
+            "p.toml",
+            "--",
+            "python3",
+            server,
+            "record.jsonl",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"http://u:S3CRET@h/?t=T0KEN","arguments":{}}});
+    writeln!(stdin, "{init}\n{call}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("policy.tool_denied"), "{stdout}");
+    assert!(stderr.contains("tools/call refused"), "{stderr}");
+    assert!(stderr.contains("http://h/"), "{stderr}");
+    assert!(
+        !stderr.contains("S3CRET") && !stderr.contains("T0KEN"),
+        "{stderr}"
+    );
+}
+
 /// An audit bound below `gate::MIN_AUDIT_MAX_BYTES` (1 MiB) would rotate
 /// the trail away every few lines: refused at start-up (exit 2), the
 /// least value accepted.
