@@ -368,7 +368,7 @@ impl Gatekeeper {
 
     /// `true` when `text` is a URI of a scheme `[resources] schemes` names
     /// as the server's own (an opaque name, not a URL to vet).
-    fn is_own_resource(&self, text: &str) -> bool {
+    pub(crate) fn is_own_resource(&self, text: &str) -> bool {
         if self.policy.resource_schemes.is_empty() {
             return false;
         }
@@ -1511,6 +1511,73 @@ impl Naming {
 }
 
 /// The refusal of a template the gateway cannot read.
+/// The values a server whose resource template is `template` (RFC 6570)
+/// hands its handler for `uri`, when `uri` matches it: each expression
+/// matches the text up to the next literal part (the last one, up to the
+/// final literal, which must end `uri`), its operator's prefix taken off
+/// (`.`, `/`, `;`, `?`, `&`, `#`), split by its separator among its
+/// variables (the last takes the rest), `name=` taken off for `;`, `?`
+/// and `&`; a value stays as written (the argument checks decode it).
+/// `None` when `uri` does not match or the template has no expression.
+pub(crate) fn template_values(template: &str, uri: &str) -> Option<serde_json::Map<String, Value>> {
+    let parts = template_parts(template, Naming::Rfc6570).ok()?;
+    let last = parts.len().checked_sub(1)?;
+    let mut values = serde_json::Map::new();
+    let mut rest = uri;
+    let mut pending: Option<(Option<char>, &[Variable<'_>])> = None;
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Expression(op, vars) => pending = Some((*op, vars)),
+            Part::Text(t) => {
+                let Some((op, vars)) = pending.take() else {
+                    rest = rest.strip_prefix(*t)?;
+                    continue;
+                };
+                let at = if i == last {
+                    rest.strip_suffix(*t).map(str::len)?
+                } else {
+                    rest.find(*t)?
+                };
+                let (capture, after) = rest.split_at(at);
+                take_values(op, vars, capture, &mut values);
+                rest = after.get(t.len()..).unwrap_or_default();
+            }
+        }
+    }
+    (!values.is_empty()).then_some(values)
+}
+
+/// The variables of one expression (`op`, `vars`) out of the text it
+/// matched ([`template_values`]).
+fn take_values(
+    op: Option<char>,
+    vars: &[Variable<'_>],
+    capture: &str,
+    values: &mut serde_json::Map<String, Value>,
+) {
+    let body = match op {
+        Some(c @ ('#' | '.' | '/' | ';' | '?' | '&')) => capture.strip_prefix(c).unwrap_or(capture),
+        _ => capture,
+    };
+    let separator = match op {
+        Some('.') => '.',
+        Some('/') => '/',
+        Some(';') => ';',
+        Some('?' | '&') => '&',
+        _ => ',',
+    };
+    let named = matches!(op, Some(';' | '?' | '&'));
+    let mut pieces = body.splitn(vars.len().max(1), separator);
+    for var in vars {
+        let piece = pieces.next().unwrap_or_default();
+        let value = match (named, piece.split_once('=')) {
+            (true, Some((_, v))) => v,
+            _ => piece,
+        };
+        values.insert(var.name.to_string(), Value::String(value.to_owned()));
+    }
+}
+
 /// Most values `own_uri_values` takes out of one URI of the server's own
 /// scheme (each path segment's rest, each query item and its value):
 /// past it the URI is refused (`policy.arguments_too_complex`), since a
@@ -4522,6 +4589,51 @@ max_bytes = 10
             let text = format!("[resources]\nschemes = [\"{bad}\"]\n");
             assert!(Policy::parse(&text).is_err(), "{bad}");
         }
+    }
+
+    /// Attack s67, A-N1: the values a template hands its server, by
+    /// operator.
+    #[test]
+    fn template_values_by_operator() {
+        let v = |t: &str, u: &str| template_values(t, u).map(|m| Value::Object(m));
+        assert_eq!(
+            v("demo://h/ip-{host}", "demo://h/ip-169.254.169.254"),
+            Some(json!({"host": "169.254.169.254"}))
+        );
+        assert_eq!(
+            v("demo://j/{host}.json", "demo://j/169.254.169.254.json"),
+            Some(json!({"host": "169.254.169.254"}))
+        );
+        assert_eq!(
+            v(
+                "demo://mx/x{;url}",
+                "demo://mx/x;url=http%3A%2F%2F127.0.0.2%2F"
+            ),
+            Some(json!({"url": "http%3A%2F%2F127.0.0.2%2F"}))
+        );
+        assert_eq!(
+            v("demo://q/{?a,url}", "demo://q/?a=1&url=http://h/"),
+            Some(json!({"a": "1", "url": "http://h/"}))
+        );
+        assert_eq!(
+            v("demo://fr/x{#url}", "demo://fr/x#http://h/"),
+            Some(json!({"url": "http://h/"}))
+        );
+        assert_eq!(
+            v("demo://y/{.host}/p", "demo://y/.10.0.0.1/p"),
+            Some(json!({"host": "10.0.0.1"}))
+        );
+        assert_eq!(
+            v("demo://files/{+path}", "demo://files//etc/passwd"),
+            Some(json!({"path": "/etc/passwd"}))
+        );
+        assert_eq!(
+            v("demo:x/{host}/p", "demo:x/1.2.3.4/p"),
+            Some(json!({"host": "1.2.3.4"}))
+        );
+        assert_eq!(v("demo://h/ip-{host}", "demo://other/ip-1"), None);
+        assert_eq!(v("demo://j/{host}.json", "demo://j/x.txt"), None);
+        assert_eq!(v("demo://static/a", "demo://static/a"), None);
     }
 
     /// Attack s66, A-F3 and A-F2: a URI of the server's own scheme passes

@@ -183,6 +183,13 @@ pub struct HiddenEntries {
     /// [`MAX_HIDDEN_ENTRIES`]): every request naming an entry of such a
     /// kind is refused from then on (fail closed at the bound).
     overflowed: HashSet<EntryKind>,
+    /// The resource templates listings showed (the client's, or the
+    /// gateway's own), each once, at most [`MAX_HIDDEN_ENTRIES`]: what a
+    /// server takes out of a URI of its own scheme is read by them
+    /// ([`HiddenEntries::templates`]).
+    templates: Vec<String>,
+    /// More templates were listed than remembered.
+    templates_overflowed: bool,
 }
 
 impl HiddenEntries {
@@ -250,12 +257,21 @@ impl HiddenEntries {
             hidden,
             this_listing,
             overflowed,
+            templates,
+            templates_overflowed,
             ..
         } = self;
         items.retain(|item| {
             let Some(name) = item.get(key).and_then(Value::as_str) else {
                 return true;
             };
+            if kind == EntryKind::Template && !templates.iter().any(|t| t == name) {
+                if templates.len() < MAX_HIDDEN_ENTRIES {
+                    templates.push(name.to_owned());
+                } else {
+                    *templates_overflowed = true;
+                }
+            }
             let found = clean_value(&mut item.clone(), false);
             let (hide, rule) = match mode {
                 PoisonMode::Refuse => (!found.is_clean(), "--poison refuse"),
@@ -329,6 +345,12 @@ impl HiddenEntries {
             return;
         }
         self.hidden.insert(entry, why.clone());
+    }
+
+    /// The resource templates listed so far (each once, the first
+    /// [`MAX_HIDDEN_ENTRIES`]), and whether more were listed than that.
+    pub fn templates(&self) -> (&[String], bool) {
+        (&self.templates, self.templates_overflowed)
     }
 
     /// Follows the client's listing of `kind` a `result` page belongs to:

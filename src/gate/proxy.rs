@@ -29,8 +29,8 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedMutexGuard, OwnedSemaphorePermit, S
 
 use super::audit::{argument_sizes, audit_name, audit_uri, rfc3339_now, Audit, Record};
 use super::code::{GateCode, Refusal};
-use super::decide::{Answered, Gatekeeper};
-use super::entries::HiddenEntries;
+use super::decide::{template_values, Answered, Gatekeeper};
+use super::entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};
 use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
 use super::named::Named;
@@ -1292,6 +1292,44 @@ impl GateService {
         reply
     }
 
+    /// The values each listed resource template (`hidden`'s
+    /// [`HiddenEntries::templates`]) takes out of each URI of the server's
+    /// own scheme a request names ([`Named::of`]: `resources/read`,
+    /// `subscribe`, `unsubscribe`, `subscriptions/listen`), by
+    /// [`template_values`], one map per template that matches.
+    ///
+    /// # Errors
+    /// `policy.arguments_too_complex` for such a URI once more templates
+    /// were listed than remembered (fail closed).
+    fn template_reads(
+        &self,
+        hidden: &HiddenEntries,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Vec<serde_json::Map<String, Value>>, Refusal> {
+        let uris: Vec<&str> = match Named::of(method, params) {
+            Named::Resource(uri) => vec![uri],
+            Named::Subscriptions(uris) => uris.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let (templates, overflowed) = hidden.templates();
+        let mut reads = Vec::new();
+        for uri in uris
+            .into_iter()
+            .filter(|u| self.shared.keeper.is_own_resource(u))
+        {
+            if overflowed {
+                return Err(Refusal::new(
+                    GateCode::ArgumentsTooComplex,
+                    format!("more than {MAX_HIDDEN_ENTRIES} resource templates were listed: the values one of them would take out of this URI cannot be checked"),
+                    "builtin scan bound",
+                ));
+            }
+            reads.extend(templates.iter().filter_map(|t| template_values(t, uri)));
+        }
+        Ok(reads)
+    }
+
     /// Logs and audits (`changed`) each link removed from the answer to
     /// request `id`.
     fn audit_dropped_links(&self, id: Option<&Id>, method: &str, dropped: &[Refusal]) {
@@ -2543,8 +2581,10 @@ impl GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
-        let (params, hidden) = {
+        let (params, hidden, read_values) = {
             let st = lock(&self.shared.state);
+            let read_values =
+                self.template_reads(&st.hidden, &request.method, request.params.as_ref());
             // Hidden, or not known to be visible (fail closed).
             let hidden = st
                 .hidden
@@ -2556,6 +2596,7 @@ impl GateService {
             (
                 st.states.to_check(&request.method, request.params.as_ref()),
                 hidden,
+                read_values,
             )
         };
         let decided = hidden
@@ -2567,6 +2608,18 @@ impl GateService {
                 },
                 Err,
             )
+            .and_then(|mut names| {
+                // What the server's templates take out of a URI of its own
+                // scheme, checked as arguments (attack s67, A-N1, A-N2).
+                for values in read_values? {
+                    let more = self
+                        .shared
+                        .keeper
+                        .check_arguments(&request.method, &Value::Object(values))?;
+                    names.extend(more);
+                }
+                Ok(names)
+            })
             .and_then(|names| Ok((names, self.acquire_prompt(&request)?)))
             .and_then(|(names, limited)| match self.audit_operation(&request) {
                 Ok(()) => Ok((names, limited)),

@@ -676,6 +676,59 @@ fn invalid_policy_is_exit_2_naming_the_line() {
     assert!(err.contains("line 3"), "{err}");
 }
 
+/// Attack s67, A-N1, A-N2: what a listed template of the server's own
+/// scheme takes out of a URI is checked as arguments are, by its
+/// variable's name: an address for `host`, a path for `path` under
+/// `--root`, a URL anywhere; other values still read.
+#[test]
+fn values_a_template_takes_out_of_an_own_uri_are_checked() {
+    let policy = |d: &Path| {
+        std::fs::create_dir(d.join("root")).unwrap();
+        std::fs::write(d.join("p.toml"), "[resources]\nschemes = [\"demo\"]\n").unwrap();
+    };
+    let mut g = Gate::start_env(
+        &[
+            "--policy",
+            "p.toml",
+            "--root",
+            "root",
+            "--env",
+            "RECORDER_OWN_TEMPLATES",
+        ],
+        policy,
+        &[("RECORDER_OWN_TEMPLATES", "1")],
+    );
+    g.init();
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"resources/templates/list"}"#);
+    assert!(r.to_string().contains("demo://h/ip-{host}"), "{r}");
+    let read = |g: &mut Gate, id: u32, uri: &str| {
+        g.ask(
+            &json!({"jsonrpc":"2.0","id":id,"method":"resources/read","params":{"uri":uri}})
+                .to_string(),
+        )
+    };
+    for (i, (uri, code)) in [
+        ("demo://h/ip-169.254.169.254", "ssrf.cloud_metadata"),
+        ("demo://j/127.0.0.2.json", "ssrf.loopback"),
+        (
+            "demo://mx/x;url=http%3A%2F%2F169.254.169.254%2F",
+            "ssrf.cloud_metadata",
+        ),
+        ("demo://files//etc/passwd", "path.outside_root"),
+        ("demo://f/%2Fetc%2Fpasswd", "path.outside_root"),
+        ("demo:x/10.0.0.1/p", "ssrf.private_use"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = read(&mut g, 10 + i as u32, uri);
+        assert_eq!(r["error"]["data"]["code"], code, "{uri}: {r}");
+    }
+    let r = read(&mut g, 30, "demo://doc/42");
+    assert_eq!(r["result"]["contents"][0]["text"], "content", "{r}");
+    g.close();
+}
+
 /// Attack s67, B-F3: a log line names a refused tool as the audit does,
 /// without the password or token a URL-shaped name carries.
 #[test]

@@ -147,6 +147,12 @@ for line in sys.stdin:
             templates = templates + [{"uriTemplate": "https://example.com/\u00ad{path}", "name": "web2"}]
         if os.environ.get("RECORDER_POISONED_ENTRIES"):
             templates = templates + [{"uriTemplate": "https://example.com/bad/{path}", "name": "badt", "description": "x\u200b"}]
+        if os.environ.get("RECORDER_OWN_TEMPLATES"):
+            # Templates of the server's own scheme whose values it acts on
+            # (attack s67, A-N1, A-N2).
+            templates = templates + [{"uriTemplate": t, "name": "own%d" % i} for i, t in enumerate(
+                ["demo://h/ip-{host}", "demo://j/{host}.json", "demo://mx/x{;url}", "demo://f/{path}",
+                 "demo://files/{+path}", "demo:x/{host}/p", "demo://doc/{id}"])]
         send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": templates}})
     elif method == "resources/read":
         content = {"uri": params.get("uri"), "text": "content"}
