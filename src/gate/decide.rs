@@ -1518,8 +1518,31 @@ impl Naming {
 /// (`.`, `/`, `;`, `?`, `&`, `#`), split by its separator among its
 /// variables (the last takes the rest), `name=` taken off for `;`, `?`
 /// and `&`; a value stays as written (the argument checks decode it).
-/// `None` when `uri` does not match or the template has no expression.
-pub(crate) fn template_values(template: &str, uri: &str) -> Option<serde_json::Map<String, Value>> {
+/// Two readings, each when `uri` matches: every expression before the
+/// last taking the shortest text, and the longest (a server's pattern may
+/// be greedy: `{a}-{h}` on `x-y-10.0.0.1` hands `h` either `y-10.0.0.1`
+/// or `10.0.0.1`). None when `uri` does not match or the template has no
+/// expression.
+pub(crate) fn template_values(template: &str, uri: &str) -> Vec<serde_json::Map<String, Value>> {
+    let mut readings: Vec<serde_json::Map<String, Value>> = Vec::with_capacity(2);
+    for greedy in [false, true] {
+        if let Some(m) = template_reading(template, uri, greedy) {
+            if !readings.contains(&m) {
+                readings.push(m);
+            }
+        }
+    }
+    readings
+}
+
+/// One reading of [`template_values`]: each expression before the last
+/// up to the first (`greedy`: the last) place its next literal part is
+/// found.
+fn template_reading(
+    template: &str,
+    uri: &str,
+    greedy: bool,
+) -> Option<serde_json::Map<String, Value>> {
     let parts = template_parts(template, Naming::Rfc6570).ok()?;
     let last = parts.len().checked_sub(1)?;
     let mut values = serde_json::Map::new();
@@ -1535,6 +1558,8 @@ pub(crate) fn template_values(template: &str, uri: &str) -> Option<serde_json::M
                 };
                 let at = if i == last {
                     rest.strip_suffix(*t).map(str::len)?
+                } else if greedy {
+                    rest.rfind(*t)?
                 } else {
                     rest.find(*t)?
                 };
@@ -4595,7 +4620,7 @@ max_bytes = 10
     /// operator.
     #[test]
     fn template_values_by_operator() {
-        let v = |t: &str, u: &str| template_values(t, u).map(|m| Value::Object(m));
+        let v = |t: &str, u: &str| template_values(t, u).into_iter().next().map(Value::Object);
         assert_eq!(
             v("demo://h/ip-{host}", "demo://h/ip-169.254.169.254"),
             Some(json!({"host": "169.254.169.254"}))
@@ -4632,6 +4657,17 @@ max_bytes = 10
             Some(json!({"host": "1.2.3.4"}))
         );
         assert_eq!(v("demo://h/ip-{host}", "demo://other/ip-1"), None);
+        let both: Vec<Value> = template_values("demo://g/{a}-{h}", "demo://g/x-y-10.0.0.1")
+            .into_iter()
+            .map(Value::Object)
+            .collect();
+        assert_eq!(
+            both,
+            [
+                json!({"a": "x", "h": "y-10.0.0.1"}),
+                json!({"a": "x-y", "h": "10.0.0.1"})
+            ]
+        );
         assert_eq!(v("demo://j/{host}.json", "demo://j/x.txt"), None);
         assert_eq!(v("demo://static/a", "demo://static/a"), None);
     }

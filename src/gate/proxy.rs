@@ -1307,8 +1307,10 @@ impl GateService {
         method: &str,
         params: Option<&Value>,
     ) -> Result<Vec<serde_json::Map<String, Value>>, Refusal> {
+        // A completion names a template, not a URI read: its values are
+        // the completion decision's.
         let uris: Vec<&str> = match Named::of(method, params) {
-            Named::Resource(uri) => vec![uri],
+            Named::Resource(uri) if method != "completion/complete" => vec![uri],
             Named::Subscriptions(uris) => uris.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
@@ -1325,7 +1327,7 @@ impl GateService {
                     "builtin scan bound",
                 ));
             }
-            reads.extend(templates.iter().filter_map(|t| template_values(t, uri)));
+            reads.extend(templates.iter().flat_map(|t| template_values(t, uri)));
         }
         Ok(reads)
     }

@@ -726,6 +726,14 @@ fn values_a_template_takes_out_of_an_own_uri_are_checked() {
     }
     let r = read(&mut g, 30, "demo://doc/42");
     assert_eq!(r["result"]["contents"][0]["text"], "content", "{r}");
+    // A completion names the template itself: its values are the
+    // completion decision's (a path inside the root passes).
+    let inside = g.dir().canonicalize().unwrap().join("root/a.txt");
+    let complete = json!({"jsonrpc":"2.0","id":31,"method":"completion/complete","params":{
+        "ref":{"type":"ref/resource","uri":"demo://files/{+path}"},
+        "argument":{"name":"path","value":inside.to_str().unwrap()}}});
+    let r = g.ask(&complete.to_string());
+    assert_eq!(r["result"]["completion"]["values"][0], "a", "{r}");
     g.close();
 }
 
