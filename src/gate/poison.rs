@@ -1618,17 +1618,12 @@ fn char_ref(s: &str) -> Option<(String, usize)> {
             .bytes()
             .filter_map(|b| char::from(b).to_digit(radix))
             .fold(0_u32, |v, d| v.saturating_mul(radix).saturating_add(d));
-        // As HTML reads a numeric reference (its "numeric character
-        // reference end state"): 0x80–0x9F as windows-1252 (`&#150;` is
-        // `–`, `&#x80;` is `€`), where that gives a character; the other
-        // five stay the C1 controls they are.
+        // 0x80–0x9F as the C1 controls they are, as an XML parser and
+        // CommonMark read them (attack s67, B-F6); HTML's windows-1252
+        // letters for them are visible, so this reading finds all either
+        // finds.
         let c = match value {
             0 => '\u{fffd}',
-            v @ 0x80..=0x9f => {
-                let byte = [u8::try_from(v).unwrap_or_default()];
-                let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
-                text.chars().next().unwrap_or('\u{fffd}')
-            }
             v => char::from_u32(v).unwrap_or('\u{fffd}'),
         };
         let semi = usize::from(digits.get(len..).is_some_and(|r| r.starts_with(';')));
@@ -4190,16 +4185,27 @@ mod tests {
         let mut clean = json!("&#65;&#x1F600; &amp; &#169;");
         assert!(clean_value(&mut clean, true).is_clean());
         assert_eq!(clean, json!("&#65;&#x1F600; &amp; &#169;"));
-        // 0x80–0x9F as HTML reads them: windows-1252 (`&#150;` is `–`,
-        // `&#x80;` is `€`); the five it leaves are C1 controls (attack s62).
-        let mut clean = json!("1990&#150;2000, &#x80;5, &#147;q&#148;");
-        assert!(clean_value(&mut clean, true).is_clean(), "{clean}");
-        assert_eq!(clean, json!("1990&#150;2000, &#x80;5, &#147;q&#148;"));
-        for control in ["a&#x81;b", "a&#141;b", "a&#x9D;b"] {
-            assert!(
-                !clean_value(&mut json!(control), false).is_clean(),
-                "{control}"
-            );
+        // 0x80–0x9F are the C1 controls an XML parser and CommonMark give
+        // (attack s67, B-F6: `&#x85;` is NEL, `&#x9b;` an 8-bit CSI), not
+        // HTML's windows-1252 letters (`&#150;` is `–` there): found,
+        // and removed when stripping.
+        for (control, stripped) in [
+            ("a&#x81;b", "ab"),
+            ("a&#141;b", "ab"),
+            ("a&#x9D;b", "ab"),
+            ("ok&#x85;&#133;ok", "okok"),
+            ("x&#x9b;8mhidden&#x9B;28m", "x8mhidden28m"),
+            ("1990&#150;2000", "19902000"),
+            ("&#x80;5", "5"),
+        ] {
+            let mut v = json!(control);
+            assert!(!clean_value(&mut v, true).is_clean(), "{control}");
+            assert_eq!(v, json!(stripped), "{control}");
+        }
+        for edge in ["&#x7F;", "&#xA0;"] {
+            let mut v = json!(edge);
+            let f = clean_value(&mut v, false);
+            assert_eq!(f.is_clean(), edge == "&#xA0;", "{edge}");
         }
         // Attack s55 F1: `&shy` without its `;` as HTML reads it, and a
         // name for a character with variation selector 1, as that pair
