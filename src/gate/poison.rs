@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 use super::encoded::{base64_readings, sextet};
 use super::hidden::{class, Class, Context};
 use super::literals::{quoted_runs, read_json_escapes, respell};
+use super::prescan::{self, Reader};
 
 /// What to do with poisoned text (`--poison`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -308,6 +309,10 @@ static STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 /// is text (binary); else, when stripping changed the text, a reading
 /// cleaned and written back as canonical base64 ([`settle`]: what is
 /// written holds nothing under any reading, else it is the empty string).
+/// A document base64 carries as it came (not `plausible`: a blob, a
+/// `data:` URI) is also read in the charset it declares itself
+/// ([`own_charset`]; one it declares for a parser that no table here knows
+/// fails closed, as an unknown `declared` one does).
 /// At most [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS)
 /// times [`MAX_TEXT_READINGS`] texts screened.
 fn screen_base64(
@@ -325,7 +330,11 @@ fn screen_base64(
     let mut text_seen = false;
     let mut candidates: Vec<Candidate> = Vec::new();
     for bytes in base64_readings(s) {
-        for (text, form) in decode_texts(&bytes, declared) {
+        let Some(readings) = decode_texts(&bytes, declared, !plausible) else {
+            total.unknown_charsets += 1;
+            return Some(Some(String::new()));
+        };
+        for (text, form) in readings {
             if plausible && !plausible_text(&text, form, bytes.len()) {
                 continue;
             }
@@ -348,7 +357,7 @@ fn screen_base64(
     Some(settle(candidates, total, |w| {
         base64_readings(w.as_bytes())
             .iter()
-            .all(|b| holds_nothing(b, declared, layer))
+            .all(|b| holds_nothing(b, declared, !plausible, layer))
     }))
 }
 
@@ -383,13 +392,16 @@ fn settle(
 }
 
 /// Whether `bytes` hold nothing the screen finds, `layer` encodings deep,
-/// under every reading a client gives them in the `declared` charset
-/// ([`decode_texts`]; none when they are no text).
-fn holds_nothing(bytes: &[u8], declared: Option<Declared>, layer: usize) -> bool {
-    decode_texts(bytes, declared).iter().all(|(t, _)| {
-        let mut again = Findings::default();
-        screen(t, false, layer, &mut again);
-        again.is_clean()
+/// under every reading a client gives them in the `declared` charset (and
+/// when `own`, the one they declare themselves; [`decode_texts`]; none
+/// when they are no text).
+fn holds_nothing(bytes: &[u8], declared: Option<Declared>, own: bool, layer: usize) -> bool {
+    decode_texts(bytes, declared, own).is_some_and(|readings| {
+        readings.iter().all(|(t, _)| {
+            let mut again = Findings::default();
+            screen(t, false, layer, &mut again);
+            again.is_clean()
+        })
     })
 }
 
@@ -457,12 +469,13 @@ struct TextForm {
     bom: bool,
 }
 
-/// Most readings of one text a client may give it in its declared
-/// charset (`decode_texts`): as a browser reads it (a byte order mark
-/// wins over the label, WHATWG's labels), and with the label winning
+/// Most readings of one text a client may give it (`decode_texts`): in
+/// the charset its transport declares as a browser reads it (a byte order
+/// mark wins over the label, WHATWG's labels), and with the label winning
 /// (Python's `bytes.decode(label)`: a byte order mark is text, `latin1`
-/// is ISO-8859-1).
-pub const MAX_TEXT_READINGS: usize = 2;
+/// is ISO-8859-1); and in the charset a document declares itself (an XML
+/// declaration, a `<meta charset>`, ...), as its reader reads it.
+pub const MAX_TEXT_READINGS: usize = 3;
 
 /// A declared charset, the two ways clients read its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -700,9 +713,16 @@ fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextF
 /// when a label is declared and that reading differs (other than by a
 /// byte order mark it agrees with), as Python's `bytes.decode(label)`
 /// reads them ([`Declared::literal`]: the label wins, a byte order mark
-/// is text, `latin1` is ISO-8859-1 and its 0x80–0x9F C1 controls). Empty
-/// when they are no text.
-fn decode_texts(bytes: &[u8], declared: Option<Declared>) -> Vec<(String, TextForm)> {
+/// is text, `latin1` is ISO-8859-1 and its 0x80–0x9F C1 controls); then,
+/// when `own`, in the charset the document declares itself
+/// ([`own_charset`]), when that reading differs from both. Empty when
+/// they are no text; `None` when the document declares, for a parser, a
+/// charset no table here knows (fail closed).
+fn decode_texts(
+    bytes: &[u8],
+    declared: Option<Declared>,
+    own: bool,
+) -> Option<Vec<(String, TextForm)>> {
     let mut readings = Vec::with_capacity(MAX_TEXT_READINGS);
     let browser = declared.map(|d| d.browser);
     readings.extend(decode_text(bytes, browser));
@@ -729,7 +749,50 @@ fn decode_texts(bytes: &[u8], declared: Option<Declared>) -> Vec<(String, TextFo
             }
         }
     }
-    readings
+    if own {
+        if let Some(charset) = own_charset(bytes).ok()? {
+            if let Some(text) = decode_as(bytes, charset) {
+                if readings.iter().all(|(t, _)| *t != text) {
+                    readings.push((
+                        text,
+                        TextForm {
+                            charset,
+                            bom: false,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    Some(readings)
+}
+
+/// The charset `bytes` declare themselves ([`prescan::own_label`]), as
+/// its reader reads the label: a parser (XML, Python source) as Python's
+/// codec of that name ([`label_charset`]), a browser (HTML `<meta>`, CSS
+/// `@charset`) as WHATWG does. `Ok(None)` when they declare none, start
+/// with a byte order mark (which wins for every such reader), or name a
+/// label a browser ignores or UTF-16 or UTF-32 (which a declaration
+/// written in ASCII cannot be in: a parser fails, a browser reads UTF-8);
+/// `Err(())` for a label a parser reads and no table here knows.
+fn own_charset(bytes: &[u8]) -> Result<Option<Charset>, ()> {
+    if matches!(
+        bytes,
+        [0xEF, 0xBB, 0xBF, ..] | [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0, 0, 0xFE, 0xFF, ..]
+    ) {
+        return Ok(None);
+    }
+    let Some((label, reader)) = prescan::own_label(bytes) else {
+        return Ok(None);
+    };
+    let charset = match (charset_for_label(label), reader) {
+        (None, _) => return Ok(None),
+        (Some(Charset::Unknown), Reader::Parser) => return Err(()),
+        (Some(Charset::Unknown), Reader::Browser) => return Ok(None),
+        (Some(browser), Reader::Parser) => label_charset(label, browser).unwrap_or(browser),
+        (Some(browser), Reader::Browser) => browser,
+    };
+    Ok((!matches!(charset, Charset::Utf16 { .. } | Charset::Utf32 { .. })).then_some(charset))
 }
 
 /// The UTF-32 or UTF-16 form `bytes` (holding a NUL byte, without a byte
@@ -1938,8 +2001,12 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
     let payload = if is_base64_meta(meta) {
         screen_base64(&decoded, charset, strip, layer, total, false)??
     } else {
+        let Some(readings) = decode_texts(&decoded, charset, true) else {
+            total.unknown_charsets += 1;
+            return Some(String::new());
+        };
         let mut candidates: Vec<Candidate> = Vec::new();
-        for (text, form) in decode_texts(&decoded, charset) {
+        for (text, form) in readings {
             let mut found = Findings::default();
             let cleaned = screen(&text, strip, layer, &mut found);
             if found.is_clean() {
@@ -1954,7 +2021,7 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
         }
         settle(candidates, total, |w| {
             let bytes: Vec<u8> = percent_encoding::percent_decode_str(w).collect();
-            holds_nothing(&bytes, charset, layer)
+            holds_nothing(&bytes, charset, true, layer)
         })?
     };
     Some(format!("{meta},{payload}"))
@@ -3203,6 +3270,7 @@ mod tests {
             && holds_nothing(
                 &bytes,
                 declared_charset(&format!("text/plain; charset={label}")),
+                true,
                 1,
             )
     }
@@ -4235,5 +4303,111 @@ mod tests {
             let mut v = json!(clean_text);
             assert!(clean_value(&mut v, true).is_clean(), "{clean_text}");
         }
+    }
+
+    /// A document that declares its own charset (an XML declaration, a
+    /// coding cookie, `@charset`, `<meta charset>`) is also read in it, as
+    /// its reader reads the label: a blob and a `data:` URI, whatever the
+    /// MIME type says (attack s67, B-F5); stripped to what holds nothing
+    /// under every reading. A label a parser would read that no table here
+    /// knows fails closed; one a browser ignores is ignored.
+    #[test]
+    fn a_document_is_read_in_the_charset_it_declares() {
+        let docs: [(&str, &[u8], &[u8]); 7] = [
+            (
+                "application/xml",
+                b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>",
+                "aqu\u{ed}, s\u{ed}</a>".as_bytes(),
+            ),
+            (
+                "text/xml",
+                b"<?xml version='1.0' encoding='latin1'?><a>",
+                b"ok\x85\x85ok</a>",
+            ),
+            (
+                "text/html",
+                b"<meta charset=\"windows-1252\"><p>",
+                b"ig\xadnore",
+            ),
+            (
+                "text/html",
+                b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\">",
+                b"ok\xad\xadok",
+            ),
+            (
+                "text/css",
+                b"@charset \"windows-1252\"; a { content: \"",
+                b"ig\xadnore\" }",
+            ),
+            (
+                "text/x-python",
+                b"# -*- coding: latin-1 -*-\ns = '",
+                b"ig\xadnore'",
+            ),
+            (
+                "application/octet-stream",
+                b"<?xml version=\"1.0\" encoding=\"cp1252\"?><a>",
+                b"x\xady</a>",
+            ),
+        ];
+        for (mime, head, body) in docs {
+            let doc = [head, body].concat();
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&doc)});
+            let found = clean_value(&mut v.clone(), false);
+            assert!(
+                !found.is_clean(),
+                "{mime} {}",
+                String::from_utf8_lossy(&doc)
+            );
+            clean_value(&mut v, true);
+            let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(
+                !written.is_empty() && holds_nothing(&written, None, true, 1),
+                "{mime}: {}",
+                String::from_utf8_lossy(&written)
+            );
+            assert!(written.starts_with(head), "{mime}");
+            let uri = format!("see data:{mime};base64,{} .", STANDARD.encode(&doc));
+            assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
+            let plain: String = doc.iter().map(|b| format!("%{b:02X}")).collect();
+            let uri = format!("see data:{mime},{plain} .");
+            assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
+        }
+        // The same documents without the declaration: UTF-8 or binary,
+        // nothing found (the ones in valid UTF-8 hold no hidden character).
+        let mut v = json!({"mimeType": "application/xml", "blob": STANDARD.encode("<a>aqu\u{ed}, s\u{ed}</a>")});
+        assert!(clean_value(&mut v, false).is_clean());
+        // In base64 inside text a model reads, no declaration is taken.
+        let mut own = Findings::default();
+        let inner = STANDARD
+            .encode(b"<?xml version=\"1.0\" encoding=\"latin1\"?><a>\xc3\xad and more text</a>");
+        screen(&inner, false, 1, &mut own);
+        assert!(own.is_clean(), "{own:?}");
+        // A label a parser reads that no table here knows: fail closed;
+        // one a browser ignores: read as undeclared.
+        let mut v = json!({"mimeType": "application/xml", "blob": STANDARD.encode("<?xml version=\"1.0\" encoding=\"cp852\"?><a>plain</a>")});
+        assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
+        assert_eq!(v["blob"], "");
+        let page = "<meta charset=\"klingon\"><p>plain words";
+        let mut v = json!({"mimeType": "text/html", "blob": STANDARD.encode(page)});
+        assert!(clean_value(&mut v, true).is_clean());
+        assert_eq!(v["blob"], STANDARD.encode(page));
+        // A byte order mark wins over the declaration.
+        let bom = [
+            &b"\xef\xbb\xbf"[..],
+            b"<meta charset=\"latin1\"><p>aqu\xc3\xad",
+        ]
+        .concat();
+        let unlabelled = b"\xef\xbb\xbf<p>aqu\xc3\xad";
+        assert_eq!(
+            clean_value(
+                &mut json!({"mimeType": "text/html", "blob": STANDARD.encode(&bom)}),
+                false
+            ),
+            clean_value(
+                &mut json!({"mimeType": "text/html", "blob": STANDARD.encode(unlabelled)}),
+                false
+            ),
+        );
     }
 }
