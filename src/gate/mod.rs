@@ -40,6 +40,7 @@ pub mod poison;
 mod policy;
 mod prescan;
 mod proxy;
+mod pycodec;
 mod resolve;
 mod retired;
 mod run;

@@ -34,6 +34,7 @@ use super::encoded::{base64_readings, sextet};
 use super::hidden::{class, Class, Context};
 use super::literals::{quoted_runs, read_json_escapes, respell};
 use super::prescan::{self, Reader};
+use super::pycodec::{self, PyCodec};
 
 /// What to do with poisoned text (`--poison`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -448,6 +449,10 @@ enum Charset {
     /// the C1 controls U+0080–U+009F, the others as that windows code page
     /// (the two agree from 0xA0 up).
     IsoC1(&'static encoding_rs::Encoding),
+    /// A Python codec that reads some codes otherwise than the WHATWG
+    /// encoding of its label (`cp850`, `cp932`, `gb18030`;
+    /// [`pycodec`]).
+    Python(&'static PyCodec),
     /// Python's text-transform codecs `unicode_escape` (`raw`: false) and
     /// `raw_unicode_escape`, which `bytes.decode(charset)` accepts: ASCII
     /// that spells any character (`\U000e0069`), [`decode_py_escape`].
@@ -531,7 +536,9 @@ fn label_key(label: &str) -> (String, bool) {
 /// browser as `browser`) in: Python's `bytes.decode(label)`, where a
 /// byte order mark is a character like any other. [`Charset::IsoC1`] for
 /// the labels Python reads as ISO-8859-1, -9 and -11 and WHATWG as
-/// windows-1252, -1254 and -874 ([`iso_c1_code_page`]); `None` for the
+/// windows-1252, -1254 and -874 ([`iso_c1_code_page`]);
+/// [`Charset::Python`] for those whose Python codec reads some codes
+/// otherwise (`cp850`, `cp932`, `gb18030`; [`pycodec::for_key`]); `None` for the
 /// codecs that honour a byte order mark (`utf-16`, `u16`, `utf-32`,
 /// `u32`, Java's `UnicodeBig`, `UnicodeLittle` and `x-…-bom`), whose
 /// reading is the browser's, and for an unknown label; else `browser`.
@@ -542,6 +549,9 @@ fn label_charset(label: &str, browser: Charset) -> Option<Charset> {
     let (key, bom) = label_key(label);
     if let Some(e) = iso_c1_code_page(&key) {
         return Some(Charset::IsoC1(e));
+    }
+    if let Some(codec) = pycodec::for_key(&key) {
+        return Some(Charset::Python(codec));
     }
     let honours_bom = bom
         || matches!(
@@ -641,8 +651,9 @@ fn charset_for_label(label: &str) -> Option<Charset> {
 /// which `encoding_rs` lacks, screened as IBM866: their lower halves are
 /// ASCII, control characters included, and their upper halves, like
 /// IBM866's, visible letters, box drawing and a no-break space at 0xFF
-/// (850's soft hyphen at 0xF0 is read as a letter), so the same bytes are
-/// found and written back.
+/// (850's soft hyphen at 0xF0, which IBM866 reads as a letter, is in
+/// Python's reading of the label, [`pycodec::CP850`]), so the same bytes
+/// are found and written back.
 fn legacy_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
     use encoding_rs as e;
     Some(match key {
@@ -650,6 +661,7 @@ fn legacy_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
         "latin9" | "l9" | "iso885915" | "cp28605" => e::ISO_8859_15,
         "macroman" | "xmacroman" | "macintosh" | "csmacintosh" | "mac" => e::MACINTOSH,
         "cp936" | "ms936" => e::GBK,
+        "gb180302000" => e::GB18030,
         "cp949" | "ms949" | "uhc" => e::EUC_KR,
         "cp950" | "ms950" => e::BIG5,
         "cp1250" => e::WINDOWS_1250,
@@ -906,6 +918,7 @@ fn decode_as(body: &[u8], charset: Charset) -> Option<String> {
             )
         }
         Charset::PyEscape { raw } => decode_py_escape(body, raw),
+        Charset::Python(codec) => codec.decode(body),
         Charset::Punycode => std::str::from_utf8(body)
             .ok()
             .filter(|s| s.is_ascii())
@@ -1180,6 +1193,7 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
             out
         }
         Charset::PyEscape { raw } => encode_py_escape(text, raw),
+        Charset::Python(codec) => codec.encode(text),
         Charset::Punycode => idna::punycode::encode_str(text)
             .unwrap_or_default()
             .into_bytes(),
@@ -3209,6 +3223,49 @@ mod tests {
             assert!(!clean_value(&mut v, true).is_clean(), "{label}");
             assert_eq!(v["blob"], STANDARD.encode(b"ab \xb0"), "{label}");
         }
+        // Codes Python's codec of the label reads as a hidden character
+        // where the WHATWG encoding reads a visible one or none (attack
+        // s67, B-F1, B-F2; the codec sweep): found in either mode, and
+        // stripped to what holds nothing under any reading.
+        for (labels, codec) in [
+            (
+                &["cp850", "850", "IBM850", "cspc850multilingual"][..],
+                &pycodec::CP850,
+            ),
+            (
+                &["cp932", "ms932", "mskanji", "ms_kanji"][..],
+                &pycodec::CP932,
+            ),
+            (
+                &["gb18030", "GB18030", "gb18030-2000"][..],
+                &pycodec::GB18030,
+            ),
+        ] {
+            for label in labels {
+                for &(code, hidden) in codec.codes() {
+                    let doc = [&b"ok "[..], code, b" ok"].concat();
+                    assert_eq!(
+                        codec.decode(&doc),
+                        Some(format!("ok {hidden} ok")),
+                        "{label}"
+                    );
+                    let mime = format!("text/plain; charset=\"{label}\"");
+                    let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&doc)});
+                    assert!(!clean_value(&mut v, true).is_clean(), "{label} {code:x?}");
+                    assert!(
+                        blob_holds_nothing(label, v["blob"].as_str().unwrap()),
+                        "{label} {code:x?} {v}"
+                    );
+                    let uri = format!("data:{mime};base64,{}", STANDARD.encode(&doc));
+                    assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
+                }
+            }
+        }
+        // cp932's 0xFD, which Shift_JIS lacks: text Python reads whole,
+        // escape sequence and all.
+        let mut v = json!({"mimeType": "text/plain; charset=cp932", "blob": STANDARD.encode(b"\xfd a\x1b[8m b")});
+        let found = clean_value(&mut v, false);
+        assert!(found.invisible >= 1 && !found.is_clean(), "{found:?}");
         // No label, or the replacement encoding's: read as undeclared.
         for label in ["binary", "iso-2022-kr", ""] {
             assert_eq!(charset_for_label(label), None, "{label}");

@@ -1,0 +1,193 @@
+//! Python's codecs where they read bytes otherwise than the WHATWG
+//! encoding (as `encoding_rs` decodes it) the gateway reads their label
+//! with: the byte sequences a Python client decodes to a hidden character
+//! that a browser reads as a visible one or not at all. Found by decoding
+//! every one- and two-byte sequence (and every four-byte one of GB18030)
+//! with CPython 3.11's codecs and with `encoding_rs` (attack s67, B-F1,
+//! B-F2; the sweep in `docs/gate.md`):
+//! * `cp850`: 0xF0 is U+00AD SOFT HYPHEN (the gateway reads the DOS code
+//!   pages as IBM866, whose 0xF0 is `Ё`);
+//! * `cp932` (`ms932`, `mskanji`): single bytes 0xA0, 0xFD, 0xFE and 0xFF
+//!   are U+F8F0–U+F8F3, private use, where Shift_JIS has none;
+//! * `gb18030`: twenty two-byte codes GB18030-2022 moved out of the
+//!   private-use area (`A6D9` U+FE10, `A3A0` U+3000, ...) are still the
+//!   private-use characters of GB18030-2005.
+
+use encoding_rs::Encoding;
+
+/// A Python codec as a WHATWG encoding with some codes read otherwise.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct PyCodec {
+    /// The encoding that reads every other code as Python does.
+    base: &'static Encoding,
+    /// How many bytes the code at a position takes.
+    unit: Unit,
+    /// Codes (whole, as [`Unit`] cuts them) and the character Python
+    /// reads each as.
+    codes: &'static [(&'static [u8], char)],
+}
+
+/// How an encoding cuts bytes into codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    /// One byte a code.
+    Single,
+    /// Shift_JIS: a lead byte 0x81–0x9F or 0xE0–0xFC and its trail byte;
+    /// any other byte alone.
+    ShiftJis,
+    /// GB18030: a lead byte 0x81–0xFE with a trail byte, or with three
+    /// when a digit follows it; any other byte alone.
+    Gb18030,
+}
+
+impl Unit {
+    /// Bytes of the code `rest` starts with (at least one, at most all).
+    fn len(self, rest: &[u8]) -> usize {
+        let n = match (self, rest) {
+            (Unit::ShiftJis, [0x81..=0x9F | 0xE0..=0xFC, ..]) => 2,
+            (Unit::Gb18030, [0x81..=0xFE, 0x30..=0x39, ..]) => 4,
+            (Unit::Gb18030, [0x81..=0xFE, ..]) => 2,
+            _ => 1,
+        };
+        n.min(rest.len()).max(1)
+    }
+}
+
+/// Python's `cp850` (IBM850, DOS Latin 1).
+pub(super) static CP850: PyCodec = PyCodec {
+    base: encoding_rs::IBM866,
+    unit: Unit::Single,
+    codes: &[(b"\xF0", '\u{AD}')],
+};
+
+/// Python's `cp932` (Microsoft's Shift_JIS).
+pub(super) static CP932: PyCodec = PyCodec {
+    base: encoding_rs::SHIFT_JIS,
+    unit: Unit::ShiftJis,
+    codes: &[
+        (b"\xA0", '\u{F8F0}'),
+        (b"\xFD", '\u{F8F1}'),
+        (b"\xFE", '\u{F8F2}'),
+        (b"\xFF", '\u{F8F3}'),
+    ],
+};
+
+/// Python's `gb18030` (the 2005 mapping).
+pub(super) static GB18030: PyCodec = PyCodec {
+    base: encoding_rs::GB18030,
+    unit: Unit::Gb18030,
+    codes: &[
+        (b"\xA3\xA0", '\u{E5E5}'),
+        (b"\xA6\xD9", '\u{E78D}'),
+        (b"\xA6\xDA", '\u{E78E}'),
+        (b"\xA6\xDB", '\u{E78F}'),
+        (b"\xA6\xDC", '\u{E790}'),
+        (b"\xA6\xDD", '\u{E791}'),
+        (b"\xA6\xDE", '\u{E792}'),
+        (b"\xA6\xDF", '\u{E793}'),
+        (b"\xA6\xEC", '\u{E794}'),
+        (b"\xA6\xED", '\u{E795}'),
+        (b"\xA6\xF3", '\u{E796}'),
+        (b"\xA8\xBC", '\u{E7C7}'),
+        (b"\xFE\x59", '\u{E81E}'),
+        (b"\xFE\x61", '\u{E826}'),
+        (b"\xFE\x66", '\u{E82B}'),
+        (b"\xFE\x67", '\u{E82C}'),
+        (b"\xFE\x6D", '\u{E832}'),
+        (b"\xFE\x7E", '\u{E843}'),
+        (b"\xFE\x90", '\u{E854}'),
+        (b"\xFE\xA0", '\u{E864}'),
+    ],
+};
+
+/// The codec Python reads a label in (by its letters and digits, lower
+/// case) where it differs from the label's WHATWG encoding, `None` for the
+/// others.
+pub(super) fn for_key(key: &str) -> Option<&'static PyCodec> {
+    Some(match key {
+        "cp850" | "850" | "ibm850" | "cspc850multilingual" => &CP850,
+        "cp932" | "ms932" | "mskanji" => &CP932,
+        "gb18030" | "gb180302000" => &GB18030,
+        _ => None?,
+    })
+}
+
+impl PyCodec {
+    /// `body` as Python reads it, `None` when it is no text in the codec:
+    /// each run between the codes read otherwise decoded by the base
+    /// encoding. One pass.
+    pub(super) fn decode(&self, body: &[u8]) -> Option<String> {
+        let base = |run: &[u8]| {
+            self.base
+                .decode_without_bom_handling_and_without_replacement(run)
+                .map(std::borrow::Cow::into_owned)
+        };
+        let mut out = String::with_capacity(body.len());
+        let (mut run, mut at) = (0, 0);
+        while let Some(rest) = body.get(at..).filter(|r| !r.is_empty()) {
+            let n = self.unit.len(rest);
+            let code = rest.get(..n).unwrap_or(rest);
+            if let Some(&(_, c)) = self.codes.iter().find(|(b, _)| *b == code) {
+                out.push_str(&base(body.get(run..at)?)?);
+                out.push(c);
+                run = at + n;
+            }
+            at += n;
+        }
+        out.push_str(&base(body.get(run..)?)?);
+        Some(out)
+    }
+
+    /// The codes read otherwise and what Python reads each as.
+    #[cfg(test)]
+    pub(super) fn codes(&self) -> &'static [(&'static [u8], char)] {
+        self.codes
+    }
+
+    /// `text` in the codec: the base encoding's bytes (a character it
+    /// lacks as a numeric character reference, as `encoding_rs` writes
+    /// it); the characters read otherwise are hidden ones, which cleaned
+    /// text has lost.
+    pub(super) fn encode(&self, text: &str) -> Vec<u8> {
+        self.base.encode(text).0.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_read_otherwise_only_where_a_code_starts() {
+        assert_eq!(
+            CP850.decode(b"ig\xf0no\xf0re").as_deref(),
+            Some("ig\u{ad}no\u{ad}re")
+        );
+        assert_eq!(
+            CP932.decode(b"a\xfdb\xa0").as_deref(),
+            Some("a\u{f8f1}b\u{f8f0}")
+        );
+        // 0xA0 as the trail byte of a two-byte code is that code's.
+        assert_eq!(CP932.decode(b"\x81\xa0").as_deref(), Some("\u{25a1}"));
+        assert_eq!(
+            GB18030.decode(b"ok\xa6\xd9ok").as_deref(),
+            Some("ok\u{e78d}ok")
+        );
+        assert_eq!(GB18030.decode(b"\xa3\xa0").as_deref(), Some("\u{e5e5}"));
+        // A6D9 inside a four-byte code, or as a trail and the next lead.
+        assert_eq!(
+            GB18030.decode(b"\x84\x31\x82\x36").as_deref(),
+            encoding_rs::GB18030
+                .decode_without_bom_handling_and_without_replacement(b"\x84\x31\x82\x36")
+                .as_deref()
+        );
+        assert_eq!(GB18030.decode(b"\xb0\xa6\xd9").as_deref(), None);
+        assert_eq!(
+            GB18030.decode(b"\xb0\xa1\xa6\xd9").as_deref(),
+            Some("\u{554a}\u{e78d}")
+        );
+        assert_eq!(GB18030.decode(b"ok\xa6"), None);
+        assert_eq!(for_key("cp850"), Some(&CP850));
+        assert_eq!(for_key("shiftjis"), None);
+    }
+}
