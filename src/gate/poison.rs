@@ -1214,11 +1214,12 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// Bounded: each layer down screens at most
 /// [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS) (6)
 /// readings of base64 ([`base64_readings`]), each three quarters the
-/// length or less, each read as text at most [`MAX_TEXT_READINGS`] (2)
+/// length or less, each read as text at most [`MAX_TEXT_READINGS`] (3)
 /// ways ([`decode_texts`]; the second only for a declared label read
-/// otherwise by Python than by a browser), so all of it takes at most
-/// (36/4)^[`MAX_ENCODING_LAYERS`] (6561) times the work of the text's
-/// length (410 times where no label is read two ways).
+/// otherwise by Python than by a browser, the third only for a blob or
+/// `data:` URI that declares a charset itself), so all of it takes at
+/// most (54/4)^[`MAX_ENCODING_LAYERS`] (33,215) times the work of the
+/// text's length (6,561 with two readings a layer, 410 with one).
 ///
 /// When stripping a text as the server sent it (`layer` 0), the stripped
 /// text is screened again until nothing is left to find: removing a
