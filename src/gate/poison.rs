@@ -271,18 +271,15 @@ fn clean_value_at(value: &mut Value, strip: bool, layer: usize, total: &mut Find
                 if screened.iter().any(|(_, c)| c.is_some()) {
                     clean_keys(m, screened, strip, total);
                 }
-                let charset = m
-                    .get("mimeType")
-                    .and_then(Value::as_str)
-                    .and_then(declared_charset);
+                let how = ReadAs::document(m.get("mimeType").and_then(Value::as_str));
                 if let Some(Value::String(blob)) = m.get_mut("blob") {
-                    clean_base64(blob, charset, strip, layer, total);
+                    clean_base64(blob, how, strip, layer, total);
                 }
                 // An image's or audio's `data`: text whatever the MIME type
                 // says, when it decodes to text.
                 if m.contains_key("mimeType") {
                     if let Some(Value::String(data)) = m.get_mut("data") {
-                        clean_base64(data, charset, strip, layer, total);
+                        clean_base64(data, how, strip, layer, total);
                     }
                 }
                 stack.extend(m.values_mut());
@@ -303,35 +300,41 @@ static STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// Screens the text base64 `s` carries, `layer` encodings deep: each
 /// reading of it ([`base64_readings`]) that is text, each way a client
-/// reads it in the `declared` charset ([`decode_texts`]; when
-/// `plausible`, only text that [`plausible_text`] accepts), is
+/// reads it as `how` says ([`decode_texts`]; base64 found inside text,
+/// not a document, only as text that [`plausible_text`] accepts), is
 /// [`screen`]ed; of those with findings, the one most like text
 /// ([`text_likeness`]; the first of equals) counts. `None` when no reading
 /// is text (binary); else, when stripping changed the text, a reading
 /// cleaned and written back as canonical base64 ([`settle`]: what is
 /// written holds nothing under any reading, else it is the empty string).
-/// A document base64 carries as it came (not `plausible`: a blob, a
-/// `data:` URI) is also read in the charset it declares itself
-/// ([`own_charset`]; one it declares for a parser that no table here knows
-/// fails closed, as an unknown `declared` one does).
+/// A charset no table here knows, declared or one a document declares
+/// itself for a parser ([`own_charset`]), fails closed.
 /// At most [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS)
 /// times [`MAX_TEXT_READINGS`] texts screened.
 fn screen_base64(
     s: &[u8],
-    declared: Option<Declared>,
+    how: ReadAs,
     strip: bool,
     layer: usize,
     total: &mut Findings,
-    plausible: bool,
 ) -> Option<Option<String>> {
-    if declared.is_some_and(|d| d.browser == Charset::Unknown) {
+    let plausible = !how.document;
+    if how.declared.is_some_and(|d| d.browser == Charset::Unknown) {
         total.unknown_charsets += 1;
         return Some(Some(String::new()));
     }
     let mut text_seen = false;
     let mut candidates: Vec<Candidate> = Vec::new();
+    // Malformed text is read on (`ReadAs::text`) only where the base64
+    // itself is well formed: a lenient reading of junk is no text a
+    // client shows.
+    let exact = strict_base64(s);
     for bytes in base64_readings(s) {
-        let Some(readings) = decode_texts(&bytes, declared, !plausible) else {
+        let how = ReadAs {
+            text: how.text && exact.as_ref() == Some(&bytes),
+            ..how
+        };
+        let Some(readings) = decode_texts(&bytes, how) else {
             total.unknown_charsets += 1;
             return Some(Some(String::new()));
         };
@@ -358,8 +361,22 @@ fn screen_base64(
     Some(settle(candidates, total, |w| {
         base64_readings(w.as_bytes())
             .iter()
-            .all(|b| holds_nothing(b, declared, !plausible, layer))
+            .all(|b| holds_nothing(b, how, layer))
     }))
+}
+
+/// `s` decoded as well-formed base64 (RFC 4648, either alphabet, padded
+/// or not, ASCII white space anywhere ignored), `None` when it is not.
+fn strict_base64(s: &[u8]) -> Option<Vec<u8>> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    let letters: Vec<u8> = s
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD]
+        .into_iter()
+        .find_map(|e| e.decode(&letters).ok())
 }
 
 /// A reading of encoded text that held findings: how much it looks like
@@ -393,11 +410,10 @@ fn settle(
 }
 
 /// Whether `bytes` hold nothing the screen finds, `layer` encodings deep,
-/// under every reading a client gives them in the `declared` charset (and
-/// when `own`, the one they declare themselves; [`decode_texts`]; none
-/// when they are no text).
-fn holds_nothing(bytes: &[u8], declared: Option<Declared>, own: bool, layer: usize) -> bool {
-    decode_texts(bytes, declared, own).is_some_and(|readings| {
+/// under every reading a client gives them read as `how` says
+/// ([`decode_texts`]; none when they are no text).
+fn holds_nothing(bytes: &[u8], how: ReadAs, layer: usize) -> bool {
+    decode_texts(bytes, how).is_some_and(|readings| {
         readings.iter().all(|(t, _)| {
             let mut again = Findings::default();
             screen(t, false, layer, &mut again);
@@ -719,23 +735,104 @@ fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextF
     ))
 }
 
-/// Every reading of `bytes` as text a client may give them in the
-/// `declared` charset, at most [`MAX_TEXT_READINGS`]: as a browser reads
-/// them ([`decode_text`]: a byte order mark wins over the label); then,
-/// when a label is declared and that reading differs (other than by a
-/// byte order mark it agrees with), as Python's `bytes.decode(label)`
-/// reads them ([`Declared::literal`]: the label wins, a byte order mark
-/// is text, `latin1` is ISO-8859-1 and its 0x80–0x9F C1 controls); then,
-/// when `own`, in the charset the document declares itself
-/// ([`own_charset`]), when that reading differs from both. Empty when
-/// they are no text; `None` when the document declares, for a parser, a
-/// charset no table here knows (fail closed).
-fn decode_texts(
-    bytes: &[u8],
+/// How the bytes of an encoded text are read ([`decode_texts`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ReadAs {
+    /// The charset its MIME type declares, `None` for none.
     declared: Option<Declared>,
-    own: bool,
-) -> Option<Vec<(String, TextForm)>> {
-    let mut readings = Vec::with_capacity(MAX_TEXT_READINGS);
+    /// A document a program opens (a `blob`, an image's or audio's
+    /// `data`, a `data:` URI), not base64 found inside text: read in the
+    /// charset it declares itself too ([`own_charset`]), and taken whole
+    /// (base64 inside text only when it is plausibly text,
+    /// [`plausible_text`]).
+    document: bool,
+    /// Its MIME type says text ([`text_type`]): bytes that are no text in
+    /// any charset here are still read as a client reads them, malformed
+    /// sequences replaced.
+    text: bool,
+}
+
+impl ReadAs {
+    /// A document of MIME type `mime` (a `blob`'s or `data`'s
+    /// `mimeType`, a `data:` URI's metadata), or of none said.
+    fn document(mime: Option<&str>) -> Self {
+        Self {
+            declared: mime.and_then(declared_charset),
+            document: true,
+            text: mime.is_some_and(text_type),
+        }
+    }
+}
+
+/// Whether a MIME type (or a `data:` URI's metadata) says its bytes are
+/// text, which a client shows as text however malformed: no type (a
+/// `data:` URI's default is `text/plain`), `text/*`, a `+xml`, `+json` or
+/// `+yaml` type, JSON, XML, JavaScript, YAML, TOML, SQL, GraphQL, shell
+/// and Python sources, or any type with a `charset` parameter.
+fn text_type(mime: &str) -> bool {
+    let mut parts = mime.split(';');
+    let essence = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let charset = parts.any(|p| {
+        p.split_once('=')
+            .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case("charset"))
+    });
+    let (top, sub) = essence.split_once('/').unwrap_or((essence.as_str(), ""));
+    charset
+        || essence.is_empty()
+        || top == "text"
+        || ["+xml", "+json", "+yaml"].iter().any(|s| sub.ends_with(s))
+        || (top == "application"
+            && matches!(
+                sub,
+                "json"
+                    | "xml"
+                    | "javascript"
+                    | "ecmascript"
+                    | "x-javascript"
+                    | "yaml"
+                    | "x-yaml"
+                    | "toml"
+                    | "sql"
+                    | "graphql"
+                    | "x-sh"
+                    | "x-python"
+                    | "x-httpd-php"
+            ))
+}
+
+/// Every reading of `bytes` as text a client may give them read as `how`
+/// says, at most [`MAX_TEXT_READINGS`]: as a browser reads them in the
+/// declared charset ([`decode_text`]: a byte order mark wins over the
+/// label); then, when a label is declared and that reading differs (other
+/// than by a byte order mark it agrees with), as Python's
+/// `bytes.decode(label)` reads them ([`Declared::literal`]: the label
+/// wins, a byte order mark is text, `latin1` is ISO-8859-1 and its
+/// 0x80–0x9F C1 controls); then, for a document, in the charset it
+/// declares itself ([`own_charset`]), when that reading differs. For
+/// text ([`ReadAs::text`]) the declared charset did not read strictly, the
+/// browser's reading with malformed sequences replaced ([`decode_lossy`]);
+/// and when nothing read it strictly, as UTF-8 so read too (ASCII
+/// control characters and escapes, which every ASCII-based charset
+/// shares, are then found however a codec reads the bytes around them:
+/// CPython's ISO-2022 codecs pass ESC before a byte past 0x7F). Empty when
+/// they are no text; `None` when they declare, for a parser, a charset no
+/// table here knows, or declare `punycode` and are none the `idna` crate
+/// reads (Python's codec reads more: a leading `-`, values past 32 bits):
+/// fail closed.
+fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
+    let declared = how.declared;
+    let mut readings: Vec<(String, TextForm)> = Vec::with_capacity(MAX_TEXT_READINGS);
+    let add = |readings: &mut Vec<(String, TextForm)>, text: String, charset: Charset| {
+        if readings.iter().all(|(t, _)| *t != text) {
+            readings.push((
+                text,
+                TextForm {
+                    charset,
+                    bom: false,
+                },
+            ));
+        }
+    };
     let browser = declared.map(|d| d.browser);
     readings.extend(decode_text(bytes, browser));
     let literal = declared.and_then(|d| d.literal).filter(|&l| {
@@ -751,32 +848,81 @@ fn decode_texts(
                 text == *t || text.strip_prefix('\u{FEFF}') == Some(t.as_str())
             });
             if !same {
-                readings.push((
-                    text,
-                    TextForm {
-                        charset,
-                        bom: false,
-                    },
-                ));
+                add(&mut readings, text, charset);
             }
         }
     }
-    if own {
+    if browser == Some(Charset::Punycode) && decode_as(bytes, Charset::Punycode).is_none() {
+        return None;
+    }
+    if how.document {
         if let Some(charset) = own_charset(bytes).ok()? {
             if let Some(text) = decode_as(bytes, charset) {
-                if readings.iter().all(|(t, _)| *t != text) {
-                    readings.push((
-                        text,
-                        TextForm {
-                            charset,
-                            bom: false,
-                        },
-                    ));
-                }
+                add(&mut readings, text, charset);
+            }
+        }
+    }
+    if how.text {
+        let strict = readings.len();
+        let malformed = |&b: &Charset| !has_bom(bytes) && decode_as(bytes, b).is_none();
+        if let Some(charset) = browser.filter(malformed) {
+            if let Some(text) = decode_lossy(bytes, charset) {
+                add(&mut readings, text, charset);
+            }
+        }
+        if strict == 0 {
+            if let Some(text) = decode_lossy(bytes, Charset::Utf8) {
+                add(&mut readings, text, Charset::Utf8);
             }
         }
     }
     Some(readings)
+}
+
+/// Whether `bytes` start with a UTF-16 or UTF-32 byte order mark, which
+/// decides their charset for a browser ([`decode_text`]).
+fn has_bom(bytes: &[u8]) -> bool {
+    matches!(
+        bytes,
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0, 0, 0xFE, 0xFF, ..]
+    )
+}
+
+/// `body` (no byte order mark) as a browser reads it in `charset`
+/// however malformed, each malformed sequence as U+FFFD (the Encoding
+/// Standard's decoders; UTF-32 four bytes a unit, a short tail one more);
+/// `None` for the charsets Python alone reads (UTF-7, the text-transform
+/// codecs), which read or fail as [`decode_as`] does.
+fn decode_lossy(body: &[u8], charset: Charset) -> Option<String> {
+    const REPLACEMENT: char = '\u{FFFD}';
+    Some(match charset {
+        Charset::Utf8 => String::from_utf8_lossy(body).into_owned(),
+        Charset::Utf16 { le: true } => encoding_rs::UTF_16LE
+            .decode_without_bom_handling(body)
+            .0
+            .into_owned(),
+        Charset::Utf16 { le: false } => encoding_rs::UTF_16BE
+            .decode_without_bom_handling(body)
+            .0
+            .into_owned(),
+        Charset::Utf32 { le } => body
+            .chunks(4)
+            .map(|c| {
+                let b: [u8; 4] = c.try_into().ok()?;
+                char::from_u32(if le {
+                    u32::from_le_bytes(b)
+                } else {
+                    u32::from_be_bytes(b)
+                })
+            })
+            .map(|c| c.unwrap_or(REPLACEMENT))
+            .collect(),
+        Charset::Other(encoding) | Charset::IsoC1(encoding) => {
+            encoding.decode_without_bom_handling(body).0.into_owned()
+        }
+        Charset::Python(codec) => codec.decode_lossy(body),
+        Charset::Utf7 | Charset::PyEscape { .. } | Charset::Punycode | Charset::Unknown => None?,
+    })
 }
 
 /// The charset `bytes` declare themselves ([`prescan::own_label`]), as
@@ -788,10 +934,7 @@ fn decode_texts(
 /// written in ASCII cannot be in: a parser fails, a browser reads UTF-8);
 /// `Err(())` for a label a parser reads and no table here knows.
 fn own_charset(bytes: &[u8]) -> Result<Option<Charset>, ()> {
-    if matches!(
-        bytes,
-        [0xEF, 0xBB, 0xBF, ..] | [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0, 0, 0xFE, 0xFF, ..]
-    ) {
+    if has_bom(bytes) || bytes.starts_with(b"\xEF\xBB\xBF") {
         return Ok(None);
     }
     let Some((label, reader)) = prescan::own_label(bytes) else {
@@ -938,8 +1081,8 @@ fn utf7_sextet(b: u8) -> Option<u32> {
 
 /// UTF-7 (RFC 2152): ASCII as itself, `+-` a plus sign, and `+` opening a
 /// run of modified base64 of UTF-16BE closed by the first other byte (a
-/// `-` closing it is dropped). `None` on a byte past ASCII or UTF-16 that
-/// is not valid (a lone surrogate). One pass.
+/// `-` closing it is dropped), a lone surrogate U+FFFD. `None` on a byte
+/// past ASCII. One pass.
 fn decode_utf7(body: &[u8]) -> Option<String> {
     let mut units: Vec<u16> = Vec::with_capacity(body.len());
     let mut bytes = body.iter().copied().peekable();
@@ -971,7 +1114,13 @@ fn decode_utf7(body: &[u8]) -> Option<String> {
             }
         }
     }
-    String::from_utf16(&units).ok()
+    // A lone surrogate, which Python's codec passes (`+2AA-`), as U+FFFD:
+    // the text after it is read on (codec sweep).
+    Some(
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or('\u{FFFD}'))
+            .collect(),
+    )
 }
 
 /// `text` in UTF-7: printable ASCII but `+`, `\` and `~`, and tab, LF and
@@ -1028,14 +1177,20 @@ const NAMED_ESCAPE_STAND_IN: char = '\u{F8FF}';
 /// `\UHHHHHHHH`, `\N{name}` ([`NAMED_ESCAPE_STAND_IN`]), any other `\`
 /// kept. As `raw_unicode_escape` (`raw`): only `\uHHHH` and
 /// `\UHHHHHHHH`, after an odd run of backslashes. `None` where Python
-/// raises (a short or out-of-range escape). One pass.
+/// raises (a short or out-of-range escape); a surrogate, which Python
+/// passes alone, as U+FFFD. One pass.
 fn decode_py_escape(body: &[u8], raw: bool) -> Option<String> {
     let hex = |digits: &[u8]| -> Option<char> {
         let s = std::str::from_utf8(digits).ok()?;
         if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        char::from_u32(u32::from_str_radix(s, 16).ok()?)
+        // A surrogate, which Python passes alone (`\ud800`), as U+FFFD:
+        // the text after it is read on (codec sweep).
+        match u32::from_str_radix(s, 16).ok()? {
+            0xD800..=0xDFFF => Some('\u{FFFD}'),
+            v => char::from_u32(v),
+        }
     };
     let mut out = String::with_capacity(body.len());
     let mut i = 0;
@@ -1373,7 +1528,14 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
             }
             text.then(String::new)
         } else {
-            screen_base64(current.as_bytes(), None, strip, layer + 1, total, true).flatten()
+            screen_base64(
+                current.as_bytes(),
+                ReadAs::default(),
+                strip,
+                layer + 1,
+                total,
+            )
+            .flatten()
         };
         if let (true, Some(r)) = (strip, replaced) {
             current = Cow::Owned(r);
@@ -2007,16 +2169,16 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
     let (meta, payload) = uri.split_once(',')?;
-    let charset = declared_charset(meta);
-    if charset.is_some_and(|d| d.browser == Charset::Unknown) {
+    let how = ReadAs::document(Some(meta.split_once(':').map_or("", |(_, m)| m)));
+    if how.declared.is_some_and(|d| d.browser == Charset::Unknown) {
         total.unknown_charsets += 1;
         return Some(String::new());
     }
     let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
     let payload = if is_base64_meta(meta) {
-        screen_base64(&decoded, charset, strip, layer, total, false)??
+        screen_base64(&decoded, how, strip, layer, total)??
     } else {
-        let Some(readings) = decode_texts(&decoded, charset, true) else {
+        let Some(readings) = decode_texts(&decoded, how) else {
             total.unknown_charsets += 1;
             return Some(String::new());
         };
@@ -2036,7 +2198,7 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
         }
         settle(candidates, total, |w| {
             let bytes: Vec<u8> = percent_encoding::percent_decode_str(w).collect();
-            holds_nothing(&bytes, charset, true, layer)
+            holds_nothing(&bytes, how, layer)
         })?
     };
     Some(format!("{meta},{payload}"))
@@ -2051,14 +2213,8 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
 /// one layer down; when stripping, written back
 /// as canonical base64 of the cleaned text in the form it came. Binary
 /// contents are left alone.
-fn clean_base64(
-    s: &mut String,
-    charset: Option<Declared>,
-    strip: bool,
-    layer: usize,
-    total: &mut Findings,
-) {
-    if let Some(Some(c)) = screen_base64(s.as_bytes(), charset, strip, layer + 1, total, false) {
+fn clean_base64(s: &mut String, how: ReadAs, strip: bool, layer: usize, total: &mut Findings) {
+    if let Some(Some(c)) = screen_base64(s.as_bytes(), how, strip, layer + 1, total) {
         if strip {
             *s = c;
         }
@@ -3083,7 +3239,11 @@ mod tests {
             decode_utf7(b"A+ImIDkQ.").as_deref(),
             Some("A\u{2262}\u{391}.")
         );
-        assert_eq!(decode_utf7(b"+2D0-"), None, "a lone surrogate");
+        assert_eq!(
+            decode_utf7(b"+2D0-+IAs-").as_deref(),
+            Some("\u{FFFD}\u{200B}"),
+            "a lone surrogate, which Python's codec passes"
+        );
         assert_eq!(decode_utf7("é".as_bytes()), None);
         assert_eq!(decode_utf7(b"1 +- 1").as_deref(), Some("1 + 1"));
         let tricky = "a~\\b+\u{e9}\u{65e5}\u{E0041} x-y";
@@ -3327,8 +3487,7 @@ mod tests {
         !bytes.is_empty()
             && holds_nothing(
                 &bytes,
-                declared_charset(&format!("text/plain; charset={label}")),
-                true,
+                ReadAs::document(Some(&format!("text/plain; charset={label}"))),
                 1,
             )
     }
@@ -4420,7 +4579,7 @@ mod tests {
             clean_value(&mut v, true);
             let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
             assert!(
-                !written.is_empty() && holds_nothing(&written, None, true, 1),
+                !written.is_empty() && holds_nothing(&written, ReadAs::document(Some(mime)), 1),
                 "{mime}: {}",
                 String::from_utf8_lossy(&written)
             );
@@ -4467,5 +4626,111 @@ mod tests {
                 false
             ),
         );
+    }
+
+    /// Text whose MIME type says text but whose bytes no charset here
+    /// reads strictly is still screened as clients read it, malformed
+    /// sequences replaced (the codec sweep: one such byte made the whole
+    /// text pass unread); binary types stay binary. Python's codecs that
+    /// pass a lone surrogate read on after it; `punycode` the `idna` crate
+    /// does not read fails closed.
+    #[test]
+    fn malformed_text_is_still_read() {
+        let hidden = format!("ok \u{200b}{} end", tag_text("obey"));
+        for (mime, bytes) in [
+            ("text/plain", [&b"\xff "[..], hidden.as_bytes()].concat()),
+            ("application/json", [hidden.as_bytes(), b" \xc3"].concat()),
+            (
+                "image/svg+xml",
+                [&b"<svg>\x80"[..], hidden.as_bytes()].concat(),
+            ),
+            (
+                "application/octet-stream; charset=utf-8",
+                [&b"\xfe"[..], hidden.as_bytes()].concat(),
+            ),
+            (
+                "text/plain; charset=utf-16le",
+                [
+                    &b"\x00\xd8"[..],
+                    &encode_text(
+                        &hidden,
+                        TextForm {
+                            charset: Charset::Utf16 { le: true },
+                            bom: false,
+                        },
+                    ),
+                ]
+                .concat(),
+            ),
+        ] {
+            let doc = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+            let found = clean_value(&mut doc.clone(), false);
+            assert!(found.tags == 4 && found.invisible >= 1, "{mime} {found:?}");
+            let mut v = doc.clone();
+            clean_value(&mut v, true);
+            let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(!written.is_empty(), "{mime}");
+            assert!(
+                holds_nothing(&written, ReadAs::document(Some(mime)), 1),
+                "{mime}"
+            );
+            let uri = format!(
+                "see data:{};base64,{} .",
+                mime.replace("; ", ";"),
+                STANDARD.encode(&bytes)
+            );
+            assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
+        }
+        // ESC before a byte past 0x7F, which CPython's ISO-2022 codecs pass
+        // as ESC and a Latin-1 character; an escape sequence in Shift_JIS
+        // with a byte it lacks.
+        for (label, bytes) in [
+            ("iso-2022-jp", &b"ok\x1b\xadok"[..]),
+            ("csISO2022JP", b"ok\x1b\x9b8mok"),
+            ("iso-2022-kr", b"ok\x1b\xadok"),
+            ("shift_jis", b"ok\x1b[8m hidden \xff"),
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(bytes)});
+            let found = clean_value(&mut v, true);
+            assert!(found.controls + found.ansi >= 1, "{label} {found:?}");
+            let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(!written.contains(&0x1b), "{label} {written:?}");
+        }
+        // Binary stays binary; malformed clean text is left as sent.
+        for (mime, bytes) in [
+            (
+                "image/png",
+                [&b"\x89PNG\r\n\x1a\n\xff"[..], hidden.as_bytes()].concat(),
+            ),
+            ("text/plain", b"caf\xe9 cr\xe8me".to_vec()),
+        ] {
+            let doc = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+            let mut v = doc.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{mime}");
+            assert_eq!(v, doc, "{mime}");
+        }
+        // A lone surrogate, which Python passes, and the text after it.
+        for (label, bytes) in [
+            ("utf-7", &b"+2AA-+IAs- ok"[..]),
+            ("unicode_escape", b"\\ud800\\u200b ok"),
+            ("raw_unicode_escape", b"\\udfff\\u200b ok"),
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let found = clean_value(
+                &mut json!({"mimeType": mime, "blob": STANDARD.encode(bytes)}),
+                false,
+            );
+            assert_eq!(found.invisible, 1, "{label} {found:?}");
+        }
+        // Punycode Python reads and the `idna` crate does not: fail closed.
+        for bytes in [&b"-zug"[..], b"abc-9999999999a"] {
+            let mut v =
+                json!({"mimeType": "text/plain; charset=punycode", "blob": STANDARD.encode(bytes)});
+            assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
+            assert_eq!(v["blob"], "");
+        }
+        let mut v = json!({"mimeType": "text/plain; charset=punycode", "blob": STANDARD.encode("bcher-kva")});
+        assert!(clean_value(&mut v, false).is_clean());
     }
 }

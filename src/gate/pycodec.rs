@@ -117,10 +117,26 @@ impl PyCodec {
     /// each run between the codes read otherwise decoded by the base
     /// encoding. One pass.
     pub(super) fn decode(&self, body: &[u8]) -> Option<String> {
+        self.read(body, false)
+    }
+
+    /// `body` as Python reads it with `errors="replace"`: as
+    /// [`PyCodec::decode`], each malformed sequence U+FFFD.
+    pub(super) fn decode_lossy(&self, body: &[u8]) -> String {
+        self.read(body, true).unwrap_or_default()
+    }
+
+    /// [`PyCodec::decode`], or with malformed sequences replaced
+    /// (`lossy`, never `None`).
+    fn read(&self, body: &[u8], lossy: bool) -> Option<String> {
         let base = |run: &[u8]| {
-            self.base
-                .decode_without_bom_handling_and_without_replacement(run)
-                .map(std::borrow::Cow::into_owned)
+            if lossy {
+                Some(self.base.decode_without_bom_handling(run).0.into_owned())
+            } else {
+                self.base
+                    .decode_without_bom_handling_and_without_replacement(run)
+                    .map(std::borrow::Cow::into_owned)
+            }
         };
         let mut out = String::with_capacity(body.len());
         let (mut run, mut at) = (0, 0);
