@@ -494,9 +494,11 @@ struct TextForm {
 /// the charset its transport declares as a browser reads it (a byte order
 /// mark wins over the label, WHATWG's labels), and with the label winning
 /// (Python's `bytes.decode(label)`: a byte order mark is text, `latin1`
-/// is ISO-8859-1); and in the charset a document declares itself (an XML
-/// declaration, a `<meta charset>`, ...), as its reader reads it.
-pub const MAX_TEXT_READINGS: usize = 3;
+/// is ISO-8859-1); in the charset a document declares itself (an XML
+/// declaration, a `<meta charset>`, ...), as its reader reads it; and,
+/// for text malformed in its declared charset, as a browser reads it
+/// anyway (malformed sequences replaced).
+pub const MAX_TEXT_READINGS: usize = 4;
 
 /// A declared charset, the two ways clients read its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1369,12 +1371,13 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// Bounded: each layer down screens at most
 /// [`MAX_BASE64_READINGS`](super::encoded::MAX_BASE64_READINGS) (6)
 /// readings of base64 ([`base64_readings`]), each three quarters the
-/// length or less, each read as text at most [`MAX_TEXT_READINGS`] (3)
-/// ways ([`decode_texts`]; the second only for a declared label read
-/// otherwise by Python than by a browser, the third only for a blob or
-/// `data:` URI that declares a charset itself), so all of it takes at
-/// most (54/4)^[`MAX_ENCODING_LAYERS`] (33,215) times the work of the
-/// text's length (6,561 with two readings a layer, 410 with one).
+/// length or less, each read as text at most [`MAX_TEXT_READINGS`] (4)
+/// ways ([`decode_texts`]; more than one only for a declared label read
+/// otherwise by Python than by a browser, a blob or `data:` URI that
+/// declares a charset itself, or text malformed in its charset), so all
+/// of it takes at most (72/4)^[`MAX_ENCODING_LAYERS`] (104,976) times
+/// the work of the text's length (6,561 with two readings a layer, 410
+/// with one).
 ///
 /// When stripping a text as the server sent it (`layer` 0), the stripped
 /// text is screened again until nothing is left to find: removing a
