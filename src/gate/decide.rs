@@ -1110,7 +1110,7 @@ impl Gatekeeper {
                 "builtin scan bound",
             ))
         };
-        let Some((host, values)) = own_uri_values(uri) else {
+        let Some((addresses, values)) = own_uri_values(uri) else {
             return too_complex(format!(
                 "a URI of the server's own scheme with more than {MAX_OWN_URI_VALUES} path segments and query items: too many values a template could take out of it"
             ));
@@ -1121,9 +1121,10 @@ impl Gatekeeper {
             ));
         }
         let mut parts = serde_json::Map::new();
-        if let Some(host) = host {
-            parts.insert("address".into(), Value::String(host));
-        }
+        parts.insert(
+            "address".into(),
+            Value::Array(addresses.into_iter().map(Value::String).collect()),
+        );
         parts.insert(
             "values".into(),
             Value::Array(values.into_iter().map(Value::String).collect()),
@@ -1610,14 +1611,20 @@ fn take_values(
 pub const MAX_OWN_URI_VALUES: usize = 32;
 
 /// The values a server's URI template may take out of `uri`, a URI of its
-/// own scheme: its authority without userinfo (`None` without `//`), and
-/// the texts a variable may match: the rest of the URI after `scheme:`
-/// (with no authority) or after each `/` of its path (a `{+var}` takes
-/// `/`, `?` and what follows), and each `&`- or `;`-separated query item
-/// and its value after `=` (`{?var}`). `None` past [`MAX_OWN_URI_VALUES`].
-fn own_uri_values(uri: &str) -> Option<(Option<String>, Vec<String>)> {
+/// own scheme: the addresses in it, its authority without userinfo (`None`
+/// without `//`) and each path segment that is an address literal or a
+/// name the classifier refuses (`demo:x/169.254.169.254/p`, which
+/// `demo:x/{h}/p` hands its handler; attack s67, verification); and the
+/// texts a variable may match: the rest of the URI after `scheme:` (with
+/// no authority) and after each `/` of its path, rootless or not (a
+/// `{+var}` takes `/`, `?` and what follows), each `;` parameter of a
+/// path segment and its value after `=` (`{;var}`), each `&`- or
+/// `;`-separated query item and its value (`{?var}`), and the fragment
+/// (`{#var}`). `None` past [`MAX_OWN_URI_VALUES`].
+fn own_uri_values(uri: &str) -> Option<(Vec<String>, Vec<String>)> {
     let (_, rest) = uri.split_once(':')?;
     let mut values = Vec::new();
+    let mut addresses = Vec::new();
     // `false` when the value would pass the bound.
     let push = |v: &str, values: &mut Vec<String>| {
         if v.is_empty() {
@@ -1629,23 +1636,41 @@ fn own_uri_values(uri: &str) -> Option<(Option<String>, Vec<String>)> {
         values.push(v.to_owned());
         true
     };
-    let (host, path) = match rest.strip_prefix("//") {
+    let before_query = |s: &str| s.split(['?', '#']).next().unwrap_or_default().to_owned();
+    let path = match rest.strip_prefix("//") {
         Some(after) => {
             let end = after.find(['/', '?', '#']).unwrap_or(after.len());
             let (authority, path) = after.split_at(end);
             let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            (Some(host.to_owned()), path)
+            if !host.is_empty() {
+                addresses.push(host.to_owned());
+            }
+            before_query(path)
         }
         None => {
             if !push(rest, &mut values) {
                 return None;
             }
-            (None, "")
+            before_query(rest)
         }
     };
     for (at, _) in path.match_indices('/') {
         if !push(path.get(at + 1..).unwrap_or_default(), &mut values) {
             return None;
+        }
+    }
+    for segment in path.split('/') {
+        let (name, params) = segment.split_once(';').unwrap_or((segment, ""));
+        let literal = crate::net::classify_host(name)
+            .map_or_else(|e| e.code().starts_with("ssrf."), |d| d.ip().is_some());
+        if literal && !push(name, &mut addresses) {
+            return None;
+        }
+        for param in params.split(';') {
+            let value = param.split_once('=').map_or("", |(_, v)| v);
+            if !push(param, &mut values) || !push(value, &mut values) {
+                return None;
+            }
         }
     }
     let query = rest.split_once('?').map_or("", |(_, q)| q);
@@ -1656,7 +1681,12 @@ fn own_uri_values(uri: &str) -> Option<(Option<String>, Vec<String>)> {
             return None;
         }
     }
-    Some((host.filter(|h| !h.is_empty()), values))
+    if let Some((_, fragment)) = rest.split_once('#') {
+        if !push(fragment, &mut values) {
+            return None;
+        }
+    }
+    Some((addresses, values))
 }
 
 fn unreadable_template(why: &str) -> Refusal {
@@ -4711,7 +4741,27 @@ max_bytes = 10
                 "demo://fetch/demo://x/http://169.254.169.254/",
                 "ssrf.cloud_metadata",
             ),
+            // Verification of s67: a rootless path, a path parameter, a
+            // fragment (`demo:x/{h}/p`, `{;u}`, `{#u}`).
+            ("demo:x/169.254.169.254/p", "ssrf.cloud_metadata"),
+            ("demo:x/10.0.0.1/p", "ssrf.private_use"),
+            ("demo://h/x/[fd00::1]/p", "ssrf.unique_local"),
+            ("demo:r/localhost/p", "ssrf.localhost_name"),
+            (
+                "demo:x;u=http%3A%2F%2F169.254.169.254",
+                "ssrf.cloud_metadata",
+            ),
+            (
+                "demo://fixed/x;url=http%3A%2F%2F127.0.0.2%2F",
+                "ssrf.loopback",
+            ),
+            (
+                "demo://fixed/x#http%3A%2F%2F169.254.169.254",
+                "ssrf.cloud_metadata",
+            ),
             ("demo://fixed/page", "ok"),
+            ("demo://docs/v1.2.3/readme.md;rev=2#intro", "ok"),
+            ("demo://docs/8.8.8.8/page", "ok"),
             ("demo://fetch/https://example.com/x?y=1", "ok"),
             ("demo://static/resource/1?q=a&b", "ok"),
             ("demo:insights", "ok"),
@@ -4726,6 +4776,19 @@ max_bytes = 10
             ),
             "ssrf.cloud_metadata"
         );
+        for (args, want) in [
+            (
+                json!({"uri": "demo:x/169.254.169.254/p"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"q": "demo://h/p#http://10.0.0.1/"}),
+                "ssrf.private_use",
+            ),
+            (json!({"uri": "demo://docs/v1.2/readme.md"}), "ok"),
+        ] {
+            assert_eq!(code(&own, "t", args.clone()), want, "{args}");
+        }
         let long = format!("demo://x/{}", "a/".repeat(MAX_OWN_URI_VALUES + 1));
         assert_eq!(read(&long), "policy.arguments_too_complex");
         let fits = format!("demo://x/{}", "a/".repeat(MAX_OWN_URI_VALUES - 2));
