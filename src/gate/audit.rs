@@ -104,10 +104,12 @@ pub const MAX_AUDIT_URI_SCHEMES: usize = 4;
 /// written up to its first `?` or `#`, without the userinfo of its
 /// authority (through the authority's last `@`, read as a lenient parser
 /// would: after `scheme:` and any slashes or backslashes) and without
-/// anything after an `@` elsewhere.
+/// anything after an `@` elsewhere. A URI whose compatibility forms spell
+/// such punctuation (`＠`) is read in its NFKC form
+/// ([`uri_punctuation_unfolded`]).
 pub fn audit_uri(uri: &str) -> String {
     let mut kept = String::new();
-    let mut rest = uri.to_owned();
+    let mut rest = uri_punctuation_unfolded(uri).into_owned();
     for _ in 0..MAX_AUDIT_URI_SCHEMES {
         if rest.contains('{') {
             break;
@@ -238,15 +240,38 @@ fn authority_start(text: &str) -> Option<usize> {
     None
 }
 
-/// A tool, prompt or argument name as an audit line (and a log line)
-/// keeps it: a name that holds a `:`, `@` or `%` (a URL used as a name,
-/// perhaps wrapped or percent-encoded) as [`audit_uri`] keeps a URI,
-/// without what may be a password or a token; any other as it is.
-pub fn audit_name(name: &str) -> String {
-    if name.contains([':', '@', '%']) {
-        audit_uri(name)
+/// The punctuation of a URI that [`audit_uri`] reads to find what may be
+/// a secret (userinfo, query, fragment, percent-encoding).
+const URI_PUNCTUATION: [char; 6] = [':', '@', '%', '?', '#', '/'];
+
+/// `text`, or its NFKC form when folding it spells URI punctuation its
+/// compatibility forms hid (`＠`, `：`, `？`, `／`: a reader that applies
+/// NFKC, as Python's `urlsplit` checks for, reads `https://u:pw＠h/` as
+/// userinfo; verification of s67). The form is kept otherwise.
+fn uri_punctuation_unfolded(text: &str) -> std::borrow::Cow<'_, str> {
+    let punctuation = |t: &str| t.matches(URI_PUNCTUATION).count();
+    if text.is_ascii() {
+        return text.into();
+    }
+    let folded = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(text);
+    if punctuation(&folded) > punctuation(text) {
+        folded.into_owned().into()
     } else {
-        name.to_owned()
+        text.into()
+    }
+}
+
+/// A tool, prompt or argument name as an audit line (and a log line)
+/// keeps it: a name that holds a `:`, `@`, `%`, `?` or `#` (a URL used as
+/// a name, perhaps wrapped or percent-encoded, `fetch?token=…`), also as
+/// NFKC spells it ([`uri_punctuation_unfolded`]), as [`audit_uri`] keeps
+/// a URI, without what may be a password or a token; any other as it is.
+pub fn audit_name(name: &str) -> String {
+    let name = uri_punctuation_unfolded(name);
+    if name.contains([':', '@', '%', '?', '#']) {
+        audit_uri(&name)
+    } else {
+        name.into_owned()
     }
 }
 
@@ -554,6 +579,12 @@ mod tests {
             ("a%20b", "a%20b"),
             ("demo:/\\u:S3CRET@r/x?t=1", "demo:/\\u:r/x"),
             ("demo:/x/y", "demo:/x/y"),
+            ("https://u:S3CRET\u{FF20}h/", "https://h/"),
+            ("demo://r/x\u{FF1F}t=S3CRET", "demo://r/x"),
+            (
+                "demo://r/\u{FF50}\u{FF41}\u{FF54}\u{FF48}",
+                "demo://r/%EF%BD%90%EF%BD%81%EF%BD%94%EF%BD%88",
+            ),
         ] {
             assert_eq!(audit_uri(uri), kept, "{uri}");
         }
@@ -572,6 +603,17 @@ mod tests {
             ("https%3A%2F%2Fu%3AS3CRET%40h%2F", "https://h/"),
             ("S3CRET@host", "host"),
             ("a%20b", "a%20b"),
+            // Verification of s67: a query without a scheme, and the
+            // compatibility forms NFKC folds into `@`, `:`, `?`.
+            ("fetch?token=S3CRET", "fetch"),
+            ("fetch#S3CRET", "fetch"),
+            ("https://u:S3CRET\u{FF20}h/", "https://h/"),
+            ("x\u{FF1A}S3CRET\u{FF20}y", "x:y"),
+            ("fetch\u{FF1F}token=S3CRET", "fetch"),
+            (
+                "\u{FF46}\u{FF45}\u{FF54}\u{FF43}\u{FF48}",
+                "\u{FF46}\u{FF45}\u{FF54}\u{FF43}\u{FF48}",
+            ),
         ] {
             assert_eq!(audit_name(name), kept, "{name}");
         }
