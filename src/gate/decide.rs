@@ -1704,12 +1704,22 @@ fn unreadable_template(why: &str) -> Refusal {
 /// As [`representative_expansion`].
 fn template_parts(template: &str, naming: Naming) -> Result<Vec<Part<'_>>, Refusal> {
     let authority_end = match template.find("://") {
+        // The authority ends at the first `/`, `?` or `#`, or at an
+        // expression whose expansion starts with one (`demo://fixed{?h}`,
+        // `demo://seg{/parts*}`, `{#h}`): a variable after it is no part
+        // of the host (`{&h}` is: `&` does not end one).
         Some(i) => {
             let after = i.saturating_add(3);
-            template
-                .get(after..)
-                .and_then(|rest| rest.find(['/', '?', '#']))
-                .map_or(template.len(), |j| after.saturating_add(j))
+            let rest = template.get(after..).unwrap_or_default();
+            let mut ends = rest.char_indices().filter(|&(j, c)| {
+                matches!(c, '/' | '?' | '#')
+                    || (c == '{'
+                        && rest
+                            .get(j + 1..)
+                            .is_some_and(|e| e.starts_with(['/', '?', '#'])))
+            });
+            ends.next()
+                .map_or(template.len(), |(j, _)| after.saturating_add(j))
         }
         None => template.find(':').unwrap_or(template.len()),
     };
@@ -5900,8 +5910,10 @@ max_bytes = 10
         for host_variable in [
             "{scheme}://169.254.169.254/latest",
             "http://127.0.0.{n}/",
-            "http://169.254.169.254{/path}",
             "http://{host}/",
+            "http://h{.tld}/",
+            "http://h{;p}/",
+            "demo://h{&a}",
             "http://u:{p}@h/",
             "{+base}/x",
         ] {
@@ -5912,6 +5924,17 @@ max_bytes = 10
             );
         }
         assert_eq!(e("file:///etc/{name}"), Ok("file:///etc/x".to_owned()));
+        // An expression whose expansion starts a path, query or fragment
+        // right after the host is no part of it (verification of s67: such
+        // templates were hidden).
+        for (template, expanded) in [
+            ("demo://fixed{?h}", "demo://fixed?h=x"),
+            ("demo://seg{/parts*}", "demo://seg/x"),
+            ("demo://h{#f}", "demo://h#x"),
+            ("http://169.254.169.254{/path}", "http://169.254.169.254/x"),
+        ] {
+            assert_eq!(e(template), Ok(expanded.to_owned()), "{template}");
+        }
         assert_eq!(e(""), Ok(String::new()));
         for bad in ["{", "a{b", "}", "a}b", "{{a}}", "{a{b}}"] {
             assert_eq!(e(bad), Err("tool.bad_response"), "{bad}");
