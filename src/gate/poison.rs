@@ -4706,6 +4706,15 @@ mod tests {
                 "image/png",
                 [&b"\x89PNG\r\n\x1a\n\xff"[..], hidden.as_bytes()].concat(),
             ),
+            (
+                "application/pdf",
+                [&b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"[..], hidden.as_bytes()].concat(),
+            ),
+            (
+                "application/octet-stream",
+                [&b"\xff"[..], hidden.as_bytes()].concat(),
+            ),
+            ("image/json", [&b"\xff"[..], hidden.as_bytes()].concat()),
             ("text/plain", b"caf\xe9 cr\xe8me".to_vec()),
         ] {
             let doc = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});

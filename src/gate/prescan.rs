@@ -232,6 +232,11 @@ mod tests {
                 Some(("cp1252", Reader::Parser)),
             ),
             (b"import os\n# coding: latin-1\n", None),
+            // Python's pattern backtracks to a later `coding` that names one.
+            (
+                b"# coding= ; fileencoding: latin-1\n",
+                Some(("latin-1", Reader::Parser)),
+            ),
             (b"# a\n\n# coding: latin-1\n", None),
             (b"x = '# coding: latin-1'\n", None),
             (
