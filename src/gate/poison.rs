@@ -89,6 +89,11 @@ pub struct Findings {
     /// client may decode them into anything, so they are not passed as
     /// screened (fail closed): counted, and removed when stripping.
     pub unknown_charsets: usize,
+    /// Texts not screened because screening the message had used its
+    /// budget ([`MAX_SCREEN_WORK_FACTOR`]: encoded text read too many
+    /// ways, layer under layer): fail closed, counted, and removed when
+    /// stripping.
+    pub too_costly: usize,
 }
 
 impl Findings {
@@ -106,6 +111,7 @@ impl Findings {
         self.collisions += o.collisions;
         self.too_deep += o.too_deep;
         self.unknown_charsets += o.unknown_charsets;
+        self.too_costly += o.too_costly;
     }
 
     /// A short human summary, e.g. `3 tag characters, 1 ANSI escape`.
@@ -130,6 +136,11 @@ impl Findings {
             n => v.push(format!(
                 "{n} texts encoded more than {MAX_ENCODING_LAYERS} layers deep"
             )),
+        }
+        match self.too_costly {
+            0 => {}
+            1 => v.push("1 text past the screening budget".into()),
+            n => v.push(format!("{n} texts past the screening budget")),
         }
         match self.unknown_charsets {
             0 => {}
@@ -246,9 +257,75 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// counted in [`Findings::collisions`] and, when stripping, dropped with
 /// its value. Callers that strip refuse such a message (or hide such a
 /// definition): the gateway decided on the member the server put first.
+///
+/// Bounded: all the text screened, every reading of every layer
+/// ([`screen`]), is at most [`MAX_SCREEN_WORK_FACTOR`] times the bytes of
+/// the value's strings and keys, plus [`MIN_SCREEN_WORK`]; past that, each
+/// further text is counted in [`Findings::too_costly`] unscreened (and
+/// removed when stripping): the work is linear in the message.
 pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
+    let budget = text_bytes(value)
+        .saturating_mul(MAX_SCREEN_WORK_FACTOR)
+        .saturating_add(MIN_SCREEN_WORK);
+    let outer = WORK_LEFT.replace(budget);
     let mut total = Findings::default();
     clean_value_at(value, strip, 0, &mut total);
+    WORK_LEFT.set(outer);
+    total
+}
+
+/// Most text screened for a message, every reading of every layer
+/// summed, as a multiple of the bytes of its strings and keys (plus
+/// [`MIN_SCREEN_WORK`]): what text read several ways, layer under layer,
+/// may cost (attack s68, DoS F1: four layers of `data:` URIs, each read
+/// six ways as base64 and three as text, cost 35,000 times the message).
+/// Past it, screening fails closed ([`Findings::too_costly`]).
+pub const MAX_SCREEN_WORK_FACTOR: usize = 16;
+
+/// What screening one text costs against the message's budget besides
+/// its bytes ([`MAX_SCREEN_WORK_FACTOR`]): finding, decoding and reading
+/// it (many short `data:` URIs cost more than their bytes).
+const SCREEN_TEXT_COST: usize = 64;
+
+/// Bytes of text every message may have screened, however short: a
+/// short message with a few layers of encoded text is screened whole.
+pub const MIN_SCREEN_WORK: usize = 1 << 20;
+
+std::thread_local! {
+    /// Bytes the message being screened ([`clean_value`]) may still have
+    /// screened ([`screen`]); unbounded outside one.
+    static WORK_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
+/// Takes `bytes` of screening from the message's budget; `false` (and
+/// nothing taken) when it does not hold them.
+fn spend_work(bytes: usize) -> bool {
+    WORK_LEFT.with(|left| match left.get().checked_sub(bytes) {
+        Some(rest) => {
+            left.set(rest);
+            true
+        }
+        None => false,
+    })
+}
+
+/// The bytes of the strings and keys of `value`. One pass.
+fn text_bytes(value: &Value) -> usize {
+    let mut total = 0_usize;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => total = total.saturating_add(s.len()),
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => {
+                for (k, v) in m {
+                    total = total.saturating_add(k.len());
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
     total
 }
 
@@ -1386,6 +1463,11 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// [`MAX_STRIP_PASSES`] passes, after which the text is emptied (fail
 /// closed).
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
+    // Past the message's budget: unscreened, so a finding (fail closed).
+    if !spend_work(text.len().saturating_add(SCREEN_TEXT_COST)) {
+        total.too_costly += 1;
+        return strip.then(String::new);
+    }
     let first = screen_pass(text, strip, layer, total);
     if !strip || layer > 0 {
         return first;
@@ -1442,8 +1524,11 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // S2). Its findings are counted when the spans above found none.
     let stripped = strip && current.as_ref() != text;
     let mut more = Findings::default();
+    // Both lists are in text order: a set, not a scan per span (attack
+    // s68, DoS F2: `data:,ab data:,ab …` was quadratic).
+    let seen: std::collections::HashSet<(usize, usize)> = spans.iter().copied().collect();
     for (start, end) in data_uri_spans(&current, true).into_iter().rev() {
-        if !stripped && spans.contains(&(start, end)) {
+        if !stripped && seen.contains(&(start, end)) {
             continue;
         }
         let Some(uri) = current.get(start..end) else {
@@ -4744,5 +4829,48 @@ mod tests {
         }
         let mut v = json!({"mimeType": "text/plain; charset=punycode", "blob": STANDARD.encode("bcher-kva")});
         assert!(clean_value(&mut v, false).is_clean());
+    }
+
+    /// Text read many ways, layer under layer (attack s68, DoS F1: each
+    /// `data:` URI read six ways as base64, each reading three ways as
+    /// text, four layers deep), is screened up to the message's budget,
+    /// then fails closed; the same text nested shallowly is screened
+    /// whole, what it hides found.
+    #[test]
+    fn screening_is_bounded_by_the_message() {
+        let wrap = |b: &[u8]| {
+            let s = STANDARD.encode(b);
+            let k = s.len() - 16;
+            format!(
+                "data:text/plain;charset=latin1;base64,{}-_{}={}",
+                &s[..k],
+                &s[k..k + 4],
+                &s[k + 4..]
+            )
+        };
+        let layers = |depth: usize, body: &str| {
+            let decl = b"<?xml version=\"1.0\" encoding=\"ISO-8859-2\"?>";
+            let mut b = [&decl[..], body.as_bytes(), b" \x80\x81\x9f\xff end"].concat();
+            let mut uri = String::new();
+            for _ in 0..depth {
+                uri = wrap(&b);
+                b = [&decl[..], uri.as_bytes(), b" \x80\x81\x9f\xff end"].concat();
+            }
+            uri
+        };
+        let body = "lorem ipsum ".repeat(2_000);
+        let mut v = json!(layers(4, &body));
+        let found = clean_value(&mut v, true);
+        assert!(found.too_costly > 0, "{found:?}");
+        assert!(!found.is_clean());
+        let mut v = json!(layers(4, &body));
+        assert!(clean_value(&mut v, false).too_costly > 0);
+        // Shallow: screened whole, nothing past the budget.
+        let hidden = format!("ok \u{200b} {}", "lorem ipsum ".repeat(200));
+        let found = clean_value(&mut json!(layers(2, &hidden)), false);
+        assert_eq!(found.too_costly, 0, "{found:?}");
+        assert!(found.invisible + found.controls > 0, "{found:?}");
+        // Outside a message, and after one, nothing is bounded.
+        assert!(spend_work(usize::MAX / 2));
     }
 }
