@@ -105,8 +105,7 @@ pub const MAX_AUDIT_URI_SCHEMES: usize = 4;
 /// authority (through the authority's last `@`, read as a lenient parser
 /// would: after `scheme:` and any slashes or backslashes) and without
 /// anything after an `@` elsewhere. A URI whose compatibility forms spell
-/// such punctuation (`＠`) is read in its NFKC form
-/// ([`uri_punctuation_unfolded`]).
+/// such punctuation (`＠`) is read in its NFKC form.
 pub fn audit_uri(uri: &str) -> String {
     let mut kept = String::new();
     let mut rest = uri_punctuation_unfolded(uri).into_owned();
@@ -264,7 +263,7 @@ fn uri_punctuation_unfolded(text: &str) -> std::borrow::Cow<'_, str> {
 /// A tool, prompt or argument name as an audit line (and a log line)
 /// keeps it: a name that holds a `:`, `@`, `%`, `?` or `#` (a URL used as
 /// a name, perhaps wrapped or percent-encoded, `fetch?token=…`), also as
-/// NFKC spells it ([`uri_punctuation_unfolded`]), as [`audit_uri`] keeps
+/// NFKC spells it (`＠`, `：`), as [`audit_uri`] keeps
 /// a URI, without what may be a password or a token; any other as it is.
 pub fn audit_name(name: &str) -> String {
     let name = uri_punctuation_unfolded(name);

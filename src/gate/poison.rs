@@ -258,8 +258,8 @@ fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>
 /// its value. Callers that strip refuse such a message (or hide such a
 /// definition): the gateway decided on the member the server put first.
 ///
-/// Bounded: all the text screened, every reading of every layer
-/// ([`screen`]), is at most [`MAX_SCREEN_WORK_FACTOR`] times the bytes of
+/// Bounded: all the text screened, every reading of every layer, is at
+/// most [`MAX_SCREEN_WORK_FACTOR`] times the bytes of
 /// the value's strings and keys, plus [`MIN_SCREEN_WORK`]; past that, each
 /// further text is counted in [`Findings::too_costly`] unscreened (and
 /// removed when stripping): the work is linear in the message.
