@@ -280,12 +280,12 @@ pub fn clean_value(value: &mut Value, strip: bool) -> Findings {
 /// may cost (attack s68, DoS F1: four layers of `data:` URIs, each read
 /// six ways as base64 and three as text, cost 35,000 times the message).
 /// Past it, screening fails closed ([`Findings::too_costly`]).
-pub const MAX_SCREEN_WORK_FACTOR: usize = 16;
+pub const MAX_SCREEN_WORK_FACTOR: usize = 8;
 
 /// What screening one text costs against the message's budget besides
 /// its bytes ([`MAX_SCREEN_WORK_FACTOR`]): finding, decoding and reading
 /// it (many short `data:` URIs cost more than their bytes).
-const SCREEN_TEXT_COST: usize = 64;
+const SCREEN_TEXT_COST: usize = 16;
 
 /// Bytes of text every message may have screened, however short: a
 /// short message with a few layers of encoded text is screened whole.
@@ -454,6 +454,26 @@ fn strict_base64(s: &[u8]) -> Option<Vec<u8>> {
     [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD]
         .into_iter()
         .find_map(|e| e.decode(&letters).ok())
+}
+
+/// `text` with each byte range of `edits` (in text order, none
+/// overlapping another; one that does is skipped) replaced by its text:
+/// one pass, however many (a `replace_range` each moved the rest of the
+/// text each time: quadratic in a text of many short `data:` URIs, attack
+/// s68-B, F2).
+fn splice(text: &str, edits: Vec<(usize, usize, String)>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, with) in edits {
+        let Some(kept) = text.get(at..start) else {
+            continue;
+        };
+        out.push_str(kept);
+        out.push_str(&with);
+        at = end;
+    }
+    out.push_str(text.get(at..).unwrap_or_default());
+    out
 }
 
 /// A reading of encoded text that held findings: how much it looks like
@@ -944,7 +964,10 @@ fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
     if how.text {
         let strict = readings.len();
         let malformed = |&b: &Charset| !has_bom(bytes) && decode_as(bytes, b).is_none();
-        if let Some(charset) = browser.filter(malformed) {
+        // The browser's, and Python's `decode(label, "replace")` where
+        // its codec reads codes otherwise (attack s68-B, F1: a junk byte
+        // before a code Python reads as private use).
+        for charset in [browser, literal].into_iter().flatten().filter(malformed) {
             if let Some(text) = decode_lossy(bytes, charset) {
                 add(&mut readings, text, charset);
             }
@@ -1508,14 +1531,17 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     }
     // Each data: URI, from the last (so earlier spans stay where they are).
     let spans = data_uri_spans(&current, false);
-    for &(start, end) in spans.iter().rev() {
+    let mut edits = Vec::new();
+    for &(start, end) in &spans {
         let Some(uri) = current.get(start..end) else {
             continue;
         };
-        let replaced = screen_span(uri, strip, layer, total);
-        if let (true, Some(r)) = (strip, replaced) {
-            current.to_mut().replace_range(start..end, &r);
+        if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, total)) {
+            edits.push((start, end, r));
         }
+    }
+    if !edits.is_empty() {
+        current = Cow::Owned(splice(&current, edits));
     }
     // Each data: URI as a reader that ends every URI at white space or a
     // bracket finds it (a Markdown or chat view linking each one): one
@@ -1527,17 +1553,20 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // Both lists are in text order: a set, not a scan per span (attack
     // s68, DoS F2: `data:,ab data:,ab …` was quadratic).
     let seen: std::collections::HashSet<(usize, usize)> = spans.iter().copied().collect();
-    for (start, end) in data_uri_spans(&current, true).into_iter().rev() {
+    let mut edits = Vec::new();
+    for (start, end) in data_uri_spans(&current, true) {
         if !stripped && seen.contains(&(start, end)) {
             continue;
         }
         let Some(uri) = current.get(start..end) else {
             continue;
         };
-        let replaced = screen_span(uri, strip, layer, &mut more);
-        if let (true, Some(r)) = (strip, replaced) {
-            current.to_mut().replace_range(start..end, &r);
+        if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, &mut more)) {
+            edits.push((start, end, r));
         }
+    }
+    if !edits.is_empty() {
+        current = Cow::Owned(splice(&current, edits));
     }
     if *total == before {
         total.add(more);
@@ -1547,7 +1576,8 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // that was not found as written: its span in `current` replaced.
     if current.contains('&') {
         let (decoded, at) = decode_char_refs(&current);
-        for (start, end) in data_uri_spans(&decoded, false).into_iter().rev() {
+        let mut edits = Vec::new();
+        for (start, end) in data_uri_spans(&decoded, false) {
             let (Some(uri), Some(&from), Some(&to)) =
                 (decoded.get(start..end), at.get(start), at.get(end))
             else {
@@ -1556,10 +1586,12 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
             if current.get(from..to) == Some(uri) {
                 continue;
             }
-            let replaced = screen_span(uri, strip, layer, total);
-            if let (true, Some(r)) = (strip, replaced) {
-                current.to_mut().replace_range(from..to, &r);
+            if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, total)) {
+                edits.push((from, to, r));
             }
+        }
+        if !edits.is_empty() {
+            current = Cow::Owned(splice(&current, edits));
         }
     }
     // A character reference an HTML or Markdown view decodes into a
@@ -1598,12 +1630,13 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
                 spans.push((from, to));
             }
         }
-        if strip {
+        if strip && !spans.is_empty() {
             // Numeric and named references do not overlap: in order.
             spans.sort_unstable();
-            for (from, to) in spans.into_iter().rev() {
-                current.to_mut().replace_range(from..to, "");
-            }
+            let edits = spans
+                .into_iter()
+                .map(|(from, to)| (from, to, String::new()));
+            current = Cow::Owned(splice(&current, edits.collect()));
         }
     }
     if layer > 0 && looks_base64(&current) {
@@ -1670,8 +1703,8 @@ fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings)
         .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
         .starts_with(['{', '[', '"']);
     let mut found = Findings::default();
-    let mut out = text.to_owned();
-    for (k, &(start, end)) in quoted_runs(text).iter().enumerate().rev() {
+    let mut edits = Vec::new();
+    for (k, &(start, end)) in quoted_runs(text).iter().enumerate() {
         let inside = start + 1..end - 1;
         let Some(run) = text.get(inside.clone()).filter(|r| r.contains('\\')) else {
             // Unescaped: [`clean`] of the whole text saw it as it is.
@@ -1689,14 +1722,14 @@ fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings)
             }
         };
         if let Some(r) = replaced {
-            out.replace_range(inside, &r);
+            edits.push((inside.start, inside.end, r));
         }
     }
     if found.is_clean() {
         return None;
     }
     total.add(found);
-    strip.then_some(out)
+    strip.then(|| splice(text, edits))
 }
 
 /// Screens one span of [`data_uri_spans`], `layer` encodings deep: as one
@@ -1720,8 +1753,8 @@ fn screen_span(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Op
         return whole;
     }
     let mut in_candidates = Findings::default();
-    let mut rewritten = uri.to_owned();
-    for (start, end) in srcset_candidates(uri).into_iter().rev() {
+    let mut edits = Vec::new();
+    for (start, end) in srcset_candidates(uri) {
         let Some(candidate) = uri.get(start..end) else {
             continue;
         };
@@ -1732,9 +1765,10 @@ fn screen_span(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Op
             continue;
         }
         if let Some(r) = clean_data_uri(candidate, strip, layer + 1, &mut in_candidates) {
-            rewritten.replace_range(start..end, &r);
+            edits.push((start, end, r));
         }
     }
+    let rewritten = splice(uri, edits);
     if in_candidates.is_clean() {
         total.add(found);
         return whole;
@@ -3509,6 +3543,21 @@ mod tests {
                     assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
                 }
             }
+        }
+        // A junk byte before such a code: Python's `decode(label,
+        // "replace")` still reads it (attack s68-B, F1).
+        for (label, bytes) in [
+            ("gb18030", &b"ok \xff\xa6\xd9 ok"[..]),
+            ("gb18030", b"ok \x81\x30\xa3\xa0 ok"),
+            ("cp932", b"ok \xf0\xfd ok"),
+            ("cp932", b"ok \x85\xfd ok"),
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let found = clean_value(
+                &mut json!({"mimeType": mime, "blob": STANDARD.encode(bytes)}),
+                false,
+            );
+            assert!(found.invisible >= 1, "{label} {bytes:x?} {found:?}");
         }
         // cp932's 0xFD, which Shift_JIS lacks: text Python reads whole,
         // escape sequence and all.

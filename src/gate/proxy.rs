@@ -1682,20 +1682,29 @@ impl GateService {
             return Ok(());
         }
         tracing::warn!(id = ?id, method, found = %found.summary(), "the server sent hidden characters");
-        if mode == PoisonMode::Strip && found.collisions > 0 {
-            // Stripping would rename a member onto one the gateway may have
-            // decided on (a pinned text, a listed name): refused instead.
+        // Stripping would rename a member onto one the gateway may have
+        // decided on (a pinned text, a listed name): refused instead.
+        let refused_by = match mode {
+            PoisonMode::Strip if found.collisions > 0 => Some("--poison strip"),
+            PoisonMode::Refuse => Some("--poison refuse"),
+            _ => None,
+        };
+        if let Some(rule) = refused_by {
+            // Audited as refused, as a stripped one is as changed (attack
+            // s68-B, F5: a refused answer left no line).
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                id: id.map(Id::to_value),
+                method: Some(method),
+                code: Some(GateCode::ResultPoisoned.code()),
+                rule: Some(rule),
+                ..Record::of("server->client", "refused")
+            };
+            self.audit(&mut st, rec);
             return Err(Refusal::new(
                 GateCode::ResultPoisoned,
                 format!("the result carries {}", found.summary()),
-                "--poison strip",
-            ));
-        }
-        if mode == PoisonMode::Refuse {
-            return Err(Refusal::new(
-                GateCode::ResultPoisoned,
-                format!("the result carries {}", found.summary()),
-                "--poison refuse",
+                rule,
             ));
         }
         if mode == PoisonMode::Strip {

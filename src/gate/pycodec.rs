@@ -42,11 +42,14 @@ enum Unit {
 
 impl Unit {
     /// Bytes of the code `rest` starts with (at least one, at most all).
+    /// A lead byte whose next bytes make no code is a code of one byte
+    /// (a decoder reads on after it, as Python's `errors="replace"` and
+    /// the Encoding Standard's decoders do).
     fn len(self, rest: &[u8]) -> usize {
         let n = match (self, rest) {
-            (Unit::ShiftJis, [0x81..=0x9F | 0xE0..=0xFC, ..]) => 2,
-            (Unit::Gb18030, [0x81..=0xFE, 0x30..=0x39, ..]) => 4,
-            (Unit::Gb18030, [0x81..=0xFE, ..]) => 2,
+            (Unit::ShiftJis, [0x81..=0x9F | 0xE0..=0xFC, 0x40..=0x7E | 0x80..=0xFC, ..]) => 2,
+            (Unit::Gb18030, [0x81..=0xFE, 0x30..=0x39, 0x81..=0xFE, 0x30..=0x39, ..]) => 4,
+            (Unit::Gb18030, [0x81..=0xFE, 0x40..=0x7E | 0x80..=0xFE, ..]) => 2,
             _ => 1,
         };
         n.min(rest.len()).max(1)

@@ -1138,7 +1138,14 @@ fn blob_read_two_ways_is_screened_both() {
         let blob_s = blob.to_string();
         let read = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"https://example.com/doc"}}"#;
         let mut g = Gate::start_env(
-            &["--poison", "refuse", "--env", "RECORDER_BLOB"],
+            &[
+                "--poison",
+                "refuse",
+                "--env",
+                "RECORDER_BLOB",
+                "--audit",
+                "audit.jsonl",
+            ],
             |_| {},
             &[("RECORDER_BLOB", &blob_s)],
         );
@@ -1146,6 +1153,16 @@ fn blob_read_two_ways_is_screened_both() {
         let r = g.ask(read);
         assert!(r["result"].is_null(), "{blob}: {r}");
         assert!(refusal_code(&r).contains("poison"), "{blob}: {r}");
+        // The refused answer has its audit line (attack s68-B, F5).
+        let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+        let refused = text.lines().any(|l| {
+            let l: Value = serde_json::from_str(l).unwrap();
+            l["id"] == 1
+                && l["direction"] == "server->client"
+                && l["decision"] == "refused"
+                && l["code"] == "tool.result_poisoned"
+        });
+        assert!(refused, "{blob}: {text}");
         g.close();
         let mut g = Gate::start_env(
             &["--poison", "strip", "--env", "RECORDER_BLOB"],
