@@ -4742,6 +4742,10 @@ mod tests {
         let mut v = json!({"mimeType": "application/xml", "blob": STANDARD.encode("<?xml version=\"1.0\" encoding=\"cp852\"?><a>plain</a>")});
         assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
         assert_eq!(v["blob"], "");
+        let uri = "see data:application/xml,%3C%3Fxml%20version%3D%221.0%22%20encoding%3D%22cp852%22%3F%3E%3Ca%2F%3E .";
+        let mut v = json!(uri);
+        assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
+        assert_eq!(v, json!("see  ."));
         let page = "<meta charset=\"klingon\"><p>plain words";
         let mut v = json!({"mimeType": "text/html", "blob": STANDARD.encode(page)});
         assert!(clean_value(&mut v, true).is_clean());
