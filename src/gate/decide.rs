@@ -1696,11 +1696,12 @@ fn own_uri_values(uri: &str) -> Option<(Vec<String>, Vec<String>)> {
 /// The address a piece of an own-scheme URI's path names, when a handler
 /// that takes it as a host would reach one it must not: an IP address in
 /// any notation the WHATWG host parser reads (`169.254.169.254`,
-/// `0xa9fea9fe`, `10.1`, `[fd00::1]`; a zone identifier dropped,
-/// `[fd00::1%eth0]`; not a plain number) that is no global address, or a name the classifier
+/// `0xa9fea9fe`, `0251.0376.0251.0376`, `[fd00::1]`; a zone identifier
+/// dropped, `[fd00::1%eth0]`; not a plain number nor a short dotted form,
+/// `0.4.2`, a version) that is no global address, or a name the classifier
 /// refuses (`localhost`, `metadata.google.internal`), white space and
 /// control characters around it dropped. `None` for a global address
-/// (`8.8.8.8`, and `1.2`, which a version number reads as) and any other
+/// (`8.8.8.8`) and any other
 /// name (verification of s67; attack s68-A, N1–N3, FP1).
 fn segment_address(piece: &str) -> Option<String> {
     let piece = piece.trim_matches(|c: char| c.is_whitespace() || c.is_control());
@@ -1717,13 +1718,22 @@ fn segment_address(piece: &str) -> Option<String> {
         return None;
     }
     let unzoned = bare.split('%').next().unwrap_or_default();
+    // Four dotted parts or a `0x` number read as IPv4; a shorter dotted
+    // form (`0.4`, `10.2`, `1.2.3`) is a version number far more often
+    // than the address `inet_aton` reads it as (review of s68).
+    let dotted = piece.trim_end_matches('.');
+    let v4_like = dotted.matches('.').count() == 3
+        || dotted
+            .get(..2)
+            .is_some_and(|p| p.eq_ignore_ascii_case("0x"));
     let ip = match unzoned.parse::<std::net::Ipv6Addr>() {
         Ok(v6) => Some(std::net::IpAddr::V6(v6)),
-        Err(_) => match url::Host::parse(piece) {
+        Err(_) if v4_like || piece.starts_with('[') => match url::Host::parse(piece) {
             Ok(url::Host::Ipv4(v4)) => Some(std::net::IpAddr::V4(v4)),
             Ok(url::Host::Ipv6(v6)) => Some(std::net::IpAddr::V6(v6)),
             _ => None,
         },
+        Err(_) => None,
     };
     match ip {
         Some(ip) => {
@@ -4836,6 +4846,9 @@ max_bytes = 10
             ("demo://static/resource/1", "ok"),
             ("demo://docs/api/intro/1.2", "ok"),
             ("demo://docs/api/v1.2.3/notes", "ok"),
+            ("demo://crates/foo/0.4.2", "ok"),
+            ("demo://crates/foo/10.2", "ok"),
+            ("demo:x/169.254.169.254./p", "url.ambiguous"),
             ("demo://fetch/https://example.com/x?y=1", "ok"),
             ("demo://static/resource/1?q=a&b", "ok"),
             ("demo:insights", "ok"),
