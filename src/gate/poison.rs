@@ -29,6 +29,8 @@
 use base64::engine::GeneralPurpose;
 use base64::Engine as _;
 use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::encoded::{base64_readings, sextet};
 use super::hidden::{class, Class, Context};
@@ -297,9 +299,31 @@ std::thread_local! {
     static WORK_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
 }
 
+std::thread_local! {
+    /// Set once nobody waits for the screening on this thread any more
+    /// ([`screen_until`]).
+    static STOP: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` (screenings with [`clean_value`]) on this thread until
+/// `stop` is set: from then on each further text is counted in
+/// [`Findings::too_costly`] unscreened (removed when stripping), so a
+/// screening its caller gave up on (a timed-out or cancelled call) ends at
+/// its next text instead of running to its budget.
+pub(crate) fn screen_until<T>(stop: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
+    let outer = STOP.replace(Some(stop));
+    let done = work();
+    STOP.set(outer);
+    done
+}
+
 /// Takes `bytes` of screening from the message's budget; `false` (and
-/// nothing taken) when it does not hold them.
+/// nothing taken) when it does not hold them, or when the screening was
+/// given up on ([`screen_until`]).
 fn spend_work(bytes: usize) -> bool {
+    if STOP.with_borrow(|s| s.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))) {
+        return false;
+    }
     WORK_LEFT.with(|left| match left.get().checked_sub(bytes) {
         Some(rest) => {
             left.set(rest);
@@ -4933,5 +4957,26 @@ mod tests {
         assert!(clean_value(&mut v, true).is_clean());
         // Outside a message, and after one, nothing is bounded.
         assert!(spend_work(usize::MAX / 2));
+    }
+
+    /// A screening given up on (attack s68, DoS F4: a timed-out call's
+    /// answer) ends at its next text, failing closed; before, and on
+    /// another thread's flag, it screens whole.
+    #[test]
+    fn a_screening_given_up_on_stops_at_its_next_text() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let message = || json!({"content": [{"text": "a\u{200b}b"}, {"text": "plain"}]});
+        let found = screen_until(Arc::clone(&stop), || clean_value(&mut message(), false));
+        assert_eq!((found.too_costly, found.invisible), (0, 1), "{found:?}");
+        stop.store(true, Ordering::Relaxed);
+        let mut stripped = message();
+        let found = screen_until(Arc::clone(&stop), || clean_value(&mut stripped, true));
+        // Each string and key: two texts, three keys.
+        assert_eq!((found.too_costly, found.invisible), (5, 0), "{found:?}");
+        assert!(!found.is_clean());
+        assert_eq!(stripped, json!({"": [{"": ""}, {"": ""}]}));
+        // The flag is this call's alone: outside it, screening goes on.
+        assert_eq!(clean_value(&mut message(), false).invisible, 1);
+        assert!(spend_work(1));
     }
 }

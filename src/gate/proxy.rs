@@ -47,7 +47,10 @@ use crate::engine::{
 use crate::json::{parse_strict, Limits};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
+mod off_session;
 mod own_listing;
+
+use off_session::{off_session, NotScreened};
 pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
 
 /// Default `--max-response-bytes`: the core's response bound, 16 MiB.
@@ -1003,6 +1006,34 @@ impl GateService {
                 answer_with(p, GateCode::CallTimeout, "cancelled, and no answer by the deadline");
             }
         });
+    }
+
+    /// The answer to request `id` when the child's answer to it could not
+    /// be screened ([`off_session`]): by its deadline (`timeout` after it
+    /// arrived: `tool.call_timeout`), or at all (`tool.bad_response`,
+    /// fail closed).
+    fn not_screened(
+        &self,
+        id: Id,
+        method: &str,
+        why: NotScreened,
+        timeout: Option<Duration>,
+    ) -> Response {
+        tracing::warn!(%id, method, ?why, "the server's answer was not screened");
+        let (code, message) = match (why, timeout) {
+            (NotScreened::Late, Some(t)) => (
+                GateCode::CallTimeout,
+                format!(
+                    "the server's answer was not screened within {} s",
+                    t.as_secs_f64()
+                ),
+            ),
+            _ => (
+                GateCode::BadResponse,
+                "the server's answer could not be screened".to_owned(),
+            ),
+        };
+        Response::error(Some(id), gate_error(code, message))
     }
 
     fn finish(&self, id: &Id) -> Option<Pending> {
@@ -2551,7 +2582,17 @@ impl GateService {
                 Ok((o, charge)) => {
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
-                    let reply = me.answer(id, &method, &subject, o, listing, task);
+                    // Screened away from the session, under the request's
+                    // deadline (attack s68, DoS F4).
+                    let shaper = me.clone();
+                    let (answered, shaped) = (id.clone(), method.clone());
+                    let shaping = off_session(deadline, move || {
+                        shaper.answer(answered, &shaped, &subject, o, listing, task)
+                    });
+                    let reply = match shaping.await {
+                        Ok(reply) => reply,
+                        Err(why) => return Reply::Send(me.not_screened(id, &method, why, timeout)),
+                    };
                     let reply = me.resolve_links(&method, reply).await;
                     me.vet_input_requests(&method, reply, task).await
                 }

@@ -1214,6 +1214,36 @@ fn call_timeout_cancels_at_the_server() {
     assert!(seen.contains("notifications/cancelled"), "{seen}");
 }
 
+/// Attack s68, DoS F4: an answer that takes seconds to screen is screened
+/// away from the session. A ping sent after it is answered first, and
+/// `--call-timeout` answers the call meanwhile (screening held every timer).
+#[test]
+fn a_costly_answer_holds_neither_the_session_nor_the_deadline() {
+    let costly = |id: u64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave",
+            "arguments":{"how":"costly","bytes":1_000_000}}})
+        .to_string()
+    };
+    let mut g = Gate::start(&[]);
+    g.init();
+    g.send(&costly(1));
+    g.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    let first = g.recv();
+    assert_eq!(first["id"], 2, "{first}");
+    let answer = g.recv();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["content"].is_array(), "{answer}");
+    g.close();
+
+    let mut g = Gate::start(&["--call-timeout", "0.5"]);
+    g.init();
+    let r = g.ask(&costly(3));
+    assert_eq!(r["error"]["data"]["code"], "tool.call_timeout", "{r}");
+    // The session goes on; the screening given up on stops.
+    g.received();
+    g.close();
+}
+
 #[test]
 fn server_exit_answers_pending_and_passes_status() {
     let mut g = Gate::start(&[]);

@@ -334,6 +334,18 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x\u200b"}] * 5000}})
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "after the answer"}})
                 send({"jsonrpc": "2.0", "id": "after", "method": "ping"})
+            elif how == "costly":
+                # An answer that takes seconds to screen (attack s68, DoS
+                # F4): `bytes` of text under four layers of `data:` URIs,
+                # each declaring a charset and ending in malformed bytes.
+                import base64
+                t = ("abc \u200b" * (int(args.get("bytes", 1 << 20)) // 10))
+                for k, label in enumerate(["latin1", "utf-16", "cp932", "utf-7"]):
+                    b = ('<?xml version="1.0" encoding="ISO-8859-2"?>' + t).encode() + b"\xff\xfe\x80"
+                    s, u = base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode()
+                    h = len(s) // 8 * 4
+                    t = "data:text/plain;charset=%s;base64,%s=%s" % (label, s[:h], u[h:])
+                text(id, t)
             elif how == "huge":
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"x":"%s"}}\n' % (json.dumps(id), "a" * 3000))
             elif how == "poison":

@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
+use super::off_session::off_session;
 use super::{lock, GateService, Pending, PinMode};
 use crate::engine::{Id, Request};
 use crate::gate::poison::PoisonMode;
@@ -172,8 +173,8 @@ impl GateService {
         // unfinished before starts over.
         let listing = lock(&self.shared.state).view.own_listing();
         let outcome = self
-            .own_pages("tools/list", meta.as_ref(), by, |result| {
-                self.filter_list(result, listing, true);
+            .own_pages("tools/list", meta.as_ref(), by, move |me, result| {
+                me.filter_list(result, listing, true);
             })
             .await
             .map_err(|u| u.why("tools/list"));
@@ -205,8 +206,8 @@ impl GateService {
         }
         let meta = trigger_meta(trigger);
         let outcome = self
-            .own_pages(method, meta.as_ref(), by, |result| {
-                self.filter_entries(method, result, true);
+            .own_pages(method, meta.as_ref(), by, move |me, result| {
+                me.filter_entries(method, result, true);
             })
             .await;
         match outcome {
@@ -219,14 +220,15 @@ impl GateService {
     }
 
     /// The pages of the gateway's own listing `method`, each through
-    /// `page`, until its last, a client's complete tool listing meanwhile,
-    /// or the first failure.
+    /// `page` (away from the session, by `by`: [`off_session`]), until its
+    /// last, a client's complete tool listing meanwhile, or the first
+    /// failure.
     async fn own_pages(
         &self,
         method: &'static str,
         meta: Option<&Map<String, Value>>,
         by: tokio::time::Instant,
-        mut page: impl FnMut(&mut Value),
+        page: impl Fn(&Self, &mut Value) + Copy + Send + 'static,
     ) -> Result<(), Unanswered> {
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_OWN_LIST_PAGES {
@@ -246,7 +248,16 @@ impl GateService {
                     "a listing page of the server: {why}"
                 )));
             }
-            page(&mut result);
+            let me = self.clone();
+            let screened = off_session(Some(by), move || {
+                page(&me, &mut result);
+                result
+            });
+            let Ok(result) = screened.await else {
+                return Err(Unanswered::Failed(
+                    "a listing page of the server was not screened in the call's time".into(),
+                ));
+            };
             match crate::gate::listing::next_cursor(&result) {
                 Ok(None) => return Ok(()),
                 Ok(Some(c)) => cursor = Some(Value::from(c)),
