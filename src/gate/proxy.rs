@@ -240,8 +240,15 @@ struct Pending {
     seq: u64,
     started: Instant,
     /// The request's `_meta.progressToken` ([`progress_key`]), when it
-    /// carried one: the server's progress for it may reach the client.
+    /// carried one: bound to this request until the entry ends, and the
+    /// server's progress for it reaches the client until [`quiet`](Self::quiet).
     progress: Option<String>,
+    /// The client gave the request up (cancelled it, or got
+    /// `tool.call_timeout`): its progress no longer reaches the client,
+    /// though its token stays bound to it while the entry is held
+    /// (attack s68-A, N4: a new request reusing the token got the old
+    /// call's progress).
+    quiet: bool,
     /// The client got its answer (`tool.call_timeout`): the entry only
     /// keeps the id reserved until the server answers or
     /// `--cancel-hold` passes, and a client's cancellation of
@@ -361,6 +368,8 @@ struct Shared {
     /// The child's output ended, or the child was stopped: nothing more
     /// will come from it.
     server_gone: watch::Sender<bool>,
+    /// Screenings running away from the session ([`off_session`]).
+    screening: Arc<off_session::Running>,
     /// The session's era, followed as the requests and the child's
     /// `initialize` answer pass: every answer the gateway writes itself fits it.
     era: Mutex<Era>,
@@ -621,6 +630,7 @@ impl GateService {
                 peer: Mutex::new(None),
                 client_closed: watch::Sender::new(false),
                 server_gone: watch::Sender::new(false),
+                screening: Arc::new(off_session::Running::new(0)),
                 era: Mutex::new(Era::default()),
                 listing: tokio::sync::Mutex::new(()),
             }),
@@ -643,6 +653,14 @@ impl GateService {
     pub async fn until_server_gone(&self) {
         let mut rx = self.shared.server_gone.subscribe();
         let _ = rx.wait_for(|gone| *gone).await;
+    }
+
+    /// Returns once no answer of the child is being screened away from
+    /// the session: a deterministic driver (the `gate_session` harness)
+    /// waits for it before its next step.
+    pub(crate) async fn until_screened(&self) {
+        let mut rx = self.shared.screening.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
     }
 
     /// Queues `line` toward the child with its `charge`.
@@ -936,11 +954,16 @@ impl GateService {
     /// until the server answers, or as long as a call that timed out would
     /// stay: `--cancel-hold` past `--call-timeout` from its
     /// start, else `--cancel-hold` from the cancellation; then
-    /// its id is retired ([`RetiredIds`]).
+    /// its id is retired ([`RetiredIds`]). Its progress no longer reaches
+    /// the client.
     fn hold_until_deadline(&self, id: Id) {
-        let started = match lock(&self.shared.state).pending.get(&id) {
+        let started = match lock(&self.shared.state).pending.get_mut(&id) {
             // A timed-out request is held already, to a later deadline.
-            Some(p) if !p.timed_out => p.started,
+            Some(p) if !p.timed_out => {
+                // MCP: a cancelled request's notifications are ignored.
+                p.quiet = true;
+                p.started
+            }
             _ => return,
         };
         // As long as a timed-out call is held (attack s60, K11-B): a
@@ -957,7 +980,8 @@ impl GateService {
     /// answers it (the late answer is dropped) or `--cancel-hold`
     /// passes, so a client reusing the id meanwhile is refused as an
     /// in-flight duplicate and never gets the old call's answer. Its
-    /// progress token is no longer the client's to hear about.
+    /// progress token is no longer the client's to hear about, and stays
+    /// bound to it meanwhile.
     fn hold_after_timeout(&self, id: Id) {
         {
             let mut st = lock(&self.shared.state);
@@ -966,11 +990,7 @@ impl GateService {
                 return;
             };
             p.timed_out = true;
-            if let Some(token) = p.progress.take() {
-                if st.progress.get(&token) == Some(&id) {
-                    st.progress.remove(&token);
-                }
-            }
+            p.quiet = true;
         }
         self.hold_until(id, Instant::now() + self.shared.cancel_hold);
     }
@@ -2226,9 +2246,12 @@ impl GateService {
             }
             "notifications/progress" => {
                 let token = params.and_then(|p| p.get("progressToken"));
-                match token.and_then(progress_token_key) {
-                    Some(key) if st.progress.contains_key(&key) => Ok(()),
-                    _ => Err("its progress token is no pending request's"),
+                let key = token.and_then(progress_token_key);
+                let request = key.and_then(|k| st.progress.get(&k));
+                match request.and_then(|id| st.pending.get(id)) {
+                    Some(p) if !p.quiet => Ok(()),
+                    Some(_) => Err("its request was cancelled or timed out"),
+                    None => Err("its progress token is no pending request's"),
                 }
             }
             "notifications/cancelled" => {
@@ -2460,6 +2483,26 @@ impl GateService {
                     },
                 )));
             }
+            // MCP: progress tokens are unique across active requests; one
+            // still bound to another (held after a timeout or a
+            // cancellation too) would get that request's progress.
+            let progress = progress_key(req.params.as_ref());
+            if progress
+                .as_ref()
+                .is_some_and(|t| st.progress.contains_key(t))
+            {
+                if let Some(slot) = &limited {
+                    st.limiter.release(slot);
+                }
+                return Handled::Reply(Reply::Send(Response::error(
+                    Some(req.id),
+                    ErrorObject {
+                        code: crate::rpc::INVALID_PARAMS,
+                        message: "the progress token is already in use by a request in flight (or cancelled, or timed out, and not yet answered by the server)".into(),
+                        data: None,
+                    },
+                )));
+            }
             let slot = if lock(&self.shared.to_child).is_none() {
                 None
             } else {
@@ -2476,7 +2519,6 @@ impl GateService {
             };
             st.next_seq = st.next_seq.wrapping_add(1);
             let seq = st.next_seq;
-            let progress = progress_key(req.params.as_ref());
             if let Some(token) = &progress {
                 st.progress.insert(token.clone(), req.id.clone());
             }
@@ -2489,6 +2531,7 @@ impl GateService {
                     started: Instant::now(),
                     progress,
                     timed_out: false,
+                    quiet: false,
                     _slot: Some(slot),
                 },
             );
@@ -2586,7 +2629,7 @@ impl GateService {
                     // deadline (attack s68, DoS F4).
                     let shaper = me.clone();
                     let (answered, shaped) = (id.clone(), method.clone());
-                    let shaping = off_session(deadline, move || {
+                    let shaping = off_session(&me.shared.screening, deadline, move || {
                         shaper.answer(answered, &shaped, &subject, o, listing, task)
                     });
                     let reply = match shaping.await {

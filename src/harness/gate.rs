@@ -225,6 +225,13 @@ fn session(data: &[u8]) -> Transcript {
                     tokio::task::yield_now().await;
                     within(&budgets);
                 }
+                // Answers are screened away from the session: each is
+                // shaped and queued before the next step.
+                service.until_screened().await;
+                for _ in 0..4 {
+                    tokio::task::yield_now().await;
+                    within(&budgets);
+                }
             }
             // The client ends, then the server: whatever waits is answered.
             frame_tx.send(Frame::Eof).await.unwrap();

@@ -1244,6 +1244,57 @@ fn a_costly_answer_holds_neither_the_session_nor_the_deadline() {
     g.close();
 }
 
+/// Attack s68-A, N4: a progress token stays bound to the call that named
+/// it while that call is held after a timeout or a cancellation: the
+/// server's late progress for it reaches no one, and a new request naming
+/// the token meanwhile is refused (MCP: tokens unique across active
+/// requests); once the server has answered, the token is free again.
+#[test]
+fn a_given_up_calls_progress_token_stays_its_own() {
+    let later = |id: u64, token: &str, seconds: f64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"misbehave",
+            "arguments":{"how":"progress_later","seconds":seconds},"_meta":{"progressToken":token}}})
+        .to_string()
+    };
+    // Every message up to the answer to a ping sent now.
+    let until_ping = |g: &mut Gate| {
+        g.send(r#"{"jsonrpc":"2.0","id":"sync","method":"ping"}"#);
+        let mut seen = Vec::new();
+        loop {
+            let m = g.recv();
+            if m["id"] == "sync" {
+                return seen;
+            }
+            seen.push(m);
+        }
+    };
+    let mut g = Gate::start(&["--call-timeout", "0.5", "--cancel-hold", "30"]);
+    g.init();
+    let r = g.ask(&later(1, "P", 1.5));
+    assert_eq!(r["error"]["data"]["code"], "tool.call_timeout", "{r}");
+    let reused = g.ask(&later(2, "P", 0.0));
+    assert_eq!(reused["id"], 2, "{reused}");
+    assert_eq!(reused["error"]["code"], -32602, "{reused}");
+    // The old call's progress and answer come and are dropped.
+    let seen = until_ping(&mut g);
+    assert!(seen.is_empty(), "{seen:?}");
+    let progress = g.ask(&later(3, "P", 0.0));
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    let answer = g.recv();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "worked");
+
+    // A cancelled call's progress is dropped too.
+    g.send(&later(4, "Q", 1.0));
+    g.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#);
+    let seen = until_ping(&mut g);
+    assert!(
+        seen.iter().all(|m| m["method"] != "notifications/progress"),
+        "{seen:?}"
+    );
+    g.close();
+}
+
 #[test]
 fn server_exit_answers_pending_and_passes_status() {
     let mut g = Gate::start(&[]);

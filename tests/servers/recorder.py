@@ -374,6 +374,14 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": "s7", "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}})
                 send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s7", "reason": "changed my mind"}})
                 text(id, "progressed")
+            elif how == "progress_later":
+                # Works `seconds`, then reports progress for the call's token
+                # and answers (attack s68-A, N4: after a timeout or a
+                # cancellation).
+                token = (params.get("_meta") or {}).get("progressToken")
+                time.sleep(float(args.get("seconds", 1)))
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 9, "total": 9}})
+                text(id, "worked")
             elif how == "scalar":
                 send({"jsonrpc": "2.0", "id": id, "result": 5})
             elif how == "notify":

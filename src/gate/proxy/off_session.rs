@@ -33,20 +33,41 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// Counts one running work in a [`Running`] count until dropped.
+struct Counted(Arc<Running>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// How many works [`off_session`] is running (each until it returns, also
+/// past its deadline), so a deterministic driver (the `gate_session`
+/// harness) can wait until none is.
+pub(super) type Running = tokio::sync::watch::Sender<usize>;
+
 /// Runs `work` (screening and shaping what the child sent) on the
-/// blocking pool until `by` (`None`: no deadline).
+/// blocking pool until `by` (`None`: no deadline), counted in `running`
+/// while it runs.
 ///
 /// # Errors
 /// [`NotScreened::Late`] once `by` passes first (the work then stops at
 /// its next text: [`screen_until`]); [`NotScreened::Failed`] when the work
 /// did not finish.
 pub(super) async fn off_session<T: Send + 'static>(
+    running: &Arc<Running>,
     by: Option<tokio::time::Instant>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, NotScreened> {
     let stop = Arc::new(AtomicBool::new(false));
     let _given_up = StopOnDrop(Arc::clone(&stop));
-    let job = tokio::task::spawn_blocking(move || screen_until(stop, work));
+    running.send_modify(|n| *n = n.saturating_add(1));
+    let counted = Counted(Arc::clone(running));
+    let job = tokio::task::spawn_blocking(move || {
+        let _counted = counted;
+        screen_until(stop, work)
+    });
     let joined = match by {
         Some(by) => tokio::time::timeout_at(by, job)
             .await
@@ -72,13 +93,15 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(async {
+            let running = Arc::new(Running::new(0));
             let on = std::thread::current().id();
-            let done = off_session(None, move || std::thread::current().id() != on).await;
+            let done = off_session(&running, None, move || std::thread::current().id() != on).await;
             assert_eq!(done, Ok(true));
+            assert_eq!(*running.borrow(), 0);
             let (tx, rx) = std::sync::mpsc::channel();
             let (go_tx, go) = std::sync::mpsc::channel::<()>();
             let by = tokio::time::Instant::now() + Duration::from_millis(50);
-            let late = off_session(Some(by), move || {
+            let late = off_session(&running, Some(by), move || {
                 // Waits until the caller has given up, then screens.
                 let _ = go.recv();
                 let found = clean_value(&mut json!({"t": "a\u{200b}"}), false);
@@ -86,10 +109,13 @@ mod tests {
             })
             .await;
             assert_eq!(late, Err(NotScreened::Late));
+            // Still running, given up on.
+            assert_eq!(*running.borrow(), 1);
             go_tx.send(()).unwrap();
             let found = rx.recv_timeout(Duration::from_secs(20)).unwrap();
             // The key and its text.
             assert_eq!((found.too_costly, found.invisible), (2, 0), "{found:?}");
+            let _ = running.subscribe().wait_for(|n| *n == 0).await;
         });
     }
 }

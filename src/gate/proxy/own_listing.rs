@@ -249,7 +249,7 @@ impl GateService {
                 )));
             }
             let me = self.clone();
-            let screened = off_session(Some(by), move || {
+            let screened = off_session(&self.shared.screening, Some(by), move || {
                 page(&me, &mut result);
                 result
             });
@@ -296,6 +296,7 @@ impl GateService {
                     started: std::time::Instant::now(),
                     progress: None,
                     timed_out: false,
+                    quiet: false,
                     _slot: None,
                 },
             );
