@@ -4848,6 +4848,14 @@ max_bytes = 10
             ("demo://docs/api/v1.2.3/notes", "ok"),
             ("demo://crates/foo/0.4.2", "ok"),
             ("demo://crates/foo/10.2", "ok"),
+            // Attack s68-A, FP1: a version in the middle of the path
+            // (the rest `1.2/intro` a `{+var}` takes is no host); a
+            // short form of a refused address is one.
+            ("demo://docs/api/1.2/intro", "ok"),
+            ("demo://docs/1.2.3/notes", "ok"),
+            ("demo:x/1.2/p", "ok"),
+            ("demo:r/2024.1/notes", "ok"),
+            ("demo://docs/127.1/x", "url.ambiguous"),
             ("demo:x/169.254.169.254./p", "url.ambiguous"),
             ("demo://fetch/https://example.com/x?y=1", "ok"),
             ("demo://static/resource/1?q=a&b", "ok"),

@@ -658,6 +658,7 @@ impl GateService {
     /// Returns once no answer of the child is being screened away from
     /// the session: a deterministic driver (the `gate_session` harness)
     /// waits for it before its next step.
+    #[cfg(feature = "harness")]
     pub(crate) async fn until_screened(&self) {
         let mut rx = self.shared.screening.subscribe();
         let _ = rx.wait_for(|n| *n == 0).await;

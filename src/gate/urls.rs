@@ -390,8 +390,9 @@ pub fn url_form(text: &str) -> std::borrow::Cow<'_, str> {
 /// it, so `１６９．２５４．１６９．２５４` and `localhost%2e` are what they
 /// spell) that is an IP literal (`[v6]`, or an IPv4 form as WHATWG
 /// parses it, dotted or a single number such as `2852039166` or
-/// `0xa9fea9fe`) followed by a path, a query, a fragment or a port, or a
-/// bare dotted quad (`169.254.169.254`, `169.254.169.254.`), or a bare
+/// `0xa9fea9fe`) followed by a port, or by a path, a query or a fragment
+/// (but a version, two or three decimal parts of a global address:
+/// `1.2/intro`), or a bare dotted quad (`169.254.169.254`, `169.254.169.254.`), or a bare
 /// IPv4 form no number is written in (three parts: `127.0.1`,
 /// `169.254.43518`; a hexadecimal part: `0x7f.1`, `0xa9fea9fe`) of an
 /// address the core refuses, outside `0.0.0.0/8` but `0.0.0.0` (`1.2.3`
@@ -451,16 +452,30 @@ fn scheme_less_host(s: &str) -> bool {
             if !is_ip {
                 return false;
             }
-            if port.is_some() || !tail.is_empty() {
+            let parts = dotted.split('.').count();
+            let refused = !matches!(crate::net::classify_ipv4(a), crate::net::Reach::Global);
+            if port.is_some() {
                 return true;
+            }
+            if !tail.is_empty() {
+                // A version before a path (`1.2/intro`, `2.0.1/notes`):
+                // two or three decimal parts without leading zeros naming
+                // a global address are text (attack s68-A, FP1); an
+                // address the core refuses (`127.1/x`, `10.1/x`) or any
+                // other notation is a host.
+                let version = (2..=3).contains(&parts)
+                    && dotted.split('.').all(|p| {
+                        !p.is_empty()
+                            && p.bytes().all(|b| b.is_ascii_digit())
+                            && (p == "0" || !p.starts_with('0'))
+                    });
+                return !version || refused;
             }
             // Bare: a dotted quad; or a form no number or version is
             // written in (three parts, a hexadecimal part) of an address
             // the core refuses, outside `0.0.0.0/8` but 0.0.0.0 (`1.2.3`,
             // `0.1.2` and `0xdeadbeef` stay text).
-            let parts = dotted.split('.').count();
             let quad = parts == 4 && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-            let refused = !matches!(crate::net::classify_ipv4(a), crate::net::Reach::Global);
             quad || ((parts >= 3 || hex) && refused && (a.octets()[0] != 0 || a.is_unspecified()))
         }
         Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), !tail.is_empty()),
@@ -1570,6 +1585,15 @@ mod tests {
             "10.2.1",
             "0x0/x",
             "0x00000000/x",
+            // A short form of an address the core refuses before a path,
+            // or a version-like one with a port (attack s68-A, FP1).
+            "127.1/x",
+            "10.1/intro",
+            "192.168.1/x",
+            "1.2:8080/x",
+            "01.2/x",
+            "1.02/x",
+            "1.0x2/x",
         ] {
             assert!(looks_like_url(yes), "{yes}");
         }
@@ -1617,6 +1641,14 @@ mod tests {
             "cafe/menu",
             "2852039166",
             "4294967296/x",
+            // A version before a path: two or three decimal parts of a
+            // global address (attack s68-A, FP1).
+            "1.2/intro",
+            "2.0.1/notes",
+            "3.14/x",
+            "1.0/",
+            "1.2?q",
+            "1.2#x",
             // Network blocks and bare IPv6 addresses (#20 attack pass, I).
             "10.0.0.0/8",
             " 192.168.0.0/16 ",
