@@ -1091,9 +1091,10 @@ impl Gatekeeper {
 
     /// What a server may take out of `uri`, a URI of its own scheme
     /// (`[resources] schemes`), as values of the template it matches
-    /// ([`own_uri_values`]: its authority, read as a host; each rest of
-    /// its path after a `/`, the `{+var}` reading; each query item and
-    /// value), walked as arguments are: a URL a server's template hands
+    /// ([`own_uri_values`]: its authority and the addresses in its path
+    /// segments, read as hosts; each rest of its path after a `/`, the
+    /// `{+var}` reading; each path parameter and its value, `{;var}`; each
+    /// query item and value; the fragment), walked as arguments are: a URL a server's template hands
     /// its handler (`demo://fetch/http://169.254.169.254/`, percent-encoded
     /// or not) gets the URL check (attack s66, A-F3), an address in the
     /// authority the host check (A-F2). At most [`MAX_EMBEDDED_JSON_DEPTH`]
@@ -1112,7 +1113,7 @@ impl Gatekeeper {
         };
         let Some((addresses, values)) = own_uri_values(uri) else {
             return too_complex(format!(
-                "a URI of the server's own scheme with more than {MAX_OWN_URI_VALUES} path segments and query items: too many values a template could take out of it"
+                "a URI of the server's own scheme with more than {MAX_OWN_URI_VALUES} values (path segments, path parameters, query items and values, fragment) or addresses in its path: too many a template could take out of it"
             ));
         };
         if scan.nesting >= MAX_EMBEDDED_JSON_DEPTH {
@@ -1605,7 +1606,9 @@ fn take_values(
 }
 
 /// Most values `own_uri_values` takes out of one URI of the server's own
-/// scheme (each path segment's rest, each query item and its value):
+/// scheme (each path segment's rest, each path parameter and its value,
+/// each query item and its value, the fragment; and, counted apart, the
+/// addresses in its path segments):
 /// past it the URI is refused (`policy.arguments_too_complex`), since a
 /// template could take any of them.
 pub const MAX_OWN_URI_VALUES: usize = 32;

@@ -85,7 +85,7 @@ pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,
 };
-pub use prescan::MAX_PRESCAN_BYTES;
+pub use prescan::{MAX_DECLARATION_BYTES, MAX_PRESCAN_BYTES};
 pub use proxy::{
     DenyAs, GateConfig, GateService, PinMode, ToServer, CANCELLED_CALL_DEADLINE,
     DEFAULT_MAX_RESPONSE_BYTES, GATE_ERROR, GATE_ID_PREFIX, MAX_FROM_SERVER_BYTES,

@@ -591,8 +591,8 @@ enum Charset {
     /// (the two agree from 0xA0 up).
     IsoC1(&'static encoding_rs::Encoding),
     /// A Python codec that reads some codes otherwise than the WHATWG
-    /// encoding of its label (`cp850`, `cp932`, `gb18030`;
-    /// [`pycodec`]).
+    /// encoding of its label (`cp850`, `cp932`, `gb18030`, CPython's being
+    /// the 2000 mapping; [`pycodec`]).
     Python(&'static PyCodec),
     /// Python's text-transform codecs `unicode_escape` (`raw`: false) and
     /// `raw_unicode_escape`, which `bytes.decode(charset)` accepts: ASCII
@@ -622,7 +622,11 @@ struct TextForm {
 /// is ISO-8859-1); in the charset a document declares itself (an XML
 /// declaration, a `<meta charset>`, ...), as its reader reads it; and,
 /// for text malformed in its declared charset, as a browser reads it
-/// anyway (malformed sequences replaced).
+/// anyway and as Python's `decode(label, "replace")` does (malformed
+/// sequences replaced; in the charset a byte order mark says when one
+/// leads), and, when no reading above is strict, as UTF-8 so read. The
+/// lossy readings are taken only where strict ones failed, so they
+/// replace, never add to, a full set: at most four in all.
 pub const MAX_TEXT_READINGS: usize = 4;
 
 /// A declared charset, the two ways clients read its label.
@@ -736,10 +740,12 @@ fn iso_c1_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
 /// `csUnicode11UTF7`, ...), and Python's text-transform codecs
 /// (`unicode_escape`, `raw_unicode_escape`, `punycode`, any case, `-`
 /// or a space for `_`). `None` for no label (empty, `binary`) and for
-/// WHATWG's `replacement` encoding (whose labels name 7-bit encodings
-/// Python decodes, `iso-2022-kr`, ..., that spell no hidden character):
-/// such text is read as undeclared. [`Charset::Unknown`] for any other
-/// label.
+/// WHATWG's `replacement` encoding (whose labels name 7-bit encodings,
+/// `iso-2022-kr`, `hz-gb-2312`, ..., that spell no hidden character a
+/// client's reading of them as undeclared text would not show: ESC, `~{`):
+/// a transport's such label is read as undeclared (a document's own, for a
+/// parser, fails closed: [`own_charset`]). [`Charset::Unknown`] for any
+/// other label.
 fn charset_for_label(label: &str) -> Option<Charset> {
     let (key, _) = label_key(label);
     let key = key.as_str();
@@ -835,14 +841,7 @@ fn legacy_code_page(key: &str) -> Option<&'static encoding_rs::Encoding> {
 /// or UTF-16 told by where their NUL bytes are ([`nul_pattern`]), else
 /// UTF-8. `None` when they are no text in any of these (binary contents).
 fn decode_text(bytes: &[u8], declared: Option<Charset>) -> Option<(String, TextForm)> {
-    let bom = match bytes {
-        [0xFF, 0xFE, 0, 0, rest @ ..] => Some((Charset::Utf32 { le: true }, rest)),
-        [0, 0, 0xFE, 0xFF, rest @ ..] => Some((Charset::Utf32 { le: false }, rest)),
-        [0xFF, 0xFE, rest @ ..] => Some((Charset::Utf16 { le: true }, rest)),
-        [0xFE, 0xFF, rest @ ..] => Some((Charset::Utf16 { le: false }, rest)),
-        _ => None,
-    };
-    if let Some((charset, body)) = bom {
+    if let Some((charset, body)) = bom(bytes) {
         let text = decode_as(body, charset)?;
         return Some((text, TextForm { charset, bom: true }));
     }
@@ -873,8 +872,10 @@ struct ReadAs {
     /// (base64 inside text only when it is plausibly text,
     /// [`plausible_text`]).
     document: bool,
-    /// Its MIME type says text ([`text_type`]): bytes that are no text in
-    /// any charset here are still read as a client reads them, malformed
+    /// Its MIME type says text ([`text_type`]), and, for base64, the
+    /// base64 is well formed ([`screen_base64`]: a lenient reading of
+    /// junk is no text a client shows): bytes that are no text in any
+    /// charset here are still read as a client reads them, malformed
     /// sequences replaced.
     text: bool,
 }
@@ -937,7 +938,9 @@ fn text_type(mime: &str) -> bool {
 /// 0x80–0x9F C1 controls); then, for a document, in the charset it
 /// declares itself ([`own_charset`]), when that reading differs. For
 /// text ([`ReadAs::text`]) the declared charset did not read strictly, the
-/// browser's reading with malformed sequences replaced ([`decode_lossy`]);
+/// browser's reading with malformed sequences replaced ([`decode_lossy`];
+/// after a byte order mark, in the charset it says) and Python's
+/// `decode(label, "replace")` when its strict reading failed too;
 /// and when nothing read it strictly, as UTF-8 so read too (ASCII
 /// control characters and escapes, which every ASCII-based charset
 /// shares, are then found however a codec reads the bytes around them:
@@ -949,16 +952,17 @@ fn text_type(mime: &str) -> bool {
 fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
     let declared = how.declared;
     let mut readings: Vec<(String, TextForm)> = Vec::with_capacity(MAX_TEXT_READINGS);
-    let add = |readings: &mut Vec<(String, TextForm)>, text: String, charset: Charset| {
+    let add_form = |readings: &mut Vec<(String, TextForm)>, text: String, form: TextForm| {
         if readings.iter().all(|(t, _)| *t != text) {
-            readings.push((
-                text,
-                TextForm {
-                    charset,
-                    bom: false,
-                },
-            ));
+            readings.push((text, form));
         }
+    };
+    let add = |readings: &mut Vec<(String, TextForm)>, text: String, charset: Charset| {
+        let form = TextForm {
+            charset,
+            bom: false,
+        };
+        add_form(readings, text, form);
     };
     let browser = declared.map(|d| d.browser);
     readings.extend(decode_text(bytes, browser));
@@ -991,13 +995,36 @@ fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
     }
     if how.text {
         let strict = readings.len();
-        let malformed = |&b: &Charset| !has_bom(bytes) && decode_as(bytes, b).is_none();
-        // The browser's, and Python's `decode(label, "replace")` where
-        // its codec reads codes otherwise (attack s68-B, F1: a junk byte
-        // before a code Python reads as private use).
-        for charset in [browser, literal].into_iter().flatten().filter(malformed) {
-            if let Some(text) = decode_lossy(bytes, charset) {
-                add(&mut readings, text, charset);
+        // The browser's (in the charset a byte order mark says, read
+        // after it, when one leads: a lone surrogate or an odd last byte
+        // after it is no reason to read no further), and Python's
+        // `decode(label, "replace")` where its codec reads codes otherwise
+        // (attack s68-B, F1: a junk byte before a code Python reads as
+        // private use) or reads the byte order mark as text.
+        let browser_read = match bom(bytes) {
+            Some((charset, body)) => Some((TextForm { charset, bom: true }, body)),
+            None => browser.map(|charset| {
+                let form = TextForm {
+                    charset,
+                    bom: false,
+                };
+                (form, bytes)
+            }),
+        };
+        let literal_read = literal.map(|charset| {
+            let form = TextForm {
+                charset,
+                bom: false,
+            };
+            (form, bytes)
+        });
+        let lossy = browser_read
+            .into_iter()
+            .chain(literal_read)
+            .filter(|&(form, body)| decode_as(body, form.charset).is_none());
+        for (form, body) in lossy {
+            if let Some(text) = decode_lossy(body, form.charset) {
+                add_form(&mut readings, text, form);
             }
         }
         if strict == 0 {
@@ -1012,10 +1039,20 @@ fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
 /// Whether `bytes` start with a UTF-16 or UTF-32 byte order mark, which
 /// decides their charset for a browser ([`decode_text`]).
 fn has_bom(bytes: &[u8]) -> bool {
-    matches!(
-        bytes,
-        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0, 0, 0xFE, 0xFF, ..]
-    )
+    bom(bytes).is_some()
+}
+
+/// The charset the UTF-32 or UTF-16 byte order mark `bytes` start with
+/// says (UTF-32 first: `FF FE 00 00` is read as UTF-32), and the bytes
+/// after it.
+fn bom(bytes: &[u8]) -> Option<(Charset, &[u8])> {
+    match bytes {
+        [0xFF, 0xFE, 0, 0, rest @ ..] => Some((Charset::Utf32 { le: true }, rest)),
+        [0, 0, 0xFE, 0xFF, rest @ ..] => Some((Charset::Utf32 { le: false }, rest)),
+        [0xFF, 0xFE, rest @ ..] => Some((Charset::Utf16 { le: true }, rest)),
+        [0xFE, 0xFF, rest @ ..] => Some((Charset::Utf16 { le: false }, rest)),
+        _ => None,
+    }
 }
 
 /// `body` (no byte order mark) as a browser reads it in `charset`
@@ -1058,26 +1095,42 @@ fn decode_lossy(body: &[u8], charset: Charset) -> Option<String> {
 /// The charset `bytes` declare themselves ([`prescan::own_label`]), as
 /// its reader reads the label: a parser (XML, Python source) as Python's
 /// codec of that name ([`label_charset`]), a browser (HTML `<meta>`, CSS
-/// `@charset`) as WHATWG does. `Ok(None)` when they declare none, start
-/// with a byte order mark (which wins for every such reader), or name a
-/// label a browser ignores or UTF-16 or UTF-32 (which a declaration
-/// written in ASCII cannot be in: a parser fails, a browser reads UTF-8);
-/// `Err(())` for a label a parser reads and no table here knows.
+/// `@charset`) as WHATWG does (`encoding_rs::Encoding::for_label`, not the
+/// wider table here). `Ok(None)` when they declare none, start with a
+/// byte order mark (which wins for every such reader), or name, for a
+/// browser, UTF-16 or `replacement` (which a declaration written in ASCII
+/// cannot be in: a browser reads UTF-8, or shows one U+FFFD), or, for a
+/// parser, UTF-16 or UTF-32 (which it fails on). `Err(())` for a
+/// parser's label no table here reads as Python does: one no table knows,
+/// or one WHATWG reads as `replacement` (Python fails on `replacement`
+/// and `iso-2022-cn`, and reads `iso-2022-kr` and `hz-gb-2312`, which the
+/// tables here do not), and for a parser's declaration too long to read
+/// ([`prescan::MAX_DECLARATION_BYTES`]).
 fn own_charset(bytes: &[u8]) -> Result<Option<Charset>, ()> {
     if has_bom(bytes) || bytes.starts_with(b"\xEF\xBB\xBF") {
         return Ok(None);
     }
-    let Some((label, reader)) = prescan::own_label(bytes) else {
+    let Some((label, reader)) = prescan::own_label(bytes).map_err(|_| ())? else {
         return Ok(None);
     };
-    let charset = match (charset_for_label(label), reader) {
-        (None, _) => return Ok(None),
-        (Some(Charset::Unknown), Reader::Parser) => return Err(()),
-        (Some(Charset::Unknown), Reader::Browser) => return Ok(None),
-        (Some(browser), Reader::Parser) => label_charset(label, browser).unwrap_or(browser),
-        (Some(browser), Reader::Browser) => browser,
+    let charset = match reader {
+        Reader::Parser => match charset_for_label(label) {
+            None | Some(Charset::Unknown) => return Err(()),
+            Some(browser) => label_charset(label, browser).unwrap_or(browser),
+        },
+        Reader::Browser => match encoding_rs::Encoding::for_label(label.as_bytes()) {
+            Some(e) if e == encoding_rs::UTF_8 => Charset::Utf8,
+            Some(e) if e == encoding_rs::REPLACEMENT => return Ok(None),
+            Some(e) => Charset::Other(e),
+            None => return Ok(None),
+        },
     };
-    Ok((!matches!(charset, Charset::Utf16 { .. } | Charset::Utf32 { .. })).then_some(charset))
+    Ok(
+        (!matches!(charset, Charset::Utf16 { .. } | Charset::Utf32 { .. })
+            && charset != Charset::Other(encoding_rs::UTF_16LE)
+            && charset != Charset::Other(encoding_rs::UTF_16BE))
+        .then_some(charset),
+    )
 }
 
 /// The UTF-32 or UTF-16 form `bytes` (holding a NUL byte, without a byte
@@ -1512,7 +1565,8 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
 /// reference written inside another (`&#x&#8203;E006F;`) joins the outer
 /// one (`&#xE006F;`, a tag character; attack s67, B-F7). At most
 /// [`MAX_STRIP_PASSES`] passes, after which the text is emptied (fail
-/// closed).
+/// closed). Each pass is charged to the message's budget
+/// ([`MAX_SCREEN_WORK_FACTOR`]) as the first is.
 fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     // Past the message's budget: unscreened, so a finding (fail closed).
     if !spend_work(text.len().saturating_add(SCREEN_TEXT_COST)) {
@@ -1525,6 +1579,11 @@ fn screen(text: &str, strip: bool, layer: usize, total: &mut Findings) -> Option
     }
     let mut current = first?;
     for _ in 1..MAX_STRIP_PASSES {
+        // Each pass is screening like the first, charged as it is.
+        if !spend_work(current.len().saturating_add(SCREEN_TEXT_COST)) {
+            total.too_costly += 1;
+            return Some(String::new());
+        }
         let mut again = Findings::default();
         let next = screen_pass(&current, true, layer, &mut again);
         if again.is_clean() {
@@ -4910,6 +4969,100 @@ mod tests {
         }
         let mut v = json!({"mimeType": "text/plain; charset=punycode", "blob": STANDARD.encode("bcher-kva")});
         assert!(clean_value(&mut v, false).is_clean());
+    }
+
+    /// UTF-16 and UTF-32 text led by a byte order mark but malformed
+    /// after it (a lone surrogate, an odd last byte, a unit past
+    /// U+10FFFF) is still read in the charset the mark says, each bad unit
+    /// U+FFFD, as a browser and Python's `errors="replace"` read it: what
+    /// follows the bad unit is screened (review of s68).
+    #[test]
+    fn malformed_text_after_a_byte_order_mark_is_read() {
+        let hidden = format!("\u{6f22}\u{5b57}{}", tag_text("obey"));
+        let utf16 = |le: bool| -> Vec<u8> {
+            hidden
+                .encode_utf16()
+                .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
+                .collect()
+        };
+        let utf32le: Vec<u8> = hidden
+            .chars()
+            .flat_map(|c| u32::from(c).to_le_bytes())
+            .collect();
+        for (mime, bytes) in [
+            (
+                "text/plain",
+                [&b"\xff\xfe\x00\xd8"[..], &utf16(true)].concat(),
+            ),
+            (
+                "text/plain; charset=utf-16le",
+                [&b"\xff\xfe"[..], &utf16(true), b"\x41"].concat(),
+            ),
+            (
+                "text/plain; charset=utf-16be",
+                [&b"\xfe\xff\xdc\x00"[..], &utf16(false)].concat(),
+            ),
+            (
+                "application/json",
+                [&b"\xff\xfe\x00\x00\x00\x00\x11\x00"[..], &utf32le].concat(),
+            ),
+        ] {
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+            let found = clean_value(&mut v.clone(), false);
+            assert!(found.tags > 0, "{mime} {found:?}");
+            clean_value(&mut v, true);
+            let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(
+                holds_nothing(&written, ReadAs::document(Some(mime)), 1),
+                "{mime} {written:?}"
+            );
+        }
+    }
+
+    /// A label WHATWG reads as `replacement` declared for a parser fails
+    /// closed (Python fails on `replacement` and `iso-2022-cn`, reads
+    /// `iso-2022-kr` and `hz-gb-2312` as no table here does), as does a
+    /// parser's declaration longer than the screen reads; a browser shows
+    /// one U+FFFD for `replacement`: read as undeclared.
+    #[test]
+    fn parser_labels_the_tables_cannot_read_fail_closed() {
+        let pad = " ".repeat(crate::gate::MAX_DECLARATION_BYTES);
+        for doc in [
+            "<?xml version=\"1.0\" encoding=\"replacement\"?><a/>".to_owned(),
+            "<?xml version=\"1.0\" encoding=\"iso-2022-kr\"?><a/>".to_owned(),
+            "# coding: hz-gb-2312\nx = 1\n".to_owned(),
+            format!("<?xml version=\"1.0\"{pad} encoding=\"latin1\"?><a/>"),
+            format!("#{pad} coding: latin1\nx = 1\n"),
+        ] {
+            let mut v = json!({"mimeType": "application/xml", "blob": STANDARD.encode(&doc)});
+            assert_eq!(
+                clean_value(&mut v, true).unknown_charsets,
+                1,
+                "{}",
+                &doc[..30]
+            );
+            assert_eq!(v["blob"], "");
+        }
+        let page = "<meta charset=\"iso-2022-kr\"><p>plain words";
+        let mut v = json!({"mimeType": "text/html", "blob": STANDARD.encode(page)});
+        assert!(clean_value(&mut v, true).is_clean());
+    }
+
+    /// The passes that strip what an earlier one joined are screening
+    /// like the first, charged to the message's budget: past it the text
+    /// fails closed.
+    #[test]
+    fn strip_passes_are_charged() {
+        let text = "a &#x&#8203;E006F; b";
+        WORK_LEFT.with(|w| w.set(text.len() + SCREEN_TEXT_COST));
+        let mut found = Findings::default();
+        let out = screen(text, true, 0, &mut found);
+        WORK_LEFT.with(|w| w.set(usize::MAX));
+        assert_eq!(out.as_deref(), Some(""), "{found:?}");
+        assert_eq!(found.too_costly, 1, "{found:?}");
+        let mut found = Findings::default();
+        assert_eq!(screen(text, true, 0, &mut found).as_deref(), Some("a  b"));
+        assert_eq!(found.too_costly, 0);
     }
 
     /// Text read many ways, layer under layer (attack s68, DoS F1: each

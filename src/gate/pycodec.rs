@@ -9,9 +9,11 @@
 //!   pages as IBM866, whose 0xF0 is `Ё`);
 //! * `cp932` (`ms932`, `mskanji`): single bytes 0xA0, 0xFD, 0xFE and 0xFF
 //!   are U+F8F0–U+F8F3, private use, where Shift_JIS has none;
-//! * `gb18030`: twenty two-byte codes GB18030-2022 moved out of the
-//!   private-use area (`A6D9` U+FE10, `A3A0` U+3000, ...) are still the
-//!   private-use characters of GB18030-2005.
+//! * `gb18030`: CPython's codec is the GB18030-2000 mapping: twenty
+//!   two-byte codes are private-use characters where `encoding_rs`
+//!   (the Encoding Standard, GB18030-2022's mapping) reads visible ones:
+//!   nineteen 2022 moved out of the private-use area (`A6D9` U+FE10,
+//!   `A3A0` U+3000, ...) and `A8BC`, U+E7C7 in 2000, U+1E3F since 2005.
 
 use encoding_rs::Encoding;
 
@@ -75,7 +77,7 @@ pub(super) static CP932: PyCodec = PyCodec {
     ],
 };
 
-/// Python's `gb18030` (the 2005 mapping).
+/// Python's `gb18030` (CPython's is the GB18030-2000 mapping).
 pub(super) static GB18030: PyCodec = PyCodec {
     base: encoding_rs::GB18030,
     unit: Unit::Gb18030,
