@@ -4971,6 +4971,23 @@ mod tests {
         assert!(clean_value(&mut v, false).is_clean());
     }
 
+    /// Python's `decode(label, "replace")` reads a multibyte code that
+    /// maps to nothing as one byte of junk and reads on from the next:
+    /// `gb18030` `84 31` before tag characters realigns them for Python
+    /// while a browser's reading misaligns every one (review of s68).
+    #[test]
+    fn python_reads_on_after_a_code_that_maps_to_nothing() {
+        let tags = encoding_rs::GB18030
+            .encode(&tag_text("obey"))
+            .0
+            .into_owned();
+        let bytes = [&b"ok \x84\x31"[..], &tags].concat();
+        let mime = "text/plain; charset=gb18030";
+        let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+        let found = clean_value(&mut v, false);
+        assert!(found.tags > 0, "{found:?}");
+    }
+
     /// UTF-16 and UTF-32 text led by a byte order mark but malformed
     /// after it (a lone surrogate, an odd last byte, a unit past
     /// U+10FFFF) is still read in the charset the mark says, each bad unit

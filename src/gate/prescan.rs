@@ -26,7 +26,7 @@ pub const MAX_DECLARATION_BYTES: usize = 64 * 1024;
 
 /// Longest label read out of a declaration (the longest WHATWG and
 /// Python labels are under 40 bytes); a longer value is no label.
-const MAX_LABEL_LEN: usize = 64;
+pub(crate) const MAX_LABEL_LEN: usize = 64;
 
 /// Who reads a document's own label, which decides how the label is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

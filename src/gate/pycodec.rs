@@ -19,7 +19,7 @@ use encoding_rs::Encoding;
 
 /// A Python codec as a WHATWG encoding with some codes read otherwise.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct PyCodec {
+pub(crate) struct PyCodec {
     /// The encoding that reads every other code as Python does.
     base: &'static Encoding,
     /// How many bytes the code at a position takes.
@@ -59,14 +59,14 @@ impl Unit {
 }
 
 /// Python's `cp850` (IBM850, DOS Latin 1).
-pub(super) static CP850: PyCodec = PyCodec {
+pub(crate) static CP850: PyCodec = PyCodec {
     base: encoding_rs::IBM866,
     unit: Unit::Single,
     codes: &[(b"\xF0", '\u{AD}')],
 };
 
 /// Python's `cp932` (Microsoft's Shift_JIS).
-pub(super) static CP932: PyCodec = PyCodec {
+pub(crate) static CP932: PyCodec = PyCodec {
     base: encoding_rs::SHIFT_JIS,
     unit: Unit::ShiftJis,
     codes: &[
@@ -78,7 +78,7 @@ pub(super) static CP932: PyCodec = PyCodec {
 };
 
 /// Python's `gb18030` (CPython's is the GB18030-2000 mapping).
-pub(super) static GB18030: PyCodec = PyCodec {
+pub(crate) static GB18030: PyCodec = PyCodec {
     base: encoding_rs::GB18030,
     unit: Unit::Gb18030,
     codes: &[
@@ -108,7 +108,7 @@ pub(super) static GB18030: PyCodec = PyCodec {
 /// The codec Python reads a label in (by its letters and digits, lower
 /// case) where it differs from the label's WHATWG encoding, `None` for the
 /// others.
-pub(super) fn for_key(key: &str) -> Option<&'static PyCodec> {
+pub(crate) fn for_key(key: &str) -> Option<&'static PyCodec> {
     Some(match key {
         "cp850" | "850" | "ibm850" | "cspc850multilingual" => &CP850,
         "cp932" | "ms932" | "mskanji" => &CP932,
@@ -121,13 +121,15 @@ impl PyCodec {
     /// `body` as Python reads it, `None` when it is no text in the codec:
     /// each run between the codes read otherwise decoded by the base
     /// encoding. One pass.
-    pub(super) fn decode(&self, body: &[u8]) -> Option<String> {
+    pub(crate) fn decode(&self, body: &[u8]) -> Option<String> {
         self.read(body, false)
     }
 
     /// `body` as Python reads it with `errors="replace"`: as
-    /// [`PyCodec::decode`], each malformed sequence U+FFFD.
-    pub(super) fn decode_lossy(&self, body: &[u8]) -> String {
+    /// [`PyCodec::decode`], each malformed sequence U+FFFD; a code of
+    /// several bytes that maps to nothing is U+FFFD for its first byte,
+    /// read on from the second, as CPython's multibyte codecs do.
+    pub(crate) fn decode_lossy(&self, body: &[u8]) -> String {
         self.read(body, true).unwrap_or_default()
     }
 
@@ -152,6 +154,26 @@ impl PyCodec {
                 out.push_str(&base(body.get(run..at)?)?);
                 out.push(c);
                 run = at + n;
+            } else if n > 1
+                && self
+                    .base
+                    .decode_without_bom_handling_and_without_replacement(code)
+                    .is_none()
+            {
+                // A code of several bytes that maps to nothing: CPython's
+                // multibyte codecs fail on its first byte alone and read on
+                // from the second (`cp932` `86 80` is U+FFFD U+0080, and
+                // `gb18030` `84 31 D3 36 9C 33` U+FFFD `1` then a tag
+                // character), where the Encoding Standard's decoders take
+                // the whole code (review of s68).
+                out.push_str(&base(body.get(run..at)?)?);
+                if !lossy {
+                    return None;
+                }
+                out.push(char::REPLACEMENT_CHARACTER);
+                at += 1;
+                run = at;
+                continue;
             }
             at += n;
         }
@@ -160,8 +182,8 @@ impl PyCodec {
     }
 
     /// The codes read otherwise and what Python reads each as.
-    #[cfg(test)]
-    pub(super) fn codes(&self) -> &'static [(&'static [u8], char)] {
+    #[cfg(any(test, feature = "harness"))]
+    pub(crate) fn codes(&self) -> &'static [(&'static [u8], char)] {
         self.codes
     }
 
@@ -169,7 +191,7 @@ impl PyCodec {
     /// lacks as a numeric character reference, as `encoding_rs` writes
     /// it); the characters read otherwise are hidden ones, which cleaned
     /// text has lost.
-    pub(super) fn encode(&self, text: &str) -> Vec<u8> {
+    pub(crate) fn encode(&self, text: &str) -> Vec<u8> {
         self.base.encode(text).0.into_owned()
     }
 }
@@ -208,7 +230,128 @@ mod tests {
             Some("\u{554a}\u{e78d}")
         );
         assert_eq!(GB18030.decode(b"ok\xa6"), None);
+        // A code of several bytes that maps to nothing: one byte of junk,
+        // read on from the next, as CPython reads it.
+        assert_eq!(CP932.decode_lossy(b"\x86\x80"), "\u{fffd}\u{80}");
+        assert_eq!(CP932.decode_lossy(b"\x86\xa0"), "\u{fffd}\u{f8f0}");
+        assert_eq!(
+            GB18030.decode_lossy(b"\x84\x31\xd3\x36\x9c\x33"),
+            "\u{fffd}1\u{e0041}"
+        );
+        assert_eq!(GB18030.decode(b"\x84\x31\xd3\x36\x9c\x33"), None);
         assert_eq!(for_key("cp850"), Some(&CP850));
         assert_eq!(for_key("shiftjis"), None);
+    }
+    /// A row of `tests/data/pycodec/cpython_codecs.tsv`: the bytes, and
+    /// CPython's strict (`None` when it raises) and `errors="replace"`
+    /// readings.
+    type Row = (Vec<u8>, Option<String>, String);
+
+    fn code_points(s: &str) -> String {
+        s.split('.')
+            .filter(|p| !p.is_empty())
+            .map(|p| char::from_u32(u32::from_str_radix(p, 16).unwrap()).unwrap())
+            .collect()
+    }
+
+    fn rows() -> Vec<(&'static str, Row)> {
+        include_str!("../../tests/data/pycodec/cpython_codecs.tsv")
+            .lines()
+            .map(|line| {
+                let f: Vec<&str> = line.split('\t').collect();
+                assert_eq!(f.len(), 4, "{line}");
+                let bytes = (0..f[1].len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&f[1][i..i + 2], 16).unwrap())
+                    .collect();
+                let strict = (f[2] != "-").then(|| code_points(f[2]));
+                (f[0], (bytes, strict, code_points(f[3])))
+            })
+            .collect()
+    }
+
+    /// The hidden characters of a reading, in order (what the screen
+    /// finds in it), U+FFFD left out.
+    fn hidden(s: &str) -> Vec<char> {
+        s.chars()
+            .filter(|&c| super::super::hidden::class(c).is_some())
+            .collect()
+    }
+
+    /// CPython itself as the oracle (the table its codecs wrote, see the
+    /// script beside it): for every row, `PyCodec` reads exactly the
+    /// hidden characters CPython reads, strictly and with
+    /// `errors="replace"`; on the codes it reads otherwise, exactly
+    /// CPython's text; and it reads strictly all CPython reads strictly
+    /// but for the visible letters its base encoding reads otherwise.
+    #[test]
+    fn cpython_oracle() {
+        let rows = rows();
+        assert!(rows.len() > 2_000);
+        let mut overrides = 0;
+        for (name, (bytes, strict, lossy)) in &rows {
+            let codec = for_key(name).unwrap();
+            let ours = codec.decode(bytes);
+            let ours_lossy = codec.decode_lossy(bytes);
+            let at = format!("{name} {bytes:02X?}: ours {ours_lossy:?}, CPython {lossy:?}");
+            assert_eq!(hidden(&ours_lossy), hidden(lossy), "{at}");
+            if let Some(strict) = strict {
+                if let Some(ours) = &ours {
+                    assert_eq!(hidden(ours), hidden(strict), "{at}");
+                }
+            }
+            if codec.codes().iter().any(|(b, _)| b == bytes) {
+                overrides += 1;
+                assert_eq!(ours.as_ref(), strict.as_ref(), "{at}");
+                assert_eq!(&ours_lossy, lossy, "{at}");
+            }
+        }
+        // Every code read otherwise is in the table.
+        let all: usize = [&CP850, &CP932, &GB18030]
+            .iter()
+            .map(|c| c.codes().len())
+            .sum();
+        assert_eq!(overrides, all);
+    }
+    /// Bytes shaped like the codecs' codes: ASCII, lead bytes, trail
+    /// bytes, GB18030 digits, the codes read otherwise, anything.
+    fn code_soup() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            any::<u8>().prop_map(|b| vec![b]),
+            (0x20_u8..0x7F).prop_map(|b| vec![b]),
+            (0x81_u8..=0xFE, 0x30_u8..=0x39).prop_map(|(a, b)| vec![a, b]),
+            (0x81_u8..=0xFE, 0x40_u8..=0xFE).prop_map(|(a, b)| vec![a, b]),
+            proptest::sample::select(
+                [&CP850, &CP932, &GB18030]
+                    .iter()
+                    .flat_map(|c| c.codes().iter().map(|(b, _)| b.to_vec()))
+                    .collect::<Vec<_>>()
+            ),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// The strict reading, when there is one, is the lossy one; without
+        /// one the lossy one holds U+FFFD; the lossy one has no more
+        /// characters than the bytes, and reads on after junk: a code that
+        /// follows junk is read as it is read alone.
+        #[test]
+        fn lossy_reading_extends_the_strict_one(bytes in code_soup(), which in 0_usize..3) {
+            let codec = [&CP850, &CP932, &GB18030][which];
+            let lossy = codec.decode_lossy(&bytes);
+            match codec.decode(&bytes) {
+                Some(strict) => proptest::prop_assert_eq!(&lossy, &strict),
+                None => proptest::prop_assert!(lossy.contains(char::REPLACEMENT_CHARACTER), "{:?}", lossy),
+            }
+            proptest::prop_assert!(lossy.chars().count() <= bytes.len());
+            for &(code, c) in codec.codes() {
+                let after = codec.decode_lossy(&[&bytes[..], b"\n", code].concat());
+                proptest::prop_assert!(after.ends_with(&format!("\n{c}")), "{after:?}");
+            }
+        }
     }
 }

@@ -31,6 +31,8 @@ pub mod fetch;
 pub mod gate;
 #[cfg(feature = "gate")]
 pub mod gate_arguments;
+#[cfg(feature = "gate")]
+pub mod gate_codecs;
 
 /// The one list of fuzz targets: `name => module::function`, each function a
 /// harness in this module taking `&[u8]`. Everything else is generated from it
@@ -72,6 +74,8 @@ macro_rules! for_each_fuzz_target {
             gate_session => gate::gate_session,
             #[cfg(feature = "gate")]
             gate_arguments => gate_arguments::gate_arguments,
+            #[cfg(feature = "gate")]
+            gate_codecs => gate_codecs::gate_codecs,
         }
     };
 }
