@@ -1136,6 +1136,7 @@ impl GateService {
                 // number, string, array or null is no answer a client can use.
                 if !result.is_object() {
                     tracing::warn!(%id, method, "the server's result is not an object");
+                    self.audit_bad_answer(&id, Some(method));
                     return Reply::Send(Response::error(
                         Some(id),
                         gate_error(
@@ -1158,6 +1159,7 @@ impl GateService {
                 // nothing (and completes no listing).
                 if let Err(why) = super::listing::listing_entries(method, &result) {
                     tracing::warn!(%id, method, %why, "a listing page refused");
+                    self.audit_bad_answer(&id, Some(method));
                     if let Some(listing) = listing {
                         lock(&self.shared.state).view.page_failed(listing);
                     }
@@ -2358,7 +2360,28 @@ impl GateService {
             return false;
         };
         answer_with(p, code, message);
+        if code == GateCode::BadResponse {
+            self.audit_bad_answer(id, None);
+        }
         true
+    }
+
+    /// Audits the gateway's refusal of the child's answer to request `id`
+    /// (`tool.bad_response`: no JSON-RPC, not MCP's shape, past a bound),
+    /// as a poisoned one is; the gateway's own requests are no client's.
+    fn audit_bad_answer(&self, id: &Id, method: Option<&str>) {
+        if own_listing::is_reserved(id) {
+            return;
+        }
+        let mut st = lock(&self.shared.state);
+        let rec = Record {
+            id: Some(id.to_value()),
+            method,
+            code: Some(GateCode::BadResponse.code()),
+            rule: Some("builtin answer check"),
+            ..Record::of("server->client", "refused")
+        };
+        let _ = self.audit(&mut st, rec);
     }
 
     /// The child's output ended (or the child was stopped): every waiting

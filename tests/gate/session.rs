@@ -1340,6 +1340,33 @@ fn audit_lines_without_values() {
     );
 }
 
+/// Kind 12 (attack s68-B, side note): an answer of the server the gateway
+/// refuses as no answer (a result that is no object, a line that is no
+/// JSON-RPC) is audited, as a poisoned one is.
+#[test]
+fn refused_bad_answers_are_audited() {
+    let mut g = Gate::start(&["--audit", "audit.jsonl"]);
+    g.init();
+    for (id, how) in [(1, "scalar"), (2, "envelope")] {
+        let r = g.call(id, "misbehave", json!({ "how": how }));
+        assert_eq!(refusal_code(&r), "tool.bad_response", "{r}");
+    }
+    g.received();
+    let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+    let bad: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["code"] == "tool.bad_response")
+        .collect();
+    assert_eq!(bad.len(), 2, "{text}");
+    for (line, id) in bad.iter().zip([1, 2]) {
+        assert_eq!(line["id"], id, "{line}");
+        assert_eq!(line["direction"], "server->client", "{line}");
+        assert_eq!(line["decision"], "refused", "{line}");
+    }
+    assert_eq!(bad[0]["method"], "tools/call", "{text}");
+}
+
 /// Kind 12 (attack s58, K12-1): an audit line of a prompt or resource
 /// request names the prompt or URI and its arguments' sizes, and an entry
 /// hidden from a prompt or resource listing is audited as a hidden tool is.
