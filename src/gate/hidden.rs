@@ -32,6 +32,13 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 /// per joiner; a ZWNJ with more marks after it is hidden.
 pub const MAX_JOINER_LOOKAHEAD: usize = 16;
 
+/// Characters defined to draw as nothing that no property above marks
+/// (neither format, default-ignorable nor a variation selector): U+16FE4
+/// KHITAN SMALL SCRIPT FILLER (a non-spacing mark) and U+1D159 MUSICAL
+/// SYMBOL NULL NOTEHEAD (attack s69-B). Blank but visible spaces
+/// (U+2800 BRAILLE PATTERN BLANK) are no such character.
+const DRAWN_AS_NOTHING: &[char] = &['\u{16FE4}', '\u{1D159}'];
+
 /// What kind of hidden character a character is ([`class`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Class {
@@ -56,6 +63,9 @@ pub(crate) fn class(c: char) -> Option<Class> {
     if ('\u{E0000}'..='\u{E007F}').contains(&c) {
         return Some(Class::Tag);
     }
+    if DRAWN_AS_NOTHING.contains(&c) {
+        return Some(Class::Invisible);
+    }
     if CodePointSetData::new::<BidiControl>().contains(c) {
         return Some(Class::Bidi);
     }
@@ -76,6 +86,22 @@ pub(crate) fn class(c: char) -> Option<Class> {
         return Some(Class::Invisible);
     }
     None
+}
+
+/// Whether `c` is a hidden character only a writer puts in text (a tag,
+/// a `Bidi_Control`, a format, default-ignorable or blank character, a
+/// variation selector; not a control, an unassigned or a private-use code
+/// point, which random bytes decode to as well): a short text decoded from
+/// base64 that holds one is text someone wrote.
+pub(crate) fn written_hidden(c: char) -> bool {
+    match class(c) {
+        Some(Class::Tag | Class::Bidi) => true,
+        Some(Class::Invisible) => !matches!(
+            CodePointMapData::<GeneralCategory>::new().get(c),
+            GeneralCategory::Unassigned | GeneralCategory::PrivateUse
+        ),
+        Some(Class::Control) | None => false,
+    }
 }
 
 /// The RGI emoji tag sequences (UTS #51 `emoji-sequences.txt`,

@@ -2115,9 +2115,14 @@ fn looks_base64(s: &str) -> bool {
 /// for where its NUL bytes are ([`nul_pattern`]), an ASCII character (a
 /// short word of base64 letters may decode to valid UTF-8 by chance, and
 /// to UTF-16 whenever one of its bytes is NUL; a longer one all but never
-/// does).
+/// does); or, read as UTF-8, it holds a hidden character only a writer
+/// puts in text ([`written_hidden`](super::hidden::written_hidden): a tag,
+/// a zero-width space; attack s69-B, F5: three tags and a control byte in
+/// fifteen bytes passed).
 fn plausible_text(text: &str, form: TextForm, len: usize) -> bool {
     len >= MIN_HIDDEN_LAYER_BYTES
+        || (form.charset == Charset::Utf8
+            && text.chars().any(|c| !c.is_ascii() && super::hidden::written_hidden(c)))
         || (text
             .chars()
             .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'))
@@ -3295,6 +3300,56 @@ mod tests {
             .collect();
         let v = json!({"mimeType": "text/plain", "blob": STANDARD.encode(STANDARD.encode(utf16))});
         assert!(!clean_value(&mut v.clone(), false).is_clean(), "{v}");
+    }
+
+    /// Characters drawn as nothing that no property marks are hidden
+    /// (attack s69-B, F5), found in a text; a blank but visible one is not.
+    #[test]
+    fn characters_drawn_as_nothing_are_hidden() {
+        use crate::gate::hidden::written_hidden;
+        for c in ['\u{16FE4}', '\u{1D159}'] {
+            assert_eq!(class(c), Some(Class::Invisible), "{c:?}");
+            assert!(written_hidden(c));
+            let mut v = json!({"text": format!("ignore{c}this")});
+            assert_eq!(clean_value(&mut v, true).invisible, 1, "{c:?}");
+            assert_eq!(v["text"], "ignorethis");
+        }
+        for c in ['\u{2800}', '\u{3000}', 'a'] {
+            assert_eq!(class(c), None, "{c:?}");
+        }
+        assert!(!written_hidden('\u{E000}') && !written_hidden('\u{1}'));
+        assert!(written_hidden('\u{200B}') && written_hidden('\u{E0041}'));
+    }
+
+    /// A short text decoded from base64 inside decoded text is a layer
+    /// when it holds a hidden character only a writer puts there, whatever
+    /// control bytes it holds (attack s69-B, F7: a control byte made three
+    /// tags or a ZWSP in fewer than sixteen bytes pass), in a blob, an
+    /// image's data and a `data:` URI.
+    #[test]
+    fn short_base64_with_a_hidden_character_is_a_layer() {
+        for inner in [
+            "\u{200b} hi \u{1}",
+            "ig\u{200b}nore\u{2}",
+            "\u{E0068}\u{E0069}\u{3}",
+            "\u{202e}x\u{1}",
+        ] {
+            assert!(inner.len() < MIN_HIDDEN_LAYER_BYTES, "{inner:?}");
+            let twice = STANDARD.encode(STANDARD.encode(inner));
+            for v in [
+                json!({"mimeType": "text/plain", "blob": twice}),
+                json!({"type": "image", "mimeType": "image/png", "data": twice}),
+                json!({"text": format!("see data:text/plain;base64,{twice} .")}),
+            ] {
+                assert!(!clean_value(&mut v.clone(), false).is_clean(), "{v}");
+            }
+        }
+        // A control byte and a private-use or unassigned character, which
+        // random bytes decode to, are no such text.
+        for inner in ["\u{E000}\u{1}", "\u{10FFFD}\u{2}"] {
+            let v = json!({"mimeType": "text/plain", "blob": STANDARD.encode(STANDARD.encode(inner))});
+            assert!(clean_value(&mut v.clone(), false).is_clean(), "{inner:?}");
+        }
     }
 
     /// Base64 that lenient decoders (Python's `b64decode`, Node's
