@@ -646,11 +646,23 @@ struct Declared {
 /// URI's metadata (`text/plain;charset=UTF-16;base64`) declares, its
 /// label in double or single quotes or none ([`charset_for_label`],
 /// [`label_charset`]).
+///
+/// A charset parameter in another form, first (RFC 2231's `charset*=''cp850`
+/// and `charset*0=cp;charset*1=850`, which Python's `email` reads and
+/// browsers ignore; a quoted name, `"charset"=cp850`, which `requests`
+/// reads), is a label the clients read apart: [`Charset::Unknown`], which
+/// fails closed (attack s69-B, F6).
 fn declared_charset(mime: &str) -> Option<Declared> {
     mime.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
-        if !name.trim().eq_ignore_ascii_case("charset") {
-            return None;
+        match charset_param(name)? {
+            CharsetParam::Plain => {}
+            CharsetParam::Other => {
+                return Some(Declared {
+                    browser: Charset::Unknown,
+                    literal: None,
+                })
+            }
         }
         let label = value.trim().trim_matches(['"', '\'']).trim();
         let browser = charset_for_label(label)?;
@@ -659,6 +671,34 @@ fn declared_charset(mime: &str) -> Option<Declared> {
             literal: label_charset(label, browser),
         })
     })
+}
+
+/// A MIME parameter that names a charset ([`charset_param`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CharsetParam {
+    /// `charset`, any case, white space around it.
+    Plain,
+    /// RFC 2231's `charset*` and its continuations `charset*N`,
+    /// `charset*N*`, or `charset` in quotes.
+    Other,
+}
+
+/// Whether parameter name `name` names a charset, and in which form.
+fn charset_param(name: &str) -> Option<CharsetParam> {
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("charset") {
+        return Some(CharsetParam::Plain);
+    }
+    let bare = name.trim_matches(['"', '\'']).trim();
+    let rest = bare
+        .get(..7)
+        .filter(|head| head.eq_ignore_ascii_case("charset"))
+        .and_then(|_| bare.get(7..))?;
+    let quoted = bare.len() != name.len();
+    let extended = rest
+        .strip_prefix('*')
+        .is_some_and(|r| r.trim_end_matches('*').bytes().all(|b| b.is_ascii_digit()));
+    (quoted && rest.is_empty() || extended).then_some(CharsetParam::Other)
 }
 
 /// A label as the tables here compare it: its letters and digits, lower
@@ -902,7 +942,7 @@ fn text_type(mime: &str) -> bool {
     let essence = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
     let charset = parts.any(|p| {
         p.split_once('=')
-            .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case("charset"))
+            .is_some_and(|(n, _)| charset_param(n).is_some())
     });
     let (top, sub) = essence.split_once('/').unwrap_or((essence.as_str(), ""));
     charset
@@ -2122,7 +2162,9 @@ fn looks_base64(s: &str) -> bool {
 fn plausible_text(text: &str, form: TextForm, len: usize) -> bool {
     len >= MIN_HIDDEN_LAYER_BYTES
         || (form.charset == Charset::Utf8
-            && text.chars().any(|c| !c.is_ascii() && super::hidden::written_hidden(c)))
+            && text
+                .chars()
+                .any(|c| !c.is_ascii() && super::hidden::written_hidden(c)))
         || (text
             .chars()
             .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{1b}'))
@@ -3347,7 +3389,8 @@ mod tests {
         // A control byte and a private-use or unassigned character, which
         // random bytes decode to, are no such text.
         for inner in ["\u{E000}\u{1}", "\u{10FFFD}\u{2}"] {
-            let v = json!({"mimeType": "text/plain", "blob": STANDARD.encode(STANDARD.encode(inner))});
+            let v =
+                json!({"mimeType": "text/plain", "blob": STANDARD.encode(STANDARD.encode(inner))});
             assert!(clean_value(&mut v.clone(), false).is_clean(), "{inner:?}");
         }
     }
@@ -3621,6 +3664,34 @@ mod tests {
             let mut v = json!(format!("see data:text/plain;charset={label},x ok"));
             assert_eq!(clean_value(&mut v, true).unknown_charsets, 1);
             assert_eq!(v, json!("see  ok"));
+        }
+        // A charset in RFC 2231 form or under a quoted name, first, is
+        // read by some clients and ignored by others: fail closed (attack
+        // s69-B, F6); after a plain `charset`, which every client reads
+        // first, it is nothing.
+        for mime in [
+            "text/plain; charset*=''cp850",
+            "text/plain; charset*=us-ascii''cp850",
+            "text/plain; CHARSET*0=cp; charset*1=850",
+            "text/plain; charset*0*=''cp; charset*1=850",
+            "text/plain; \"charset\"=cp850",
+            "text/plain; charset*=''utf-8; charset=utf-8",
+            "application/octet-stream; charset*=''cp850",
+        ] {
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode("plain words")});
+            assert_eq!(clean_value(&mut v, true).unknown_charsets, 1, "{mime}");
+            assert_eq!(v["blob"], "", "{mime}");
+            // The whole text a URI: it runs to the end, quotes and all.
+            let mut v = json!(format!("data:{mime},x").replace(' ', ""));
+            assert_eq!(clean_value(&mut v, true).unknown_charsets, 1, "{mime}");
+        }
+        for mime in [
+            "text/plain; charset=utf-8; charset*=''cp850",
+            "text/plain; charsets=cp850",
+            "text/plain; charset*x=cp850",
+        ] {
+            let v = json!({"mimeType": mime, "blob": STANDARD.encode("plain words")});
+            assert!(clean_value(&mut v.clone(), false).is_clean(), "{mime}");
         }
         // Legacy code pages by their Python, IANA and Windows names (#20
         // re-attack s41, FP-A): read, not refused.
