@@ -116,6 +116,23 @@ impl Findings {
         self.too_costly += o.too_costly;
     }
 
+    /// How many things were found, all kinds together.
+    fn count(&self) -> usize {
+        [
+            self.tags,
+            self.bidi,
+            self.invisible,
+            self.ansi,
+            self.controls,
+            self.collisions,
+            self.too_deep,
+            self.unknown_charsets,
+            self.too_costly,
+        ]
+        .iter()
+        .sum()
+    }
+
     /// A short human summary, e.g. `3 tag characters, 1 ANSI escape`.
     pub fn summary(&self) -> String {
         let parts = [
@@ -453,7 +470,11 @@ fn screen_base64(
             if found.is_clean() {
                 continue;
             }
-            let written = cleaned.map(|c| STANDARD.encode(encode_text(&c, form)));
+            let written = cleaned.map(|c| {
+                write_back(&c, form, how)
+                    .map(|b| STANDARD.encode(b))
+                    .unwrap_or_default()
+            });
             candidates.push((text_likeness(&text), found, written));
         }
     }
@@ -534,17 +555,55 @@ fn settle(
     )
 }
 
-/// Whether `bytes` hold nothing the screen finds, `layer` encodings deep,
-/// under every reading a client gives them read as `how` says
-/// ([`decode_texts`]; none when they are no text).
+/// Whether `bytes` written back hold nothing the screen finds, `layer`
+/// encodings deep, under every reading a client gives them read as `how`
+/// says ([`decode_texts`]; none when they are no text), and, when they
+/// are valid UTF-8 holding no NUL byte (no UTF-16 or UTF-32 of ASCII,
+/// which a client reading it as UTF-8 shows as junk), as UTF-8 too: a
+/// strip that removes a byte between two of a single-byte text may join
+/// the bytes around it into a UTF-8 hidden character (`cp850`
+/// `E2 80 F0 8B` → `E2 80 8B`, U+200B; attack s68-B, F4), which a client
+/// that reads every text as UTF-8 shows.
 fn holds_nothing(bytes: &[u8], how: ReadAs, layer: usize) -> bool {
-    decode_texts(bytes, how).is_some_and(|readings| {
-        readings.iter().all(|(t, _)| {
-            let mut again = Findings::default();
-            screen(t, false, layer, &mut again);
-            again.is_clean()
-        })
-    })
+    let clean = |t: &str| {
+        let mut again = Findings::default();
+        screen(t, false, layer, &mut again);
+        again.is_clean()
+    };
+    let as_utf8 = std::str::from_utf8(bytes)
+        .ok()
+        .filter(|_| !bytes.contains(&0));
+    decode_texts(bytes, how)
+        .is_some_and(|readings| readings.iter().all(|(t, _)| clean(t)) && as_utf8.is_none_or(clean))
+}
+
+/// The bytes the cleaned text `text` of a reading in `form` of bytes read
+/// as `how` says is written back as: in `form` ([`encode_text`]), but a
+/// reading as UTF-8 of bytes declared in another charset (malformed in
+/// it; a stripped `gb18030` text was written back as UTF-8 under its
+/// label) in the declared charset as a browser reads it. `None` when the
+/// bytes do not read back as `text` (a character the charset lacks, a
+/// U+FFFD of a reading with malformed sequences replaced in a single-byte
+/// code page, which `encode_text` writes as a character reference): the
+/// text is then removed (fail closed).
+fn write_back(text: &str, form: TextForm, how: ReadAs) -> Option<Vec<u8>> {
+    let form = match how.declared {
+        Some(d) if form.charset == Charset::Utf8 && !form.bom && d.browser != Charset::Utf8 => {
+            TextForm {
+                charset: d.browser,
+                bom: false,
+            }
+        }
+        _ => form,
+    };
+    let bytes = encode_text(text, form);
+    let bom_len = match form.charset {
+        Charset::Utf16 { .. } if form.bom => 2,
+        Charset::Utf32 { .. } if form.bom => 4,
+        _ => 0,
+    };
+    let body = bytes.get(bom_len..)?;
+    (decode_as(body, form.charset).as_deref() == Some(text)).then_some(bytes)
 }
 
 /// How much a reading looks like text rather than bytes misread: its
@@ -624,9 +683,12 @@ struct TextForm {
 /// for text malformed in its declared charset, as a browser reads it
 /// anyway and as Python's `decode(label, "replace")` does (malformed
 /// sequences replaced; in the charset a byte order mark says when one
-/// leads), and, when no reading above is strict, as UTF-8 so read. The
-/// lossy readings are taken only where strict ones failed, so they
-/// replace, never add to, a full set: at most four in all.
+/// leads), and, when no reading above is strict, as UTF-8 so read, and,
+/// when no charset is declared (nor a UTF-16 or UTF-32 byte order mark
+/// leads), as windows-1252 (a browser's fallback) and ISO-8859-1 (Python
+/// `requests`' for `text/*`) too: at most three then. The lossy readings are taken only where strict
+/// ones failed, so they replace, never add to, a full set: at most four
+/// in all.
 pub const MAX_TEXT_READINGS: usize = 4;
 
 /// A declared charset, the two ways clients read its label.
@@ -981,7 +1043,9 @@ fn text_type(mime: &str) -> bool {
 /// browser's reading with malformed sequences replaced ([`decode_lossy`];
 /// after a byte order mark, in the charset it says) and Python's
 /// `decode(label, "replace")` when its strict reading failed too;
-/// and when nothing read it strictly, as UTF-8 so read too (ASCII
+/// and when nothing read it strictly, as UTF-8 so read too, and with no
+/// charset declared (nor a UTF-16 or UTF-32 byte order mark), as
+/// windows-1252 and ISO-8859-1 ([`UNDECLARED_FALLBACKS`]) (ASCII
 /// control characters and escapes, which every ASCII-based charset
 /// shares, are then found however a codec reads the bytes around them:
 /// CPython's ISO-2022 codecs pass ESC before a byte past 0x7F). Empty when
@@ -1071,10 +1135,32 @@ fn decode_texts(bytes: &[u8], how: ReadAs) -> Option<Vec<(String, TextForm)>> {
             if let Some(text) = decode_lossy(bytes, Charset::Utf8) {
                 add(&mut readings, text, Charset::Utf8);
             }
+            // No charset declared (nor a UTF-16 or UTF-32 byte order mark,
+            // which a browser honours): a browser falls back to its
+            // locale's (windows-1252 for most), Python's `requests` reads
+            // `text/*` as ISO-8859-1 (attack s68-B, F3: a soft hyphen, C1
+            // controls).
+            if declared.is_none() && !has_bom(bytes) {
+                for charset in UNDECLARED_FALLBACKS {
+                    if let Some(text) = decode_as(bytes, charset) {
+                        add(&mut readings, text, charset);
+                    }
+                }
+            }
         }
     }
     Some(readings)
 }
+
+/// The charsets text of a text type with no charset declared that no
+/// charset here reads strictly is read in too, besides UTF-8 with U+FFFD
+/// ([`decode_texts`]): windows-1252, a browser's fallback for most
+/// locales, and ISO-8859-1 (0x80–0x9F the C1 controls), Python
+/// `requests`' for `text/*`. Both read every byte.
+const UNDECLARED_FALLBACKS: [Charset; 2] = [
+    Charset::Other(encoding_rs::WINDOWS_1252),
+    Charset::IsoC1(encoding_rs::WINDOWS_1252),
+];
 
 /// Whether `bytes` start with a UTF-16 or UTF-32 byte order mark, which
 /// decides their charset for a browser ([`decode_text`]).
@@ -1557,7 +1643,8 @@ fn encode_text(text: &str, form: TextForm) -> Vec<u8> {
         }
         Charset::Utf7 => encode_utf7(text),
         // Cleaned text holds only characters of the decoded text and
-        // ASCII, so every one maps.
+        // ASCII, so every one maps (but U+FFFD of a reading with
+        // malformed sequences replaced: [`write_back`] checks).
         Charset::Other(encoding) => encoding.encode(text).0.into_owned(),
         Charset::IsoC1(encoding) => {
             let mut out = Vec::with_capacity(text.len());
@@ -1864,10 +1951,13 @@ fn screen_json_text(text: &str, strip: bool, layer: usize, total: &mut Findings)
 /// dropped), and, when it holds ASCII white space, as an HTML `srcset`
 /// reads it ([`srcset_candidates`]: each candidate's URL up to white
 /// space, a descriptor after it), each `data:` candidate on its own.
-/// Returns what to write in its place when stripping changed it: the
-/// candidates cleaned, descriptors kept, when that reading found anything
-/// and the result read as one URI holds nothing; else the URI cleaned
-/// (one clean URI, which both readings read clean).
+/// Returns what to write in its place when stripping changed it: of the
+/// candidates cleaned (descriptors kept) and the URI cleaned, the one of
+/// the reading that found more first (the candidates' of equals), the
+/// first that holds nothing read both ways ([`span_holds_nothing`]), else
+/// the empty string (fail closed): a candidate cut out of a poisoned URI
+/// may find something of its own (a C1 control, read as windows-1252)
+/// whose cleaning leaves the URI's payload in place.
 fn screen_span(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
     if layer >= MAX_ENCODING_LAYERS {
         total.too_deep += 1;
@@ -1881,39 +1971,62 @@ fn screen_span(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Op
     }
     let mut in_candidates = Findings::default();
     let mut edits = Vec::new();
-    for (start, end) in srcset_candidates(uri) {
-        let Some(candidate) = uri.get(start..end) else {
-            continue;
-        };
-        let is_data = candidate
-            .get(..5)
-            .is_some_and(|s| s.eq_ignore_ascii_case("data:"));
-        if !is_data || candidate == uri {
-            continue;
-        }
+    for (start, end, candidate) in srcset_data_candidates(uri) {
         if let Some(r) = clean_data_uri(candidate, strip, layer + 1, &mut in_candidates) {
             edits.push((start, end, r));
         }
     }
-    let rewritten = splice(uri, edits);
     if in_candidates.is_clean() {
         total.add(found);
         return whole;
     }
+    let candidates_first = found.count() <= in_candidates.count();
     total.add(if found.is_clean() {
         in_candidates
     } else {
         found
     });
-    // The candidates cleaned, unless the whole of that still reads as a
-    // poisoned URI: then the one URI cleaned.
-    let mut again = Findings::default();
-    clean_data_uri(&rewritten, false, layer + 1, &mut again);
-    if again.is_clean() || whole.is_none() {
-        Some(rewritten)
-    } else {
-        whole
+    if !strip {
+        return None;
     }
+    let rewritten = Some(splice(uri, edits));
+    let (first, second) = if candidates_first {
+        (rewritten, whole)
+    } else {
+        (whole, rewritten)
+    };
+    Some(
+        first
+            .into_iter()
+            .chain(second)
+            .find(|w| span_holds_nothing(w, layer))
+            .unwrap_or_default(),
+    )
+}
+
+/// Whether a span written back ([`screen_span`]) holds nothing, `layer`
+/// encodings deep, read as one URI and as `srcset` candidates.
+fn span_holds_nothing(span: &str, layer: usize) -> bool {
+    let mut again = Findings::default();
+    clean_data_uri(span, false, layer + 1, &mut again);
+    for (_, _, candidate) in srcset_data_candidates(span) {
+        clean_data_uri(candidate, false, layer + 1, &mut again);
+    }
+    again.is_clean()
+}
+
+/// The `data:` candidates of `s` read as `srcset` ([`srcset_candidates`])
+/// other than `s` whole: byte range and text.
+fn srcset_data_candidates(s: &str) -> impl Iterator<Item = (usize, usize, &str)> {
+    srcset_candidates(s)
+        .into_iter()
+        .filter_map(move |(start, end)| {
+            let candidate = s.get(start..end)?;
+            let is_data = candidate
+                .get(..5)
+                .is_some_and(|p| p.eq_ignore_ascii_case("data:"));
+            (is_data && candidate != s).then_some((start, end, candidate))
+        })
 }
 
 /// The URLs of `srcset` as HTML reads it (its candidate list): white
@@ -2446,9 +2559,12 @@ fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) ->
                 continue;
             }
             let written = cleaned.map(|c| {
-                let bytes = encode_text(&c, form);
-                percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC)
-                    .to_string()
+                write_back(&c, form, how)
+                    .map(|bytes| {
+                        percent_encoding::percent_encode(&bytes, percent_encoding::NON_ALPHANUMERIC)
+                            .to_string()
+                    })
+                    .unwrap_or_default()
             });
             candidates.push((text_likeness(&text), found, written));
         }
@@ -5095,6 +5211,109 @@ mod tests {
         }
         let mut v = json!({"mimeType": "text/plain; charset=punycode", "blob": STANDARD.encode("bcher-kva")});
         assert!(clean_value(&mut v, false).is_clean());
+    }
+
+    /// Text of a text type with no charset declared whose bytes are
+    /// malformed UTF-8 is read as a browser falls back to (windows-1252)
+    /// and as `requests` reads `text/*` (ISO-8859-1) too: a soft hyphen,
+    /// a C1 control (attack s68-B, F3). Under `strip` what is written
+    /// back holds nothing under any reading.
+    #[test]
+    fn undeclared_malformed_text_is_read_as_browsers_and_requests_fall_back() {
+        for (mime, bytes) in [
+            ("text/plain", &b"ig\xadnore \x9d"[..]),
+            ("text/plain", b"ok \x9d ok \xff"),
+            ("text/javascript", b"var s='ig\xadnore';"),
+            ("text/csv", b"a,ig\xadnore"),
+            ("application/json", b"{\"a\": \"ig\xadnore\"}"),
+            ("", b"ig\xadnore"),
+        ] {
+            let mut late = b"<!--".to_vec();
+            late.extend(std::iter::repeat_n(b'x', 1100));
+            late.extend(b"--><meta charset=latin1>ig\xadnore");
+            for (mime, bytes) in [(mime, bytes), ("text/html", &late[..])] {
+                let doc = json!({"mimeType": mime, "blob": STANDARD.encode(bytes)});
+                let found = clean_value(&mut doc.clone(), false);
+                assert!(found.invisible + found.controls >= 1, "{mime} {found:?}");
+                let mut v = doc.clone();
+                clean_value(&mut v, true);
+                let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+                assert!(!written.is_empty(), "{mime}");
+                assert!(
+                    holds_nothing(&written, ReadAs::document(Some(mime)), 1),
+                    "{mime} {written:?}"
+                );
+                let plain: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
+                let uri = format!("see data:{mime},{plain} .");
+                assert!(!clean_value(&mut json!(uri), false).is_clean(), "{uri}");
+            }
+        }
+        // Declared UTF-8 is read as declared; well-formed UTF-8 with no
+        // charset is UTF-8.
+        let mut v = json!({"mimeType": "text/plain", "blob": STANDARD.encode("caf\u{e9} \u{ad}")});
+        assert!(clean_value(&mut v, false).invisible == 1);
+        let mut v =
+            json!({"mimeType": "text/plain", "blob": STANDARD.encode("caf\u{e9} cr\u{e8}me")});
+        assert!(clean_value(&mut v, false).is_clean());
+    }
+
+    /// A strip's write-back holds nothing read as UTF-8 either: removing a
+    /// byte between two of a single-byte text may join the bytes around
+    /// it into a UTF-8 hidden character (attack s68-B, F4); such a text is
+    /// removed (fail closed).
+    #[test]
+    fn strip_joins_no_utf8_hidden_character() {
+        for (label, bytes) in [
+            ("cp850", &b"ok \xe2\x80\xf0\x8b ok"[..]),
+            ("cp850", b"ok \xf3\xa0\xf0\x81\x81 ok"),
+            ("windows-1252", b"ok \xe2\x80\xad\x8b ok"),
+            ("latin1", b"ok \xe2\x80\x9d\x8b ok"),
+        ] {
+            let mime = format!("text/plain; charset={label}");
+            let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(bytes)});
+            assert!(!clean_value(&mut v, true).is_clean(), "{label}");
+            let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+            assert!(
+                holds_nothing(&written, ReadAs::document(Some(&mime)), 1),
+                "{label} {written:?}"
+            );
+            let shown = String::from_utf8_lossy(&written);
+            assert!(clean(&shown).0.is_clean(), "{label} {written:?}");
+            // As a `data:` URI too.
+            let plain: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
+            let mut v = json!(format!("see data:text/plain;charset={label},{plain} ."));
+            clean_value(&mut v, true);
+            let uri = v.as_str().unwrap();
+            let payload = uri.split_once(',').unwrap().1;
+            let written: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
+            assert!(
+                clean(&String::from_utf8_lossy(&written)).0.is_clean(),
+                "{label} {uri}"
+            );
+        }
+    }
+
+    /// A text malformed in its declared charset whose reading as UTF-8
+    /// held what was stripped is written back in the declared charset
+    /// (it was written as UTF-8 under its label), or removed when that
+    /// charset lacks a character of it (attack s68-B, F4).
+    #[test]
+    fn stripped_text_is_written_back_in_its_label() {
+        let bytes = [&b"ok \x81\x30 "[..], "\u{200b} end".as_bytes()].concat();
+        let mime = "text/plain; charset=gb18030";
+        let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+        assert!(clean_value(&mut v, true).invisible >= 1);
+        let written = STANDARD.decode(v["blob"].as_str().unwrap()).unwrap();
+        assert!(!written.is_empty());
+        let read =
+            encoding_rs::GB18030.decode_without_bom_handling_and_without_replacement(&written);
+        assert_eq!(read.as_deref(), Some("ok \u{fffd}0  end"), "{written:?}");
+        // Shift_JIS has no U+FFFD: removed.
+        let bytes = [&b"ok \xff "[..], "\u{200b} end".as_bytes()].concat();
+        let mime = "text/plain; charset=shift_jis";
+        let mut v = json!({"mimeType": mime, "blob": STANDARD.encode(&bytes)});
+        assert!(!clean_value(&mut v, true).is_clean());
+        assert_eq!(v["blob"], "");
     }
 
     /// Python's `decode(label, "replace")` reads a multibyte code that
