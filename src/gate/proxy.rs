@@ -469,6 +469,23 @@ fn remember_shown(shown: &mut HashMap<String, (String, usize)>, view: &ToolView,
     }
 }
 
+/// What a forwarded request named, for its answer.
+struct Forwarded {
+    /// What a `requestState` in its answer is bound to
+    /// ([`state_subject`]; s60, K11-A).
+    subject: String,
+    /// Its tool, prompt or resource URI as an audit line names it
+    /// ([`Named::audited`]): an answer refused or changed is audited
+    /// with it (attack s69-B, F3).
+    audited: Option<String>,
+}
+
+impl Forwarded {
+    fn tool(&self) -> Option<&str> {
+        self.audited.as_deref()
+    }
+}
+
 /// Takes the request waiting on `id` out of `st`, with its progress token
 /// and its concurrency slots.
 fn finish_locked(st: &mut State, id: &Id) -> Option<Pending> {
@@ -1092,7 +1109,7 @@ impl GateService {
         &self,
         id: Id,
         method: &str,
-        subject: &str,
+        asked: &Forwarded,
         outcome: Result<Value, Value>,
         listing: Option<ListingId>,
         task: bool,
@@ -1110,7 +1127,7 @@ impl GateService {
                     .to_owned();
                 let data = error.get("data").cloned();
                 let mut shown = json!({"message": message, "data": data});
-                if let Err(r) = self.check_result(Some(&id), method, &mut shown) {
+                if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut shown) {
                     return Reply::Send(Response::error(
                         Some(id),
                         gate_error(GateCode::ResultPoisoned, r.message()),
@@ -1169,7 +1186,8 @@ impl GateService {
                     ));
                 }
                 if !a_list {
-                    if let Err(r) = self.check_result(Some(&id), method, &mut result) {
+                    if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut result)
+                    {
                         return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
@@ -1196,12 +1214,13 @@ impl GateService {
                     _ => {}
                 }
                 if a_list {
-                    if let Err(r) = self.check_result(Some(&id), method, &mut result) {
+                    if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut result)
+                    {
                         return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
                 self.drop_refused_links(&id, method, &mut result);
-                self.remember_state(method, subject, &result);
+                self.remember_state(method, &asked.subject, &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
         }
@@ -1728,6 +1747,7 @@ impl GateService {
         &self,
         id: Option<&Id>,
         method: &str,
+        tool: Option<&str>,
         result: &mut Value,
     ) -> Result<(), Refusal> {
         let mode = self.shared.keeper.poison;
@@ -1750,6 +1770,7 @@ impl GateService {
             let rec = Record {
                 id: id.map(Id::to_value),
                 method: Some(method),
+                tool,
                 code: Some(GateCode::ResultPoisoned.code()),
                 rule: Some(rule),
                 ..Record::of("server->client", "refused")
@@ -1768,7 +1789,7 @@ impl GateService {
                 direction: "server->client",
                 id: id.map(Id::to_value),
                 method: Some(method),
-                tool: None,
+                tool,
                 decision: "changed",
                 code: Some(GateCode::ResultPoisoned.code()),
                 rule: Some("--poison strip"),
@@ -1931,7 +1952,7 @@ impl GateService {
                         .to_owned();
                     let mut screened = value.clone();
                     let checked = self
-                        .check_result(raw_id.as_ref(), &raw_method, &mut screened)
+                        .check_result(raw_id.as_ref(), &raw_method, None, &mut screened)
                         .and_then(|()| same_members(&value, &screened));
                     if let Err(r) = checked {
                         tracing::warn!(method = %raw_method, code = r.code(), rule = r.rule(), "a server message was dropped");
@@ -2581,8 +2602,10 @@ impl GateService {
             return Handled::Reply(Reply::Send(self.unsent(req.id, why)));
         }
         let task = is_task(&req);
-        // What a `requestState` in its answer is bound to (s60, K11-A).
-        let subject = state_subject(&req.method, req.params.as_ref()).to_owned();
+        let asked = Forwarded {
+            subject: state_subject(&req.method, req.params.as_ref()).to_owned(),
+            audited: Named::of(&req.method, req.params.as_ref()).audited(),
+        };
         let Request {
             id: req_id,
             method,
@@ -2654,7 +2677,7 @@ impl GateService {
                     let shaper = me.clone();
                     let (answered, shaped) = (id.clone(), method.clone());
                     let shaping = off_session(&me.shared.screening, deadline, move || {
-                        shaper.answer(answered, &shaped, &subject, o, listing, task)
+                        shaper.answer(answered, &shaped, &asked, o, listing, task)
                     });
                     let reply = match shaping.await {
                         Ok(reply) => reply,

@@ -1161,17 +1161,32 @@ fn blob_read_two_ways_is_screened_both() {
                 && l["direction"] == "server->client"
                 && l["decision"] == "refused"
                 && l["code"] == "tool.result_poisoned"
+                // It names the resource read (attack s69-B, F3).
+                && l["tool"] == "https://example.com/doc"
         });
         assert!(refused, "{blob}: {text}");
         g.close();
         let mut g = Gate::start_env(
-            &["--poison", "strip", "--env", "RECORDER_BLOB"],
+            &[
+                "--poison",
+                "strip",
+                "--env",
+                "RECORDER_BLOB",
+                "--audit",
+                "audit.jsonl",
+            ],
             |_| {},
             &[("RECORDER_BLOB", &blob_s)],
         );
         g.init();
         let r = g.ask(read);
         assert_eq!(r["result"]["contents"][0]["blob"], stripped, "{blob}: {r}");
+        let text = std::fs::read_to_string(g.dir().join("audit.jsonl")).unwrap();
+        let changed = text.lines().any(|l| {
+            let l: Value = serde_json::from_str(l).unwrap();
+            l["id"] == 1 && l["decision"] == "changed" && l["tool"] == "https://example.com/doc"
+        });
+        assert!(changed, "{blob}: {text}");
         g.close();
     }
 }
