@@ -35,6 +35,9 @@ pub struct ByteBudget {
 #[derive(Debug, Clone, Default)]
 pub struct Charge {
     permit: Option<Arc<OwnedSemaphorePermit>>,
+    /// Dropped with the last clone, after the bytes are given back
+    /// ([`Charge::with_receipt`]).
+    receipt: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl PartialEq for Charge {
@@ -85,6 +88,7 @@ impl ByteBudget {
             .map_err(|_| BudgetClosed)?;
         Ok(Charge {
             permit: Some(Arc::new(permit)),
+            receipt: None,
         })
     }
 
@@ -95,6 +99,7 @@ impl ByteBudget {
             .ok()?;
         Some(Charge {
             permit: Some(Arc::new(permit)),
+            receipt: None,
         })
     }
 
@@ -130,7 +135,18 @@ impl Charge {
         let permit = Arc::get_mut(self.permit.as_mut()?)?.split(bytes)?;
         Some(Charge {
             permit: Some(Arc::new(permit)),
+            receipt: None,
         })
+    }
+
+    /// This charge carrying `receipt`, dropped once the last clone of the
+    /// charge is (after its bytes are given back): whoever holds what the
+    /// receipt's drop tells learns that the message the charge travels
+    /// with has left its queue. A part [split](Self::split) off carries
+    /// none; a later receipt replaces an earlier one.
+    pub fn with_receipt(mut self, receipt: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.receipt = Some(receipt);
+        self
     }
 }
 
@@ -163,5 +179,33 @@ mod tests {
         budget.close();
         assert_eq!(rt.block_on(budget.take(1)).err(), Some(BudgetClosed));
         assert!(budget.is_closed());
+    }
+
+    /// A receipt is dropped with the last clone of its charge, once the
+    /// bytes are back; a part split off does not carry it.
+    #[test]
+    fn a_receipt_goes_with_the_last_clone_after_the_bytes() {
+        struct Told(ByteBudget, Arc<std::sync::Mutex<Vec<usize>>>);
+        impl Drop for Told {
+            fn drop(&mut self) {
+                self.1.lock().unwrap().push(self.0.used());
+            }
+        }
+        let budget = ByteBudget::new(10);
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let receipt = Arc::new(Told(budget.clone(), Arc::clone(&told)));
+        let mut a = budget.try_take(6).unwrap().with_receipt(receipt);
+        let part = a.split(2).unwrap();
+        let b = a.clone();
+        drop(a);
+        assert!(told.lock().unwrap().is_empty());
+        drop(b);
+        assert_eq!(
+            *told.lock().unwrap(),
+            [2],
+            "told after its 4 bytes came back"
+        );
+        drop(part);
+        assert_eq!(*told.lock().unwrap(), [2]);
     }
 }

@@ -110,7 +110,7 @@ pub struct ToolState {
 /// # Errors
 /// The RFC 6901 pointer of the first member of the wrong type, and what
 /// it should be.
-pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> {
+pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), ParamsShapeError> {
     let Some(params) = params else {
         return match method {
             "tools/call"
@@ -119,34 +119,34 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
             | "resources/subscribe"
             | "resources/unsubscribe"
             | "completion/complete"
-            | "subscriptions/listen" => Err("/params is missing".to_owned()),
+            | "subscriptions/listen" => Err(shape("/params", "is missing")),
             _ => Ok(()),
         };
     };
     let Some(p) = params.as_object() else {
-        return Err("/params must be an object".to_owned());
+        return Err(shape("/params", "must be an object"));
     };
     let string = |v: Option<&Value>, at: &str| match v {
         Some(Value::String(_)) => Ok(()),
-        _ => Err(format!("{at} must be a string")),
+        _ => Err(shape(at, "must be a string")),
     };
     let object_of_strings = |v: Option<&Value>, at: &str| match v {
         None => Ok(()),
         Some(Value::Object(m)) => match m.iter().find(|(_, v)| !v.is_string()) {
             None => Ok(()),
-            Some((k, _)) => Err(format!(
-                "{at}/{} must be a string",
-                k.replace('~', "~0").replace('/', "~1")
+            Some((k, _)) => Err(shape(
+                format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                "must be a string",
             )),
         },
-        Some(_) => Err(format!("{at} must be an object")),
+        Some(_) => Err(shape(at, "must be an object")),
     };
     match method {
         "tools/call" => {
             string(p.get("name"), "/params/name")?;
             match p.get("arguments") {
                 None | Some(Value::Object(_)) => Ok(()),
-                Some(_) => Err("/params/arguments must be an object".to_owned()),
+                Some(_) => Err(shape("/params/arguments", "must be an object")),
             }
         }
         "prompts/get" => {
@@ -158,35 +158,42 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
         }
         "subscriptions/listen" => {
             let Some(Value::Object(n)) = p.get("notifications") else {
-                return Err("/params/notifications must be an object".to_owned());
+                return Err(shape("/params/notifications", "must be an object"));
             };
             let given: Vec<&str> = LISTEN_MEMBERS
                 .into_iter()
                 .filter(|m| n.get(*m).is_some_and(|v| !v.is_null()))
                 .collect();
             if given.len() > 1 {
-                return Err(
-                    "/params/notifications must name its resource subscriptions once (resourceSubscriptions or resource_subscriptions)"
-                        .to_owned(),
-                );
+                return Err(shape(
+                    "/params/notifications",
+                    "must name its resource subscriptions once (resourceSubscriptions or resource_subscriptions)",
+                ));
             }
             let Some(member) = given.first() else {
                 return Ok(());
             };
             match n.get(*member) {
-                Some(Value::Array(uris)) if uris.len() > MAX_LISTEN_SUBSCRIPTIONS => Err(format!(
-                    "/params/notifications/{member} must hold at most {MAX_LISTEN_SUBSCRIPTIONS} URIs"
+                Some(Value::Array(uris)) if uris.len() > MAX_LISTEN_SUBSCRIPTIONS => Err(shape(
+                    format!("/params/notifications/{member}"),
+                    format!("must hold at most {MAX_LISTEN_SUBSCRIPTIONS} URIs"),
                 )),
                 Some(Value::Array(uris)) => match uris.iter().position(|u| !u.is_string()) {
                     None => Ok(()),
-                    Some(i) => Err(format!("/params/notifications/{member}/{i} must be a string")),
+                    Some(i) => Err(shape(
+                        format!("/params/notifications/{member}/{i}"),
+                        "must be a string",
+                    )),
                 },
-                _ => Err(format!("/params/notifications/{member} must be an array")),
+                _ => Err(shape(
+                    format!("/params/notifications/{member}"),
+                    "must be an array",
+                )),
             }
         }
         "completion/complete" => {
             let Some(Value::Object(r)) = p.get("ref") else {
-                return Err("/params/ref must be an object".to_owned());
+                return Err(shape("/params/ref", "must be an object"));
             };
             string(r.get("type"), "/params/ref/type")?;
             match r.get("type").and_then(Value::as_str) {
@@ -195,7 +202,7 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
                 _ => {}
             }
             let Some(Value::Object(a)) = p.get("argument") else {
-                return Err("/params/argument must be an object".to_owned());
+                return Err(shape("/params/argument", "must be an object"));
             };
             string(a.get("name"), "/params/argument/name")?;
             string(a.get("value"), "/params/argument/value")?;
@@ -204,10 +211,35 @@ pub fn params_shape(method: &str, params: Option<&Value>) -> Result<(), String> 
                 Some(Value::Object(c)) => {
                     object_of_strings(c.get("arguments"), "/params/context/arguments")
                 }
-                Some(_) => Err("/params/context must be an object".to_owned()),
+                Some(_) => Err(shape("/params/context", "must be an object")),
             }
         }
         _ => Ok(()),
+    }
+}
+
+/// A member of a request's `params` of the wrong type, or missing
+/// ([`params_shape`]); shown as `"{pointer} {expected}"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamsShapeError {
+    /// The member's RFC 6901 pointer in the message (`/params/name`).
+    pub pointer: String,
+    /// What it must be (`must be a string`, `is missing`).
+    pub expected: String,
+}
+
+impl std::fmt::Display for ParamsShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.pointer, self.expected)
+    }
+}
+
+impl std::error::Error for ParamsShapeError {}
+
+fn shape(pointer: impl Into<String>, expected: impl Into<String>) -> ParamsShapeError {
+    ParamsShapeError {
+        pointer: pointer.into(),
+        expected: expected.into(),
     }
 }
 
@@ -259,8 +291,10 @@ impl Gatekeeper {
                 "builtin listing bound",
             ));
         }
+        // A twin refused by its name too (hidden characters a server
+        // stripping them reads past: `read\u{200B}_file` for `read_file`).
         for (twin, state) in view.twins(name) {
-            if let Err(r) = self.state_decision(twin, Some(state), pins) {
+            if let Err(r) = self.decide_one(twin, Some(state), pins) {
                 return Err(r.named_as(&format!(
                     "tool `{name}` may be read as the listed tool `{twin}` (names folded): "
                 )));
@@ -2639,7 +2673,7 @@ mod tests {
             ("tools/call", json!({"name": 1}), "/params/name"),
             ("resources/read", json!({}), "/params/uri"),
         ] {
-            let e = ok(method, bad.clone()).unwrap_err();
+            let e = ok(method, bad.clone()).unwrap_err().to_string();
             assert!(e.contains(at), "{method} {bad}: {e}");
         }
         assert!(params_shape("subscriptions/listen", None).is_err());
@@ -2683,7 +2717,10 @@ mod tests {
         let snake = json!({"notifications": {"resource_subscriptions": [1]}});
         assert_eq!(
             params_shape("subscriptions/listen", Some(&snake)),
-            Err("/params/notifications/resource_subscriptions/0 must be a string".to_owned())
+            Err(shape(
+                "/params/notifications/resource_subscriptions/0",
+                "must be a string"
+            ))
         );
         let p = json!({"notifications": {"resource_subscriptions": ["u"]}});
         assert_eq!(

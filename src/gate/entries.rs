@@ -330,13 +330,13 @@ impl HiddenEntries {
     /// expand to, is refused by every method that can name it, as for an
     /// entry hidden for its definition (attack s66, A-F2: a template with
     /// a variable in its host is hidden, and every URI it expands to is
-    /// refused with it). A prompt is left to the prompt decision, which
-    /// reads names folded. Within [`MAX_HIDDEN_ENTRIES`], as
-    /// [`filter_page`](Self::filter_page) remembers.
+    /// refused with it). A prompt too, by its name folded ([`fold_name`]):
+    /// one hidden for hidden characters in its name is refused under the
+    /// name a server stripping them reads (attack s70-A, N2). Within
+    /// [`MAX_HIDDEN_ENTRIES`], as [`filter_page`](Self::filter_page)
+    /// remembers.
     pub fn remember(&mut self, method: &str, name: &str, why: &Refusal) {
-        let Some((kind @ (EntryKind::Resource | EntryKind::Template), _, _)) =
-            EntryKind::of_listing(method)
-        else {
+        let Some((kind, _, _)) = EntryKind::of_listing(method) else {
             return;
         };
         let entry = (kind, kind.key(name));
@@ -660,7 +660,7 @@ mod tests {
     /// host) is remembered like one `--poison` hid: every URI it may
     /// expand to is refused by every method naming a resource, with the
     /// listing's reason; a URI it cannot expand to is not. A prompt is
-    /// left to the prompt decision.
+    /// remembered by its folded name (attack s70-A, N2).
     #[test]
     fn templates_the_policy_hid_refuse_their_expansions() {
         let mut hidden = HiddenEntries::default();
@@ -670,8 +670,8 @@ mod tests {
             "builtin listing check",
         );
         hidden.remember("resources/templates/list", "demo://{host}/page", &why);
-        hidden.remember("prompts/list", "p", &why);
-        assert_eq!(hidden.len(), 1);
+        hidden.remember("prompts/list", "p\u{200B}q", &why);
+        assert_eq!(hidden.len(), 2);
         for uri in [
             "demo://169.254.169.254/page",
             "demo://127.0.0.2:8765/page",
@@ -690,6 +690,14 @@ mod tests {
         }
         for (method, params) in naming("resources", "demo://fixed/other") {
             assert!(hidden.refusal(method, Some(&params)).is_none(), "{method}");
+        }
+        for name in ["pq", "PQ", "p\u{200B}q", "\u{FF50}q"] {
+            assert!(
+                hidden
+                    .refusal("prompts/get", Some(&json!({ "name": name })))
+                    .is_some(),
+                "{name:?}"
+            );
         }
         assert!(hidden
             .refusal("prompts/get", Some(&json!({"name": "p"})))

@@ -658,6 +658,41 @@ mod tests {
         assert!(keep.check_call("evil", &view, None, &json!({})).is_ok());
     }
 
+    /// A tool whose name carries hidden characters is hidden in every
+    /// `--poison` mode, and refused under the name a server stripping
+    /// them would read, as under its own (newcomer, s69).
+    #[test]
+    fn tools_hidden_for_their_names_are_refused_under_the_stripped_name() {
+        for poison in [PoisonMode::Refuse, PoisonMode::Strip] {
+            let g = Gatekeeper {
+                poison,
+                ..Gatekeeper::default()
+            };
+            let mut page = json!({"tools": [
+                {"name": "t"},
+                {"name": "read\u{200B}_file"},
+                {"name": "\u{202E}write_file"},
+                {"name": "tag\u{E0041}s"},
+            ]});
+            let mut view = ToolView::default();
+            let first = view.listing_for(PageAsked::First);
+            g.filter_tools_page(first, &mut page, &mut view, None);
+            assert_eq!(page, json!({"tools": [{"name": "t"}]}), "{poison:?}");
+            for n in [
+                "read_file",
+                "READ_FILE",
+                "read\u{200B}_file",
+                "re\u{2060}ad_file",
+                "write_file",
+                "tags",
+            ] {
+                let r = g.check_call(n, &view, None, &json!({}));
+                assert!(r.is_err(), "{poison:?} {n:?}");
+            }
+            assert!(g.check_call("t", &view, None, &json!({})).is_ok());
+        }
+    }
+
     #[test]
     fn page_filtered_and_view_recorded() {
         let g = Gatekeeper {

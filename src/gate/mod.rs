@@ -59,7 +59,7 @@ pub use child::{child_env, escape_controls, ChildProcess, ProcessGroup, BASE_ENV
 pub use code::{AnyCode, GateCode, Refusal};
 pub use curlglob::MAX_GLOB_EXPANSIONS;
 pub use decide::{
-    params_shape, representative_expansion, Answered, Gatekeeper, ToolState,
+    params_shape, representative_expansion, Answered, Gatekeeper, ParamsShapeError, ToolState,
     MAX_EMBEDDED_JSON_DEPTH, MAX_LISTEN_SUBSCRIPTIONS, MAX_OWN_URI_VALUES, MAX_SCANNED_STRINGS,
     PASSED_METHODS,
 };
@@ -80,7 +80,10 @@ pub use paths::{
     SETTINGS_ARGUMENT_WORDS, URI_ARGUMENT_WORDS,
 };
 pub use pin::{definition_hash, Pins, MAX_PIN_FILE_BYTES, MAX_TOOLS};
-pub use poison::{PoisonMode, MAX_ENCODING_LAYERS, MAX_STRIP_PASSES};
+pub use poison::{
+    PoisonMode, MAX_ENCODING_LAYERS, MAX_STRIP_PASSES, MAX_UNTYPED_MALFORMED,
+    MIN_TEXT_PER_MALFORMED,
+};
 pub use policy::{
     fold_name, valid_pointer, ArgKind, ArgRule, GlobList, LimitRule, Policy, PolicyError,
     MAX_POLICY_BYTES, MAX_POLICY_ENTRIES,

@@ -90,6 +90,57 @@ impl<'a> Named<'a> {
     }
 }
 
+/// What a forwarded request named, kept (owned) until its answer: the
+/// text its `requestState` is bound to ([`Named::subject`]) and, made only
+/// when an audit line is written, how that line names it
+/// ([`Named::audited`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeptName {
+    subject: String,
+    form: AuditForm,
+}
+
+/// How an audit line names a [`KeptName`]'s subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AuditForm {
+    Name,
+    Uri,
+    Nothing,
+}
+
+impl KeptName {
+    /// The text a `requestState` issued for the request is bound to.
+    pub(crate) fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// What an audit line of the request's answer names (as
+    /// [`Named::audited`] would).
+    pub(crate) fn audited(&self) -> Option<String> {
+        match self.form {
+            AuditForm::Name => Some(audit_name(&self.subject)),
+            AuditForm::Uri => Some(audit_uri(&self.subject)),
+            AuditForm::Nothing => None,
+        }
+    }
+}
+
+impl Named<'_> {
+    /// The owned form kept for the answer.
+    pub(crate) fn kept(self) -> KeptName {
+        let form = match self {
+            Self::Tool(_) | Self::Prompt(_) => AuditForm::Name,
+            Self::Resource(_) => AuditForm::Uri,
+            Self::Subscriptions(uris) if uris.iter().any(Value::is_string) => AuditForm::Uri,
+            Self::Subscriptions(_) | Self::UnknownRef(_) | Self::Nothing => AuditForm::Nothing,
+        };
+        KeptName {
+            subject: self.subject().to_owned(),
+            form,
+        }
+    }
+}
+
 /// The resource URIs a `subscriptions/listen` request's `params` subscribe
 /// ([`LISTEN_MEMBERS`]), as an array of values; `None` when there is none.
 pub(crate) fn listen_subscriptions(params: Option<&Value>) -> Option<&Vec<Value>> {
@@ -161,7 +212,12 @@ mod tests {
             ),
         ];
         for (method, params, want) in cases {
-            assert_eq!(Named::of(method, Some(&params)), want, "{method} {params}");
+            let named = Named::of(method, Some(&params));
+            assert_eq!(named, want, "{method} {params}");
+            // The kept form names it as the borrowed one does.
+            let kept = named.kept();
+            assert_eq!(kept.subject(), named.subject(), "{method} {params}");
+            assert_eq!(kept.audited(), named.audited(), "{method} {params}");
         }
         assert_eq!(Named::of("prompts/get", None), Named::Prompt(""));
     }

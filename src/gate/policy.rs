@@ -100,17 +100,29 @@ pub enum ArgKind {
 /// characters may read it: Unicode NFKC, then full upper case (`ı` is `I`,
 /// `ſ` is `S`), then full case folding (`ẞ` is `ss`, the Kelvin sign `k`),
 /// with `i` and a combining dot above taken as `i` (`İ`, which Turkish
-/// lower-casing makes `i`), then NFKC again. Deny globs and rule globs
-/// are folded the same way, so a name whose fold equals a denied one is
-/// denied (`wrıte_file`, `WRİTE_FILE`, `ＷＲＩＴＥ_file`, `ſecret`).
+/// lower-casing makes `i`), then NFKC again, without the hidden characters
+/// a server that strips them would drop (format, default-ignorable, tag,
+/// `Bidi_Control`, control characters: `read\u{200B}_file` is
+/// `read_file`; dropped before NFKC and after: `cafe\u{34F}\u{301}` is
+/// `café`). Deny globs and rule globs are folded the same way, so a
+/// name whose fold equals a denied one is denied (`wrıte_file`,
+/// `WRİTE_FILE`, `ＷＲＩＴＥ_file`, `ſecret`, `write\u{200B}_file`).
 /// Bounded by the name's length.
 pub fn fold_name(name: &str) -> String {
+    // Dropped first too: a hidden character between a letter and its
+    // combining mark (U+034F) keeps NFKC from composing them, as the
+    // server that strips it first would (attack s70-A, N3).
+    let shown = |s: &str| -> String {
+        s.chars()
+            .filter(|c| super::hidden::class(*c).is_none())
+            .collect()
+    };
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
-    let upper = nfkc.normalize(name).to_uppercase();
+    let upper = nfkc.normalize(&shown(name)).to_uppercase();
     let folded = icu_casemap::CaseMapper::new()
         .fold_string(&upper)
         .replace("i\u{307}", "i");
-    nfkc.normalize(&folded).into_owned()
+    shown(&nfkc.normalize(&folded))
 }
 
 /// A tool glob of a rule: matched as written, and folded ([`fold_name`])
@@ -722,6 +734,25 @@ rate = 30
 [paths]
 roots = ["/data"]
 "#;
+
+    /// A name folds as a server that strips hidden characters, normalises
+    /// and folds case reads it, whichever it does first (attack s70-A,
+    /// N3): the hidden characters go before NFKC and after.
+    #[test]
+    fn fold_name_drops_hidden_characters_before_and_after_normalising() {
+        for (a, b) in [
+            ("read\u{200B}_file", "read_file"),
+            ("cafe\u{34F}\u{301}", "caf\u{E9}"),
+            ("CAFE\u{2060}\u{301}", "caf\u{E9}"),
+            ("\u{1100}\u{200B}\u{1161}", "\u{AC00}"),
+            ("ta\u{E0041}g\u{202E}s", "tags"),
+            ("fi\u{200B}\u{307}le", "fi\u{307}le"),
+            ("\u{FB01}le\u{FE0F}", "file"),
+        ] {
+            assert_eq!(fold_name(a), fold_name(b), "{a:?} {b:?}");
+        }
+        assert_ne!(fold_name("cafe"), fold_name("caf\u{E9}"));
+    }
 
     #[test]
     fn example_parses() {

@@ -33,7 +33,7 @@ use super::decide::{template_values, Answered, Gatekeeper};
 use super::entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};
 use super::limits::{refuse_task_augmented, Limiter, Slot, Subject};
 use super::listing::{ListEvent, ListingId, PageAsked, ToolView};
-use super::named::Named;
+use super::named::{KeptName, Named};
 use super::pin::MAX_TOOLS;
 use super::pin::{definition_hash, Pins};
 use super::poison::{clean_value, PoisonMode};
@@ -48,9 +48,11 @@ use crate::json::{parse_strict, Limits};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
 mod off_session;
+mod order;
 mod own_listing;
 
 use off_session::{off_session, NotScreened};
+use order::{Held, LineOrder};
 pub use own_listing::{GATE_ID_PREFIX, MAX_OWN_LIST_PAGES, OWN_LIST_TIMEOUT};
 
 /// Default `--max-response-bytes`: the core's response bound, 16 MiB.
@@ -74,7 +76,8 @@ pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
 /// line is charged when read from the child and the charge is held until
 /// what it carries is queued toward the client (or dropped); when the
 /// client stops reading, the gateway stops reading the server. A server
-/// request or notification waits for the lines before it (message order).
+/// request or notification waits, held with its charge, for the lines
+/// before it (message order); the lines after it are read meanwhile.
 /// At least one whole answer ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
 pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
 
@@ -116,6 +119,17 @@ fn values_in(bytes: &[u8], max: usize) -> usize {
 /// What a request waiting for the child gets: the child's `result`
 /// (`Ok`) or `error` (`Err`), with the charge of the line it came in on.
 type Outcome = (Result<Value, Value>, Charge);
+
+/// A server request or notification on its way to the client.
+#[derive(Debug)]
+struct ServerMessage {
+    raw: Arc<RawValue>,
+    /// The token of a `notifications/progress` and the request it was
+    /// bound to when read: held, it still goes only while that request
+    /// waits on the server (no progress after the answer, none for a later
+    /// request reusing the token: attack s70-A, N4).
+    progress: Option<(String, Id)>,
+}
 
 /// The rule of a refusal for want of a listing: a request that names a
 /// tool, prompt or resource the gateway could not list itself.
@@ -329,11 +343,37 @@ enum Asking {
 }
 
 /// What a server's request forwarded to the client asked: the client's
-/// answer to `roots/list` holds its own roots ([`Answered::RootsList`]).
+/// answer to `roots/list` holds its own roots ([`Answered::RootsList`]);
+/// the method, when it is one of MCP's, names the answer's audit line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Asked {
     RootsList,
-    Other,
+    Other(Option<&'static str>),
+}
+
+/// The methods MCP defines for a server's requests to the client, as an
+/// audit line of the client's answer names them.
+const SERVER_REQUEST_METHODS: [&str; 4] = [
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "ping",
+];
+
+impl Asked {
+    fn of(method: &str) -> Self {
+        if method == "roots/list" {
+            return Self::RootsList;
+        }
+        Self::Other(SERVER_REQUEST_METHODS.into_iter().find(|m| *m == method))
+    }
+
+    fn method(self) -> Option<&'static str> {
+        match self {
+            Self::RootsList => Some("roots/list"),
+            Self::Other(method) => method,
+        }
+    }
 }
 
 struct Shared {
@@ -350,6 +390,9 @@ struct Shared {
     to_server: ByteBudget,
     /// Bytes of the child's lines on their way ([`MAX_FROM_SERVER_BYTES`]).
     from_server: ByteBudget,
+    /// The order of the child's lines toward the client: a server
+    /// message waits for the lines before it.
+    order: Arc<LineOrder<ServerMessage>>,
     /// Places among the pending requests ([`MAX_PENDING_REQUESTS`]).
     pending_slots: Arc<Semaphore>,
     /// Held for the client's next message.
@@ -469,21 +512,32 @@ fn remember_shown(shown: &mut HashMap<String, (String, usize)>, view: &ToolView,
     }
 }
 
-/// What a forwarded request named, for its answer.
-struct Forwarded {
-    /// What a `requestState` in its answer is bound to
-    /// ([`state_subject`]; s60, K11-A).
-    subject: String,
-    /// Its tool, prompt or resource URI as an audit line names it
-    /// ([`Named::audited`]): an answer refused or changed is audited
-    /// with it (attack s69-B, F3).
-    audited: Option<String>,
-}
-
-impl Forwarded {
-    fn tool(&self) -> Option<&str> {
-        self.audited.as_deref()
+/// A request refused before it is forwarded, because a request in flight
+/// (or cancelled, or timed out, and not yet answered by the server) holds
+/// its id or its progress token: its place under `[limits]` given back,
+/// and answered with `error`'s code, its `data.pointer` naming the member
+/// (RFC 6901).
+fn in_flight_clash(
+    st: &mut State,
+    limited: Option<&Slot>,
+    id: Id,
+    error: (i64, &str),
+    why: &str,
+) -> Handled {
+    if let Some(slot) = limited {
+        st.limiter.release(slot);
     }
+    let (code, pointer) = error;
+    Handled::Reply(Reply::Send(Response::error(
+        Some(id),
+        ErrorObject {
+            code,
+            message: format!(
+                "{why} (or cancelled, or timed out, and not yet answered by the server)"
+            ),
+            data: Some(json!({ "pointer": pointer })),
+        },
+    )))
 }
 
 /// Takes the request waiting on `id` out of `st`, with its progress token
@@ -639,6 +693,7 @@ impl GateService {
                 to_child: Mutex::new(Some(to_child)),
                 to_server,
                 from_server: ByteBudget::new(MAX_FROM_SERVER_BYTES),
+                order: LineOrder::new(),
                 pending_slots: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
                 reserved: Mutex::new(Reserved::default()),
                 in_order: Arc::new(tokio::sync::Mutex::new(())),
@@ -1109,7 +1164,7 @@ impl GateService {
         &self,
         id: Id,
         method: &str,
-        asked: &Forwarded,
+        asked: &KeptName,
         outcome: Result<Value, Value>,
         listing: Option<ListingId>,
         task: bool,
@@ -1127,7 +1182,7 @@ impl GateService {
                     .to_owned();
                 let data = error.get("data").cloned();
                 let mut shown = json!({"message": message, "data": data});
-                if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut shown) {
+                if let Err(r) = self.check_result(Some(&id), method, Some(asked), &mut shown) {
                     return Reply::Send(Response::error(
                         Some(id),
                         gate_error(GateCode::ResultPoisoned, r.message()),
@@ -1153,7 +1208,7 @@ impl GateService {
                 // number, string, array or null is no answer a client can use.
                 if !result.is_object() {
                     tracing::warn!(%id, method, "the server's result is not an object");
-                    self.audit_bad_answer(&id, Some(method));
+                    self.audit_bad_answer(&id, Some(method), Some(asked));
                     return Reply::Send(Response::error(
                         Some(id),
                         gate_error(
@@ -1176,7 +1231,7 @@ impl GateService {
                 // nothing (and completes no listing).
                 if let Err(why) = super::listing::listing_entries(method, &result) {
                     tracing::warn!(%id, method, %why, "a listing page refused");
-                    self.audit_bad_answer(&id, Some(method));
+                    self.audit_bad_answer(&id, Some(method), Some(asked));
                     if let Some(listing) = listing {
                         lock(&self.shared.state).view.page_failed(listing);
                     }
@@ -1186,8 +1241,7 @@ impl GateService {
                     ));
                 }
                 if !a_list {
-                    if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut result)
-                    {
+                    if let Err(r) = self.check_result(Some(&id), method, Some(asked), &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
@@ -1205,22 +1259,21 @@ impl GateService {
                     "server/discover" => self.pin_instructions(&id, method, &mut result),
                     "tools/list" => {
                         if let Some(listing) = listing {
-                            self.filter_list(&mut result, listing, false);
+                            self.filter_list(Some(&id), &mut result, listing, false);
                         }
                     }
                     "prompts/list" | "resources/list" | "resources/templates/list" => {
-                        self.filter_entries(method, &mut result, false);
+                        self.filter_entries(Some(&id), method, &mut result, false);
                     }
                     _ => {}
                 }
                 if a_list {
-                    if let Err(r) = self.check_result(Some(&id), method, asked.tool(), &mut result)
-                    {
+                    if let Err(r) = self.check_result(Some(&id), method, Some(asked), &mut result) {
                         return Reply::Send(self.denial_for(method, id, &r, task));
                     }
                 }
                 self.drop_refused_links(&id, method, &mut result);
-                self.remember_state(method, &asked.subject, &result);
+                self.remember_state(method, asked.subject(), &result);
                 Reply::Send(Response::result(id, Payload::Value(result)))
             }
         }
@@ -1230,8 +1283,9 @@ impl GateService {
     /// `resources/templates/list` (`method`), the client's or the gateway's
     /// own (`own`): the policy's entries, then each entry whose definition
     /// `--poison` hides, taken out alone (the rest of the page is shown)
-    /// and remembered, so no method reaches it.
-    fn filter_entries(&self, method: &str, result: &mut Value, own: bool) {
+    /// and remembered, so no method reaches it. Each is audited with the
+    /// `id` of the page's answer (none for the gateway's own).
+    fn filter_entries(&self, id: Option<&Id>, method: &str, result: &mut Value, own: bool) {
         let mut hidden = self.shared.keeper.filter_list_page(method, result);
         let poison = self.shared.keeper.poison;
         let mut st = lock(&self.shared.state);
@@ -1266,6 +1320,7 @@ impl GateService {
                 "hidden from a list"
             );
             let rec = Record {
+                id: id.map(Id::to_value),
                 method: Some(method),
                 tool: subject.as_deref(),
                 code: Some(r.code()),
@@ -1529,7 +1584,10 @@ impl GateService {
     /// other definition is refused as changed. A tool whose name folds as
     /// a shown one's but is not it is not learned (s63, F1b): the client
     /// never saw it, and a server folding names may run it for the shown one.
-    fn filter_list(&self, result: &mut Value, listing: ListingId, own: bool) {
+    ///
+    /// Each tool hidden or changed is audited with the `id` of the page's
+    /// answer (none for the gateway's own).
+    fn filter_list(&self, id: Option<&Id>, result: &mut Value, listing: ListingId, own: bool) {
         let keeper = &self.shared.keeper;
         let mut st = lock(&self.shared.state);
         let st = &mut *st;
@@ -1570,7 +1628,7 @@ impl GateService {
             let rec = Record {
                 time: rfc3339_now(),
                 direction: "server->client",
-                id: None,
+                id: id.map(Id::to_value),
                 method: Some("tools/list"),
                 tool: Some(tool),
                 decision,
@@ -1747,57 +1805,75 @@ impl GateService {
         &self,
         id: Option<&Id>,
         method: &str,
-        tool: Option<&str>,
+        asked: Option<&KeptName>,
         result: &mut Value,
+    ) -> Result<(), Refusal> {
+        self.check_result_then(id, method, asked, result, |_| Ok(()))
+    }
+
+    /// [`check_result`](Self::check_result), then `then` on the text as
+    /// screened, before its audit line is written: a text `then` refuses is
+    /// audited `refused`, never `changed` (attack s70-B, N3).
+    fn check_result_then(
+        &self,
+        id: Option<&Id>,
+        method: &str,
+        asked: Option<&KeptName>,
+        result: &mut Value,
+        then: impl FnOnce(&Value) -> Result<(), Refusal>,
     ) -> Result<(), Refusal> {
         let mode = self.shared.keeper.poison;
         let found = clean_value(result, mode == PoisonMode::Strip);
-        if found.is_clean() {
-            return Ok(());
+        if !found.is_clean() {
+            tracing::warn!(id = ?id, method, found = %found.summary(), "the server sent hidden characters");
         }
-        tracing::warn!(id = ?id, method, found = %found.summary(), "the server sent hidden characters");
         // Stripping would rename a member onto one the gateway may have
         // decided on (a pinned text, a listed name): refused instead.
         let refused_by = match mode {
+            _ if found.is_clean() => None,
             PoisonMode::Strip if found.collisions > 0 => Some("--poison strip"),
             PoisonMode::Refuse => Some("--poison refuse"),
             _ => None,
         };
-        if let Some(rule) = refused_by {
-            // Audited as refused, as a stripped one is as changed (attack
-            // s68-B, F5: a refused answer left no line).
-            let mut st = lock(&self.shared.state);
-            let rec = Record {
-                id: id.map(Id::to_value),
-                method: Some(method),
-                tool,
-                code: Some(GateCode::ResultPoisoned.code()),
-                rule: Some(rule),
-                ..Record::of("server->client", "refused")
-            };
-            self.audit(&mut st, rec);
-            return Err(Refusal::new(
+        let refusal = match refused_by {
+            Some(rule) => Some(Refusal::new(
                 GateCode::ResultPoisoned,
                 format!("the result carries {}", found.summary()),
                 rule,
-            ));
+            )),
+            None => then(result).err(),
+        };
+        let changed = mode == PoisonMode::Strip && !found.is_clean();
+        if refusal.is_none() && !changed {
+            return Ok(());
         }
-        if mode == PoisonMode::Strip {
-            let mut st = lock(&self.shared.state);
+        // Named on the audit line (attack s69-B, F3), made only for it.
+        let tool = asked.and_then(KeptName::audited);
+        let mut st = lock(&self.shared.state);
+        let Some(refusal) = refusal else {
             let rec = Record {
-                time: rfc3339_now(),
-                direction: "server->client",
                 id: id.map(Id::to_value),
                 method: Some(method),
-                tool,
-                decision: "changed",
+                tool: tool.as_deref(),
                 code: Some(GateCode::ResultPoisoned.code()),
                 rule: Some("--poison strip"),
-                arguments: None,
+                ..Record::of("server->client", "changed")
             };
             self.audit(&mut st, rec);
-        }
-        Ok(())
+            return Ok(());
+        };
+        // Audited as refused, as a stripped one is as changed (attack
+        // s68-B, F5: a refused answer left no line).
+        let rec = Record {
+            id: id.map(Id::to_value),
+            method: Some(method),
+            tool: tool.as_deref(),
+            code: Some(refusal.code()),
+            rule: Some(refusal.rule()),
+            ..Record::of("server->client", "refused")
+        };
+        self.audit(&mut st, rec);
+        Err(refusal)
     }
 
     /// What a line from the child is charged on
@@ -1822,6 +1898,7 @@ impl GateService {
     /// on [`from_server`](Self::from_server): held until what the line
     /// carries is queued further on.
     pub fn child_line(&self, bytes: &[u8], runtime: &tokio::runtime::Handle, charge: Charge) {
+        let (seq, charge) = self.shared.order.open(charge);
         if values_in(bytes, MAX_SERVER_LINE_VALUES) > MAX_SERVER_LINE_VALUES {
             tracing::warn!(
                 "the child wrote a line of more than {MAX_SERVER_LINE_VALUES} values; dropped"
@@ -1856,7 +1933,7 @@ impl GateService {
             }
         };
         let Value::Array(items) = value else {
-            self.child_message(bytes, value, runtime, charge);
+            self.child_message(bytes, value, runtime, (seq, charge));
             return;
         };
         self.child_batch(items, runtime, &charge);
@@ -1911,19 +1988,25 @@ impl GateService {
                 );
                 continue;
             }
-            self.child_message(&element, item, runtime, charge.clone());
+            // Each element its own place in the order, as a line of its
+            // own (attack s70-A, N1: a notification after a costly answer
+            // in the same batch waits for it).
+            let element_line = self.shared.order.open(charge.clone());
+            self.child_message(&element, item, runtime, element_line);
         }
     }
 
     /// One message (not a batch) the child wrote: `bytes` is its text,
-    /// `value` what the strict layer made of it.
+    /// `value` what the strict layer made of it, `line` its line's
+    /// sequence number and charge ([`LineOrder::open`]).
     fn child_message(
         &self,
         bytes: &[u8],
         value: Value,
         runtime: &tokio::runtime::Handle,
-        charge: Charge,
+        line: (u64, Charge),
     ) {
+        let (seq, charge) = line;
         if value.get("method").is_some()
             && (value.get("result").is_some() || value.get("error").is_some())
         {
@@ -1951,9 +2034,13 @@ impl GateService {
                         .unwrap_or_default()
                         .to_owned();
                     let mut screened = value.clone();
-                    let checked = self
-                        .check_result(raw_id.as_ref(), &raw_method, None, &mut screened)
-                        .and_then(|()| same_members(&value, &screened));
+                    let checked = self.check_result_then(
+                        raw_id.as_ref(),
+                        &raw_method,
+                        None,
+                        &mut screened,
+                        |screened| same_members(&value, screened),
+                    );
                     if let Err(r) = checked {
                         tracing::warn!(method = %raw_method, code = r.code(), rule = r.rule(), "a server message was dropped");
                         if let Some(sid) = raw_id {
@@ -2011,6 +2098,23 @@ impl GateService {
                     let Ok(raw) = RawValue::from_string(raw) else {
                         return;
                     };
+                    let progress = if method == "notifications/progress" {
+                        let key = screened
+                            .get("params")
+                            .and_then(|p| p.get("progressToken"))
+                            .and_then(progress_token_key);
+                        let bound = key.and_then(|key| {
+                            let id = lock(&self.shared.state).progress.get(&key).cloned();
+                            id.map(|id| (key, id))
+                        });
+                        // Checked above (`server_notification`): bound.
+                        let Some(bound) = bound else {
+                            return;
+                        };
+                        Some(bound)
+                    } else {
+                        None
+                    };
                     if let Some(sid) = &server_id {
                         // Only an answer to a request the client was asked
                         // may reach the server (no forged answers).
@@ -2026,19 +2130,25 @@ impl GateService {
                             let _ = self.send_own(answer.to_string().as_bytes());
                             return;
                         }
-                        let asked = if method == "roots/list" {
-                            Asked::RootsList
-                        } else {
-                            Asked::Other
-                        };
-                        st.server_asks.insert(sid.clone(), asked);
+                        st.server_asks.insert(sid.clone(), Asked::of(&method));
                     }
                     let peer = lock(&self.shared.peer).clone();
                     if let Some(peer) = peer {
-                        self.after_earlier_lines(&charge, runtime);
-                        let _ = runtime.block_on(peer.send(Outbound::Raw(Arc::from(raw))));
+                        let message = ServerMessage {
+                            raw: Arc::from(raw),
+                            progress,
+                        };
+                        // Held while a line before it is on its way
+                        // (message order); the reader goes on.
+                        let held = Held {
+                            seq,
+                            message,
+                            charge,
+                        };
+                        if let Some(now) = self.shared.order.pass(held) {
+                            let _ = runtime.block_on(peer.send(Outbound::Raw(now.message.raw)));
+                        }
                     }
-                    drop(charge);
                 }
                 Err(answer) => {
                     tracing::warn!("the child wrote a malformed request or notification; dropped");
@@ -2143,7 +2253,13 @@ impl GateService {
     /// `URLElicitationRequiredError`, which the SDKs hand to the host to
     /// open) gets the same check for each entry (`params` of an
     /// `elicitation/create`), under any error code.
-    async fn vet_input_requests(&self, method: &str, reply: Reply, task: bool) -> Reply {
+    async fn vet_input_requests(
+        &self,
+        method: &str,
+        asked: &KeptName,
+        reply: Reply,
+        task: bool,
+    ) -> Reply {
         let (id, asks) = match &reply {
             Reply::Send(Response {
                 id: Some(id),
@@ -2185,7 +2301,10 @@ impl GateService {
         let Some(r) = refused else {
             return reply;
         };
-        self.refuse_server_request(None, "elicitation/create", &r);
+        // The answer is refused: audited as the answer it is (attack
+        // s69-B, F3).
+        tracing::warn!(%id, method, code = r.code(), rule = r.rule(), "an answer's elicitation was refused");
+        self.audit_refused_answer(id, Some(method), Some(asked), r.code(), r.rule());
         Reply::Send(self.denial_for(method, id.clone(), &r, task))
     }
 
@@ -2224,19 +2343,19 @@ impl GateService {
         let _ = self.send_own(answer.to_string().as_bytes());
     }
 
-    /// Message order: returns once every line the child wrote before the
-    /// one `own` is charged for has been queued toward the client, or
-    /// dropped, so a notification or request the child wrote after an
-    /// answer reaches the client after that answer. Each line holds its
-    /// charge on [`from_server`](Self::from_server) until then, and only
-    /// the child's reader (the caller) takes from that budget: taking all
-    /// of it but `own` waits for exactly those lines.
-    fn after_earlier_lines(&self, own: &Charge, runtime: &tokio::runtime::Handle) {
-        let budget = &self.shared.from_server;
-        if budget.used() > own.bytes() {
-            let rest = budget.bytes().saturating_sub(own.bytes());
-            drop(runtime.block_on(budget.take(rest)));
+    /// Whether a server message held for message order may still go
+    /// when released: a `notifications/progress` only while its request
+    /// waits on the server, as when it was read
+    /// ([`server_notification`](Self::server_notification)).
+    fn still_wanted(&self, message: &ServerMessage) -> bool {
+        let Some((key, bound)) = &message.progress else {
+            return true;
+        };
+        let st = lock(&self.shared.state);
+        if st.progress.get(key) != Some(bound) {
+            return false;
         }
+        st.pending.get(bound).is_some_and(|p| !p.quiet)
     }
 
     /// Whether a notification from the server may reach the client: a
@@ -2382,7 +2501,7 @@ impl GateService {
         };
         answer_with(p, code, message);
         if code == GateCode::BadResponse {
-            self.audit_bad_answer(id, None);
+            self.audit_bad_answer(id, None, None);
         }
         true
     }
@@ -2390,16 +2509,32 @@ impl GateService {
     /// Audits the gateway's refusal of the child's answer to request `id`
     /// (`tool.bad_response`: no JSON-RPC, not MCP's shape, past a bound),
     /// as a poisoned one is; the gateway's own requests are no client's.
-    fn audit_bad_answer(&self, id: &Id, method: Option<&str>) {
+    fn audit_bad_answer(&self, id: &Id, method: Option<&str>, asked: Option<&KeptName>) {
         if own_listing::is_reserved(id) {
             return;
         }
+        let code = GateCode::BadResponse.code();
+        self.audit_refused_answer(id, method, asked, code, "builtin answer check");
+    }
+
+    /// The audit line of an answer to request `id` refused (`code`, by
+    /// `rule`), naming what the request `asked` for.
+    fn audit_refused_answer(
+        &self,
+        id: &Id,
+        method: Option<&str>,
+        asked: Option<&KeptName>,
+        code: &str,
+        rule: &str,
+    ) {
+        let tool = asked.and_then(KeptName::audited);
         let mut st = lock(&self.shared.state);
         let rec = Record {
             id: Some(id.to_value()),
             method,
-            code: Some(GateCode::BadResponse.code()),
-            rule: Some("builtin answer check"),
+            tool: tool.as_deref(),
+            code: Some(code),
+            rule: Some(rule),
             ..Record::of("server->client", "refused")
         };
         let _ = self.audit(&mut st, rec);
@@ -2469,10 +2604,22 @@ impl GateService {
         self.shared.resolver.vet_all(net, names, deadline).await
     }
 
-    /// A client's answer to the server's request `id` was refused: the
-    /// server gets the -32001 error in its place (when there is room now).
-    fn refuse_answer(&self, id: Option<Id>, refusal: &Refusal) {
+    /// A client's answer to the server's request `id` (which `asked`) was
+    /// refused: audited (attack s70-B, N5), and the server gets the -32001
+    /// error in its place (when there is room now).
+    fn refuse_answer(&self, id: Option<Id>, asked: Asked, refusal: &Refusal) {
         tracing::warn!(id = ?id, code = refusal.code(), rule = refusal.rule(), "a client answer was refused");
+        {
+            let mut st = lock(&self.shared.state);
+            let rec = Record {
+                id: id.as_ref().map(Id::to_value),
+                method: asked.method(),
+                code: Some(refusal.code()),
+                rule: Some(refusal.rule()),
+                ..Record::of("client->server", "refused")
+            };
+            let _ = self.audit(&mut st, rec);
+        }
         if let Some(id) = id {
             self.send_refusal_to_server(&id, refusal);
         }
@@ -2516,17 +2663,13 @@ impl GateService {
         {
             let mut st = lock(&self.shared.state);
             if st.pending.contains_key(&req.id) || st.retired.contains(&req.id) {
-                if let Some(slot) = &limited {
-                    st.limiter.release(slot);
-                }
-                return Handled::Reply(Reply::Send(Response::error(
-                    Some(req.id),
-                    ErrorObject {
-                        code: crate::rpc::INVALID_REQUEST,
-                        message: "a request with this id is already in flight (or cancelled, or timed out, and not yet answered by the server)".into(),
-                        data: None,
-                    },
-                )));
+                return in_flight_clash(
+                    &mut st,
+                    limited.as_ref(),
+                    req.id,
+                    (crate::rpc::INVALID_REQUEST, "/id"),
+                    "a request with this id is already in flight",
+                );
             }
             // MCP: progress tokens are unique across active requests; one
             // still bound to another (held after a timeout or a
@@ -2536,17 +2679,13 @@ impl GateService {
                 .as_ref()
                 .is_some_and(|t| st.progress.contains_key(t))
             {
-                if let Some(slot) = &limited {
-                    st.limiter.release(slot);
-                }
-                return Handled::Reply(Reply::Send(Response::error(
-                    Some(req.id),
-                    ErrorObject {
-                        code: crate::rpc::INVALID_PARAMS,
-                        message: "the progress token is already in use by a request in flight (or cancelled, or timed out, and not yet answered by the server)".into(),
-                        data: None,
-                    },
-                )));
+                return in_flight_clash(
+                    &mut st,
+                    limited.as_ref(),
+                    req.id,
+                    (crate::rpc::INVALID_PARAMS, "/params/_meta/progressToken"),
+                    "the progress token is already in use by a request in flight",
+                );
             }
             let slot = if lock(&self.shared.to_child).is_none() {
                 None
@@ -2602,10 +2741,7 @@ impl GateService {
             return Handled::Reply(Reply::Send(self.unsent(req.id, why)));
         }
         let task = is_task(&req);
-        let asked = Forwarded {
-            subject: state_subject(&req.method, req.params.as_ref()).to_owned(),
-            audited: Named::of(&req.method, req.params.as_ref()).audited(),
-        };
+        let asked = Named::of(&req.method, req.params.as_ref()).kept();
         let Request {
             id: req_id,
             method,
@@ -2677,14 +2813,15 @@ impl GateService {
                     let shaper = me.clone();
                     let (answered, shaped) = (id.clone(), method.clone());
                     let shaping = off_session(&me.shared.screening, deadline, move || {
-                        shaper.answer(answered, &shaped, &asked, o, listing, task)
+                        let reply = shaper.answer(answered, &shaped, &asked, o, listing, task);
+                        (reply, asked)
                     });
-                    let reply = match shaping.await {
-                        Ok(reply) => reply,
+                    let (reply, asked) = match shaping.await {
+                        Ok(shaped) => shaped,
                         Err(why) => return Reply::Send(me.not_screened(id, &method, why, timeout)),
                     };
                     let reply = me.resolve_links(&method, reply).await;
-                    me.vet_input_requests(&method, reply, task).await
+                    me.vet_input_requests(&method, &asked, reply, task).await
                 }
                 Err(_) => Reply::Send(Response::error(
                     Some(id),
@@ -2887,7 +3024,29 @@ impl GateService {
 
 impl Service for GateService {
     fn attach(&mut self, peer: Peer) {
-        *lock(&self.shared.peer) = Some(peer);
+        *lock(&self.shared.peer) = Some(peer.clone());
+        // The sender of the server messages held for message order, in
+        // the order they are released.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<Held<ServerMessage>>();
+        self.shared.order.send_to(tx);
+        let shared = Arc::downgrade(&self.shared);
+        runtime.spawn(async move {
+            while let Some(Held {
+                message, charge, ..
+            }) = rx.recv().await
+            {
+                let Some(shared) = shared.upgrade() else {
+                    break;
+                };
+                if (GateService { shared }).still_wanted(&message) {
+                    let _ = peer.send(Outbound::Raw(message.raw)).await;
+                }
+                drop(charge);
+            }
+        });
     }
 
     /// Backpressure: the client's next message is read only once the
@@ -2945,9 +3104,10 @@ impl Service for GateService {
         }
         if let Err(at) = super::decide::params_shape(&request.method, request.params.as_ref()) {
             tracing::warn!(method = %request.method, %at, "request with invalid params refused");
-            return Handled::Reply(Reply::Send(
-                crate::engine::wire::ProtocolError::invalid_params(&request.id, &at).into(),
-            ));
+            let error =
+                crate::engine::wire::ProtocolError::invalid_params(&request.id, &at.to_string())
+                    .with_data(json!({ "pointer": at.pointer }));
+            return Handled::Reply(Reply::Send(error.into()));
         }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
         // 2026-07-28: the answers a request carries to the server's earlier
@@ -2965,6 +3125,20 @@ impl Service for GateService {
                 Ok(names) => answered = names,
                 Err(r) => {
                     tracing::warn!(method = %request.method, code = r.code(), "inputResponses refused");
+                    // Audited as the request it refuses (attack s70-B, N5).
+                    let tool = Named::of(&request.method, request.params.as_ref()).audited();
+                    {
+                        let mut st = lock(&self.shared.state);
+                        let rec = Record {
+                            id: Some(request.id.to_value()),
+                            method: Some(&request.method),
+                            tool: tool.as_deref(),
+                            code: Some(r.code()),
+                            rule: Some(r.rule()),
+                            ..Record::of("client->server", "refused")
+                        };
+                        let _ = self.audit(&mut st, rec);
+                    }
                     let task = is_task(&request);
                     return Handled::Reply(Reply::Send(self.denial_for(
                         &request.method,
@@ -3082,11 +3256,11 @@ impl Service for GateService {
             answer,
             match asked {
                 Asked::RootsList => Answered::RootsList,
-                Asked::Other => Answered::Result,
+                Asked::Other(_) => Answered::Result,
             },
         ) {
             Ok(names) => names,
-            Err(r) => return self.refuse_answer(response.id, &r),
+            Err(r) => return self.refuse_answer(response.id, asked, &r),
         };
         if self.shared.keeper.policy.resolve && !names.is_empty() {
             let me = self.clone();
@@ -3096,7 +3270,7 @@ impl Service for GateService {
                     Ok(()) => {
                         let _ = me.send_child_when_room(&response.raw).await;
                     }
-                    Err(r) => me.refuse_answer(response.id, &r),
+                    Err(r) => me.refuse_answer(response.id, asked, &r),
                 }
             });
             return;

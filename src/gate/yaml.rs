@@ -460,6 +460,176 @@ pub(super) fn yaml_numbers(text: &str) -> Vec<String> {
     out
 }
 
+/// Node properties (a tag and an anchor: `!!str`, `&a`) that may stand
+/// between an indicator and the scalar it introduces
+/// ([`may_open_quoted_scalar`]).
+const MAX_NODE_PROPERTIES: usize = 2;
+
+/// Whether the `"` at byte `open` of `text` may open a YAML double-quoted
+/// scalar or a TOML basic string: what comes before it on its line, white
+/// space and up to [`MAX_NODE_PROPERTIES`] tags or anchors aside, is
+/// nothing (a line's or the text's start) or an indicator that a scalar
+/// follows: `:`, `-`, `?`, `[`, `{`, `,` (YAML, flow collections, JSON),
+/// `=` (a TOML key), or the `""` of a TOML `"""` string. A quote in prose
+/// elsewhere (`he said "C:\Logs"`) opens none. Bounded by the line.
+pub(super) fn may_open_quoted_scalar(text: &str, open: usize) -> bool {
+    let Some(mut before) = text.get(..open) else {
+        return false;
+    };
+    for _ in 0..MAX_NODE_PROPERTIES {
+        before = before.trim_end_matches([' ', '\t']);
+        let word_start = before.rfind([' ', '\t', '\n', '\r']).map_or(0, |at| at + 1);
+        match before.get(word_start..) {
+            Some(word) if word.starts_with(['!', '&']) => {
+                before = before.get(..word_start).unwrap_or_default();
+            }
+            _ => break,
+        }
+    }
+    let before = before.trim_end_matches([' ', '\t']);
+    match before.chars().next_back() {
+        None | Some('\n' | '\r' | ':' | '-' | '?' | '[' | '{' | ',' | '=') => true,
+        Some('"') => before.ends_with("\"\""),
+        Some(_) => false,
+    }
+}
+
+/// The inside of a YAML double-quoted scalar (or a TOML basic string,
+/// whose escapes are YAML's but fewer) as a loader reads it (YAML 1.2,
+/// 5.7; PyYAML, js-yaml): `\0`, `\a`, `\b`, `\t` (and a backslash before
+/// a tab), `\n`, `\v`, `\f`, `\r`, `\e`, `\ `, `\"`, `\/`, `\\`, `\N`
+/// (U+0085), `\_` (U+00A0), `\L` (U+2028), `\P` (U+2029), `\xXX`,
+/// `\uXXXX` (a surrogate pair joined, as JavaScript's strings join it; a
+/// lone surrogate as U+FFFD) and `\UXXXXXXXX`; an escaped line break read
+/// as nothing, with the white space that starts the next line; a line
+/// break folded (a space, or the line feeds of the empty lines after it,
+/// the white space around it dropped). `None` when an escape is none of
+/// these (a loader fails on it: `\d`, `\x4`, a code point past U+10FFFF).
+/// One pass over `run`.
+pub(super) fn read_yaml_escapes(run: &str) -> Option<String> {
+    let mut out = String::with_capacity(run.len());
+    let mut rest = run;
+    // `out` up to its trailing white space as written (folding drops it;
+    // an escaped space or tab stays).
+    let mut kept = 0;
+    while let Some(c) = rest.chars().next() {
+        rest = rest.get(c.len_utf8()..)?;
+        match c {
+            '\\' => {
+                let e = rest.chars().next()?;
+                rest = rest.get(e.len_utf8()..)?;
+                let read = match e {
+                    '0' => '\0',
+                    'a' => '\u{7}',
+                    'b' => '\u{8}',
+                    't' | '\t' => '\t',
+                    'n' => '\n',
+                    'v' => '\u{b}',
+                    'f' => '\u{c}',
+                    'r' => '\r',
+                    'e' => '\u{1b}',
+                    ' ' => ' ',
+                    '"' => '"',
+                    '/' => '/',
+                    '\\' => '\\',
+                    'N' => '\u{85}',
+                    '_' => '\u{a0}',
+                    'L' => '\u{2028}',
+                    'P' => '\u{2029}',
+                    'x' | 'u' | 'U' => {
+                        let width = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let (n, after) = hex_code(rest, width)?;
+                        rest = after;
+                        match (e, n) {
+                            ('u', 0xD800..=0xDBFF) => {
+                                let low = rest
+                                    .strip_prefix("\\u")
+                                    .and_then(|r| hex_code(r, 4))
+                                    .filter(|(l, _)| (0xDC00..=0xDFFF).contains(l));
+                                match low {
+                                    Some((l, after)) => {
+                                        rest = after;
+                                        let joined = 0x10000 + ((n - 0xD800) << 10) + (l - 0xDC00);
+                                        char::from_u32(joined)
+                                            .unwrap_or(char::REPLACEMENT_CHARACTER)
+                                    }
+                                    None => char::REPLACEMENT_CHARACTER,
+                                }
+                            }
+                            (_, 0xD800..=0xDFFF) => char::REPLACEMENT_CHARACTER,
+                            _ => char::from_u32(n)?,
+                        }
+                    }
+                    '\n' | '\r' => {
+                        let after = if e == '\r' {
+                            rest.strip_prefix('\n').unwrap_or(rest)
+                        } else {
+                            rest
+                        };
+                        rest = after.trim_start_matches([' ', '\t']);
+                        kept = out.len();
+                        continue;
+                    }
+                    _ => return None,
+                };
+                out.push(read);
+                kept = out.len();
+            }
+            '\n' | '\r' => {
+                out.truncate(kept);
+                let mut after = if c == '\r' {
+                    rest.strip_prefix('\n').unwrap_or(rest)
+                } else {
+                    rest
+                };
+                let mut empty = 0_usize;
+                loop {
+                    let line = after.trim_start_matches([' ', '\t']);
+                    let next = line
+                        .strip_prefix("\r\n")
+                        .or_else(|| line.strip_prefix(['\n', '\r']));
+                    match next {
+                        Some(n) => {
+                            empty += 1;
+                            after = n;
+                        }
+                        None => {
+                            after = line;
+                            break;
+                        }
+                    }
+                }
+                rest = after;
+                if empty == 0 {
+                    out.push(' ');
+                } else {
+                    out.extend(std::iter::repeat_n('\n', empty));
+                }
+                kept = out.len();
+            }
+            ' ' | '\t' => out.push(c),
+            c => {
+                out.push(c);
+                kept = out.len();
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The `width` hex digits `s` starts with, as a number, and the rest.
+fn hex_code(s: &str, width: usize) -> Option<(u32, &str)> {
+    let digits = s.get(..width)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some((u32::from_str_radix(digits, 16).ok()?, s.get(width..)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,6 +669,80 @@ mod tests {
         let maps: Vec<String> = (0..bound + 2).map(|k| format!("{{k{k}: v}}")).collect();
         let text = format!("[{}]", maps.join(", "));
         assert!(matches!(read_yaml(&text), YamlRead::Collection(v) if v.len() == 1));
+    }
+
+    /// The double-quoted scalar reading agrees with `yaml-rust2`'s loader
+    /// on every escape YAML 1.2 has (attack s69-B, F2), fails where a
+    /// loader fails, and folds line breaks.
+    #[test]
+    fn yaml_escapes_read_as_a_loader_reads_them() {
+        use yaml_rust2::parser::Parser;
+        use yaml_rust2::Event;
+        let loader = |run: &str| {
+            let doc = format!("a: \"{run}\"");
+            let mut parser = Parser::new_from_str(&doc);
+            let mut scalars = Vec::new();
+            loop {
+                match parser.next_token() {
+                    Ok((Event::StreamEnd, _)) => return scalars.pop(),
+                    Ok((Event::Scalar(t, ..), _)) => scalars.push(t),
+                    Ok(_) => {}
+                    Err(_) => return None,
+                }
+            }
+        };
+        for run in [
+            r"ig\_nore \x85 \N \L",
+            r"x\L\P\N\x85",
+            r"ig\U0000200Bnore",
+            r#"\0\a\b\t\n\v\f\r\e\ \"\/\\"#,
+            r"\u200b\U000E0041 caf\u00e9",
+            "tab\\\there",
+            "one\n  two",
+            "one  \n\n   two",
+            "joined\\\n    here",
+            "kept\\ \n next",
+            r"\d",
+            r"\x4",
+            r"\U00110000",
+            r"end\",
+        ] {
+            assert_eq!(read_yaml_escapes(run), loader(run), "{run:?}");
+        }
+        assert_eq!(
+            read_yaml_escapes(r"ig\U0000200Bnore").as_deref(),
+            Some("ig\u{200B}nore")
+        );
+        // JavaScript's strings join a surrogate pair; a lone one is U+FFFD.
+        assert_eq!(
+            read_yaml_escapes(r"\udb40\udc41\ud800x").as_deref(),
+            Some("\u{E0041}\u{FFFD}x")
+        );
+    }
+
+    /// Where a quote may open a YAML or TOML string: after an indicator,
+    /// a key's `=`, a line's start, tags and anchors aside; not in prose.
+    #[test]
+    fn quoted_scalars_open_after_indicators() {
+        let at = |t: &str| may_open_quoted_scalar(t, t.rfind('"').unwrap());
+        for yes in [
+            "\"",
+            "a: \"",
+            "  - \"",
+            "[1, \"",
+            "{a: \"",
+            "a = \"",
+            "a = \"\"\"",
+            "? \"",
+            "a: !!str \"",
+            "a: &x !!str \"",
+            "x\n  \"",
+        ] {
+            assert!(at(yes), "{yes:?}");
+        }
+        for no in ["he said \"", "x \"\"", "a: b \"", "a: !!str &x !x \""] {
+            assert!(!at(no), "{no:?}");
+        }
     }
 
     #[test]

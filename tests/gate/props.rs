@@ -110,7 +110,7 @@ proptest! {
     #[test]
     fn tools_hidden_are_refused_under_folded_names(
         tools in prop::collection::vec(
-            ("[aA\u{FF41}b\u{FF22}]{1,2}", any::<bool>(), 0u8..2),
+            ("[aA\u{FF41}b\u{FF22}]{1,2}", any::<bool>(), prop::bool::weighted(0.2), 0u8..2),
             0..8,
         ),
         poison in mode(),
@@ -119,10 +119,12 @@ proptest! {
         let g = Gatekeeper { policy: Policy::default(), roots: None, poison };
         let tools: Vec<Tool> = tools
             .into_iter()
-            .map(|(name, poisoned_description, version)| Tool {
+            .map(|(name, poisoned_description, poisoned_name, version)| Tool {
                 name,
                 poisoned_description,
-                poisoned_name: false,
+                // A name hidden for its own hidden character (attack s70-A):
+                // its twins fold as it does once that is dropped.
+                poisoned_name,
                 version,
             })
             .collect();
@@ -213,7 +215,17 @@ proptest! {
             if conflicting.contains(&n) {
                 prop_assert!(!callable, "tool {:?} defined twice", n);
             } else if listed {
-                prop_assert_eq!(shown.contains(&n), callable, "tool {:?}", n);
+                // Shown on an earlier page and refused from a later one
+                // on, which lists a twin refused by its name or state
+                // (docs/gate.md): the one way shown and callable differ.
+                let at = tools.iter().position(|t| t.name() == n).unwrap_or(0);
+                let twin_later = at < cut
+                    && tools[cut..]
+                        .iter()
+                        .any(|t| t.name() != n && fold_name(&t.name()) == fold_name(&n));
+                if !(shown.contains(&n) && !callable && twin_later) {
+                    prop_assert_eq!(shown.contains(&n), callable, "tool {:?}", n);
+                }
             } else {
                 prop_assert!(!shown.contains(&n));
             }

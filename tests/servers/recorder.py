@@ -334,10 +334,12 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x\u200b"}] * 5000}})
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "after the answer"}})
                 send({"jsonrpc": "2.0", "id": "after", "method": "ping"})
-            elif how == "costly":
+            elif how in ("costly", "costly_then_log", "costly_batch"):
                 # An answer that takes seconds to screen (attack s68, DoS
                 # F4): `bytes` of text under four layers of `data:` URIs,
-                # each declaring a charset and ending in malformed bytes.
+                # each declaring a charset and ending in malformed bytes;
+                # then, for `costly_then_log`, a notification (attack s69-A,
+                # P1-HOL).
                 import base64
                 t = ("abc \u200b" * (int(args.get("bytes", 1 << 20)) // 10))
                 for k, label in enumerate(["latin1", "utf-16", "cp932", "utf-7"]):
@@ -345,7 +347,15 @@ for line in sys.stdin:
                     s, u = base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode()
                     h = len(s) // 8 * 4
                     t = "data:text/plain;charset=%s;base64,%s=%s" % (label, s[:h], u[h:])
-                text(id, t)
+                if how == "costly_batch":
+                    # The answer and a notification in one batch line (attack
+                    # s70-A, N1).
+                    send([{"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": t}]}},
+                          {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "after the costly answer"}}])
+                else:
+                    text(id, t)
+                if how == "costly_then_log":
+                    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "after the costly answer"}})
             elif how == "huge":
                 sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"x":"%s"}}\n' % (json.dumps(id), "a" * 3000))
             elif how == "poison":
@@ -357,6 +367,11 @@ for line in sys.stdin:
             elif how == "collide":
                 # Keys that differ only by hidden characters (kind 5).
                 send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"a": "first", "a\u200b": "second", "\u200ba": "third"}}})
+            elif how == "hidden_id":
+                # A server request whose id holds a hidden character
+                # (attack s70-B, N3).
+                send({"jsonrpc": "2.0", "id": "s\u200b9", "method": "ping"})
+                text(id, "pinged")
             elif how == "smuggle":
                 # A notification made a request by a stripped member name,
                 # one by a stripped method, one by a colliding method.

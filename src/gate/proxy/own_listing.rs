@@ -174,7 +174,7 @@ impl GateService {
         let listing = lock(&self.shared.state).view.own_listing();
         let outcome = self
             .own_pages("tools/list", meta.as_ref(), by, move |me, result| {
-                me.filter_list(result, listing, true);
+                me.filter_list(None, result, listing, true);
             })
             .await
             .map_err(|u| u.why("tools/list"));
@@ -207,7 +207,7 @@ impl GateService {
         let meta = trigger_meta(trigger);
         let outcome = self
             .own_pages(method, meta.as_ref(), by, move |me, result| {
-                me.filter_entries(method, result, true);
+                me.filter_entries(None, method, result, true);
             })
             .await;
         match outcome {
