@@ -139,6 +139,16 @@ impl Charge {
         })
     }
 
+    /// A clone of this charge (sharing its bytes) that carries no receipt:
+    /// once this one is dropped, the receipt is dropped with the last clone
+    /// that carries it, whatever clones of the new one live on.
+    pub fn without_receipt(&self) -> Self {
+        Self {
+            permit: self.permit.clone(),
+            receipt: None,
+        }
+    }
+
     /// This charge carrying `receipt`, dropped once the last clone of the
     /// charge is (after its bytes are given back): whoever holds what the
     /// receipt's drop tells learns that the message the charge travels
@@ -207,5 +217,15 @@ mod tests {
         );
         drop(part);
         assert_eq!(*told.lock().unwrap(), [2]);
+        // A clone without the receipt holds the bytes, not the receipt.
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let receipt = Arc::new(Told(budget.clone(), Arc::clone(&told)));
+        let a = budget.try_take(5).unwrap().with_receipt(receipt);
+        let bare = a.without_receipt();
+        assert_eq!(bare.bytes(), 5);
+        drop(a);
+        assert_eq!(*told.lock().unwrap(), [5], "told with its bytes still held");
+        drop(bare);
+        assert_eq!(budget.used(), 0);
     }
 }

@@ -431,7 +431,7 @@ impl<S: Service> Engine<S> {
                         "request id {} is already in use by a request in flight",
                         request.id
                     ),
-                    data: Some(serde_json::json!({ "pointer": "/id" })),
+                    data: Some(serde_json::json!({ "kind": "duplicate_id", "pointer": "/id" })),
                 },
             ));
         }

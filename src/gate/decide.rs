@@ -20,8 +20,8 @@ use super::resolve::note_name;
 use super::settings::settings_items;
 use super::unquote::decodings;
 use super::urls::{
-    host_argument, idna2003_name, lenient_form, list_space, looks_like_url, other_readings,
-    scheme_less_name, scp_name, vet_url, HostPlace, PendingName,
+    has_scheme, host_argument, idna2003_name, lenient_form, list_space, looks_like_url,
+    other_readings, scheme_less_name, scp_name, vet_url, HostPlace, PendingName,
 };
 use super::yaml::{
     after_leading_comments, both_readings, may_be_yaml_block, python_residue, read_yaml,
@@ -226,6 +226,23 @@ pub struct ParamsShapeError {
     pub pointer: String,
     /// What it must be (`must be a string`, `is missing`).
     pub expected: String,
+}
+
+impl ParamsShapeError {
+    /// The stable machine-readable name, as the core names the same
+    /// faults of `tools/call` ([`crate::rpc::RpcError::code`]):
+    /// `missing_params`, `params_not_object`, `invalid_name` (a `name`
+    /// that is no string), `arguments_not_object`, and `invalid_params`
+    /// for any other member.
+    pub fn kind(&self) -> &'static str {
+        match (self.pointer.as_str(), self.expected.as_str()) {
+            ("/params", "is missing") => "missing_params",
+            ("/params", _) => "params_not_object",
+            ("/params/name", _) => "invalid_name",
+            ("/params/arguments", "must be an object") => "arguments_not_object",
+            _ => "invalid_params",
+        }
+    }
 }
 
 impl std::fmt::Display for ParamsShapeError {
@@ -900,8 +917,41 @@ impl Gatekeeper {
                 Value::String(s) => {
                     spend(scan.budget)?;
                     // One value, both readings: a path-named argument that
-                    // looks like a URL gets the URL check and the path check.
+                    // looks like a URL gets the URL check and the path
+                    // check. The one it is written as first, so that a
+                    // refusal names what the text says: a URL with a
+                    // scheme is checked as a URL first, a path without one
+                    // (`//tmp/x`, also a network-path URL to host `tmp`)
+                    // as a path first.
+                    let checked = match place {
+                        Place::Path => true,
+                        Place::InPath => reads_as_a_path(s),
+                        Place::FileUri => !looks_like_url(s),
+                        Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
+                        Place::Plain
+                        | Place::Settings
+                        | Place::Host
+                        | Place::InHost
+                        | Place::Address => false,
+                    } && (!scan.prose || reads_as_a_path(s));
+                    let path_check = |scan: &mut Scan<'_>| -> Result<(), Refusal> {
+                        if let (true, Some(roots)) = (checked, &self.roots) {
+                            roots.check(s, "builtin path check (by argument name)")?;
+                            for part in self.path_list_parts(s) {
+                                spend(scan.budget)?;
+                                roots.check(part, "builtin path check (by argument name)")?;
+                            }
+                        }
+                        Ok(())
+                    };
+                    let as_url = has_scheme(&lenient_form(s));
+                    if !as_url {
+                        path_check(scan)?;
+                    }
                     self.vet_url_forms(s, scan)?;
+                    if as_url {
+                        path_check(scan)?;
+                    }
                     // A host-named value is a host, whatever it looks
                     // like: an address in any notation is vetted (`::1`,
                     // `127.1`), and under `--resolve` a name is looked up.
@@ -926,26 +976,6 @@ impl Gatekeeper {
                             }
                         }
                         _ => {}
-                    }
-                    let checked = match place {
-                        Place::Path => true,
-                        Place::InPath => reads_as_a_path(s),
-                        Place::FileUri => !looks_like_url(s),
-                        Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
-                        Place::Plain
-                        | Place::Settings
-                        | Place::Host
-                        | Place::InHost
-                        | Place::Address => false,
-                    } && (!scan.prose || reads_as_a_path(s));
-                    if checked {
-                        if let Some(roots) = &self.roots {
-                            roots.check(s, "builtin path check (by argument name)")?;
-                            for part in self.path_list_parts(s) {
-                                spend(scan.budget)?;
-                                roots.check(part, "builtin path check (by argument name)")?;
-                            }
-                        }
                     }
                     self.walk_embedded(s, place, scan)?;
                     if place == Place::Settings {
@@ -983,20 +1013,32 @@ impl Gatekeeper {
                     );
                     let under_host = matches!(place, Place::Host | Place::InHost);
                     for k in m.keys() {
+                        // The check of what it is written as first, as for
+                        // a value.
+                        let path_check = |scan: &mut Scan<'_>| -> Result<(), Refusal> {
+                            if under_path && looks_like_a_path(k) {
+                                spend(scan.budget)?;
+                                if let Some(roots) = &self.roots {
+                                    roots.check(k, "builtin path check (by argument name)")?;
+                                }
+                            }
+                            Ok(())
+                        };
+                        let as_url = has_scheme(&lenient_form(k));
+                        if !as_url {
+                            path_check(scan)?;
+                        }
                         if k.contains('%') || looks_like_url(k) {
                             spend(scan.budget)?;
                             self.vet_url_forms(k, scan)?;
+                        }
+                        if as_url {
+                            path_check(scan)?;
                         }
                         // A map under a host-named key is keyed by host
                         // as likely as by name (`{"hosts": {"::1": 8080}}`).
                         if under_host {
                             self.vet_host(k, Place::InHost, scan)?;
-                        }
-                        if under_path && looks_like_a_path(k) {
-                            spend(scan.budget)?;
-                            if let Some(roots) = &self.roots {
-                                roots.check(k, "builtin path check (by argument name)")?;
-                            }
                         }
                     }
                     // A path-named member is a path wherever it sits; any
@@ -4189,6 +4231,21 @@ max_bytes = 10
             );
         }
         assert_eq!(code(&g, "t", json!({"url": "http://8.8.8.8/a"})), "ok");
+        // A path that is also a network-path URL (`//host/…`) is refused
+        // as the path it names, not as a host (a newcomer read
+        // `ssrf.single_label_name` for `//tmp/x`).
+        for p in ["//tmp/x", "//etc/passwd", "///etc/passwd"] {
+            assert_eq!(
+                code(&g, "t", json!({"path": p})),
+                "path.outside_root",
+                "{p}"
+            );
+            assert_eq!(
+                code(&g, "t", json!({"files": {p: "x"}})),
+                "path.outside_root",
+                "{p} as a key"
+            );
+        }
         // Members of objects under a path-named key: checked when their text
         // reads as a path (rooted, home, dot, climbing), at any depth; prose
         // with a slash and member names pass.

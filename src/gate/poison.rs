@@ -451,7 +451,9 @@ fn screen_base64(
     // Malformed text is read on (`ReadAs::text`) only where the base64
     // is well formed or every lenient decoder reads it alike: a reading
     // one decoder alone makes of junk is no text a client shows.
-    let exact = strict_base64(s);
+    // Only its fingerprint is kept: the bytes a layer holds at once are
+    // those of the reading being screened (attack s70-A, N5).
+    let exact = strict_base64(s).map(|b| fingerprint(&b));
     let all_readings = base64_readings(s);
     // Every lenient decoder reads the same bytes (no `-`, `_` nor `=`
     // before the last letter to read two ways), mostly UTF-8 text
@@ -461,7 +463,7 @@ fn screen_base64(
     // passed).
     let agreed = all_readings.len() == 1;
     for bytes in all_readings {
-        let shown = exact.as_ref() == Some(&bytes) || (agreed && mostly_utf8(&bytes));
+        let shown = exact == Some(fingerprint(&bytes)) || (agreed && mostly_utf8(&bytes));
         let how = ReadAs {
             text: how.text && shown,
             untyped: how.untyped && shown,
@@ -508,6 +510,18 @@ fn screen_base64(
             strip_again(&bytes, how, layer).map(|b| STANDARD.encode(b))
         },
     ))
+}
+
+/// What tells two byte strings apart without keeping either: the length,
+/// and a hash under keys drawn at random once per process, which no input
+/// can aim a collision at (and one would only have a reading read as text
+/// once more, never less).
+fn fingerprint(bytes: &[u8]) -> (usize, u64) {
+    use std::hash::BuildHasher;
+    static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    let keys = KEYS.get_or_init(std::collections::hash_map::RandomState::new);
+    (bytes.len(), keys.hash_one(bytes))
 }
 
 /// `s` decoded as well-formed base64 (RFC 4648, either alphabet, padded
@@ -2057,7 +2071,7 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
         let (decoded, at) = decode_char_refs(&current);
         let mut edits = Vec::new();
         for (start, end) in data_uri_spans(&decoded, false) {
-            let (Some(uri), Some(&from), Some(&to)) =
+            let (Some(uri), Some(from), Some(to)) =
                 (decoded.get(start..end), at.get(start), at.get(end))
             else {
                 continue;
@@ -2096,7 +2110,7 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
             }
         }
         for (i, ch) in decoded.char_indices() {
-            let (Some(&from), Some(&to)) = (at.get(i), at.get(i + ch.len_utf8())) else {
+            let (Some(from), Some(to)) = (at.get(i), at.get(i + ch.len_utf8())) else {
                 continue;
             };
             // Written as itself: [`clean`] saw it.
@@ -2508,27 +2522,66 @@ const MAX_CHAR_REF_LEN: usize = 32;
 /// `text` with its HTML character references decoded as an HTML parser
 /// decodes them in an attribute: `&#` decimal or `&#x` hex digits, `;`
 /// optional (0, a surrogate or past U+10FFFF as U+FFFD), and the named
-/// ones of [`ASCII_CHAR_REFS`] with their `;`; with, for each byte of the
-/// result and one past its end, the byte offset in `text` it came from.
-/// One pass.
-fn decode_char_refs(text: &str) -> (String, Vec<usize>) {
+/// ones of [`ASCII_CHAR_REFS`] with their `;`; with where in `text` each
+/// character of the result came from ([`RefMap`]). One pass; the map
+/// holds one entry per reference decoded, not one per byte (attack s70-A,
+/// N5: eight bytes per byte of a 14 MB answer with one `&` in it).
+fn decode_char_refs(text: &str) -> (String, RefMap) {
     let mut out = String::with_capacity(text.len());
-    let mut at = Vec::with_capacity(text.len() + 1);
+    let mut map = RefMap::default();
     let mut rest = text;
     let mut pos = 0;
     while let Some(c) = rest.chars().next() {
-        let (decoded, used) = if c == '&' {
-            char_ref(rest).unwrap_or_else(|| (String::from('&'), 1))
-        } else {
-            (String::from(c), c.len_utf8())
+        let used = match (c == '&').then(|| char_ref(rest)).flatten() {
+            Some((decoded, used)) => {
+                map.refs.push([out.len(), decoded.len(), pos, used]);
+                out.push_str(&decoded);
+                used
+            }
+            None => {
+                out.push(c);
+                c.len_utf8()
+            }
         };
-        at.extend(std::iter::repeat_n(pos, decoded.len()));
-        out.push_str(&decoded);
         pos += used;
         rest = text.get(pos..).unwrap_or_default();
     }
-    at.push(text.len());
-    (out, at)
+    map.len = out.len();
+    (out, map)
+}
+
+/// Where the characters of a text decoded by [`decode_char_refs`] came
+/// from: each reference decoded, in order, as its start and length in the
+/// decoded text and its start and length in the text; what lies between
+/// them was copied as written.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct RefMap {
+    refs: Vec<[usize; 4]>,
+    /// The decoded text's length in bytes.
+    len: usize,
+}
+
+impl RefMap {
+    /// The byte offset in the text of the character that starts at byte
+    /// `i` of the decoded text (each byte a reference decoded to comes
+    /// from the reference's `&`); the text's length for `i` the decoded
+    /// text's length; `None` past it. `i` is a character boundary of the
+    /// decoded text.
+    fn get(&self, i: usize) -> Option<usize> {
+        if i > self.len {
+            return None;
+        }
+        let after = self.refs.partition_point(|r| r[0] <= i);
+        let Some(&[at, len, from, used]) = after.checked_sub(1).and_then(|k| self.refs.get(k))
+        else {
+            return Some(i);
+        };
+        if i < at.saturating_add(len) {
+            Some(from)
+        } else {
+            Some(from + used + (i - at - len))
+        }
+    }
 }
 
 /// The character reference at the start of `s` (which starts with `&`):
@@ -2867,17 +2920,24 @@ fn is_base64_meta(meta: &str) -> bool {
 /// Returns the URI written back (canonical base64; a plain payload
 /// percent-encoded) when stripping changed its text.
 fn clean_data_uri(uri: &str, strip: bool, layer: usize, total: &mut Findings) -> Option<String> {
-    let uri: String = uri
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
+    // Copied only when a tab or a line break is to go, and the payload
+    // decoded only when percent-encoded: a layer holds one copy of its
+    // text at a time (attack s70-A, N5).
+    let uri: std::borrow::Cow<'_, str> = if uri.contains(['\t', '\n', '\r']) {
+        uri.chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect::<String>()
+            .into()
+    } else {
+        uri.into()
+    };
     let (meta, payload) = uri.split_once(',')?;
     let how = ReadAs::document(Some(meta.split_once(':').map_or("", |(_, m)| m)));
     if how.declared.is_some_and(|d| d.browser == Charset::Unknown) {
         total.unknown_charsets += 1;
         return Some(String::new());
     }
-    let decoded: Vec<u8> = percent_encoding::percent_decode_str(payload).collect();
+    let decoded: std::borrow::Cow<'_, [u8]> = percent_encoding::percent_decode_str(payload).into();
     let payload = if is_base64_meta(meta) {
         screen_base64(&decoded, how, strip, layer, total)??
     } else {
@@ -4781,13 +4841,12 @@ mod tests {
             assert!(clean_value(&mut v, true).is_clean(), "{s}");
             assert_eq!(v, json!({"t": s}), "{s}");
         }
-        assert_eq!(
-            decode_char_refs("a&colon;&#66&#x43;&#0;&#x110000;&fjlig;é"),
-            (
-                "a:BC\u{fffd}\u{fffd}fjé".to_owned(),
-                vec![0, 1, 8, 12, 18, 18, 18, 22, 22, 22, 32, 32, 39, 39, 41]
-            )
-        );
+        let (decoded, at) = decode_char_refs("a&colon;&#66&#x43;&#0;&#x110000;&fjlig;é");
+        assert_eq!(decoded, "a:BC\u{fffd}\u{fffd}fjé");
+        let every: Vec<Option<usize>> = (0..=decoded.len() + 1).map(|i| at.get(i)).collect();
+        let want = [0, 1, 8, 12, 18, 18, 18, 22, 22, 22, 32, 32, 39, 40, 41];
+        assert_eq!(every[..want.len()], want.map(Some));
+        assert_eq!(every[want.len()], None);
         assert_eq!(
             // A comma inside a URL is its own (a data: URI has one).
             srcset_candidates("a 1x, b,c , d,,"),
@@ -4941,8 +5000,47 @@ mod tests {
         .prop_map(|parts| parts.concat())
     }
 
+    /// Where each byte of the decoded text came from, one entry per byte
+    /// (as `decode_char_refs` once kept it): the oracle of [`RefMap`].
+    fn dense_ref_map(text: &str) -> Vec<usize> {
+        let mut at = Vec::new();
+        let mut pos = 0;
+        while let Some(c) = text.get(pos..).and_then(|r| r.chars().next()) {
+            let (decoded, used) = if c == '&' {
+                char_ref(text.get(pos..).unwrap()).unwrap_or_else(|| (String::from('&'), 1))
+            } else {
+                (String::from(c), c.len_utf8())
+            };
+            at.extend(std::iter::repeat_n(pos, decoded.len()));
+            pos += used;
+        }
+        at.push(text.len());
+        at
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// The sparse map of a decoded text gives, at every character
+        /// boundary, the offset the dense one did; `None` past the end.
+        #[test]
+        fn ref_map_is_the_dense_map(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "&", "&#", "&#x", "3a", "58", ";", "amp", "colon", "lt;", "&#0", "&#x110000",
+                    "&fjlig;", "é", "a", "\u{1F600}", " ", "&&", "#", "x41",
+                ]),
+                0..24,
+            ),
+        ) {
+            let text = parts.concat();
+            let (decoded, map) = decode_char_refs(&text);
+            let dense = dense_ref_map(&text);
+            for i in (0..=decoded.len()).filter(|i| decoded.is_char_boundary(*i)) {
+                proptest::prop_assert_eq!(map.get(i), dense.get(i).copied(), "{} at {}", text, i);
+            }
+            proptest::prop_assert_eq!(map.get(decoded.len() + 1), None);
+        }
 
         /// Any text with hidden characters in any lenient disguise is found,
         /// and stripping leaves canonical base64 of the cleaned text, which

@@ -88,6 +88,15 @@ pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
 /// answers).
 pub const MAX_SERVER_LINE_VALUES: usize = 1 << 20;
 
+/// Bytes of the child's messages screened at once away from the session
+/// (answers, and the pages of the gateway's own listings), counted as
+/// they are charged on [`MAX_FROM_SERVER_BYTES`]: screening a message holds
+/// several times its text while it reads each layer of encoded text each
+/// way a client may, so an answer waits until it fits with those being
+/// screened, and one larger is screened alone (attack s70-A, N5). One
+/// whole answer ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
+pub const MAX_SCREENING_BYTES: usize = DEFAULT_MAX_RESPONSE_BYTES;
+
 /// What one parsed JSON value costs beyond its text, as the server's lines
 /// are charged on [`MAX_FROM_SERVER_BYTES`] ([`GateService::weigh`]).
 pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
@@ -412,7 +421,7 @@ struct Shared {
     /// will come from it.
     server_gone: watch::Sender<bool>,
     /// Screenings running away from the session ([`off_session`]).
-    screening: Arc<off_session::Running>,
+    screening: off_session::Screenings,
     /// The session's era, followed as the requests and the child's
     /// `initialize` answer pass: every answer the gateway writes itself fits it.
     era: Mutex<Era>,
@@ -515,19 +524,19 @@ fn remember_shown(shown: &mut HashMap<String, (String, usize)>, view: &ToolView,
 /// A request refused before it is forwarded, because a request in flight
 /// (or cancelled, or timed out, and not yet answered by the server) holds
 /// its id or its progress token: its place under `[limits]` given back,
-/// and answered with `error`'s code, its `data.pointer` naming the member
-/// (RFC 6901).
+/// and answered with `error`: its code, a `data.kind`, and a `data.pointer`
+/// naming the member (RFC 6901).
 fn in_flight_clash(
     st: &mut State,
     limited: Option<&Slot>,
     id: Id,
-    error: (i64, &str),
+    error: (i64, &str, &str),
     why: &str,
 ) -> Handled {
     if let Some(slot) = limited {
         st.limiter.release(slot);
     }
-    let (code, pointer) = error;
+    let (code, kind, pointer) = error;
     Handled::Reply(Reply::Send(Response::error(
         Some(id),
         ErrorObject {
@@ -535,7 +544,7 @@ fn in_flight_clash(
             message: format!(
                 "{why} (or cancelled, or timed out, and not yet answered by the server)"
             ),
-            data: Some(json!({ "pointer": pointer })),
+            data: Some(json!({ "kind": kind, "pointer": pointer })),
         },
     )))
 }
@@ -702,7 +711,7 @@ impl GateService {
                 peer: Mutex::new(None),
                 client_closed: watch::Sender::new(false),
                 server_gone: watch::Sender::new(false),
-                screening: Arc::new(off_session::Running::new(0)),
+                screening: off_session::Screenings::new(MAX_SCREENING_BYTES),
                 era: Mutex::new(Era::default()),
                 listing: tokio::sync::Mutex::new(()),
             }),
@@ -732,8 +741,7 @@ impl GateService {
     /// waits for it before its next step.
     #[cfg(feature = "harness")]
     pub(crate) async fn until_screened(&self) {
-        let mut rx = self.shared.screening.subscribe();
-        let _ = rx.wait_for(|n| *n == 0).await;
+        self.shared.screening.until_none().await;
     }
 
     /// Queues `line` toward the child with its `charge`.
@@ -1936,7 +1944,7 @@ impl GateService {
             self.child_message(bytes, value, runtime, (seq, charge));
             return;
         };
-        self.child_batch(items, runtime, &charge);
+        self.child_batch(items, runtime, charge);
     }
 
     /// A batch (JSON-RPC 2.0 §6, which 2025-03-26 lets a server send): each
@@ -1945,7 +1953,13 @@ impl GateService {
     /// element that is itself an array, and every element of a batch over
     /// [`crate::rpc::MAX_BATCH_LEN`], answer the ids they name with
     /// `tool.bad_response`.
-    fn child_batch(&self, items: Vec<Value>, runtime: &tokio::runtime::Handle, charge: &Charge) {
+    fn child_batch(&self, items: Vec<Value>, runtime: &tokio::runtime::Handle, charge: Charge) {
+        // The elements take their places in the order: the line's own is
+        // closed now, or a notification first in the batch would wait for
+        // the answers after it (message order, kinds 9 + 10).
+        let line = charge;
+        let charge = line.without_receipt();
+        drop(line);
         if items.len() > crate::rpc::MAX_BATCH_LEN {
             tracing::warn!(
                 len = items.len(),
@@ -2667,7 +2681,7 @@ impl GateService {
                     &mut st,
                     limited.as_ref(),
                     req.id,
-                    (crate::rpc::INVALID_REQUEST, "/id"),
+                    (crate::rpc::INVALID_REQUEST, "duplicate_id", "/id"),
                     "a request with this id is already in flight",
                 );
             }
@@ -2683,7 +2697,11 @@ impl GateService {
                     &mut st,
                     limited.as_ref(),
                     req.id,
-                    (crate::rpc::INVALID_PARAMS, "/params/_meta/progressToken"),
+                    (
+                        crate::rpc::INVALID_PARAMS,
+                        "duplicate_progress_token",
+                        "/params/_meta/progressToken",
+                    ),
                     "the progress token is already in use by a request in flight",
                 );
             }
@@ -2806,13 +2824,15 @@ impl GateService {
             };
             match outcome {
                 Ok((o, charge)) => {
+                    let weight = charge.bytes();
                     // Given back once the answer is queued toward the client.
                     ctx.hold(charge);
                     // Screened away from the session, under the request's
-                    // deadline (attack s68, DoS F4).
+                    // deadline (attack s68, DoS F4), in the room screenings
+                    // share (attack s70-A, N5).
                     let shaper = me.clone();
                     let (answered, shaped) = (id.clone(), method.clone());
-                    let shaping = off_session(&me.shared.screening, deadline, move || {
+                    let shaping = off_session(&me.shared.screening, weight, deadline, move || {
                         let reply = shaper.answer(answered, &shaped, &asked, o, listing, task);
                         (reply, asked)
                     });
@@ -3106,7 +3126,7 @@ impl Service for GateService {
             tracing::warn!(method = %request.method, %at, "request with invalid params refused");
             let error =
                 crate::engine::wire::ProtocolError::invalid_params(&request.id, &at.to_string())
-                    .with_data(json!({ "pointer": at.pointer }));
+                    .with_data(json!({ "kind": at.kind(), "pointer": at.pointer }));
             return Handled::Reply(Reply::Send(error.into()));
         }
         let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());

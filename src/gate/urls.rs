@@ -662,7 +662,7 @@ fn internal_name(host: &str, port: bool, tail: bool) -> bool {
 
 /// `true` when `s` starts with an RFC 3986 scheme (two or more characters)
 /// followed by `:` and a character that is not whitespace.
-fn has_scheme(s: &str) -> bool {
+pub(crate) fn has_scheme(s: &str) -> bool {
     let Some(colon) = s.find(':') else {
         return false;
     };

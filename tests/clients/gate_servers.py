@@ -282,7 +282,9 @@ def raw_session(binary: str, setup: Setup) -> None:
     answers = {}
     others = []
     deadline = time.monotonic() + 30
-    while not {2, 3, 4} <= set(answers) and time.monotonic() < deadline:
+    # Every answer, initialize's too: answers may come in any order
+    # (JSON-RPC), and a slow initialize answer may follow the refusals.
+    while not {1, 2, 3, 4} <= set(answers) and time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break

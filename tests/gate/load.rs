@@ -564,6 +564,38 @@ fn client_stalls(tool: &str, bytes: usize) {
     }
 }
 
+/// Answers whose text nests four layers of base64 `data:` URIs, asked at
+/// once: each is screened holding one reading per layer, and those
+/// screened together fit `gate::MAX_SCREENING_BYTES` (attack s70-A, N5:
+/// four of 15 MB took the gateway to 516 MB).
+#[test]
+fn answers_screened_at_once_are_bounded_in_memory() {
+    const ANSWERS: u64 = 4;
+    let (mut gate, mut out) = echo_gate(&[], &[]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let mut stdin = gate.stdin.take().unwrap();
+    for i in 1..=ANSWERS {
+        let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                          "params": {"name": "nested", "arguments": {"bytes": 14_000_000}}});
+        writeln!(stdin, "{call}").unwrap();
+    }
+    for _ in 1..=ANSWERS {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.len() > 13_000_000, "{}", &line[..line.len().min(300)]);
+    }
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!("gateway peak RSS {} MiB", peak >> 10);
+    assert!(peak <= PEAK_RSS_KIB, "peak RSS {peak} kB");
+    drop(stdin);
+    assert!(gate.wait().is_ok());
+}
+
 /// With the queue toward a server that stopped reading full, a call that
 /// times out is still answered (`tool.call_timeout`): the cancellation it
 /// sends the server is advice, dropped when there is no room, never waited

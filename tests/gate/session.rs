@@ -4352,8 +4352,9 @@ fn refused_answers_and_hidden_tools_are_audited_with_their_request() {
 }
 
 /// A request whose `params` member has the wrong type is -32602 with the
-/// member's RFC 6901 pointer in `data.pointer`; so is a progress token in
-/// use, and an id in flight is -32600 with `/id`.
+/// member's RFC 6901 pointer in `data.pointer` and a `data.kind` named as
+/// the core names it; so is a progress token in use, and an id in flight
+/// is -32600 with `/id`.
 #[test]
 fn invalid_params_name_their_member() {
     let mut g = Gate::start(&[]);
@@ -4361,8 +4362,19 @@ fn invalid_params_name_their_member() {
     let r = g.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#);
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert_eq!(r["error"]["data"]["pointer"], "/params/name", "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "invalid_name", "{r}");
     let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":["x"]}}"#);
     assert_eq!(r["error"]["data"]["pointer"], "/params/uri", "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "invalid_params", "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get"}"#);
+    assert_eq!(r["error"]["data"]["pointer"], "/params", "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "missing_params", "{r}");
+    let r = g.ask(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}"#);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = g.ask(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":[]}}"#,
+    );
+    assert_eq!(r["error"]["data"]["kind"], "arguments_not_object", "{r}");
     g.send(
         &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow",
         "arguments":{"seconds":2},"_meta":{"progressToken":"t"}}})
@@ -4378,6 +4390,10 @@ fn invalid_params_name_their_member() {
         r["error"]["data"]["pointer"], "/params/_meta/progressToken",
         "{r}"
     );
+    assert_eq!(
+        r["error"]["data"]["kind"], "duplicate_progress_token",
+        "{r}"
+    );
     let r = g.ask(
         &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo",
         "arguments":{}}})
@@ -4385,6 +4401,7 @@ fn invalid_params_name_their_member() {
     );
     assert_eq!(r["error"]["code"], -32600, "{r}");
     assert_eq!(r["error"]["data"]["pointer"], "/id", "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "duplicate_id", "{r}");
     assert_eq!(g.recv()["id"], 3);
     g.close();
 }

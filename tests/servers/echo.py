@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A fast MCP stdio server for the load tests: answers every request at once
 and in order (`tools/call` echoes its arguments; `big` answers with
-`arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`), and exits when its input ends. With
+`arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`, `nested` with about as
+many of text inside four layers of base64 `data:` URIs), and exits when its input ends. With
 argv[1] = "stall" it reads nothing after `initialize`."""
+import base64
 import json
 import sys
 import time
@@ -33,6 +35,12 @@ for line in sys.stdin:
             continue
         if params.get("name") == "big":
             text = "a" * int(args.get("bytes", 0))
+        elif params.get("name") == "nested":
+            # Each layer is 4/3 of the one inside it, and its prefix.
+            text = "hello & world "
+            text = (text * (int(int(args.get("bytes", 0)) * 0.75 ** 4) // len(text) + 1))
+            for _ in range(4):
+                text = "data:text/plain;base64," + base64.b64encode(text.encode()).decode()
         else:
             text = json.dumps(args, sort_keys=True)
         result = {"content": [{"type": "text", "text": text}]}

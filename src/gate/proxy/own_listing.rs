@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 
 use super::off_session::off_session;
 use super::{lock, GateService, Pending, PinMode};
-use crate::engine::{Id, Request};
+use crate::engine::{Charge, Id, Request};
 use crate::gate::poison::PoisonMode;
 
 /// Prefix of the ids of the requests the gateway sends the child itself
@@ -242,14 +242,16 @@ impl GateService {
             if let Some(m) = meta {
                 params.insert("_meta".into(), Value::Object(m.clone()));
             }
-            let mut result = self.own_request(method, params, by).await?;
+            // The page's charge is held until it has been screened.
+            let (mut result, charge) = self.own_request(method, params, by).await?;
             if let Err(why) = crate::gate::listing::listing_entries(method, &result) {
                 return Err(Unanswered::Failed(format!(
                     "a listing page of the server: {why}"
                 )));
             }
             let me = self.clone();
-            let screened = off_session(&self.shared.screening, Some(by), move || {
+            let weight = charge.bytes();
+            let screened = off_session(&self.shared.screening, weight, Some(by), move || {
                 page(&me, &mut result);
                 result
             });
@@ -274,13 +276,13 @@ impl GateService {
     }
 
     /// Sends the child one request of the gateway's own and waits until
-    /// `by` for its result.
+    /// `by` for its result, with the charge of the line that carried it.
     async fn own_request(
         &self,
         method: &str,
         params: Map<String, Value>,
         by: tokio::time::Instant,
-    ) -> Result<Value, Unanswered> {
+    ) -> Result<(Value, Charge), Unanswered> {
         let (tx, rx) = oneshot::channel();
         let id = {
             let mut st = lock(&self.shared.state);
@@ -311,7 +313,7 @@ impl GateService {
             )));
         }
         match tokio::time::timeout_at(by, rx).await {
-            Ok(Ok((Ok(result), _))) => Ok(result),
+            Ok(Ok((Ok(result), charge))) => Ok((result, charge)),
             Ok(Ok((Err(error), _))) => {
                 if error.get("code").and_then(Value::as_i64) == Some(crate::rpc::METHOD_NOT_FOUND) {
                     Err(Unanswered::UnknownMethod)
