@@ -219,7 +219,24 @@ impl HiddenEntries {
         result: &mut Value,
         mode: PoisonMode,
     ) -> Vec<(String, Refusal)> {
-        self.filter(method, result, mode, true)
+        self.filter(method, result, mode, true, &[])
+    }
+
+    /// [`filter_page`](Self::filter_page) of a page from which the policy
+    /// hid `policy_hidden` ([`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page)),
+    /// each [remembered](Self::remember) as hidden by this listing: an
+    /// entry with the same key shown clean on this page or a later one of
+    /// the same listing stays hidden with it (a prompt `fetch` beside one
+    /// hidden for its name `fetch\u{200B}`, which a server stripping the
+    /// character reads as `fetch`), never forgetting it.
+    pub fn filter_page_hid(
+        &mut self,
+        method: &str,
+        result: &mut Value,
+        mode: PoisonMode,
+        policy_hidden: &[(&str, &Refusal)],
+    ) -> Vec<(String, Refusal)> {
+        self.filter(method, result, mode, true, policy_hidden)
     }
 
     /// [`filter_page`](Self::filter_page) for a page of the gateway's own
@@ -231,17 +248,20 @@ impl HiddenEntries {
         method: &str,
         result: &mut Value,
         mode: PoisonMode,
+        policy_hidden: &[(&str, &Refusal)],
     ) -> Vec<(String, Refusal)> {
-        self.filter(method, result, mode, false)
+        self.filter(method, result, mode, false, policy_hidden)
     }
 
-    /// The filter of a client's page (`shown`), or of the gateway's own.
+    /// The filter of a client's page (`shown`), or of the gateway's own,
+    /// from which the policy hid `policy_hidden`.
     fn filter(
         &mut self,
         method: &str,
         result: &mut Value,
         mode: PoisonMode,
         shown: bool,
+        policy_hidden: &[(&str, &Refusal)],
     ) -> Vec<(String, Refusal)> {
         let mut why = Vec::new();
         let Some((kind, member, key)) = EntryKind::of_listing(method) else {
@@ -249,6 +269,13 @@ impl HiddenEntries {
         };
         if shown {
             self.track_listing(kind, result);
+        }
+        for &(name, refusal) in policy_hidden {
+            self.remember(method, name, refusal);
+            let entry = (kind, kind.key(name));
+            if shown && self.hidden.contains_key(&entry) {
+                self.this_listing.insert(entry);
+            }
         }
         let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) else {
             return why;
@@ -765,6 +792,54 @@ mod tests {
             .is_none());
     }
 
+    /// An entry the policy hid from a page is hidden by that listing: one
+    /// of the same key shown clean on the page or on a later page of the
+    /// listing is hidden with it, not a reason to forget it; a new listing
+    /// showing only the clean one forgets it.
+    #[test]
+    fn what_the_policy_hid_is_not_forgotten_for_a_clean_twin() {
+        let why = Refusal::new(GateCode::Poisoned, "its name", "builtin");
+        let refused = |h: &HiddenEntries, name: &str| {
+            h.refusal("prompts/get", Some(&json!({ "name": name })))
+                .map(|r| r.code())
+        };
+        let mut hidden = HiddenEntries::default();
+        // The policy took `fetch\u{200B}` out already; its clean twin is
+        // left.
+        let mut page = json!({"prompts": [{"name": "fetch"}], "nextCursor": "2"});
+        let policy = [("fetch\u{200B}", &why)];
+        let shown = hidden.filter_page_hid("prompts/list", &mut page, PoisonMode::Refuse, &policy);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert_eq!(page["prompts"].as_array().map(Vec::len), Some(0), "{page}");
+        assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
+        assert_eq!(refused(&hidden, "fetch\u{200B}"), Some("tool.poisoned"));
+        // The listing's next page shows it clean again: still hidden.
+        let mut next = json!({"prompts": [{"name": "fetch"}]});
+        hidden.filter_page("prompts/list", &mut next, PoisonMode::Refuse);
+        assert_eq!(next["prompts"].as_array().map(Vec::len), Some(0), "{next}");
+        assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
+        // A new listing without the poisoned one: forgotten.
+        let mut again = json!({"prompts": [{"name": "fetch"}]});
+        assert!(hidden
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .is_empty());
+        assert_eq!(refused(&hidden, "fetch"), None);
+        // The gateway's own listing remembers it, and leaves the client's
+        // listing as it was.
+        let mut hidden = HiddenEntries::default();
+        let mut own = json!({"prompts": [{"name": "fetch"}]});
+        hidden.filter_own_page(
+            "prompts/list",
+            &mut own,
+            PoisonMode::Refuse,
+            &[("fetch\u{200B}", &why)],
+        );
+        assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
+        let mut page = json!({"prompts": [{"name": "fetch"}]});
+        hidden.filter_page("prompts/list", &mut page, PoisonMode::Refuse);
+        assert_eq!(page["prompts"].as_array().map(Vec::len), Some(1), "{page}");
+    }
+
     /// The gateway's own listing (never shown) remembers what it hides and
     /// forgets nothing: the client's listing in progress goes on as it was
     /// (what it hid stays hidden on its next page), and only a listing the
@@ -780,7 +855,7 @@ mod tests {
             json!({"prompts": [{"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
         hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse);
         let mut own = json!({"prompts": [{"name": "bad", "description": "clean"}, {"name": "x", "description": "y\u{200b}"}]});
-        let why = hidden.filter_own_page("prompts/list", &mut own, PoisonMode::Refuse);
+        let why = hidden.filter_own_page("prompts/list", &mut own, PoisonMode::Refuse, &[]);
         assert_eq!(why.len(), 1, "{why:?}");
         assert_eq!(refused(&hidden, "bad"), Some("tool.poisoned"));
         assert_eq!(refused(&hidden, "x"), Some("tool.poisoned"));

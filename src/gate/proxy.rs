@@ -1299,16 +1299,18 @@ impl GateService {
         let mut st = lock(&self.shared.state);
         // What the policy hid stays unreachable by every method, as what
         // `--poison` hid does (a template hidden for a variable in its
-        // host: every URI it expands to).
-        for (name, r) in &hidden {
-            if let Some(name) = name {
-                st.hidden.remember(method, name, r);
-            }
-        }
+        // host: every URI it expands to), and is not forgotten for an entry
+        // of the same key shown clean.
+        let by_policy: Vec<(&str, &Refusal)> = hidden
+            .iter()
+            .filter_map(|(name, r)| Some((name.as_deref()?, r)))
+            .collect();
         let entries = if own {
-            st.hidden.filter_own_page(method, result, poison)
+            st.hidden
+                .filter_own_page(method, result, poison, &by_policy)
         } else {
-            st.hidden.filter_page(method, result, poison)
+            st.hidden
+                .filter_page_hid(method, result, poison, &by_policy)
         };
         hidden.extend(entries.into_iter().map(|(name, r)| (Some(name), r)));
         for (name, r) in hidden {
