@@ -428,6 +428,9 @@ fn stateless_revision() {
         r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     ]));
+    // Answered concurrently: in id order, the batch's (id null) last.
+    let mut rs = rs;
+    rs.sort_by_key(|r| r["id"].as_u64().unwrap_or(u64::MAX));
     assert_eq!(rs.len(), 9);
     let d = &rs[0]["result"];
     assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
