@@ -153,9 +153,25 @@ impl Refusal {
         &self.rule
     }
 
-    /// The reason with the rule, as sent to the client.
+    /// The reason with the rule, as sent to the client: each hidden
+    /// character ([`super::hidden::class`]) a name or URI in it carried
+    /// written as `\u{…}`, so the gateway's own text carries none toward the
+    /// model or the terminal (attack s71-B, F4: a refused prompt name
+    /// ending in U+200B came back with it).
     pub fn message(&self) -> String {
-        format!("{} (rule: {})", self.reason, self.rule)
+        let message = format!("{} (rule: {})", self.reason, self.rule);
+        if !message.chars().any(|c| super::hidden::class(c).is_some()) {
+            return message;
+        }
+        let mut shown = String::with_capacity(message.len());
+        for c in message.chars() {
+            if super::hidden::class(c).is_some() {
+                shown.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            } else {
+                shown.push(c);
+            }
+        }
+        shown
     }
 
     /// The -32001 error response ([`refusal_error`]: `error.data.code`).
@@ -169,13 +185,32 @@ impl Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} (rule: {})", self.code(), self.reason, self.rule)
+        // As sent: hidden characters escaped (a log line reaches a
+        // terminal).
+        write!(f, "{}: {}", self.code(), self.message())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the gateway writes itself carries no hidden character: a name
+    /// in a refusal shows it escaped.
+    #[test]
+    fn messages_show_hidden_characters_escaped() {
+        let r = Refusal::new(
+            GateCode::Poisoned,
+            "prompt `p\u{200B}` was hidden, \u{1B}[31m \u{E0041}",
+            "x\u{202E}",
+        );
+        assert_eq!(
+            r.message(),
+            "prompt `p\\u{200b}` was hidden, \\u{1b}[31m \\u{e0041} (rule: x\\u{202e})"
+        );
+        let plain = Refusal::new(GateCode::Poisoned, "caf\u{E9}\tok", "r");
+        assert_eq!(plain.message(), "caf\u{E9}\tok (rule: r)");
+    }
 
     #[test]
     fn codes_are_unique_and_in_families() {

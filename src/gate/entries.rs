@@ -84,18 +84,43 @@ impl EntryKind {
 }
 
 /// A resource URI or template key ([`EntryKind::key`]) as a server may
-/// read it: percent-decoded, in lower case, its host without trailing dots
-/// and its path with each run of `/` as one. Two URIs equal so may name
-/// one resource, and so may two equal but for a trailing `/`
-/// (`demo://r/one/`, which a server reading the path opens as
-/// `demo://r/one`: attack s62).
+/// read it: percent-decoded; without its query and fragment (a server
+/// that routes on the path serves `…/r?` and `…/r?x=1` as `…/r`: attack
+/// s71-B, F2; a template's `{?q}` is an expression, not a query) and
+/// without the parameters of its last path segment (`…/r;x`, which
+/// Python's `urlparse` takes out of the path); folded as a name is
+/// ([`fold_name`]: NFKC, case, hidden characters, white space at either
+/// end); its host without trailing dots and its path with each run of `/`
+/// as one. Two URIs equal so may name one resource, and so may two equal
+/// but for a trailing `/` (`demo://r/one/`, which a server reading the
+/// path opens as `demo://r/one`: attack s62).
 fn comparable(key: &str) -> String {
-    let decoded = percent_encoding::percent_decode_str(key)
-        .decode_utf8_lossy()
-        .to_lowercase();
+    let decoded = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+    // The query and fragment: from the first `?` or `#` outside `{…}`.
+    let mut depth = 0_usize;
+    let end = decoded
+        .char_indices()
+        .find(|&(_, c)| {
+            match c {
+                '{' => depth = depth.saturating_add(1),
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth == 0 && matches!(c, '?' | '#')
+        })
+        .map_or(decoded.len(), |(i, _)| i);
+    let mut without = decoded.get(..end).unwrap_or_default();
+    // The last segment's parameters (`;…`), past the authority.
+    let path_from = without.find("://").map_or(0, |i| i + 3);
+    if let Some(last) = without.rfind('/').filter(|&i| i >= path_from) {
+        if let Some(semi) = without.get(last..).and_then(|seg| seg.find(';')) {
+            without = without.get(..last + semi).unwrap_or(without);
+        }
+    }
+    let folded = fold_name(without);
     // The host without its trailing dots, the path with its runs of `/`
     // as one (`https://example.com.//t` is `https://example.com/t`).
-    let (scheme, rest) = decoded.split_once("://").unwrap_or(("", &decoded));
+    let (scheme, rest) = folded.split_once("://").unwrap_or(("", &folded));
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let authority = match authority.rsplit_once(':') {
         Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
@@ -103,7 +128,7 @@ fn comparable(key: &str) -> String {
         }
         _ => authority.trim_end_matches('.').to_owned(),
     };
-    let mut out = String::with_capacity(decoded.len());
+    let mut out = String::with_capacity(folded.len());
     if !scheme.is_empty() {
         out.push_str(scheme);
         out.push_str("://");
@@ -614,12 +639,13 @@ mod tests {
         let mut p = json!({"resourceTemplates": [
             {"uriTemplate": "https://example.com/t/{x}", "name": "tpl", "description": "x\u{200b}"},
             {"uriTemplate": "file:///logs/{day}/{+rest}.txt", "name": "logs", "description": "x\u{200b}"},
+            {"uriTemplate": "https://example.com/s{?q}", "name": "search", "description": "x\u{200b}"},
         ]});
         assert_eq!(
             hidden
                 .filter_page("resources/templates/list", &mut p, PoisonMode::Refuse)
                 .len(),
-            2
+            3
         );
         let mut p = json!({"resources": [{"uri": "https://example.com/b", "name": "b", "description": "x\u{200b}"}]});
         assert_eq!(
@@ -643,6 +669,18 @@ mod tests {
             "https://example.com.:443//b",
             "https://example.com/b/",
             "https://example.com/b//",
+            // Attack s71-B, F2: what a server routing on the path reads
+            // as the same resource.
+            "https://example.com/b?",
+            "https://example.com/b?x=1",
+            "https://example.com/b;",
+            "https://example.com/b;x=1",
+            "https://example.com/b%20",
+            "https://example.com/b%E3%80%80",
+            "https://example.com/\u{FF22}",
+            "https://example.com/b\u{200B}",
+            "https://example.com/s?q=1",
+            "https://example.com/s",
         ] {
             for (m, params) in naming("resources", uri) {
                 let r = hidden.refusal(m, Some(&params));
@@ -655,6 +693,9 @@ mod tests {
             "file:///logs/monday.txt",
             "file:///logs/monday/a/b.md",
             "https://example.com/bb",
+            "https://example.com/bc?b",
+            "https://example.com/c;b",
+            "https://example.com/a/b?",
         ] {
             for (m, params) in naming("resources", uri) {
                 assert!(hidden.refusal(m, Some(&params)).is_none(), "{m} {uri}");

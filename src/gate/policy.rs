@@ -104,7 +104,8 @@ pub enum ArgKind {
 /// a server that strips them would drop (format, default-ignorable, tag,
 /// `Bidi_Control`, control characters: `read\u{200B}_file` is
 /// `read_file`; dropped before NFKC and after: `cafe\u{34F}\u{301}` is
-/// `café`). Deny globs and rule globs are folded the same way, so a
+/// `café`), and without white space at either end (Unicode `White_Space`:
+/// `" read_file\u{3000}"` is `read_file`). Deny globs and rule globs are folded the same way, so a
 /// name whose fold equals a denied one is denied (`wrıte_file`,
 /// `WRİTE_FILE`, `ＷＲＩＴＥ_file`, `ſecret`, `write\u{200B}_file`).
 /// Bounded by the name's length.
@@ -122,7 +123,12 @@ pub fn fold_name(name: &str) -> String {
     let folded = icu_casemap::CaseMapper::new()
         .fold_string(&upper)
         .replace("i\u{307}", "i");
+    // White space at either end, which a server that trims the name
+    // (`str.strip()`, `String.prototype.trim()`) drops (attack s71-B, F1:
+    // `"write_file "` and `"\u{3000}write_file"` ran a denied tool).
     shown(&nfkc.normalize(&folded))
+        .trim_matches(char::is_whitespace)
+        .to_owned()
 }
 
 /// A tool glob of a rule: matched as written, and folded ([`fold_name`])
@@ -748,10 +754,19 @@ roots = ["/data"]
             ("ta\u{E0041}g\u{202E}s", "tags"),
             ("fi\u{200B}\u{307}le", "fi\u{307}le"),
             ("\u{FB01}le\u{FE0F}", "file"),
+            // White space at either end, as a server trimming the name
+            // reads it (attack s71-B, F1).
+            ("write_file ", "write_file"),
+            ("\u{3000}write_file", "write_file"),
+            ("\twrite_file\n", "write_file"),
+            ("\u{A0}write_file\u{2028}", "write_file"),
+            (" \u{200B} write_file", "write_file"),
         ] {
             assert_eq!(fold_name(a), fold_name(b), "{a:?} {b:?}");
         }
         assert_ne!(fold_name("cafe"), fold_name("caf\u{E9}"));
+        // White space inside a name stays.
+        assert_ne!(fold_name("write file"), fold_name("writefile"));
     }
 
     #[test]
