@@ -541,13 +541,34 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
 /// The readings of one form of a path argument that [`Roots::check`]
 /// checks: as written; as a URL parser reads it ([`lenient_form`]: tab, CR
 /// and LF deleted, C0 controls and spaces trimmed, so `\u{1}/etc/passwd`
-/// and `a\t:/etc/passwd` are absolute); and of each, as a Windows server
-/// reads it, with every `\` a separator (`..\..\x`). At most four.
+/// and `a\t:/etc/passwd` are absolute); of each, as a server that drops
+/// hidden characters and normalises compatibility forms reads it (NFKC
+/// without the characters [`super::hidden::class`] calls hidden:
+/// `\u{AD}..`, `..\u{200B}`, `．．` and `․․` are `..`; attack s71-B, F3);
+/// and of each of those, as a Windows server reads it, with every `\` a
+/// separator (`..\..\x`). At most eight.
 fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let mut out = vec![std::borrow::Cow::Borrowed(form)];
     let lenient = lenient_form(form);
     if lenient != form {
         out.push(lenient);
+    }
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
+    let folded: Vec<_> = out
+        .iter()
+        .map(|r| {
+            let shown: String = r
+                .chars()
+                .filter(|c| super::hidden::class(*c).is_none())
+                .collect();
+            nfkc.normalize(&shown).into_owned()
+        })
+        .filter(|f| out.iter().all(|r| r != f))
+        .collect();
+    for f in folded {
+        if out.iter().all(|r| *r != f) {
+            out.push(std::borrow::Cow::Owned(f));
+        }
     }
     let slashed: Vec<_> = out
         .iter()
@@ -1765,6 +1786,21 @@ mod tests {
             assert!(!ok(&cwd, &p), "{p}");
         }
         for p in ["sub%2fnew.txt", "a%20b.txt", "100%.txt", "a%zz"] {
+            assert!(ok(&each, p), "{p}");
+        }
+        // A component a normalising server reads as `..` (hidden
+        // characters dropped, NFKC): attack s71-B, F3.
+        for p in [
+            "\u{AD}../outside/secret",
+            "..\u{200B}/outside/secret",
+            "\u{FF0E}\u{FF0E}/outside/secret",
+            "\u{2024}\u{2024}/outside/secret",
+            "sub/\u{FE0F}../../outside",
+        ] {
+            assert!(!ok(&each, p), "{p}");
+            assert!(!ok(&cwd, &format!("{croot}/{p}")), "{p}");
+        }
+        for p in ["sub/\u{FF21}.txt", "sub/caf\u{E9}.txt", "\u{2024}x"] {
             assert!(ok(&each, p), "{p}");
         }
         assert!(ok(&cwd, &format!("{croot}/a%2etxt")));
