@@ -2431,7 +2431,7 @@ fn audit_file_no_follow_and_mode() {
 /// Kind 5 (attack pass F6): a prompt, resource or resource template whose
 /// name or URI carries hidden characters is hidden from its list in every
 /// `--poison` mode, and refused when used; stripped, it would be listed
-/// beside the entry whose name it copies.
+/// beside the entry whose name it copies, which is hidden with it.
 #[test]
 fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
     for mode in ["strip", "keep"] {
@@ -2452,12 +2452,17 @@ fn entries_named_with_hidden_characters_are_hidden_in_every_mode() {
                 .map(|p| p[key].as_str().unwrap().to_owned())
                 .collect()
         };
+        // `fetch`, listed clean beside `fetch\u{2063}`, is the name a
+        // server stripping the hidden character reads for both: hidden with
+        // it, not shown and unreachable.
         let r = ask(&mut g, 1, "prompts/list", json!({}));
         assert_eq!(
             names(&r, "prompts", "name"),
-            ["fetch", "summarize", "sneaky_prompt"],
+            ["summarize", "sneaky_prompt"],
             "{mode}: {r}"
         );
+        let r = ask(&mut g, 7, "prompts/get", json!({"name": "fetch"}));
+        assert_eq!(r["error"]["code"], -32001, "{r}");
         let r = ask(&mut g, 2, "resources/list", json!({}));
         assert_eq!(
             names(&r, "resources", "uri"),
