@@ -154,7 +154,8 @@ impl Refusal {
     }
 
     /// The reason with the rule, as sent to the client: each hidden
-    /// character ([`super::hidden::class`]) a name or URI in it carried
+    /// character (tag, format, default-ignorable, bidi control, control
+    /// but tab and line breaks, private use, unassigned) a name or URI in it carried
     /// written as `\u{…}`, so the gateway's own text carries none toward the
     /// model or the terminal (attack s71-B, F4: a refused prompt name
     /// ending in U+200B came back with it).
