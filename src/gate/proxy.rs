@@ -44,7 +44,7 @@ use crate::engine::{
     ErrorObject, Handled, Id, Notification, Outbound, Payload, Peer, RefusedLine, Reply, Request,
     Response, Revision, Service,
 };
-use crate::json::{parse_strict, Limits};
+use crate::json::{parse_strict, Limits, VALUE_BYTES};
 use crate::rpc::{AUTHORIZATION_ERROR, AUTHORIZATION_MESSAGE};
 
 mod off_session;
@@ -81,12 +81,15 @@ pub const MAX_TO_SERVER_BYTES: usize = 2 * crate::json::MAX_PAYLOAD_BYTES;
 /// At least one whole answer ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
 pub const MAX_FROM_SERVER_BYTES: usize = 2 * DEFAULT_MAX_RESPONSE_BYTES;
 
-/// Most JSON values in one line from the child. Parsed, a value costs
-/// about [`VALUE_BYTES`] beyond its text, so a line of tiny values (`[0,0,…]`)
-/// would cost many times its length: a line with more is refused before it
-/// is parsed, like an oversized one (`tool.bad_response` for the request it
-/// answers).
-pub const MAX_SERVER_LINE_VALUES: usize = 1 << 20;
+/// Most JSON values in one line from the child, weighed as
+/// [`crate::json::value_units`] weighs them (an object with a member and
+/// each member cost more: attack s71-A, F1, `[{"a":0},…]`): the core's
+/// bound ([`crate::json::MAX_JSON_VALUES`]). Parsed, a value costs about
+/// [`crate::json::VALUE_BYTES`] beyond its text, so a line of tiny values
+/// (`[0,0,…]`) would cost many times its length: a line with more is
+/// refused before it is parsed, like an oversized one (`tool.bad_response`
+/// for the request it answers).
+pub const MAX_SERVER_LINE_VALUES: usize = crate::json::MAX_JSON_VALUES;
 
 /// Bytes of the child's messages screened at once away from the session
 /// (answers, and the pages of the gateway's own listings), counted as
@@ -97,32 +100,10 @@ pub const MAX_SERVER_LINE_VALUES: usize = 1 << 20;
 /// whole answer ([`DEFAULT_MAX_RESPONSE_BYTES`]) fits.
 pub const MAX_SCREENING_BYTES: usize = DEFAULT_MAX_RESPONSE_BYTES;
 
-/// What one parsed JSON value costs beyond its text, as the server's lines
-/// are charged on [`MAX_FROM_SERVER_BYTES`] ([`GateService::weigh`]).
-pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
-
-/// An upper bound on the JSON values in `bytes` (one more than the `[`,
-/// `,` and `:` outside strings), counted up to `max + 1`.
+/// What `bytes` cost parsed, in values ([`crate::json::value_units`]),
+/// counted up to `max + 1`.
 fn values_in(bytes: &[u8], max: usize) -> usize {
-    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
-    for &b in bytes {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if matches!(b, b'[' | b',' | b':') {
-            n += 1;
-            if n > max {
-                return n;
-            }
-        }
-    }
-    n
+    crate::json::value_units(bytes, max).unwrap_or(max.saturating_add(1))
 }
 
 /// What a request waiting for the child gets: the child's `result`
@@ -2155,13 +2136,22 @@ impl GateService {
                             progress,
                         };
                         // Held while a line before it is on its way
-                        // (message order); the reader goes on.
+                        // (message order); the reader goes on. A progress
+                        // notification is about its own call alone, whose
+                        // answer comes after it: it goes now (attack
+                        // s71-A, F3: held behind a slow answer, it was
+                        // overtaken by its call's answer, then dropped).
                         let held = Held {
                             seq,
                             message,
                             charge,
                         };
-                        if let Some(now) = self.shared.order.pass(held) {
+                        let now = if held.message.progress.is_some() {
+                            Some(held)
+                        } else {
+                            self.shared.order.pass(held)
+                        };
+                        if let Some(now) = now {
                             let _ = runtime.block_on(peer.send(Outbound::Raw(now.message.raw)));
                         }
                     }
@@ -3469,7 +3459,11 @@ mod tests {
         }
         let counted = values_in(line, usize::MAX);
         assert!(counted >= values, "{counted} < {values}");
-        assert_eq!(counted, 8);
+        // Seven values, three members, two objects with members.
+        assert_eq!(
+            counted,
+            7 + 3 * crate::json::MEMBER_VALUES + 2 * crate::json::OBJECT_VALUES
+        );
         assert_eq!(values_in(b"[0,0,0,0,0]", 3), 4);
         let tiny = format!("[{}]", vec!["0"; 100].join(","));
         assert!(GateService::weigh(tiny.as_bytes()) >= 100 * VALUE_BYTES);

@@ -8,8 +8,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use crate::json::{
-    depth_of as api_depth_of, parse_strict, refuse_duplicate_json_keys, JsonError, Limits,
-    MAX_JSON_DEPTH,
+    depth_of as api_depth_of, parse_strict, refuse_duplicate_json_keys, value_units, JsonError,
+    Limits, MAX_JSON_DEPTH, MEMBER_VALUES, OBJECT_VALUES,
 };
 
 /// Reference depth: plain recursion (only used on values `serde_json` built,
@@ -78,10 +78,39 @@ pub fn reference_has_duplicate(data: &[u8]) -> Option<bool> {
     Some(found)
 }
 
+/// Reference cost of a parsed value, as [`crate::json::MAX_JSON_VALUES`]
+/// counts it: each value one, each member [`MEMBER_VALUES`] more, each
+/// object with a member [`OBJECT_VALUES`] more; with the number of empty
+/// arrays in it (each of which [`value_units`], an upper bound read off the
+/// bytes, counts as one value more).
+pub fn reference_units(v: &Value) -> (usize, usize) {
+    let (mut units, mut empty) = (0, 0);
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        units += 1;
+        match v {
+            Value::Array(a) => {
+                empty += usize::from(a.is_empty());
+                stack.extend(a);
+            }
+            Value::Object(m) => {
+                if !m.is_empty() {
+                    units += OBJECT_VALUES + m.len() * MEMBER_VALUES;
+                }
+                stack.extend(m.values());
+            }
+            _ => {}
+        }
+    }
+    (units, empty)
+}
+
 /// Fuzz target `depth_of`: `depth_of` equals the recursive reference, and
 /// `parse_strict` accepts exactly what serde_json accepts minus duplicates
 /// and depth beyond the limit, to the same value; a depth limit equal to
-/// the depth accepts, one less refuses.
+/// the depth accepts, one less refuses; [`value_units`] is the reference
+/// cost ([`reference_units`]) up to one per empty array, and a values
+/// limit equal to it accepts, one less refuses.
 pub fn depth_of(data: &[u8]) {
     let limits = Limits::default();
     let strict = parse_strict(data, &limits);
@@ -102,7 +131,32 @@ pub fn depth_of(data: &[u8]) {
         Err(JsonError::TooDeep { .. }) => assert!(d > MAX_JSON_DEPTH),
         Err(JsonError::DuplicateKey(_)) => assert!(dup, "strict reported a phantom duplicate"),
         Err(JsonError::TooLarge { .. }) => assert!(data.len() > limits.max_payload_bytes),
+        Err(JsonError::TooManyValues { .. }) => {
+            assert!(value_units(data, limits.max_values).is_err());
+        }
         Err(e) => panic!("serde_json accepts but strict says {e}"),
+    }
+    if strict.is_ok() {
+        let (exact, empty) = reference_units(&v);
+        let units = value_units(data, usize::MAX);
+        assert!(
+            units.is_ok_and(|u| exact <= u && u <= exact + empty),
+            "value_units {units:?}, reference {exact} (+{empty} empty arrays)"
+        );
+        let units = units.unwrap_or_default();
+        let at = Limits {
+            max_values: units,
+            ..limits
+        };
+        assert!(parse_strict(data, &at).is_ok());
+        let below = Limits {
+            max_values: units - 1,
+            ..limits
+        };
+        assert!(matches!(
+            parse_strict(data, &below),
+            Err(JsonError::TooManyValues { limit, .. }) if limit == units - 1
+        ));
     }
     if strict.is_ok() && d > 0 {
         let at = Limits {

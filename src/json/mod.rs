@@ -1,7 +1,8 @@
 //! `toolgate::json`: the strict JSON layer every other part of toolgate uses.
 //!
-//! Untrusted bytes go through, in order: the payload bound, a UTF-8 check
-//! (a byte order mark is refused, RFC 8259 §8.1), and one iterative scan that
+//! Untrusted bytes go through, in order: the payload bound, the bound on
+//! what they cost parsed ([`value_units`]), a UTF-8 check (a byte order
+//! mark is refused, RFC 8259 §8.1), and one iterative scan that
 //! checks the RFC 8259 grammar, the nesting depth and duplicate keys.
 //! [`parse_strict`] builds the [`Value`] in that same pass (exactly the
 //! value `serde_json` builds; UTF-8 is then checked string by string as
@@ -63,16 +64,42 @@ pub const MAX_JSON_DEPTH: usize = 64;
 /// refuses the 128th nested level itself. Larger settings are clamped.
 pub const MAX_SUPPORTED_DEPTH: usize = 127;
 
+/// What one parsed JSON value costs beyond its text, in bytes: the size
+/// of a `serde_json::Value` (32 on 64-bit targets). The unit of
+/// [`MAX_JSON_VALUES`].
+pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+
+/// What an object with at least one member costs parsed beyond its values,
+/// in [`VALUE_BYTES`] units: the node of its map (a `BTreeMap` leaf holds
+/// eleven keys and values, about 630 bytes, allocated at the first member).
+pub const OBJECT_VALUES: usize = 20;
+
+/// What one object member costs parsed beyond its value, in
+/// [`VALUE_BYTES`] units: its key's allocation.
+pub const MEMBER_VALUES: usize = 1;
+
+/// Default bound on what one JSON text may cost parsed, counted in values
+/// ([`value_units`]): each value one, each object member
+/// [`MEMBER_VALUES`] more and each object with a member [`OBJECT_VALUES`]
+/// more; 2^20, about 32 MiB parsed ([`VALUE_BYTES`] each). Without it a
+/// 4 MiB line of one-key objects (`[{"a":0},…]`) parsed to some 350 MB
+/// (attack s71-A, F1). Checked before any parsing, in one pass over the
+/// bytes.
+pub const MAX_JSON_VALUES: usize = 1 << 20;
+
 /// Bounds applied by [`parse_strict`] and by everything in `toolgate::rpc`.
 ///
-/// `Default` is built from [`MAX_PAYLOAD_BYTES`] and [`MAX_JSON_DEPTH`];
-/// a server can tighten or loosen either.
+/// `Default` is built from [`MAX_PAYLOAD_BYTES`], [`MAX_JSON_DEPTH`] and
+/// [`MAX_JSON_VALUES`]; a server can tighten or loosen each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Largest accepted input, in bytes (inclusive).
     pub max_payload_bytes: usize,
     /// Deepest accepted nesting (inclusive), clamped to [`MAX_SUPPORTED_DEPTH`].
     pub max_depth: usize,
+    /// Most values an input may hold, objects and members weighed as
+    /// [`value_units`] counts them (inclusive).
+    pub max_values: usize,
 }
 
 impl Default for Limits {
@@ -80,8 +107,52 @@ impl Default for Limits {
         Self {
             max_payload_bytes: MAX_PAYLOAD_BYTES,
             max_depth: MAX_JSON_DEPTH,
+            max_values: MAX_JSON_VALUES,
         }
     }
+}
+
+/// What `bytes` cost parsed, in values ([`MAX_JSON_VALUES`]), from above:
+/// one, and one more for each `[` and `,` outside strings and each `{`
+/// whose next byte other than white space is not `}` (every value but the
+/// first follows one of them: an object's first member its `{`);
+/// [`MEMBER_VALUES`] more for each `:` (a member) and [`OBJECT_VALUES`]
+/// more for each such `{` (an object with a member). Of valid JSON, the
+/// exact cost but one value more for each empty array. One pass; it stops
+/// once the count passes `max`.
+///
+/// # Errors
+/// The byte offset at which the count passed `max`.
+pub fn value_units(bytes: &[u8], max: usize) -> Result<usize, usize> {
+    let (mut n, mut in_string, mut escaped, mut opened) = (1_usize, false, false, false);
+    for (at, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            continue;
+        }
+        if std::mem::take(&mut opened) && b != b'}' {
+            n = n.saturating_add(1 + OBJECT_VALUES);
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => opened = true,
+            b'[' | b',' => n = n.saturating_add(1),
+            b':' => n = n.saturating_add(MEMBER_VALUES),
+            _ => {}
+        }
+        if n > max {
+            return Err(at);
+        }
+    }
+    Ok(n)
 }
 
 impl Limits {
@@ -239,6 +310,14 @@ pub enum JsonError {
     },
     /// Two members of one object share a key.
     DuplicateKey(DuplicateKey),
+    /// More values than [`Limits::max_values`], as [`value_units`]
+    /// counts them (checked before parsing).
+    TooManyValues {
+        /// The bound in force.
+        limit: usize,
+        /// Byte offset at which the count passed it.
+        offset: usize,
+    },
 }
 
 impl JsonError {
@@ -253,6 +332,7 @@ impl JsonError {
             JsonError::Syntax { .. } => "syntax",
             JsonError::TooDeep { .. } => "too_deep",
             JsonError::DuplicateKey(_) => "duplicate_key",
+            JsonError::TooManyValues { .. } => "too_many_values",
         }
     }
 
@@ -265,7 +345,8 @@ impl JsonError {
             JsonError::ByteOrderMark => Some(0),
             JsonError::InvalidUtf8 { offset }
             | JsonError::Syntax { offset, .. }
-            | JsonError::TooDeep { offset, .. } => Some(*offset),
+            | JsonError::TooDeep { offset, .. }
+            | JsonError::TooManyValues { offset, .. } => Some(*offset),
             JsonError::DuplicateKey(d) => Some(d.offset),
         }
     }
@@ -309,6 +390,10 @@ impl fmt::Display for JsonError {
                 }
             ),
             JsonError::DuplicateKey(d) => d.fmt(f),
+            JsonError::TooManyValues { limit, offset } => write!(
+                f,
+                "more than {limit} JSON values (objects and members weighed) at byte {offset}"
+            ),
         }
     }
 }
@@ -343,6 +428,10 @@ fn precheck_bytes(bytes: &[u8], limits: &Limits) -> Result<(), JsonError> {
     {
         return Err(JsonError::WhitespaceOnly { len: bytes.len() });
     }
+    value_units(bytes, limits.max_values).map_err(|offset| JsonError::TooManyValues {
+        limit: limits.max_values,
+        offset,
+    })?;
     Ok(())
 }
 
@@ -353,7 +442,8 @@ fn utf8(bytes: &[u8]) -> Result<&str, JsonError> {
 }
 
 /// Checks what can be checked without parsing: the bound, emptiness, a byte
-/// order mark, whitespace-only input and UTF-8. Returns the text.
+/// order mark, whitespace-only input, the values bound and UTF-8. Returns
+/// the text.
 pub(crate) fn precheck<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, JsonError> {
     precheck_bytes(bytes, limits)?;
     utf8(bytes)
@@ -396,7 +486,8 @@ fn fail_to_error(f: Fail, limit: usize) -> JsonError {
 /// Parses untrusted bytes as one strict JSON text.
 ///
 /// Checks, in order: the payload bound (before reading anything), empty or
-/// whitespace-only input, a byte order mark, UTF-8 (RFC 8259 §8.1), then in
+/// whitespace-only input, a byte order mark, the values bound
+/// ([`Limits::max_values`]), UTF-8 (RFC 8259 §8.1), then in
 /// one iterative pass the RFC 8259 grammar, the nesting depth and duplicate
 /// keys (RFC 8259 §8.3, RFC 7493 §2.3; compared after unescaping), building
 /// the value in the same pass: an accepted document parses to exactly what
@@ -419,6 +510,9 @@ fn fail_to_error(f: Fail, limit: usize) -> JsonError {
 ///   numbers outside the `f64` range.
 /// * [`JsonError::TooDeep`]: nesting beyond `limits.max_depth` (see the module docs).
 /// * [`JsonError::DuplicateKey`]: two equal keys in one object, at any depth.
+/// * [`JsonError::TooManyValues`]: more than `limits.max_values` values as
+///   [`value_units`] weighs them (checked after the whitespace check,
+///   before UTF-8).
 pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
     precheck_bytes(bytes, limits)?;
     let limit = limits.effective_max_depth();
@@ -506,6 +600,55 @@ pub fn depth_of(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values weighed: an object with a member and each member cost more;
+    /// nothing inside strings counts; the count stops where it passes the
+    /// bound, which `parse_strict` reports with that offset (attack s71-A,
+    /// F1: `[{"a":0},…]` parsed to some 700 bytes an object).
+    #[test]
+    fn value_units_weigh_objects_and_members() {
+        let one = 2 + MEMBER_VALUES + OBJECT_VALUES;
+        for (text, units) in [
+            (&b"0"[..], 1),
+            (b"[]", 2),
+            (b"{}", 1),
+            (b"{ }", 1),
+            (b"[0,0,0]", 4),
+            (b"{\"a\":0}", 1 + 1 + MEMBER_VALUES + OBJECT_VALUES),
+            (b"[{\"a\":0}]", 1 + one),
+            (b"[{\"a\":0},{\"a\":0}]", 1 + 2 * one),
+            (b" { \"a\" : { } } ", 2 + MEMBER_VALUES + OBJECT_VALUES),
+            (b"[\"{:,[\\\"\",\"\\\\\"]", 3),
+        ] {
+            assert_eq!(
+                value_units(text, usize::MAX),
+                Ok(units),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            assert_eq!(value_units(text, units), Ok(units));
+            if units > 1 {
+                assert!(value_units(text, units - 1).is_err());
+            }
+        }
+        let many = format!("[{}]", vec![r#"{"a":0}"#; 100].join(","));
+        let limits = Limits {
+            max_values: 1000,
+            ..Limits::default()
+        };
+        let Err(JsonError::TooManyValues { limit, offset }) =
+            parse_strict(many.as_bytes(), &limits)
+        else {
+            panic!("accepted")
+        };
+        assert_eq!(limit, 1000);
+        assert_eq!(value_units(many.as_bytes(), 1000), Err(offset));
+        assert!(offset < many.len() / 2, "{offset}");
+        assert_eq!(
+            JsonError::TooManyValues { limit, offset }.code(),
+            "too_many_values"
+        );
+    }
 
     /// serde_json's 1-based line and column as a byte offset: line starts
     /// counted past each `\n`, clamped to the text.

@@ -261,11 +261,14 @@ impl RpcError {
         }
     }
 
-    /// HTTP status for a front end: 413 for an oversized body, 400 for every
+    /// HTTP status for a front end: 413 for an oversized body (in bytes, or
+    /// in values: [`JsonError::TooManyValues`]), 400 for every
     /// other protocol error (never 403: that is for policy refusals only).
     pub fn http_status(&self) -> u16 {
         match self {
-            RpcError::Json(JsonError::TooLarge { .. }) => HTTP_PAYLOAD_TOO_LARGE,
+            RpcError::Json(JsonError::TooLarge { .. } | JsonError::TooManyValues { .. }) => {
+                HTTP_PAYLOAD_TOO_LARGE
+            }
             _ => HTTP_BAD_REQUEST,
         }
     }

@@ -52,7 +52,25 @@ impl Scanned<'_> {
 /// Precheck + one strict scan that finishes after a depth or duplicate-key
 /// fault (so the id rule can be decided), recording the envelope members.
 fn scan<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Scanned<'a>, Rejected> {
-    let text = json::precheck(bytes, limits).map_err(|e| Rejected::without_id(e.into()))?;
+    let text = match json::precheck(bytes, limits) {
+        Ok(text) => text,
+        // Too costly to parse, not to scan (the scan builds no value): the
+        // id is answered as for any other fault of a readable envelope, and
+        // a notification gets nothing.
+        Err(e @ JsonError::TooManyValues { .. }) => {
+            let unbounded = Limits {
+                max_values: usize::MAX,
+                ..*limits
+            };
+            let s = scan(bytes, &unbounded)?;
+            return Err(Rejected {
+                error: e.into(),
+                id: s.id,
+                notification: s.cap.is_object() && s.cap.envelope.id.is_none(),
+            });
+        }
+        Err(e) => return Err(Rejected::without_id(e.into())),
+    };
     let mut cap = Captured::new(MAX_BATCH_LEN);
     let (fault, complete) = json::scan_strict(text, limits, true, &mut cap);
     let id = match cap.envelope.id {
@@ -470,6 +488,7 @@ pub fn detectable_error_id(bytes: &[u8], error: &RpcError) -> Option<Id> {
     let limits = Limits {
         max_payload_bytes: bytes.len(),
         max_depth: MAX_SUPPORTED_DEPTH,
+        max_values: usize::MAX,
     };
     scan(bytes, &limits).ok()?.id
 }

@@ -35,7 +35,10 @@ pub fn protocol_error(error: &RpcError, id: Option<&Id>) -> Value {
     if let RpcError::Json(JsonError::DuplicateKey(d)) = error {
         data.insert("key".into(), d.key.clone().into());
     }
-    if let RpcError::Json(JsonError::TooLarge { limit, .. }) = error {
+    if let RpcError::Json(
+        JsonError::TooLarge { limit, .. } | JsonError::TooManyValues { limit, .. },
+    ) = error
+    {
         data.insert("limit".into(), (*limit).into());
     }
     response_error(
