@@ -596,6 +596,95 @@ fn answers_screened_at_once_are_bounded_in_memory() {
     assert!(gate.wait().is_ok());
 }
 
+/// Lines of one-key objects (`[{"a":0},…]`), which cost some 700 bytes
+/// an object parsed, from the client and from the server: each is refused
+/// before it is parsed (the core's `json::MAX_JSON_VALUES`, objects and
+/// members weighed), the request answered, and the gateway stays small
+/// (attack s71-A, F1: one 3.8 MB line took it to about 1 GiB).
+#[test]
+fn lines_of_small_objects_are_refused_before_they_are_parsed() {
+    const OBJECTS: usize = 480_000;
+    let (mut gate, mut out) = echo_gate(&[], &[]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let stdin = gate.stdin.as_mut().unwrap();
+    let objects = vec![r#"{"a":0}"#; OBJECTS].join(",");
+    let read = |out: &mut BufReader<std::process::ChildStdout>| -> Value {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    // From the client: under `_meta`, which is forwarded unchecked.
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"echo","arguments":{{}},"_meta":{{"x":[{objects}]}}}}}}"#
+    )
+    .unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], 5, "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "too_many_values", "{r}");
+    // From the server: an answer of as many.
+    let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                      "params": {"name": "objects", "arguments": {"count": OBJECTS}}});
+    writeln!(stdin, "{call}").unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], 6, "{r}");
+    assert_eq!(r["error"]["data"]["code"], "tool.bad_response", "{r}");
+    // A smaller one passes.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "objects", "arguments": {"count": 1000}}});
+    writeln!(stdin, "{call}").unwrap();
+    let r = read(&mut out);
+    assert_eq!(
+        r["result"]["structuredContent"]["v"]
+            .as_array()
+            .map(Vec::len),
+        Some(1000),
+        "{r}"
+    );
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!("gateway peak RSS {} MiB", peak >> 10);
+    assert!(peak <= 64 * 1024, "peak RSS {peak} kB");
+    drop(gate.stdin.take());
+    assert!(gate.wait().is_ok());
+}
+
+/// A progress notification the server writes after another call's costly
+/// answer, for a call it answers next, reaches the client before that
+/// call's answer (attack s71-A, F3: held behind the costly answer, it was
+/// overtaken by its own call's answer and then dropped).
+#[test]
+fn progress_is_not_held_behind_another_calls_answer() {
+    let (mut gate, mut out) = echo_gate(&[], &[]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let stdin = gate.stdin.as_mut().unwrap();
+    let costly = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                        "params": {"name": "nested", "arguments": {"bytes": 8_000_000}}});
+    let quick = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": "p2"}}});
+    writeln!(stdin, "{costly}\n{quick}").unwrap();
+    let mut seen = Vec::new();
+    // Until both answers are in: a progress dropped makes no third line.
+    while !(seen.iter().any(|m| m == "1") && seen.iter().any(|m| m == "2")) {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let m: Value = serde_json::from_str(&line).unwrap();
+        seen.push(
+            m["id"]
+                .as_u64()
+                .map_or_else(|| m["method"].to_string(), |id| id.to_string()),
+        );
+    }
+    let progress = seen
+        .iter()
+        .position(|m| m.contains("notifications/progress"));
+    let answer = seen.iter().position(|m| m == "2");
+    assert!(progress.is_some() && progress < answer, "{seen:?}");
+    drop(gate.stdin.take());
+    assert!(gate.wait().is_ok());
+}
+
 /// With the queue toward a server that stopped reading full, a call that
 /// times out is still answered (`tool.call_timeout`): the cancellation it
 /// sends the server is advice, dropped when there is no room, never waited

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A fast MCP stdio server for the load tests: answers every request at once
 and in order (`tools/call` echoes its arguments; `big` answers with
-`arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`, `nested` with about as
+`arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`, `objects` with
+`arguments.count` objects `{"a":0}`, `progress` with one progress notification first, `nested` with about as
 many of text inside four layers of base64 `data:` URIs), and exits when its input ends. With
 argv[1] = "stall" it reads nothing after `initialize`."""
 import base64
@@ -31,6 +32,19 @@ for line in sys.stdin:
             # `bytes` of tiny values: costly to parse, cheap to write.
             n = int(args.get("bytes", 0)) // 2
             out.write('{"jsonrpc":"2.0","id":%s,"result":{"content":[],"n":[%s]}}\n' % (json.dumps(id), ",".join(["0"] * n)))
+            out.flush()
+            continue
+        if params.get("name") == "progress":
+            # One progress notification for the call's token, then the answer.
+            token = (params.get("_meta") or {}).get("progressToken")
+            out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}) + "\n")
+            out.write(json.dumps({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "progressed"}]}}) + "\n")
+            out.flush()
+            continue
+        if params.get("name") == "objects":
+            # `count` one-key objects: cheap to write, costly to parse.
+            n = int(args.get("count", 0))
+            out.write('{"jsonrpc":"2.0","id":%s,"result":{"content":[],"structuredContent":{"v":[%s]}}}\n' % (json.dumps(id), ",".join(['{"a":0}'] * n)))
             out.flush()
             continue
         if params.get("name") == "big":
