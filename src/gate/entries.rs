@@ -90,8 +90,8 @@ impl EntryKind {
 /// without the parameters of its last path segment (`…/r;x`, which
 /// Python's `urlparse` takes out of the path); folded as a name is
 /// ([`fold_name`]: NFKC, case, hidden characters, white space at either
-/// end); its host without trailing dots and its path with each run of `/`
-/// as one. Two URIs equal so may name one resource, and so may two equal
+/// end); its host without userinfo and trailing dots and its path with
+/// each run of `/` as one. Two URIs equal so may name one resource, and so may two equal
 /// but for a trailing `/` (`demo://r/one/`, which a server reading the
 /// path opens as `demo://r/one`: attack s62).
 fn comparable(key: &str) -> String {
@@ -122,6 +122,11 @@ fn comparable(key: &str) -> String {
     // as one (`https://example.com.//t` is `https://example.com/t`).
     let (scheme, rest) = folded.split_once("://").unwrap_or(("", &folded));
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    // Without its userinfo, which names no other resource to a server
+    // that routes on the host and path.
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     let authority = match authority.rsplit_once(':') {
         Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
             format!("{}:{port}", host.trim_end_matches('.'))
@@ -681,6 +686,8 @@ mod tests {
             "https://example.com/b\u{200B}",
             "https://example.com/s?q=1",
             "https://example.com/s",
+            "https://user@example.com/b",
+            "https://user:pw@example.com:443/b",
         ] {
             for (m, params) in naming("resources", uri) {
                 let r = hidden.refusal(m, Some(&params));
