@@ -90,12 +90,25 @@ impl EntryKind {
 /// without the parameters of its last path segment (`…/r;x`, which
 /// Python's `urlparse` takes out of the path); folded as a name is
 /// ([`fold_name`]: NFKC, case, hidden characters, white space at either
-/// end); its host without userinfo and trailing dots and its path with
-/// each run of `/` as one. Two URIs equal so may name one resource, and so may two equal
+/// end); its host without userinfo and trailing dots; its path with `\`
+/// a separator, dot segments resolved, each segment without trailing
+/// dots and spaces and each run of `/` as one; decoded up to
+/// [`MAX_PERCENT_DECODINGS`](super::MAX_PERCENT_DECODINGS) times. Two URIs equal so may name one resource, and so may two equal
 /// but for a trailing `/` (`demo://r/one/`, which a server reading the
 /// path opens as `demo://r/one`: attack s62).
 fn comparable(key: &str) -> String {
-    let decoded = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+    // Decoded as many times as a path argument is (`%252e` is `.`; attack
+    // s72-B, F3).
+    let mut decoded = std::borrow::Cow::Borrowed(key);
+    for _ in 0..super::MAX_PERCENT_DECODINGS {
+        if !decoded.contains('%') {
+            break;
+        }
+        let once = percent_encoding::percent_decode_str(&decoded)
+            .decode_utf8_lossy()
+            .into_owned();
+        decoded = std::borrow::Cow::Owned(once);
+    }
     // The query and fragment: from the first `?` or `#` outside `{…}`.
     let mut depth = 0_usize;
     let end = decoded
@@ -139,12 +152,30 @@ fn comparable(key: &str) -> String {
         out.push_str("://");
     }
     out.push_str(&authority);
-    let mut slash = false;
-    for c in path.chars() {
-        if !(c == '/' && slash) {
-            out.push(c);
+    // The path as a server that decodes it and then normalises it reads
+    // it (attack s72-B, F1, F2, F3: `ok/..%2fevil`, `ok/..%5cevil`,
+    // `evil.`, `ev%0Ail`): tab, CR and LF deleted, `\` a separator, dot
+    // segments resolved, each segment without the
+    // dots and spaces a Windows file name drops at its end, runs of `/`
+    // as one.
+    let slashed = path.replace('\\', "/").replace(['\t', '\n', '\r'], "");
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in slashed.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s.trim_end_matches(['.', ' '])),
         }
-        slash = c == '/';
+    }
+    for segment in segments.iter().filter(|s| !s.is_empty()) {
+        out.push('/');
+        out.push_str(segment);
+    }
+    // A path that ended in `/` keeps it (a template's `{x}/`).
+    if slashed.ends_with('/') && !out.ends_with('/') {
+        out.push('/');
     }
     out
 }
@@ -465,7 +496,14 @@ impl HiddenEntries {
                     kinds.contains(kind)
                         && comparable(key).trim_end_matches('/') == uri.trim_end_matches('/')
                 }
-                EntryKind::Template => kinds.contains(kind) && expands_to(&comparable(key), &uri),
+                // An expression may expand to nothing: `…/t/{x}` is
+                // `…/t/`, which a server reading the path opens as `…/t`
+                // (attack s72-B, F4).
+                EntryKind::Template => {
+                    kinds.contains(kind)
+                        && (expands_to(&comparable(key), &uri)
+                            || expands_to(&comparable(key), &format!("{uri}/")))
+                }
             })
         });
         let refusal = found.map(|((kind, _), why)| {
@@ -688,6 +726,21 @@ mod tests {
             "https://example.com/s",
             "https://user@example.com/b",
             "https://user:pw@example.com:443/b",
+            // Attack s72-B, F1-F4: encoded separators and dots, trailing
+            // dots, decoded twice, a template's empty expansion.
+            "https://example.com/ok/..%2fb",
+            "https://example.com/ok/%2e%2e%2fb",
+            "https://example.com/ok%2f..%2fb",
+            "https://example.com/ok/..%5cb",
+            "https://example.com/ok/%252e%252e/b",
+            "https://example.com/b.",
+            "https://example.com/b..",
+            "https://example.com/b%2e",
+            "https://example.com/b./",
+            "https://example.com/b%20.",
+            "https://example.com/t",
+            "https://example.com/%09b",
+            "https://example.com/%0Ab%0D",
         ] {
             for (m, params) in naming("resources", uri) {
                 let r = hidden.refusal(m, Some(&params));
@@ -701,6 +754,8 @@ mod tests {
             "file:///logs/monday/a/b.md",
             "https://example.com/bb",
             "https://example.com/bc?b",
+            "https://example.com/b.c",
+            "https://example.com/ok/b",
             "https://example.com/c;b",
             "https://example.com/a/b?",
         ] {

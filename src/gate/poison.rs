@@ -462,6 +462,8 @@ fn screen_base64(
     // junk and show the text (attack s70-B, N4: one `*` and a stray byte
     // passed).
     let agreed = all_readings.len() == 1;
+    // What its type says, whatever this base64 reads as.
+    let typed_text = how.text;
     for bytes in all_readings {
         let shown = exact == Some(fingerprint(&bytes)) || (agreed && mostly_utf8(&bytes));
         let how = ReadAs {
@@ -475,6 +477,11 @@ fn screen_base64(
         };
         for (text, form) in readings {
             if plausible && !plausible_text(&text, form, bytes.len()) {
+                continue;
+            }
+            // Binary data of a type that does not say text: no text a
+            // client shows, left as it came (attack s72-B, F6).
+            if how.document && !typed_text && binary_reading(&text) {
                 continue;
             }
             text_seen = true;
@@ -2648,6 +2655,36 @@ fn looks_base64(s: &str) -> bool {
     symbols >= 4
 }
 
+/// Whether a reading of a document whose type does not say text (a
+/// `blob` or an image's or audio's `data` of a binary or unknown type) is
+/// binary data: more than one character in [`CHARS_PER_BINARY_CONTROL`] is
+/// a control character (NUL and the other C0 and C1 controls but tab, LF
+/// and CR; DEL) or a code point random bytes decode to (unassigned,
+/// private use), and none is a hidden character only a writer puts in text
+/// ([`written_hidden`](super::hidden::written_hidden): a tag, a bidi
+/// control, a zero-width character). Little-endian integers, PCM samples
+/// and protobuf fields read so: screened as text, stripping their "control
+/// characters" corrupted them (attack s72-B, F6: 16 PCM samples came back
+/// as `\n\r\n`). Text padded with NUL bytes is read as UTF-16 or UTF-32
+/// too ([`decode_texts`]), where it is text.
+fn binary_reading(text: &str) -> bool {
+    let (mut chars, mut controls) = (0_usize, 0_usize);
+    for c in text.chars() {
+        chars += 1;
+        if super::hidden::written_hidden(c) {
+            return false;
+        }
+        if super::hidden::class(c).is_some() {
+            controls += 1;
+        }
+    }
+    controls.saturating_mul(CHARS_PER_BINARY_CONTROL) > chars
+}
+
+/// One character in how many may be a control character before a reading
+/// of a document not typed as text is binary data ([`binary_reading`]).
+const CHARS_PER_BINARY_CONTROL: usize = 4;
+
 /// Whether `text`, decoded from `len` bytes of base64 inside decoded
 /// text in `form`, is taken as another layer of text: when `len` is at
 /// least [`MIN_HIDDEN_LAYER_BYTES`], or it holds no control character but
@@ -3103,6 +3140,53 @@ mod tests {
         // strings like any other.
         let mut odd = json!({"blob": "not base64!", "u": "data:text/plain"});
         assert!(clean_value(&mut odd, true).is_clean());
+    }
+
+    /// Attack s72-B, F6: binary data that happens to read as UTF-8 (or,
+    /// malformed, as mostly UTF-8), of a type that does not say text, is
+    /// left as it came under every mode; a writer's hidden character in it,
+    /// or the same bytes typed as text, are still screened.
+    #[test]
+    fn binary_blobs_are_not_screened_as_text() {
+        use base64::Engine as _;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let ints: Vec<u8> = (1_u32..=8).flat_map(u32::to_le_bytes).collect();
+        let pcm: Vec<u8> = [0_i16, 3, 7, 10, 12, 13, 12, 10, 7, 3, 0, 1, 0, 2, 4, 2]
+            .iter()
+            .flat_map(|s| s.to_le_bytes())
+            .collect();
+        let protobuf = b"\x08\x96\x01\x12\x07testing\x1a\x03\x0a\x01\x02".to_vec();
+        let binary = json!({
+            "contents": [
+                {"uri": "x:a", "mimeType": "application/octet-stream", "blob": b64(&ints)},
+                {"uri": "x:b", "blob": b64(&ints)},
+                {"uri": "x:c", "mimeType": "application/x-protobuf", "blob": b64(&protobuf)},
+            ],
+            "content": [
+                {"type": "audio", "mimeType": "audio/L16;rate=8000", "data": b64(&pcm)},
+                {"type": "audio", "mimeType": "audio/wav", "data": "AAAA"},
+            ],
+        });
+        for part in ["contents", "content"] {
+            for (i, item) in binary[part].as_array().unwrap().iter().enumerate() {
+                let found = clean_value(&mut item.clone(), false);
+                assert!(found.is_clean(), "{part} {i}: {found:?}");
+            }
+        }
+        for strip in [false, true] {
+            let mut v = binary.clone();
+            let found = clean_value(&mut v, strip);
+            assert!(found.is_clean(), "{strip}: {found:?}");
+            assert_eq!(v, binary);
+        }
+        // A tag among the controls is text someone wrote.
+        let mut tagged = ints.clone();
+        tagged.extend("\u{E0041}".as_bytes());
+        let mut v = json!({"mimeType": "application/octet-stream", "blob": b64(&tagged)});
+        assert!(!clean_value(&mut v, true).is_clean());
+        // Typed as text, the controls are found.
+        let mut v = json!({"mimeType": "text/plain", "blob": b64(&ints)});
+        assert!(!clean_value(&mut v, false).is_clean());
     }
 
     /// Encoded text in every Unicode charset a MIME type can declare (or
@@ -4920,9 +5004,15 @@ mod tests {
             nul_pattern(b"\0ab\0\0c"),
             Some(Charset::Utf16 { le: false })
         );
-        let mut v = json!({"blob": STANDARD.encode(b"ab\0c\0\0")});
+        // Of a type that says text; of none, so many NULs are binary data
+        // (attack s72-B, F6), left as they came.
+        let mut v = json!({"mimeType": "text/plain", "blob": STANDARD.encode(b"ab\0c\0\0")});
         assert_eq!(clean_value(&mut v, true).controls, 3);
         assert_eq!(v["blob"], STANDARD.encode("abc"));
+        let untyped = json!({"blob": STANDARD.encode(b"ab\0c\0\0")});
+        let mut v = untyped.clone();
+        assert!(clean_value(&mut v, true).is_clean());
+        assert_eq!(v, untyped);
         let png = json!({"mimeType": "image/png", "blob": STANDARD.encode(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")});
         let mut v = png.clone();
         assert!(clean_value(&mut v, true).is_clean());
