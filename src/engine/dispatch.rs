@@ -435,6 +435,30 @@ impl<S: Service> Engine<S> {
                 },
             ));
         }
+        // A progress token is held while its request runs: bounded as an
+        // id is (attack s72-A, F1).
+        let too_long = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta")?.get("progressToken")?.as_str())
+            .is_some_and(|t| t.len() > crate::rpc::MAX_ID_BYTES);
+        if too_long {
+            return Some(Response::error(
+                Some(request.id.clone()),
+                ErrorObject {
+                    code: crate::rpc::INVALID_PARAMS,
+                    message: format!(
+                        "invalid params: /params/_meta/progressToken is longer than {} bytes",
+                        crate::rpc::MAX_ID_BYTES
+                    ),
+                    data: Some(serde_json::json!({
+                        "kind": "invalid_progress_token",
+                        "pointer": "/params/_meta/progressToken",
+                        "limit": crate::rpc::MAX_ID_BYTES,
+                    })),
+                },
+            ));
+        }
         let key = self.key();
         let cancel = CancelToken::new();
         let progress_token = progress_token(request.params.as_ref());

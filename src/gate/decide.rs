@@ -638,6 +638,43 @@ impl Gatekeeper {
         }
     }
 
+    /// Takes out of a `tools/list` or `prompts/list` page (`method`; any
+    /// other is left alone) every entry whose `name` is longer than
+    /// [`MAX_NAME_BYTES`]: the gateway records each name it shows for the
+    /// session, and a name no client calls needs no room (attack s72-A,
+    /// F2: ten names of 1.4 MB a listing kept 48 MiB each, never given
+    /// back). Returns each name taken out, cut to its first
+    /// [`SHOWN_NAME_BYTES`] bytes, with why (`tool.bad_response`).
+    pub fn drop_overlong_names(method: &str, result: &mut Value) -> Vec<(String, Refusal)> {
+        let member = match method {
+            "tools/list" => "tools",
+            "prompts/list" => "prompts",
+            _ => return Vec::new(),
+        };
+        let mut dropped = Vec::new();
+        if let Some(items) = result.get_mut(member).and_then(Value::as_array_mut) {
+            items.retain(|item| {
+                let Some(name) = item.get("name").and_then(Value::as_str) else {
+                    return true;
+                };
+                if name.len() <= MAX_NAME_BYTES {
+                    return true;
+                }
+                let refusal = Refusal::new(
+                    GateCode::BadResponse,
+                    format!(
+                        "a {member} entry whose name is {} bytes long (more than {MAX_NAME_BYTES})",
+                        name.len()
+                    ),
+                    "builtin name length",
+                );
+                dropped.push((cut_name(name), refusal));
+                false
+            });
+        }
+        dropped
+    }
+
     /// Filters one page of `prompts/list`, `resources/list` or
     /// `resources/templates/list` in place: every entry the same decision
     /// refuses when it is used ([`Gatekeeper::prompt_decision`],
@@ -2214,9 +2251,42 @@ struct NameLists<'a> {
     denied: GateCode,
 }
 
+/// Most bytes of a tool or prompt name the gateway shows, records or
+/// forwards (MCP: a tool name is 1 to 128 characters, at most four bytes
+/// each). A longer name is hidden from its listing and refused by name.
+pub const MAX_NAME_BYTES: usize = 512;
+
+/// Bytes of an overlong name kept where the gateway names it (logs, audit
+/// lines, refusals).
+pub const SHOWN_NAME_BYTES: usize = 64;
+
+/// `name` cut to its first [`SHOWN_NAME_BYTES`] bytes (at a character
+/// boundary), with `…` when cut.
+fn cut_name(name: &str) -> String {
+    if name.len() <= SHOWN_NAME_BYTES {
+        return name.to_owned();
+    }
+    let mut end = SHOWN_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", name.get(..end).unwrap_or_default())
+}
+
 impl NameLists<'_> {
     fn decide(&self, name: &str) -> Result<(), Refusal> {
         let (kind, section) = (self.kind, self.section);
+        if name.len() > MAX_NAME_BYTES {
+            return Err(Refusal::new(
+                self.denied,
+                format!(
+                    "the {kind} name `{}` is {} bytes long (more than {MAX_NAME_BYTES}): no listing shows it",
+                    cut_name(name),
+                    name.len()
+                ),
+                "builtin name length",
+            ));
+        }
         let (found, _) = poison::clean(name);
         if !found.is_clean() {
             return Err(Refusal::new(

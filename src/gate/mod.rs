@@ -60,8 +60,8 @@ pub use code::{AnyCode, GateCode, Refusal};
 pub use curlglob::MAX_GLOB_EXPANSIONS;
 pub use decide::{
     params_shape, representative_expansion, Answered, Gatekeeper, ParamsShapeError, ToolState,
-    MAX_EMBEDDED_JSON_DEPTH, MAX_LISTEN_SUBSCRIPTIONS, MAX_OWN_URI_VALUES, MAX_SCANNED_STRINGS,
-    PASSED_METHODS,
+    MAX_EMBEDDED_JSON_DEPTH, MAX_LISTEN_SUBSCRIPTIONS, MAX_NAME_BYTES, MAX_OWN_URI_VALUES,
+    MAX_SCANNED_STRINGS, PASSED_METHODS, SHOWN_NAME_BYTES,
 };
 pub use encoded::MAX_BASE64_READINGS;
 pub use entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};

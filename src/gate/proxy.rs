@@ -625,7 +625,9 @@ fn is_task(req: &Request) -> bool {
 
 fn valid_id(v: &Value) -> Option<Id> {
     match v {
-        Value::String(s) => Some(Id::String(s.clone())),
+        // The server's ids are held while the client answers: bounded as
+        // the client's are (attack s72-A, F1).
+        Value::String(s) if s.len() <= crate::rpc::MAX_ID_BYTES => Some(Id::String(s.clone())),
         Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id::Number(n.clone())),
         _ => None,
     }
@@ -1275,6 +1277,9 @@ impl GateService {
     /// and remembered, so no method reaches it. Each is audited with the
     /// `id` of the page's answer (none for the gateway's own).
     fn filter_entries(&self, id: Option<&Id>, method: &str, result: &mut Value, own: bool) {
+        // Names too long to record are taken out first, and not
+        // remembered (attack s72-A, F2): refused by name anyway.
+        let overlong = Gatekeeper::drop_overlong_names(method, result);
         let mut hidden = self.shared.keeper.filter_list_page(method, result);
         let poison = self.shared.keeper.poison;
         let mut st = lock(&self.shared.state);
@@ -1294,6 +1299,7 @@ impl GateService {
                 .filter_page_hid(method, result, poison, &by_policy)
         };
         hidden.extend(entries.into_iter().map(|(name, r)| (Some(name), r)));
+        hidden.extend(overlong.into_iter().map(|(name, r)| (Some(name), r)));
         for (name, r) in hidden {
             // Audited as a tool hidden from `tools/list` is, by the entry
             // it hid (attack s58, K12-1; s59, K12-B): a prompt's name, a
@@ -1586,7 +1592,12 @@ impl GateService {
         // Trust on first use: what a complete listing shows is what gets
         // pinned; until then its pages are decided on everything else.
         let pins = if learning { None } else { st.pins.as_ref() };
-        let events = keeper.filter_tools_page(listing, result, &mut st.view, pins);
+        // Names too long to record are taken out first (attack s72-A, F2).
+        let mut events: Vec<ListEvent> = Gatekeeper::drop_overlong_names("tools/list", result)
+            .into_iter()
+            .map(|(tool, refusal)| ListEvent::Hidden { tool, refusal })
+            .collect();
+        events.extend(keeper.filter_tools_page(listing, result, &mut st.view, pins));
         for e in &events {
             let (tool, decision, code, rule) = match e {
                 ListEvent::Hidden { tool, refusal } => {

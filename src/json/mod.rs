@@ -75,8 +75,11 @@ pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 pub const OBJECT_VALUES: usize = 20;
 
 /// What one object member costs parsed beyond its value, in
-/// [`VALUE_BYTES`] units: its key's allocation.
-pub const MEMBER_VALUES: usize = 1;
+/// [`VALUE_BYTES`] units: its key's allocation and its share of the map's
+/// nodes (a `BTreeMap` node of eleven keys and values, rarely full: one
+/// object of 500,000 short keys, 14.5 MB, took the gateway to 282 MiB when
+/// a member counted one unit; attack s72-A, F3).
+pub const MEMBER_VALUES: usize = 3;
 
 /// Default bound on what one JSON text may cost parsed, counted in values
 /// ([`value_units`]): each value one, each object member

@@ -72,5 +72,12 @@ pub use response::{
 /// Most elements accepted in one JSON-RPC batch (§6) by [`parse_incoming`].
 pub const MAX_BATCH_LEN: usize = 1024;
 
+/// Longest string `id` accepted, in bytes as written between its quotes
+/// (JSON-RPC 2.0 sets none): a server holds the id of every request until
+/// it is answered, so ids of 4 MB, thousands at once, held gigabytes
+/// (attack s72-A, F1). A longer one is [`EnvelopeError::InvalidId`]; MCP's
+/// progress tokens, ids as well, are held to it too.
+pub const MAX_ID_BYTES: usize = 1024;
+
 /// The MCP method this module's [`parse_tool_call`] accepts.
 pub const TOOLS_CALL: &str = "tools/call";

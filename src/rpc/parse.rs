@@ -168,6 +168,9 @@ fn decode_id(text: &str, m: Member) -> Result<Id, EnvelopeError> {
     };
     let raw = slice(text, m.span);
     match m.kind {
+        Kind::String if raw.len() > super::MAX_ID_BYTES + 2 => {
+            Err(invalid("a string longer than rpc::MAX_ID_BYTES"))
+        }
         Kind::String => decode_string(text, m)
             .map(Id::String)
             .ok_or_else(|| invalid("a string")),
