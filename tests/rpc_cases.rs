@@ -636,3 +636,29 @@ fn a_batch_is_bounded_at_max_batch_len() {
     assert_eq!(e.error.jsonrpc_code(), -32600);
     assert_eq!(e.error.code(), "batch_too_long");
 }
+
+/// A string id longer than `rpc::MAX_ID_BYTES` (between its quotes) is an
+/// invalid id, answered with a null id; one exactly that long is echoed
+/// (attack s72-A, F1: ids of 4 MB held while answered).
+#[test]
+fn string_ids_are_bounded_in_bytes() {
+    let line = |id: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "e", "arguments": {}}})
+        .to_string()
+    };
+    let fits = "i".repeat(toolgate::rpc::MAX_ID_BYTES);
+    let call = toolgate::rpc::parse_tool_call(line(&fits).as_bytes()).unwrap();
+    assert_eq!(call.id.to_string().len(), toolgate::rpc::MAX_ID_BYTES + 2);
+    let long = format!("{fits}i");
+    let r = toolgate::rpc::parse_tool_call(line(&long).as_bytes()).unwrap_err();
+    assert_eq!(r.error.code(), "invalid_id", "{:?}", r.error);
+    assert_eq!(r.id, None);
+    // Escapes count as written: an id of 1024 `\n`s is 2048 bytes.
+    let escaped = "\\n".repeat(toolgate::rpc::MAX_ID_BYTES);
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":"{escaped}","method":"tools/call","params":{{"name":"e"}}}}"#
+    );
+    let r = toolgate::rpc::parse_tool_call(text.as_bytes()).unwrap_err();
+    assert_eq!(r.error.code(), "invalid_id");
+}

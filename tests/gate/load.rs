@@ -685,6 +685,74 @@ fn progress_is_not_held_behind_another_calls_answer() {
     assert!(gate.wait().is_ok());
 }
 
+/// Ids, progress tokens and tool names are held for the session or while
+/// a request runs: each is bounded in bytes (attack s72-A, F1, F2), not
+/// only in number. A longer id is an invalid id (answered with a null id),
+/// a longer token invalid params, a longer tool name hidden from the
+/// listing and refused by name.
+#[test]
+fn held_ids_tokens_and_names_are_bounded_in_bytes() {
+    let (mut gate, mut out) = echo_gate(&[], &["longname"]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let stdin = gate.stdin.as_mut().unwrap();
+    let read = |out: &mut BufReader<std::process::ChildStdout>| -> Value {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let long = "i".repeat(toolgate::rpc::MAX_ID_BYTES + 1);
+    let fits = "i".repeat(toolgate::rpc::MAX_ID_BYTES);
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": long, "method": "ping"})
+    )
+    .unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], Value::Null, "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "invalid_id", "{r}");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": fits, "method": "ping"})
+    )
+    .unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], json!(fits), "{}", &r.to_string()[..200]);
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {}, "_meta": {"progressToken": long}}});
+    writeln!(stdin, "{call}").unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], 3, "{r}");
+    assert_eq!(r["error"]["data"]["kind"], "invalid_progress_token", "{r}");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+    )
+    .unwrap();
+    let r = read(&mut out);
+    let names: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["echo"], "{r}");
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                      "params": {"name": "n".repeat(600), "arguments": {}}});
+    writeln!(stdin, "{call}").unwrap();
+    let r = read(&mut out);
+    assert_eq!(r["id"], 5, "{r}");
+    assert!(
+        r["error"].is_object() || r["result"]["isError"] == true,
+        "{r}"
+    );
+    drop(gate.stdin.take());
+    assert!(gate.wait().is_ok());
+}
+
 /// With the queue toward a server that stopped reading full, a call that
 /// times out is still answered (`tool.call_timeout`): the cancellation it
 /// sends the server is advice, dropped when there is no room, never waited

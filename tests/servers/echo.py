@@ -4,13 +4,17 @@ and in order (`tools/call` echoes its arguments; `big` answers with
 `arguments.bytes` bytes of text, `tiny` with as many bytes of `0,`, `objects` with
 `arguments.count` objects `{"a":0}`, `progress` with one progress notification first, `nested` with about as
 many of text inside four layers of base64 `data:` URIs), and exits when its input ends. With
-argv[1] = "stall" it reads nothing after `initialize`."""
+argv[1] = "stall" it reads nothing after `initialize`; with "longname" it lists a tool whose
+name is 600 bytes long."""
 import base64
 import json
 import sys
 import time
 
 TOOLS = [{"name": "echo", "description": "Echoes its arguments.", "inputSchema": {"type": "object"}}]
+if "longname" in sys.argv[1:]:
+    # A name longer than the gateway records (`gate::MAX_NAME_BYTES`).
+    TOOLS.append({"name": "n" * 600, "description": "Long.", "inputSchema": {"type": "object"}})
 out = sys.stdout
 for line in sys.stdin:
     try:
@@ -64,6 +68,6 @@ for line in sys.stdin:
         continue
     out.write(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + "\n")
     out.flush()
-    if method == "initialize" and sys.argv[1:] == ["stall"]:
+    if method == "initialize" and "stall" in sys.argv[1:]:
         while True:
             time.sleep(1000)
