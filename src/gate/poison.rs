@@ -2075,12 +2075,21 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // references (`data&colon;`, `&#58;`, `&#x3a;`, in the payload too)
     // that was not found as written: its span in `current` replaced.
     if current.contains('&') {
-        let (decoded, at) = decode_char_refs(&current);
+        let decoded = decode_char_refs(&current);
+        let found = data_uri_spans(&decoded, false);
+        // Where each span starts and ends in `current`: one walk for all.
+        let ends: Vec<usize> = found
+            .iter()
+            .flat_map(|&(start, end)| [start, end])
+            .collect();
+        let at = origins(&current, decoded.len(), &ends);
         let mut edits = Vec::new();
-        for (start, end) in data_uri_spans(&decoded, false) {
-            let (Some(uri), Some(from), Some(to)) =
-                (decoded.get(start..end), at.get(start), at.get(end))
-            else {
+        for (k, &(start, end)) in found.iter().enumerate() {
+            let (Some(uri), Some(Some(from)), Some(Some(to))) = (
+                decoded.get(start..end),
+                at.get(2 * k).copied(),
+                at.get(2 * k + 1).copied(),
+            ) else {
                 continue;
             };
             if current.get(from..to) == Some(uri) {
@@ -2097,46 +2106,27 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // A character reference an HTML or Markdown view decodes into a
     // hidden character (`&#xE0072;`, `&#8203;`, `&ZeroWidthSpace;` is no
     // reference of `ASCII_CHAR_REFS`, `&#x202E;`): found as the character
-    // is; when stripping, the reference removed.
+    // is; when stripping, the reference removed. One walk over the
+    // references, the stripped text written as it goes: nothing kept per
+    // reference (attack s72-A, F4: 15 MB of `&#8203;` took 244 MiB).
     if current.contains('&') {
-        let (decoded, at) = decode_char_refs(&current);
-        let mut spans = Vec::new();
-        // The named references HTML gives hidden characters
-        // (`&ZeroWidthSpace;`, `&zwnj;`, `&lrm;`, `&shy;`).
-        for (name, hidden) in HIDDEN_CHAR_REFS {
-            for (from, r) in current.match_indices(name) {
-                // `&shy` without its `;` (HTML's legacy form): one with it
-                // is `&shy;`'s.
-                let to = from + r.len();
-                if !name.ends_with(';') && current.get(to..).is_some_and(|t| t.starts_with(';')) {
-                    continue;
-                }
-                let (f, _) = clean(hidden);
-                total.add(f);
-                spans.push((from, from + r.len()));
-            }
-        }
-        for (i, ch) in decoded.char_indices() {
-            let (Some(from), Some(to)) = (at.get(i), at.get(i + ch.len_utf8())) else {
+        let mut out = String::new();
+        let mut copied = 0;
+        for (from, _) in current.match_indices('&') {
+            let Some(rest) = current.get(from..) else {
                 continue;
             };
-            // Written as itself: [`clean`] saw it.
-            if to.saturating_sub(from) == ch.len_utf8() {
+            let Some(used) = hidden_char_ref(rest, total) else {
                 continue;
-            }
-            let (f, _) = clean(ch.encode_utf8(&mut [0; 4]));
-            if !f.is_clean() {
-                total.add(f);
-                spans.push((from, to));
+            };
+            if strip {
+                out.push_str(current.get(copied..from).unwrap_or_default());
+                copied = from + used;
             }
         }
-        if strip && !spans.is_empty() {
-            // Numeric and named references do not overlap: in order.
-            spans.sort_unstable();
-            let edits = spans
-                .into_iter()
-                .map(|(from, to)| (from, to, String::new()));
-            current = Cow::Owned(splice(&current, edits.collect()));
+        if strip && copied > 0 {
+            out.push_str(current.get(copied..).unwrap_or_default());
+            current = Cow::Owned(out);
         }
     }
     if layer > 0 && looks_base64(&current) {
@@ -2529,66 +2519,89 @@ const MAX_CHAR_REF_LEN: usize = 32;
 /// `text` with its HTML character references decoded as an HTML parser
 /// decodes them in an attribute: `&#` decimal or `&#x` hex digits, `;`
 /// optional (0, a surrogate or past U+10FFFF as U+FFFD), and the named
-/// ones of [`ASCII_CHAR_REFS`] with their `;`; with where in `text` each
-/// character of the result came from ([`RefMap`]). One pass; the map
-/// holds one entry per reference decoded, not one per byte (attack s70-A,
-/// N5: eight bytes per byte of a 14 MB answer with one `&` in it).
-fn decode_char_refs(text: &str) -> (String, RefMap) {
+/// ones of [`ASCII_CHAR_REFS`] with their `;`. Where a character of the
+/// result came from is [`origins`]' to say.
+fn decode_char_refs(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut map = RefMap::default();
-    let mut rest = text;
-    let mut pos = 0;
-    while let Some(c) = rest.chars().next() {
-        let used = match (c == '&').then(|| char_ref(rest)).flatten() {
-            Some((decoded, used)) => {
-                map.refs.push([out.len(), decoded.len(), pos, used]);
-                out.push_str(&decoded);
-                used
-            }
-            None => {
-                out.push(c);
-                c.len_utf8()
-            }
-        };
-        pos += used;
-        rest = text.get(pos..).unwrap_or_default();
+    let mut copied = 0;
+    for (from, used, decoded) in char_refs(text) {
+        out.push_str(text.get(copied..from).unwrap_or_default());
+        out.push_str(&decoded);
+        copied = from + used;
     }
-    map.len = out.len();
-    (out, map)
+    out.push_str(text.get(copied..).unwrap_or_default());
+    out
 }
 
-/// Where the characters of a text decoded by [`decode_char_refs`] came
-/// from: each reference decoded, in order, as its start and length in the
-/// decoded text and its start and length in the text; what lies between
-/// them was copied as written.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct RefMap {
-    refs: Vec<[usize; 4]>,
-    /// The decoded text's length in bytes.
-    len: usize,
+/// Each character reference [`decode_char_refs`] decodes in `text`, in
+/// order: its start and length in `text` and what it stands for. Every
+/// `&` is where a reference may start (no reference holds one), so the
+/// `&`s are all that is looked at.
+fn char_refs(text: &str) -> impl Iterator<Item = (usize, usize, String)> + '_ {
+    text.match_indices('&').filter_map(|(from, _)| {
+        let (decoded, used) = char_ref(text.get(from..)?)?;
+        Some((from, used, decoded))
+    })
 }
 
-impl RefMap {
-    /// The byte offset in the text of the character that starts at byte
-    /// `i` of the decoded text (each byte a reference decoded to comes
-    /// from the reference's `&`); the text's length for `i` the decoded
-    /// text's length; `None` past it. `i` is a character boundary of the
-    /// decoded text.
-    fn get(&self, i: usize) -> Option<usize> {
-        if i > self.len {
-            return None;
+/// Where in `text` the characters of its decoding ([`decode_char_refs`],
+/// `decoded_len` bytes long) at the byte offsets `at` (ascending character
+/// boundaries of the decoding) came from: a byte a reference decoded to
+/// comes from the reference's `&`, the decoding's length from the text's;
+/// `None` past it. One walk over the references, nothing kept per
+/// reference (attack s70-A, N5, and s72-A, F4: a map of each reference
+/// cost 32 bytes a reference).
+fn origins(text: &str, decoded_len: usize, at: &[usize]) -> Vec<Option<usize>> {
+    let mut refs = char_refs(text).peekable();
+    // The last reference at or before the position: its start and length
+    // in the decoding and in the text.
+    let mut last: Option<(usize, usize, usize, usize)> = None;
+    // Past the last reference: in the text and in the decoding.
+    let (mut copied, mut written) = (0, 0);
+    let mut out = Vec::with_capacity(at.len());
+    for &i in at {
+        while let Some((from, used, decoded)) = refs.peek() {
+            let start = written + (from - copied);
+            if start > i {
+                break;
+            }
+            last = Some((start, decoded.len(), *from, *used));
+            (copied, written) = (from + used, start + decoded.len());
+            refs.next();
         }
-        let after = self.refs.partition_point(|r| r[0] <= i);
-        let Some(&[at, len, from, used]) = after.checked_sub(1).and_then(|k| self.refs.get(k))
-        else {
-            return Some(i);
-        };
-        if i < at.saturating_add(len) {
-            Some(from)
-        } else {
-            Some(from + used + (i - at - len))
-        }
+        out.push((i <= decoded_len).then(|| match last {
+            None => i,
+            Some((start, len, from, _)) if i < start + len => from,
+            Some((start, len, from, used)) => from + used + (i - start - len),
+        }));
     }
+    out
+}
+
+/// The length of the reference at the start of `s` (which starts with
+/// `&`) when it stands for a hidden character: a named one HTML gives a
+/// hidden character ([`HIDDEN_CHAR_REFS`]: `&ZeroWidthSpace;`, `&zwnj;`,
+/// `&shy` in its legacy form without `;`), or a numeric or named one of
+/// [`char_ref`] whose character [`clean`] finds; what is found added to
+/// `total`.
+fn hidden_char_ref(s: &str, total: &mut Findings) -> Option<usize> {
+    let named = HIDDEN_CHAR_REFS
+        .iter()
+        .filter(|(name, _)| {
+            s.starts_with(name)
+                && (name.ends_with(';') || !s.get(name.len()..).is_some_and(|t| t.starts_with(';')))
+        })
+        .max_by_key(|(name, _)| name.len());
+    if let Some((name, hidden)) = named {
+        total.add(clean(hidden).0);
+        return Some(name.len());
+    }
+    let (decoded, used) = char_ref(s)?;
+    let (f, _) = clean(&decoded);
+    (!f.is_clean()).then(|| {
+        total.add(f);
+        used
+    })
 }
 
 /// The character reference at the start of `s` (which starts with `&`):
@@ -4925,9 +4938,11 @@ mod tests {
             assert!(clean_value(&mut v, true).is_clean(), "{s}");
             assert_eq!(v, json!({"t": s}), "{s}");
         }
-        let (decoded, at) = decode_char_refs("a&colon;&#66&#x43;&#0;&#x110000;&fjlig;é");
+        let text = "a&colon;&#66&#x43;&#0;&#x110000;&fjlig;é";
+        let decoded = decode_char_refs(text);
         assert_eq!(decoded, "a:BC\u{fffd}\u{fffd}fjé");
-        let every: Vec<Option<usize>> = (0..=decoded.len() + 1).map(|i| at.get(i)).collect();
+        let all: Vec<usize> = (0..=decoded.len() + 1).collect();
+        let every = origins(text, decoded.len(), &all);
         let want = [0, 1, 8, 12, 18, 18, 18, 22, 22, 22, 32, 32, 39, 40, 41];
         assert_eq!(every[..want.len()], want.map(Some));
         assert_eq!(every[want.len()], None);
@@ -5091,7 +5106,7 @@ mod tests {
     }
 
     /// Where each byte of the decoded text came from, one entry per byte
-    /// (as `decode_char_refs` once kept it): the oracle of [`RefMap`].
+    /// (as `decode_char_refs` once kept it): the oracle of [`origins`].
     fn dense_ref_map(text: &str) -> Vec<usize> {
         let mut at = Vec::new();
         let mut pos = 0;
@@ -5111,10 +5126,11 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::default())]
 
-        /// The sparse map of a decoded text gives, at every character
-        /// boundary, the offset the dense one did; `None` past the end.
+        /// The walk over a text's references gives, at every character
+        /// boundary of its decoding, the offset the dense map does; `None`
+        /// past the end.
         #[test]
-        fn ref_map_is_the_dense_map(
+        fn origins_are_the_dense_map(
             parts in proptest::collection::vec(
                 proptest::sample::select(vec![
                     "&", "&#", "&#x", "3a", "58", ";", "amp", "colon", "lt;", "&#0", "&#x110000",
@@ -5124,12 +5140,15 @@ mod tests {
             ),
         ) {
             let text = parts.concat();
-            let (decoded, map) = decode_char_refs(&text);
+            let decoded = decode_char_refs(&text);
             let dense = dense_ref_map(&text);
-            for i in (0..=decoded.len()).filter(|i| decoded.is_char_boundary(*i)) {
-                proptest::prop_assert_eq!(map.get(i), dense.get(i).copied(), "{} at {}", text, i);
+            proptest::prop_assert_eq!(decoded.len() + 1, dense.len());
+            let mut at: Vec<usize> = (0..=decoded.len()).filter(|i| decoded.is_char_boundary(*i)).collect();
+            at.push(decoded.len() + 1);
+            let found = origins(&text, decoded.len(), &at);
+            for (i, from) in at.iter().zip(found) {
+                proptest::prop_assert_eq!(from, dense.get(*i).copied(), "{} at {}", text, i);
             }
-            proptest::prop_assert_eq!(map.get(decoded.len() + 1), None);
         }
 
         /// Any text with hidden characters in any lenient disguise is found,

@@ -596,6 +596,46 @@ fn answers_screened_at_once_are_bounded_in_memory() {
     assert!(gate.wait().is_ok());
 }
 
+/// Answers made of HTML character references (`&#8203;`, which a view
+/// decodes to a hidden character, and `&amp;`, which it decodes to text):
+/// screened in one walk over the references, with nothing kept per
+/// reference, the hidden ones stripped (attack s72-A, F4: 15 MB of
+/// `&#8203;` took the gateway to 244 MiB, 32 bytes a reference).
+#[test]
+fn answers_of_character_references_are_screened_in_bounded_memory() {
+    let (mut gate, mut out) = echo_gate(&[], &[]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let mut stdin = gate.stdin.take().unwrap();
+    for (id, unit) in [(1, "&#8203;"), (2, "&amp;"), (3, "&ZeroWidthSpace;x")] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "big", "arguments": {"bytes": 15_000_000, "unit": unit}}});
+        writeln!(stdin, "{call}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{}", &line[..line.len().min(300)]);
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        let kept = match unit {
+            "&amp;" => 15_000_000,
+            "&#8203;" => 0,
+            _ => 15_000_000 / unit.len(),
+        };
+        assert_eq!(text.len(), kept, "{}", &line[..line.len().min(300)]);
+    }
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!("gateway peak RSS {} MiB", peak >> 10);
+    assert!(peak <= REFERENCES_PEAK_RSS_KIB, "peak RSS {peak} kB");
+    drop(stdin);
+    assert!(gate.wait().is_ok());
+}
+
+/// The peak [`answers_of_character_references_are_screened_in_bounded_memory`]
+/// allows: a few copies of one 15 MB answer.
+const REFERENCES_PEAK_RSS_KIB: u64 = 100 * 1024;
+
 /// Lines of one-key objects (`[{"a":0},…]`), which cost some 700 bytes
 /// an object parsed, from the client and from the server: each is refused
 /// before it is parsed (the core's `json::MAX_JSON_VALUES`, objects and

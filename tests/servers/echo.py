@@ -52,7 +52,8 @@ for line in sys.stdin:
             out.flush()
             continue
         if params.get("name") == "big":
-            text = "a" * int(args.get("bytes", 0))
+            unit = str(args.get("unit", "a")) or "a"
+            text = unit * (int(args.get("bytes", 0)) // len(unit))
         elif params.get("name") == "nested":
             # Each layer is 4/3 of the one inside it, and its prefix.
             text = "hello & world "
