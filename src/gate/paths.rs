@@ -544,39 +544,88 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
 /// and `a\t:/etc/passwd` are absolute); of each, as a server that drops
 /// hidden characters and normalises compatibility forms reads it (NFKC
 /// without the characters [`super::hidden::class`] calls hidden:
-/// `\u{AD}..`, `..\u{200B}`, `．．` and `․․` are `..`; attack s71-B, F3);
+/// `\u{AD}..`, `..\u{200B}`, `．．` and `․․` are `..`; attack s71-B, F3),
+/// its dot segments as a lenient server reads them ([`dot_segments`]);
 /// and of each of those, as a Windows server reads it, with every `\` a
-/// separator (`..\..\x`). At most eight.
+/// separator (`..\..\x`), its dot segments read so too. At most eight.
 fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
-    let mut out = vec![std::borrow::Cow::Borrowed(form)];
+    use std::borrow::Cow;
+    let mut out = vec![Cow::Borrowed(form)];
     let lenient = lenient_form(form);
     if lenient != form {
         out.push(lenient);
     }
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
-    let folded: Vec<_> = out
+    let folded: Vec<String> = out
         .iter()
         .map(|r| {
             let shown: String = r
                 .chars()
                 .filter(|c| super::hidden::class(*c).is_none())
                 .collect();
-            nfkc.normalize(&shown).into_owned()
+            let normal = nfkc.normalize(&shown);
+            dot_segments(&normal).unwrap_or_else(|| normal.into_owned())
         })
-        .filter(|f| out.iter().all(|r| r != f))
         .collect();
     for f in folded {
         if out.iter().all(|r| *r != f) {
-            out.push(std::borrow::Cow::Owned(f));
+            out.push(Cow::Owned(f));
         }
     }
     let slashed: Vec<_> = out
         .iter()
         .filter(|r| r.contains('\\'))
-        .map(|r| std::borrow::Cow::Owned(r.replace('\\', "/")))
+        .map(|r| {
+            let slashed = r.replace('\\', "/");
+            Cow::Owned(dot_segments(&slashed).unwrap_or(slashed))
+        })
         .collect();
     out.extend(slashed);
     out
+}
+
+/// `text` with each `/`-separated segment that a lenient server reads as
+/// a dot segment written as one: a segment of dots among marks (`Mn`,
+/// `Me`: `..\u{338}`, `\u{307}..`, which a server folding to ASCII drops),
+/// hidden characters and white space (which Windows trims at a segment's
+/// end: `.. `), or of three dots or more (`...`, which Windows trims to
+/// nothing or reads as `..`), is `.` when it holds one dot and `..` when
+/// more (attack s72-B, F5). `None` when no segment changes. A file or
+/// directory named only with dots is so read as `..` (a false positive
+/// the path check accepts: it fails closed).
+fn dot_segments(text: &str) -> Option<String> {
+    use icu_properties::{props::GeneralCategory, CodePointMapData};
+    let categories = CodePointMapData::<GeneralCategory>::new();
+    let read = |segment: &str| -> Option<&'static str> {
+        let mut dots = 0_usize;
+        for c in segment.chars() {
+            if c == '.' {
+                dots += 1;
+            } else if !(c.is_whitespace()
+                || super::hidden::class(c).is_some()
+                || matches!(
+                    categories.get(c),
+                    GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+                ))
+            {
+                return None;
+            }
+        }
+        let read = match dots {
+            0 => return None,
+            1 => ".",
+            _ => "..",
+        };
+        (read != segment).then_some(read)
+    };
+    if text.split('/').all(|segment| read(segment).is_none()) {
+        return None;
+    }
+    let segments: Vec<&str> = text
+        .split('/')
+        .map(|segment| read(segment).unwrap_or(segment))
+        .collect();
+    Some(segments.join("/"))
 }
 
 /// `true` when an argument called `name` holds a path. A name of
@@ -1800,9 +1849,37 @@ mod tests {
             assert!(!ok(&each, p), "{p}");
             assert!(!ok(&cwd, &format!("{croot}/{p}")), "{p}");
         }
-        for p in ["sub/\u{FF21}.txt", "sub/caf\u{E9}.txt", "\u{2024}x"] {
+        // Dots among marks, hidden characters and white space, or three
+        // dots or more: a segment a lenient server reads as `..` (attack
+        // s72-B, F5).
+        for p in [
+            "..\u{338}/outside/secret",
+            "\u{307}../outside/secret",
+            ".\u{301}./outside/secret",
+            ".../outside/secret",
+            "sub/.... /../outside",
+            ".. /outside/secret",
+            "..\u{20DD}\\outside\\secret",
+            "...\\outside\\secret",
+        ] {
+            assert!(!ok(&each, p), "{p}");
+            assert!(!ok(&cwd, &format!("{croot}/{p}")), "{p}");
+        }
+        for p in [
+            "sub/\u{FF21}.txt",
+            "sub/caf\u{E9}.txt",
+            "\u{2024}x",
+            "sub/.../x",
+            "sub/a..\u{338}b",
+            "sub/\u{301}",
+            "sub/notes...",
+        ] {
             assert!(ok(&each, p), "{p}");
         }
+        assert_eq!(dot_segments("a/.../b"), Some("a/../b".to_owned()));
+        assert_eq!(dot_segments("./. \u{200B}/x"), Some("././x".to_owned()));
+        assert_eq!(dot_segments("a/../b/./c"), None);
+        assert_eq!(dot_segments("a/\u{301}/b"), None);
         assert!(ok(&cwd, &format!("{croot}/a%2etxt")));
         assert!(ok(&each, &format!("{root}/sub/x%2e%2e")));
     }
