@@ -879,6 +879,41 @@ mod tests {
         assert_eq!(ids, [json!(3), json!(1)], "{rs:?}");
     }
 
+    /// A progress token is held while its call runs: one of exactly
+    /// `rpc::MAX_ID_BYTES` bytes is taken, a longer one (by one byte or
+    /// two) is invalid params with its pointer and limit, the call never
+    /// run (attack s72-A, F2).
+    #[test]
+    fn progress_tokens_are_bounded_in_bytes() {
+        let mut input = String::new();
+        for (id, len) in [
+            (1, crate::rpc::MAX_ID_BYTES),
+            (2, crate::rpc::MAX_ID_BYTES + 1),
+            (3, crate::rpc::MAX_ID_BYTES + 2),
+        ] {
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": "sleep",
+                              "params": {"ms": 0, "_meta": {"progressToken": "t".repeat(len)}}});
+            input.push_str(&format!("{line}\n"));
+        }
+        let rs = session(&input, config(4, 4));
+        let by_id = |id: u64| rs.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(by_id(1)["result"]["slept"], 0, "{rs:?}");
+        for id in [2, 3] {
+            let e = &by_id(id)["error"];
+            assert_eq!(e["code"], crate::rpc::INVALID_PARAMS, "{rs:?}");
+            assert_eq!(e["data"]["kind"], "invalid_progress_token", "{rs:?}");
+            assert_eq!(e["data"]["pointer"], "/params/_meta/progressToken");
+            assert_eq!(e["data"]["limit"], crate::rpc::MAX_ID_BYTES);
+        }
+        assert_eq!(
+            rs.iter()
+                .filter(|r| r["method"] == "notifications/progress")
+                .count(),
+            1,
+            "{rs:?}"
+        );
+    }
+
     #[test]
     fn beyond_the_queue_a_call_is_busy_at_once() {
         let mut input = String::new();

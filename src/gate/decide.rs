@@ -2792,6 +2792,61 @@ mod tests {
         assert!(params_shape("ping", None).is_ok());
     }
 
+    /// A `tools/list` or `prompts/list` entry whose name is longer than
+    /// `MAX_NAME_BYTES` is taken out of the page, reported cut to
+    /// `SHOWN_NAME_BYTES` at a character boundary with `…`; a name of
+    /// exactly the bound stays, and other listings are left alone (attack
+    /// s72-A, F2).
+    #[test]
+    fn overlong_names_are_taken_out_of_listings() {
+        // A two-byte character across the cut: cut before it.
+        let long = format!(
+            "{}é{}",
+            "a".repeat(SHOWN_NAME_BYTES - 1),
+            "b".repeat(MAX_NAME_BYTES)
+        );
+        let fits = "f".repeat(MAX_NAME_BYTES);
+        for (method, member) in [("tools/list", "tools"), ("prompts/list", "prompts")] {
+            let mut page = json!({member: [{"name": long}, {"name": fits}, {"name": "x"}, {}]});
+            let dropped = Gatekeeper::drop_overlong_names(method, &mut page);
+            let names: Vec<&str> = dropped.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(
+                names,
+                [format!("{}…", "a".repeat(SHOWN_NAME_BYTES - 1))],
+                "{method}"
+            );
+            assert_eq!(dropped[0].1.code(), "tool.bad_response");
+            assert_eq!(
+                page,
+                json!({member: [{"name": fits}, {"name": "x"}, {}]}),
+                "{method}"
+            );
+        }
+        let mut page = json!({"resources": [{"name": long}]});
+        let before = page.clone();
+        assert!(Gatekeeper::drop_overlong_names("resources/list", &mut page).is_empty());
+        assert_eq!(page, before);
+        assert_eq!(
+            cut_name(&"c".repeat(SHOWN_NAME_BYTES)),
+            "c".repeat(SHOWN_NAME_BYTES)
+        );
+        assert_eq!(
+            cut_name(&"c".repeat(SHOWN_NAME_BYTES + 1)),
+            format!("{}…", "c".repeat(SHOWN_NAME_BYTES))
+        );
+        // A name refused by the lists says so with its cut form and length.
+        let g = keeper("");
+        let e = g
+            .tool_decision(&long, &ToolView::default(), None)
+            .unwrap_err();
+        assert!(e.message().contains(&cut_name(&long)), "{}", e.message());
+        assert!(
+            e.message().contains(&long.len().to_string()),
+            "{}",
+            e.message()
+        );
+    }
+
     /// Each URI a `subscriptions/listen` subscribes gets the resource
     /// decision; the filter's other members the argument checks.
     #[test]

@@ -3690,6 +3690,29 @@ mod tests {
     /// stripped so; media types, binary containers and real binary (few
     /// characters, or many malformed sequences) stay binary (attack
     /// s69-B, F4).
+    /// Well-formed base64 in the URL-safe alphabet is read as itself: the
+    /// junk a lenient standard-alphabet decoder makes of it (skipping `-`
+    /// and `_`) is no text a client shows, so its controls are no finding
+    /// and the blob is left as it came (the strict reading is told from
+    /// the lenient ones by `fingerprint`).
+    #[test]
+    fn url_safe_base64_is_not_read_as_the_junk_of_another_alphabet() {
+        for (mime, blob) in [
+            ("text/plain", "YnbUZnRvb_h3"),
+            ("text/plain", "eWBjd_xjbmpyekRqqGNoa3Job3Rsdms="),
+            (
+                "application/octet-stream",
+                "c2licGpsaHBna0R0cHMMNOhuc_Rsag==",
+            ),
+        ] {
+            let sent = json!({"content": [{"type": "resource",
+                "resource": {"uri": "x:a", "blob": blob, "mimeType": mime}}]});
+            let mut v = sent.clone();
+            assert!(clean_value(&mut v, true).is_clean(), "{blob}");
+            assert_eq!(v, sent, "{blob}");
+        }
+    }
+
     #[test]
     fn untyped_blob_of_mostly_text_is_screened() {
         use base64::Engine as _;

@@ -3417,6 +3417,32 @@ fn same_members(sent: &Value, screened: &Value) -> Result<(), Refusal> {
 mod tests {
     use super::*;
 
+    /// A server's id is held while the client answers: a string of at
+    /// most `rpc::MAX_ID_BYTES` bytes or an integer; a longer string, a
+    /// fraction, `null` and other values are no id (attack s72-A, F1).
+    #[test]
+    fn server_ids_are_bounded_as_the_clients_are() {
+        let fits = "s".repeat(crate::rpc::MAX_ID_BYTES);
+        assert_eq!(valid_id(&json!(fits)), Some(Id::String(fits.clone())));
+        for len in [crate::rpc::MAX_ID_BYTES + 1, crate::rpc::MAX_ID_BYTES + 2] {
+            assert_eq!(valid_id(&json!("s".repeat(len))), None, "{len}");
+        }
+        assert_eq!(valid_id(&json!(-3)), Some(Id::Number((-3).into())));
+        assert_eq!(
+            valid_id(&json!(u64::MAX)),
+            Some(Id::Number(u64::MAX.into()))
+        );
+        for bad in [
+            json!(1.5),
+            json!(null),
+            json!([1]),
+            json!({"id": 1}),
+            json!(true),
+        ] {
+            assert_eq!(valid_id(&bad), None, "{bad}");
+        }
+    }
+
     /// A server request whose id screening would change is refused (#20
     /// attack pass, F7): two requests could then share one id.
     #[test]
