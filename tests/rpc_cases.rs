@@ -654,6 +654,18 @@ fn string_ids_are_bounded_in_bytes() {
     let r = toolgate::rpc::parse_tool_call(line(&long).as_bytes()).unwrap_err();
     assert_eq!(r.error.code(), "invalid_id", "{:?}", r.error);
     assert_eq!(r.id, None);
+    // The answer says how long it was and the bound, as a number too.
+    let answer = r.to_response();
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("1025 bytes") && message.contains("1024"),
+        "{message}"
+    );
+    assert_eq!(
+        answer["error"]["data"]["limit"],
+        toolgate::rpc::MAX_ID_BYTES
+    );
+    assert_eq!(answer["error"]["data"]["pointer"], "/id");
     // Escapes count as written: an id of 1024 `\n`s is 2048 bytes.
     let escaped = "\\n".repeat(toolgate::rpc::MAX_ID_BYTES);
     let text = format!(

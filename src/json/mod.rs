@@ -395,7 +395,7 @@ impl fmt::Display for JsonError {
             JsonError::DuplicateKey(d) => d.fmt(f),
             JsonError::TooManyValues { limit, offset } => write!(
                 f,
-                "more than {limit} JSON values (objects and members weighed) at byte {offset}"
+                "more than {limit} weighed JSON values at byte {offset} (each value weighs 1, each object member {MEMBER_VALUES} more, each object with a member {OBJECT_VALUES} more: what they cost parsed)"
             ),
         }
     }

@@ -145,6 +145,16 @@ pub enum EnvelopeError {
         /// Byte offset of the value.
         offset: usize,
     },
+    /// `id` is a string longer than [`MAX_ID_BYTES`](super::MAX_ID_BYTES)
+    /// bytes as written between its quotes (kind `invalid_id`).
+    IdTooLong {
+        /// Its length in bytes as written, quotes not counted.
+        bytes: usize,
+        /// The bound it broke, [`MAX_ID_BYTES`](super::MAX_ID_BYTES).
+        limit: usize,
+        /// Byte offset of the value.
+        offset: usize,
+    },
     /// `method` is missing.
     MissingMethod,
     /// `method` is not a string.
@@ -311,7 +321,7 @@ impl EnvelopeError {
             EnvelopeError::EmptyBatch => "empty_batch",
             EnvelopeError::BatchTooLong { .. } => "batch_too_long",
             EnvelopeError::InvalidJsonrpc { .. } => "invalid_jsonrpc",
-            EnvelopeError::InvalidId { .. } => "invalid_id",
+            EnvelopeError::InvalidId { .. } | EnvelopeError::IdTooLong { .. } => "invalid_id",
             EnvelopeError::MissingMethod => "missing_method",
             EnvelopeError::InvalidMethod { .. } => "invalid_method",
             EnvelopeError::ParamsNotStructured { .. } => "params_not_structured",
@@ -322,6 +332,7 @@ impl EnvelopeError {
     fn offset(&self) -> Option<usize> {
         match self {
             EnvelopeError::InvalidId { offset, .. }
+            | EnvelopeError::IdTooLong { offset, .. }
             | EnvelopeError::InvalidMethod { offset, .. }
             | EnvelopeError::ParamsNotStructured { offset, .. } => Some(*offset),
             _ => None,
@@ -335,7 +346,9 @@ impl EnvelopeError {
             | EnvelopeError::EmptyBatch
             | EnvelopeError::BatchTooLong { .. } => "",
             EnvelopeError::InvalidJsonrpc { .. } => "/jsonrpc",
-            EnvelopeError::InvalidId { .. } | EnvelopeError::Notification { .. } => "/id",
+            EnvelopeError::InvalidId { .. }
+            | EnvelopeError::IdTooLong { .. }
+            | EnvelopeError::Notification { .. } => "/id",
             EnvelopeError::MissingMethod | EnvelopeError::InvalidMethod { .. } => "/method",
             EnvelopeError::ParamsNotStructured { .. } => "/params",
         }
@@ -430,6 +443,15 @@ impl fmt::Display for EnvelopeError {
             EnvelopeError::InvalidId { found, offset } => write!(
                 f,
                 "/id must be a string or an integer, found {found}{}",
+                At(*offset)
+            ),
+            EnvelopeError::IdTooLong {
+                bytes,
+                limit,
+                offset,
+            } => write!(
+                f,
+                "/id is a string of {bytes} bytes, longer than the {limit} bytes an id may be (rpc::MAX_ID_BYTES){}",
                 At(*offset)
             ),
             EnvelopeError::MissingMethod => write!(f, "/method is missing"),

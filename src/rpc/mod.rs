@@ -75,7 +75,7 @@ pub const MAX_BATCH_LEN: usize = 1024;
 /// Longest string `id` accepted, in bytes as written between its quotes
 /// (JSON-RPC 2.0 sets none): a server holds the id of every request until
 /// it is answered, so ids of 4 MB, thousands at once, held gigabytes
-/// (attack s72-A, F1). A longer one is [`EnvelopeError::InvalidId`]; MCP's
+/// (attack s72-A, F1). A longer one is [`EnvelopeError::IdTooLong`]; MCP's
 /// progress tokens, ids as well, are held to it too.
 pub const MAX_ID_BYTES: usize = 1024;
 

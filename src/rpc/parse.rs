@@ -168,9 +168,11 @@ fn decode_id(text: &str, m: Member) -> Result<Id, EnvelopeError> {
     };
     let raw = slice(text, m.span);
     match m.kind {
-        Kind::String if raw.len() > super::MAX_ID_BYTES + 2 => {
-            Err(invalid("a string longer than rpc::MAX_ID_BYTES"))
-        }
+        Kind::String if raw.len() > super::MAX_ID_BYTES + 2 => Err(EnvelopeError::IdTooLong {
+            bytes: raw.len() - 2,
+            limit: super::MAX_ID_BYTES,
+            offset: m.span.start,
+        }),
         Kind::String => decode_string(text, m)
             .map(Id::String)
             .ok_or_else(|| invalid("a string")),

@@ -1,7 +1,7 @@
 //! Error responses (JSON-RPC 2.0 §5, §5.1) built from typed errors.
 use serde_json::{json, Map, Value};
 
-use super::error::{Rejected, RpcError, AUTHORIZATION_ERROR};
+use super::error::{EnvelopeError, Rejected, RpcError, AUTHORIZATION_ERROR};
 use super::id::Id;
 use crate::json::JsonError;
 use crate::net::{Denial, StableCode};
@@ -37,6 +37,12 @@ pub fn protocol_error(error: &RpcError, id: Option<&Id>) -> Value {
     }
     if let RpcError::Json(
         JsonError::TooLarge { limit, .. } | JsonError::TooManyValues { limit, .. },
+    ) = error
+    {
+        data.insert("limit".into(), (*limit).into());
+    }
+    if let RpcError::Envelope(
+        EnvelopeError::IdTooLong { limit, .. } | EnvelopeError::BatchTooLong { limit, .. },
     ) = error
     {
         data.insert("limit".into(), (*limit).into());

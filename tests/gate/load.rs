@@ -531,7 +531,7 @@ fn a_client_that_stops_reading_stalls_the_server_not_the_gateways_memory() {
 
 /// The same with answers of tiny values (`[0,0,…]`), which cost many times
 /// their text once parsed: the budget counts what they cost parsed
-/// (`gate::VALUE_BYTES` a value; 1.5 MiB of text is about 25 MiB parsed),
+/// (`json::VALUE_BYTES` a value; 1.5 MiB of text is about 25 MiB parsed),
 /// and a line of more than `gate::MAX_SERVER_LINE_VALUES` (15 MiB of them)
 /// is refused before it is parsed.
 #[test]
