@@ -44,8 +44,10 @@ fn js_integer(n: &serde_json::Number) -> Option<String> {
     })
 }
 
-/// Most strings of one call's `arguments` the gateway inspects; a call with
-/// more is refused (`policy.arguments_too_complex`) rather than half-checked.
+/// Most strings of one call's `arguments` the gateway inspects, object
+/// keys counted (each is read for a URL or a path), those of JSON held in
+/// a string too; a call with more is refused
+/// (`policy.arguments_too_complex`) rather than half-checked.
 pub const MAX_SCANNED_STRINGS: usize = 16_384;
 
 /// Client methods that name no server-side operation to vet: forwarded
@@ -1050,27 +1052,29 @@ impl Gatekeeper {
                     );
                     let under_host = matches!(place, Place::Host | Place::InHost);
                     for k in m.keys() {
+                        // Each key is a string looked at, counted as a
+                        // value is (attack s72-A, F5: 240,000 plain keys in
+                        // JSON held in a string were each read for a URL).
+                        spend(scan.budget)?;
                         // The check of what it is written as first, as for
                         // a value.
-                        let path_check = |scan: &mut Scan<'_>| -> Result<(), Refusal> {
-                            if under_path && looks_like_a_path(k) {
-                                spend(scan.budget)?;
-                                if let Some(roots) = &self.roots {
-                                    roots.check(k, "builtin path check (by argument name)")?;
+                        let path_check = || -> Result<(), Refusal> {
+                            match &self.roots {
+                                Some(roots) if under_path && looks_like_a_path(k) => {
+                                    roots.check(k, "builtin path check (by argument name)")
                                 }
+                                _ => Ok(()),
                             }
-                            Ok(())
                         };
                         let as_url = has_scheme(&lenient_form(k));
                         if !as_url {
-                            path_check(scan)?;
+                            path_check()?;
                         }
                         if k.contains('%') || looks_like_url(k) {
-                            spend(scan.budget)?;
                             self.vet_url_forms(k, scan)?;
                         }
                         if as_url {
-                            path_check(scan)?;
+                            path_check()?;
                         }
                         // A map under a host-named key is keyed by host
                         // as likely as by name (`{"hosts": {"::1": 8080}}`).
@@ -3162,8 +3166,41 @@ mod tests {
             code(&g, "t", json!({ "hosts": many })),
             "policy.arguments_too_complex"
         );
-        let fewer = vec!["a.example"; MAX_SCANNED_STRINGS - 1].join(",");
+        // The key and the text count too: at the bound exactly.
+        let fewer = vec!["a.example"; MAX_SCANNED_STRINGS - 2].join(",");
         assert_eq!(code(&g, "t", json!({ "hosts": fewer })), "ok");
+        let one_more = vec!["a.example"; MAX_SCANNED_STRINGS - 1].join(",");
+        assert_eq!(
+            code(&g, "t", json!({ "hosts": one_more })),
+            "policy.arguments_too_complex"
+        );
+    }
+
+    /// Object keys count against `MAX_SCANNED_STRINGS` as strings do,
+    /// plain ones and those of JSON held in a string (attack s72-A, F5: a
+    /// call of 240,000 plain keys in a JSON string was read in full).
+    #[test]
+    fn keys_count_against_the_string_bound() {
+        let g = keeper("");
+        let keys = |n: usize| -> serde_json::Map<String, Value> {
+            (0..n).map(|i| (format!("k{i}"), json!(0))).collect()
+        };
+        // `a` and the keys inside: at the bound, then one over.
+        let at = Value::Object(keys(MAX_SCANNED_STRINGS - 1));
+        assert_eq!(code(&g, "t", json!({ "a": at })), "ok");
+        let over = Value::Object(keys(MAX_SCANNED_STRINGS));
+        assert_eq!(
+            code(&g, "t", json!({ "a": over })),
+            "policy.arguments_too_complex"
+        );
+        // In a string: `a`, the string and the keys inside.
+        let text = Value::Object(keys(MAX_SCANNED_STRINGS - 2)).to_string();
+        assert_eq!(code(&g, "t", json!({ "a": text })), "ok");
+        let text = Value::Object(keys(MAX_SCANNED_STRINGS - 1)).to_string();
+        assert_eq!(
+            code(&g, "t", json!({ "a": text })),
+            "policy.arguments_too_complex"
+        );
     }
 
     /// A host-named text read as a resolver and the clients that split it
