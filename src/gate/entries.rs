@@ -231,8 +231,9 @@ fn expands_to(template: &str, uri: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct HiddenEntries {
     /// Each entry hidden, by kind and key ([`EntryKind::key`]), with why
-    /// (the code, the reason and the rule that hid it).
-    hidden: HashMap<(EntryKind, String), Refusal>,
+    /// (the code, the reason and the rule that hid it) and its key's form
+    /// compared with URIs.
+    hidden: HashMap<(EntryKind, String), Hidden>,
     /// The entries hidden since their kind's listing began (a subset of
     /// `hidden`): one listed again later in the same listing stays hidden,
     /// whatever its new definition (attack s50 F40).
@@ -251,6 +252,27 @@ pub struct HiddenEntries {
     templates: Vec<String>,
     /// More templates were listed than remembered.
     templates_overflowed: bool,
+}
+
+/// One entry [`HiddenEntries`] remembers.
+#[derive(Debug, Clone)]
+struct Hidden {
+    /// Why it was hidden.
+    why: Refusal,
+    /// A resource's or template's key as URIs naming it are compared
+    /// ([`comparable`]), made once when remembered rather than for every
+    /// request; empty for a prompt.
+    form: String,
+}
+
+impl Hidden {
+    fn new(entry: &(EntryKind, String), why: Refusal) -> Self {
+        let form = match entry.0 {
+            EntryKind::Prompt => String::new(),
+            EntryKind::Resource | EntryKind::Template => comparable(&entry.1),
+        };
+        Hidden { why, form }
+    }
 }
 
 impl HiddenEntries {
@@ -274,23 +296,15 @@ impl HiddenEntries {
     /// [`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page). Returns each
     /// entry hidden, by its key's text (a prompt's `name`, a resource's
     /// `uri`, a template's `uriTemplate`), with why.
-    pub fn filter_page(
-        &mut self,
-        method: &str,
-        result: &mut Value,
-        mode: PoisonMode,
-    ) -> Vec<(String, Refusal)> {
-        self.filter(method, result, mode, true, &[])
-    }
-
-    /// [`filter_page`](Self::filter_page) of a page from which the policy
-    /// hid `policy_hidden` ([`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page)),
+    ///
+    /// `policy_hidden` are the entries the policy hid from the page
+    /// ([`Gatekeeper::filter_list_page`](super::Gatekeeper::filter_list_page)),
     /// each [remembered](Self::remember) as hidden by this listing: an
     /// entry with the same key shown clean on this page or a later one of
     /// the same listing stays hidden with it (a prompt `fetch` beside one
     /// hidden for its name `fetch\u{200B}`, which a server stripping the
     /// character reads as `fetch`), never forgetting it.
-    pub fn filter_page_hid(
+    pub fn filter_page(
         &mut self,
         method: &str,
         result: &mut Value,
@@ -375,6 +389,7 @@ impl HiddenEntries {
                     .contains(&entry)
                     .then(|| hidden.get(&entry))
                     .flatten()
+                    .map(|h| &h.why)
                 {
                     why.push((
                         name.to_owned(),
@@ -403,7 +418,7 @@ impl HiddenEntries {
             );
             let refusal = Refusal::new(GateCode::Poisoned, message, rule);
             why.push((name.to_owned(), refusal.clone()));
-            hidden.insert(entry.clone(), refusal);
+            hidden.insert(entry.clone(), Hidden::new(&entry, refusal));
             if shown {
                 this_listing.insert(entry);
             }
@@ -432,7 +447,8 @@ impl HiddenEntries {
             self.overflowed.insert(kind);
             return;
         }
-        self.hidden.insert(entry, why.clone());
+        let remembered = Hidden::new(&entry, why.clone());
+        self.hidden.insert(entry, remembered);
     }
 
     /// The resource templates listed so far (each once, the first
@@ -490,24 +506,23 @@ impl HiddenEntries {
             // A URI a server reads as a hidden resource (percent-decoded,
             // any case) or one a hidden template expands to.
             let uri = comparable(&EntryKind::Resource.key(name));
-            self.hidden.iter().find(|((kind, key), _)| match kind {
+            self.hidden.iter().find(|((kind, _), h)| match kind {
                 EntryKind::Prompt => false,
                 EntryKind::Resource => {
                     kinds.contains(kind)
-                        && comparable(key).trim_end_matches('/') == uri.trim_end_matches('/')
+                        && h.form.trim_end_matches('/') == uri.trim_end_matches('/')
                 }
                 // An expression may expand to nothing: `…/t/{x}` is
                 // `…/t/`, which a server reading the path opens as `…/t`
                 // (attack s72-B, F4).
                 EntryKind::Template => {
                     kinds.contains(kind)
-                        && (expands_to(&comparable(key), &uri)
-                            || expands_to(&comparable(key), &format!("{uri}/")))
+                        && (expands_to(&h.form, &uri) || expands_to(&h.form, &format!("{uri}/")))
                 }
             })
         });
-        let refusal = found.map(|((kind, _), why)| {
-            why.clone().named_as(&format!(
+        let refusal = found.map(|((kind, _), h)| {
+            h.why.clone().named_as(&format!(
                 "{} `{}` was hidden from its list: ",
                 kind.noun(),
                 kind.shown(name)
@@ -583,7 +598,7 @@ mod tests {
         ] {
             let mut hidden = HiddenEntries::default();
             let mut page = json!({member: [{key: bad, "description": "x\u{200b}"}]});
-            let why = hidden.filter_page(method, &mut page, PoisonMode::Refuse);
+            let why = hidden.filter_page(method, &mut page, PoisonMode::Refuse, &[]);
             assert_eq!(why.len(), 1, "{method}");
             let mut messages = vec![why[0].1.message().to_owned()];
             for (m, params) in naming(kind, bad) {
@@ -635,7 +650,7 @@ mod tests {
             // refuse: the poisoned one alone.
             let mut hidden = HiddenEntries::default();
             let mut p = page(true);
-            let why = hidden.filter_page(method, &mut p, PoisonMode::Refuse);
+            let why = hidden.filter_page(method, &mut p, PoisonMode::Refuse, &[]);
             assert_eq!(why.len(), 1, "{method}");
             assert_eq!(why[0].1.code(), "tool.poisoned");
             // By the entry it hid (s59, K12-B).
@@ -652,20 +667,22 @@ mod tests {
             // Listed clean again: forgotten.
             let mut p = page(false);
             assert!(hidden
-                .filter_page(method, &mut p, PoisonMode::Refuse)
+                .filter_page(method, &mut p, PoisonMode::Refuse, &[])
                 .is_empty());
             assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
             assert!(hidden.is_empty());
             // keep and strip leave a merely poisoned entry to the screen.
             for mode in [PoisonMode::Keep, PoisonMode::Strip] {
                 let mut p = page(true);
-                assert!(hidden.filter_page(method, &mut p, mode).is_empty());
+                assert!(hidden.filter_page(method, &mut p, mode, &[]).is_empty());
                 assert_eq!(p[member].as_array().map(Vec::len), Some(2), "{p}");
             }
             // strip hides an entry whose keys collide once stripped.
             let mut p = json!({member: [{key: good}, {key: bad, "description": "x", "description\u{200b}": "y"}]});
             assert_eq!(
-                hidden.filter_page(method, &mut p, PoisonMode::Strip).len(),
+                hidden
+                    .filter_page(method, &mut p, PoisonMode::Strip, &[])
+                    .len(),
                 1
             );
             assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
@@ -686,14 +703,14 @@ mod tests {
         ]});
         assert_eq!(
             hidden
-                .filter_page("resources/templates/list", &mut p, PoisonMode::Refuse)
+                .filter_page("resources/templates/list", &mut p, PoisonMode::Refuse, &[])
                 .len(),
             3
         );
         let mut p = json!({"resources": [{"uri": "https://example.com/b", "name": "b", "description": "x\u{200b}"}]});
         assert_eq!(
             hidden
-                .filter_page("resources/list", &mut p, PoisonMode::Refuse)
+                .filter_page("resources/list", &mut p, PoisonMode::Refuse, &[])
                 .len(),
             1
         );
@@ -867,14 +884,14 @@ mod tests {
         let mut p1 = json!({"prompts": [{"name": "good"}, {"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
         assert_eq!(
             hidden
-                .filter_page("prompts/list", &mut p1, PoisonMode::Refuse)
+                .filter_page("prompts/list", &mut p1, PoisonMode::Refuse, &[])
                 .len(),
             1
         );
         let mut p2 = json!({"prompts": [{"name": "BAD", "description": "clean now"}]});
         assert_eq!(
             hidden
-                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse)
+                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse, &[])
                 .len(),
             1
         );
@@ -883,11 +900,11 @@ mod tests {
         assert_eq!(r.map(|r| r.code()), Some("tool.poisoned"));
         // Another kind's listing does not end this one's.
         let mut other = json!({"resources": []});
-        hidden.filter_page("resources/list", &mut other, PoisonMode::Refuse);
+        hidden.filter_page("resources/list", &mut other, PoisonMode::Refuse, &[]);
         // The listing ended with page 2: a new one showing it clean forgets it.
         let mut again = json!({"prompts": [{"name": "bad", "description": "clean now"}]});
         assert!(hidden
-            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse, &[])
             .is_empty());
         assert_eq!(again["prompts"].as_array().map(Vec::len), Some(1));
         assert!(hidden
@@ -911,20 +928,20 @@ mod tests {
         // left.
         let mut page = json!({"prompts": [{"name": "fetch"}], "nextCursor": "2"});
         let policy = [("fetch\u{200B}", &why)];
-        let shown = hidden.filter_page_hid("prompts/list", &mut page, PoisonMode::Refuse, &policy);
+        let shown = hidden.filter_page("prompts/list", &mut page, PoisonMode::Refuse, &policy);
         assert_eq!(shown.len(), 1, "{shown:?}");
         assert_eq!(page["prompts"].as_array().map(Vec::len), Some(0), "{page}");
         assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
         assert_eq!(refused(&hidden, "fetch\u{200B}"), Some("tool.poisoned"));
         // The listing's next page shows it clean again: still hidden.
         let mut next = json!({"prompts": [{"name": "fetch"}]});
-        hidden.filter_page("prompts/list", &mut next, PoisonMode::Refuse);
+        hidden.filter_page("prompts/list", &mut next, PoisonMode::Refuse, &[]);
         assert_eq!(next["prompts"].as_array().map(Vec::len), Some(0), "{next}");
         assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
         // A new listing without the poisoned one: forgotten.
         let mut again = json!({"prompts": [{"name": "fetch"}]});
         assert!(hidden
-            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse, &[])
             .is_empty());
         assert_eq!(refused(&hidden, "fetch"), None);
         // The gateway's own listing remembers it, and leaves the client's
@@ -939,7 +956,7 @@ mod tests {
         );
         assert_eq!(refused(&hidden, "fetch"), Some("tool.poisoned"));
         let mut page = json!({"prompts": [{"name": "fetch"}]});
-        hidden.filter_page("prompts/list", &mut page, PoisonMode::Refuse);
+        hidden.filter_page("prompts/list", &mut page, PoisonMode::Refuse, &[]);
         assert_eq!(page["prompts"].as_array().map(Vec::len), Some(1), "{page}");
     }
 
@@ -956,7 +973,7 @@ mod tests {
         };
         let mut p1 =
             json!({"prompts": [{"name": "bad", "description": "x\u{200b}"}], "nextCursor": "p2"});
-        hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse);
+        hidden.filter_page("prompts/list", &mut p1, PoisonMode::Refuse, &[]);
         let mut own = json!({"prompts": [{"name": "bad", "description": "clean"}, {"name": "x", "description": "y\u{200b}"}]});
         let why = hidden.filter_own_page("prompts/list", &mut own, PoisonMode::Refuse, &[]);
         assert_eq!(why.len(), 1, "{why:?}");
@@ -967,7 +984,7 @@ mod tests {
         let mut p2 = json!({"prompts": [{"name": "bad", "description": "clean"}]});
         assert_eq!(
             hidden
-                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse)
+                .filter_page("prompts/list", &mut p2, PoisonMode::Refuse, &[])
                 .len(),
             1
         );
@@ -975,7 +992,7 @@ mod tests {
         // A new listing the client sees shows both clean: both forgotten.
         let mut again = json!({"prompts": [{"name": "bad"}, {"name": "x"}]});
         assert!(hidden
-            .filter_page("prompts/list", &mut again, PoisonMode::Refuse)
+            .filter_page("prompts/list", &mut again, PoisonMode::Refuse, &[])
             .is_empty());
         assert_eq!(refused(&hidden, "bad"), None);
         assert_eq!(refused(&hidden, "x"), None);
@@ -990,7 +1007,7 @@ mod tests {
             .map(|i| json!({"name": format!("p{i}"), "description": "x\u{200b}"}))
             .collect();
         let mut p = json!({ "prompts": entries });
-        let why = hidden.filter_page("prompts/list", &mut p, PoisonMode::Refuse);
+        let why = hidden.filter_page("prompts/list", &mut p, PoisonMode::Refuse, &[]);
         assert_eq!(why.len(), MAX_HIDDEN_ENTRIES);
         assert_eq!(hidden.len(), MAX_HIDDEN_ENTRIES);
         assert_eq!(p["prompts"].as_array().map(Vec::len), Some(1), "{p}");
@@ -1051,7 +1068,7 @@ mod tests {
                 if *more {
                     page["nextCursor"] = json!("next");
                 }
-                hidden.filter_page(method, &mut page, PoisonMode::Refuse);
+                hidden.filter_page(method, &mut page, PoisonMode::Refuse, &[]);
                 proptest::prop_assert!(clean_value(&mut page, false).is_clean());
                 if !open.contains(prompts) {
                     this_listing.retain(|(p, _)| p != prompts);

@@ -1295,8 +1295,7 @@ impl GateService {
             st.hidden
                 .filter_own_page(method, result, poison, &by_policy)
         } else {
-            st.hidden
-                .filter_page_hid(method, result, poison, &by_policy)
+            st.hidden.filter_page(method, result, poison, &by_policy)
         };
         hidden.extend(entries.into_iter().map(|(name, r)| (Some(name), r)));
         hidden.extend(overlong.into_iter().map(|(name, r)| (Some(name), r)));
