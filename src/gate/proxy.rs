@@ -114,11 +114,6 @@ type Outcome = (Result<Value, Value>, Charge);
 #[derive(Debug)]
 struct ServerMessage {
     raw: Arc<RawValue>,
-    /// The token of a `notifications/progress` and the request it was
-    /// bound to when read: held, it still goes only while that request
-    /// waits on the server (no progress after the answer, none for a later
-    /// request reusing the token: attack s70-A, N4).
-    progress: Option<(String, Id)>,
 }
 
 /// The rule of a refusal for want of a listing: a request that names a
@@ -2105,23 +2100,23 @@ impl GateService {
                     let Ok(raw) = RawValue::from_string(raw) else {
                         return;
                     };
-                    let progress = if method == "notifications/progress" {
+                    let progress = method == "notifications/progress";
+                    if progress {
                         let key = screened
                             .get("params")
                             .and_then(|p| p.get("progressToken"))
                             .and_then(progress_token_key);
-                        let bound = key.and_then(|key| {
-                            let id = lock(&self.shared.state).progress.get(&key).cloned();
-                            id.map(|id| (key, id))
+                        // Checked above (`server_notification`), and still
+                        // bound: never after its request's answer, nor for
+                        // a later request reusing the token (attack s70-A,
+                        // N4).
+                        let bound = key.is_some_and(|key| {
+                            lock(&self.shared.state).progress.contains_key(&key)
                         });
-                        // Checked above (`server_notification`): bound.
-                        let Some(bound) = bound else {
+                        if !bound {
                             return;
-                        };
-                        Some(bound)
-                    } else {
-                        None
-                    };
+                        }
+                    }
                     if let Some(sid) = &server_id {
                         // Only an answer to a request the client was asked
                         // may reach the server (no forged answers).
@@ -2143,7 +2138,6 @@ impl GateService {
                     if let Some(peer) = peer {
                         let message = ServerMessage {
                             raw: Arc::from(raw),
-                            progress,
                         };
                         // Held while a line before it is on its way
                         // (message order); the reader goes on. A progress
@@ -2156,7 +2150,7 @@ impl GateService {
                             message,
                             charge,
                         };
-                        let now = if held.message.progress.is_some() {
+                        let now = if progress {
                             Some(held)
                         } else {
                             self.shared.order.pass(held)
@@ -2357,21 +2351,6 @@ impl GateService {
             "code": AUTHORIZATION_ERROR, "message": AUTHORIZATION_MESSAGE,
             "data": {"code": refusal.code(), "reason": refusal.message()}}});
         let _ = self.send_own(answer.to_string().as_bytes());
-    }
-
-    /// Whether a server message held for message order may still go
-    /// when released: a `notifications/progress` only while its request
-    /// waits on the server, as when it was read
-    /// ([`server_notification`](Self::server_notification)).
-    fn still_wanted(&self, message: &ServerMessage) -> bool {
-        let Some((key, bound)) = &message.progress else {
-            return true;
-        };
-        let st = lock(&self.shared.state);
-        if st.progress.get(key) != Some(bound) {
-            return false;
-        }
-        st.pending.get(bound).is_some_and(|p| !p.quiet)
     }
 
     /// Whether a notification from the server may reach the client: a
@@ -3060,12 +3039,11 @@ impl Service for GateService {
                 message, charge, ..
             }) = rx.recv().await
             {
-                let Some(shared) = shared.upgrade() else {
+                // Ends with the session.
+                if shared.upgrade().is_none() {
                     break;
-                };
-                if (GateService { shared }).still_wanted(&message) {
-                    let _ = peer.send(Outbound::Raw(message.raw)).await;
                 }
+                let _ = peer.send(Outbound::Raw(message.raw)).await;
                 drop(charge);
             }
         });
