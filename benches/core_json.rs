@@ -8,7 +8,11 @@
 //! * `parse_strict/{64KiB,1MiB}`: at least 1.0x `from_slice::<Value>`.
 //! * `refuse_duplicate_json_keys/{64KiB,1MiB}`: at least 1.0x `IgnoredAny`.
 //!
-//! `JSON_COST=<none|ignored|value|tool_call|strict|dup> JSON_COST_SIZE=<bytes>
+//! Watched without a goal: `value_units/{64KiB,1MiB}` (the pass every
+//! parse makes first, to bound the values it builds) against `IgnoredAny`,
+//! and `depth_of`.
+//!
+//! `JSON_COST=<none|ignored|value|tool_call|strict|dup|units> JSON_COST_SIZE=<bytes>
 //! JSON_COST_N=<loops> target/release/deps/core_json-*` runs one plain loop
 //! instead of criterion, for `valgrind --tool=callgrind
 //! --toggle-collect='*cost_loop*'` profiles and instruction counts.
@@ -18,7 +22,9 @@ use std::time::Duration;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use serde::de::IgnoredAny;
 use serde_json::{json, Value};
-use toolgate::json::{depth_of, parse_strict, refuse_duplicate_json_keys, Limits};
+use toolgate::json::{
+    depth_of, parse_strict, refuse_duplicate_json_keys, value_units, Limits, MAX_JSON_VALUES,
+};
 use toolgate::rpc::{parse_tool_call, ToolCall};
 
 /// A `tools/call` request of about `target` bytes: a realistic mix of
@@ -152,6 +158,28 @@ fn duplicate_key_groups(c: &mut Criterion) {
     }
 }
 
+/// `value_units`, the pass before every strict parse that bounds the
+/// values it builds, against `IgnoredAny` (no goal; kept to watch its
+/// share of a parse).
+fn value_units_groups(c: &mut Criterion) {
+    for (label, size) in &SIZES[1..] {
+        let bytes = request(*size);
+        let mut g = c.benchmark_group(format!("value_units/{label}"));
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_with_input(
+            BenchmarkId::new("serde_json_ignored_any_baseline", bytes.len()),
+            &bytes,
+            |b, s| b.iter(|| ignored_any(s)),
+        );
+        g.bench_with_input(
+            BenchmarkId::new("value_units", bytes.len()),
+            &bytes,
+            |b, s| b.iter(|| value_units(black_box(s), MAX_JSON_VALUES).unwrap()),
+        );
+        g.finish();
+    }
+}
+
 /// `depth_of` on a built value (no goal; kept to watch it).
 fn depth_group(c: &mut Criterion) {
     let bytes = request(64 * 1024);
@@ -165,7 +193,7 @@ fn depth_group(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = config();
-    targets = parse_tool_call_groups, parse_strict_groups, duplicate_key_groups, depth_group
+    targets = parse_tool_call_groups, parse_strict_groups, duplicate_key_groups, value_units_groups, depth_group
 }
 
 /// One plain loop for callgrind (see the module docs).
@@ -192,6 +220,7 @@ fn cost_loop(mode: &str, bytes: &[u8], n: usize) {
             "tool_call" => drop(black_box(parse_tool_call(black_box(bytes)))),
             "strict" => drop(black_box(parse_strict(black_box(bytes), &limits))),
             "dup" => drop(black_box(refuse_duplicate_json_keys(black_box(bytes)))),
+            "units" => drop(black_box(value_units(black_box(bytes), MAX_JSON_VALUES))),
             _ => {}
         }
     }
