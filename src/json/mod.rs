@@ -127,24 +127,57 @@ impl Default for Limits {
 /// # Errors
 /// The byte offset at which the count passed `max`.
 pub fn value_units(bytes: &[u8], max: usize) -> Result<usize, usize> {
-    let (mut n, mut opened) = (1_usize, false);
+    let mut n = 1_usize;
+    if n > max {
+        // The text itself is one value too many, where it starts.
+        return match bytes
+            .iter()
+            .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            Some(at) => Err(at),
+            None => Ok(n),
+        };
+    }
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
-        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            at += 1;
-            continue;
-        }
-        if std::mem::take(&mut opened) && b != b'}' {
-            n = n.saturating_add(1 + OBJECT_VALUES);
-        }
-        match b {
-            b'{' => opened = true,
-            b'[' | b',' => n = n.saturating_add(1),
-            b':' => n = n.saturating_add(MEMBER_VALUES),
-            _ => {}
-        }
+        let weight = match UNIT_CLASS.get(usize::from(b)).copied().unwrap_or(0) {
+            // Inside a value or white space: nothing to count.
+            0 => {
+                at += 1;
+                continue;
+            }
+            QUOTE => 0,
+            OPEN_OBJECT => {
+                // An object weighs more when its next byte other than white
+                // space is not `}`: it has a member.
+                let next = bytes
+                    .get(at + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+                if next.is_some_and(|&c| c != b'}') {
+                    1 + OBJECT_VALUES
+                } else {
+                    0
+                }
+            }
+            MEMBER => MEMBER_VALUES,
+            _ => 1,
+        };
+        n = n.saturating_add(weight);
         if n > max {
-            return Err(at);
+            // Where the count passed: an object's first member is counted
+            // at the byte after its `{` and the white space.
+            return Err(if b == b'{' {
+                bytes
+                    .get(at + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+                    .map_or(at, |k| at + 1 + k)
+            } else {
+                at
+            });
         }
         at = if b == b'"' {
             string_end(bytes, at + 1)
@@ -154,6 +187,23 @@ pub fn value_units(bytes: &[u8], max: usize) -> Result<usize, usize> {
     }
     Ok(n)
 }
+
+/// The classes of byte [`value_units`] stops at outside strings (any other
+/// is 0): a string's quote, an object's `{`, a member's `:`, and `[` and
+/// `,`, each the start of one more value.
+const UNIT_CLASS: [u8; 256] = {
+    let mut class = [0; 256];
+    class[b'"' as usize] = QUOTE;
+    class[b'{' as usize] = OPEN_OBJECT;
+    class[b':' as usize] = MEMBER;
+    class[b'[' as usize] = ONE_MORE;
+    class[b',' as usize] = ONE_MORE;
+    class
+};
+const QUOTE: u8 = 1;
+const OPEN_OBJECT: u8 = 2;
+const MEMBER: u8 = 3;
+const ONE_MORE: u8 = 4;
 
 /// The offset just past the closing quote of the string whose text starts
 /// at `from` in `bytes` (escapes skipped), or `bytes.len()` when it is not
