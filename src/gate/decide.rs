@@ -2164,47 +2164,7 @@ impl Gatekeeper {
         given: &Given<'_>,
     ) -> Result<Vec<PendingName>, Refusal> {
         let values = given.values()?;
-        let mut decided = vec![template.to_owned()];
-        if template.contains(['{', '}']) {
-            decided.clear();
-            let readings = EXPANSION_READINGS
-                .iter()
-                .map(|r| Ok((*r, template_parts(template, r.naming)?)))
-                .collect::<Result<Vec<_>, Refusal>>()?;
-            // One named expansion, then for each value one in every
-            // variable and two in each (the others not given, and given
-            // by name), where the variables are expressions a library
-            // reads: `str.replace` would write `R{/dir}` with `sub` as
-            // `Rsub`, but only for a value given under the name `/dir`.
-            let anywhere = |r: &Expansion| match r.naming {
-                Naming::Literal => &[][..],
-                Naming::Rfc6570 | Naming::TsSdk => &values[..],
-            };
-            let total = readings.iter().fold(0usize, |sum, (r, parts)| {
-                let each = variable_count(parts).saturating_mul(2).saturating_add(1);
-                sum.saturating_add(anywhere(r).len().saturating_mul(each).saturating_add(1))
-            });
-            if total > MAX_SCANNED_STRINGS {
-                return Err(too_many_expansions());
-            }
-            let mut seen = std::collections::HashSet::new();
-            for (reading, parts) in &readings {
-                let places = 0..variable_count(parts);
-                let fills = std::iter::once(Fill::Named(given)).chain(
-                    anywhere(reading).iter().flat_map(|v| {
-                        std::iter::once(Fill::Every(v)).chain(places.clone().flat_map(move |i| {
-                            [Fill::One(i, v, None), Fill::One(i, v, Some(given))]
-                        }))
-                    }),
-                );
-                for fill in fills {
-                    let e = expand(parts, fill, *reading)?;
-                    if seen.insert(e.clone()) {
-                        decided.push(e);
-                    }
-                }
-            }
-        }
+        let decided = completion_expansions(template, given)?;
         let mut names = Vec::new();
         for d in &decided {
             names.extend(self.resource_decision("resources/read", d)?);
@@ -2220,6 +2180,72 @@ impl Gatekeeper {
         }
         Ok(names)
     }
+}
+
+/// The URIs a `completion/complete` on the resource template `template`
+/// may name, with the values `params` gives it (`argument`,
+/// `context.arguments`): [`Gatekeeper`]'s completion decision decides each
+/// as `resources/read` of it, and a hidden resource or template is
+/// refused under each ([`HiddenEntries::refusal`](super::HiddenEntries::refusal)).
+/// `template` itself when it has no expression.
+///
+/// # Errors
+/// `policy.arguments_too_complex` for more than [`MAX_SCANNED_STRINGS`]
+/// values or expansions, or an expansion longer than
+/// [`crate::net::MAX_URL_BYTES`].
+pub(crate) fn completion_uris(
+    template: &str,
+    params: Option<&serde_json::Map<String, Value>>,
+) -> Result<Vec<String>, Refusal> {
+    completion_expansions(template, &Given::new(params))
+}
+
+/// [`completion_uris`] with the values read.
+fn completion_expansions(template: &str, given: &Given<'_>) -> Result<Vec<String>, Refusal> {
+    let values = given.values()?;
+    if !template.contains(['{', '}']) {
+        return Ok(vec![template.to_owned()]);
+    }
+    let mut decided = Vec::new();
+    let readings = EXPANSION_READINGS
+        .iter()
+        .map(|r| Ok((*r, template_parts(template, r.naming)?)))
+        .collect::<Result<Vec<_>, Refusal>>()?;
+    // One named expansion, then for each value one in every
+    // variable and two in each (the others not given, and given
+    // by name), where the variables are expressions a library
+    // reads: `str.replace` would write `R{/dir}` with `sub` as
+    // `Rsub`, but only for a value given under the name `/dir`.
+    let anywhere = |r: &Expansion| match r.naming {
+        Naming::Literal => &[][..],
+        Naming::Rfc6570 | Naming::TsSdk => &values[..],
+    };
+    let total = readings.iter().fold(0usize, |sum, (r, parts)| {
+        let each = variable_count(parts).saturating_mul(2).saturating_add(1);
+        sum.saturating_add(anywhere(r).len().saturating_mul(each).saturating_add(1))
+    });
+    if total > MAX_SCANNED_STRINGS {
+        return Err(too_many_expansions());
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (reading, parts) in &readings {
+        let places = 0..variable_count(parts);
+        let fills =
+            std::iter::once(Fill::Named(given)).chain(anywhere(reading).iter().flat_map(|v| {
+                std::iter::once(Fill::Every(v)).chain(
+                    places
+                        .clone()
+                        .flat_map(move |i| [Fill::One(i, v, None), Fill::One(i, v, Some(given))]),
+                )
+            }));
+        for fill in fills {
+            let e = expand(parts, fill, *reading)?;
+            if seen.insert(e.clone()) {
+                decided.push(e);
+            }
+        }
+    }
+    Ok(decided)
 }
 
 /// The text after a `file:` scheme (in any case) of `uri`; `None` for

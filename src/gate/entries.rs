@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::audit::{audit_name, audit_uri};
 use super::code::{GateCode, Refusal};
+use super::decide::completion_uris;
 use super::listing::listing_members;
 use super::named::Named;
 use super::pin::MAX_TOOLS;
@@ -476,7 +477,9 @@ impl HiddenEntries {
     /// `ref.uri` of a `ref/resource`, a resource or a template),
     /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`
     /// (`uri`, a resource or a template), `subscriptions/listen` (each
-    /// URI of `notifications.resourceSubscriptions`, 2026-07-28). `None`
+    /// URI of `notifications.resourceSubscriptions`, 2026-07-28); a
+    /// completion on a resource template under each URI its values expand
+    /// it to (as the completion decision expands it). `None`
     /// for any other. Once an
     /// entry of a kind could not be remembered (past
     /// [`MAX_HIDDEN_ENTRIES`]), every such request naming an entry of that
@@ -488,6 +491,20 @@ impl HiddenEntries {
         const RESOURCES: &[EntryKind] = &[EntryKind::Resource, EntryKind::Template];
         match Named::of(method, params) {
             Named::Prompt(name) => self.refusal_of(&[EntryKind::Prompt], name),
+            // A completion on a resource template names each URI its
+            // values expand it to (attack s73-B, F1: `…/{p}` with `p` =
+            // `evil` reached the hidden `…/evil`); too many expansions are
+            // the completion decision's to refuse.
+            Named::Resource(template)
+                if method == "completion/complete" && template.contains(['{', '}']) =>
+            {
+                let uris = completion_uris(template, params.and_then(Value::as_object));
+                self.refusal_of(RESOURCES, template).or_else(|| {
+                    uris.ok()?
+                        .iter()
+                        .find_map(|uri| self.refusal_of(RESOURCES, uri).map(|r| r.about(uri)))
+                })
+            }
             Named::Resource(uri) => self.refusal_of(RESOURCES, uri),
             Named::Subscriptions(uris) => uris
                 .iter()
@@ -687,6 +704,101 @@ mod tests {
             );
             assert_eq!(p[member].as_array().map(Vec::len), Some(1), "{p}");
             assert_eq!(hidden.len(), 1);
+        }
+    }
+
+    /// A completion on a resource template names every URI its values
+    /// expand it to: one that expands to a hidden resource, or to a URI a
+    /// hidden template expands to, is refused as reading it would be
+    /// (attack s73-B, F1); one that expands to nothing hidden is not.
+    #[test]
+    fn completions_are_refused_for_what_their_templates_expand_to() {
+        let mut hidden = HiddenEntries::default();
+        let mut p = json!({"resourceTemplates": [
+            {"uriTemplate": "https://example.com/t/{x}", "name": "tpl", "description": "x\u{200b}"},
+        ]});
+        hidden.filter_page("resources/templates/list", &mut p, PoisonMode::Refuse, &[]);
+        let mut p = json!({"resources": [
+            {"uri": "https://example.com/evil", "name": "evil", "description": "x\u{200b}"},
+        ]});
+        hidden.filter_page("resources/list", &mut p, PoisonMode::Refuse, &[]);
+        let complete = |uri: &str, argument: Value, context: Option<Value>| {
+            let mut params =
+                json!({"ref": {"type": "ref/resource", "uri": uri}, "argument": argument});
+            if let Some(c) = context {
+                params["context"] = json!({ "arguments": c });
+            }
+            hidden.refusal("completion/complete", Some(&params))
+        };
+        for (uri, argument, context) in [
+            (
+                "https://example.com/{p}",
+                json!({"name": "p", "value": "evil"}),
+                None,
+            ),
+            (
+                "https://example.com/e{p}",
+                json!({"name": "p", "value": "vil"}),
+                None,
+            ),
+            (
+                "https://example.com/evil{?q}",
+                json!({"name": "q", "value": "1"}),
+                None,
+            ),
+            (
+                "https://example.com/t{/x}",
+                json!({"name": "x", "value": "a"}),
+                None,
+            ),
+            (
+                "https://example.com/t{/x}",
+                json!({"name": "x", "value": ""}),
+                None,
+            ),
+            (
+                "https://example.com{/p}{/x}",
+                json!({"name": "x", "value": "a"}),
+                Some(json!({"p": "t"})),
+            ),
+            (
+                "https://example.com/{+p}",
+                json!({"name": "p", "value": "t/a"}),
+                None,
+            ),
+            (
+                "https://example.com/t{/x,y}",
+                json!({"name": "x", "value": "a"}),
+                Some(json!({"y": "b"})),
+            ),
+            (
+                "https://example.com/{p}",
+                json!({"name": "p", "value": "%65vil"}),
+                None,
+            ),
+        ] {
+            let refusal = complete(uri, argument.clone(), context);
+            assert!(refusal.is_some(), "{uri} {argument}");
+            assert_eq!(refusal.unwrap().code(), "tool.poisoned", "{uri}");
+        }
+        for (uri, argument) in [
+            (
+                "https://example.com/ok/{p}",
+                json!({"name": "p", "value": "fine"}),
+            ),
+            (
+                "https://example.com/{p}",
+                json!({"name": "p", "value": "good"}),
+            ),
+            (
+                "https://example.com/fine",
+                json!({"name": "p", "value": "evil"}),
+            ),
+        ] {
+            assert!(
+                complete(uri, argument.clone(), None).is_none(),
+                "{uri} {argument}"
+            );
         }
     }
 
