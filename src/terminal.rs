@@ -38,13 +38,19 @@ fn is_bidi_control(c: char) -> bool {
 /// and the PDF tools' warnings): a control character (`Cc`), a format
 /// character (`Cf`: zero-width characters, bidirectional controls, the soft
 /// hyphen, tag characters, …), a line or paragraph separator (`Zl`, `Zp`),
-/// or a default-ignorable code point (variation selectors, Hangul fillers,
-/// the combining grapheme joiner): everything that acts on a terminal or
-/// shows as nothing, so a message can neither drive the terminal nor hold
-/// text a reader does not see. The table is Unicode 17's; a test checks it
-/// against the ICU4X tables the gateway decides poisoning with.
+/// a default-ignorable code point (variation selectors, Hangul fillers,
+/// the combining grapheme joiner), a private-use character (`Co`), a
+/// noncharacter, or one of the two characters drawn as nothing (U+16FE4,
+/// U+1D159): everything that acts on a terminal or shows as nothing (or as
+/// a font's own glyph), so a message can neither drive the terminal nor
+/// hold text a reader does not see. The table is Unicode 17's; a test
+/// checks it against the ICU4X tables the gateway decides poisoning with.
+/// Unassigned code points need those tables: the gateway's log escapes
+/// them too ([`LogWriter::escaping`]).
 pub fn is_hidden_or_control(c: char) -> bool {
     c.is_control()
+        // Noncharacters: U+nFFFE and U+nFFFF of every plane.
+        || u32::from(c) & 0xfffe == 0xfffe
         || matches!(
             c,
             '\u{ad}'
@@ -72,6 +78,12 @@ pub fn is_hidden_or_control(c: char) -> bool {
                 | '\u{1bca0}'..='\u{1bca3}'
                 | '\u{1d173}'..='\u{1d17a}'
                 | '\u{e0000}'..='\u{e0fff}'
+                | '\u{e000}'..='\u{f8ff}'
+                | '\u{fdd0}'..='\u{fdef}'
+                | '\u{16fe4}'
+                | '\u{1d159}'
+                | '\u{f0000}'..='\u{ffffd}'
+                | '\u{100000}'..='\u{10fffd}'
         )
 }
 
@@ -80,7 +92,13 @@ pub fn is_hidden_or_control(c: char) -> bool {
 /// ([`is_hidden_or_control`]) escaped, as `\xNN` (below U+0100) or
 /// `\u{NNNN}`.
 pub fn escape_controls(line: &str) -> Cow<'_, str> {
-    let escaped = |c: char| c != '\t' && is_hidden_or_control(c);
+    escape_where(line, is_hidden_or_control)
+}
+
+/// [`escape_controls`] with `hidden` deciding which characters (tab aside)
+/// are escaped.
+fn escape_where(line: &str, hidden: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let escaped = |c: char| c != '\t' && hidden(c);
     if !line.chars().any(escaped) {
         return Cow::Borrowed(line);
     }
@@ -137,7 +155,28 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
 /// newline kept. A method name or tool name quoted from the wire in a log
 /// field can then neither drive the terminal nor forge a log line.
 #[derive(Debug)]
-pub struct LogWriter<W>(pub W);
+pub struct LogWriter<W> {
+    out: W,
+    /// More characters to escape ([`LogWriter::escaping`]).
+    also: Option<fn(char) -> bool>,
+}
+
+impl<W> LogWriter<W> {
+    /// A writer escaping what [`escape_controls`] escapes.
+    pub fn new(out: W) -> Self {
+        Self { out, also: None }
+    }
+
+    /// A writer escaping what [`escape_controls`] escapes and every
+    /// character `also` gives (the gateway's: unassigned code points, which
+    /// its Unicode tables know; attack s73-B, F2).
+    pub fn escaping(out: W, also: fn(char) -> bool) -> Self {
+        Self {
+            out,
+            also: Some(also),
+        }
+    }
+}
 
 impl<W: Write> Write for LogWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -146,14 +185,18 @@ impl<W: Write> Write for LogWriter<W> {
             Some(body) => (body, "\n"),
             None => (&*record, ""),
         };
-        let mut line = escape_controls(body).into_owned();
+        let also = self.also;
+        let mut line = escape_where(body, |c| {
+            is_hidden_or_control(c) || also.is_some_and(|f| f(c))
+        })
+        .into_owned();
         line.push_str(end);
-        self.0.write_all(line.as_bytes())?;
+        self.out.write_all(line.as_bytes())?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        self.out.flush()
     }
 }
 
@@ -186,6 +229,9 @@ mod tests {
                     | GeneralCategory::ParagraphSeparator
             ) || di.contains(c)
                 || vs.contains(c);
+            let want = want
+                || cat == GeneralCategory::PrivateUse
+                || matches!(c, '\u{16fe4}' | '\u{1d159}');
             let got = is_hidden_or_control(c);
             assert!(!want || got, "U+{:04X} is missing", u32::from(c));
             assert!(
@@ -194,6 +240,31 @@ mod tests {
                 u32::from(c)
             );
         }
+    }
+
+    /// Private use, noncharacters and the characters drawn as nothing are
+    /// escaped in a log record; with the gateway's predicate, unassigned
+    /// code points too (attack s73-B, F2: `method=` and `tool=` fields
+    /// showed them raw).
+    #[test]
+    fn log_records_escape_what_shows_as_nothing() {
+        let mut plain = LogWriter::new(Vec::new());
+        plain
+            .write_all(
+                "m=a\u{e000}b\u{f0000}\u{ffff}\u{fdd0}\u{16fe4}\u{1d159}\u{378} t\n".as_bytes(),
+            )
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(plain.out).unwrap(),
+            "m=a\\u{e000}b\\u{f0000}\\u{ffff}\\u{fdd0}\\u{16fe4}\\u{1d159}\u{378} t\n"
+        );
+        let unassigned = |c: char| c == '\u{378}';
+        let mut gate = LogWriter::escaping(Vec::new(), unassigned);
+        gate.write_all("x\u{378}\u{200b}é\n".as_bytes()).unwrap();
+        assert_eq!(
+            String::from_utf8(gate.out).unwrap(),
+            "x\\u{378}\\u{200b}é\n"
+        );
     }
 
     /// A tag or zero-width character in a log line (F12) is escaped.
@@ -243,17 +314,17 @@ mod tests {
 
     #[test]
     fn log_records_keep_one_line() {
-        let mut w = LogWriter(Vec::new());
+        let mut w = LogWriter::new(Vec::new());
         w.write_all(b"DEBUG method=\"a\nERROR forged \x1b[2J\xe2\x80\xae\"\n")
             .unwrap();
         w.write_all(b"no newline").unwrap();
-        let out = String::from_utf8(w.0).unwrap();
+        let out = String::from_utf8(w.out).unwrap();
         // Flushing reaches the writer beneath.
-        let mut w = LogWriter(io::BufWriter::new(Vec::new()));
+        let mut w = LogWriter::new(io::BufWriter::new(Vec::new()));
         w.write_all(b"x\n").unwrap();
-        assert!(w.0.get_ref().is_empty());
+        assert!(w.out.get_ref().is_empty());
         w.flush().unwrap();
-        assert_eq!(w.0.get_ref(), b"x\n");
+        assert_eq!(w.out.get_ref(), b"x\n");
         assert_eq!(
             out,
             "DEBUG method=\"a\\x0aERROR forged \\x1b[2J\\u{202e}\"\nno newline"

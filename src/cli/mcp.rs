@@ -168,7 +168,9 @@ pub(super) fn init_logging(level: Option<&str>) {
     .unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(|| toolgate::terminal::LogWriter(io::stderr()))
+        .with_writer(|| {
+            toolgate::terminal::LogWriter::escaping(io::stderr(), toolgate::gate::is_hidden_char)
+        })
         .with_ansi(false)
         .try_init();
 }

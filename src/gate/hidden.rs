@@ -53,6 +53,15 @@ pub(crate) enum Class {
     Control,
 }
 
+/// `true` for a character the screen calls hidden by its Unicode
+/// properties alone (tag, bidirectional control, format,
+/// default-ignorable, variation selector, line or paragraph separator,
+/// unassigned, private use, control but tab, LF and CR): what the
+/// gateway's log escapes beyond [`crate::terminal::escape_controls`].
+pub fn is_hidden_char(c: char) -> bool {
+    class(c).is_some()
+}
+
 /// The kind of hidden character `c` is by its Unicode properties alone,
 /// `None` for a character a reader sees (and tab, LF, CR). In context some
 /// of them are visible writing after all ([`Context`]).

@@ -65,7 +65,9 @@ pub use decide::{
 };
 pub use encoded::MAX_BASE64_READINGS;
 pub use entries::{HiddenEntries, MAX_HIDDEN_ENTRIES};
-pub use hidden::{MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS};
+pub use hidden::{
+    is_hidden_char, MAX_JOINER_LOOKAHEAD, MAX_SUBDIVISION_TAGS, RGI_SUBDIVISION_FLAGS,
+};
 pub use limits::{Limiter, Slot, Subject, MAX_TRACKED_TOOLS};
 pub use listing::{
     tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_LISTINGS_IN_PROGRESS,
