@@ -1147,6 +1147,17 @@ impl Gatekeeper {
     /// # Errors
     /// The first refusal.
     fn vet_url_forms(&self, text: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        // As a server that drops hidden characters and folds compatibility
+        // forms reads it (`http\u{200B}://10.0.0.1/`, `ｈttp://…`: attack
+        // s73-B): a URL so is checked as one too.
+        if let Some(shown) = shown_form(text).filter(|s| looks_like_url(s)) {
+            self.vet_url_readings(&shown, scan)?;
+        }
+        self.vet_url_readings(text, scan)
+    }
+
+    /// [`vet_url_forms`](Self::vet_url_forms) of one text as written.
+    fn vet_url_readings(&self, text: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
         if !text.contains('%') {
             return self.vet_url_form(text, scan);
         }
@@ -2607,6 +2618,25 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
     decodings(text).into_forms()
 }
 
+/// `text` as a server that drops the characters outside ASCII the screen
+/// calls hidden ([`super::hidden::class`]: format, default-ignorable,
+/// variation selectors, tags, …) and normalises compatibility forms
+/// (NFKC) reads it; `None` when that is `text` (ASCII always is: its
+/// controls are no character such a server drops).
+fn shown_form(text: &str) -> Option<String> {
+    if text.is_ascii() {
+        return None;
+    }
+    let shown: String = text
+        .chars()
+        .filter(|c| c.is_ascii() || super::hidden::class(*c).is_none())
+        .collect();
+    let folded = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc()
+        .normalize(&shown)
+        .into_owned();
+    (folded != text).then_some(folded)
+}
+
 /// The scheme and authority of `text` read as a URL ([`lenient_form`],
 /// ASCII lower case): everything before the path, query or fragment
 /// (`https://a.example:8443` of `https://A.example:8443/x?y`; the host of a
@@ -3200,6 +3230,39 @@ mod tests {
             code(&g, "t", json!({ "hosts": one_more })),
             "policy.arguments_too_complex"
         );
+    }
+
+    /// A text that is a URL once the hidden characters are dropped and
+    /// compatibility forms folded (a server normalising before it parses)
+    /// is checked as that URL too (attack s73-B); a benign one, and text
+    /// that is no URL either way, pass.
+    #[test]
+    fn urls_behind_hidden_characters_are_checked_as_shown() {
+        let g = keeper("");
+        for text in [
+            "http\u{200B}://10.0.0.1/",
+            "\u{200B}http://10.0.0.1/",
+            "h\u{AD}ttp://10.0.0.1/",
+            "http\u{FE0F}://10.0.0.1/",
+            "\u{FF48}ttp://10.0.0.1/",
+            "http\u{FF1A}//10.0.0.1/",
+            "http\u{E0041}://10.0.0.1/",
+        ] {
+            assert_eq!(
+                code(&g, "t", json!({ "x": text })),
+                "ssrf.private_use",
+                "{text:?}"
+            );
+        }
+        for text in [
+            "\u{FF48}ttps://example.com/",
+            "note\u{200B}: fix it",
+            "caf\u{E9}: open",
+        ] {
+            assert_eq!(code(&g, "t", json!({ "x": text })), "ok", "{text:?}");
+        }
+        assert_eq!(shown_form("plain http://a.example/"), None);
+        assert_eq!(shown_form("a\u{200B}b\u{FF41}").as_deref(), Some("aba"));
     }
 
     /// Object keys count against `MAX_SCANNED_STRINGS` as strings do,
