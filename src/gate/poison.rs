@@ -565,6 +565,52 @@ fn splice(text: &str, edits: Vec<(usize, usize, String)>) -> String {
     out
 }
 
+/// A text rebuilt with some of its byte ranges replaced, given in text
+/// order as they are found ([`splice`] without the list of edits: nothing
+/// kept per range; attack s73-A, F1). A range that starts before the end
+/// of the one before it is skipped.
+struct Splicer<'a> {
+    text: &'a str,
+    out: String,
+    /// Where the text after the last range replaced starts.
+    copied: usize,
+    replaced: bool,
+}
+
+impl<'a> Splicer<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            out: String::new(),
+            copied: 0,
+            replaced: false,
+        }
+    }
+
+    /// Replaces `start..end` of the text by `with`.
+    fn replace(&mut self, start: usize, end: usize, with: &str) {
+        let Some(kept) = self.text.get(self.copied..start) else {
+            return;
+        };
+        if !self.replaced {
+            self.out.reserve(self.text.len());
+            self.replaced = true;
+        }
+        self.out.push_str(kept);
+        self.out.push_str(with);
+        self.copied = end;
+    }
+
+    /// The text rebuilt; `None` when nothing was replaced.
+    fn finish(mut self) -> Option<String> {
+        self.replaced.then(|| {
+            self.out
+                .push_str(self.text.get(self.copied..).unwrap_or_default());
+            self.out
+        })
+    }
+}
+
 /// A reading of encoded text that held findings: how much it looks like
 /// text ([`text_likeness`]), its findings, and, when stripping changed
 /// it, the cleaned text written back as it came.
@@ -2029,19 +2075,20 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
             current = Cow::Owned(r);
         }
     }
-    // Each data: URI, from the last (so earlier spans stay where they are).
-    let spans = data_uri_spans(&current, false);
-    let mut edits = Vec::new();
+    // Each data: URI, the text rebuilt as they are screened (nothing kept
+    // per URI but its span: attack s73-A, F1).
+    let mut spans = data_uri_spans(&current, false);
+    let mut rebuilt = Splicer::new(&current);
     for &(start, end) in &spans {
         let Some(uri) = current.get(start..end) else {
             continue;
         };
         if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, total)) {
-            edits.push((start, end, r));
+            rebuilt.replace(start, end, &r);
         }
     }
-    if !edits.is_empty() {
-        current = Cow::Owned(splice(&current, edits));
+    if let Some(r) = rebuilt.finish() {
+        current = Cow::Owned(r);
     }
     // Each data: URI as a reader that ends every URI at white space or a
     // bracket finds it (a Markdown or chat view linking each one): one
@@ -2049,24 +2096,31 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
     // or to its closing quote or bracket) is a URI of its own (attack s57,
     // S2). Its findings are counted when the spans above found none.
     let stripped = strip && current.as_ref() != text;
+    if stripped {
+        // The spans were of the text before it was stripped.
+        spans = Vec::new();
+    }
     let mut more = Findings::default();
-    // Both lists are in text order: a set, not a scan per span (attack
-    // s68, DoS F2: `data:,ab data:,ab …` was quadratic).
-    let seen: std::collections::HashSet<(usize, usize)> = spans.iter().copied().collect();
-    let mut edits = Vec::new();
+    // Both lists are in text order: walked together, not a scan per span
+    // (attack s68, DoS F2: `data:,ab data:,ab …` was quadratic) nor a set
+    // of them (attack s73-A, F1: a set of 1.9 million spans).
+    let mut earlier = spans.iter().peekable();
+    let mut rebuilt = Splicer::new(&current);
     for (start, end) in data_uri_spans(&current, true) {
-        if !stripped && seen.contains(&(start, end)) {
+        while earlier.next_if(|s| **s < (start, end)).is_some() {}
+        if earlier.peek() == Some(&&(start, end)) {
             continue;
         }
         let Some(uri) = current.get(start..end) else {
             continue;
         };
         if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, &mut more)) {
-            edits.push((start, end, r));
+            rebuilt.replace(start, end, &r);
         }
     }
-    if !edits.is_empty() {
-        current = Cow::Owned(splice(&current, edits));
+    drop(spans);
+    if let Some(r) = rebuilt.finish() {
+        current = Cow::Owned(r);
     }
     if *total == before {
         total.add(more);
@@ -2083,7 +2137,7 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
             .flat_map(|&(start, end)| [start, end])
             .collect();
         let at = origins(&current, decoded.len(), &ends);
-        let mut edits = Vec::new();
+        let mut rebuilt = Splicer::new(&current);
         for (k, &(start, end)) in found.iter().enumerate() {
             let (Some(uri), Some(Some(from)), Some(Some(to))) = (
                 decoded.get(start..end),
@@ -2096,11 +2150,11 @@ fn screen_pass(text: &str, strip: bool, layer: usize, total: &mut Findings) -> O
                 continue;
             }
             if let (true, Some(r)) = (strip, screen_span(uri, strip, layer, total)) {
-                edits.push((from, to, r));
+                rebuilt.replace(from, to, &r);
             }
         }
-        if !edits.is_empty() {
-            current = Cow::Owned(splice(&current, edits));
+        if let Some(r) = rebuilt.finish() {
+            current = Cow::Owned(r);
         }
     }
     // A character reference an HTML or Markdown view decodes into a

@@ -632,6 +632,50 @@ fn answers_of_character_references_are_screened_in_bounded_memory() {
     assert!(gate.wait().is_ok());
 }
 
+/// Answers made of many tiny `data:` URIs (`data:,a `, and `data:,a` with a
+/// zero-width space in each payload, stripped from each): screened with
+/// nothing kept per URI but its span, the text rebuilt as they are
+/// screened (attack s73-A, F1: 15 MB of `data:,a ` took 196 MiB, a set of
+/// spans and a list of edits).
+#[test]
+fn answers_of_many_data_uris_are_screened_in_bounded_memory() {
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    let (mut gate, mut out) = echo_gate(&[], &[]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let mut stdin = gate.stdin.take().unwrap();
+    for (id, unit, kept) in [
+        (1, "data:,a ", "data:,a "),
+        (
+            2,
+            "data:,a\u{200B} and then some words of plain text ",
+            "data:,a and then some words of plain text ",
+        ),
+        (3, "x data:,%61 ", "x data:,%61 "),
+    ] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "big", "arguments": {"bytes": 9_000_000, "unit_hex": hex(unit)}}});
+        writeln!(stdin, "{call}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{}", &line[..line.len().min(300)]);
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text == kept.repeat(9_000_000 / unit.chars().count()),
+            "{id}: {}",
+            &line[..line.len().min(300)]
+        );
+    }
+    let peak = status_kib(pid, "VmHWM:");
+    eprintln!("gateway peak RSS {} MiB", peak >> 10);
+    assert!(peak <= REFERENCES_PEAK_RSS_KIB, "peak RSS {peak} kB");
+    drop(stdin);
+    assert!(gate.wait().is_ok());
+}
+
 /// The peak [`answers_of_character_references_are_screened_in_bounded_memory`]
 /// allows: a few copies of one 15 MB answer.
 const REFERENCES_PEAK_RSS_KIB: u64 = 100 * 1024;

@@ -52,7 +52,9 @@ for line in sys.stdin:
             out.flush()
             continue
         if params.get("name") == "big":
-            unit = str(args.get("unit", "a")) or "a"
+            # `unit_hex`: the unit as hex, for a unit the gateway would
+            # refuse as an argument (a `data:` URI).
+            unit = bytes.fromhex(str(args.get("unit_hex", ""))).decode() or str(args.get("unit", "a")) or "a"
             text = unit * (int(args.get("bytes", 0)) // len(unit))
         elif params.get("name") == "nested":
             # Each layer is 4/3 of the one inside it, and its prefix.
