@@ -2738,13 +2738,21 @@ fn looks_base64(s: &str) -> bool {
 /// as `\n\r\n`). Text padded with NUL bytes is read as UTF-16 or UTF-32
 /// too ([`decode_texts`]), where it is text.
 fn binary_reading(text: &str) -> bool {
+    mostly(text, |c| super::hidden::class(c).is_some())
+}
+
+/// Whether more than one character of `text` in
+/// [`CHARS_PER_BINARY_CONTROL`] is one `counted` gives, and none is a
+/// hidden character only a writer puts in text
+/// ([`written_hidden`](super::hidden::written_hidden)).
+fn mostly(text: &str, counted: impl Fn(char) -> bool) -> bool {
     let (mut chars, mut controls) = (0_usize, 0_usize);
     for c in text.chars() {
         chars += 1;
         if super::hidden::written_hidden(c) {
             return false;
         }
-        if super::hidden::class(c).is_some() {
+        if counted(c) {
             controls += 1;
         }
     }
@@ -2758,17 +2766,7 @@ fn binary_reading(text: &str) -> bool {
 /// ([`written_hidden`](super::hidden::written_hidden)): binary bytes, no
 /// layer of text (`AAAA…` reads as NUL bytes).
 fn mostly_controls(text: &str) -> bool {
-    let (mut chars, mut controls) = (0_usize, 0_usize);
-    for c in text.chars() {
-        chars += 1;
-        if super::hidden::written_hidden(c) {
-            return false;
-        }
-        if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
-            controls += 1;
-        }
-    }
-    controls.saturating_mul(CHARS_PER_BINARY_CONTROL) > chars
+    mostly(text, |c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
 }
 
 /// One character in how many may be a control character before a reading

@@ -603,33 +603,14 @@ fn answers_screened_at_once_are_bounded_in_memory() {
 /// `&#8203;` took the gateway to 244 MiB, 32 bytes a reference).
 #[test]
 fn answers_of_character_references_are_screened_in_bounded_memory() {
-    let (mut gate, mut out) = echo_gate(&[], &[]);
-    let pid = gate.id();
-    let _stop = StopOnDrop(pid);
-    let mut stdin = gate.stdin.take().unwrap();
-    for (id, unit) in [(1, "&#8203;"), (2, "&amp;"), (3, "&ZeroWidthSpace;x")] {
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                          "params": {"name": "big", "arguments": {"bytes": 15_000_000, "unit": unit}}});
-        writeln!(stdin, "{call}").unwrap();
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(answer["id"], id, "{}", &line[..line.len().min(300)]);
-        let text = answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default();
-        let kept = match unit {
-            "&amp;" => 15_000_000,
-            "&#8203;" => 0,
-            _ => 15_000_000 / unit.len(),
-        };
-        assert_eq!(text.len(), kept, "{}", &line[..line.len().min(300)]);
-    }
-    let peak = status_kib(pid, "VmHWM:");
-    eprintln!("gateway peak RSS {} MiB", peak >> 10);
-    assert!(peak <= REFERENCES_PEAK_RSS_KIB, "peak RSS {peak} kB");
-    drop(stdin);
-    assert!(gate.wait().is_ok());
+    screened_in_bounded_memory(
+        15_000_000,
+        &[
+            ("&#8203;", ""),
+            ("&amp;", "&amp;"),
+            ("&ZeroWidthSpace;x", "x"),
+        ],
+    );
 }
 
 /// Answers made of many tiny `data:` URIs (`data:,a `, and `data:,a` with a
@@ -639,22 +620,33 @@ fn answers_of_character_references_are_screened_in_bounded_memory() {
 /// spans and a list of edits).
 #[test]
 fn answers_of_many_data_uris_are_screened_in_bounded_memory() {
+    screened_in_bounded_memory(
+        9_000_000,
+        &[
+            ("data:,a ", "data:,a "),
+            (
+                "data:,a\u{200B} and then some words of plain text ",
+                "data:,a and then some words of plain text ",
+            ),
+            ("x data:,%61 ", "x data:,%61 "),
+        ],
+    );
+}
+
+/// Asks the echo server, one after another, for answers of about
+/// `chars` characters made of each unit (written as hex: a unit may be
+/// an argument the gateway refuses), each of which comes back as its
+/// screened unit repeated; the gateway's peak stays under
+/// [`SCREENED_PEAK_RSS_KIB`].
+fn screened_in_bounded_memory(chars: usize, units: &[(&str, &str)]) {
     let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
     let (mut gate, mut out) = echo_gate(&[], &[]);
     let pid = gate.id();
     let _stop = StopOnDrop(pid);
     let mut stdin = gate.stdin.take().unwrap();
-    for (id, unit, kept) in [
-        (1, "data:,a ", "data:,a "),
-        (
-            2,
-            "data:,a\u{200B} and then some words of plain text ",
-            "data:,a and then some words of plain text ",
-        ),
-        (3, "x data:,%61 ", "x data:,%61 "),
-    ] {
+    for (id, (unit, kept)) in units.iter().enumerate() {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                          "params": {"name": "big", "arguments": {"bytes": 9_000_000, "unit_hex": hex(unit)}}});
+                          "params": {"name": "big", "arguments": {"bytes": chars, "unit_hex": hex(unit)}}});
         writeln!(stdin, "{call}").unwrap();
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
@@ -664,21 +656,21 @@ fn answers_of_many_data_uris_are_screened_in_bounded_memory() {
             .as_str()
             .unwrap_or_default();
         assert!(
-            text == kept.repeat(9_000_000 / unit.chars().count()),
-            "{id}: {}",
+            text == kept.repeat(chars / unit.chars().count()),
+            "{unit}: {}",
             &line[..line.len().min(300)]
         );
     }
     let peak = status_kib(pid, "VmHWM:");
     eprintln!("gateway peak RSS {} MiB", peak >> 10);
-    assert!(peak <= REFERENCES_PEAK_RSS_KIB, "peak RSS {peak} kB");
+    assert!(peak <= SCREENED_PEAK_RSS_KIB, "peak RSS {peak} kB");
     drop(stdin);
     assert!(gate.wait().is_ok());
 }
 
-/// The peak [`answers_of_character_references_are_screened_in_bounded_memory`]
-/// allows: a few copies of one 15 MB answer.
-const REFERENCES_PEAK_RSS_KIB: u64 = 100 * 1024;
+/// The peak [`screened_in_bounded_memory`] allows: a few copies of one
+/// 15 MB answer.
+const SCREENED_PEAK_RSS_KIB: u64 = 100 * 1024;
 
 /// Lines of one-key objects (`[{"a":0},…]`), which cost some 700 bytes
 /// an object parsed, from the client and from the server: each is refused
