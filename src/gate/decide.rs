@@ -2618,19 +2618,19 @@ fn percent_forms(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
     decodings(text).into_forms()
 }
 
-/// `text` as a server that drops the characters outside ASCII the screen
-/// calls hidden ([`super::hidden::class`]: format, default-ignorable,
-/// variation selectors, tags, …) and normalises compatibility forms
-/// (NFKC) reads it; `None` when that is `text` (ASCII always is: its
-/// controls are no character such a server drops).
+/// `text` as a server that drops what a reader does not see and
+/// normalises compatibility forms reads it ([`super::hidden::shown`]:
+/// terminal escape sequences whole, the characters the screen calls
+/// hidden; then NFKC); `None` when that is `text` (printable ASCII always
+/// is).
 fn shown_form(text: &str) -> Option<String> {
-    if text.is_ascii() {
+    if text
+        .bytes()
+        .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
+    {
         return None;
     }
-    let shown: String = text
-        .chars()
-        .filter(|c| c.is_ascii() || super::hidden::class(*c).is_none())
-        .collect();
+    let shown = super::hidden::shown(text);
     let folded = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc()
         .normalize(&shown)
         .into_owned();
@@ -3247,6 +3247,15 @@ mod tests {
             "\u{FF48}ttp://10.0.0.1/",
             "http\u{FF1A}//10.0.0.1/",
             "http\u{E0041}://10.0.0.1/",
+            // Terminal escapes whole and ASCII controls (attack s74-B, F1).
+            "ht\u{1b}[0mtp://10.0.0.1/",
+            "\u{1b}[0mhttp://10.0.0.1/",
+            "http:\u{1b}[0m//10.0.0.1/",
+            "ht\u{0}tp://10.0.0.1/",
+            "http\u{7f}://10.0.0.1/",
+            "ht\u{8}tp://10.0.0.1/",
+            "\u{1b}]8;;x\u{7}http://10.0.0.1/",
+            "\u{9b}1mhttp://10.0.0.1/",
         ] {
             assert_eq!(
                 code(&g, "t", json!({ "x": text })),
@@ -3394,9 +3403,11 @@ mod tests {
                 json!({"hosts": "example.com\u{1f}127.0.0.1"}),
                 "ssrf.loopback",
             ),
+            // Also `example.com::ffff:…` to a server dropping the control:
+            // a URL of scheme `example.com`, refused first.
             (
                 json!({"hosts": "example.com\u{1e}::ffff:127.0.0.1"}),
-                "ssrf.loopback",
+                "url.scheme",
             ),
             (json!({"hosts": "example.com\u{1c}127.1"}), "ssrf.loopback"),
             (json!({"hosts": "127.0.0.1|example.com"}), "ssrf.loopback"),

@@ -62,6 +62,74 @@ pub fn is_hidden_char(c: char) -> bool {
     class(c).is_some()
 }
 
+/// `text` as a reader that drops what it does not show reads it: each
+/// terminal escape sequence removed whole (ESC `[` or U+009B, a CSI, up to
+/// its final byte; ESC `]` or U+009D, an OSC, up to BEL or ESC `\`; ESC
+/// and one more byte), then every character [`class`] calls hidden (tab,
+/// LF and CR kept). `ht\x1b[0mtp://`, `http\u{200B}://` read `http://`;
+/// a server that strips escapes and invisible characters before it reads
+/// a URL, a path or a name sees it so (attack s74-B, F1, F2). Borrowed
+/// when nothing is dropped.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().all(|c| class(c).is_none()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let sequence = match c {
+            '\u{1b}' => match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    Some(false)
+                }
+                Some(']') => {
+                    chars.next();
+                    Some(true)
+                }
+                Some(&next) if ('\u{40}'..='\u{5f}').contains(&next) => {
+                    chars.next();
+                    None
+                }
+                _ => None,
+            },
+            '\u{9b}' => Some(false),
+            '\u{9d}' => Some(true),
+            c => {
+                if class(c).is_none() {
+                    out.push(c);
+                }
+                continue;
+            }
+        };
+        match sequence {
+            // A CSI: parameter and intermediate bytes, then its final byte.
+            Some(false) => {
+                while let Some(&b) = chars.peek() {
+                    chars.next();
+                    if !('\u{20}'..='\u{3f}').contains(&b) {
+                        break;
+                    }
+                }
+            }
+            // An OSC: up to BEL, ST (ESC `\`) or U+009C.
+            Some(true) => {
+                while let Some(b) = chars.next() {
+                    if matches!(b, '\u{7}' | '\u{9c}') {
+                        break;
+                    }
+                    if b == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The kind of hidden character `c` is by its Unicode properties alone,
 /// `None` for a character a reader sees (and tab, LF, CR). In context some
 /// of them are visible writing after all ([`Context`]).

@@ -543,8 +543,9 @@ pub(crate) fn drive_rest(text: &str) -> Option<&str> {
 /// and LF deleted, C0 controls and spaces trimmed, so `\u{1}/etc/passwd`
 /// and `a\t:/etc/passwd` are absolute); of each, as a server that drops
 /// hidden characters and normalises compatibility forms reads it (NFKC
-/// without the characters [`super::hidden::class`] calls hidden:
-/// `\u{AD}..`, `..\u{200B}`, `．．` and `․․` are `..`; attack s71-B, F3),
+/// of [`super::hidden::shown`]: terminal escapes and the characters the
+/// screen calls hidden dropped: `\u{AD}..`, `..\u{200B}`, `..\x1b[0m`,
+/// `．．` and `․․` are `..`; attack s71-B, F3),
 /// its dot segments as a lenient server reads them ([`dot_segments`]);
 /// and of each of those, as a Windows server reads it, with every `\` a
 /// separator (`..\..\x`), its dot segments read so too. At most eight.
@@ -559,10 +560,7 @@ fn readings(form: &str) -> Vec<std::borrow::Cow<'_, str>> {
     let folded: Vec<String> = out
         .iter()
         .map(|r| {
-            let shown: String = r
-                .chars()
-                .filter(|c| super::hidden::class(*c).is_none())
-                .collect();
+            let shown = super::hidden::shown(r);
             let normal = nfkc.normalize(&shown);
             dot_segments(&normal).unwrap_or_else(|| normal.into_owned())
         })
@@ -642,13 +640,16 @@ pub fn is_path_name(name: &str) -> bool {
     alternatives(&bare_name(name)).any(is_one_path_name)
 }
 
-/// An argument name as [`is_path_name`] and [`uri_name`] read it: in
+/// An argument name as [`is_path_name`] and [`uri_name`] read it: without
+/// what a reader does not see ([`super::hidden::shown`]: `path\u{202E}`,
+/// `path\x1b[31m` are `path`; attack s74-B, F2), in
 /// Unicode NFKC (`ｐａｔｈ` is `path`), without the index or brackets of a
 /// form field at its end (`paths[]`, `path[0]`) and without the
 /// characters that are no letter or digit around it (`path:`, `$path`,
 /// `@path`). Bounded by the name's length.
 fn bare_name(name: &str) -> String {
-    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(name);
+    let shown = super::hidden::shown(name);
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(&shown);
     let mut bare: &str = &nfkc;
     while let Some(open) = bare.strip_suffix(']').and_then(|b| b.rfind('[')) {
         bare = bare.get(..open).unwrap_or_default();
