@@ -450,6 +450,7 @@ impl Gatekeeper {
     /// # Errors
     /// The first refusal.
     pub fn resource_decision(&self, method: &str, uri: &str) -> Result<Vec<PendingName>, Refusal> {
+        uri_within_bound(uri)?;
         let (found, _) = poison::clean(uri);
         if !found.is_clean() {
             return Err(Refusal::new(
@@ -2259,6 +2260,48 @@ fn completion_expansions(template: &str, given: &Given<'_>) -> Result<Vec<String
     Ok(decided)
 }
 
+/// `url.too_long` for a resource URI longer than
+/// [`crate::net::MAX_URL_BYTES`], of any scheme (the server's own too): a
+/// forwarded request's URI is held until its answer, and each is read
+/// several ways (attack s74-A, F1: a hundred `resources/read` of 3 MB
+/// `demo:` URIs held 340 MiB).
+///
+/// # Errors
+/// `url.too_long`, before anything else is read of it.
+pub(crate) fn uri_within_bound(uri: &str) -> Result<(), Refusal> {
+    if uri.len() <= crate::net::MAX_URL_BYTES {
+        return Ok(());
+    }
+    Err(Refusal::from_denial(
+        &crate::net::Denial::of(
+            crate::net::DenialCode::TooLong,
+            format!(
+                "a resource URI of {} bytes, over the {}-byte bound (net::MAX_URL_BYTES)",
+                uri.len(),
+                crate::net::MAX_URL_BYTES
+            ),
+        ),
+        URL_RULE,
+    ))
+}
+
+/// [`uri_within_bound`] of each URI a request names ([`Named::of`]:
+/// `resources/read`, `resources/subscribe`, `resources/unsubscribe`,
+/// `completion/complete`'s `ref.uri`, `subscriptions/listen`'s list).
+///
+/// # Errors
+/// The first URI's `url.too_long`.
+pub(crate) fn named_uris_within_bound(method: &str, params: Option<&Value>) -> Result<(), Refusal> {
+    match Named::of(method, params) {
+        Named::Resource(uri) => uri_within_bound(uri),
+        Named::Subscriptions(uris) => uris
+            .iter()
+            .filter_map(Value::as_str)
+            .try_for_each(uri_within_bound),
+        _ => Ok(()),
+    }
+}
+
 /// The text after a `file:` scheme (in any case) of `uri`; `None` for
 /// another URI.
 fn after_file_scheme(uri: &str) -> Option<&str> {
@@ -3272,6 +3315,48 @@ mod tests {
         }
         assert_eq!(shown_form("plain http://a.example/"), None);
         assert_eq!(shown_form("a\u{200B}b\u{FF41}").as_deref(), Some("aba"));
+    }
+
+    /// A resource URI of any scheme, the server's own too, is at most
+    /// `net::MAX_URL_BYTES`: a longer one is `url.too_long` by every method
+    /// that names one, before anything else is read of it (attack s74-A,
+    /// F1).
+    #[test]
+    fn resource_uris_are_bounded_in_bytes() {
+        let own = keeper("[resources]\nschemes = [\"demo\"]\n");
+        let uri = |len: usize| format!("demo://x/{}", "a".repeat(len - "demo://x/".len()));
+        let at = uri(crate::net::MAX_URL_BYTES);
+        let over = uri(crate::net::MAX_URL_BYTES + 1);
+        assert!(own.resource_decision("resources/read", &at).is_ok());
+        let e = own.resource_decision("resources/read", &over).unwrap_err();
+        assert_eq!(e.code(), "url.too_long");
+        assert!(
+            e.message().contains(&over.len().to_string()),
+            "{}",
+            e.message()
+        );
+        for (method, params) in [
+            ("resources/read", json!({ "uri": over })),
+            ("resources/subscribe", json!({ "uri": over })),
+            ("resources/unsubscribe", json!({ "uri": over })),
+            (
+                "completion/complete",
+                json!({"ref": {"type": "ref/resource", "uri": over}, "argument": {"name": "a", "value": "b"}}),
+            ),
+            (
+                "subscriptions/listen",
+                json!({"notifications": {"resourceSubscriptions": ["demo://x/1", over]}}),
+            ),
+        ] {
+            let e = named_uris_within_bound(method, Some(&params)).unwrap_err();
+            assert_eq!(e.code(), "url.too_long", "{method}");
+            assert_eq!(
+                own.check_request(method, Some(&params)).unwrap_err().code(),
+                "url.too_long",
+                "{method}"
+            );
+        }
+        assert!(named_uris_within_bound("resources/read", Some(&json!({ "uri": at }))).is_ok());
     }
 
     /// Object keys count against `MAX_SCANNED_STRINGS` as strings do,

@@ -2861,14 +2861,18 @@ impl GateService {
                 Err(reply) => Handled::Reply(reply),
             };
         }
+        // A URI over the bound is refused before it is read any way.
+        let too_long =
+            super::decide::named_uris_within_bound(&request.method, request.params.as_ref()).err();
         let (params, hidden, read_values) = {
             let st = lock(&self.shared.state);
-            let read_values =
-                self.template_reads(&st.hidden, &request.method, request.params.as_ref());
+            let read_values = match too_long {
+                Some(_) => Ok(Vec::new()),
+                None => self.template_reads(&st.hidden, &request.method, request.params.as_ref()),
+            };
             // Hidden, or not known to be visible (fail closed).
-            let hidden = st
-                .hidden
-                .refusal(&request.method, request.params.as_ref())
+            let hidden = too_long
+                .or_else(|| st.hidden.refusal(&request.method, request.params.as_ref()))
                 .or_else(|| {
                     let why = unlisted?;
                     Some(Refusal::new(GateCode::NotListed, why, UNLISTED_RULE))
