@@ -401,18 +401,29 @@ pub(crate) fn listing_entries(method: &str, result: &Value) -> Result<(), String
     }
 }
 
+/// Longest `nextCursor` a listing goes on with, in bytes: the gateway
+/// holds the cursor of each listing in progress for the session and sends
+/// it back in its own page requests (attack s75-A, F1, F2: a 4.3 MB cursor
+/// left a call waiting for room for its own page request; 8 MB cursors
+/// were held for the session). A page with a longer one ends its listing
+/// incomplete.
+pub const MAX_CURSOR_BYTES: usize = 16 * 1024;
+
 /// The cursor of the next page of a listing: `Ok(Some)` for a non-empty
 /// string, `Ok(None)` on the last page (no `nextCursor`, `null` or `""`,
 /// as clients take them).
 ///
 /// # Errors
 /// A `nextCursor` of another type (MCP's schema has a string; the
-/// TypeScript SDK refuses the page): the listing neither goes on nor is
-/// complete.
+/// TypeScript SDK refuses the page), or longer than [`MAX_CURSOR_BYTES`]:
+/// the listing neither goes on nor is complete.
 pub(crate) fn next_cursor(result: &Value) -> Result<Option<&str>, &'static str> {
     match result.get("nextCursor") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(c)) if c.is_empty() => Ok(None),
+        Some(Value::String(c)) if c.len() > MAX_CURSOR_BYTES => {
+            Err("its nextCursor is longer than gate::MAX_CURSOR_BYTES")
+        }
         Some(Value::String(c)) => Ok(Some(c)),
         Some(_) => Err("its nextCursor is not a string"),
     }
@@ -858,6 +869,22 @@ mod tests {
         assert_eq!(PageAsked::of(Some(&text)), PageAsked::Cursor("c"));
         assert_eq!(PageAsked::of(Some(&five)), PageAsked::NotText);
         assert_eq!(PageAsked::of(Some(&json!({}))), PageAsked::NotText);
+    }
+
+    /// A cursor of at most `MAX_CURSOR_BYTES` goes on; a longer one ends
+    /// the listing (attack s75-A, F1, F2).
+    #[test]
+    fn cursors_are_bounded_in_bytes() {
+        let at = "c".repeat(MAX_CURSOR_BYTES);
+        let page = json!({"tools": [], "nextCursor": at});
+        assert_eq!(next_cursor(&page), Ok(Some(at.as_str())));
+        let over = json!({"tools": [], "nextCursor": "c".repeat(MAX_CURSOR_BYTES + 1)});
+        assert!(next_cursor(&over).unwrap_err().contains("MAX_CURSOR_BYTES"));
+        let mut view = ToolView::default();
+        let l = view.listing_for(PageAsked::First);
+        assert_eq!(view.end_page(l, &over), None);
+        // The listing ended: a page asked with the cursor is no page of it.
+        assert_eq!(view.listings.len(), 0);
     }
 
     #[test]

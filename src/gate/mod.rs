@@ -70,8 +70,8 @@ pub use hidden::{
 };
 pub use limits::{Limiter, Slot, Subject, MAX_TRACKED_TOOLS};
 pub use listing::{
-    tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_LISTINGS_IN_PROGRESS,
-    MAX_TOOL_MEMO_BYTES,
+    tool_state, ListEvent, ListingId, PageAsked, ToolView, MAX_CURSOR_BYTES,
+    MAX_LISTINGS_IN_PROGRESS, MAX_TOOL_MEMO_BYTES,
 };
 pub use paths::{
     host_name, is_path_name, settings_name, splits_a_path, uri_name, PathLists, RelativePaths,

@@ -829,6 +829,43 @@ fn held_ids_tokens_and_names_are_bounded_in_bytes() {
     assert!(gate.wait().is_ok());
 }
 
+/// A listing page whose `nextCursor` is longer than
+/// `gate::MAX_CURSOR_BYTES` ends its listing: a call made before any
+/// listing, which waits for the gateway's own, is refused at once (attack
+/// s75-A, F1: a 4.3 MB cursor left the call waiting for room for the
+/// gateway's page request, unanswered), and the cursor is not held.
+#[test]
+fn a_listing_with_an_overlong_cursor_ends_and_its_call_is_answered() {
+    let (mut gate, mut out) = echo_gate(&[], &["longcursor"]);
+    let pid = gate.id();
+    let _stop = StopOnDrop(pid);
+    let stdin = gate.stdin.as_mut().unwrap();
+    let mut read = || -> Value {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    // A tool of the first page is decided on it; one the listing did not
+    // reach is refused, its reason naming the cursor's bound.
+    for (id, name) in [(2, "echo"), (3, "other")] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": name, "arguments": {}}});
+        writeln!(stdin, "{call}").unwrap();
+        let r = read();
+        assert_eq!(r["id"], id, "{r}");
+        if name == "echo" {
+            assert_eq!(r["result"]["content"][0]["text"], "{}", "{r}");
+        } else {
+            assert!(r.to_string().contains("tool.not_listed"), "{r}");
+            assert!(r.to_string().contains("MAX_CURSOR_BYTES"), "{r}");
+        }
+    }
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":4,"method":"ping"}}"#).unwrap();
+    assert_eq!(read()["id"], 4);
+    drop(gate.stdin.take());
+    assert!(gate.wait().is_ok());
+}
+
 /// With the queue toward a server that stopped reading full, a call that
 /// times out is still answered (`tool.call_timeout`): the cancellation it
 /// sends the server is advice, dropped when there is no room, never waited

@@ -5,7 +5,8 @@ and in order (`tools/call` echoes its arguments; `big` answers with
 `arguments.count` objects `{"a":0}`, `progress` with one progress notification first, `nested` with about as
 many of text inside four layers of base64 `data:` URIs), and exits when its input ends. With
 argv[1] = "stall" it reads nothing after `initialize`; with "longname" it lists a tool whose
-name is 600 bytes long."""
+name is 600 bytes long; with "longcursor" its listing's first page has a
+`nextCursor` of 4.3 MB."""
 import base64
 import json
 import sys
@@ -30,6 +31,10 @@ for line in sys.stdin:
         result = {}
     elif method == "tools/list":
         result = {"tools": TOOLS}
+        if "longcursor" in sys.argv[1:]:
+            # A cursor longer than the gateway goes on with
+            # (`gate::MAX_CURSOR_BYTES`), as long as a line toward the server.
+            result["nextCursor"] = "c" * 4_300_000
     elif method == "tools/call":
         args = params.get("arguments", {})
         if params.get("name") == "tiny":

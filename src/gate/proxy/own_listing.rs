@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use super::off_session::off_session;
-use super::{lock, GateService, Pending, PinMode};
+use super::{lock, GateService, Pending, PinMode, Unsent};
 use crate::engine::{Charge, Id, Request};
 use crate::gate::poison::PoisonMode;
 
@@ -306,7 +306,13 @@ impl GateService {
         };
         let line =
             json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
-        if let Err(why) = self.send_child_when_room(line.to_string().as_bytes()).await {
+        // Under the call's deadline: room may not come while the call
+        // that waits for this listing holds its own (attack s75-A, F1).
+        let sent =
+            tokio::time::timeout_at(by, self.send_child_when_room(line.to_string().as_bytes()))
+                .await
+                .unwrap_or(Err(Unsent::Full));
+        if let Err(why) = sent {
             self.finish(&id);
             return Err(Unanswered::Failed(format!(
                 "the request could not be passed to the server ({why:?})"
