@@ -15,7 +15,9 @@
 //!   (`benches/rmcp_echo`, built by `benches/mcp_engine.sh`; skipped when
 //!   absent). Goal: at least 3x its throughput.
 //!
-//! Run: `bash benches/mcp_engine.sh` (or `cargo bench --bench mcp_engine`).
+//! Run: `bash benches/mcp_engine.sh` (or `cargo bench --bench mcp_engine`;
+//! `cargo bench --bench mcp_engine -- latency` runs the figures named;
+//! `TOOLGATE_BIN=path` measures another build of the server).
 //! Prints one line per figure; numbers go to docs/mcp.md.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -32,6 +34,12 @@ use serde_json::{json, Value};
 use toolgate::pdf;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolgate");
+
+/// The server measured: `TOOLGATE_BIN` when set (another build of
+/// `toolgate`, to compare two builds with one bench), else this build's.
+fn bin() -> String {
+    std::env::var("TOOLGATE_BIN").unwrap_or_else(|_| BIN.to_owned())
+}
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
@@ -71,7 +79,7 @@ impl Server {
     fn toolgate(root: &Path, extra: &[&str]) -> Self {
         let mut args = vec!["mcp", "--root", root.to_str().unwrap()];
         args.extend_from_slice(extra);
-        Self::start(BIN, &args)
+        Self::start(&bin(), &args)
     }
 
     fn send(&mut self, line: &str) {
@@ -277,7 +285,7 @@ fn versus_rmcp(root: &Path) {
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         ours.push(pipelined(
-            BIN,
+            &bin(),
             &["mcp", "--root", root.to_str().unwrap()],
             n,
         ));
@@ -309,8 +317,20 @@ fn main() {
         "toolgate mcp on the session engine ({} cores)",
         toolgate::engine::default_concurrency()
     );
-    latency(&root);
-    concurrency(&root);
-    ping_p99(&root);
-    versus_rmcp(&root);
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    type Figure = (&'static str, fn(&Path));
+    let figures: [Figure; 4] = [
+        ("latency", latency),
+        ("concurrency", concurrency),
+        ("ping_p99", ping_p99),
+        ("pipelined_tools_list", versus_rmcp),
+    ];
+    for (name, figure) in figures {
+        if named.is_empty() || named.iter().any(|n| n == name) {
+            figure(&root);
+        }
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::Config;
+use crate::engine::BoxFuture;
 use crate::pdf;
 
 /// An inclusive 1-based page range.
@@ -56,10 +57,53 @@ pub struct Job {
     pub watch: pdf::worker::Watch,
 }
 
+/// One PDF operation and its input, as [`PdfBackend::run_async`] takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PdfRequest {
+    /// [`PdfBackend::extract`]'s arguments.
+    Extract {
+        /// The document.
+        pdf: Vec<u8>,
+        /// The pages to extract (all when `None`).
+        pages: Option<PageRange>,
+        /// The password of an encrypted document.
+        password: Option<String>,
+    },
+    /// [`PdfBackend::metadata`]'s arguments.
+    Metadata {
+        /// The document.
+        pdf: Vec<u8>,
+        /// The password of an encrypted document.
+        password: Option<String>,
+    },
+}
+
+impl PdfRequest {
+    /// Runs this request through `backend`'s blocking methods, on the
+    /// calling thread.
+    ///
+    /// # Errors
+    /// The backend's [`ToolFailure`].
+    pub fn run_on<B: PdfBackend + ?Sized>(
+        self,
+        backend: &B,
+        job: Job,
+    ) -> Result<Value, ToolFailure> {
+        match self {
+            Self::Extract {
+                pdf,
+                pages,
+                password,
+            } => backend.extract(&pdf, pages, password.as_deref(), job),
+            Self::Metadata { pdf, password } => backend.metadata(&pdf, password.as_deref(), job),
+        }
+    }
+}
+
 /// The PDF operations the tools need. Results are already in the tools'
 /// `outputSchema` shapes. Called on a blocking thread (unless
-/// [`inline`](Self::inline)), one call per `tools/call`, possibly several
-/// at once.
+/// [`inline`](Self::inline) or [`asynchronous`](Self::asynchronous)), one
+/// call per `tools/call`, possibly several at once.
 pub trait PdfBackend: Send + Sync + 'static {
     /// Text of the pages in `pages` (all when `None`):
     /// `{"pageCount": n, "pages": [{"page": k, "text": "..."}]}`.
@@ -84,6 +128,24 @@ pub trait PdfBackend: Send + Sync + 'static {
     /// thread: only for backends that never block (in-memory stubs).
     fn inline(&self) -> bool {
         false
+    }
+
+    /// Whether calls run as [`run_async`](Self::run_async)'s future on
+    /// the engine's runtime instead of on a blocking thread: for backends
+    /// whose work waits on another process without holding a thread
+    /// ([`DefaultPdf`]). The file is then read on the runtime too when it
+    /// is small ([`super::INLINE_READ_BYTES`]).
+    fn asynchronous(&self) -> bool {
+        false
+    }
+
+    /// `request` as a future polled on the engine's runtime (when
+    /// [`asynchronous`](Self::asynchronous)); dropping it (a cancelled
+    /// call) must stop the work. The default runs the blocking methods
+    /// where it is polled.
+    fn run_async(&self, request: PdfRequest, job: Job) -> BoxFuture<Result<Value, ToolFailure>> {
+        let outcome = request.run_on(self, job);
+        Box::pin(std::future::ready(outcome))
     }
 }
 
@@ -159,6 +221,42 @@ impl DefaultPdf {
     }
 }
 
+fn page_range(pages: Option<PageRange>) -> Option<pdf::PageRange> {
+    pages.map(|r| pdf::PageRange {
+        first: r.first,
+        last: Some(r.last),
+    })
+}
+
+/// `extract`'s structured result (the text moved, not copied).
+fn extraction_value(x: pdf::Extraction) -> Value {
+    let warnings = warnings(&x.warnings);
+    let pages: Vec<Value> = x
+        .pages
+        .into_iter()
+        .map(|p| json!({"page": p.number, "text": p.text}))
+        .collect();
+    json!({
+        "pageCount": x.page_count,
+        "pages": pages,
+        "truncated": x.truncated,
+        "warnings": warnings,
+    })
+}
+
+/// `get_metadata`'s structured result.
+fn metadata_value(m: pdf::Metadata) -> Value {
+    let warnings = warnings(&m.warnings);
+    json!({
+        "pdfVersion": m.pdf_version,
+        "pageCount": m.page_count,
+        "encrypted": m.encrypted,
+        "info": m.info,
+        "xmp": m.xmp,
+        "warnings": warnings,
+    })
+}
+
 fn pdf_failure(e: &pdf::PdfError) -> ToolFailure {
     ToolFailure::new(e.kind(), e.to_string())
 }
@@ -179,29 +277,15 @@ impl PdfBackend for DefaultPdf {
         password: Option<&str>,
         job: Job,
     ) -> Result<Value, ToolFailure> {
-        let range = pages.map(|r| pdf::PageRange {
-            first: r.first,
-            last: Some(r.last),
-        });
-        let x = pdf::worker::extract_watched(
+        pdf::worker::extract_watched(
             pdf::Source::Bytes(data),
-            range,
+            page_range(pages),
             &self.options(password),
             &self.pool,
             job.watch,
         )
-        .map_err(|e| pdf_failure(&e))?;
-        let pages: Vec<Value> = x
-            .pages
-            .iter()
-            .map(|p| json!({"page": p.number, "text": p.text}))
-            .collect();
-        Ok(json!({
-            "pageCount": x.page_count,
-            "pages": pages,
-            "truncated": x.truncated,
-            "warnings": warnings(&x.warnings),
-        }))
+        .map(extraction_value)
+        .map_err(|e| pdf_failure(&e))
     }
 
     fn metadata(
@@ -210,21 +294,50 @@ impl PdfBackend for DefaultPdf {
         password: Option<&str>,
         job: Job,
     ) -> Result<Value, ToolFailure> {
-        let m = pdf::worker::metadata_watched(
+        pdf::worker::metadata_watched(
             pdf::Source::Bytes(data),
             &self.options(password),
             &self.pool,
             job.watch,
         )
-        .map_err(|e| pdf_failure(&e))?;
-        Ok(json!({
-            "pdfVersion": m.pdf_version,
-            "pageCount": m.page_count,
-            "encrypted": m.encrypted,
-            "info": m.info,
-            "xmp": m.xmp,
-            "warnings": warnings(&m.warnings),
-        }))
+        .map(metadata_value)
+        .map_err(|e| pdf_failure(&e))
+    }
+
+    fn asynchronous(&self) -> bool {
+        true
+    }
+
+    /// The pool's spare fed and read by the call's own task (see
+    /// [`pdf::worker::extract_async`]): no thread between the worker and
+    /// the engine. Dropping the future kills the worker.
+    fn run_async(&self, request: PdfRequest, job: Job) -> BoxFuture<Result<Value, ToolFailure>> {
+        let pool = Arc::clone(&self.pool);
+        let limits = self.limits;
+        let options = move |password: Option<String>| pdf::Options { password, limits };
+        Box::pin(async move {
+            match request {
+                PdfRequest::Extract {
+                    pdf,
+                    pages,
+                    password,
+                } => pdf::worker::extract_async(
+                    pdf,
+                    page_range(pages),
+                    &options(password),
+                    &pool,
+                    job.watch,
+                )
+                .await
+                .map(extraction_value),
+                PdfRequest::Metadata { pdf, password } => {
+                    pdf::worker::metadata_async(pdf, &options(password), &pool, job.watch)
+                        .await
+                        .map(metadata_value)
+                }
+            }
+            .map_err(|e| pdf_failure(&e))
+        })
     }
 }
 

@@ -1,17 +1,18 @@
 //! `tools/call`: checked at once on the dispatch task (tool name,
 //! arguments), then run as a bounded call: the file is read through the
-//! root, the backend runs on a blocking thread, progress goes to the
-//! engine, and a cancelled call's worker is killed when the engine drops
-//! its future.
+//! root, the backend runs (on the call's own task when it is
+//! [asynchronous](PdfBackend::asynchronous), reading a small file there
+//! too; otherwise on a blocking thread), progress goes to the engine, and
+//! a cancelled call's worker is killed when the engine drops its future.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::backend::{refuse_url, Job, PdfBackend, ToolFailure};
+use super::backend::{refuse_url, Job, PdfBackend, PdfRequest, ToolFailure};
 use super::bound;
 use super::tools::{self, ToolCall};
-use super::Config;
+use super::{Config, INLINE_READ_BYTES};
 use crate::confine::{self, ConfineError, Root};
 use crate::engine::wire::{self, Id, ProtocolError};
 use crate::engine::{CallContext, Handled, Progress, Reply, Request, Response, Revision};
@@ -80,6 +81,17 @@ pub(super) fn decide<B: PdfBackend>(
         let job = job(&ctx, u64::try_from(downloaded).unwrap_or(u64::MAX));
         if calls.backend.inline() {
             let outcome = calls.run(&call, remote, job);
+            return reply(id, &name, outcome, answer);
+        }
+        if calls.backend.asynchronous() {
+            let bytes = match remote {
+                Some(bytes) => Ok(bytes),
+                None => Calls::read_async(&calls, call.path()).await,
+            };
+            let outcome = match bytes {
+                Ok(bytes) => calls.backend.run_async(pdf_request(call, bytes), job).await,
+                Err(f) => Err(f),
+            };
             return reply(id, &name, outcome, answer);
         }
         let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
@@ -193,15 +205,40 @@ impl<B: PdfBackend> Calls<B> {
             Some(bytes) => bytes,
             None => self.read_input(call.path())?,
         };
-        match call {
-            ToolCall::Extract {
-                pages, password, ..
-            } => self
-                .backend
-                .extract(&bytes, *pages, password.as_deref(), job),
-            ToolCall::GetMetadata { password, .. } => {
-                self.backend.metadata(&bytes, password.as_deref(), job)
-            }
+        pdf_request(call.clone(), bytes).run_on(&self.backend, job)
+    }
+
+    /// [`Calls::read_input`] for a call on the runtime: a file of at most
+    /// [`INLINE_READ_BYTES`] is read here (the open never blocks, and the
+    /// handle is a regular file: a page-cache read of a few KiB), a larger
+    /// one on a blocking thread.
+    async fn read_async(calls: &Arc<Self>, path: &str) -> Result<Vec<u8>, ToolFailure> {
+        if looks_like_url(path) {
+            return Err(refuse_url(path));
+        }
+        let max = calls.config.max_pdf_bytes;
+        let small = max.min(INLINE_READ_BYTES);
+        match calls.read_bytes(path, small) {
+            Err(ConfineError::TooLarge { .. }) if small < max => {}
+            read => return read.map_err(|e| failure(path, e)),
+        }
+        let (owned, path) = (Arc::clone(calls), path.to_owned());
+        tokio::task::spawn_blocking(move || owned.read_input(&path))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ToolFailure::new(
+                    "io_error",
+                    format!("the reading thread ended abnormally: {e}"),
+                ))
+            })
+    }
+
+    /// The file behind `path`, confined to the root (unless unconfined),
+    /// at most `max` bytes.
+    fn read_bytes(&self, path: &str, max: u64) -> Result<Vec<u8>, ConfineError> {
+        match &self.root {
+            Some(root) => root.read(path, max),
+            None => confine::read_unconfined(path, max, self.config.refuse_multiply_linked),
         }
     }
 
@@ -212,41 +249,57 @@ impl<B: PdfBackend> Calls<B> {
         if looks_like_url(path) {
             return Err(refuse_url(path));
         }
-        let max = self.config.max_pdf_bytes;
-        let read = match &self.root {
-            Some(root) => root.read(path, max),
-            None => confine::read_unconfined(path, max, self.config.refuse_multiply_linked),
-        };
-        read.map_err(|e| match e {
-            ConfineError::OutsideRoot => {
-                let d = crate::net::Denial::outside_root(format!(
-                    "{path:?} resolves outside the server's root directory"
-                ));
-                ToolFailure::new(d.code(), d.reason())
-            }
-            ConfineError::NotFound => {
-                ToolFailure::new("not_found", format!("no such file: {path:?}"))
-            }
-            ConfineError::NotAFile => {
-                ToolFailure::new("not_a_file", format!("{path:?} is not a regular file"))
-            }
-            ConfineError::TooLarge { limit } => ToolFailure::new(
-                "too_large",
-                format!("{path:?} is larger than the {limit}-byte file bound"),
-            ),
-            ConfineError::MultiplyLinked { links } => {
-                let d = crate::net::Denial::of(
+        self.read_bytes(path, self.config.max_pdf_bytes)
+            .map_err(|e| failure(path, e))
+    }
+}
+
+/// The backend's request for `call` on `bytes`.
+fn pdf_request(call: ToolCall, bytes: Vec<u8>) -> PdfRequest {
+    match call {
+        ToolCall::Extract {
+            pages, password, ..
+        } => PdfRequest::Extract {
+            pdf: bytes,
+            pages,
+            password,
+        },
+        ToolCall::GetMetadata { password, .. } => PdfRequest::Metadata {
+            pdf: bytes,
+            password,
+        },
+    }
+}
+
+/// The tool failure for a file `path` that cannot be read.
+fn failure(path: &str, e: ConfineError) -> ToolFailure {
+    match e {
+        ConfineError::OutsideRoot => {
+            let d = crate::net::Denial::outside_root(format!(
+                "{path:?} resolves outside the server's root directory"
+            ));
+            ToolFailure::new(d.code(), d.reason())
+        }
+        ConfineError::NotFound => ToolFailure::new("not_found", format!("no such file: {path:?}")),
+        ConfineError::NotAFile => {
+            ToolFailure::new("not_a_file", format!("{path:?} is not a regular file"))
+        }
+        ConfineError::TooLarge { limit } => ToolFailure::new(
+            "too_large",
+            format!("{path:?} is larger than the {limit}-byte file bound"),
+        ),
+        ConfineError::MultiplyLinked { links } => {
+            let d = crate::net::Denial::of(
                     crate::net::DenialCode::PathMultiplyLinked,
                     format!(
                         "{path:?} has {links} hard links: refused (--refuse-hard-links), a link may name a file outside the root"
                     ),
                 );
-                ToolFailure::new(d.code(), d.reason())
-            }
-            ConfineError::Io(err) => {
-                ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
-            }
-        })
+            ToolFailure::new(d.code(), d.reason())
+        }
+        ConfineError::Io(err) => {
+            ToolFailure::new("io_error", format!("cannot read {path:?}: {err}"))
+        }
     }
 }
 

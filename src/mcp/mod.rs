@@ -48,7 +48,7 @@ mod tools;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use backend::{DefaultPdf, Job, PageRange, PdfBackend, ToolFailure};
+pub use backend::{DefaultPdf, Job, PageRange, PdfBackend, PdfRequest, ToolFailure};
 pub use call::looks_like_url;
 pub use server::Server;
 pub use tools::{parse_pages, PathScope, MAX_PAGE_NUMBER, TOOL_NAMES};
@@ -65,6 +65,14 @@ pub const MAX_LINE_BYTES: usize = crate::json::MAX_PAYLOAD_BYTES;
 /// so one number governs both. A server that sets
 /// [`Config::max_pdf_bytes`] sets the worker's bound too.
 pub const MAX_PDF_BYTES: u64 = crate::pdf::limits::MAX_INPUT_BYTES as u64;
+
+/// Largest file read on the engine's runtime by a call of an
+/// [asynchronous](PdfBackend::asynchronous) backend, in bytes: opening
+/// never blocks and the handle is checked to be a regular file first, so
+/// this is a read of at most 128 KiB, a few microseconds from the page
+/// cache (a one-page PDF is tens of KiB). A larger file is read on a
+/// blocking thread.
+pub const INLINE_READ_BYTES: u64 = 128 << 10;
 
 /// Default number of tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 50;

@@ -218,6 +218,40 @@ impl<'a> Job<'a> {
     }
 }
 
+/// The request line of `job` on a document of `data_len` bytes, and the
+/// worker's address-space limit for it.
+fn header(
+    job: &Job<'_>,
+    data_len: usize,
+    watch: &Watch,
+    isolation: &Isolation,
+) -> Result<(Vec<u8>, u64), PdfError> {
+    let request = Request {
+        op: job.op,
+        pages: job.pages,
+        password: job.options.password.as_deref().map(cut_password),
+        limits: job.options.limits,
+        data_len,
+        progress: watch.wants_progress(),
+        memory: worker_memory_for(data_len, isolation.memory),
+    };
+    let mut header = serde_json::to_vec(&request)
+        .map_err(|e| failed(format!("cannot encode the request: {e}")))?;
+    header.push(b'\n');
+    Ok((header, request.memory))
+}
+
+/// The worker's answer line decoded: its outcome and its peak RSS.
+fn decode<T: DeserializeOwned>(line: &[u8]) -> (Result<T, PdfError>, Option<u64>) {
+    match serde_json::from_slice::<Response<T>>(line) {
+        Ok(r) => (r.outcome.map_err(PdfError::bounded), r.max_rss_kib),
+        Err(e) => (
+            Err(failed(format!("unreadable answer from the worker: {e}")).bounded()),
+            None,
+        ),
+    }
+}
+
 fn run_job<T: DeserializeOwned>(
     source: Source<'_>,
     job: Job<'_>,
@@ -231,27 +265,11 @@ fn run_job<T: DeserializeOwned>(
         Ok(d) => d,
         Err(e) => return (Err(e.bounded()), stats),
     };
-    let request = Request {
-        op: job.op,
-        pages: job.pages,
-        password: job.options.password.as_deref().map(cut_password),
-        limits: *limits,
-        data_len: data.len(),
-        progress: watch.wants_progress(),
-        memory: worker_memory_for(data.len(), isolation.memory),
-    };
-    let mut header = match serde_json::to_vec(&request) {
+    let (header, memory) = match header(&job, data.len(), &watch, isolation) {
         Ok(h) => h,
-        Err(e) => {
-            return (
-                Err(failed(format!("cannot encode the request: {e}"))),
-                stats,
-            )
-        }
+        Err(e) => return (Err(e), stats),
     };
-    header.push(b'\n');
     let start = Instant::now();
-    let memory = request.memory;
     let outcome = parent::run(
         header,
         data.into_owned(),
@@ -262,15 +280,81 @@ fn run_job<T: DeserializeOwned>(
         watch,
     );
     stats.elapsed_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
-    let result = outcome.and_then(|stdout| {
-        serde_json::from_slice::<Response<T>>(&stdout)
-            .map_err(|e| failed(format!("unreadable answer from the worker: {e}")))
-            .map(|r| {
-                stats.max_rss_kib = r.max_rss_kib;
-                r.outcome
-            })
-    });
-    (result.and_then(|r| r).map_err(PdfError::bounded), stats)
+    match outcome {
+        Ok(line) => {
+            let (result, rss) = decode(&line);
+            stats.max_rss_kib = rss;
+            (result, stats)
+        }
+        Err(e) => (Err(e.bounded()), stats),
+    }
+}
+
+/// Largest worker answer decoded on the async caller's thread (the
+/// engine's runtime), in bytes: a one-page answer is a few KiB. A larger
+/// one is decoded on a blocking thread, so the runtime goes on answering
+/// (`ping`, cancellations) meanwhile.
+#[cfg(feature = "mcp")]
+pub const INLINE_ANSWER_BYTES: usize = 64 << 10;
+
+/// [`extract_watched`] as a future on a tokio runtime: the pool's spare
+/// is fed and read by the caller's own task (no thread between the worker
+/// and the call). Dropping the future kills the worker at once (the
+/// watch's [`Abort`] is not needed and does nothing here).
+///
+/// # Errors
+/// As [`extract_watched`]; `worker_failed` outside a tokio runtime.
+#[cfg(feature = "mcp")]
+pub async fn extract_async(
+    data: Vec<u8>,
+    pages: Option<PageRange>,
+    options: &Options,
+    pool: &Prestarted,
+    watch: Watch,
+) -> Result<Extraction, PdfError> {
+    let job = Job::new(Op::Extract, pages, options);
+    run_job_async(data, job, pool, watch).await
+}
+
+/// [`metadata_watched`] as a future on a tokio runtime (see
+/// [`extract_async`]).
+///
+/// # Errors
+/// As [`metadata_watched`]; `worker_failed` outside a tokio runtime.
+#[cfg(feature = "mcp")]
+pub async fn metadata_async(
+    data: Vec<u8>,
+    options: &Options,
+    pool: &Prestarted,
+    watch: Watch,
+) -> Result<Metadata, PdfError> {
+    let job = Job::new(Op::Metadata, None, options);
+    run_job_async(data, job, pool, watch).await
+}
+
+#[cfg(feature = "mcp")]
+async fn run_job_async<T: DeserializeOwned + Send + 'static>(
+    data: Vec<u8>,
+    job: Job<'_>,
+    pool: &Prestarted,
+    watch: Watch,
+) -> Result<T, PdfError> {
+    let limits = job.options.limits;
+    read_bounded(Source::Bytes(&data), limits.max_input_bytes).map_err(PdfError::bounded)?;
+    let (header, memory) = header(&job, data.len(), &watch, pool.isolation())?;
+    let line = parent::pipes::run(header, data, &limits, memory, pool, watch)
+        .await
+        .map_err(PdfError::bounded)?;
+    if line.len() <= INLINE_ANSWER_BYTES {
+        return decode(&line).0;
+    }
+    tokio::task::spawn_blocking(move || decode(&line).0)
+        .await
+        .unwrap_or_else(|e| {
+            Err(failed(format!(
+                "the answer's decoder ended abnormally: {e}"
+            )))
+        })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! timeout, and kill it at once when the caller aborts.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -14,6 +14,9 @@ use super::super::limits::{Limit, Limits};
 use super::failed;
 use super::protocol::{parse_progress, MAX_PROGRESS_LINE};
 use super::{Isolation, MAX_STDERR_TAIL};
+
+#[cfg(feature = "mcp")]
+pub(super) mod pipes;
 
 /// What the waiting parent hears about one worker run.
 #[derive(Debug)]
@@ -169,28 +172,42 @@ impl Prestarted {
     /// The spare when one is alive (waiting for the one being started, at
     /// most [`SPARE_WAIT`]), else a worker started now.
     fn take(&self) -> Result<Started, PdfError> {
-        let (m, ready) = &*self.slot;
-        let mut slot = lock(m);
-        let until = Instant::now() + SPARE_WAIT;
-        while slot.spare.is_none() && slot.starting {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            slot = ready
-                .wait_timeout(slot, left)
-                .map(|(g, _)| g)
-                .unwrap_or_else(|e| e.into_inner().0);
+        take(&self.slot, &self.isolation)
+    }
+
+    /// The spare when one is alive now; never blocks.
+    #[cfg(feature = "mcp")]
+    fn try_take(&self) -> Option<Started> {
+        let mut started = lock(&self.slot.0).spare.take()?;
+        if matches!(started.child.try_wait(), Ok(None)) {
+            return Some(started);
         }
-        let spare = slot.spare.take();
-        drop(slot);
-        if let Some(mut started) = spare {
-            if matches!(started.child.try_wait(), Ok(None)) {
-                return Ok(started);
-            }
-            started.discard();
-        }
-        start(&self.isolation, false)
+        started.discard();
+        None
+    }
+
+    /// [`Prestarted::take`] to run on another thread.
+    #[cfg(feature = "mcp")]
+    fn taker(&self) -> impl FnOnce() -> Result<Started, PdfError> + Send + 'static {
+        let slot = Arc::clone(&self.slot);
+        let isolation = self.isolation.clone();
+        move || take(&slot, &isolation)
+    }
+
+    /// The way to the keeper thread, for a call that hands it its worker
+    /// later.
+    #[cfg(feature = "mcp")]
+    fn keeper(&self) -> mpsc::Sender<Keep> {
+        self.keeper
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// After a call: the keeper reaps its worker when it answered and is
+    /// exiting, then starts the next spare.
+    fn after(&self, exiting: Option<Exiting>) {
+        self.keep(exiting.map_or(Keep::Refill, Keep::Reap));
     }
 
     /// Hands the keeper a worker that answered (or asks for a spare).
@@ -204,6 +221,33 @@ impl Prestarted {
             exiting.reap();
         }
     }
+}
+
+/// The spare in `slot` when one is alive (waiting for the one being
+/// started, at most [`SPARE_WAIT`]), else a worker started now.
+fn take(slot: &(Mutex<Slot>, Condvar), isolation: &Isolation) -> Result<Started, PdfError> {
+    let (m, ready) = slot;
+    let mut slot = lock(m);
+    let until = Instant::now() + SPARE_WAIT;
+    while slot.spare.is_none() && slot.starting {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        slot = ready
+            .wait_timeout(slot, left)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+    let spare = slot.spare.take();
+    drop(slot);
+    if let Some(mut started) = spare {
+        if matches!(started.child.try_wait(), Ok(None)) {
+            return Ok(started);
+        }
+        started.discard();
+    }
+    start(isolation, false)
 }
 
 /// Starts a spare into `slot` unless it holds one or is closed (the keeper
@@ -300,17 +344,16 @@ fn feed(mut stdin: ChildStdin, job: Feed) -> std::io::Result<Feeding> {
     Ok(Feeding::Feeder(hold))
 }
 
-/// A worker process with its two reader threads already running, so a
-/// call starts none for a small job (for a worker started ahead of need,
-/// everything here happened before the call):
-/// * the stdout reader waits for the call's event channel, then relays
-///   progress and the answer ([`read_answer`]);
-/// * the stderr reader keeps the tail.
+/// A worker process with its stderr reader thread already running (it
+/// keeps the tail); for a worker started ahead of need, everything here
+/// happened before the call. Its stdout is read by the call: on the
+/// engine's runtime ([`pipes`]), or by a reader thread started with the
+/// call that relays progress and the answer ([`read_answer`]).
 #[derive(Debug)]
 struct Started {
     child: Child,
     stdin: ChildStdin,
-    listen: mpsc::Sender<(mpsc::Sender<Event>, usize)>,
+    stdout: ChildStdout,
     err_reader: JoinHandle<String>,
 }
 
@@ -342,21 +385,14 @@ fn start(isolation: &Isolation, warm: bool) -> Result<Started, PdfError> {
         let _ = child.wait();
         return Err(failed("the worker's pipes are missing"));
     };
-    let (listen, listen_rx) = mpsc::channel::<(mpsc::Sender<Event>, usize)>();
-    let out_reader = helper("pdf-worker-out", move || {
-        if let Ok((tx, max_answer)) = listen_rx.recv() {
-            read_answer(stdout, max_answer, &tx);
-        }
-    });
-    let err_reader = helper("pdf-worker-err", move || stderr_tail(stderr));
-    match (out_reader, err_reader) {
-        (Ok(_), Ok(err_reader)) => Ok(Started {
+    match helper("pdf-worker-err", move || stderr_tail(stderr)) {
+        Ok(err_reader) => Ok(Started {
             child,
             stdin,
-            listen,
+            stdout,
             err_reader,
         }),
-        _ => {
+        Err(_) => {
             let _ = child.kill();
             let _ = child.wait();
             Err(failed(
@@ -411,8 +447,7 @@ pub(super) fn run(
     };
     let (result, exiting) = wait(started, (header, data), limits, memory, isolation, watch);
     match (pool, exiting) {
-        (Some(p), Some(exiting)) => p.keep(Keep::Reap(exiting)),
-        (Some(p), None) => p.keep(Keep::Refill),
+        (Some(p), exiting) => p.after(exiting),
         (None, Some(exiting)) => exiting.reap(),
         (None, None) => {}
     }
@@ -432,15 +467,16 @@ fn wait(
     let Started {
         mut child,
         stdin,
-        listen,
+        stdout,
         err_reader,
     } = started;
     let max_answer = max_answer_bytes(limits);
     let deadline = Instant::now() + isolation.timeout;
-    let fed = match listen.send((watch.tx.clone(), max_answer)) {
-        Ok(()) => feed(stdin, job).ok(),
-        Err(_) => None,
-    };
+    let tx = watch.tx.clone();
+    let reading = helper("pdf-worker-out", move || {
+        read_answer(stdout, max_answer, &tx);
+    });
+    let fed = reading.ok().and_then(|_| feed(stdin, job).ok());
     let Some(feed) = fed else {
         let _ = child.kill();
         let _ = child.wait();
@@ -460,6 +496,36 @@ fn wait(
             Err(_) => break None,
         }
     };
+    let worker = Exiting {
+        child,
+        feed,
+        err_reader,
+        deadline,
+        killed: false,
+    };
+    conclude(answer, worker, aborted, max_answer, memory, isolation)
+}
+
+/// The call's outcome from what its worker's stdout gave (`None`: the
+/// deadline passed or the caller aborted), and the worker when it
+/// answered and is still exiting (to be reaped behind the call). Blocks
+/// (waiting for the worker's exit, killing it at its deadline) unless the
+/// answer is a whole line within `max_answer` bytes.
+fn conclude(
+    answer: Option<std::io::Result<Answer>>,
+    worker: Exiting,
+    aborted: bool,
+    max_answer: usize,
+    memory: u64,
+    isolation: &Isolation,
+) -> (Result<Vec<u8>, PdfError>, Option<Exiting>) {
+    let Exiting {
+        child,
+        feed,
+        err_reader,
+        deadline,
+        ..
+    } = worker;
     // A whole answer line (the worker had read its whole job to write
     // it): the call is answered now, and the worker, which only exits from
     // here on, is reaped behind it.
@@ -470,6 +536,7 @@ fn wait(
                 feed,
                 err_reader,
                 deadline,
+                killed: false,
             };
             return (Ok(line), Some(exiting));
         }
@@ -609,14 +676,23 @@ struct Exiting {
     feed: Feeding,
     err_reader: JoinHandle<String>,
     deadline: Instant,
+    /// Killed because its call was dropped (cancelled): nothing to log.
+    killed: bool,
 }
 
 impl Exiting {
     /// Waits for the exit (killing the worker at the call's deadline),
     /// closes its stdin, logs its stderr.
     fn reap(self) {
-        let (status, _) = settle(self.child, self.feed, self.err_reader, self.deadline, false);
-        if !status.as_ref().is_ok_and(std::process::ExitStatus::success) {
+        let killed = self.killed;
+        let (status, _) = settle(
+            self.child,
+            self.feed,
+            self.err_reader,
+            self.deadline,
+            killed,
+        );
+        if !killed && !status.as_ref().is_ok_and(std::process::ExitStatus::success) {
             tracing::warn!(target: "toolgate::pdf::worker", ?status, "pdf worker answered, then did not exit cleanly");
         }
     }
