@@ -324,12 +324,12 @@ impl Feeding {
 
 /// Writes `job` to the worker's stdin (see [`INLINE_FEED`]).
 fn feed(mut stdin: ChildStdin, job: Feed) -> std::io::Result<Feeding> {
-    let (header, data) = job;
+    let (mut header, data) = job;
     if header.len().saturating_add(data.len()) <= INLINE_FEED {
-        // A worker that died early closes the pipe: the error shows at its exit.
-        let _ = stdin
-            .write_all(&header)
-            .and_then(|()| stdin.write_all(&data));
+        // One write, so the waiting worker wakes once for its whole job. A
+        // worker that died early closes the pipe: the error shows at its exit.
+        header.extend_from_slice(&data);
+        let _ = stdin.write_all(&header);
         return Ok(Feeding::Written(stdin));
     }
     let (hold, held) = mpsc::channel::<()>();

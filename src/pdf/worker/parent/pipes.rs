@@ -20,9 +20,9 @@ use super::super::failed;
 use super::super::protocol::{parse_progress, MAX_PROGRESS_LINE};
 use super::{conclude, feed, max_answer_bytes, Answer, Exiting, Keep, Prestarted, Started, Watch};
 
-/// Buffer of the reader of a worker's stdout: a one-page answer is read
-/// in one system call, a long one in few.
-const READ_BUFFER: usize = 64 << 10;
+/// Buffer of the reader of a worker's stdout (allocated and zeroed for
+/// each call): a one-page answer is read in one system call.
+const READ_BUFFER: usize = 8 << 10;
 
 /// How long after its answer a worker is handed to the keeper: its exit
 /// takes about 1 ms anyway, and meanwhile the call's answer reaches the
