@@ -378,3 +378,38 @@ fn config_limits_reach_the_worker() {
 fn tool_error_kind_or_none(r: &Value) -> Option<String> {
     (r["result"]["isError"] == true).then(|| tool_error_kind(r))
 }
+
+/// A worker past its deadline is killed by the call that waits for it on
+/// the engine's runtime (and reaped before the call answers): the call
+/// ends with `limit_exceeded` (the worker time), and the session goes on.
+#[test]
+fn a_worker_past_its_deadline_is_killed_and_the_call_says_so() {
+    use toolgate::engine::transport::stdio;
+    use toolgate::mcp::{Config, DefaultPdf, Server};
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("busy.pdf"), gen::text_pages(300, 2_000)).unwrap();
+    let config = Config {
+        root: Some(dir.path().to_path_buf()),
+        // The busy file takes far longer than this, in any build.
+        worker_timeout: Duration::from_millis(20),
+        ..Config::default()
+    };
+    let backend = DefaultPdf::for_config(BIN, &config);
+    let engine = config.engine();
+    let server = Server::new(config, backend).unwrap();
+    let input = lines(&[INIT, &extract_busy(2, None), &ping(3)]);
+    let (_, out) = stdio::serve(server, engine, std::io::Cursor::new(input), Vec::new()).unwrap();
+    let answers: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = answers
+        .iter()
+        .find(|v| is_id(v, 2))
+        .expect("the call is answered");
+    assert_eq!(tool_error_kind(call), "limit_exceeded", "{call}");
+    assert!(call.to_string().contains("worker_time"), "{call}");
+    assert!(answers.iter().any(|v| is_id(v, 3)), "{answers:?}");
+}

@@ -7,7 +7,9 @@
 //! Split by job: [`protocol`] is the wire between the two ends (request
 //! line and document on stdin, progress lines and one answer on stdout);
 //! `parent` starts workers (one ahead of need: [`Prestarted`]), relays
-//! progress and enforces the timeout; `child` is the worker itself.
+//! progress and enforces the timeout, from the calling thread or (feature
+//! `mcp`, [`extract_async`]) from a task on a tokio runtime that reads the
+//! worker through the runtime's reactor; `child` is the worker itself.
 //!
 //! The parent keeps the worker's stdin open until it has collected the
 //! worker's exit status. A worker whose stdin reaches end-of-file while it

@@ -1,6 +1,8 @@
 //! The parent's side: start a worker (or take the one started ahead of
 //! need), send it the job, relay its progress, enforce the wall-clock
-//! timeout, and kill it at once when the caller aborts.
+//! timeout, and kill it at once when the caller aborts. A blocking call
+//! reads the worker's stdout on a reader thread started with the call; an
+//! asynchronous one reads it on its runtime ([`pipes`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
