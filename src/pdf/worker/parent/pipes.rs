@@ -9,25 +9,20 @@
 
 use std::os::fd::OwnedFd;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 
 use super::super::super::error::PdfError;
 use super::super::super::limits::Limits;
 use super::super::failed;
-use super::super::protocol::{parse_progress, MAX_PROGRESS_LINE};
+use super::super::protocol::parse_progress;
 use super::{conclude, feed, max_answer_bytes, Answer, Exiting, Keep, Prestarted, Started, Watch};
 
-/// Buffer of the reader of a worker's stdout (allocated and zeroed for
-/// each call): a one-page answer is read in one system call.
-const READ_BUFFER: usize = 8 << 10;
-
-/// How long after its answer a worker is handed to the keeper: its exit
-/// takes about 1 ms anyway, and meanwhile the call's answer reaches the
-/// client without the keeper waking beside it.
-pub const REAP_DELAY: Duration = Duration::from_millis(2);
+/// Bytes read from a worker's stdout at a time: a pipe's buffer (64 KiB on
+/// Linux), so a long answer wakes the call once per pipeful.
+const READ_CHUNK: usize = 64 << 10;
 
 /// Runs `header` + `data` on `pool`'s spare (or, when none is alive, a
 /// worker taken on a blocking thread); returns the worker's answer line
@@ -86,13 +81,11 @@ pub(in super::super) async fn run(
     let answer = match answer {
         // A whole answer line (the worker had read its whole job to write
         // it) is the call's result; the worker, which only exits from here
-        // on, goes to the keeper a little later.
+        // on, goes to the keeper now, to be reaped behind the call (and the
+        // next spare started, ready for a call that follows at once).
         Some(Ok(Answer::Line(line))) if line.len() <= max_answer => {
             running.answered = true;
-            tokio::spawn(async move {
-                tokio::time::sleep(REAP_DELAY).await;
-                drop(running);
-            });
+            drop(running);
             return Ok(line);
         }
         other => other,
@@ -168,25 +161,33 @@ async fn read_answer(
     let cap = u64::try_from(max_answer)
         .unwrap_or(u64::MAX)
         .saturating_add(1);
-    let mut reader = BufReader::with_capacity(READ_BUFFER, stdout.take(cap));
-    let mut buf = Vec::new();
+    let mut stdout = stdout.take(cap);
+    let mut buf: Vec<u8> = Vec::new();
+    // Bytes of `buf` known to hold no newline.
+    let mut scanned = 0;
     loop {
-        buf.clear();
-        (&mut reader)
-            .take(u64::try_from(MAX_PROGRESS_LINE).unwrap_or(u64::MAX))
-            .read_until(b'\n', &mut buf)
-            .await?;
-        match parse_progress(&buf) {
-            Some((done, total)) => progress(done, total),
-            None if buf.ends_with(b"\n") => return Ok(Answer::Line(buf)),
-            None => {
-                reader.read_until(b'\n', &mut buf).await?;
-                return Ok(if buf.ends_with(b"\n") {
-                    Answer::Line(buf)
-                } else {
-                    Answer::Rest(buf)
-                });
+        let newline = buf
+            .get(scanned..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'));
+        if let Some(at) = newline {
+            let end = scanned.saturating_add(at).saturating_add(1);
+            let line = buf.get(..end).unwrap_or_default();
+            if let Some((done, total)) = parse_progress(line) {
+                progress(done, total);
+                buf.drain(..end);
+                scanned = 0;
+                continue;
             }
+            // The answer; the worker writes nothing after it.
+            buf.truncate(end);
+            return Ok(Answer::Line(buf));
+        }
+        scanned = buf.len();
+        // Room for a pipe's worth, reserved, not written: a short answer
+        // touches one page of it.
+        buf.reserve(READ_CHUNK);
+        if stdout.read_buf(&mut buf).await? == 0 {
+            return Ok(Answer::Rest(buf));
         }
     }
 }
