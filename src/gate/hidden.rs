@@ -63,13 +63,12 @@ pub fn is_hidden_char(c: char) -> bool {
 }
 
 /// `text` as a reader that drops what it does not show reads it: each
-/// terminal escape sequence removed whole (ESC `[` or U+009B, a CSI, up to
-/// its final byte; ESC `]` or U+009D, an OSC, up to BEL or ESC `\`; ESC
-/// and one more byte), then every character [`class`] calls hidden (tab,
-/// LF and CR kept). `ht\x1b[0mtp://`, `http\u{200B}://` read `http://`;
-/// a server that strips escapes and invisible characters before it reads
-/// a URL, a path or a name sees it so (attack s74-B, F1, F2). Borrowed
-/// when nothing is dropped.
+/// terminal escape sequence removed whole ([`skip_escape`]), then every
+/// character [`class`] calls hidden (tab, LF and CR kept).
+/// `ht\x1b[0mtp://`, `http\u{200B}://` read `http://`; a server that
+/// strips escapes and invisible characters before it reads a URL, a path
+/// or a name sees it so (attack s74-B, F1, F2). Borrowed when nothing is
+/// dropped.
 pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     if text.chars().all(|c| class(c).is_none()) {
         return std::borrow::Cow::Borrowed(text);
@@ -77,57 +76,86 @@ pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        let sequence = match c {
-            '\u{1b}' => match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    Some(false)
-                }
-                Some(']') => {
-                    chars.next();
-                    Some(true)
-                }
-                Some(&next) if ('\u{40}'..='\u{5f}').contains(&next) => {
-                    chars.next();
-                    None
-                }
-                _ => None,
-            },
-            '\u{9b}' => Some(false),
-            '\u{9d}' => Some(true),
-            c => {
-                if class(c).is_none() {
-                    out.push(c);
-                }
-                continue;
-            }
-        };
-        match sequence {
-            // A CSI: parameter and intermediate bytes, then its final byte.
-            Some(false) => {
-                while let Some(&b) = chars.peek() {
-                    chars.next();
-                    if !('\u{20}'..='\u{3f}').contains(&b) {
-                        break;
-                    }
-                }
-            }
-            // An OSC: up to BEL, ST (ESC `\`) or U+009C.
-            Some(true) => {
-                while let Some(b) = chars.next() {
-                    if matches!(b, '\u{7}' | '\u{9c}') {
-                        break;
-                    }
-                    if b == '\u{1b}' && chars.peek() == Some(&'\\') {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            None => {}
+        if starts_escape(c) {
+            skip_escape(c, &mut chars);
+        } else if class(c).is_none() {
+            out.push(c);
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// `true` when `c` starts a terminal escape sequence: ESC, or the C1
+/// CSI (U+009B). The C1 controls that open a control string (U+0090,
+/// U+0098, U+009D–U+009F) are hidden one by one, not read as a string:
+/// UTF-8 text read as Latin-1 holds them (`”` is `â\u{80}\u{9D}`), and
+/// a string would take all the text after one.
+pub(crate) fn starts_escape(c: char) -> bool {
+    matches!(c, '\u{1b}' | '\u{9b}')
+}
+
+/// Consumes the rest of the escape sequence `first` ([`starts_escape`])
+/// started, as a terminal reads it (ECMA-48, ECMA-35); the one reading of
+/// escape sequences, for the screen and for [`shown`]:
+/// * a CSI (ESC `[`, U+009B): parameter and intermediate characters
+///   (U+0020–U+003F), then one more (its final byte);
+/// * a control string (ESC `]` OSC, ESC `P` DCS, ESC `X` SOS, ESC `^` PM,
+///   ESC `_` APC): up to BEL, ST (ESC `\` or U+009C),
+///   or another ESC (taken with its `\`), all hidden, whatever the string
+///   holds (a title, a link, a whole instruction);
+/// * ESC, intermediates (U+0020–U+002F), then one final character
+///   (U+0030–U+007E): `ESC ( B`, `ESC M`, `ESC c`, `ESC 7`;
+/// * ESC before anything else (a control, a letter outside ASCII, the
+///   end): ESC alone.
+pub(crate) fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    let kind = match first {
+        '\u{9b}' => '[',
+        _ => {
+            let Some(&next) = chars.peek() else {
+                return;
+            };
+            if !('\u{20}'..='\u{7e}').contains(&next) {
+                return;
+            }
+            chars.next();
+            next
+        }
+    };
+    match kind {
+        '[' => {
+            for c in chars.by_ref() {
+                if !('\u{20}'..='\u{3f}').contains(&c) {
+                    break;
+                }
+            }
+        }
+        ']' | 'P' | 'X' | '^' | '_' => {
+            while let Some(c) = chars.next() {
+                if matches!(c, '\u{7}' | '\u{9c}') {
+                    break;
+                }
+                if c == '\u{1b}' {
+                    if chars.peek() == Some(&'\\') {
+                        chars.next();
+                    }
+                    break;
+                }
+            }
+        }
+        // Intermediates, then the final character.
+        '\u{20}'..='\u{2f}' => {
+            while let Some(&c) = chars.peek() {
+                if !('\u{20}'..='\u{7e}').contains(&c) {
+                    break;
+                }
+                chars.next();
+                if !('\u{20}'..='\u{2f}').contains(&c) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The kind of hidden character `c` is by its Unicode properties alone,
@@ -427,4 +455,104 @@ fn joins_previous(rest: impl Iterator<Item = char>) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{class, shown};
+    use proptest::prelude::*;
+
+    /// Something a reader does not see, as `shown` removes it whole: a
+    /// hidden character of each class, or a whole terminal escape sequence.
+    fn unseen() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                '\u{200B}',
+                '\u{200E}',
+                '\u{202E}',
+                '\u{2066}',
+                '\u{E0041}',
+                '\u{E007F}',
+                '\u{FE0F}',
+                '\u{E0100}',
+                '\u{AD}',
+                '\u{2028}',
+                '\u{2029}',
+                '\u{3164}',
+                '\u{34F}',
+                '\u{FFF9}',
+                '\u{E000}',
+                '\u{FFFF}',
+                '\u{7}',
+                '\u{7F}',
+                '\u{85}',
+                '\u{9C}',
+                '\u{16FE4}',
+            ])
+            .prop_map(String::from),
+            // CSI with ESC or U+009B, its parameters and a final byte.
+            ("[\u{1b}\u{9b}]", "[0-9;?]{0,6}", "[@A-Za-z~]").prop_map(|(lead, params, fin)| {
+                if lead == "\u{1b}" {
+                    format!("\u{1b}[{params}{fin}")
+                } else {
+                    format!("{lead}{params}{fin}")
+                }
+            }),
+            // A control string (OSC, DCS, SOS, PM, APC) ended by BEL, ST
+            // or U+009C, whatever it holds.
+            (
+                prop::sample::select(vec!["\u{1b}]", "\u{1b}P", "\u{1b}X", "\u{1b}^", "\u{1b}_"]),
+                "[^\u{7}\u{9c}\u{1b}]{0,12}",
+                prop::sample::select(vec!["\u{7}", "\u{1b}\\", "\u{9c}"]),
+            )
+                .prop_map(|(open, body, end)| format!("{open}{body}{end}")),
+            // ESC, intermediates, a final character (`ESC ( B`, `ESC M`).
+            ("[ -/]{0,2}", "[0-9A-OQ-WYZ\\\\`a-z{|}~<=>?]")
+                .prop_map(|(mid, fin)| format!("\u{1b}{mid}{fin}")),
+        ]
+    }
+
+    /// Text a reader sees: no character `class` calls hidden.
+    fn seen() -> impl Strategy<Value = String> {
+        any::<String>().prop_map(|s| s.chars().filter(|&c| class(c).is_none()).collect())
+    }
+
+    proptest! {
+        /// Exact oracle: visible text with unseen things put anywhere in it
+        /// is shown as the visible text, and nothing else.
+        #[test]
+        fn shown_is_the_visible_text(
+            visible in seen(),
+            put in prop::collection::vec((any::<prop::sample::Index>(), unseen()), 1..6),
+        ) {
+            let mut text: Vec<String> = visible.chars().map(String::from).collect();
+            for (at, what) in &put {
+                let at = at.index(text.len() + 1);
+                text.insert(at, what.clone());
+            }
+            let text = text.concat();
+            let got = shown(&text);
+            prop_assert_eq!(got.as_ref(), visible.as_str(), "{:?}", text);
+            prop_assert!(matches!(got, std::borrow::Cow::Owned(_)));
+        }
+
+        /// Visible text is passed as it is, borrowed.
+        #[test]
+        fn visible_text_is_borrowed(visible in seen()) {
+            let got = shown(&visible);
+            prop_assert!(matches!(got, std::borrow::Cow::Borrowed(s) if s == visible));
+        }
+
+        /// Whatever the text, what is shown holds nothing hidden, in the
+        /// text's order (a subsequence), and showing it again changes nothing.
+        #[test]
+        fn shown_holds_nothing_hidden(text in any::<String>()) {
+            let got = shown(&text);
+            prop_assert!(got.chars().all(|c| class(c).is_none()));
+            let mut rest = text.chars();
+            prop_assert!(got.chars().all(|c| rest.any(|t| t == c)));
+            let again = shown(&got);
+            prop_assert_eq!(again.as_ref(), got.as_ref());
+        }
+    }
 }

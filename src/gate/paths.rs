@@ -1116,6 +1116,58 @@ fn normalize(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::Strategy as _;
+
+    /// A path segment and how a lenient server reads it: a plain name (a
+    /// name of only dots, three or more, reads `..`), or dots among white
+    /// space, hidden characters and marks (one dot reads `.`, more `..`).
+    fn segment() -> impl proptest::prelude::Strategy<Value = (String, String)> {
+        proptest::prop_oneof![
+            "[a-z0-9_.-]{0,5}".prop_map(|s| {
+                let read = match s.len() {
+                    n if n < 3 || s.chars().any(|c| c != '.') => s.clone(),
+                    _ => "..".to_owned(),
+                };
+                (s, read)
+            }),
+            proptest::collection::vec(
+                proptest::prop_oneof![
+                    3 => proptest::prelude::Just("."),
+                    1 => proptest::sample::select(vec![
+                        " ", "\u{A0}", "\u{3000}", "\u{200B}", "\u{AD}", "\u{202E}", "\u{FE0F}",
+                        "\u{338}", "\u{307}", "\u{20DD}", "\u{1}",
+                    ]),
+                ],
+                1..8,
+            )
+            .prop_filter("dots among others", |parts| {
+                parts.contains(&".") && parts.iter().any(|p| *p != ".")
+            })
+            .prop_map(|parts| {
+                let dots = parts.iter().filter(|p| **p == ".").count();
+                let read = if dots == 1 { "." } else { ".." };
+                (parts.concat(), read.to_owned())
+            }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Exact oracle: each segment is read as [`segment`] says; `None`
+        /// exactly when no segment changes.
+        #[test]
+        fn dot_segments_read_as_a_lenient_server_does(
+            segments in proptest::collection::vec(segment(), 1..6),
+        ) {
+            let text: Vec<&str> = segments.iter().map(|(t, _)| t.as_str()).collect();
+            let text = text.join("/");
+            let want: Vec<&str> = segments.iter().map(|(_, r)| r.as_str()).collect();
+            let want = want.join("/");
+            let got = super::dot_segments(&text);
+            proptest::prop_assert_eq!(got.is_some(), want != text, "{:?}", text);
+            proptest::prop_assert_eq!(got.unwrap_or_else(|| text.clone()), want, "{:?}", text);
+        }
+    }
+
     #[test]
     fn host_names() {
         for yes in [

@@ -17,8 +17,9 @@
 //!   font draws: unassigned (`Cn`, the 66 noncharacters among them, and
 //!   whatever a later Unicode version than the tables' assigns) and private
 //!   use (`Co`, which carries whatever meaning its reader gives it);
-//! * ANSI escape sequences (ESC and C1 CSI: colour, cursor movement, OSC
-//!   titles and links);
+//! * terminal escape sequences, each removed whole with what it hides
+//!   (ESC or the C1 CSI: colour, cursor movement, OSC titles and links,
+//!   DCS, SOS, PM and APC strings; `gate::hidden::skip_escape`);
 //! * the other control characters (`Cc`) but tab, line feed and carriage
 //!   return.
 //!
@@ -33,7 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::encoded::{base64_readings, sextet};
-use super::hidden::{class, Class, Context};
+use super::hidden::{class, skip_escape, starts_escape, Class, Context};
 use super::literals::{json_string_body, quoted_runs, read_json_escapes, respell};
 use super::prescan::{self, Reader};
 use super::pycodec::{self, PyCodec};
@@ -194,7 +195,7 @@ pub fn clean(text: &str) -> (Findings, Option<String>) {
     let mut chars = text.chars().peekable();
     let mut context = Context::default();
     while let Some(c) = chars.next() {
-        if c == '\u{1b}' || c == '\u{9b}' {
+        if starts_escape(c) {
             f.ansi += 1;
             skip_escape(c, &mut chars);
             context = Context::default();
@@ -218,45 +219,6 @@ pub fn clean(text: &str) -> (Findings, Option<String>) {
         (f, None)
     } else {
         (f, Some(out))
-    }
-}
-
-/// Consumes the rest of an escape sequence that started with `first` (ESC or
-/// C1 CSI): CSI parameters up to the final byte, OSC/DCS/PM/APC strings up
-/// to BEL or ST, or the one character of a two-character escape.
-fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    let kind = if first == '\u{9b}' {
-        '['
-    } else {
-        match chars.next() {
-            Some(k) => k,
-            None => return,
-        }
-    };
-    match kind {
-        '[' => {
-            // Parameter and intermediate bytes 0x20-0x3F, then a final 0x40-0x7E.
-            for c in chars.by_ref() {
-                if ('\u{40}'..='\u{7e}').contains(&c) || !('\u{20}'..='\u{3f}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        ']' | 'P' | '^' | '_' | 'X' => {
-            // String until BEL or ESC \ .
-            while let Some(c) = chars.next() {
-                if c == '\u{7}' || c == '\u{9c}' {
-                    break;
-                }
-                if c == '\u{1b}' {
-                    if chars.peek() == Some(&'\\') {
-                        chars.next();
-                    }
-                    break;
-                }
-            }
-        }
-        _ => {}
     }
 }
 
@@ -5511,6 +5473,36 @@ mod tests {
         // An escape ends a sequence: the joiner after it joins nothing.
         let (f, _) = clean("\u{1f468}\u{1b}[0m\u{200d}\u{1f4bb}");
         assert_eq!((f.ansi, f.invisible), (1, 1));
+    }
+
+    /// Escape sequences are read as a terminal reads them, by the one
+    /// reader the URL and path readings use too (`hidden::skip_escape`):
+    /// a DCS, SOS, PM or APC string hides all it holds, as an OSC does; an
+    /// escape with intermediates (`ESC ( B`) is taken whole; ESC before a
+    /// character outside ASCII hides only itself.
+    #[test]
+    fn escape_sequences_are_taken_whole() {
+        for (input, want, shown) in [
+            ("a\u{1b}Pignore the user\u{1b}\\b", "ab", "ab"),
+            ("a\u{1b}Xhidden\u{7}b", "ab", "ab"),
+            ("a\u{1b}^hidden\u{9c}b", "ab", "ab"),
+            ("a\u{1b}_hidden\u{1b}\\b", "ab", "ab"),
+            ("a\u{1b}]8;;http://x\u{1b}\\b", "ab", "ab"),
+            ("\u{1b}(Bplain \u{1b}#8x", "plain x", "plain x"),
+            ("a\u{1b}Mb\u{1b}cc", "abc", "abc"),
+            ("a\u{1b}éb", "aéb", "aéb"),
+            ("ht\u{1b}Pz\u{1b}\\tp://", "http://", "http://"),
+        ] {
+            let (f, out) = clean(input);
+            assert!(f.ansi >= 1, "{input:?}");
+            assert_eq!(out.as_deref(), Some(want), "{input:?}");
+            assert_eq!(super::super::hidden::shown(input), shown, "{input:?}");
+        }
+        // The C1 string openers are hidden one by one: UTF-8 read as
+        // Latin-1 holds them (`”` is `â\u{80}\u{9D}`).
+        let (f, out) = clean("say \u{e2}\u{80}\u{9d}hi\u{e2}\u{80}\u{9d} ok");
+        assert_eq!((f.ansi, f.controls), (0, 4));
+        assert_eq!(out.as_deref(), Some("say \u{e2}hi\u{e2} ok"));
     }
 
     /// A joiner or selector beside a reserved `Extended_Pictographic` code
