@@ -2531,8 +2531,11 @@ const HIDDEN_CHAR_REFS: &[(&str, &str)] = &[
     ("&ic;", "\u{2063}"),
 ];
 
-/// Longest name in [`ASCII_CHAR_REFS`] and digits of a numeric reference
-/// read past which a reference is left as written.
+/// Longest name in [`ASCII_CHAR_REFS`]: a longer name is no reference.
+/// A numeric reference has no such bound: HTML parsers (and Python's
+/// `html.unescape`) read every digit, leading zeros however many (attack
+/// s76-B, F1); its digits hold no `&`, so reading them all keeps the walk
+/// over the references linear.
 const MAX_CHAR_REF_LEN: usize = 32;
 
 /// `text` with its HTML character references decoded as an HTML parser
@@ -2635,7 +2638,6 @@ fn char_ref(s: &str) -> Option<(String, usize)> {
         let digits = num.get(digits_from..)?;
         let len = digits
             .bytes()
-            .take(MAX_CHAR_REF_LEN)
             .take_while(|b| char::from(*b).is_digit(radix))
             .count();
         if len == 0 {
@@ -5837,6 +5839,27 @@ mod tests {
             let mut v = json!(control);
             assert!(!clean_value(&mut v, true).is_clean(), "{control}");
             assert_eq!(v, json!(stripped), "{control}");
+        }
+        // Attack s76-B, F1: leading zeros however many, as HTML parsers
+        // and `html.unescape` read them; a value past U+10FFFF is U+FFFD.
+        for zeros in [29, 40, 4000] {
+            let z = "0".repeat(zeros);
+            for (input, stripped) in [
+                (format!("a&#{z}8203;b"), "ab".to_owned()),
+                (format!("a&#x{z}200B;b"), "ab".to_owned()),
+                (
+                    format!("<b>&#{z}917608;&#{z}917609;</b>"),
+                    "<b></b>".to_owned(),
+                ),
+                (
+                    format!("a&#{z}99999999999999999999;b"),
+                    format!("a&#{z}99999999999999999999;b"),
+                ),
+            ] {
+                let mut v = json!(input);
+                clean_value(&mut v, true);
+                assert_eq!(v, json!(stripped), "{zeros}");
+            }
         }
         for edge in ["&#x7F;", "&#xA0;"] {
             let mut v = json!(edge);
