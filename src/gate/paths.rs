@@ -331,7 +331,7 @@ fn hardware_address(name: &str) -> bool {
 /// `ip_address`), but never `addr` after one of [`HARDWARE_ADDRESS_WORDS`]
 /// (`i2c_addr`). Bounded by the name's length.
 pub fn host_name(name: &str) -> bool {
-    alternatives(&bare_name(name)).any(|alt| {
+    alternatives_of(name).iter().map(String::as_str).any(|alt| {
         let mut rest = alt;
         // The name, then without each of its last words that
         // `HOST_NAME_ENDINGS` holds (at most one per word of the name).
@@ -384,7 +384,7 @@ pub fn host_name(name: &str) -> bool {
 /// `connectionString`, `extra_args`, `docker_env`). Bounded by the name's
 /// length.
 pub fn settings_name(name: &str) -> bool {
-    alternatives(&bare_name(name)).any(|alt| {
+    alternatives_of(name).iter().map(String::as_str).any(|alt| {
         let joined = joined_lower(alt);
         SETTINGS_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
     })
@@ -395,7 +395,7 @@ pub fn settings_name(name: &str) -> bool {
 /// [`HOST_NAME_ENDINGS`] (`{"server": {"address": "127.1"}}`,
 /// `{"proxy_host": {"ip": "10.1"}}`). Bounded by the name's length.
 pub fn host_member_name(name: &str) -> bool {
-    alternatives(&bare_name(name)).any(|alt| {
+    alternatives_of(name).iter().map(String::as_str).any(|alt| {
         let word = last_word(alt);
         HOST_NAME_ENDINGS
             .iter()
@@ -411,7 +411,7 @@ pub fn host_member_name(name: &str) -> bool {
 /// e-mail address may be there (`1 Main St`, `a@example.com`). Bounded by
 /// the name's length.
 pub fn address_name(name: &str) -> bool {
-    alternatives(&bare_name(name)).any(|alt| {
+    alternatives_of(name).iter().map(String::as_str).any(|alt| {
         let mut rest = alt;
         // The name, then without each last word of `HOST_NAME_ENDINGS`
         // or a version (`address_list`, `address_v6`).
@@ -466,7 +466,9 @@ pub const FILE_LOCATION_WORDS: &[&str] = &[
 /// path when it reads as one). `None` for other names. Bounded by the
 /// name's length.
 pub fn uri_name(name: &str) -> Option<bool> {
-    alternatives(&bare_name(name))
+    alternatives_of(name)
+        .iter()
+        .map(String::as_str)
         .filter_map(|alt| {
             let joined = joined_lower(alt);
             let base = URI_ARGUMENT_WORDS
@@ -637,24 +639,64 @@ fn dot_segments(text: &str) -> Option<String> {
 /// before or after a last `name`/`names` (`directoryName`, `dir_names`,
 /// `pathNameList`).
 pub fn is_path_name(name: &str) -> bool {
-    alternatives(&bare_name(name)).any(is_one_path_name)
+    alternatives_of(name)
+        .iter()
+        .map(String::as_str)
+        .any(is_one_path_name)
+}
+
+/// The alternatives ([`alternatives`]) of each reading of an argument
+/// name ([`bare_names`]).
+fn alternatives_of(name: &str) -> Vec<String> {
+    bare_names(name)
+        .iter()
+        .flat_map(|bare| alternatives(bare).map(str::to_owned))
+        .collect()
 }
 
 /// An argument name as [`is_path_name`] and [`uri_name`] read it: without
 /// what a reader does not see ([`super::hidden::shown`]: `path\u{202E}`,
-/// `path\x1b[31m` are `path`; attack s74-B, F2), in
-/// Unicode NFKC (`ｐａｔｈ` is `path`), without the index or brackets of a
-/// form field at its end (`paths[]`, `path[0]`) and without the
-/// characters that are no letter or digit around it (`path:`, `$path`,
-/// `@path`). Bounded by the name's length.
-fn bare_name(name: &str) -> String {
+/// `path\x1b[31m` are `path`; attack s74-B, F2), in Unicode NFKC
+/// (`ｐａｔｈ` is `path`), without the characters that are no letter or
+/// digit around it (`path:`, `$path`, `@path`) and without a version
+/// after it (`path_v2`, `pathV2`; attack s76-B, F4). A form field's name
+/// (`paths[]`, `path[0]`, `opts[path]`, `files[0][path]`) is read two
+/// ways, as the name before its brackets and as the last name in them
+/// (the key a form parser such as `qs` gives the value), and holds what
+/// either reading holds. Bounded by the name's length.
+fn bare_names(name: &str) -> Vec<String> {
     let shown = super::hidden::shown(name);
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(&shown);
     let mut bare: &str = &nfkc;
+    let mut field = None;
     while let Some(open) = bare.strip_suffix(']').and_then(|b| b.rfind('[')) {
+        let inside = bare
+            .get(open.saturating_add(1)..bare.len().saturating_sub(1))
+            .unwrap_or_default();
+        if field.is_none() && inside.chars().any(char::is_alphabetic) {
+            field = Some(inside);
+        }
         bare = bare.get(..open).unwrap_or_default();
     }
-    bare.trim_matches(|c: char| !c.is_alphanumeric()).to_owned()
+    let tidy = |s: &str| without_version(s.trim_matches(|c: char| !c.is_alphanumeric())).to_owned();
+    std::iter::once(bare).chain(field).map(tidy).collect()
+}
+
+/// `name` without a version at its end: `_v2`, `-v2`, `.v2`, `V2` after a
+/// lower-case letter. `dev2` and a name that is only a version stay.
+fn without_version(name: &str) -> &str {
+    let head = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if head.len() == name.len() {
+        return name;
+    }
+    let Some(before) = head.strip_suffix(['v', 'V']) else {
+        return name;
+    };
+    match before.strip_suffix(['_', '-', '.', ' ']) {
+        Some(stem) if !stem.is_empty() => stem,
+        _ if head.ends_with('V') && before.ends_with(char::is_lowercase) => before,
+        _ => name,
+    }
 }
 
 /// The alternatives of an identifier: its parts between words `or` (any
@@ -1436,9 +1478,33 @@ mod tests {
             "pathlike",
             "path_like",
             "pathLike",
+            // The key a form parser gives the value, and versions after
+            // the name (attack s76-B, F4).
+            "opts[path]",
+            "files[0][path]",
+            "a[b][filePath]",
+            "opts[path][]",
+            "path_v2",
+            "file-path.v10",
+            "pathV2",
         ] {
             assert!(is_path_name(name), "{name}");
         }
+        for (name, readings) in [
+            ("opts[path]", &["opts", "path"][..]),
+            ("files[0][path]", &["files", "path"]),
+            ("paths[]", &["paths"]),
+            ("path[0]", &["path"]),
+            ("path_v2", &["path"]),
+            ("dev2", &["dev2"]),
+            ("v2", &["v2"]),
+            ("ipV6", &["ip"]),
+            ("ENV2", &["ENV2"]),
+        ] {
+            assert_eq!(bare_names(name), readings, "{name}");
+        }
+        assert_eq!(uri_name("opts[fileUrl]"), Some(true));
+        assert!(host_name("opts[host]"));
         // URI names: a file's, whose value is a path when it is no URL;
         // any other, whose value is one when it reads as a path.
         for (name, file) in [
@@ -1521,6 +1587,9 @@ mod tests {
             "location",
             "homepage",
             "wdth",
+            "opts[size]",
+            "files_v2x",
+            "dev2",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
