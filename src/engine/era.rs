@@ -165,6 +165,31 @@ impl Era {
         }
     }
 
+    /// [`Era::admit`] for a party that passes requests on and leaves
+    /// judging them to the server (the gateway): a request other than
+    /// `server/discover` that carries the 2026-07-28 envelope's version key
+    /// naming a stateless revision served makes a fresh session stateless
+    /// even when the rest of the envelope is not valid (a client that
+    /// leaves out its capabilities is still in that era; attack s76-A,
+    /// F1), so what the party writes itself follows it. A version not
+    /// served fixes nothing (the client may fall back).
+    pub fn pass(&mut self, id: &Id, method: &str, params: Option<&Map<String, Value>>) {
+        let admitted = self.admit(id, method, params);
+        let version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .and_then(Revision::parse);
+        if admitted.is_err()
+            && matches!(self, Self::Fresh)
+            && method != "server/discover"
+            && version.is_some_and(|v| STATELESS_REVISIONS.contains(&v))
+        {
+            *self = Self::Stateless;
+            tracing::info!("stateless session (2026-07-28), its first request not valid");
+        }
+    }
+
     /// The handshake answered with `rev`: the session's era from now on.
     pub fn enter_handshake(&mut self, rev: Revision) {
         *self = Self::Handshake {
@@ -380,6 +405,24 @@ mod tests {
         assert_eq!(era.admit(&id, "initialize", None), Ok(Admitted::Initialize));
         era.enter_handshake(Revision::V2025_11_25);
         assert_eq!(era.revision(), Some(Revision::V2025_11_25));
+
+        // A party passing requests on follows the version key alone.
+        let mut era = Era::default();
+        era.pass(&id, "server/discover", Some(&no_caps));
+        era.pass(&id, "tools/list", Some(&envelope("2099-01-01")));
+        assert_eq!(
+            era,
+            Era::Fresh,
+            "a probe or a version not served fixes nothing"
+        );
+        era.pass(&id, "tools/call", Some(&no_caps));
+        assert!(era.is_stateless() && era.has_result_type());
+        let mut era = Era::default();
+        era.pass(&id, "tools/list", Some(&envelope("2026-07-28")));
+        assert!(era.is_stateless());
+        let mut era = Era::default();
+        era.pass(&id, "tools/list", None);
+        assert_eq!(era, Era::Fresh);
     }
 
     /// JSON-RPC batches exist only in 2025-03-26: every other state of the

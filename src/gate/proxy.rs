@@ -3113,7 +3113,7 @@ impl Service for GateService {
                     .with_data(json!({ "kind": at.kind(), "pointer": at.pointer }));
             return Handled::Reply(Reply::Send(error.into()));
         }
-        let _ = lock(&self.shared.era).admit(&request.id, &request.method, request.params_object());
+        lock(&self.shared.era).pass(&request.id, &request.method, request.params_object());
         // 2026-07-28: the answers a request carries to the server's earlier
         // input requests are mediated as a response's result is.
         let mut answered = Vec::new();

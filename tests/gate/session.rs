@@ -1858,6 +1858,20 @@ fn refusals_fit_the_era() {
     assert_eq!(r["result"]["isError"], true, "{r}");
     g.close();
 
+    // The version key alone (no capabilities: the server judges that)
+    // makes the session 2026-07-28 after a probe (attack s76-A, F1).
+    let version = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let mut g = Gate::start(&[]);
+    let probe =
+        json!({"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta": version}});
+    g.ask(&probe.to_string());
+    let line = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch",
+        "arguments":{"url":"http://10.0.0.1/"},"_meta": version}});
+    let r = g.ask(&line.to_string());
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    g.close();
+
     let mut g = Gate::start(&[]);
     g.init();
     let r = g.call(1, "fetch", json!({"url": "http://10.0.0.1/"}));
