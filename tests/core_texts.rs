@@ -318,6 +318,11 @@ fn denials_name_the_host_and_the_rule() {
             DenialCode::PrivateName,
             "`db.corp` is under a suffix private by convention or platform (RFC 6762 Appendix G; Kubernetes .svc)",
         ),
+        (
+            "http://kubernetes.default/api",
+            DenialCode::UnknownTld,
+            "`kubernetes.default` ends in a label that is no top-level domain of the root zone: resolver search domains complete it to an internal host",
+        ),
     ] {
         let d: Denial = classify_url(url).unwrap_err();
         assert_eq!(d.kind(), code, "{url}");

@@ -171,17 +171,21 @@ async fn a_rebinding_answer_is_refused_on_the_next_lookup() {
         _ => response(200, &[], b"second"),
     });
     let r = rig(&allow_origin(&origin), |_| {});
-    r.dns.set("docs.example", &[&["127.0.0.1"], &["127.0.0.2"]]);
-    let url = format!("http://docs.example:{}/", origin.port());
+    r.dns
+        .set("docs.example.com", &[&["127.0.0.1"], &["127.0.0.2"]]);
+    let url = format!("http://docs.example.com:{}/", origin.port());
     let err = r.fetcher.fetch(&url).await.unwrap_err();
     assert_eq!(err.code(), "ssrf.loopback", "{err}");
-    assert_eq!(r.dns.lookups(), vec!["docs.example", "docs.example"]);
+    assert_eq!(
+        r.dns.lookups(),
+        vec!["docs.example.com", "docs.example.com"]
+    );
     assert_eq!(r.guard.dials(), vec![origin.addr()]);
     assert_eq!(internal.connections(), 0);
     // Public first, metadata second: the same.
     let r = rig(&allow_origin(&origin), |_| {});
     r.dns
-        .set("docs.example", &[&["127.0.0.1"], &["169.254.169.254"]]);
+        .set("docs.example.com", &[&["127.0.0.1"], &["169.254.169.254"]]);
     let err = r.fetcher.fetch(&url).await.unwrap_err();
     assert_eq!(err.code(), "ssrf.cloud_metadata");
     assert_eq!(r.guard.dials(), vec![origin.addr()]);
@@ -198,10 +202,10 @@ async fn a_mixed_answer_is_refused_whole() {
         (&[][..], "dns.no_address"),
     ] {
         let r = rig(&allow_origin(&origin), |_| {});
-        r.dns.set("docs.example", &[answer]);
+        r.dns.set("docs.example.com", &[answer]);
         let err = r
             .fetcher
-            .fetch(&format!("http://docs.example:{}/", origin.port()))
+            .fetch(&format!("http://docs.example.com:{}/", origin.port()))
             .await
             .unwrap_err();
         assert_eq!(err.code(), code, "{answer:?}");
@@ -214,16 +218,16 @@ async fn a_mixed_answer_is_refused_whole() {
 #[tokio::test]
 async fn a_name_allowed_by_entry_resolves_once_per_hop() {
     let origin = pdf_origin();
-    let r = rig(&[format!("docs.example:{}", origin.port())], |_| {});
-    r.dns.set("docs.example", &[&["127.0.0.1"]]);
+    let r = rig(&[format!("docs.example.com:{}", origin.port())], |_| {});
+    r.dns.set("docs.example.com", &[&["127.0.0.1"]]);
     let got = r
         .fetcher
-        .fetch(&format!("http://docs.example:{}/a.pdf", origin.port()))
+        .fetch(&format!("http://docs.example.com:{}/a.pdf", origin.port()))
         .await
         .unwrap();
     assert_eq!(got.body(), PDF);
-    assert_eq!(r.dns.lookups(), vec!["docs.example"]);
-    assert!(origin.heads()[0].contains(&format!("host: docs.example:{}\r\n", origin.port())));
+    assert_eq!(r.dns.lookups(), vec!["docs.example.com"]);
+    assert!(origin.heads()[0].contains(&format!("host: docs.example.com:{}\r\n", origin.port())));
 }
 
 #[tokio::test]
@@ -391,9 +395,9 @@ async fn a_trickling_server_hits_the_deadline() {
 
 #[tokio::test]
 async fn tls_with_a_test_ca() {
-    let ca = test_ca(&["docs.example", "127.0.0.1"]);
+    let ca = test_ca(&["docs.example.com", "127.0.0.1"]);
     let origin = Origin::https("127.0.0.1", ca.server.clone(), |head| match path_of(head) {
-        "/down" => redirect(302, "http://docs.example/"),
+        "/down" => redirect(302, "http://docs.example.com/"),
         _ => response(200, &[], PDF),
     });
     let allow = allow_origin(&origin);
@@ -403,8 +407,8 @@ async fn tls_with_a_test_ca() {
         .fetcher
         .with_extra_roots(std::slice::from_ref(&ca.root))
         .unwrap();
-    r.dns.set("docs.example", &[&["127.0.0.1"]]);
-    let by_name = format!("https://docs.example:{}/a.pdf", origin.port());
+    r.dns.set("docs.example.com", &[&["127.0.0.1"]]);
+    let by_name = format!("https://docs.example.com:{}/a.pdf", origin.port());
     assert_eq!(fetcher.fetch(&by_name).await.unwrap().body(), PDF);
     assert_eq!(
         fetcher.fetch(&origin.base("https")).await.unwrap().body(),
@@ -426,9 +430,9 @@ async fn tls_with_a_test_ca() {
         .fetcher
         .with_extra_roots(std::slice::from_ref(&ca.root))
         .unwrap();
-    r.dns.set("other.example", &[&["127.0.0.1"]]);
+    r.dns.set("other.example.com", &[&["127.0.0.1"]]);
     let err = fetcher
-        .fetch(&format!("https://other.example:{}/", origin.port()))
+        .fetch(&format!("https://other.example.com:{}/", origin.port()))
         .await
         .unwrap_err();
     assert_eq!(err.code(), "fetch.tls", "{err}");
@@ -454,9 +458,9 @@ const REFUSED: &[(&str, &str)] = &[
     ("http://[::ffff:127.0.0.1]:{PORT}/", "ssrf.loopback"),
     ("http://[::1]:{PORT}/", "ssrf.loopback"),
     ("http://10.1.2.3/", "ssrf.private_use"),
-    ("http://internal.example:{PORT}/", "ssrf.loopback"),
-    ("http://mixed.example:{PORT}/", "ssrf.private_use"),
-    ("https://nowhere.example/", "fetch.dns"),
+    ("http://internal.example.com:{PORT}/", "ssrf.loopback"),
+    ("http://mixed.example.com:{PORT}/", "ssrf.private_use"),
+    ("https://nowhere.example.com/", "fetch.dns"),
 ];
 
 fn node() -> impl Strategy<Value = Node> {
@@ -469,7 +473,7 @@ fn node() -> impl Strategy<Value = Node> {
 fn url_of(nodes: &[Node], i: usize, port: u16, internal: u16) -> String {
     match &nodes[i] {
         Node::Allowed { by_name: false, .. } => format!("http://127.0.0.1:{port}/n/{i}"),
-        Node::Allowed { by_name: true, .. } => format!("http://ok.example:{port}/n/{i}"),
+        Node::Allowed { by_name: true, .. } => format!("http://ok.example.com:{port}/n/{i}"),
         Node::Refused(k) => REFUSED[*k]
             .0
             .replace("{PORT}", &port.to_string())
@@ -496,9 +500,9 @@ proptest! {
         });
         graph.lock().unwrap().1 = origin.port();
         let r = rig(&allow_origin(&origin), |_| {});
-        r.dns.set("ok.example", &[&["127.0.0.1"]]);
-        r.dns.set("internal.example", &[&["127.0.0.2"]]);
-        r.dns.set("mixed.example", &[&["127.0.0.1", "10.0.0.7"]]);
+        r.dns.set("ok.example.com", &[&["127.0.0.1"]]);
+        r.dns.set("internal.example.com", &[&["127.0.0.2"]]);
+        r.dns.set("mixed.example.com", &[&["127.0.0.1", "10.0.0.7"]]);
         let start = url_of(&nodes, 0, origin.port(), internal.port());
         let got = rt.block_on(r.fetcher.fetch(&start));
         // The oracle: walk the graph.
@@ -529,10 +533,10 @@ async fn the_test_connector_refuses_what_is_not_loopback() {
     // A vetted public address is dialled through the guard, which records it
     // and opens no socket: the fixture that keeps every other test local.
     let r = rig(&[], |_| {});
-    r.dns.set("public.example", &[&["93.184.215.14"]]);
+    r.dns.set("public.example.com", &[&["93.184.215.14"]]);
     let err = r
         .fetcher
-        .fetch("https://public.example/")
+        .fetch("https://public.example.com/")
         .await
         .unwrap_err();
     assert_eq!(err.code(), "fetch.connect", "{err}");

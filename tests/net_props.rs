@@ -252,7 +252,7 @@ proptest! {
         let under = |suffix: &str| format!("http://{name}.{suffix}{dot}{port}/");
         let code = |u: &str| classify_url(u).err().map(|d| d.code());
         let alone = format!("http://{}{dot}{port}/", labels[0]);
-        let older = ["localhost", "metadata", "local", "internal", "localdomain", "onion", "invalid", "test", "alt", "instance-data"];
+        let older = ["localhost", "metadata", "local", "internal", "localdomain", "onion", "invalid", "test", "alt", "example", "instance-data"];
         if !older.contains(&labels[0].as_str()) && !labels[0].starts_with("localhost") {
             prop_assert_eq!(code(&alone), Some("ssrf.single_label_name"), "{}", alone);
         }

@@ -115,13 +115,25 @@ fn single_label_names_and_private_suffixes_are_refused() {
         ("http://printer.lan./", "ssrf.private_name"),
         ("http://wiki.intranet/", "ssrf.private_name"),
         ("http://vault.private/", "ssrf.private_name"),
+        // Attack s76-B, F2: a last label that is no top-level domain.
+        ("http://kubernetes.default/api", "ssrf.unknown_tld"),
+        ("http://vault.vault:8200/v1/sys", "ssrf.unknown_tld"),
+        ("http://grafana.monitoring/", "ssrf.unknown_tld"),
+        ("http://argocd-server.argocd/", "ssrf.unknown_tld"),
+        ("HTTP://Kubernetes.Default./api", "ssrf.unknown_tld"),
+        ("http://x.example/", "ssrf.special_use_name"),
     ] {
         assert_eq!(classify_url(u).unwrap_err().code(), want, "{u}");
     }
     for u in [
         "http://example.com/",
         "https://docs.rs/",
-        "http://corp.example/",
+        "http://corp.example.com/",
+        "http://a.b.c.io/",
+        "http://x.xn--p1ai/",
+        "http://x.\u{440}\u{444}/",
+        // `.prod` is a delegated top-level domain.
+        "http://redis.prod:6379/",
     ] {
         assert!(classify_url(u).unwrap().needs_dns(), "{u}");
     }

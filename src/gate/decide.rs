@@ -3119,9 +3119,9 @@ mod tests {
             }
         }
         // An operator's deny entry holds for a host-named name unresolved.
-        let g = keeper("[net]\ndeny = [\"evil.example\"]\n");
+        let g = keeper("[net]\ndeny = [\"evil.example.com\"]\n");
         assert_eq!(
-            code(&g, "t", json!({"host": "evil.example"})),
+            code(&g, "t", json!({"host": "evil.example.com"})),
             "ssrf.operator_deny"
         );
         // An allow entry admits the address, in any notation.
@@ -3180,7 +3180,7 @@ mod tests {
                 "ssrf.private_use",
             ),
             (json!({"hosts": "example.com ::1"}), "ssrf.loopback"),
-            (json!({"host": "[::1]:8003,a.example"}), "ssrf.loopback"),
+            (json!({"host": "[::1]:8003,a.example.com"}), "ssrf.loopback"),
             (
                 json!({"host": "localhost,example.com"}),
                 "ssrf.localhost_name",
@@ -3195,7 +3195,7 @@ mod tests {
                 json!({"host": "example.com 127.0.0.1:5432"}),
                 "ssrf.loopback",
             ),
-            (json!({"host": "a.example, b.example"}), "ok"),
+            (json!({"host": "a.example.com, b.example.com"}), "ok"),
             (json!({"hosts": "example.com 8.8.8.8"}), "ok"),
             (json!({"server": "my laptop 2"}), "ok"),
             (json!({"origin": "Re: minutes"}), "ok"),
@@ -3260,15 +3260,15 @@ mod tests {
         assert!(wrong.is_empty(), "{wrong:#?}");
         // Each element is a string the bound counts.
         let g = keeper("");
-        let many = vec!["a.example"; MAX_SCANNED_STRINGS + 1].join(",");
+        let many = vec!["a.example.com"; MAX_SCANNED_STRINGS + 1].join(",");
         assert_eq!(
             code(&g, "t", json!({ "hosts": many })),
             "policy.arguments_too_complex"
         );
         // The key and the text count too: at the bound exactly.
-        let fewer = vec!["a.example"; MAX_SCANNED_STRINGS - 2].join(",");
+        let fewer = vec!["a.example.com"; MAX_SCANNED_STRINGS - 2].join(",");
         assert_eq!(code(&g, "t", json!({ "hosts": fewer })), "ok");
-        let one_more = vec!["a.example"; MAX_SCANNED_STRINGS - 1].join(",");
+        let one_more = vec!["a.example.com"; MAX_SCANNED_STRINGS - 1].join(",");
         assert_eq!(
             code(&g, "t", json!({ "hosts": one_more })),
             "policy.arguments_too_complex"
@@ -3313,7 +3313,7 @@ mod tests {
         ] {
             assert_eq!(code(&g, "t", json!({ "x": text })), "ok", "{text:?}");
         }
-        assert_eq!(shown_form("plain http://a.example/"), None);
+        assert_eq!(shown_form("plain http://a.example.com/"), None);
         assert_eq!(shown_form("a\u{200B}b\u{FF41}").as_deref(), Some("aba"));
     }
 
@@ -3422,7 +3422,7 @@ mod tests {
                 "ssrf.private_use",
             ),
             (json!({"host": {"value": "example.com\u{0}x"}}), "ok"),
-            (json!({"host": "a|b.example"}), refused),
+            (json!({"host": "a|b.example.com"}), refused),
             // F8: numbers among words, one per line, as an address.
             (json!({"hosts": "example.com 127.1"}), "ssrf.loopback"),
             (json!({"hosts": "example.com\n127.1"}), "ssrf.loopback"),
@@ -3479,7 +3479,7 @@ mod tests {
             ),
             (json!({"host": "::1%lo:8003"}), "ssrf.loopback"),
             (
-                json!({"hosts": "a.example,fe80::1%eth0:22"}),
+                json!({"hosts": "a.example.com,fe80::1%eth0:22"}),
                 "ssrf.link_local",
             ),
             (json!({"host": "2606:4700:4700::1111:443"}), "ok"),
@@ -3501,7 +3501,7 @@ mod tests {
             (json!({"host": "<127.0.0.1>"}), "ssrf.loopback"),
             (json!({"host": "`::1`"}), "ssrf.loopback"),
             (
-                json!({"hosts": "a.example, \"10.0.0.1\""}),
+                json!({"hosts": "a.example.com, \"10.0.0.1\""}),
                 "ssrf.private_use",
             ),
             // FP1: lists of words.
@@ -3644,7 +3644,7 @@ mod tests {
             (json!({"ipv6Address": "::1"}), "ssrf.loopback"),
             (json!({"ipv4": "2130706433"}), "ssrf.loopback"),
             (json!({"ipv6s": ["::1"]}), "ssrf.loopback"),
-            (json!({"hosts_csv": "a.example,::1"}), "ssrf.loopback"),
+            (json!({"hosts_csv": "a.example.com,::1"}), "ssrf.loopback"),
             (json!({"host_str": "::1"}), "ssrf.loopback"),
             (json!({"hostString": "::1"}), "ssrf.loopback"),
             (json!({"host_spec": "::1"}), "ssrf.loopback"),
@@ -3723,7 +3723,7 @@ mod tests {
             (json!({"k0": "Host: a b"}), "ok"),
             (json!({"k0": "IP: 127.1"}), "ssrf.loopback"),
             (json!({"k0": "host: localhost"}), refused),
-            (json!({"host": "a%zz.example"}), refused),
+            (json!({"host": "a%zz.example.com"}), refused),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
@@ -3800,16 +3800,25 @@ mod tests {
         // (F39).
         let g = keeper("[net]\nresolve = true\n");
         for (args, host) in [
-            (json!({"url": "{http,x}://loop.example/"}), "loop.example"),
             (
-                json!({"package": "foo@http://loop.example/x.whl"}),
-                "loop.example",
+                json!({"url": "{http,x}://loop.example.com/"}),
+                "loop.example.com",
             ),
-            (json!({"q": "https://{a,loop}.example/"}), "loop.example"),
-            (json!({"host": "{loop}.example"}), "loop.example"),
-            (json!({"url": "{loop}.example/x"}), "loop.example"),
-            (json!({"repo": "git@loop.example:x/y.git"}), "loop.example"),
-            (json!({"repo": "[loop.example]:x"}), "loop.example"),
+            (
+                json!({"package": "foo@http://loop.example.com/x.whl"}),
+                "loop.example.com",
+            ),
+            (
+                json!({"q": "https://{a,loop}.example.com/"}),
+                "loop.example.com",
+            ),
+            (json!({"host": "{loop}.example.com"}), "loop.example.com"),
+            (json!({"url": "{loop}.example.com/x"}), "loop.example.com"),
+            (
+                json!({"repo": "git@loop.example.com:x/y.git"}),
+                "loop.example.com",
+            ),
+            (json!({"repo": "[loop.example.com]:x"}), "loop.example.com"),
         ] {
             let names = g.check_arguments("t", &args).unwrap();
             assert!(names.iter().any(|n| n.host() == host), "{args}: {names:?}");
@@ -3842,7 +3851,7 @@ mod tests {
             (json!({"host": "127.0.0.1\u{ff09}"}), refused),
             (json!({"host": ".127.0.0.1"}), "ssrf.loopback"),
             (json!({"host": "~127.0.0.1"}), "ssrf.loopback"),
-            (json!({"hosts": "a.example, 10.0.0.1!"}), refused),
+            (json!({"hosts": "a.example.com, 10.0.0.1!"}), refused),
             (json!({"host": "[::1]."}), "ssrf.loopback"),
             (json!({"host": "example.com."}), "ok"),
             (json!({"host": "/var/run/postgresql"}), "ok"),
@@ -3865,7 +3874,10 @@ mod tests {
             (json!({"domain": "e.g. finance, healthcare"}), "ok"),
             (json!({"server": "Ubuntu 22.04, 8 vCPU"}), "ok"),
             (json!({"hosts": "8.8.8.8, db"}), "ssrf.single_label_name"),
-            (json!({"hosts": "a.example, db"}), "ssrf.single_label_name"),
+            (
+                json!({"hosts": "a.example.com, db"}),
+                "ssrf.single_label_name",
+            ),
             (json!({"hosts": "fe80::, db"}), refused),
             (json!({"allowed_origins": ["*"]}), "ok"),
             (json!({"origin": "*"}), "ok"),
@@ -3910,11 +3922,11 @@ mod tests {
                 "ssrf.loopback",
             ),
             (json!({"url": "http://127.0.0.1{,}:8003/"}), "ssrf.loopback"),
-            (json!({"url": "{a,b}.example/x"}), "ok"),
+            (json!({"url": "{a,b}.example.com/x"}), "ok"),
             (json!({"url": "{a,db}.internal/x"}), refused),
-            (json!({"url": "http://a!b.example/"}), "url.ambiguous"),
-            (json!({"host": "{a.example,127.0.0.1}"}), refused),
-            (json!({"url": "http://a_b.example/"}), "ok"),
+            (json!({"url": "http://a!b.example.com/"}), "url.ambiguous"),
+            (json!({"host": "{a.example.com,127.0.0.1}"}), refused),
+            (json!({"url": "http://a_b.example.com/"}), "ok"),
             (json!({"url": "{base}/v1"}), "ok"),
             // F26 (s49): a host as a JSON number, as JavaScript writes it.
             (json!({"host": 2_130_706_433.0}), "ssrf.loopback"),
@@ -3997,26 +4009,26 @@ mod tests {
         let g = keeper("[net]\nresolve = true\n");
         for (args, want) in [
             (
-                json!({"host": "\u{df}.attacker.example"}),
-                "ss.attacker.example",
+                json!({"host": "\u{df}.attacker.example.com"}),
+                "ss.attacker.example.com",
             ),
             (
-                json!({"host": "\u{3c2}.attacker.example"}),
-                "xn--4xa.attacker.example",
+                json!({"host": "\u{3c2}.attacker.example.com"}),
+                "xn--4xa.attacker.example.com",
             ),
             (
-                json!({"url": "http://\u{df}.attacker.example:8003/"}),
-                "ss.attacker.example",
+                json!({"url": "http://\u{df}.attacker.example.com:8003/"}),
+                "ss.attacker.example.com",
             ),
             (
-                json!({"url": "\u{df}.attacker.example:8003/"}),
-                "ss.attacker.example",
+                json!({"url": "\u{df}.attacker.example.com:8003/"}),
+                "ss.attacker.example.com",
             ),
             (
-                json!({"hostname": "STRA\u{df}E.attacker.example"}),
-                "strasse.attacker.example",
+                json!({"hostname": "STRA\u{df}E.attacker.example.com"}),
+                "strasse.attacker.example.com",
             ),
-            (json!({"q": "http://\u{df}.example/"}), "ss.example"),
+            (json!({"q": "http://\u{df}.example.com/"}), "ss.example.com"),
         ] {
             let names = g.check_arguments("t", &args).unwrap();
             let hosts: Vec<&str> = names.iter().map(PendingName::host).collect();
@@ -4030,14 +4042,14 @@ mod tests {
     /// operator denies and an address are refused either way.
     #[test]
     fn a_uri_named_scheme_less_text_is_vetted_unresolved() {
-        let g = keeper("[net]\ndeny = [\"evil.example\"]\n");
+        let g = keeper("[net]\ndeny = [\"evil.example.com\"]\n");
         assert_eq!(
-            code(&g, "t", json!({"url": "evil.example/x"})),
+            code(&g, "t", json!({"url": "evil.example.com/x"})),
             "ssrf.operator_deny"
         );
         assert_eq!(code(&g, "t", json!({"url": "127.1/x"})), "url.ambiguous");
-        assert_eq!(code(&g, "t", json!({"url": "good.example/x"})), "ok");
-        assert_eq!(code(&g, "t", json!({"note": "evil.example/x"})), "ok");
+        assert_eq!(code(&g, "t", json!({"url": "good.example.com/x"})), "ok");
+        assert_eq!(code(&g, "t", json!({"note": "evil.example.com/x"})), "ok");
     }
 
     #[test]
@@ -4179,12 +4191,12 @@ mod tests {
         let n = g
             .check_arguments(
                 "t",
-                &json!({"u": "https://a.example/", "v": ["http://b.example:81/"]}),
+                &json!({"u": "https://a.example.com/", "v": ["http://b.example.com:81/"]}),
             )
             .unwrap();
         let mut hosts: Vec<_> = n.iter().map(|p| (p.host(), p.port())).collect();
         hosts.sort();
-        assert_eq!(hosts, vec![("a.example", 443), ("b.example", 81)]);
+        assert_eq!(hosts, vec![("a.example.com", 443), ("b.example.com", 81)]);
         // An address is vetted as written: nothing to look up.
         let n = g
             .check_arguments(
@@ -4196,7 +4208,7 @@ mod tests {
         // Without `[net] resolve` nothing is looked up, so nothing is kept
         // (and the bound on names does not apply).
         let many: Vec<String> = (0..=crate::gate::MAX_RESOLVED_NAMES)
-            .map(|i| format!("http://h{i}.example/"))
+            .map(|i| format!("http://h{i}.example.com/"))
             .collect();
         assert_eq!(
             keeper("").check_arguments("t", &json!({ "u": many })),
@@ -4208,7 +4220,7 @@ mod tests {
         let n = g
             .check_arguments(
                 "t",
-                &json!({"u": ["http://a.example/x", "http://a.example/y"]}),
+                &json!({"u": ["http://a.example.com/x", "http://a.example.com/y"]}),
             )
             .unwrap();
         assert_eq!(n.len(), 1);
@@ -4407,7 +4419,7 @@ max_bytes = 10
             Err("path.outside_root")
         );
         assert_eq!(
-            answer(json!({"content": {"type": "text", "text": "see https://a.example/x"}})),
+            answer(json!({"content": {"type": "text", "text": "see https://a.example.com/x"}})),
             Ok(vec![]),
             "text that only mentions a URL is text"
         );
@@ -4423,8 +4435,8 @@ max_bytes = 10
             );
         }
         assert_eq!(
-            answer(json!({"action": "accept", "content": {"site": "https://a.example/x"}})),
-            Ok(vec!["a.example".to_owned()])
+            answer(json!({"action": "accept", "content": {"site": "https://a.example.com/x"}})),
+            Ok(vec!["a.example.com".to_owned()])
         );
         // A roots list answering `roots/list`: the client's file: URIs.
         let roots = json!({"roots": [{"uri": "file:///etc", "name": "etc"}]});
@@ -4446,8 +4458,8 @@ max_bytes = 10
         for remote in [
             "file://169.254.169.254/latest/",
             "file://127.0.0.1/etc",
-            "file://evil.example/share",
-            "file:\\\\evil.example\\share",
+            "file://evil.example.com/share",
+            "file:\\\\evil.example.com\\share",
         ] {
             let answer = json!({"roots": [{"uri": remote}]});
             assert!(
@@ -4925,13 +4937,13 @@ max_bytes = 10
         // Under `--resolve`, a name so read is looked up (attack s50 F39).
         let r = keeper("[net]\nresolve = true\n");
         for args in [
-            json!({"dsn": "host = db.example port=5432"}),
-            json!({"connection_string": "Data Source=db.example,1433"}),
-            json!({"args": ["--proxy=http://db.example:3128/"]}),
+            json!({"dsn": "host = db.example.com port=5432"}),
+            json!({"connection_string": "Data Source=db.example.com,1433"}),
+            json!({"args": ["--proxy=http://db.example.com:3128/"]}),
         ] {
             let names = r.check_arguments("t", &args).unwrap();
             assert!(
-                names.iter().any(|n| n.host() == "db.example"),
+                names.iter().any(|n| n.host() == "db.example.com"),
                 "{args}: {names:?}"
             );
         }
@@ -6018,11 +6030,11 @@ max_bytes = 10
         }
         // Not a file: template: a value is no path.
         for (template, value) in [
-            ("https://api.example/{id}", "42"),
-            ("https://api.example/{id}", ".."),
-            ("https://api.example/{id}", "../../x"),
-            ("https://api.example/v{/a,b}", "_sib"),
-            ("https://api.example/items{?q}", "a+b"),
+            ("https://api.example.com/{id}", "42"),
+            ("https://api.example.com/{id}", ".."),
+            ("https://api.example.com/{id}", "../../x"),
+            ("https://api.example.com/v{/a,b}", "_sib"),
+            ("https://api.example.com/items{?q}", "a+b"),
         ] {
             let got = complete(template, arg("id", value));
             if got != "ok" {
@@ -6057,7 +6069,7 @@ max_bytes = 10
         };
         // Six readings of one variable (the `str.replace` one takes no
         // value anywhere): 7 + 18 per value, the argument's among them.
-        let template = "https://api.example/{a}";
+        let template = "https://api.example.com/{a}";
         assert_eq!(complete(template, many(908), "v"), "ok");
         assert_eq!(
             complete(template, many(909), "v"),
@@ -6066,7 +6078,7 @@ max_bytes = 10
         // Values repeated count once.
         let same = Value::Object((0..2000).map(|i| (format!("k{i}"), json!("v"))).collect());
         assert_eq!(complete(template, same, "v"), "ok");
-        assert_eq!(complete("https://api.example/x", many(2000), "v"), "ok");
+        assert_eq!(complete("https://api.example.com/x", many(2000), "v"), "ok");
         let given = json!({"argument": {"name": "a", "value": "v"},
                            "context": {"arguments": many(MAX_SCANNED_STRINGS)}});
         let given = Given::new(given.as_object());

@@ -358,32 +358,32 @@ mod tests {
     #[test]
     fn names_are_counted_once_and_bounded() {
         let mut names = Vec::new();
-        note_name(&mut names, name("http://a.example/")).unwrap();
-        note_name(&mut names, name("http://a.example/other")).unwrap();
-        note_name(&mut names, name("http://A.example./x")).unwrap();
+        note_name(&mut names, name("http://a.example.com/")).unwrap();
+        note_name(&mut names, name("http://a.example.com/other")).unwrap();
+        note_name(&mut names, name("http://A.example.com./x")).unwrap();
         assert_eq!(names.len(), 1, "same host and port: one destination");
-        note_name(&mut names, name("http://a.example:8080/")).unwrap();
-        note_name(&mut names, name("https://a.example./")).unwrap();
+        note_name(&mut names, name("http://a.example.com:8080/")).unwrap();
+        note_name(&mut names, name("https://a.example.com./")).unwrap();
         assert_eq!(names.len(), 3, "another port is another destination");
         assert_eq!(lookups(&names), 1, "one lookup for every form of a host");
         for i in 1..MAX_RESOLVED_NAMES {
-            note_name(&mut names, name(&format!("http://h{i}.example/"))).unwrap();
-            note_name(&mut names, name(&format!("https://h{i}.example./"))).unwrap();
+            note_name(&mut names, name(&format!("http://h{i}.example.com/"))).unwrap();
+            note_name(&mut names, name(&format!("https://h{i}.example.com./"))).unwrap();
         }
         assert_eq!(lookups(&names), MAX_RESOLVED_NAMES);
-        note_name(&mut names, name("http://a.example/again")).unwrap();
-        let r = note_name(&mut names, name("http://one-more.example/")).unwrap_err();
+        note_name(&mut names, name("http://a.example.com/again")).unwrap();
+        let r = note_name(&mut names, name("http://one-more.example.com/")).unwrap_err();
         assert_eq!(r.code(), "policy.arguments_too_complex");
         assert!(r.message().contains(&MAX_RESOLVED_NAMES.to_string()));
         assert_eq!(lookups(&names), MAX_RESOLVED_NAMES);
         // The destinations of known hosts are bounded too.
         let mut names = Vec::new();
         for port in 1..=MAX_VETTED_DESTINATIONS {
-            note_name(&mut names, name(&format!("http://a.example:{port}/"))).unwrap();
+            note_name(&mut names, name(&format!("http://a.example.com:{port}/"))).unwrap();
         }
-        let r = note_name(&mut names, name("http://a.example:9/x")).map(|()| names.len());
+        let r = note_name(&mut names, name("http://a.example.com:9/x")).map(|()| names.len());
         assert_eq!(r.map_err(|r| r.code()), Ok(MAX_VETTED_DESTINATIONS));
-        let r = note_name(&mut names, name("http://a.example:65000/")).unwrap_err();
+        let r = note_name(&mut names, name("http://a.example.com:65000/")).unwrap_err();
         assert_eq!(r.code(), "policy.arguments_too_complex");
         assert_eq!(names.len(), MAX_VETTED_DESTINATIONS);
     }
@@ -391,15 +391,15 @@ mod tests {
     #[test]
     fn one_lookup_per_host_every_port_vetted() {
         let groups = by_lookup(vec![
-            name("http://a.example/"),
-            name("http://b.example/"),
-            name("https://a.example./"),
+            name("http://a.example.com/"),
+            name("http://b.example.com/"),
+            name("https://a.example.com./"),
         ]);
         let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
         assert_eq!(sizes, [2, 1]);
         // A trailing dot is looked up without it.
         assert_eq!(
-            run(&["https://inside.example./"], Duration::from_secs(4)),
+            run(&["https://inside.example.com./"], Duration::from_secs(4)),
             Err("ssrf.loopback")
         );
         // Every destination of a host is vetted on the one answer: under
@@ -419,9 +419,9 @@ mod tests {
                 ))
                 .map_err(|r| r.code())
         };
-        assert_eq!(vet(&["https://inside.example/"]), Ok(()));
+        assert_eq!(vet(&["https://inside.example.com/"]), Ok(()));
         assert_eq!(
-            vet(&["https://inside.example/", "http://inside.example./"]),
+            vet(&["https://inside.example.com/", "http://inside.example.com./"]),
             Err("ssrf.loopback")
         );
     }
@@ -432,12 +432,12 @@ mod tests {
 
     fn by_host(host: &str, _: u16) -> Vec<IpAddr> {
         match host {
-            "inside.example" => vec!["127.0.0.2".parse().unwrap()],
-            "slow.example" => {
+            "inside.example.com" => vec!["127.0.0.2".parse().unwrap()],
+            "slow.example.com" => {
                 std::thread::sleep(Duration::from_millis(400));
                 vec!["93.184.215.14".parse().unwrap()]
             }
-            "none.example" => Vec::new(),
+            "none.example.com" => Vec::new(),
             _ => public(host, 0),
         }
     }
@@ -463,14 +463,20 @@ mod tests {
     fn every_answer_is_vetted() {
         let long = Duration::from_secs(4);
         assert_eq!(
-            run(&["http://a.example/", "http://b.example/"], long),
+            run(&["http://a.example.com/", "http://b.example.com/"], long),
             Ok(())
         );
         assert_eq!(
-            run(&["http://a.example/", "http://inside.example/"], long),
+            run(
+                &["http://a.example.com/", "http://inside.example.com/"],
+                long
+            ),
             Err("ssrf.loopback")
         );
-        assert_eq!(run(&["http://none.example/"], long), Err("dns.no_address"));
+        assert_eq!(
+            run(&["http://none.example.com/"], long),
+            Err("dns.no_address")
+        );
         assert_eq!(run(&[], long), Ok(()));
     }
 
@@ -487,28 +493,28 @@ mod tests {
                 .pop()
                 .unwrap_or_else(|| panic!("{t}"))
         };
-        assert_eq!(run_names(vec![sl("none.example/x")], long), Ok(()));
+        assert_eq!(run_names(vec![sl("none.example.com/x")], long), Ok(()));
         assert_eq!(run_names(vec![sl("report.pdf")], long), Ok(()));
         for t in [
-            "inside.example/x",
-            "inside.example",
-            "user@inside.example?q",
-            "inside.example.#f",
-            " inside.example/x\n",
+            "inside.example.com/x",
+            "inside.example.com",
+            "user@inside.example.com?q",
+            "inside.example.com.#f",
+            " inside.example.com/x\n",
             // As WHATWG reads the host (#20 re-attack s41, S1).
-            "inside%2Eexample/x",
-            "inside.example\\x",
-            "in\u{ad}side.example/x",
-            "inside.example\u{200b}/x",
-            "inside\u{3002}example/x",
+            "inside%2Eexample%2Ecom/x",
+            "inside.example.com\\x",
+            "in\u{ad}side.example.com/x",
+            "inside.example.com\u{200b}/x",
+            "inside\u{3002}example\u{3002}com/x",
         ] {
             assert_eq!(run_names(vec![sl(t)], long), Err("ssrf.loopback"), "{t}");
         }
-        assert_eq!(run_names(vec![sl("a.example/x")], long), Ok(()));
+        assert_eq!(run_names(vec![sl("a.example.com/x")], long), Ok(()));
         // The same host and port by a URL: strict, whichever came first.
         for order in [
-            [sl("none.example/x"), name("http://none.example/")],
-            [name("http://none.example/"), sl("none.example")],
+            [sl("none.example.com/x"), name("http://none.example.com/")],
+            [name("http://none.example.com/"), sl("none.example.com")],
         ] {
             let mut names = Vec::new();
             for n in order {
@@ -524,7 +530,7 @@ mod tests {
             "/etc/x",
             "./a",
             "~/x",
-            "http://a.example/",
+            "http://a.example.com/",
             "a\\b c",
             // A single label is a relative path as likely as a host (s41,
             // FP-B): text.
@@ -545,13 +551,13 @@ mod tests {
     fn slow_names_end_at_the_deadline() {
         // Past the deadline: refused, not waited for.
         assert_eq!(
-            run(&["http://slow.example/"], Duration::from_millis(50)),
+            run(&["http://slow.example.com/"], Duration::from_millis(50)),
             Err("dns.timeout")
         );
         // In parallel: MAX_RESOLVED_NAMES slow names fit one deadline that
         // a single one fits (in a row they would take 32 × 400 ms).
         let slow: Vec<String> = (0..MAX_RESOLVED_NAMES)
-            .map(|i| format!("http://slow.example:{}/", 1000 + i))
+            .map(|i| format!("http://slow.example.com:{}/", 1000 + i))
             .collect();
         let slow: Vec<&str> = slow.iter().map(String::as_str).collect();
         assert_eq!(run(&slow, Duration::from_secs(4)), Ok(()));
@@ -574,7 +580,7 @@ mod tests {
             Resolver::default()
                 .vet_all_with(
                     &NetPolicy::default(),
-                    vec![name("http://a.example/")],
+                    vec![name("http://a.example.com/")],
                     Instant::now() + Duration::from_secs(3600),
                     hangs,
                 )
@@ -614,7 +620,7 @@ mod tests {
             resolver
                 .vet_all_with(
                     &NetPolicy::default(),
-                    vec![name("http://a.example/")],
+                    vec![name("http://a.example.com/")],
                     Instant::now() + Duration::from_secs(3600),
                     public,
                 )
@@ -648,12 +654,12 @@ mod tests {
             v.iter().map(|r| r.as_ref().map(Refusal::code)).collect()
         };
         let all = sets(&[
-            &["http://a.example/"],
-            &["http://inside.example/", "http://a.example/"],
+            &["http://a.example.com/"],
+            &["http://inside.example.com/", "http://a.example.com/"],
             &[],
-            &["http://none.example/"],
-            &["https://a.example./x", "http://b.example:8080/"],
-            &["http://slow.example/"],
+            &["http://none.example.com/"],
+            &["https://a.example.com./x", "http://b.example.com:8080/"],
+            &["http://slow.example.com/"],
         ]);
         let got = rt.block_on(Resolver::default().vet_sets_with(
             &NetPolicy::default(),
@@ -678,7 +684,7 @@ mod tests {
             resolver
                 .vet_sets_with(
                     &NetPolicy::default(),
-                    &sets(&[&["http://a.example/"], &[]]),
+                    &sets(&[&["http://a.example.com/"], &[]]),
                     Instant::now() + Duration::from_secs(3600),
                     public,
                 )

@@ -478,7 +478,7 @@ fn scheme_less_host(s: &str) -> bool {
             let quad = parts == 4 && dotted.bytes().all(|b| b.is_ascii_digit() || b == b'.');
             quad || ((parts >= 3 || hex) && refused && (a.octets()[0] != 0 || a.is_unspecified()))
         }
-        Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), !tail.is_empty()),
+        Ok(url::Host::Domain(name)) => internal_name(&name, port.is_some(), tail),
         _ => false,
     }
 }
@@ -641,9 +641,12 @@ fn scp_like(s: &str) -> Option<Scp<'_>> {
 /// metadata name in any form (`metadata.google.internal/computeMetadata/v1/`);
 /// the bare metadata labels (`metadata`, `instance-data`) only with a port;
 /// a dotted special-use or private name (`db.internal`, `git.corp`) only
-/// with a port or a path. Other words and relative paths stay text
-/// (`metadata/schema.json`, `notes.local`, `db`).
-fn internal_name(host: &str, port: bool, tail: bool) -> bool {
+/// with a port or a path; a name whose last label is no top-level domain
+/// (`kubernetes.default/api`) only with a path, as a file and a line
+/// (`main.go:17`, `app.js:120`) read as a name and a port. Other words and
+/// relative paths stay text (`metadata/schema.json`, `notes.local`, `db`,
+/// `config.yaml`, `index.html#intro`).
+fn internal_name(host: &str, port: bool, tail: &str) -> bool {
     let dns_like = !host.is_empty()
         && host
             .bytes()
@@ -655,7 +658,10 @@ fn internal_name(host: &str, port: bool, tail: bool) -> bool {
     match crate::net::refused_name(host) {
         Some(DenialCode::LocalhostName) => true,
         Some(DenialCode::MetadataName) => dotted || port,
-        Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => dotted && (port || tail),
+        Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => {
+            dotted && (port || !tail.is_empty())
+        }
+        Some(DenialCode::UnknownTld) => tail.starts_with(['/', '\\']),
         _ => false,
     }
 }
@@ -1050,11 +1056,16 @@ fn scheme_less_one(
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
         Ok(_) => Ok(None),
         Err(d) if d.kind() == DenialCode::OperatorDeny => Err(Refusal::from_denial(&d, rule)),
-        // A word among words: a single label without a port.
+        // A word among words: a single label without a port, or a dotted
+        // word whose last label is no top-level domain (`P.O.`, `U.S.A.`,
+        // `J.R.R.`).
         Err(d)
             if reading == Reading::Word
                 && parsed.port().is_none()
-                && d.kind() == DenialCode::SingleLabelName =>
+                && matches!(
+                    d.kind(),
+                    DenialCode::SingleLabelName | DenialCode::UnknownTld
+                ) =>
         {
             Ok(None)
         }
@@ -1079,6 +1090,15 @@ fn scheme_less_one(
         // host under a URI-named key: text; under a host-named key, a
         // host (`db`).
         Err(d) if literal || reading != Reading::MaybePath => Err(Refusal::from_denial(&d, rule)),
+        // A file name (`report.pdf`) as likely as a name whose last label is
+        // no top-level domain (`kubernetes.default`): a name to resolve, as
+        // any other, passed when nothing resolves.
+        Err(d) if d.kind() == DenialCode::UnknownTld => {
+            Ok(url::Url::parse(&format!("http://{host}:{port}/"))
+                .ok()
+                .and_then(crate::net::Admitted::unvetted_name)
+                .map(PendingName::scheme_less))
+        }
         Err(_) => Ok(None),
     }
 }
@@ -1772,10 +1792,10 @@ mod tests {
     #[test]
     fn idna2003_names() {
         for (host, want) in [
-            ("xn--zca.example", Some("ss.example")),
-            ("xn--strae-oqa.example", Some("strasse.example")),
-            ("xn--3xa.example", Some("xn--4xa.example")),
-            ("xn--bcher-kva.example", None),
+            ("xn--zca.example.com", Some("ss.example.com")),
+            ("xn--strae-oqa.example.com", Some("strasse.example.com")),
+            ("xn--3xa.example.com", Some("xn--4xa.example.com")),
+            ("xn--bcher-kva.example.com", None),
             ("example.com", None),
             ("xn--zz", None),
         ] {
@@ -1841,14 +1861,18 @@ mod tests {
                 HostPlace::Named,
                 "ssrf.loopback",
             ),
-            ("a.example|10.0.0.1", HostPlace::Named, "ssrf.private_use"),
             (
-                "a.example\u{feff}10.0.0.1",
+                "a.example.com|10.0.0.1",
                 HostPlace::Named,
                 "ssrf.private_use",
             ),
             (
-                "a.example\u{feff}10.0.0.1",
+                "a.example.com\u{feff}10.0.0.1",
+                HostPlace::Named,
+                "ssrf.private_use",
+            ),
+            (
+                "a.example.com\u{feff}10.0.0.1",
                 HostPlace::Member,
                 "ssrf.private_use",
             ),
@@ -1871,9 +1895,13 @@ mod tests {
             ("a\nb", HostPlace::Named, "ssrf.single_label_name"),
             ("a b", HostPlace::Named, "ok"),
             ("a, b", HostPlace::Named, "ok"),
-            ("a, b.example", HostPlace::Named, "ssrf.single_label_name"),
+            (
+                "a, b.example.com",
+                HostPlace::Named,
+                "ssrf.single_label_name",
+            ),
             ("a,b", HostPlace::Named, "ssrf.single_label_name"),
-            ("a, b.example", HostPlace::Member, "ok"),
+            ("a, b.example.com", HostPlace::Member, "ok"),
         ] {
             assert_eq!(vet(text, place), want, "{text:?} {place:?}");
         }
@@ -2018,7 +2046,7 @@ mod tests {
             ("http://1.2.3.[0-255]/", "ok"),
             ("http://1.2.3.[0-256]/", "url.ambiguous"),
             (
-                "http://{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}.example/",
+                "http://{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}.example.com/",
                 "url.ambiguous",
             ),
             ("{http://127.0.0.1:8003/,x}", "ssrf.loopback"),
@@ -2036,7 +2064,7 @@ mod tests {
             ("https://{region}.api.example.com/v1", "ok"),
             ("{https,http}://example.com/", "ok"),
             ("https://example.com/{id}/items", "ok"),
-            ("http://a!b.example/", "url.ambiguous"),
+            ("http://a!b.example.com/", "url.ambiguous"),
             // F37: HTTPie's localhost shorthand.
             (":8003/", "ssrf.localhost_name"),
             (":8003", "ssrf.localhost_name"),
@@ -2155,31 +2183,34 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(
-            hosts("{http,x}://loop.example/"),
-            [("loop.example".to_owned(), true)]
+            hosts("{http,x}://loop.example.com/"),
+            [("loop.example.com".to_owned(), true)]
         );
         assert_eq!(
-            hosts("foo@http://loop.example/x.whl"),
-            [("loop.example".to_owned(), false)]
+            hosts("foo@http://loop.example.com/x.whl"),
+            [("loop.example.com".to_owned(), false)]
         );
-        let t = hosts("https://{a,b}.example/");
-        assert!(t.contains(&("a.example".to_owned(), true)), "{t:?}");
-        assert!(t.contains(&("b.example".to_owned(), true)), "{t:?}");
+        let t = hosts("https://{a,b}.example.com/");
+        assert!(t.contains(&("a.example.com".to_owned(), true)), "{t:?}");
+        assert!(t.contains(&("b.example.com".to_owned(), true)), "{t:?}");
         for (text, want) in [
-            ("git@loop.example:x/y.git", Some("loop.example")),
-            ("[loop.example:2222]:x", Some("loop.example")),
-            ("user@[loop.example]:/srv", Some("loop.example")),
+            ("git@loop.example.com:x/y.git", Some("loop.example.com")),
+            ("[loop.example.com:2222]:x", Some("loop.example.com")),
+            ("user@[loop.example.com]:/srv", Some("loop.example.com")),
             ("git@db:x", None),
             ("10.1:Overview", None),
-            ("a@b.example", None),
-            ("https://loop.example/", None),
+            ("a@b.example.com", None),
+            ("https://loop.example.com/", None),
         ] {
             let got = scp_name(&r, text);
             assert_eq!(got.as_ref().map(PendingName::host), want, "{text}");
             assert!(got.is_none_or(|n| n.maybe_text()), "{text}");
         }
-        let names = scheme_less_name(&r, "{a,b}.example/x", "t").unwrap();
-        assert!(names.iter().any(|n| n.host() == "b.example"), "{names:?}");
+        let names = scheme_less_name(&r, "{a,b}.example.com/x", "t").unwrap();
+        assert!(
+            names.iter().any(|n| n.host() == "b.example.com"),
+            "{names:?}"
+        );
     }
 
     fn code(r: &NetPolicy, u: &str) -> &'static str {
@@ -2224,7 +2255,7 @@ mod tests {
             "key:value with\ta tab",
             "javascript:alert(1) //x",
             "javascript:alert(1)\u{200b}",
-            "mailto:a@b.example?subject=hi there",
+            "mailto:a@b.example.com?subject=hi there",
             "file:///etc/pass wd",
             "c++:is\\fun",
         ] {
@@ -2258,7 +2289,7 @@ mod tests {
     fn allow_lifts_ranges_never_metadata_and_deny_wins() {
         let r = rules(
             &["10.0.0.0/8", "169.254.0.0/16", "wiki.internal", "127.0.0.1"],
-            &["10.9.0.0/16", "93.184.216.34", "bad.example"],
+            &["10.9.0.0/16", "93.184.216.34", "bad.example.com"],
         );
         assert_eq!(code(&r, "http://10.1.2.3/"), "ok");
         assert_eq!(code(&r, "http://10.9.0.1/"), "ssrf.operator_deny");
@@ -2272,7 +2303,7 @@ mod tests {
         );
         assert_eq!(code(&r, "http://wiki.internal/"), "ok");
         assert_eq!(code(&r, "http://93.184.216.34/"), "ssrf.operator_deny");
-        assert_eq!(code(&r, "http://bad.example/"), "ssrf.operator_deny");
+        assert_eq!(code(&r, "http://bad.example.com/"), "ssrf.operator_deny");
         assert_eq!(code(&r, "ftp://10.1.2.3/"), "url.scheme");
     }
 
@@ -2290,7 +2321,7 @@ mod tests {
                 .map(|_| "ok")
                 .unwrap_or_else(|e| e.code())
         };
-        let public = name("https://a.example/");
+        let public = name("https://a.example.com/");
         let wiki = name("https://wiki.internal/");
         assert_eq!(code(&public, &["93.184.216.34"]), "ok");
         assert_eq!(
@@ -2320,7 +2351,7 @@ mod tests {
             ],
         ) {
             let net = rules(&[], &[]);
-            let name = vet_url(&net, "https://many.example/", "t").unwrap().pop().unwrap();
+            let name = vet_url(&net, "https://many.example.com/", "t").unwrap().pop().unwrap();
             let mut addrs: Vec<IpAddr> = (0..public)
                 .map(|i| IpAddr::from([93, 184, (i / 256) as u8, (i % 256) as u8]))
                 .collect();
@@ -2334,7 +2365,7 @@ mod tests {
     #[test]
     fn the_sixty_fifth_address_is_vetted() {
         let net = rules(&[], &[]);
-        let name = vet_url(&net, "https://many.example/", "t")
+        let name = vet_url(&net, "https://many.example.com/", "t")
             .unwrap()
             .pop()
             .unwrap();

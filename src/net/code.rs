@@ -176,6 +176,11 @@ codes! {
         /// A name under a suffix private by convention or by platform (`.corp`,
         /// `.home`, `.lan`, `.intranet`, `.private`, Kubernetes `.svc`).
         PrivateName => "ssrf.private_name", "RFC 6762 Appendix G (.intranet .private .corp .home .lan); Kubernetes DNS-Based Service Discovery (.svc)";
+        /// A host name whose last label is no top-level domain of the root
+        /// zone (`kubernetes.default`, `vault.vault`): the resolver's search
+        /// domains complete it to an internal host, as they complete a
+        /// single label.
+        UnknownTld => "ssrf.unknown_tld", "RFC 1535 (search lists); ICANN SAC053; IANA Root Zone Database (through the Public Suffix List)";
         /// A scheme other than `http` / `https`.
         Scheme => "url.scheme", "WHATWG URL Standard §4.2 (special schemes); policy: http, https only";
         /// Userinfo (`user@`, `user:pass@`, even an empty `@`) in the authority.
@@ -269,6 +274,10 @@ impl fmt::Display for Detail {
                     DenialCode::PrivateName => write!(
                         f,
                         "`{name}` is under a suffix private by convention or platform (RFC 6762 Appendix G; Kubernetes .svc)"
+                    ),
+                    DenialCode::UnknownTld => write!(
+                        f,
+                        "`{name}` ends in a label that is no top-level domain of the root zone: resolver search domains complete it to an internal host"
                     ),
                     _ => write!(
                         f,

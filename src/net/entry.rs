@@ -592,6 +592,22 @@ pub struct Admitted {
 }
 
 impl Admitted {
+    /// The URL of a host name the core refuses by name alone, kept as a
+    /// name to resolve by a caller that reads the text as a path as likely
+    /// as a host (the gateway's URI-named keys): `None` for a URL whose host
+    /// is no name.
+    pub(crate) fn unvetted_name(url: Url) -> Option<Self> {
+        let Some(Host::Domain(_)) = url.host() else {
+            return None;
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        Some(Admitted {
+            url,
+            ip: None,
+            port,
+        })
+    }
+
     /// The parsed URL (WHATWG-serialised): what was vetted.
     pub fn url(&self) -> &Url {
         &self.url

@@ -1,7 +1,8 @@
 //! Host names refused without DNS: `localhost` and its aliases, cloud
 //! metadata names, special-use names that never resolve publicly,
-//! single-label names, and suffixes that are private by convention or by
-//! platform.
+//! single-label names, suffixes that are private by convention or by
+//! platform, and names whose last label is no top-level domain of the
+//! root zone.
 
 use super::code::DenialCode;
 
@@ -42,6 +43,8 @@ pub const METADATA_NAMES: &[&str] = &[
 /// Special-use top-level names that never resolve in the public DNS, so a
 /// hit can only come from a local resolver (RFC 6761 §6.2-6.4, RFC 6762,
 /// RFC 7686, RFC 8375, RFC 9476, ICANN's 2024 `.internal` reservation).
+/// `example` is RFC 6761 §6.5's top-level name; `example.com`, `.net` and
+/// `.org` are delegated names that resolve publicly, so they are not here.
 pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
     "local",
     "internal",
@@ -51,6 +54,7 @@ pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
     "invalid",
     "test",
     "alt",
+    "example",
 ];
 
 /// Top-level names that are private by convention or by platform: not
@@ -64,6 +68,26 @@ pub const SPECIAL_USE_SUFFIXES: &[&str] = &[
 ///   is resolved through the pod's search domains). The cluster domain
 ///   itself, `cluster.local` by default, is already under `local`.
 pub const PRIVATE_SUFFIXES: &[&str] = &["intranet", "private", "corp", "home", "lan", "svc"];
+
+/// Top-level domains of the root zone that the Public Suffix List names
+/// only through rules beneath them (`*.ck`, `co.za`), not as a rule of
+/// their own: the `psl` crate answers for the label alone as it answers
+/// for a label it does not know, so they are listed here (a test checks
+/// that the crate still knows names beneath each).
+const TLDS_ONLY_BENEATH: &[&str] = &["ck", "er", "fk", "jm", "mm", "np", "pg", "za"];
+
+/// `true` when `label` (lower-case ASCII, IDNs in their `xn--` form) is a
+/// top-level domain of the IANA root zone, as the Public Suffix List the
+/// `psl` crate embeds lists them: its ICANN section follows the root zone.
+/// One match on the label, whatever the rest of the name.
+fn is_root_zone_tld(label: &str) -> bool {
+    use psl::Psl;
+    psl::List
+        .find(std::iter::once(label.as_bytes()))
+        .typ
+        .is_some()
+        || TLDS_ONLY_BENEATH.contains(&label)
+}
 
 /// `true` when `name` is `suffix` or ends with `.suffix`.
 fn is_or_under(name: &str, suffix: &str) -> bool {
@@ -99,6 +123,16 @@ pub fn refused_name(domain: &str) -> Option<DenialCode> {
     if PRIVATE_SUFFIXES.iter().any(|s| is_or_under(name, s)) {
         return Some(DenialCode::PrivateName);
     }
+    // A last label that is no top-level domain (`kubernetes.default`,
+    // `redis.prod`): no public name ends so, and the resolver's search
+    // domains complete it as they complete a single label (RFC 1535; a
+    // Kubernetes pod's `ndots:5` makes `SERVICE.NAMESPACE` the usual name
+    // of a service).
+    // (An empty last label, `a..`, is no name a resolver looks up.)
+    let tld = name.rsplit('.').next().unwrap_or(name);
+    if !tld.is_empty() && !is_root_zone_tld(tld) {
+        return Some(DenialCode::UnknownTld);
+    }
     None
 }
 
@@ -132,11 +166,88 @@ mod tests {
             ("docs.rs", None),
             ("lan.example.com", None),
             ("myhome", Some(DenialCode::SingleLabelName)),
-            ("a.myhome", None),
-            ("a.svc.example", None),
-            ("a.scorp", None),
+            ("a.myhome", Some(DenialCode::UnknownTld)),
+            ("a.svc.example", Some(DenialCode::SpecialUseName)),
+            ("a.svc.example.com", None),
+            ("a.scorp", Some(DenialCode::UnknownTld)),
+            ("a.scot", None),
+            ("a..", None),
+            ("..", None),
         ] {
             assert_eq!(refused_name(name), code, "{name}");
         }
+    }
+
+    #[test]
+    fn last_label_no_top_level_domain() {
+        for name in [
+            // The names of attack s76-B, F2 (but `.prod`, below).
+            "kubernetes.default",
+            "kubernetes.default.",
+            "vault.vault",
+            "grafana.monitoring",
+            "argocd-server.argocd",
+            "redis.staging",
+            "a.b.c.staging",
+            // A label the Public Suffix List knows only below a TLD.
+            "x.xn--p1ai.nope",
+            "example.za.nope",
+        ] {
+            assert_eq!(refused_name(name), Some(DenialCode::UnknownTld), "{name}");
+        }
+        // `.example` is special-use; the names under `.com` are not.
+        assert_eq!(refused_name("x.example"), Some(DenialCode::SpecialUseName));
+        assert_eq!(refused_name("x.example."), Some(DenialCode::SpecialUseName));
+        for name in [
+            "example.com",
+            "example.net",
+            "example.org",
+            "example.com.",
+            "foo.co.uk",
+            "co.uk",
+            "xn--80ak6aa92e.com",
+            "a.b.c.io",
+            "x.xn--p1ai",
+            "github.io",
+            "user.github.io",
+            "a.b.c.d.e.f.g.h.github.io",
+            "nic.ck",
+            "www.ck",
+            "example.za",
+            "example.co.za",
+            "x.er",
+            "x.fk",
+            "x.jm",
+            "x.mm",
+            "x.np",
+            "x.pg",
+            "x.arpa",
+            "x.dev",
+            "x.app",
+            "x.zuerich",
+            // `.prod` is a delegated TLD (2014): `redis.prod` may be a
+            // public name.
+            "redis.prod",
+        ] {
+            assert_eq!(refused_name(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn tlds_only_beneath_are_still_known_beneath() {
+        use psl::Psl;
+        for tld in TLDS_ONLY_BENEATH {
+            let lookup = |name: &str| psl::List.find(name.as_bytes().rsplit(|&b| b == b'.'));
+            // The list has rules beneath it.
+            let beneath = ["www", "co", "com", "gov", "org"]
+                .iter()
+                .any(|l| lookup(&format!("{l}.{tld}")).typ.is_some());
+            assert!(beneath, "{tld}");
+        }
+        assert!(is_root_zone_tld("com"));
+        assert!(is_root_zone_tld("xn--p1ai"));
+        assert!(!is_root_zone_tld("default"));
+        assert!(!is_root_zone_tld(""));
+        assert!(!is_root_zone_tld("example"));
     }
 }
