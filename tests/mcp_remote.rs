@@ -162,20 +162,20 @@ fn refusals_are_tool_errors_with_their_code_and_open_no_connection() {
     // metadata address, a name resolving to loopback, https-only.
     let internal = Origin::counter("127.0.0.2");
     let r = rig(&[format!("127.0.0.1:{}", origin.port())], |_| {});
-    r.dns.set("intranet.example", &[&["127.0.0.2"]]);
+    r.dns.set("intranet.example.com", &[&["127.0.0.2"]]);
     r.dns
-        .set("rebind.example", &[&["93.184.216.34", "127.0.0.2"]]);
+        .set("rebind.example.com", &[&["93.184.216.34", "127.0.0.2"]]);
     let calls = [
         extract(1, &format!("{}/x.pdf", internal.base("http"))),
         extract(2, "http://169.254.169.254/latest/meta-data/"),
         extract(3, "http://[::ffff:169.254.169.254]/"),
         extract(
             4,
-            &format!("http://intranet.example:{}/x.pdf", internal.port()),
+            &format!("http://intranet.example.com:{}/x.pdf", internal.port()),
         ),
         extract(
             5,
-            &format!("http://rebind.example:{}/x.pdf", internal.port()),
+            &format!("http://rebind.example.com:{}/x.pdf", internal.port()),
         ),
         extract(6, "http://0x7f.1/x.pdf"),
         extract(7, "ftp://127.0.0.1/x.pdf"),
@@ -208,13 +208,13 @@ fn the_unspecified_address_is_never_dialled_even_under_a_catch_all_allow() {
     // port) through them.
     let origin = pdf_origin();
     let r = rig(&["0.0.0.0/0".to_string(), "::/0".to_string()], |_| {});
-    r.dns.set("zero.example", &[&["0.0.0.0"]]);
+    r.dns.set("zero.example.com", &[&["0.0.0.0"]]);
     let port = origin.port();
     let calls = [
         extract(1, &format!("http://0.0.0.0:{port}/x.pdf")),
         extract(2, &format!("http://[::]:{port}/x.pdf")),
         extract(3, &format!("http://[::ffff:0.0.0.0]:{port}/x.pdf")),
-        extract(4, &format!("http://zero.example:{port}/x.pdf")),
+        extract(4, &format!("http://zero.example.com:{port}/x.pdf")),
         extract(5, &format!("http://0.1.2.3:{port}/x.pdf")),
     ];
     let lines = session(Some(r.fetcher), |_| {}, &calls);

@@ -645,7 +645,7 @@ fn scp_like(s: &str) -> Option<Scp<'_>> {
 /// (`kubernetes.default/api`) only with a path, as a file and a line
 /// (`main.go:17`, `app.js:120`) read as a name and a port. Other words and
 /// relative paths stay text (`metadata/schema.json`, `notes.local`, `db`,
-/// `config.yaml`, `index.html#intro`).
+/// `config.yaml`, `index.html#intro`, `.tmpab12/x`).
 fn internal_name(host: &str, port: bool, tail: &str) -> bool {
     let dns_like = !host.is_empty()
         && host
@@ -661,7 +661,10 @@ fn internal_name(host: &str, port: bool, tail: &str) -> bool {
         Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => {
             dotted && (port || !tail.is_empty())
         }
-        Some(DenialCode::UnknownTld) => tail.starts_with(['/', '\\']),
+        // Not a hidden directory (`.tmpab12/x`): no empty label.
+        Some(DenialCode::UnknownTld) => {
+            tail.starts_with(['/', '\\']) && !host.split('.').any(str::is_empty)
+        }
         _ => false,
     }
 }
@@ -1491,6 +1494,32 @@ mod tests {
 
     fn rules(allow: &[&str], deny: &[&str]) -> NetPolicy {
         NetPolicy::parse(allow, deny).unwrap()
+    }
+
+    /// Attack s76-B, F2: a scheme-less name whose last label is no
+    /// top-level domain is a host with a path; a file and a line, a file
+    /// name, a fragment and a hidden directory stay text.
+    #[test]
+    fn names_under_no_top_level_domain() {
+        for t in [
+            "kubernetes.default/api",
+            "argocd-server.argocd/",
+            "grafana.monitoring/",
+        ] {
+            assert!(looks_like_url(t), "{t}");
+            let code = crate::net::classify_url(&url_form(t)).map_err(|d| d.code());
+            assert_eq!(code.err(), Some("ssrf.unknown_tld"), "{t}");
+        }
+        for t in [
+            "main.go:17",
+            "app.js:120",
+            "config.yaml",
+            "index.html#intro",
+            ".tmpab12/x",
+            "example.com/x",
+        ] {
+            assert!(!looks_like_url(t), "{t}");
+        }
     }
 
     /// JavaScript's `unescape`, checked against what node prints.
