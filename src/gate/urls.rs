@@ -642,10 +642,10 @@ fn scp_like(s: &str) -> Option<Scp<'_>> {
 /// the bare metadata labels (`metadata`, `instance-data`) only with a port;
 /// a dotted special-use or private name (`db.internal`, `git.corp`) only
 /// with a port or a path; a name whose last label is no top-level domain
-/// (`kubernetes.default/api`) only with a path, as a file and a line
-/// (`main.go:17`, `app.js:120`) read as a name and a port. Other words and
-/// relative paths stay text (`metadata/schema.json`, `notes.local`, `db`,
-/// `config.yaml`, `index.html#intro`, `.tmpab12/x`).
+/// (`kubernetes.default/api`) only with a path and no empty label, file
+/// names being written so too. Other words and relative paths stay text
+/// (`metadata/schema.json`, `notes.local`, `db`, `config.yaml`,
+/// `index.html#intro`, `.tmpab12/x`).
 fn internal_name(host: &str, port: bool, tail: &str) -> bool {
     let dns_like = !host.is_empty()
         && host

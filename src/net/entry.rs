@@ -596,6 +596,7 @@ impl Admitted {
     /// name to resolve by a caller that reads the text as a path as likely
     /// as a host (the gateway's URI-named keys): `None` for a URL whose host
     /// is no name.
+    #[cfg(feature = "gate")]
     pub(crate) fn unvetted_name(url: Url) -> Option<Self> {
         let Some(Host::Domain(_)) = url.host() else {
             return None;
