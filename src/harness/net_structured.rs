@@ -102,13 +102,16 @@ enum Twist {
 /// Hosts with `0x` labels, and the policy's verdict for each (after the
 /// scheme and userinfo steps): WHATWG reads a last label as a number only
 /// when it is decimal, `0x` followed by hex digits (or nothing), or octal;
-/// `0xzf` is a label, so the host is a name (step 7); `0x7f.1` and `0x.0x`
-/// are IPv4 addresses in another notation (step 5).
+/// `0xzf` is a label, so the host is a name (step 7), refused when its
+/// last label is no top-level domain (`ssrf.unknown_tld`); `0x7f.1` and
+/// `0x.0x` are IPv4 addresses in another notation (step 5).
 const HEX_LOOKING: &[(&str, Verdict)] = &[
-    ("www.0xzf", Verdict::NeedsDns),
-    ("0x1.0xgx", Verdict::NeedsDns),
-    ("api.0XZF", Verdict::NeedsDns),
-    ("a.b.0xabcx", Verdict::NeedsDns),
+    ("www.0xzf", Verdict::Deny("ssrf.unknown_tld")),
+    ("0x1.0xgx", Verdict::Deny("ssrf.unknown_tld")),
+    ("api.0XZF", Verdict::Deny("ssrf.unknown_tld")),
+    ("a.b.0xabcx", Verdict::Deny("ssrf.unknown_tld")),
+    ("www.0xzf.com", Verdict::NeedsDns),
+    ("0x1.0xgx.io", Verdict::NeedsDns),
     ("0xzf", Verdict::Deny("ssrf.single_label_name")),
     ("0xzf.local", Verdict::Deny("ssrf.special_use_name")),
     ("0x7f.1", Verdict::Deny("url.ambiguous")),
