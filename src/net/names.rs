@@ -128,9 +128,13 @@ pub fn refused_name(domain: &str) -> Option<DenialCode> {
     // domains complete it as they complete a single label (RFC 1535; a
     // Kubernetes pod's `ndots:5` makes `SERVICE.NAMESPACE` the usual name
     // of a service).
-    // (An empty last label, `a..`, is no name a resolver looks up.)
+    // (An empty last label, `a..`, or one of other characters than
+    // letters, digits and hyphens, `example.org}` as an unexpanded curl
+    // glob leaves it, is no name a resolver's search list completes to a
+    // host: the rules above and DNS decide those.)
     let tld = name.rsplit('.').next().unwrap_or(name);
-    if !tld.is_empty() && !is_root_zone_tld(tld) {
+    let ldh = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
+    if !tld.is_empty() && tld.bytes().all(ldh) && !is_root_zone_tld(tld) {
         return Some(DenialCode::UnknownTld);
     }
     None
@@ -170,6 +174,8 @@ mod tests {
             ("a.svc.example", Some(DenialCode::SpecialUseName)),
             ("a.svc.example.com", None),
             ("a.scorp", Some(DenialCode::UnknownTld)),
+            ("{8.8.8.8,example.org}", None),
+            ("a.b_c", None),
             ("a.scot", None),
             ("a..", None),
             ("..", None),
