@@ -98,63 +98,94 @@ pub(crate) fn starts_escape(c: char) -> bool {
 /// started, as a terminal reads it (ECMA-48, ECMA-35); the one reading of
 /// escape sequences, for the screen and for [`shown`]:
 /// * a CSI (ESC `[`, U+009B): parameter and intermediate characters
-///   (U+0020–U+003F), then one more (its final byte);
+///   (U+0020–U+003F, with the C0 controls and DEL a terminal acts on or
+///   ignores inside one), then one more (its final byte); CAN or SUB
+///   cancels it (taken), an ESC cancels it and starts the next sequence
+///   (the VT parser of xterm, `vte` and the strippers built on them);
 /// * a control string (ESC `]` OSC, ESC `P` DCS, ESC `X` SOS, ESC `^` PM,
-///   ESC `_` APC): up to BEL, ST (ESC `\` or U+009C),
-///   or another ESC (taken with its `\`), all hidden, whatever the string
-///   holds (a title, a link, a whole instruction);
+///   ESC `_` APC): up to BEL, ST (ESC `\` or U+009C), CAN or SUB, all
+///   hidden, whatever the string holds (a title, a link, a whole
+///   instruction); an ESC that is no ST ends it and starts the next
+///   sequence;
 /// * ESC, intermediates (U+0020–U+002F), then one final character
 ///   (U+0030–U+007E): `ESC ( B`, `ESC M`, `ESC c`, `ESC 7`;
 /// * ESC before anything else (a control, a letter outside ASCII, the
 ///   end): ESC alone.
 pub(crate) fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    let kind = match first {
-        '\u{9b}' => '[',
-        _ => {
-            let Some(&next) = chars.peek() else {
-                return;
-            };
-            if !('\u{20}'..='\u{7e}').contains(&next) {
-                return;
-            }
-            chars.next();
-            next
-        }
-    };
-    match kind {
-        '[' => {
-            for c in chars.by_ref() {
-                if !('\u{20}'..='\u{3f}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        ']' | 'P' | 'X' | '^' | '_' => {
-            while let Some(c) = chars.next() {
-                if matches!(c, '\u{7}' | '\u{9c}') {
-                    break;
-                }
-                if c == '\u{1b}' {
-                    if chars.peek() == Some(&'\\') {
-                        chars.next();
-                    }
-                    break;
-                }
-            }
-        }
-        // Intermediates, then the final character.
-        '\u{20}'..='\u{2f}' => {
-            while let Some(&c) = chars.peek() {
-                if !('\u{20}'..='\u{7e}').contains(&c) {
-                    break;
+    const CAN: char = '\u{18}';
+    const SUB: char = '\u{1a}';
+    let mut first = first;
+    // One sequence a turn: a string cut short by an ESC that is no ST goes
+    // on with the sequence that ESC starts (each turn takes an ESC).
+    loop {
+        let kind = match first {
+            '\u{9b}' => '[',
+            _ => {
+                let Some(&next) = chars.peek() else {
+                    return;
+                };
+                if !('\u{20}'..='\u{7e}').contains(&next) {
+                    return;
                 }
                 chars.next();
-                if !('\u{20}'..='\u{2f}').contains(&c) {
-                    break;
-                }
+                next
             }
+        };
+        match kind {
+            '[' => {
+                while let Some(&c) = chars.peek() {
+                    // An ESC cancels the CSI and starts the next sequence.
+                    if c == '\u{1b}' {
+                        return;
+                    }
+                    chars.next();
+                    // Parameters, intermediates, and the C0 controls and
+                    // DEL a terminal acts on or ignores within one.
+                    let within = ('\u{20}'..='\u{3f}').contains(&c)
+                        || (c < '\u{20}' && !matches!(c, CAN | SUB))
+                        || c == '\u{7f}';
+                    if !within {
+                        // Its final byte, or CAN or SUB cancelling it.
+                        return;
+                    }
+                }
+                return;
+            }
+            ']' | 'P' | 'X' | '^' | '_' => {
+                let mut next_escape = false;
+                while let Some(c) = chars.next() {
+                    if matches!(c, '\u{7}' | '\u{9c}' | CAN | SUB) {
+                        break;
+                    }
+                    if c == '\u{1b}' {
+                        if chars.peek() == Some(&'\\') {
+                            chars.next();
+                        } else {
+                            next_escape = true;
+                        }
+                        break;
+                    }
+                }
+                if !next_escape {
+                    return;
+                }
+                first = '\u{1b}';
+            }
+            // Intermediates, then the final character.
+            '\u{20}'..='\u{2f}' => {
+                while let Some(&c) = chars.peek() {
+                    if !('\u{20}'..='\u{7e}').contains(&c) {
+                        break;
+                    }
+                    chars.next();
+                    if !('\u{20}'..='\u{2f}').contains(&c) {
+                        break;
+                    }
+                }
+                return;
+            }
+            _ => return,
         }
-        _ => {}
     }
 }
 
@@ -502,7 +533,7 @@ mod tests {
             // or U+009C, whatever it holds.
             (
                 prop::sample::select(vec!["\u{1b}]", "\u{1b}P", "\u{1b}X", "\u{1b}^", "\u{1b}_"]),
-                "[^\u{7}\u{9c}\u{1b}]{0,12}",
+                "[^\u{7}\u{9c}\u{1b}\u{18}\u{1a}]{0,12}",
                 prop::sample::select(vec!["\u{7}", "\u{1b}\\", "\u{9c}"]),
             )
                 .prop_map(|(open, body, end)| format!("{open}{body}{end}")),

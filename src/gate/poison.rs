@@ -5494,6 +5494,19 @@ mod tests {
             ("a\u{1b}Mb\u{1b}cc", "abc", "abc"),
             ("a\u{1b}éb", "aéb", "aéb"),
             ("ht\u{1b}Pz\u{1b}\\tp://", "http://", "http://"),
+            // Cancelled as a terminal's VT parser cancels them (attack
+            // s77-A, F4): an ESC inside a CSI or a string starts the next
+            // sequence; CAN or SUB ends one.
+            ("ht\u{1b}[0\u{1b}[0mtp://", "http://", "http://"),
+            ("ht\u{1b}[\u{1b}[mtp://", "http://", "http://"),
+            ("ht\u{1b}]0;t\u{1b}[0mtp://", "http://", "http://"),
+            ("ht\u{1b}Pq\u{1b}[0mtp://", "http://", "http://"),
+            ("ht\u{1b}]0;t\u{18}tp://", "http://", "http://"),
+            ("ht\u{1b}Pq\u{1a}tp://", "http://", "http://"),
+            ("ht\u{1b}_x\u{18}tp://", "http://", "http://"),
+            ("ht\u{1b}[0\u{18}tp://", "http://", "http://"),
+            ("ht\u{1b}[3\u{7f}1mtp://", "http://", "http://"),
+            ("a\u{1b}]x\u{1b}]y\u{1b}Pz\u{7}b", "ab", "ab"),
         ] {
             let (f, out) = clean(input);
             assert!(f.ansi >= 1, "{input:?}");
