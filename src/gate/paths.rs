@@ -665,9 +665,37 @@ fn alternatives_of(name: &str) -> Vec<String> {
 /// (the key a form parser such as `qs` gives the value), and holds what
 /// either reading holds. Bounded by the name's length.
 fn bare_names(name: &str) -> Vec<String> {
+    // The key as written, and as a form parser (`qs`, PHP) or a C string
+    // reads it: cut at a NUL, percent-decoded (attack s77-B, F2).
+    let cut = name.split('\0').next().unwrap_or(name);
+    let decoded = percent_encoding::percent_decode_str(cut).decode_utf8_lossy();
+    let mut out: Vec<String> = Vec::new();
+    for spelling in [name, cut, &decoded] {
+        for reading in spelling_readings(spelling) {
+            if !out.contains(&reading) {
+                out.push(reading);
+            }
+        }
+    }
+    out
+}
+
+/// [`bare_names`] of one spelling of a name: without what a reader does
+/// not see, in NFKC, without text after a form field's last `]`, read
+/// before its brackets and as the last name inside them, each without a
+/// version after it and, as another reading, without qualifier words
+/// ([`unqualified`]).
+fn spelling_readings(name: &str) -> Vec<String> {
     let shown = super::hidden::shown(name);
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(&shown);
     let mut bare: &str = &nfkc;
+    // `qs` drops what follows a field's last `]` (`opts[path]x`).
+    if let Some(close) = bare
+        .rfind(']')
+        .filter(|&c| bare.get(..c).is_some_and(|b| b.contains('[')))
+    {
+        bare = bare.get(..=close).unwrap_or(bare);
+    }
     let mut field = None;
     while let Some(open) = bare.strip_suffix(']').and_then(|b| b.rfind('[')) {
         let inside = bare
@@ -678,8 +706,110 @@ fn bare_names(name: &str) -> Vec<String> {
         }
         bare = bare.get(..open).unwrap_or_default();
     }
-    let tidy = |s: &str| without_version(s.trim_matches(|c: char| !c.is_alphanumeric())).to_owned();
-    std::iter::once(bare).chain(field).map(tidy).collect()
+    let mut out = Vec::new();
+    for reading in std::iter::once(bare).chain(field) {
+        let plain = without_version(reading.trim_matches(|c: char| !c.is_alphanumeric()));
+        out.push(plain.to_owned());
+        if let Some(stem) = unqualified(plain) {
+            out.push(stem);
+        }
+    }
+    out
+}
+
+/// Words that qualify the word before them without changing what the
+/// value is (`path_str`, `pathInput`, `path_new`, `path_glob`,
+/// `paths_dict`): a name ending in them is read without them too
+/// (attack s77-B, F1). Measures of a thing (`size`, `count`, `length`,
+/// `exists`, `type`) are not among them: `file_size` holds no path.
+pub const QUALIFIER_WORDS: &[&str] = &[
+    "new",
+    "old",
+    "latest",
+    "next",
+    "prev",
+    "previous",
+    "current",
+    "cur",
+    "orig",
+    "original",
+    "str",
+    "string",
+    "value",
+    "val",
+    "arg",
+    "args",
+    "argument",
+    "input",
+    "param",
+    "params",
+    "parameter",
+    "prefix",
+    "glob",
+    "globs",
+    "set",
+    "tuple",
+    "seq",
+    "dict",
+    "map",
+    "raw",
+    "abs",
+    "absolute",
+    "rel",
+    "relative",
+    "full",
+    "real",
+    "resolved",
+    "normalized",
+    "norm",
+    "spec",
+    "opt",
+    "option",
+    "override",
+    "default",
+    "tmp",
+    "temp",
+    "beta",
+    "alpha",
+    "version",
+    "ver",
+];
+
+/// `name` without the qualifier words ([`QUALIFIER_WORDS`]) and versions
+/// (`v2`, `v2beta`, `rc1`, a `v2` written onto the word before it,
+/// `pathv2`) at its end, when a word is left; `None` when none is there.
+/// Bounded by the name's length (each turn drops a word).
+fn unqualified(name: &str) -> Option<String> {
+    let is_version = |w: &str| {
+        let lower = w.to_ascii_lowercase();
+        let rest = lower
+            .strip_prefix('v')
+            .or_else(|| lower.strip_prefix("rc"))
+            .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()));
+        rest.is_some_and(|r| r.is_empty() || QUALIFIER_WORDS.contains(&r))
+    };
+    let mut rest = name;
+    loop {
+        let word = last_word(rest);
+        let before = before_word(rest, word);
+        let lower = word.to_ascii_lowercase();
+        if before.is_empty() || !(is_version(word) || QUALIFIER_WORDS.contains(&lower.as_str())) {
+            break;
+        }
+        rest = before;
+    }
+    // A version written onto the last word: `pathv2`, `filepathv2` (a
+    // stem of three letters or more: `dev2` stays).
+    let head = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+    if head.len() < rest.len() {
+        if let Some(stem) = head
+            .strip_suffix(['v', 'V'])
+            .filter(|s| s.len() >= 3 && s.ends_with(char::is_alphabetic))
+        {
+            rest = stem;
+        }
+    }
+    (rest != name && !rest.is_empty()).then(|| rest.to_owned())
 }
 
 /// `name` without a version at its end: `_v2`, `-v2`, `.v2`, `V2` after a
@@ -753,7 +883,11 @@ fn is_one_path_name(name: &str) -> bool {
     let abbreviation = PATH_ABBREVIATIONS
         .iter()
         .any(|a| a.eq_ignore_ascii_case(last_segment(name)));
-    if is(word) || is(last_segment(name)) || abbreviation || has_path_ending(name) {
+    // A plural of one (`homes`) as the one.
+    let plural = word
+        .strip_suffix(['s', 'S'])
+        .is_some_and(|one| !one.is_empty() && is(one));
+    if is(word) || plural || is(last_segment(name)) || abbreviation || has_path_ending(name) {
         return true;
     }
     // A location after a file word: `fileLocation`, `dir_loc`.
@@ -1487,6 +1621,36 @@ mod tests {
             "path_v2",
             "file-path.v10",
             "pathV2",
+            // Versions and qualifiers after the path word, and keys as a
+            // form parser reads them (attack s77-B, F1, F2).
+            "pathv2",
+            "path_v2_1",
+            "path_v2beta",
+            "pathV2Beta",
+            "path_version2",
+            "path_ver2",
+            "path_v",
+            "filepathv2",
+            "filePathV2Beta",
+            "path_new",
+            "pathStr",
+            "path_value",
+            "pathArg",
+            "pathInput",
+            "path_prefix",
+            "path_glob",
+            "paths_dict",
+            "path_rc1",
+            "opts[path]x",
+            "opts[path]]x",
+            "opts%5Bpath%5D",
+            "opts%5bfile_path%5d",
+            "opts[path%5D",
+            "opts.%70ath",
+            "path\u{0}x",
+            "path%00",
+            "homes",
+            "workdirs",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -1590,6 +1754,11 @@ mod tests {
             "opts[size]",
             "files_v2x",
             "dev2",
+            "path_size",
+            "pathCount",
+            "path_exists",
+            "file_type",
+            "path_length_new",
         ] {
             assert!(!is_path_name(name), "{name}");
         }
