@@ -2560,8 +2560,15 @@ fn decode_char_refs(text: &str) -> String {
 /// `&` is where a reference may start (no reference holds one), so the
 /// `&`s are all that is looked at.
 fn char_refs(text: &str) -> impl Iterator<Item = (usize, usize, String)> + '_ {
-    text.match_indices('&').filter_map(|(from, _)| {
+    // Past the last reference: a surrogate pair's second half is no
+    // reference of its own.
+    let mut past = 0;
+    text.match_indices('&').filter_map(move |(from, _)| {
+        if from < past {
+            return None;
+        }
         let (decoded, used) = char_ref(text.get(from..)?)?;
+        past = from.saturating_add(used);
         Some((from, used, decoded))
     })
 }
@@ -2629,25 +2636,20 @@ fn hidden_char_ref(s: &str, total: &mut Findings) -> Option<usize> {
 /// The character reference at the start of `s` (which starts with `&`):
 /// what it stands for and its length in bytes, `None` when it is none.
 fn char_ref(s: &str) -> Option<(String, usize)> {
-    let body = s.get(1..)?;
-    if let Some(num) = body.strip_prefix('#') {
-        let (radix, digits_from) = match num.bytes().next() {
-            Some(b'x' | b'X') => (16, 1),
-            _ => (10, 0),
-        };
-        let digits = num.get(digits_from..)?;
-        let len = digits
-            .bytes()
-            .take_while(|b| char::from(*b).is_digit(radix))
-            .count();
-        if len == 0 {
-            return None;
+    if let Some((value, used)) = numeric_ref(s) {
+        // A high surrogate followed by a reference to a low one is the
+        // pair's character, as a decoder that builds UTF-16 code units
+        // (JavaScript's `String.fromCharCode`) reads it; HTML reads each
+        // as U+FFFD, which hides nothing (attack s77-A note).
+        let pair = (0xD800..0xDC00).contains(&value).then(|| {
+            let (low, more) = numeric_ref(s.get(used..)?)?;
+            let low = (0xDC00..0xE000).contains(&low).then_some(low)?;
+            let c = char::from_u32(0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00))?;
+            Some((String::from(c), used.saturating_add(more)))
+        });
+        if let Some(Some(pair)) = pair {
+            return Some(pair);
         }
-        let value = digits
-            .get(..len)?
-            .bytes()
-            .filter_map(|b| char::from(b).to_digit(radix))
-            .fold(0_u32, |v, d| v.saturating_mul(radix).saturating_add(d));
         // 0x80–0x9F as the C1 controls they are, as an XML parser and
         // CommonMark read them (attack s67, B-F6); HTML's windows-1252
         // letters for them are visible, so this reading finds all either
@@ -2656,9 +2658,9 @@ fn char_ref(s: &str) -> Option<(String, usize)> {
             0 => '\u{fffd}',
             v => char::from_u32(v).unwrap_or('\u{fffd}'),
         };
-        let semi = usize::from(digits.get(len..).is_some_and(|r| r.starts_with(';')));
-        return Some((String::from(c), 2 + digits_from + len + semi));
+        return Some((String::from(c), used));
     }
+    let body = s.get(1..)?;
     let name_len = body
         .bytes()
         .take(MAX_CHAR_REF_LEN)
@@ -2672,6 +2674,32 @@ fn char_ref(s: &str) -> Option<(String, usize)> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| ((*v).to_owned(), name_len + 2))
+}
+
+/// The numeric character reference at the start of `s` (`&#` decimal or
+/// `&#x` hex digits, every digit read, `;` optional): its value (past
+/// `u32::MAX` as `u32::MAX`) and its length in bytes.
+fn numeric_ref(s: &str) -> Option<(u32, usize)> {
+    let num = s.strip_prefix("&#")?;
+    let (radix, digits_from) = match num.bytes().next() {
+        Some(b'x' | b'X') => (16, 1),
+        _ => (10, 0),
+    };
+    let digits = num.get(digits_from..)?;
+    let len = digits
+        .bytes()
+        .take_while(|b| char::from(*b).is_digit(radix))
+        .count();
+    if len == 0 {
+        return None;
+    }
+    let value = digits
+        .get(..len)?
+        .bytes()
+        .filter_map(|b| char::from(b).to_digit(radix))
+        .fold(0_u32, |v, d| v.saturating_mul(radix).saturating_add(d));
+    let semi = usize::from(digits.get(len..).is_some_and(|r| r.starts_with(';')));
+    Some((value, 2 + digits_from + len + semi))
 }
 
 /// Whether decoded text `s` may be base64 again: only letters of either
@@ -5867,6 +5895,13 @@ mod tests {
                 (
                     format!("a&#{z}99999999999999999999;b"),
                     format!("a&#{z}99999999999999999999;b"),
+                ),
+                // A surrogate pair written as two references (attack
+                // s77-A note): a tag character to a UTF-16 decoder.
+                (format!("a&#x{z}DB40;&#x{z}DC41;b"), "ab".to_owned()),
+                (
+                    "a&#56128;&#56385;b &#xDB40;b".to_owned(),
+                    "ab &#xDB40;b".to_owned(),
                 ),
             ] {
                 let mut v = json!(input);
