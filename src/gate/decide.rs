@@ -17,7 +17,7 @@ use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::settings::settings_items;
+use super::settings::{config_name, settings_items};
 use super::unquote::decodings;
 use super::urls::{
     has_scheme, host_argument, idna2003_name, lenient_form, list_space, looks_like_url,
@@ -970,6 +970,7 @@ impl Gatekeeper {
                         Place::Uri => !looks_like_url(s) && reads_as_a_path(s),
                         Place::Plain
                         | Place::Settings
+                        | Place::Config
                         | Place::Host
                         | Place::InHost
                         | Place::Address => false,
@@ -1018,7 +1019,13 @@ impl Gatekeeper {
                         _ => {}
                     }
                     self.walk_embedded(s, place, scan)?;
-                    if place == Place::Settings {
+                    // Configuration text that is no JSON or YAML: TOML,
+                    // env or query text (`host = "db"`, `HOST=db`,
+                    // `host=db&port=1`), read as settings text.
+                    if place == Place::Settings
+                        || (place == Place::Config
+                            && !matches!(embedded_json(s), Embedded::Json(_) | Embedded::Block(_)))
+                    {
                         self.walk_settings(s, scan)?;
                     }
                 }
@@ -1047,6 +1054,7 @@ impl Gatekeeper {
                         place,
                         Place::Plain
                             | Place::Settings
+                            | Place::Config
                             | Place::Host
                             | Place::InHost
                             | Place::Address
@@ -1102,6 +1110,7 @@ impl Gatekeeper {
                             // host (attack s55, F9).
                             (false, None) if address_name(k) => Place::Address,
                             (false, None) if settings_name(k) => Place::Settings,
+                            (false, None) if config_name(k) => Place::Config,
                             (false, None) => Place::Plain,
                         };
                         (v, inner)
@@ -1120,9 +1129,11 @@ impl Gatekeeper {
     /// # Errors
     /// The first refusal, or the budget's.
     fn vet_host(&self, text: &str, place: Place, scan: &mut Scan<'_>) -> Result<(), Refusal> {
-        // In a block of prose (`IP: a`), a host is read as a word among
-        // words, as in an object under a host-named key.
-        let host_place = if place == Place::Host && !scan.prose {
+        // One reading wherever the host-named key is read from: JSON,
+        // JSON in a string, a YAML block (`host: db`, `server:\n  host:
+        // kubernetes.default`), settings text (`HOST=db`, `host =
+        // "db"`, `host=db&port=1`).
+        let host_place = if place == Place::Host {
             HostPlace::Named
         } else {
             HostPlace::Member
@@ -2758,6 +2769,11 @@ enum Place {
     /// and its `key=value` items each in its key's place
     /// ([`settings_items`]).
     Settings,
+    /// The value of a key naming configuration text (`config`,
+    /// `settings`: [`config_name`]), or an element of its array: as
+    /// [`Place::Plain`], and, when it is no JSON or YAML (TOML, env or
+    /// query text), as [`Place::Settings`] is.
+    Config,
     /// The value of a path-named key, or an element of its array: a path,
     /// whatever its text.
     Path,
@@ -3405,8 +3421,9 @@ mod tests {
             (json!({"host": "127.0.0.1\u{0}:80"}), refused),
             (json!({"host": "127.0.0.1\u{0}/x"}), refused),
             (json!({"host": "127.0.0.1\u{1}x"}), refused),
-            // A host-named key in a block of prose: words.
-            (json!({"k0": "IP: a"}), "ok"),
+            // A host-named key in a YAML block: a host, as in JSON
+            // (attack s77-A, F3); words that spaces separate stay words.
+            (json!({"k0": "IP: a"}), "ssrf.single_label_name"),
             (json!({"k0": "Host: a b"}), "ok"),
             (json!({"k0": "IP: 127.1"}), "ssrf.loopback"),
             (json!({"k0": "host: localhost"}), refused),
@@ -3718,12 +3735,80 @@ mod tests {
             (json!({"server": "python>=3.10"}), "ok"),
             (json!({"addr": "0x7ffe1234abcd"}), "ok"),
             (json!({"host": "127.0.0.1\u{1}x"}), refused),
-            // A host-named key in a block of prose: words.
-            (json!({"k0": "IP: a"}), "ok"),
+            // A host-named key in a YAML block: a host, as in JSON
+            // (attack s77-A, F3); words that spaces separate stay words.
+            (json!({"k0": "IP: a"}), "ssrf.single_label_name"),
             (json!({"k0": "Host: a b"}), "ok"),
             (json!({"k0": "IP: 127.1"}), "ssrf.loopback"),
             (json!({"k0": "host: localhost"}), refused),
             (json!({"host": "a%zz.example.com"}), refused),
+        ]);
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Attack s77-A, F3: a host-named key read out of YAML, TOML, env or
+    /// query text in a string gets the check a host-named JSON argument
+    /// gets; `key=value` text under a key that names no settings or
+    /// configuration stays text.
+    #[test]
+    fn host_keys_in_configuration_text() {
+        let wrong = decided_wrongly(&[
+            (
+                json!({"config": "host: kubernetes.default\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "server:\n  host: kubernetes.default\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "host = \"kubernetes.default\"\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "[server]\nhost = \"kubernetes.default\"\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "HOST=kubernetes.default"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "host=kubernetes.default&port=1"}),
+                "ssrf.unknown_tld",
+            ),
+            (json!({"config": "host: db\n"}), "ssrf.single_label_name"),
+            (json!({"config": "HOST=db"}), "ssrf.single_label_name"),
+            (json!({"app_config": "HOST=10.1"}), "ssrf.private_use"),
+            (
+                json!({"kubeconfig": "host: db\n"}),
+                "ssrf.single_label_name",
+            ),
+            (
+                json!({"settings": "host=db&port=1"}),
+                "ssrf.single_label_name",
+            ),
+            (
+                json!({"note": "host: kubernetes.default\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "{\"host\":\"kubernetes.default\"}"}),
+                "ssrf.unknown_tld",
+            ),
+            (json!({"config": "host: 10.1\n"}), "ssrf.private_use"),
+            (
+                json!({"config": "host: db.internal\n"}),
+                "ssrf.special_use_name",
+            ),
+            (json!({"config": "host: example.com\nport: 5432\n"}), "ok"),
+            (json!({"config": "HOST=example.com"}), "ok"),
+            (json!({"config": "Host: a b\n"}), "ok"),
+            (
+                json!({"content": "DB_HOST=localhost\nPGHOST=127.0.0.1\n"}),
+                "ok",
+            ),
+            (json!({"note": "HOST=kubernetes.default"}), "ok"),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
@@ -4798,9 +4883,16 @@ max_bytes = 10
             "ssrf.cloud_metadata"
         );
         assert_ne!(code(&g, "t", json!({"cfg": "{host: 2_130_706_433}"})), "ok");
+        // A string is no number: under a host key, the name it spells, as
+        // `{"host": "2_130_706_433"}` is (attack s77-A, F3).
+        for cfg in ["host: '2_130_706_433'", "host: !!str 0x7f_00_00_01"] {
+            assert_eq!(
+                code(&g, "t", json!({ "cfg": cfg })),
+                "ssrf.single_label_name",
+                "{cfg}"
+            );
+        }
         for cfg in [
-            "host: '2_130_706_433'",
-            "host: !!str 0x7f_00_00_01",
             "version: 2:30\nhost: example.com",
             "port: 0x1F90\nname: 1_000",
             "host: example.com\nport: 8_080",

@@ -65,6 +65,33 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
     (!members.is_empty()).then_some(Value::Array(members))
 }
 
+/// Last words of an argument name that holds a configuration file's text
+/// (`config`, `app_config`, `kubeconfig`, `settings`, `conf`, `cfg`,
+/// `dotenv`): TOML (`host = "db"`), env (`HOST=db`) or query
+/// (`host=db&port=1`) text, read as settings text ([`settings_items`]) as
+/// well as YAML. Compared in lower case with `_`, `-`, `.` and spaces
+/// removed.
+pub(crate) const CONFIG_ARGUMENT_WORDS: &[&str] = &[
+    "config",
+    "configuration",
+    "conf",
+    "cfg",
+    "settings",
+    "dotenv",
+];
+
+/// `true` when an argument called `name` holds configuration text: its
+/// name, joined and in lower case, ends with one of
+/// [`CONFIG_ARGUMENT_WORDS`]. Bounded by the name's length.
+pub(crate) fn config_name(name: &str) -> bool {
+    let joined: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    CONFIG_ARGUMENT_WORDS.iter().any(|w| joined.ends_with(w))
+}
+
 /// `true` for a character that ends a line to Python's `str.splitlines`
 /// (and so to a program reading settings one line at a time): `\n`, `\r`,
 /// VT, FF, U+001C to U+001E, NEL, U+2028 and U+2029 (U+001F too, which

@@ -415,7 +415,10 @@ fn scheme_less_host(s: &str) -> bool {
     if let Some(scp) = scp_like(s) {
         return scp.names_a_host();
     }
-    let end = s.find(['/', '?', '#', '\\']).unwrap_or(s.len());
+    // The host ends where a path, a query, a fragment or path
+    // parameters (`;`, which servers that split a host off at it read
+    // so: `localhost;x`) start.
+    let end = s.find(['/', '?', '#', '\\', ';']).unwrap_or(s.len());
     let (authority, tail) = s.split_at(end);
     let authority = authority.rsplit('@').next().unwrap_or(authority);
     let (host, port) = match authority.rfind(':') {
@@ -642,9 +645,13 @@ fn scp_like(s: &str) -> Option<Scp<'_>> {
 /// the bare metadata labels (`metadata`, `instance-data`) only with a port;
 /// a dotted special-use or private name (`db.internal`, `git.corp`) only
 /// with a port or a path; a name whose last label is no top-level domain
-/// (`kubernetes.default/api`) only with a path and no empty label, file
-/// names being written so too. Other words and relative paths stay text
-/// (`metadata/schema.json`, `notes.local`, `db`, `config.yaml`,
+/// only with a port, a path, a query, a fragment or parameters, no empty
+/// label but one trailing dot, and not as initials
+/// (`kubernetes.default/api`, `kubernetes.default?x=1`,
+/// `kubernetes.default./api`), and with a query, a fragment or parameters
+/// only when the last label is no file extension ([`FILE_EXTENSIONS`]),
+/// file names being written so too. Other words and relative paths stay
+/// text (`metadata/schema.json`, `notes.local`, `db`, `config.yaml`,
 /// `index.html#intro`, `.tmpab12/x`).
 fn internal_name(host: &str, port: bool, tail: &str) -> bool {
     let dns_like = !host.is_empty()
@@ -661,12 +668,48 @@ fn internal_name(host: &str, port: bool, tail: &str) -> bool {
         Some(DenialCode::SpecialUseName | DenialCode::PrivateName) => {
             dotted && (port || !tail.is_empty())
         }
-        // Not a hidden directory (`.tmpab12/x`): no empty label.
+        // Not a hidden directory (`.tmpab12/x`): no empty label but one
+        // trailing dot; not initials (`e.g.;`); not a file name before a
+        // query, fragment or parameters (`index.html#intro`).
         Some(DenialCode::UnknownTld) => {
-            tail.starts_with(['/', '\\']) && !host.split('.').any(str::is_empty)
+            let name = host.strip_suffix('.').unwrap_or(host);
+            let labels = || name.split('.');
+            let initials = labels().all(|l| l.len() == 1);
+            let file = name.rsplit('.').next().is_some_and(is_file_extension);
+            !labels().any(str::is_empty)
+                && !initials
+                && (port
+                    || tail.starts_with(['/', '\\'])
+                    || (tail.starts_with(['?', '#', ';']) && !file))
         }
         _ => false,
     }
+}
+
+/// File name extensions (lower case) that are no top-level domain: a
+/// name under one of them before a query, a fragment or parameters
+/// (`index.html#intro`, `image.png?v=2`, `app.vue?vue&type=script`) is a
+/// file's name. Extensions that are top-level domains (`.md`, `.py`,
+/// `.rs`, `.sh`, `.zip`) need no entry: such names are no
+/// `ssrf.unknown_tld`.
+const FILE_EXTENSIONS: &[&str] = &[
+    "7z", "adoc", "asc", "avi", "bak", "bash", "bat", "bib", "bin", "bmp", "bz2", "c", "cc", "cer",
+    "cfg", "cjs", "cmd", "conf", "config", "cpp", "crt", "csr", "css", "csv", "cxx", "dat", "deb",
+    "der", "diff", "dll", "dmg", "doc", "docx", "dylib", "ejs", "erb", "exe", "flac", "gif", "gql",
+    "go", "gpg", "graphql", "gz", "h", "hbs", "hpp", "htm", "html", "ico", "img", "ini", "ipynb",
+    "iso", "j2", "jar", "java", "jpeg", "jpg", "js", "json", "json5", "jsonc", "jsonl", "jsx",
+    "key", "kt", "kts", "less", "lock", "log", "lua", "m4a", "map", "markdown", "mjs", "mkv",
+    "mp3", "mp4", "mpeg", "ndjson", "odp", "ods", "odt", "ogg", "old", "orig", "p12", "patch",
+    "pdf", "pem", "pfx", "php", "pl", "pm", "png", "ppt", "pptx", "proto", "ps1", "pyc", "pyi",
+    "rar", "rb", "rpm", "rst", "rtf", "sass", "scss", "sig", "so", "sql", "sqlite", "svelte",
+    "svg", "swift", "tar", "tex", "tgz", "tif", "tiff", "tmp", "tmpl", "toml", "tpl", "ts", "tsv",
+    "tsx", "txt", "vue", "war", "wasm", "wav", "webm", "webp", "whl", "xhtml", "xls", "xlsx",
+    "xml", "xz", "yaml", "yml", "zsh",
+];
+
+/// `true` when `label` is one of [`FILE_EXTENSIONS`].
+fn is_file_extension(label: &str) -> bool {
+    FILE_EXTENSIONS.contains(&label)
 }
 
 /// `true` when `s` starts with an RFC 3986 scheme (two or more characters)
@@ -953,8 +996,21 @@ enum Reading {
     /// `example.com ::1`), or of a string in an object under a host-named
     /// key (`{"server": {"command": "npx"}}`): a host as under
     /// [`Reading::Host`], but a single label without a port (`laptop`,
-    /// `npx`) is a word.
+    /// `npx`) is a word, and so is a dotted word under no top-level
+    /// domain (`J.R.R.`).
     Word,
+    /// A word of a host-named text that whitespace separates where a word
+    /// is a host ([`host_word`]: `example.com kubernetes.default`): as
+    /// [`Reading::Word`], but a dotted word under no top-level domain is a
+    /// host (`ssrf.unknown_tld`).
+    HostWords,
+}
+
+impl Reading {
+    /// `true` for the readings of words among words.
+    fn words(self) -> bool {
+        matches!(self, Self::Word | Self::HostWords)
+    }
 }
 
 /// [`scheme_less_name`], and [`host_argument`]'s reading of a text that is
@@ -1053,7 +1109,7 @@ fn scheme_less_one(
     };
     let port = parsed.port_or_known_default().unwrap_or(80);
     match net.classify_url(&format!("http://{host}:{port}/")) {
-        Ok(a) if a.needs_dns() && reading != Reading::Word => {
+        Ok(a) if a.needs_dns() && !reading.words() => {
             dns_name(&a, rule, glob).map(|()| Some(PendingName::scheme_less(a)))
         }
         Ok(a) if a.needs_dns() => Ok(Some(PendingName::scheme_less(a))),
@@ -1063,12 +1119,10 @@ fn scheme_less_one(
         // word whose last label is no top-level domain (`P.O.`, `U.S.A.`,
         // `J.R.R.`).
         Err(d)
-            if reading == Reading::Word
+            if reading.words()
                 && parsed.port().is_none()
-                && matches!(
-                    d.kind(),
-                    DenialCode::SingleLabelName | DenialCode::UnknownTld
-                ) =>
+                && (d.kind() == DenialCode::SingleLabelName
+                    || (d.kind() == DenialCode::UnknownTld && reading == Reading::Word)) =>
         {
             Ok(None)
         }
@@ -1082,7 +1136,7 @@ fn scheme_less_one(
             if parsed.port().is_none()
                 && d.kind() == DenialCode::ThisNetwork
                 && host != "0.0.0.0"
-                && ((reading == Reading::Word && is_number_or_version(&s))
+                && ((reading.words() && is_number_or_version(&s))
                     || s.rsplit_once('@')
                         .is_some_and(|(_, v)| is_number_or_version(v))) =>
         {
@@ -1295,6 +1349,9 @@ fn host_list(
         {
             Reading::Host
         }
+        // Words of which one is a host (`example.com kubernetes.default`):
+        // every dotted word is a host.
+        HostPlace::Named if elements.iter().any(|e| host_word(e)) => Reading::HostWords,
         _ => Reading::Word,
     };
     for element in &elements {
@@ -1328,6 +1385,35 @@ fn network_element(e: &str) -> bool {
         || e.trim_end_matches(':')
             .contains([':', '[', '/', '\\', '@', '%'])
         || bare_ipv6(e).is_some()
+}
+
+/// `true` for a word that is a host on its own, as a URL parser reads it
+/// after `http://`: an IP address (a dotted quad, or any form of four
+/// parts or more; an IPv6 address), a host with a port (`db:5432`), or a
+/// dotted name under a top-level domain (`example.com`). Initials,
+/// numbers and versions of fewer than four parts (`J.R.R.`, `22.04`) and
+/// dotted words under no top-level domain (`vault.vault`) are not.
+fn host_word(e: &str) -> bool {
+    if bare_ipv6(e).is_some() {
+        return true;
+    }
+    let Ok(parsed) = url::Url::parse(&format!("http://{e}")) else {
+        return false;
+    };
+    if parsed.port().is_some() {
+        return true;
+    }
+    let dotted = e.trim_end_matches('.');
+    match parsed.host() {
+        Some(url::Host::Ipv4(_)) => {
+            !(dotted.split('.').count() < 4 && is_number_or_version(dotted))
+        }
+        Some(url::Host::Ipv6(_)) => true,
+        Some(url::Host::Domain(d)) => {
+            d.trim_end_matches('.').contains('.') && crate::net::refused_name(d).is_none()
+        }
+        None => false,
+    }
 }
 
 /// The characters besides [`list_space`] that separate the hosts of a
@@ -1515,6 +1601,61 @@ mod tests {
             "index.html#intro",
             ".tmpab12/x",
             "example.com/x",
+        ] {
+            assert!(!looks_like_url(t), "{t}");
+        }
+    }
+
+    /// Attack s77-A, F1: a scheme-less name under no top-level domain is
+    /// read with the delimiters (`/`, `\\`, `?`, `#`, `;`, a port) and the
+    /// host normalisation (one trailing dot in any spelling) every other
+    /// name class gets; file names, initials and hidden directories stay
+    /// text.
+    #[test]
+    fn names_under_no_top_level_domain_every_delimiter() {
+        let net = rules(&[], &[]);
+        for (t, want) in [
+            ("kubernetes.default?x=1", "ssrf.unknown_tld"),
+            ("vault.vault?token=1", "ssrf.unknown_tld"),
+            ("kubernetes.default#frag", "ssrf.unknown_tld"),
+            ("kubernetes.default./api", "ssrf.unknown_tld"),
+            ("kubernetes.default.?x", "ssrf.unknown_tld"),
+            ("kubernetes\u{3002}default\u{3002}/api", "ssrf.unknown_tld"),
+            ("kubernetes.default\u{ff0e}/api", "ssrf.unknown_tld"),
+            ("user@kubernetes.default?x", "url.userinfo"),
+            // No host a resolver reads (`;` is no DNS character): refused
+            // all the same.
+            ("kubernetes.default\\api", "url.ambiguous"),
+            ("kubernetes.default;x", "refused"),
+            ("kubernetes.default%2e/api", "url.ambiguous"),
+            // The other classes with `;`.
+            ("localhost;x", "refused"),
+            ("db.internal;x", "refused"),
+        ] {
+            assert!(looks_like_url(t), "{t}");
+            let code = vet_url(&net, t, "r")
+                .map(|_| "ok")
+                .unwrap_or_else(|r| r.code());
+            if want == "refused" {
+                assert_ne!(code, "ok", "{t}");
+            } else {
+                assert_eq!(code, want, "{t}");
+            }
+        }
+        for t in [
+            "config.yaml",
+            "notes.txt",
+            "index.html#intro",
+            "notes.txt?raw=1",
+            "notes.txt;x",
+            "image.png?v=2",
+            "app.vue?vue&type=script",
+            ".tmpab12/x",
+            "..default?x",
+            "e.g.;",
+            "U.S.A.?",
+            "kubernetes.default",
+            "example.com?x=1",
         ] {
             assert!(!looks_like_url(t), "{t}");
         }
@@ -1883,6 +2024,39 @@ mod tests {
                 .unwrap_or_else(|r| r.code())
         };
         for (text, place, want) in [
+            // Attack s77-A, F2: words of which one is a host: every dotted
+            // word is a host; a single label stays a word.
+            (
+                "example.com kubernetes.default",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            (
+                "kubernetes.default example.com",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            (
+                "example.com\tkubernetes.default",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            (
+                "a.example.com b.example.com vault.vault",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            ("8.8.8.8 vault.vault", HostPlace::Named, "ssrf.unknown_tld"),
+            (
+                "2606:4700::1111 vault.vault",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            ("example.com db", HostPlace::Named, "ok"),
+            ("example.com 0.9", HostPlace::Named, "ok"),
+            ("J.R.R. Tolkien", HostPlace::Named, "ok"),
+            ("Ubuntu 22.04 vault.vault", HostPlace::Named, "ok"),
+            ("example.com vault.vault", HostPlace::Member, "ok"),
             (
                 "example.com\u{1f}127.0.0.1",
                 HostPlace::Named,

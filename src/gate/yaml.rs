@@ -276,7 +276,7 @@ pub(super) fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) ->
         let node = match event {
             YamlEvent::Scalar(texts) => {
                 let at = pick.min(texts.len().saturating_sub(1));
-                Value::String(texts.get(at).cloned().unwrap_or_default())
+                texts.get(at).cloned().map_or(Value::Null, Value::String)
             }
             YamlEvent::Stop(None) => return YamlRead::Other,
             YamlEvent::Stop(Some(why)) => return unreadable(why),
@@ -298,6 +298,14 @@ pub(super) fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) ->
             None => docs.push(node),
             Some(YamlFrame::Seq(items)) => items.push(node),
             Some(YamlFrame::Map(m, pending)) => match (pending.take(), node) {
+                // A null key (`~: x`) is `None` to a loader; one per
+                // mapping.
+                (None, Value::Null) => {
+                    if m.contains_key("~") {
+                        return unreadable("a duplicate key");
+                    }
+                    *pending = Some("~".to_owned());
+                }
                 (None, Value::String(key)) => {
                     if m.contains_key(&key) {
                         return unreadable("a duplicate key");
@@ -311,7 +319,10 @@ pub(super) fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) ->
             },
         }
     }
-    let collections = docs.iter().filter(|d| !d.is_string()).count();
+    let collections = docs
+        .iter()
+        .filter(|d| d.is_object() || d.is_array())
+        .count();
     match (collections, docs.len()) {
         (0, 0) => YamlRead::Other,
         (0, _) if explicit => YamlRead::Collection(vec![Value::Array(docs)]),
@@ -335,7 +346,9 @@ pub(super) const YAML_CORE_TAGS: &str = "tag:yaml.org,2002:";
 /// reads it ([`base64_readings`]: a stray leading `=`, `-` and `_` as
 /// junk or as url-safe digits, ...), each distinct reading one text (one
 /// that is no UTF-8 with U+FFFD for its bad bytes, so that a leading `/`
-/// or `..` stays seen). At most [`MAX_BASE64_READINGS`] texts.
+/// or `..` stays seen). At most [`MAX_BASE64_READINGS`] texts; none for
+/// a plain null (empty, `~`, `null`), which a loader reads as JSON's
+/// `null`.
 ///
 /// # Errors
 /// A `!!binary` no reading of which is UTF-8, or any other tag (a local
@@ -348,18 +361,27 @@ pub(super) fn yaml_scalar(
 ) -> Result<Vec<String>, &'static str> {
     // A number as Python's `int()` and `float()` read it: white space
     // around it (a block scalar's last line break) ignored.
+    // The number first: a host key's refusal names the address it spells
+    // (`host: 2_130_706_433`), not a name.
     let with_number = |text: String| {
         let mut texts = yaml_numbers(text.trim());
         texts.retain(|n| *n != text);
-        texts.insert(0, text);
+        texts.push(text);
         texts
     };
     let Some(tag) = tag else {
-        return Ok(if style == yaml_rust2::scanner::TScalarStyle::Plain {
-            with_number(text)
-        } else {
-            vec![text]
-        });
+        // A plain null (empty, `~`, `null`) is no text to a loader (`None`,
+        // as JSON's `null`): no texts.
+        let null = matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL");
+        return Ok(
+            if style == yaml_rust2::scanner::TScalarStyle::Plain && null {
+                Vec::new()
+            } else if style == yaml_rust2::scanner::TScalarStyle::Plain {
+                with_number(text)
+            } else {
+                vec![text]
+            },
+        );
     };
     match (tag.handle.as_str(), tag.suffix.as_str()) {
         (YAML_CORE_TAGS, "binary") => {

@@ -507,6 +507,22 @@ impl ArgumentModel {
                 codes.push(reference(before).unwrap_or("ok"));
             }
         }
+        // A YAML number written so that YAML 1.2 loaders (js-yaml) read a
+        // string that is no address (`744_262_568`, `744262568.0`): under
+        // a host key, that string is a host name, as in JSON, refused as a
+        // single label (attack s77-A, F3).
+        if matches!(self.carrier, Carrier::Yaml { form, .. } if matches!(form % 5, 3 | 4))
+            && !v6
+            && self.ip().is_ipv4()
+        {
+            codes.push("ssrf.single_label_name");
+        }
+        // A flag whose host ends in `:` before a space is YAML too
+        // (`--host=:: --port=5432` is `{"--host=:": "--port=5432"}`), whose
+        // host key holds a single label, refused as in JSON.
+        if matches!(self.carrier, Carrier::Flag { .. }) && self.host().0.ends_with(':') {
+            codes.push("ssrf.single_label_name");
+        }
         // `-h` with a bare number (`-h2130706433`, `-h0`) is no host to
         // the gateway (`-x509`, `-h1`): an accepted false negative.
         if matches!(self.carrier, Carrier::Flag { form, .. } if form % 8 == 7)

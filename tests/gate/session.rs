@@ -251,6 +251,24 @@ fn a_host_named_argument_is_vetted_as_the_address_it_names() {
                 "ssrf.single_label_name",
             ),
             (8, json!({"host": "metadata"}), "ssrf.metadata_name"),
+            // A name under no top-level domain (attack s77-A): scheme-less
+            // with a query (F1), among words one of which is a host (F2),
+            // under a host key in YAML in a string (F3).
+            (
+                9,
+                json!({"url": "kubernetes.default?x=1"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                10,
+                json!({"host": "example.com kubernetes.default"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                11,
+                json!({"config": "server:\n  host: kubernetes.default\n"}),
+                "ssrf.unknown_tld",
+            ),
         ] {
             let r = g.call(id, "connect", args.clone());
             assert_eq!(r["id"], id);
@@ -259,7 +277,8 @@ fn a_host_named_argument_is_vetted_as_the_address_it_names() {
         let r = g.call(
             6,
             "connect",
-            json!({"host": "2606:4700::1111", "note": "::1"}),
+            json!({"host": "2606:4700::1111", "note": "::1", "doc": "index.html#intro",
+                "author": "J.R.R. Tolkien", "content": "DB_HOST=localhost\n"}),
         );
         assert!(
             r["result"]["content"][0]["text"]
