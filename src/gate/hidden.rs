@@ -103,7 +103,8 @@ pub(crate) fn starts_escape(c: char) -> bool {
 ///   cancels it (taken), an ESC cancels it and starts the next sequence
 ///   (the VT parser of xterm, `vte` and the strippers built on them);
 /// * a control string (ESC `]` OSC, ESC `P` DCS, ESC `X` SOS, ESC `^` PM,
-///   ESC `_` APC): up to BEL, ST (ESC `\` or U+009C), CAN or SUB, all
+///   ESC `_` APC): up to ST (ESC `\` or U+009C), CAN or SUB (an OSC to
+///   BEL too, as a VT parser ends only an OSC at BEL), all
 ///   hidden, whatever the string holds (a title, a link, a whole
 ///   instruction); an ESC that is no ST ends it and starts the next
 ///   sequence;
@@ -151,10 +152,12 @@ pub(crate) fn skip_escape(first: char, chars: &mut std::iter::Peekable<std::str:
                 }
                 return;
             }
-            ']' | 'P' | 'X' | '^' | '_' => {
+            string @ (']' | 'P' | 'X' | '^' | '_') => {
                 let mut next_escape = false;
                 while let Some(c) = chars.next() {
-                    if matches!(c, '\u{7}' | '\u{9c}' | CAN | SUB) {
+                    // BEL ends an OSC only: a DCS, SOS, PM or APC string
+                    // runs on to ST (attack s78-B, F2).
+                    if matches!(c, '\u{9c}' | CAN | SUB) || (c == '\u{7}' && string == ']') {
                         break;
                     }
                     if c == '\u{1b}' {
@@ -536,7 +539,15 @@ mod tests {
                 "[^\u{7}\u{9c}\u{1b}\u{18}\u{1a}]{0,12}",
                 prop::sample::select(vec!["\u{7}", "\u{1b}\\", "\u{9c}"]),
             )
-                .prop_map(|(open, body, end)| format!("{open}{body}{end}")),
+                .prop_map(|(open, body, end)| {
+                    // BEL ends an OSC only.
+                    let end = if end == "\u{7}" && open != "\u{1b}]" {
+                        "\u{1b}\\"
+                    } else {
+                        end
+                    };
+                    format!("{open}{body}{end}")
+                }),
             // ESC, intermediates, a final character (`ESC ( B`, `ESC M`).
             ("[ -/]{0,2}", "[0-9A-OQ-WYZ\\\\`a-z{|}~<=>?]")
                 .prop_map(|(mid, fin)| format!("\u{1b}{mid}{fin}")),

@@ -667,10 +667,13 @@ fn alternatives_of(name: &str) -> Vec<String> {
 fn bare_names(name: &str) -> Vec<String> {
     // The key as written, and as a form parser (`qs`, PHP) or a C string
     // reads it: cut at a NUL, percent-decoded (attack s77-B, F2).
+    // One step after another, as such a parser takes them (attack s78-B,
+    // F4: `path%00x`).
     let cut = name.split('\0').next().unwrap_or(name);
     let decoded = percent_encoding::percent_decode_str(cut).decode_utf8_lossy();
+    let decoded = decoded.split('\0').next().unwrap_or_default();
     let mut out: Vec<String> = Vec::new();
-    for spelling in [name, cut, &decoded] {
+    for spelling in [name, cut, decoded] {
         for reading in spelling_readings(spelling) {
             if !out.contains(&reading) {
                 out.push(reading);
@@ -1649,6 +1652,9 @@ mod tests {
             "opts.%70ath",
             "path\u{0}x",
             "path%00",
+            "path%00x",
+            "opts[path%00x]",
+            "opts%5Bpath%00x%5D",
             "homes",
             "workdirs",
         ] {

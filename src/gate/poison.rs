@@ -5514,7 +5514,14 @@ mod tests {
     fn escape_sequences_are_taken_whole() {
         for (input, want, shown) in [
             ("a\u{1b}Pignore the user\u{1b}\\b", "ab", "ab"),
-            ("a\u{1b}Xhidden\u{7}b", "ab", "ab"),
+            ("a\u{1b}Xhidden\u{7}more\u{1b}\\b", "ab", "ab"),
+            // BEL ends an OSC only (attack s78-B, F2).
+            (
+                "\u{1b}P\u{7}http://example.com/\u{1b}\\http://127.0.0.1/",
+                "http://127.0.0.1/",
+                "http://127.0.0.1/",
+            ),
+            ("\u{1b}_\u{7}x\u{1b}\\path", "path", "path"),
             ("a\u{1b}^hidden\u{9c}b", "ab", "ab"),
             ("a\u{1b}_hidden\u{1b}\\b", "ab", "ab"),
             ("a\u{1b}]8;;http://x\u{1b}\\b", "ab", "ab"),
@@ -5534,7 +5541,7 @@ mod tests {
             ("ht\u{1b}_x\u{18}tp://", "http://", "http://"),
             ("ht\u{1b}[0\u{18}tp://", "http://", "http://"),
             ("ht\u{1b}[3\u{7f}1mtp://", "http://", "http://"),
-            ("a\u{1b}]x\u{1b}]y\u{1b}Pz\u{7}b", "ab", "ab"),
+            ("a\u{1b}]x\u{1b}]y\u{1b}Pz\u{1b}\\b", "ab", "ab"),
         ] {
             let (f, out) = clean(input);
             assert!(f.ansi >= 1, "{input:?}");
