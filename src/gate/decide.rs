@@ -2517,7 +2517,7 @@ fn embedded_json(s: &str) -> Embedded {
         ) => Embedded::Unreadable(e.to_string()),
         Err(_) => {
             let literals = string_literals(t);
-            let bracketed = t.ends_with([']', '}']);
+            let bracketed = one_collection(t);
             // Bracketed and holding strings, yet not strict JSON: a lenient
             // decoder (Python's `NaN`, `Infinity`, `1e999`, lone
             // surrogates; Node's too) may read it as an object whose key
@@ -2557,6 +2557,107 @@ fn embedded_json(s: &str) -> Embedded {
             Embedded::Literals(literals)
         }
     }
+}
+
+/// How [`one_collection`] reads quotes and comments: the ways decoders
+/// that read a bracketed text as one collection (JSON, JSON5, Python
+/// literals, YAML flow collections) spell a string.
+#[derive(Clone, Copy)]
+enum Quoting {
+    /// No strings (YAML plain scalars holding quotes: `[a"b]`).
+    None,
+    /// JSON's double-quoted strings with backslash escapes.
+    Double,
+    /// JSON5's `//` and `/* */` comments besides double-quoted strings.
+    Commented,
+    /// Python's literals: single- and double-quoted, backslash escapes in both.
+    Python,
+    /// YAML's flow scalars: single-quoted with no escape but `''`, double
+    /// with backslash escapes.
+    Yaml,
+}
+
+/// Whether `t` (its first character `[` or `{`) reads as one bracketed
+/// collection in some decoder's quoting ([`Quoting`]): its first bracket
+/// closes at its last character. `[project]\nname = "x"\ndeps = [\n]`
+/// (TOML), `[Unit]\n…\n[Install]` and `[1] "Smith". See [2]` open and close
+/// more than once: no decoder reads them whole, and their string literals
+/// are checked one by one. Bounded by `t`'s length, five passes.
+fn one_collection(t: &str) -> bool {
+    [
+        Quoting::None,
+        Quoting::Double,
+        Quoting::Commented,
+        Quoting::Python,
+        Quoting::Yaml,
+    ]
+    .into_iter()
+    .any(|q| first_bracket_closes_last(t, q))
+}
+
+/// [`one_collection`] in one [`Quoting`].
+fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
+    let mut depth = 0_usize;
+    let mut chars = t.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + c.len_utf8() == t.len();
+                }
+            }
+            '"' if !matches!(quoting, Quoting::None) => {
+                // To the closing quote, past backslash escapes.
+                while let Some((_, d)) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '\'' if matches!(quoting, Quoting::Python | Quoting::Yaml) => {
+                let escapes = matches!(quoting, Quoting::Python);
+                // To the closing quote (YAML's `''` reads as two strings
+                // side by side, the same brackets).
+                while let Some((_, d)) = chars.next() {
+                    match d {
+                        '\\' if escapes => {
+                            chars.next();
+                        }
+                        '\'' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if matches!(quoting, Quoting::Commented) => match chars.peek() {
+                Some((_, '/')) => {
+                    for (_, d) in chars.by_ref() {
+                        if d == '\n' {
+                            break;
+                        }
+                    }
+                }
+                Some((_, '*')) => {
+                    chars.next();
+                    let mut star = false;
+                    for (_, d) in chars.by_ref() {
+                        if star && d == '/' {
+                            break;
+                        }
+                        star = d == '*';
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The value at the RFC 6901 `pointer` in `root`, reading a string on the
@@ -5517,6 +5618,45 @@ max_bytes = 10
                 "ok",
             ),
             (json!({"q": "{\"ok\": \"https://example.com/\"}"}), "ok"),
+            // Bracketed at both ends by two constructs (a TOML table and an
+            // array, two INI sections, two references): no decoder reads
+            // it whole, so it is text with its literals checked (#20
+            // attack s78-A, FP1).
+            (
+                json!({"content": "[project]\nname = \"x\"\ndependencies = [\n  \"requests>=2\",\n]\n"}),
+                "ok",
+            ),
+            (
+                json!({"content": "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\n"}),
+                "ok",
+            ),
+            (
+                json!({"content": "[Unit]\nDescription=\"svc\"\n[Install]\n"}),
+                "ok",
+            ),
+            (json!({"content": "[1] \"Smith\" 2020. See [2]"}), "ok"),
+            (
+                json!({"config": "[tool.ruff]\nselect = [\n  \"E\",\n  \"F\",\n]\n"}),
+                "ok",
+            ),
+            (
+                json!({"content": "[tool]\nurl = \"http://127.0.0.2/\"\nx = [1]"}),
+                "ssrf.loopback",
+            ),
+            // Brackets inside strings and comments do not end the
+            // collection: still one collection, still refused.
+            (
+                json!({"urls": "[\"]\", NaN, \"http://127.0.0.2/\"]"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "{'a': ']', 'b': 'it\\'s', 'path': '/etc/passwd'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"cfg": "{// }\n\"path\": \"/etc/passwd\", \"x\": NaN}"}),
+                "policy.arguments_too_complex",
+            ),
         ];
         for (args, want) in cases {
             assert_eq!(code(&g, "t", args.clone()), want, "{args}");
@@ -6687,8 +6827,45 @@ max_bytes = 10
         }
     }
 
+    /// JSON values with any strings and keys, nested a few levels.
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            any::<String>().prop_map(Value::String),
+            any::<i64>().prop_map(|n| json!(n)),
+            Just(Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(any::<String>(), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        /// Exact oracle (#20 attack s78-A, FP1): an array or object written
+        /// by a JSON encoder is one collection whatever its strings hold
+        /// (brackets, quotes, `//`); a text whose first bracket closes a
+        /// TOML or INI header is not, whatever follows it.
+        #[test]
+        fn one_collection_is_where_the_first_bracket_closes_last(
+            v in any_json(),
+            header in "[a-zA-Z][a-zA-Z0-9._-]{0,12}",
+            tail in proptest::prelude::any::<String>(),
+        ) {
+            if v.is_array() || v.is_object() {
+                let text = serde_json::to_string(&v).unwrap();
+                proptest::prop_assert!(one_collection(&text), "{}", text);
+                let pretty = serde_json::to_string_pretty(&v).unwrap();
+                proptest::prop_assert!(one_collection(&pretty), "{}", pretty);
+            }
+            let toml = format!("[{header}]\n{tail}]");
+            proptest::prop_assert!(!one_collection(&toml), "{}", toml);
+        }
 
         /// Exact oracle (#20 attack s46, F1): under a host-named key, an
         /// IPv6 address written bare, and an IPv4 address written as one
