@@ -17,7 +17,7 @@ use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::settings::{config_name, settings_items};
+use super::settings::{config_items, config_name, settings_items};
 use super::unquote::decodings;
 use super::urls::{
     has_scheme, host_argument, idna2003_name, lenient_form, list_space, looks_like_url,
@@ -1026,7 +1026,16 @@ impl Gatekeeper {
                         || (place == Place::Config
                             && !matches!(embedded_json(s), Embedded::Json(_) | Embedded::Block(_)))
                     {
-                        self.walk_settings(s, scan)?;
+                        self.walk_settings(settings_items(s), scan)?;
+                    }
+                    // Configuration text in the shapes settings text has
+                    // not: TOML over several lines, INI's `key: value`,
+                    // properties' `key value`, XML element text (attack
+                    // s78-A, B1, B2).
+                    if place == Place::Config
+                        && !matches!(embedded_json(s), Embedded::Json(_) | Embedded::Block(_))
+                    {
+                        self.walk_settings(config_items(s), scan)?;
                     }
                 }
                 // A number where a host goes is the address it spells
@@ -1276,14 +1285,15 @@ impl Gatekeeper {
         walked
     }
 
-    /// The `key=value` items of settings text `s` ([`settings_items`]),
-    /// each walked in its key's place, as texts in texts are: at most
-    /// [`MAX_EMBEDDED_JSON_DEPTH`] deep.
+    /// The items read from settings or configuration text
+    /// ([`settings_items`], [`config_items`]), each walked in its key's
+    /// place, as texts in texts are: at most [`MAX_EMBEDDED_JSON_DEPTH`]
+    /// deep.
     ///
     /// # Errors
     /// The first refusal, or `policy.arguments_too_complex` past the depth.
-    fn walk_settings(&self, s: &str, scan: &mut Scan<'_>) -> Result<(), Refusal> {
-        let Some(items) = settings_items(s) else {
+    fn walk_settings(&self, items: Option<Value>, scan: &mut Scan<'_>) -> Result<(), Refusal> {
+        let Some(items) = items else {
             return Ok(());
         };
         if scan.nesting >= MAX_EMBEDDED_JSON_DEPTH {
@@ -3544,6 +3554,37 @@ mod tests {
             // F8: numbers among words, one per line, as an address.
             (json!({"hosts": "example.com 127.1"}), "ssrf.loopback"),
             (json!({"hosts": "example.com\n127.1"}), "ssrf.loopback"),
+            // Lists as a server that strips terminal escapes first reads
+            // them (attack s78-B, F1).
+            (
+                json!({"host": "example.com \u{1b}[0m127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"host": "example.com \u{1b}\\127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"host": "example.com \u{1b}(B127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"host": "example.com \u{1b}]x\u{7}127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"host": "example.com\n\u{1b}[0m127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"hosts": ["example.com \u{1b}[0m10.0.0.1"]}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"host": "\u{1b}P\u{7}example.com \u{1b}\\127.0.0.1"}),
+                "ssrf.loopback",
+            ),
+            (json!({"host": "example.com \u{1b}[1mexample.org"}), "ok"),
             (json!({"hosts": "example.com 2130706433"}), "ssrf.loopback"),
             (json!({"hosts": "example.com 10.1"}), "ssrf.private_use"),
             (json!({"hosts": "127.1 example.com"}), "ssrf.loopback"),
@@ -3910,6 +3951,118 @@ mod tests {
                 "ok",
             ),
             (json!({"note": "HOST=kubernetes.default"}), "ok"),
+        ]);
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Attack s78-A, B1-B4: configuration text in the shapes its formats
+    /// have besides `key=value` (INI's `key: value`, properties' `key
+    /// value`, XML element text, TOML over several lines), a YAML stream
+    /// whose later document is no YAML, and a settings word naming a
+    /// host only a local resolver answers with a port, a query or `;`.
+    #[test]
+    fn configuration_text_in_every_shape() {
+        let wrong = decided_wrongly(&[
+            (
+                json!({"config": "[db]\nhost: 127.0.0.1\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "[db]\nhost: 169.254.169.254\n"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"cfg": "[db]\nhost : localhost\n"}),
+                "ssrf.localhost_name",
+            ),
+            (
+                json!({"settings": "[db]\nhost: vault.vault\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (json!({"config": "db.host 10.0.0.1\n"}), "ssrf.private_use"),
+            (
+                json!({"config": "<config><host>10.0.0.1</host></config>"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"config": "<c><db:host a=\"1\">vault.vault</db:host></c>"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "servers = [\n  \"169.254.169.254\",\n  \"localhost\",\n]\n"}),
+                REFUSED,
+            ),
+            (
+                json!({"config": "hosts = [\n  \"127.0.0.1\",\n]\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "hosts = [ \"a.example.com\",\n  \"vault.vault\" ]\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "[db]\nservers = [\n  \"10.0.0.1\",\n]\n"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"content": "---\nurl: http://169.254.169.254/latest/meta-data/\n---\n- [unclosed\n"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"content": "a: 1\n---\nurl: http://127.0.0.2/\n---\n- [unclosed\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "---\nhost: vault.vault\n---\n- [unclosed\n"}),
+                "ssrf.unknown_tld",
+            ),
+            // A service name among words (attack s78-A, B5).
+            (json!({"host": "vault.vault web"}), "ssrf.unknown_tld"),
+            (json!({"host": "vault.vault (primary)"}), "ssrf.unknown_tld"),
+            (
+                json!({"hosts": "vault.vault and cache"}),
+                "ssrf.unknown_tld",
+            ),
+            (json!({"host": "my laptop, e.g. at home"}), "ok"),
+            (json!({"host": "runs on Node.js at home"}), "ok"),
+            (json!({"args": "connect vault.vault:8200"}), REFUSED),
+            (json!({"args": "connect vault.vault?x"}), REFUSED),
+            (json!({"config": "server db.internal:5432;"}), REFUSED),
+            (
+                json!({"config": "upstream b {\n  server vault.vault:8200;\n}\n"}),
+                REFUSED,
+            ),
+            (
+                json!({"config": "backend b\n  server s1 vault.vault:8200 check\n"}),
+                REFUSED,
+            ),
+            (
+                json!({"config": "reverse_proxy vault.vault:8200\n"}),
+                REFUSED,
+            ),
+            // What these formats hold besides hosts stays text.
+            (
+                json!({"config": "[db]\nhost: db.example.com\nport: 5432\n"}),
+                "ok",
+            ),
+            (
+                json!({"config": "[tool.ruff]\nselect = [\n  \"E\",\n  \"F\",\n]\n"}),
+                "ok",
+            ),
+            (
+                json!({"config": "<config><name>app</name><host>example.com</host></config>"}),
+                "ok",
+            ),
+            (
+                json!({"config": "server_name example.com;\nroot /var/www;\n"}),
+                "ok",
+            ),
+            (json!({"args": "uvicorn app.main:app --reload"}), "ok"),
+            (json!({"args": "cat notes.txt;"}), "ok"),
+            (
+                json!({"config": "app.name My App\napp.version 1.2\n"}),
+                "ok",
+            ),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }

@@ -85,6 +85,26 @@ pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` with each terminal escape sequence removed whole
+/// ([`skip_escape`]) and every other character kept, as a server that
+/// strips escapes (and nothing else) before it splits a list reads it;
+/// `None` when no escape starts in it. Bounded by the text's length.
+pub(crate) fn without_escapes(text: &str) -> Option<String> {
+    if !text.contains(starts_escape) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if starts_escape(c) {
+            skip_escape(c, &mut chars);
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
 /// `true` when `c` starts a terminal escape sequence: ESC, or the C1
 /// CSI (U+009B). The C1 controls that open a control string (U+0090,
 /// U+0098, U+009D–U+009F) are hidden one by one, not read as a string:

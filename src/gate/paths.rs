@@ -903,7 +903,265 @@ fn is_one_path_name(name: &str) -> bool {
         return true;
     }
     let before = before_word(name, word);
-    !before.is_empty() && is(&format!("{}{word}", last_word(before)))
+    (!before.is_empty() && is(&format!("{}{word}", last_word(before))))
+        || headed_by_a_path_word(name)
+}
+
+/// Words after a path word ([`PATH_NAME_ENDINGS`]) that make the name a
+/// measure or an attribute of the file rather than the file (`file_size`,
+/// `pathCount`, `path_exists`, `file_type`, `file_id`, `path_pattern`,
+/// `file_url`), compared in lower case, a plural as its singular.
+pub const PATH_ATTRIBUTE_WORDS: &[&str] = &[
+    "size",
+    "count",
+    "num",
+    "number",
+    "total",
+    "length",
+    "len",
+    "cost",
+    "depth",
+    "width",
+    "height",
+    "limit",
+    "max",
+    "min",
+    "exists",
+    "exist",
+    "type",
+    "mimetype",
+    "kind",
+    "format",
+    "fmt",
+    "mode",
+    "perm",
+    "permission",
+    "owner",
+    "hash",
+    "checksum",
+    "digest",
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "crc",
+    "etag",
+    "id",
+    "uuid",
+    "guid",
+    "pattern",
+    "regex",
+    "regexp",
+    "filter",
+    "separator",
+    "sep",
+    "delimiter",
+    "style",
+    "encoding",
+    "charset",
+    "time",
+    "date",
+    "timestamp",
+    "mtime",
+    "ctime",
+    "atime",
+    "age",
+    "ttl",
+    "line",
+    "lineno",
+    "column",
+    "col",
+    "offset",
+    "index",
+    "idx",
+    "pos",
+    "position",
+    "row",
+    "page",
+    "status",
+    "state",
+    "level",
+    "score",
+    "weight",
+    "rank",
+    "priority",
+    "quota",
+    "ratio",
+    "url",
+    "uri",
+    "urn",
+    "href",
+    "link",
+    "search",
+    "query",
+    "language",
+    "lang",
+    "locale",
+    "extension",
+    "ext",
+    "suffix",
+    "system",
+    "server",
+    "host",
+    "share",
+    "handle",
+    "descriptor",
+    "fd",
+    "manager",
+    "browser",
+    "watcher",
+    "picker",
+    "viewer",
+    "service",
+    "provider",
+    "driver",
+    "error",
+    "warning",
+    "valid",
+    "ok",
+    "enabled",
+    "disabled",
+    "visible",
+    "hidden",
+    "readonly",
+    "writable",
+    "readable",
+    "executable",
+    "locked",
+    "changed",
+    "modified",
+    "deleted",
+];
+
+/// Words after a file, directory or folder word (not a path word: a
+/// path's text is the path) that name what the file holds or says of
+/// itself (`file_content`, `fileText`, `file_data`, `file_description`,
+/// `dir_listing`), compared as [`PATH_ATTRIBUTE_WORDS`] are.
+pub const FILE_CONTENT_WORDS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "data",
+    "body",
+    "bytes",
+    "blob",
+    "b64",
+    "base64",
+    "buffer",
+    "stream",
+    "chunk",
+    "payload",
+    "description",
+    "desc",
+    "summary",
+    "title",
+    "label",
+    "caption",
+    "comment",
+    "note",
+    "display",
+    "tag",
+    "meta",
+    "metadata",
+    "stat",
+    "stats",
+    "info",
+    "listing",
+    "preview",
+    "snippet",
+    "excerpt",
+    "diff",
+    "patch",
+    "mime",
+    "json",
+    "yaml",
+    "xml",
+    "html",
+    "csv",
+    "markdown",
+    "md",
+];
+
+/// `true` when a word of `name` before its last is a path word (one of
+/// [`PATH_NAME_ENDINGS`] ends it, none of [`NOT_PATH_NAME_ENDINGS`]:
+/// `file`, `dirs`, `filepath`) and no word after the last such word is a
+/// measure or attribute ([`PATH_ATTRIBUTE_WORDS`]) or, after a file,
+/// directory or folder word, what the file holds ([`FILE_CONTENT_WORDS`]):
+/// `file_to_read`, `path_in_repo`, `path_a`, `filesToRead`,
+/// `path_target`, `dir_entries` hold paths; `file_size`, `file_content`,
+/// `path_pattern` do not (attack s78-B, F3: the words that may follow a
+/// path word are too many to list, the ones that make it no path fewer).
+/// Bounded by the name's length.
+fn headed_by_a_path_word(name: &str) -> bool {
+    let words = words(name);
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let head = |w: &str| {
+        let w = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        PATH_NAME_ENDINGS.iter().any(|e| w.ends_with(e))
+            && !NOT_PATH_NAME_ENDINGS.iter().any(|e| w.ends_with(e))
+    };
+    let Some(at) = lower.iter().rposition(|w| head(w)) else {
+        return false;
+    };
+    let Some(after) = lower.get(at.saturating_add(1)..).filter(|a| !a.is_empty()) else {
+        return false;
+    };
+    let path_word = lower.get(at).is_some_and(|w| {
+        ["path", "paths", "pathlike", "pathlikes"].iter().any(|e| {
+            w.trim_end_matches(|c: char| c.is_ascii_digit())
+                .ends_with(e)
+        })
+    });
+    let listed = |list: &[&str], w: &str| {
+        let singular = w
+            .strip_suffix("es")
+            .filter(|s| list.contains(s))
+            .or_else(|| w.strip_suffix('s'));
+        list.contains(&w) || singular.is_some_and(|s| list.contains(&s))
+    };
+    // Words after a preposition say what is done with the file, which
+    // stays the noun (`path_to_search`, `files_with_size`).
+    !after
+        .iter()
+        .take_while(|w| !PREPOSITIONS.contains(&w.as_str()))
+        .any(|w| listed(PATH_ATTRIBUTE_WORDS, w) || (!path_word && listed(FILE_CONTENT_WORDS, w)))
+}
+
+/// Prepositions after a path word ([`headed_by_a_path_word`]).
+const PREPOSITIONS: &[&str] = &[
+    "to", "for", "in", "from", "with", "of", "on", "into", "under", "inside", "at", "by",
+];
+
+/// The words of an identifier: split at `_`, `-`, `.`, space and any other
+/// character that is no letter or digit, and in camelCase before each
+/// capital after a lower-case letter or digit and before the last capital
+/// of a run followed by a lower-case letter (`fileMIMEType` is `file`,
+/// `MIME`, `Type`). Bounded by the name's length.
+fn words(name: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for segment in name.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<(usize, char)> = segment.char_indices().collect();
+        let mut start = 0;
+        for (k, &(i, c)) in chars.iter().enumerate() {
+            let prev = k.checked_sub(1).and_then(|p| chars.get(p)).map(|&(_, p)| p);
+            let next = chars.get(k.saturating_add(1)).map(|&(_, n)| n);
+            let boundary = c.is_uppercase()
+                && prev.is_some_and(|p| {
+                    p.is_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+                });
+            if boundary && i > start {
+                out.extend(segment.get(start..i));
+                start = i;
+            }
+        }
+        if start < segment.len() {
+            out.extend(segment.get(start..));
+        }
+    }
+    out
 }
 
 /// [`is_path_name`]'s ending rule. Bounded by the name's length.
@@ -1657,6 +1915,48 @@ mod tests {
             "opts%5Bpath%00x%5D",
             "homes",
             "workdirs",
+            // Any other words after a path word (attack s78-B, F3).
+            "file_to_read",
+            "file_to_open",
+            "dir_to_list",
+            "path_to_search",
+            "paths_to_read",
+            "filesToRead",
+            "dirs_to_scan",
+            "path_for_output",
+            "file_for_upload",
+            "path_in_repo",
+            "file_in_repo",
+            "path_with_glob",
+            "path_to",
+            "pathTo",
+            "pathFrom",
+            "path_a",
+            "pathB",
+            "fileA",
+            "dir_a",
+            "path_left",
+            "path_target",
+            "path_optional",
+            "path_required",
+            "path_entries",
+            "path_items",
+            "path_values",
+            "pathStrings",
+            "path_texts",
+            "path_data",
+            "path_info",
+            "path_obj",
+            "path_hint",
+            "path_candidates",
+            "filepath_x",
+            "pathX",
+            "pathOrange",
+            "filesOrdered",
+            "file_path_new_thing",
+            "files_with_size",
+            // No version (`v2x`), but a word after a path word.
+            "files_v2x",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -1726,7 +2026,6 @@ mod tests {
             "file_content",
             "srcset",
             "PATHology",
-            "pathX",
             "userName",
             "file_size",
             "name",
@@ -1744,12 +2043,10 @@ mod tests {
             "hostname",
             "url_or_text",
             "colorOrange",
-            "pathOrange",
             "or",
             "OR",
             "author_name",
             "error_file_count",
-            "filesOrdered",
             "callbackFn",
             "fnName",
             "uri",
@@ -1758,13 +2055,63 @@ mod tests {
             "homepage",
             "wdth",
             "opts[size]",
-            "files_v2x",
             "dev2",
             "path_size",
             "pathCount",
             "path_exists",
             "file_type",
             "path_length_new",
+            // Measures, attributes and contents after a path word (attack
+            // s78-B, F3: its ordinary keys).
+            "file_contents",
+            "file_text",
+            "file_data",
+            "filesize",
+            "fileType",
+            "file_format",
+            "file_count",
+            "path_length",
+            "pathLength",
+            "file_mode",
+            "file_hash",
+            "file_id",
+            "fileId",
+            "file_ids",
+            "dir_count",
+            "path_cost",
+            "file_description",
+            "file_summary",
+            "file_title",
+            "folder_name_display",
+            "path_pattern",
+            "path_regex",
+            "filePattern",
+            "file_pattern",
+            "path_filter",
+            "file_filter",
+            "file_extension",
+            "file_ext",
+            "file_encoding",
+            "file_mime",
+            "fileMimeType",
+            "folder_id",
+            "folderId",
+            "dir_id",
+            "filesystem",
+            "fileSystem",
+            "file_system",
+            "file_statuses",
+            "pathway",
+            "pathways",
+            "pathogen",
+            "source_language",
+            "root_cause",
+            "home_team",
+            "source_code",
+            "sources_count",
+            "profile_id",
+            "xpath_query",
+            "userProfile_name_x",
         ] {
             assert!(!is_path_name(name), "{name}");
         }

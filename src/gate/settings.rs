@@ -65,6 +65,68 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
     (!members.is_empty()).then_some(Value::Array(members))
 }
 
+/// The items of configuration text `t` in the shapes [`settings_items`]
+/// does not read, or `None` when it holds none: a TOML document as the
+/// `toml` crate reads it (tables, arrays over several lines, inline
+/// tables: `servers = [\n  "169.254.169.254",\n]`); and line by line,
+/// outside `[section]` headers and comments (`#`, `;`, `!`), an INI or
+/// Java properties item whose key is a name (letters, digits, `_`, `.`,
+/// `-`) and whose separator is `:` (Python's `configparser`) or white
+/// space (`java.util.Properties`, nginx's and HAProxy's directives:
+/// `server vault.vault:8200;`), each `{key: value}`; and the text of each
+/// XML element that holds no other (`<host>10.0.0.1</host>`), under the
+/// element's local name. Bounded by `t`'s length (one TOML parse, one
+/// pass over the lines, one over the text).
+pub(crate) fn config_items(t: &str) -> Option<Value> {
+    let mut members = Vec::new();
+    if let Ok(table @ Value::Object(_)) = toml::from_str::<Value>(t) {
+        members.push(table);
+    }
+    for line in t.split(line_break) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';', '!', '[', '<']) {
+            continue;
+        }
+        let key_end = line
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+            .unwrap_or(line.len());
+        let (key, rest) = line.split_at(key_end);
+        let value = rest.trim_start();
+        let value = match value.strip_prefix(':') {
+            Some(v) => v.trim(),
+            // Whitespace alone separates a properties item.
+            None if value.len() < rest.len() && !value.starts_with('=') => value,
+            None => continue,
+        };
+        if !key.is_empty() && !value.is_empty() {
+            members.push(member(key, value));
+        }
+    }
+    members.extend(xml_leaves(t).map(|(k, v)| member(k, v)));
+    (!members.is_empty()).then_some(Value::Array(members))
+}
+
+/// The elements of XML text `t` that hold text and no other element,
+/// `<NAME …>TEXT</NAME>`, as (local name, text trimmed). Bounded by `t`'s
+/// length.
+fn xml_leaves(t: &str) -> impl Iterator<Item = (&str, &str)> {
+    t.split('<')
+        .zip(t.split('<').skip(1))
+        .filter_map(|(open, close)| {
+            let (tag, text) = open.split_once('>')?;
+            let name = tag.split(char::is_whitespace).next()?;
+            let closing = close.strip_prefix('/')?.split('>').next()?.trim();
+            let valid = !name.is_empty()
+                && name == closing
+                && !tag.ends_with('/')
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':'));
+            let local = name.rsplit(':').next()?;
+            (valid && !text.trim().is_empty()).then(|| (local, text.trim()))
+        })
+}
+
 /// Last words of an argument name that holds a configuration file's text
 /// (`config`, `app_config`, `kubeconfig`, `settings`, `conf`, `cfg`,
 /// `dotenv`): TOML (`host = "db"`), env (`HOST=db`) or query
@@ -383,6 +445,21 @@ fn value_file(value: &str) -> Option<&str> {
 fn url_word(item: &str) -> bool {
     if item.starts_with(['{', '"', '\'']) || item.contains('@') {
         return false;
+    }
+    // A dotted name followed by a port, a query, a fragment or
+    // parameters, that the scheme-less rule reads as a host only a local
+    // resolver answers (`vault.vault:8200`, `db.internal:5432;`,
+    // `vault.vault?x`; attack s78-A, B4).
+    let shaped = item.find([':', '?', '#', ';']).is_some_and(|end| {
+        let (name, rest) = item.split_at(end);
+        let port = rest
+            .strip_prefix(':')
+            .map(|p| p.trim_end_matches([';', ',']))
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        name.contains('.') && !name.contains(['/', '\\']) && (port || !rest.starts_with(':'))
+    });
+    if shaped && super::urls::scheme_less_host(item) {
+        return true;
     }
     let host = without_port(item);
     if host != item {

@@ -278,6 +278,10 @@ pub(super) fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) ->
                 let at = pick.min(texts.len().saturating_sub(1));
                 texts.get(at).cloned().map_or(Value::Null, Value::String)
             }
+            // A syntax error after whole documents: a streaming loader
+            // (PyYAML's `safe_load_all`, Go's `yaml.v3` decoder) hands
+            // those over before it fails (attack s78-A, B3).
+            YamlEvent::Stop(None) if !docs.is_empty() => break,
             YamlEvent::Stop(None) => return YamlRead::Other,
             YamlEvent::Stop(Some(why)) => return unreadable(why),
             YamlEvent::Seq => {
