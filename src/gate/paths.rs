@@ -1032,6 +1032,11 @@ pub const PATH_ATTRIBUTE_WORDS: &[&str] = &[
     "changed",
     "modified",
     "deleted",
+    "color",
+    "colour",
+    "icon",
+    "visibility",
+    "access",
 ];
 
 /// Words after a file, directory or folder word (not a path word: a
@@ -1081,6 +1086,9 @@ pub const FILE_CONTENT_WORDS: &[&str] = &[
     "csv",
     "markdown",
     "md",
+    "upload",
+    "binary",
+    "encoded",
 ];
 
 /// `true` when a word of `name` before its last is a path word (one of
@@ -2112,6 +2120,9 @@ mod tests {
             "profile_id",
             "xpath_query",
             "userProfile_name_x",
+            "folder_color",
+            "file_upload",
+            "file_binary",
         ] {
             assert!(!is_path_name(name), "{name}");
         }

@@ -2310,7 +2310,13 @@ mod tests {
             ("example.com db", HostPlace::Named, "ok"),
             ("example.com 0.9", HostPlace::Named, "ok"),
             ("J.R.R. Tolkien", HostPlace::Named, "ok"),
-            ("Ubuntu 22.04 vault.vault", HostPlace::Named, "ok"),
+            // A service name among words is a host (attack s78-A, B5).
+            (
+                "Ubuntu 22.04 vault.vault",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            ("Ubuntu 22.04 on Node.js", HostPlace::Named, "ok"),
             ("example.com vault.vault", HostPlace::Member, "ok"),
             (
                 "example.com\u{1f}127.0.0.1",
