@@ -118,6 +118,8 @@ fn single_label_names_and_private_suffixes_are_refused() {
         // Attack s76-B, F2: a last label that is no top-level domain.
         ("http://kubernetes.default/api", "ssrf.unknown_tld"),
         ("http://vault.vault:8200/v1/sys", "ssrf.unknown_tld"),
+        ("http://vault.v_ault/x", "ssrf.unknown_tld"),
+        ("http://vault.*/x", "ssrf.unknown_tld"),
         ("http://grafana.monitoring/", "ssrf.unknown_tld"),
         ("http://argocd-server.argocd/", "ssrf.unknown_tld"),
         ("HTTP://Kubernetes.Default./api", "ssrf.unknown_tld"),

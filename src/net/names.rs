@@ -128,12 +128,14 @@ pub fn refused_name(domain: &str) -> Option<DenialCode> {
     // domains complete it as they complete a single label (RFC 1535; a
     // Kubernetes pod's `ndots:5` makes `SERVICE.NAMESPACE` the usual name
     // of a service).
-    // (An empty last label, `a..`, or one of other characters than
-    // letters, digits and hyphens, `example.org}` as an unexpanded curl
-    // glob leaves it, is no name a resolver's search list completes to a
-    // host: the rules above and DNS decide those.)
+    // A last label of letters, digits, hyphens, underscores and `*`
+    // (WHATWG and glibc take `_` and `*` in a name: a search list
+    // completes `db.team_a` as any `NAME.NS`). (An empty last label,
+    // `a..`, or one of other characters, `example.org}` as an unexpanded
+    // curl glob leaves it, is no name a resolver's search list completes
+    // to a host: the rules above and DNS decide those.)
     let tld = name.rsplit('.').next().unwrap_or(name);
-    let ldh = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
+    let ldh = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'*');
     if !tld.is_empty() && tld.bytes().all(ldh) && !is_root_zone_tld(tld) {
         return Some(DenialCode::UnknownTld);
     }
@@ -171,11 +173,18 @@ mod tests {
             ("lan.example.com", None),
             ("myhome", Some(DenialCode::SingleLabelName)),
             ("a.myhome", Some(DenialCode::UnknownTld)),
+            // A last label with `_` or `*` is no top-level domain either
+            // (attack s78-A, B6).
+            ("vault.v_ault", Some(DenialCode::UnknownTld)),
+            ("vault.*", Some(DenialCode::UnknownTld)),
+            ("db.team_a", Some(DenialCode::UnknownTld)),
+            ("_svc._tcp.example.com", None),
+            ("x.example.org}", None),
             ("a.svc.example", Some(DenialCode::SpecialUseName)),
             ("a.svc.example.com", None),
             ("a.scorp", Some(DenialCode::UnknownTld)),
             ("{8.8.8.8,example.org}", None),
-            ("a.b_c", None),
+            ("a.b_c", Some(DenialCode::UnknownTld)),
             ("a.scot", None),
             ("a..", None),
             ("..", None),
