@@ -10,8 +10,8 @@ use super::listing::{listing_members, ToolView};
 use super::literals;
 use super::named::{Named, LISTEN_MEMBERS};
 use super::paths::{
-    address_name, drive_rest, host_member_name, host_name, is_path_name, settings_name, uri_name,
-    PathLists, Roots,
+    address_name, content_name, drive_rest, host_member_name, host_name, is_path_name,
+    settings_name, uri_name, PathLists, Roots,
 };
 use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
@@ -1108,6 +1108,10 @@ impl Gatekeeper {
                         let inner = match (is_path_name(k), uri_name(k)) {
                             (true, _) => Place::Path,
                             (false, Some(true)) => Place::FileUri,
+                            // What a file holds (`content`, `newText`):
+                            // text, as under any other key (attack s79-B,
+                            // F2).
+                            (false, None) if under_path && content_name(k) => Place::Plain,
                             (false, _) if under_path => Place::InPath,
                             (false, Some(false)) => Place::Uri,
                             (false, None) if host_name(k) => Place::Host,
@@ -2527,6 +2531,13 @@ fn embedded_json(s: &str) -> Embedded {
         ) => Embedded::Unreadable(e.to_string()),
         Err(_) => {
             let literals = string_literals(t);
+            // JSONC (comments, trailing commas): what its decoders read,
+            // and every string literal as written (a strict decoder reads
+            // none of it, a YAML one may read a comment's text).
+            if let Some(v) = jsonc_reading(t) {
+                let written = Value::Array(literals.into_iter().map(Value::String).collect());
+                return Embedded::Json(vec![v, written]);
+            }
             let bracketed = one_collection(t);
             // Bracketed and holding strings, yet not strict JSON: a lenient
             // decoder (Python's `NaN`, `Infinity`, `1e999`, lone
@@ -2571,20 +2582,27 @@ fn embedded_json(s: &str) -> Embedded {
 
 /// How [`one_collection`] reads quotes and comments: the ways decoders
 /// that read a bracketed text as one collection (JSON, JSON5, Python
-/// literals, YAML flow collections) spell a string.
-#[derive(Clone, Copy)]
+/// literals, YAML flow collections) spell a string and a comment.
+#[derive(Clone, Copy, PartialEq)]
 enum Quoting {
-    /// No strings (YAML plain scalars holding quotes: `[a"b]`).
+    /// No strings, no comments (YAML plain scalars holding quotes: `[a"b]`).
     None,
-    /// JSON's double-quoted strings with backslash escapes.
-    Double,
-    /// JSON5's `//` and `/* */` comments besides double-quoted strings.
-    Commented,
-    /// Python's literals: single- and double-quoted, backslash escapes in both.
+    /// JSON's double-quoted strings with backslash escapes (Python's and
+    /// Node's lenient decoders).
+    Json,
+    /// JSON5's and JSONC's: single- and double-quoted strings with
+    /// backslash escapes, `//` and `/* */` comments.
+    Json5,
+    /// Python's literals: single- and double-quoted strings, triple-quoted
+    /// ones, backslash escapes in all, `#` comments.
     Python,
-    /// YAML's flow scalars: single-quoted with no escape but `''`, double
-    /// with backslash escapes.
+    /// YAML's flow collections: a quote opens a scalar only at its start
+    /// (after a bracket, `,`, `:` or `?` and white space), single-quoted
+    /// with no escape but `''`, double-quoted with backslash escapes; `#`
+    /// after white space opens a comment.
     Yaml,
+    /// As [`Quoting::Yaml`], a quote opening a string anywhere.
+    YamlLoose,
 }
 
 /// Whether `t` (its first character `[` or `{`) reads as one bracketed
@@ -2592,14 +2610,15 @@ enum Quoting {
 /// closes at its last character. `[project]\nname = "x"\ndeps = [\n]`
 /// (TOML), `[Unit]\n…\n[Install]` and `[1] "Smith". See [2]` open and close
 /// more than once: no decoder reads them whole, and their string literals
-/// are checked one by one. Bounded by `t`'s length, five passes.
+/// are checked one by one. Bounded by `t`'s length, six passes.
 fn one_collection(t: &str) -> bool {
     [
         Quoting::None,
-        Quoting::Double,
-        Quoting::Commented,
+        Quoting::Json,
+        Quoting::Json5,
         Quoting::Python,
         Quoting::Yaml,
+        Quoting::YamlLoose,
     ]
     .into_iter()
     .any(|q| first_bracket_closes_last(t, q))
@@ -2607,9 +2626,15 @@ fn one_collection(t: &str) -> bool {
 
 /// [`one_collection`] in one [`Quoting`].
 fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
+    use Quoting::{Json, Json5, None as Plain, Python, Yaml, YamlLoose};
+    let yaml = matches!(quoting, Yaml | YamlLoose);
     let mut depth = 0_usize;
+    // The last character outside white space, comments and strings.
+    let mut last = ' ';
+    let mut spaced = true;
     let mut chars = t.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        let scalar_start = quoting != Yaml || matches!(last, '[' | '{' | ',' | ':' | '?');
         match c {
             '[' | '{' => depth += 1,
             ']' | '}' => {
@@ -2618,39 +2643,54 @@ fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
                     return i + c.len_utf8() == t.len();
                 }
             }
-            '"' if !matches!(quoting, Quoting::None) => {
-                // To the closing quote, past backslash escapes.
+            '"' | '\'' if quoting == Plain || (c == '\'' && quoting == Json) => {}
+            '"' | '\'' if yaml && !scalar_start => {}
+            '"' | '\'' => {
+                let escapes = !(yaml && c == '\'');
+                // A Python triple-quoted string ends at three quotes.
+                let triple = quoting == Python
+                    && t.get(i..)
+                        .is_some_and(|r| r.starts_with(&format!("{c}{c}{c}")));
+                if triple {
+                    chars.next();
+                    chars.next();
+                }
+                let mut run = 0_usize;
                 while let Some((_, d)) = chars.next() {
-                    match d {
-                        '\\' => {
-                            chars.next();
+                    if d == '\\' && escapes {
+                        chars.next();
+                        run = 0;
+                    } else if d == c {
+                        run += 1;
+                        if !triple || run == 3 {
+                            break;
                         }
-                        '"' => break,
-                        _ => {}
+                    } else {
+                        run = 0;
                     }
                 }
+                last = c;
+                spaced = false;
+                continue;
             }
-            '\'' if matches!(quoting, Quoting::Python | Quoting::Yaml) => {
-                let escapes = matches!(quoting, Quoting::Python);
-                // To the closing quote (YAML's `''` reads as two strings
-                // side by side, the same brackets).
-                while let Some((_, d)) = chars.next() {
-                    match d {
-                        '\\' if escapes => {
-                            chars.next();
-                        }
-                        '\'' => break,
-                        _ => {}
+            '#' if quoting == Python || (yaml && spaced) => {
+                for (_, d) in chars.by_ref() {
+                    if d == '\n' {
+                        break;
                     }
                 }
+                spaced = true;
+                continue;
             }
-            '/' if matches!(quoting, Quoting::Commented) => match chars.peek() {
+            '/' if quoting == Json5 => match chars.peek() {
                 Some((_, '/')) => {
                     for (_, d) in chars.by_ref() {
                         if d == '\n' {
                             break;
                         }
                     }
+                    spaced = true;
+                    continue;
                 }
                 Some((_, '*')) => {
                     chars.next();
@@ -2661,13 +2701,79 @@ fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
                         }
                         star = d == '*';
                     }
+                    spaced = true;
+                    continue;
                 }
                 _ => {}
             },
             _ => {}
         }
+        spaced = c.is_whitespace();
+        if !spaced {
+            last = c;
+        }
     }
     false
+}
+
+/// `t` read as JSONC (VS Code's settings, `tsconfig.json`,
+/// `devcontainer.json`): without `//` and `/* */` comments outside
+/// strings and without a `,` before a closing bracket, when that is
+/// strict JSON; `None` otherwise. Bounded by `t`'s length.
+fn jsonc_reading(t: &str) -> Option<Value> {
+    let mut out = String::with_capacity(t.len());
+    let mut chars = t.chars().peekable();
+    let mut changed = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                out.push(c);
+                while let Some(d) = chars.next() {
+                    out.push(d);
+                    if d == '\\' {
+                        out.extend(chars.next());
+                    } else if d == '"' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+                changed = true;
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for d in chars.by_ref() {
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+                out.push(' ');
+                changed = true;
+            }
+            ']' | '}' => {
+                // A trailing comma before it (white space between).
+                let kept = out.trim_end().len();
+                if out.get(..kept).is_some_and(|o| o.ends_with(',')) {
+                    out.truncate(kept.saturating_sub(1));
+                    changed = true;
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    if !changed {
+        return None;
+    }
+    crate::json::parse_strict(out.as_bytes(), &crate::json::Limits::default()).ok()
 }
 
 /// The value at the RFC 6901 `pointer` in `root`, reading a string on the
@@ -4015,6 +4121,65 @@ mod tests {
             (
                 json!({"config": "---\nhost: vault.vault\n---\n- [unclosed\n"}),
                 "ssrf.unknown_tld",
+            ),
+            // XML text content, INI continuation lines, properties'
+            // logical lines and escapes, heredocs, comma lists (attack
+            // s79-A, B1-B4, B6).
+            (
+                json!({"config": "<c><host><![CDATA[127.0.0.1]]></host></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<c><url><![CDATA[http://127.0.0.1/]]></url></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<c><host>127<!-- x -->.0.0.1</host></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<c><host><?pi x?>127.0.0.1</host></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<c><host>&#49;27.0.0.1</host></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "[db]\nhost = example.com\n  127.0.0.1\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "[db]\nhost:\n  vault.vault\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (
+                json!({"config": "db.host=example.com,\\\n  127.0.0.1\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "db.host=\\u0031\\u0032\\u0037.0.0.1\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "host = <<EOT\n127.0.0.1\nEOT\n"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "host = <<-EOT\n  vault.vault\n  EOT\n"}),
+                "ssrf.unknown_tld",
+            ),
+            (json!({"args": ["x,127.0.0.1:8200"]}), "ssrf.loopback"),
+            (json!({"args": ["8.8.8.8:1,vault.vault:2"]}), REFUSED),
+            (json!({"env": "PEERS=8.8.8.8:1,vault.vault:2"}), REFUSED),
+            (
+                json!({"args": ["--peers=8.8.8.8:1,vault.vault:2"]}),
+                REFUSED,
+            ),
+            (json!({"args": ["a,b,c", "--tags=x,y"]}), "ok"),
+            (
+                json!({"config": "<c><name>a &amp; b</name><!-- c --></c>"}),
+                "ok",
             ),
             // A service name among words (attack s78-A, B5).
             (json!({"host": "vault.vault web"}), "ssrf.unknown_tld"),
@@ -5794,6 +5959,62 @@ max_bytes = 10
             ),
             (
                 json!({"content": "[tool]\nurl = \"http://127.0.0.2/\"\nx = [1]"}),
+                "ssrf.loopback",
+            ),
+            // Comments and Python's triple quotes, and a quote inside a
+            // YAML plain scalar, hide no bracket (attack s79-A, B5).
+            (
+                json!({"data": "{'a': 1, # }\n 'u': 'http://127.0.0.2/'}"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"data": "{'a': '''x'}''', 'u': 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{'a': \"\"\"x\"}\"\"\", 'u': 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{x: it's, y: '}', u: 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{a: 1, /* } */ u: 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{'a': 1, # }\n 'host': '127.1'}"}),
+                "ssrf.loopback",
+            ),
+            // What a file holds, beside its path under a path-named key,
+            // is text (GitHub's `push_files`; attack s79-B, F2); any
+            // other member that reads as a path is still checked.
+            (
+                json!({"files": [{"path": "a.txt", "content": "// hello\n../../x", "commit_message": "/etc"}]}),
+                "ok",
+            ),
+            (
+                json!({"files": [{"path": "a.txt", "edits": [{"oldText": "/a", "newText": "// b"}]}]}),
+                "ok",
+            ),
+            (
+                json!({"files": [{"path": "a.txt", "other": "/etc/passwd"}]}),
+                "path.outside_root",
+            ),
+            // JSONC (VS Code's settings) is read as its decoders read it
+            // (attack s79-A, FP1).
+            (
+                json!({"data": "{\n  // editor\n  \"editor.fontSize\": 14\n}"}),
+                "ok",
+            ),
+            (json!({"config": "{\n  \"editor.fontSize\": 14,\n}"}), "ok"),
+            (
+                json!({"data": "{\n  // c\n  \"url\": \"http://127.0.0.2/\",\n}"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"data": "{\"a\": 1 // \"http://127.0.0.2/\"\n}"}),
                 "ssrf.loopback",
             ),
             // Brackets inside strings and comments do not end the

@@ -89,6 +89,8 @@ pub const PATH_ARGUMENT_NAMES: &[&str] = &[
     "srcs",
     "cwds",
     "workdirs",
+    "attachment",
+    "attachments",
     "pathspec",
     "pathspecs",
     "filespec",
@@ -875,6 +877,20 @@ fn alternatives(name: &str) -> impl Iterator<Item = &str> {
         .filter(|p| !p.is_empty())
 }
 
+/// Verbs whose `_to`, `_as` or `_into` names where a file goes
+/// (`save_to`, `saveAs`, `export_to`, `download_into`: attack s79-B, F3).
+pub const DESTINATION_VERBS: &[&str] = &[
+    "save", "write", "export", "download", "output", "copy", "move", "dump", "store", "extract",
+    "unzip", "untar", "clone", "checkout", "render", "print", "log",
+];
+
+/// Words before `source` or `src` that make it code, not a file
+/// (`cell_source`, `code_src`: a notebook cell's text; attack s79-B, F5).
+pub const CODE_SOURCE_WORDS: &[&str] = &[
+    "cell", "code", "notebook", "snippet", "script", "sql", "query", "html", "markdown", "page",
+    "template", "prompt", "shader", "function", "program",
+];
+
 /// [`is_path_name`] of one alternative.
 fn is_one_path_name(name: &str) -> bool {
     let is = |w: &str| {
@@ -883,6 +899,23 @@ fn is_one_path_name(name: &str) -> bool {
             .any(|n| n.eq_ignore_ascii_case(w))
     };
     let word = last_word(name);
+    let lower_words: Vec<String> = words(name).iter().map(|w| w.to_ascii_lowercase()).collect();
+    let last_two = lower_words
+        .len()
+        .checked_sub(2)
+        .and_then(|i| lower_words.get(i..));
+    if let Some([before, last]) = last_two {
+        if ["source", "sources", "src", "srcs"].contains(&last.as_str())
+            && CODE_SOURCE_WORDS.contains(&before.as_str())
+        {
+            return false;
+        }
+        if ["to", "as", "into"].contains(&last.as_str())
+            && DESTINATION_VERBS.contains(&before.as_str())
+        {
+            return true;
+        }
+    }
     let abbreviation = PATH_ABBREVIATIONS
         .iter()
         .any(|a| a.eq_ignore_ascii_case(last_segment(name)));
@@ -907,143 +940,99 @@ fn is_one_path_name(name: &str) -> bool {
         || headed_by_a_path_word(name)
 }
 
-/// Words after a path word ([`PATH_NAME_ENDINGS`]) that make the name a
-/// measure or an attribute of the file rather than the file (`file_size`,
-/// `pathCount`, `path_exists`, `file_type`, `file_id`, `path_pattern`,
-/// `file_url`), compared in lower case, a plural as its singular.
-pub const PATH_ATTRIBUTE_WORDS: &[&str] = &[
-    "size",
-    "count",
-    "num",
-    "number",
-    "total",
-    "length",
-    "len",
-    "cost",
-    "depth",
-    "width",
-    "height",
-    "limit",
-    "max",
-    "min",
-    "exists",
-    "exist",
-    "type",
-    "mimetype",
-    "kind",
-    "format",
-    "fmt",
-    "mode",
-    "perm",
-    "permission",
-    "owner",
-    "hash",
-    "checksum",
-    "digest",
-    "sha",
-    "sha1",
-    "sha256",
-    "sha512",
-    "md5",
-    "crc",
-    "etag",
-    "id",
-    "uuid",
-    "guid",
-    "pattern",
-    "regex",
-    "regexp",
-    "filter",
-    "separator",
-    "sep",
-    "delimiter",
-    "style",
-    "encoding",
-    "charset",
-    "time",
-    "date",
-    "timestamp",
-    "mtime",
-    "ctime",
-    "atime",
-    "age",
-    "ttl",
-    "line",
-    "lineno",
-    "column",
-    "col",
-    "offset",
-    "index",
-    "idx",
-    "pos",
-    "position",
-    "row",
-    "page",
-    "status",
-    "state",
-    "level",
-    "score",
-    "weight",
-    "rank",
-    "priority",
-    "quota",
-    "ratio",
-    "url",
-    "uri",
-    "urn",
-    "href",
-    "link",
-    "search",
-    "query",
-    "language",
-    "lang",
-    "locale",
-    "extension",
-    "ext",
-    "suffix",
-    "system",
-    "server",
-    "host",
-    "share",
-    "handle",
-    "descriptor",
-    "fd",
-    "manager",
-    "browser",
-    "watcher",
-    "picker",
-    "viewer",
-    "service",
-    "provider",
-    "driver",
-    "error",
-    "warning",
-    "valid",
-    "ok",
-    "enabled",
-    "disabled",
-    "visible",
-    "hidden",
-    "readonly",
-    "writable",
-    "readable",
-    "executable",
-    "locked",
-    "changed",
-    "modified",
-    "deleted",
-    "color",
-    "colour",
-    "icon",
-    "visibility",
-    "access",
+/// Words after a path word ([`PATH_NAME_ENDINGS`]) that name the file's
+/// role or place among others, so the name still holds a path
+/// (`path_a`, `path_left`, `file_target`, `path_optional`,
+/// `path_entries`), besides [`QUALIFIER_WORDS`], a single letter and
+/// digits; compared in lower case, a plural as its singular. Any other
+/// word makes the name something of the file's (`fileKey`,
+/// `folder_token`, `file_size`, `path_method`): a name that holds a path
+/// under a word not listed here gets a `kind = "path"` rule.
+pub const PATH_ROLE_WORDS: &[&str] = &[
+    "left",
+    "right",
+    "base",
+    "head",
+    "local",
+    "remote",
+    "in",
+    "out",
+    "src",
+    "dst",
+    "source",
+    "target",
+    "dest",
+    "destination",
+    "optional",
+    "required",
+    "req",
+    "maybe",
+    "nullable",
+    "only",
+    "here",
+    "used",
+    "given",
+    "provided",
+    "supplied",
+    "requested",
+    "candidate",
+    "choice",
+    "selection",
+    "selected",
+    "entry",
+    "entries",
+    "item",
+    "element",
+    "list",
+    "array",
+    "one",
+    "two",
+    "first",
+    "second",
+    "third",
+    "last",
+    "primary",
+    "secondary",
+    "main",
+    "other",
+    "extra",
+    "alt",
+    "backup",
+    "output",
+    "result",
+    "results",
+    "root",
+    "home",
+    "parent",
+    "child",
+    "from",
+    "to",
+    "hint",
+    "like",
+    "loc",
+    "location",
+    "on",
+    "off",
+    "obj",
+    "object",
 ];
 
-/// Words after a file, directory or folder word (not a path word: a
-/// path's text is the path) that name what the file holds or says of
-/// itself (`file_content`, `fileText`, `file_data`, `file_description`,
-/// `dir_listing`), compared as [`PATH_ATTRIBUTE_WORDS`] are.
+/// Words after a path word (`path`, `paths`, `filepath`, not `file`: a
+/// file's text is its contents, a path's text is the path) that still
+/// name the path (`path_text`, `path_data`, `path_info`, `pathStrings`).
+pub const PATH_TEXT_WORDS: &[&str] = &["text", "data", "info", "strs", "strings", "chars", "name"];
+
+/// Last words of a member name that holds what a file holds or says
+/// (`content`, `newText`, `message`, `description`): in an object under a
+/// path-named key (`{"files": [{"path": …, "content": …}]}`, GitHub's
+/// `push_files`) such a member is text, not a member whose text may be a
+/// path (attack s79-B, F2). Compared in lower case, a plural as its
+/// singular.
 pub const FILE_CONTENT_WORDS: &[&str] = &[
+    "message",
+    "msg",
+    "code",
+    "prompt",
     "content",
     "contents",
     "text",
@@ -1093,13 +1082,14 @@ pub const FILE_CONTENT_WORDS: &[&str] = &[
 
 /// `true` when a word of `name` before its last is a path word (one of
 /// [`PATH_NAME_ENDINGS`] ends it, none of [`NOT_PATH_NAME_ENDINGS`]:
-/// `file`, `dirs`, `filepath`) and no word after the last such word is a
-/// measure or attribute ([`PATH_ATTRIBUTE_WORDS`]) or, after a file,
-/// directory or folder word, what the file holds ([`FILE_CONTENT_WORDS`]):
-/// `file_to_read`, `path_in_repo`, `path_a`, `filesToRead`,
-/// `path_target`, `dir_entries` hold paths; `file_size`, `file_content`,
-/// `path_pattern` do not (attack s78-B, F3: the words that may follow a
-/// path word are too many to list, the ones that make it no path fewer).
+/// `file`, `dirs`, `filepath`) followed by a preposition ([`PREPOSITIONS`]:
+/// `file_to_read`, `path_in_repo`, `filesToRead`), or by words each of
+/// which names the file's role or place ([`PATH_ROLE_WORDS`],
+/// [`QUALIFIER_WORDS`], a single letter, digits: `path_a`, `fileA`,
+/// `path_target`, `dir_entries`) or, after a path word, its text
+/// ([`PATH_TEXT_WORDS`]: `path_text`, `path_data`) (attack s78-B, F3).
+/// Any other word makes the name something of the file's (`fileKey`,
+/// `folder_token`, `file_size`, `file_content`; attack s79-B, F1).
 /// Bounded by the name's length.
 fn headed_by_a_path_word(name: &str) -> bool {
     let words = words(name);
@@ -1115,6 +1105,12 @@ fn headed_by_a_path_word(name: &str) -> bool {
     let Some(after) = lower.get(at.saturating_add(1)..).filter(|a| !a.is_empty()) else {
         return false;
     };
+    if after
+        .first()
+        .is_some_and(|w| PREPOSITIONS.contains(&w.as_str()))
+    {
+        return true;
+    }
     let path_word = lower.get(at).is_some_and(|w| {
         ["path", "paths", "pathlike", "pathlikes"].iter().any(|e| {
             w.trim_end_matches(|c: char| c.is_ascii_digit())
@@ -1128,17 +1124,29 @@ fn headed_by_a_path_word(name: &str) -> bool {
             .or_else(|| w.strip_suffix('s'));
         list.contains(&w) || singular.is_some_and(|s| list.contains(&s))
     };
-    // Words after a preposition say what is done with the file, which
-    // stays the noun (`path_to_search`, `files_with_size`).
-    !after
-        .iter()
-        .take_while(|w| !PREPOSITIONS.contains(&w.as_str()))
-        .any(|w| listed(PATH_ATTRIBUTE_WORDS, w) || (!path_word && listed(FILE_CONTENT_WORDS, w)))
+    after.iter().all(|w| {
+        let bare = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        bare.is_empty()
+            || bare.chars().count() == 1
+            || listed(PATH_ROLE_WORDS, bare)
+            || listed(QUALIFIER_WORDS, bare)
+            || (path_word && listed(PATH_TEXT_WORDS, bare))
+    })
+}
+
+/// `true` when the last word of `name` ([`last_word`]) is one of
+/// [`FILE_CONTENT_WORDS`] (`content`, `newText`, `commit_message`) and the
+/// name is no path name. Bounded by the name's length.
+pub(crate) fn content_name(name: &str) -> bool {
+    let word = last_word(name).to_ascii_lowercase();
+    let singular = word.strip_suffix('s').unwrap_or(&word);
+    !is_path_name(name)
+        && (FILE_CONTENT_WORDS.contains(&word.as_str()) || FILE_CONTENT_WORDS.contains(&singular))
 }
 
 /// Prepositions after a path word ([`headed_by_a_path_word`]).
-const PREPOSITIONS: &[&str] = &[
-    "to", "for", "in", "from", "with", "of", "on", "into", "under", "inside", "at", "by",
+pub const PREPOSITIONS: &[&str] = &[
+    "to", "for", "in", "from", "with", "of", "on", "into", "under", "inside", "at",
 ];
 
 /// The words of an identifier: split at `_`, `-`, `.`, space and any other
@@ -1154,11 +1162,16 @@ fn words(name: &str) -> Vec<&str> {
         for (k, &(i, c)) in chars.iter().enumerate() {
             let prev = k.checked_sub(1).and_then(|p| chars.get(p)).map(|&(_, p)| p);
             let next = chars.get(k.saturating_add(1)).map(|&(_, n)| n);
+            // An acronym's plural stays one word (`fileIDs`, `URLs`).
+            let plural = next == Some('s')
+                && chars
+                    .get(k.saturating_add(2))
+                    .is_none_or(|&(_, n)| n.is_uppercase());
             let boundary = c.is_uppercase()
                 && prev.is_some_and(|p| {
                     p.is_lowercase()
                         || p.is_ascii_digit()
-                        || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+                        || (p.is_uppercase() && next.is_some_and(char::is_lowercase) && !plural)
                 });
             if boundary && i > start {
                 out.extend(segment.get(start..i));
@@ -1959,12 +1972,16 @@ mod tests {
             "path_candidates",
             "filepath_x",
             "pathX",
-            "pathOrange",
-            "filesOrdered",
-            "file_path_new_thing",
             "files_with_size",
-            // No version (`v2x`), but a word after a path word.
-            "files_v2x",
+            "file_path_new_a",
+            // Files without a path word (attack s79-B, F3).
+            "attachments",
+            "attachment",
+            "save_to",
+            "saveAs",
+            "export_to",
+            "download_into",
+            "outputTo",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -2123,6 +2140,32 @@ mod tests {
             "folder_color",
             "file_upload",
             "file_binary",
+            "files_v2x",
+            "pathOrange",
+            "filesOrdered",
+            // Words after a path word that name something of the file's
+            // (attack s79-B, F1, F4).
+            "fileKey",
+            "folder_token",
+            "folderToken",
+            "file_token",
+            "file_key",
+            "file_message",
+            "file_author",
+            "file_branch",
+            "file_password",
+            "path_method",
+            "pathMethod",
+            "file_template",
+            "file_code",
+            "fileIDs",
+            "folderIDs",
+            "file_URLs",
+            "path_description",
+            "cell_source",
+            "code_src",
+            "save",
+            "send_to",
         ] {
             assert!(!is_path_name(name), "{name}");
         }

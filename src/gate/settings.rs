@@ -82,34 +82,163 @@ pub(crate) fn config_items(t: &str) -> Option<Value> {
     if let Ok(table @ Value::Object(_)) = toml::from_str::<Value>(t) {
         members.push(table);
     }
-    for line in t.split(line_break) {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with(['#', ';', '!', '[', '<']) {
-            continue;
+    for (key, value) in config_lines(t) {
+        // As `java.util.Properties` reads it too (`\u0031`, `\:`).
+        if let Some(unescaped) = properties_unescaped(&value) {
+            members.push(member(&key, &unescaped));
         }
-        let key_end = line
-            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
-            .unwrap_or(line.len());
-        let (key, rest) = line.split_at(key_end);
-        let value = rest.trim_start();
-        let value = match value.strip_prefix(':') {
-            Some(v) => v.trim(),
-            // Whitespace alone separates a properties item.
-            None if value.len() < rest.len() && !value.starts_with('=') => value,
-            None => continue,
-        };
-        if !key.is_empty() && !value.is_empty() {
-            members.push(member(key, value));
-        }
+        members.push(member(&key, &value));
     }
-    members.extend(xml_leaves(t).map(|(k, v)| member(k, v)));
+    members.extend(xml_leaves(&xml_content(t)).map(|(k, v)| member(&k, &v)));
     (!members.is_empty()).then_some(Value::Array(members))
 }
 
-/// The elements of XML text `t` that hold text and no other element,
-/// `<NAME …>TEXT</NAME>`, as (local name, text trimmed). Bounded by `t`'s
-/// length.
-fn xml_leaves(t: &str) -> impl Iterator<Item = (&str, &str)> {
+/// The `(key, value)` items of configuration text's lines
+/// ([`config_items`]): a key of letters, digits, `_`, `.` and `-`, then
+/// `:`, `=` or white space, then the value; a line ending in an odd
+/// number of `\` joined to the next without its leading white space (a
+/// properties logical line); an indented line also added to the value
+/// before it (`configparser`'s continuation: `host:\n  127.0.0.1`); a
+/// heredoc value (`<<EOT` or `<<-EOT` to a line `EOT`: HCL, Terraform) as
+/// its lines. Outside `[section]` headers and comments (`#`, `;`, `!`).
+/// Bounded by `t`'s length.
+fn config_lines(t: &str) -> Vec<(String, String)> {
+    let mut items: Vec<(String, String)> = Vec::new();
+    let mut lines = t.split(line_break);
+    let mut heredoc: Option<(String, String, String)> = None;
+    while let Some(raw) = lines.next() {
+        if let Some((key, end, mut body)) = heredoc.take() {
+            if raw.trim() == end {
+                items.push((key, body));
+            } else {
+                body.push_str(raw.trim());
+                body.push('\n');
+                heredoc = Some((key, end, body));
+            }
+            continue;
+        }
+        let mut line = raw.to_owned();
+        while line.len() - line.trim_end_matches('\\').len() % 2 == 1 {
+            line.pop();
+            match lines.next() {
+                Some(next) => line.push_str(next.trim_start()),
+                None => break,
+            }
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';', '!', '[', '<']) {
+            continue;
+        }
+        if raw.starts_with([' ', '\t']) {
+            if let Some((_, value)) = items.last_mut() {
+                value.push('\n');
+                value.push_str(trimmed);
+            }
+        }
+        let key_end = trimmed
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+            .unwrap_or(trimmed.len());
+        let (key, rest) = trimmed.split_at(key_end);
+        let after = rest.trim_start();
+        let value = match after.strip_prefix([':', '=']) {
+            Some(v) => v.trim(),
+            // White space alone separates a properties item.
+            None if after.len() < rest.len() => after,
+            None => continue,
+        };
+        if key.is_empty() {
+            continue;
+        }
+        if let Some(marker) = value.strip_prefix("<<") {
+            let end = marker.trim_start_matches('-').trim().trim_matches('"');
+            if !end.is_empty() {
+                heredoc = Some((key.to_owned(), end.to_owned(), String::new()));
+                continue;
+            }
+        }
+        items.push((key.to_owned(), value.to_owned()));
+    }
+    items
+}
+
+/// A properties value as `java.util.Properties.load` reads it: `\uXXXX`
+/// the character, `\t`, `\n`, `\r`, `\f` those controls, `\` before
+/// any other character that character; `None` when it holds no `\`.
+fn properties_unescaped(value: &str) -> Option<String> {
+    if !value.contains('\\') {
+        return None;
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('u') => {
+                let hex: String = chars.clone().take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(d) if hex.len() == 4 => {
+                        out.push(d);
+                        chars.nth(3);
+                    }
+                    _ => out.push('u'),
+                }
+            }
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('f') => out.push('\u{c}'),
+            Some(d) => out.push(d),
+            None => {}
+        }
+    }
+    Some(out)
+}
+
+/// XML text `t` with its comments and processing instructions removed and
+/// its CDATA sections written as escaped text, as a parser's text content
+/// holds them (`<host><![CDATA[127.0.0.1]]></host>`,
+/// `<host>127<!-- x -->.0.0.1</host>`). Bounded by `t`'s length.
+fn xml_content(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(at) = rest.find('<') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let from = rest.get(at..).unwrap_or_default();
+        let skipped = [("<!--", "-->"), ("<?", "?>")]
+            .iter()
+            .find_map(|(open, close)| {
+                let inner = from.strip_prefix(open)?;
+                Some(
+                    inner
+                        .find(close)
+                        .map_or("", |e| inner.get(e + close.len()..).unwrap_or_default()),
+                )
+            });
+        if let Some(after) = skipped {
+            rest = after;
+            continue;
+        }
+        if let Some(inner) = from.strip_prefix("<![CDATA[") {
+            let end = inner.find("]]>").unwrap_or(inner.len());
+            let data = inner.get(..end).unwrap_or_default();
+            out.push_str(&data.replace('&', "&amp;").replace('<', "&lt;"));
+            rest = inner.get(end.saturating_add(3)..).unwrap_or_default();
+            continue;
+        }
+        out.push('<');
+        rest = from.get(1..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The elements of XML text `t` ([`xml_content`]) that hold text and no
+/// other element, `<NAME …>TEXT</NAME>`, as (local name, text trimmed,
+/// its entity and character references read). Bounded by `t`'s length.
+fn xml_leaves(t: &str) -> impl Iterator<Item = (String, String)> + '_ {
     t.split('<')
         .zip(t.split('<').skip(1))
         .filter_map(|(open, close)| {
@@ -123,8 +252,51 @@ fn xml_leaves(t: &str) -> impl Iterator<Item = (&str, &str)> {
                     .chars()
                     .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':'));
             let local = name.rsplit(':').next()?;
-            (valid && !text.trim().is_empty()).then(|| (local, text.trim()))
+            (valid && !text.trim().is_empty())
+                .then(|| (local.to_owned(), xml_unescaped(text.trim())))
         })
+}
+
+/// XML text with its predefined entities and character references read.
+fn xml_unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let from = rest.get(at.saturating_add(1)..).unwrap_or_default();
+        let Some(end) = from.find(';').filter(|&e| e <= 10) else {
+            out.push('&');
+            rest = from;
+            continue;
+        };
+        let name = from.get(..end).unwrap_or_default();
+        let read = match name {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => name
+                .strip_prefix("#x")
+                .or_else(|| name.strip_prefix("#X"))
+                .map(|h| u32::from_str_radix(h, 16))
+                .or_else(|| name.strip_prefix('#').map(str::parse::<u32>))
+                .and_then(Result::ok)
+                .and_then(char::from_u32),
+        };
+        match read {
+            Some(c) => {
+                out.push(c);
+                rest = from.get(end.saturating_add(1)..).unwrap_or_default();
+            }
+            None => {
+                out.push('&');
+                rest = from;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Last words of an argument name that holds a configuration file's text
@@ -350,6 +522,7 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
             if addresses.is_empty() && url_word(item) {
                 members.push(member("arg", item));
             }
+            comma_words(item, members);
             // A file read for an option (`-d @../x`, `-d@/x`, `gcc @/x`).
             let attached = item
                 .strip_prefix('-')
@@ -418,7 +591,24 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
         "resolve" | "connectto" => {
             members.extend(curl_addresses(value).into_iter().map(|a| member("host", a)));
         }
-        _ => members.push(member(key, value)),
+        _ => {
+            members.push(member(key, value));
+            comma_words(value, members);
+        }
+    }
+}
+
+/// Each element of a comma-separated word (`8.8.8.8:1,vault.vault:2`,
+/// `--peers=a:1,127.0.0.1:2`) that is a URL alone ([`url_word`]), as an
+/// `arg` member (attack s79-A, B6). Bounded by the word's length.
+fn comma_words(word: &str, members: &mut Vec<Value>) {
+    if !word.contains(',') {
+        return;
+    }
+    for part in word.split(',').map(str::trim) {
+        if !part.is_empty() && curl_addresses(part).is_empty() && url_word(part) {
+            members.push(member("arg", part));
+        }
     }
 }
 
