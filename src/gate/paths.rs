@@ -1144,7 +1144,8 @@ pub(crate) fn content_name(name: &str) -> bool {
         && (FILE_CONTENT_WORDS.contains(&word.as_str()) || FILE_CONTENT_WORDS.contains(&singular))
 }
 
-/// Prepositions after a path word ([`headed_by_a_path_word`]).
+/// Prepositions after a path word that keep the name a path name (`file_to_read`,
+/// `path_in_repo`: [`is_path_name`]).
 pub const PREPOSITIONS: &[&str] = &[
     "to", "for", "in", "from", "with", "of", "on", "into", "under", "inside", "at",
 ];
