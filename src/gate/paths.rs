@@ -1625,6 +1625,39 @@ mod tests {
             proptest::prop_assert_eq!(got.is_some(), want != text, "{:?}", text);
             proptest::prop_assert_eq!(got.unwrap_or_else(|| text.clone()), want, "{:?}", text);
         }
+
+        /// Exact oracle: the words of a name joined in snake_case, in
+        /// camelCase or in kebab-case are the words it was made of (the
+        /// words lower-case letters, a first capital in camelCase), and
+        /// a name made of a path word, a preposition and any words is a
+        /// path name.
+        #[test]
+        fn words_are_what_a_name_was_made_of(
+            parts in proptest::collection::vec("[a-z][a-z0-9]{1,6}", 1..5),
+            style in 0..3_usize,
+            rest in proptest::collection::vec("[a-z]{1,6}", 0..3),
+        ) {
+            let name = match style {
+                0 => parts.join("_"),
+                1 => parts.join("-"),
+                _ => parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        if i == 0 {
+                            p.clone()
+                        } else {
+                            let mut c = p.chars();
+                            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+                        }
+                    })
+                    .collect(),
+            };
+            let got: Vec<String> = super::words(&name).iter().map(|w| w.to_ascii_lowercase()).collect();
+            proptest::prop_assert_eq!(&got, &parts, "{}", name);
+            let phrase = format!("file_to_{}", rest.join("_"));
+            proptest::prop_assert!(is_path_name(&phrase), "{}", phrase);
+        }
     }
 
     #[test]

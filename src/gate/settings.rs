@@ -118,7 +118,7 @@ fn config_lines(t: &str) -> Vec<(String, String)> {
             continue;
         }
         let mut line = raw.to_owned();
-        while line.len() - line.trim_end_matches('\\').len() % 2 == 1 {
+        while (line.len() - line.trim_end_matches('\\').len()) % 2 == 1 {
             line.pop();
             match lines.next() {
                 Some(next) => line.push_str(next.trim_start()),
@@ -1296,5 +1296,74 @@ mod tests {
             Some(json!([{"note": "me@localhost/x"}]))
         );
         assert_eq!(settings_items("a (b c=1)"), Some(json!([{"c": "1)"}])));
+    }
+
+    proptest::proptest! {
+        /// Exact oracle: a text written as `java.util.Properties.store`
+        /// writes a value (`\\` doubled, every character past ASCII and
+        /// every control as `\uXXXX`) reads back as the text.
+        #[test]
+        fn properties_escapes_read_back(text in proptest::prelude::any::<String>()) {
+            let mut written = String::new();
+            for c in text.chars() {
+                match c {
+                    '\\' => written.push_str("\\\\"),
+                    c if c.is_ascii() && !c.is_ascii_control() => written.push(c),
+                    c => {
+                        let mut units = [0_u16; 2];
+                        for u in c.encode_utf16(&mut units) {
+                            written.push_str(&format!("\\u{u:04x}"));
+                        }
+                    }
+                }
+            }
+            let read = properties_unescaped(&written).unwrap_or_else(|| written.clone());
+            // A character past U+FFFF is two `\u` units (a surrogate
+            // pair): read one by one, each is no character and stays.
+            if text.chars().all(|c| (c as u32) < 0x10000) {
+                proptest::prop_assert_eq!(read, text);
+            }
+        }
+    }
+
+    /// Attack s79-A, B1-B4: configuration lines as their parsers read them.
+    #[test]
+    fn configuration_lines_as_their_parsers_read_them() {
+        let items = |t: &str| config_lines(t);
+        assert_eq!(
+            items("[db]\nhost = example.com\n  127.0.0.1\nport: 1\n"),
+            vec![
+                ("host".to_owned(), "example.com\n127.0.0.1".to_owned()),
+                ("port".to_owned(), "1".to_owned())
+            ]
+        );
+        assert_eq!(
+            items("a.b=x,\\\n   y\n"),
+            vec![("a.b".to_owned(), "x,y".to_owned())]
+        );
+        assert_eq!(
+            items("a.b=x\\\\\nc y\n"),
+            vec![
+                ("a.b".to_owned(), "x\\\\".to_owned()),
+                ("c".to_owned(), "y".to_owned())
+            ]
+        );
+        assert_eq!(
+            items("host = <<-EOT\n  a\n  b\n  EOT\nport = 1\n"),
+            vec![
+                ("host".to_owned(), "a\nb\n".to_owned()),
+                ("port".to_owned(), "1".to_owned())
+            ]
+        );
+        assert_eq!(
+            xml_leaves(&xml_content(
+                "<a><b>x<!-- y -->z</b><c><![CDATA[<d>&]]></c></a>"
+            ))
+            .collect::<Vec<_>>(),
+            vec![
+                ("b".to_owned(), "xz".to_owned()),
+                ("c".to_owned(), "<d>&".to_owned())
+            ]
+        );
     }
 }
