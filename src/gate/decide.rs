@@ -948,8 +948,10 @@ impl Gatekeeper {
         scan: &mut Scan<'_>,
     ) -> Result<(), Refusal> {
         // Each value with how its place reads it (`Place`).
-        let mut stack: Vec<(&Value, Place)> = vec![(root, start)];
-        while let Some((v, place)) = stack.pop() {
+        // Each value with its place and whether it is an element of an
+        // array (a record of the tool's schema, not a map of the caller's).
+        let mut stack: Vec<(&Value, Place, bool)> = vec![(root, start, false)];
+        while let Some((v, place, element)) = stack.pop() {
             if exempt.iter().any(|e| std::ptr::eq(*e, v)) {
                 continue;
             }
@@ -1051,7 +1053,7 @@ impl Gatekeeper {
                         self.vet_host(&js, place, scan)?;
                     }
                 }
-                Value::Array(a) => stack.extend(a.iter().map(|e| (e, place))),
+                Value::Array(a) => stack.extend(a.iter().map(|e| (e, place, true))),
                 Value::Object(m) => {
                     // Keys are text a server can read as well: a URL key gets
                     // the URL check, and a key that reads as a path (a
@@ -1104,6 +1106,13 @@ impl Gatekeeper {
                     // other member of an object under a path-named key
                     // (`{"files": [{"a": "/etc/passwd"}]}`) is checked when
                     // its text reads as one.
+                    // A record that names a file beside what it holds
+                    // (`{"path": …, "content": …}`), or an element of an
+                    // array (`edits: [{"oldText", "newText"}]`): its
+                    // content members are text. A map's keys are the
+                    // caller's to choose (`{"paths": {"data":
+                    // "/etc/passwd"}}`: attack s80-B, N1).
+                    let describes_a_file = element || m.keys().any(|k| is_path_name(k));
                     stack.extend(m.iter().map(|(k, v)| {
                         let inner = match (is_path_name(k), uri_name(k)) {
                             (true, _) => Place::Path,
@@ -1111,7 +1120,9 @@ impl Gatekeeper {
                             // What a file holds (`content`, `newText`):
                             // text, as under any other key (attack s79-B,
                             // F2).
-                            (false, None) if under_path && content_name(k) => Place::Plain,
+                            (false, None) if under_path && describes_a_file && content_name(k) => {
+                                Place::Plain
+                            }
                             (false, _) if under_path => Place::InPath,
                             (false, Some(false)) => Place::Uri,
                             (false, None) if host_name(k) => Place::Host,
@@ -1126,7 +1137,7 @@ impl Gatekeeper {
                             (false, None) if config_name(k) => Place::Config,
                             (false, None) => Place::Plain,
                         };
-                        (v, inner)
+                        (v, inner, false)
                     }));
                 }
                 _ => {}
@@ -2640,7 +2651,8 @@ fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
             ']' | '}' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return i + c.len_utf8() == t.len();
+                    let rest = t.get(i + c.len_utf8()..).unwrap_or_default();
+                    return rest.is_empty() || trailer_only(rest, quoting);
                 }
             }
             '"' | '\'' if quoting == Plain || (c == '\'' && quoting == Json) => {}
@@ -2714,6 +2726,32 @@ fn first_bracket_closes_last(t: &str, quoting: Quoting) -> bool {
         }
     }
     false
+}
+
+/// `true` when `rest`, what follows a collection's closing bracket, is
+/// only what a decoder in `quoting` reads past it: white space and
+/// comments (`{…} # note`: Python's `ast.literal_eval`, PyYAML), or, in
+/// Python, a `,` that makes the collection a tuple's first item (`{…},`,
+/// `{…}, {…}`; attack s80-A, N1).
+fn trailer_only(rest: &str, quoting: Quoting) -> bool {
+    let mut rest = rest.trim_start();
+    loop {
+        let comment = match quoting {
+            Quoting::Python | Quoting::Yaml | Quoting::YamlLoose => rest.strip_prefix('#'),
+            Quoting::Json5 => rest.strip_prefix("//"),
+            _ => None,
+        };
+        match comment {
+            Some(c) => {
+                rest = c
+                    .split_once('\n')
+                    .map_or("", |(_, after)| after)
+                    .trim_start()
+            }
+            None => break,
+        }
+    }
+    rest.is_empty() || (quoting == Quoting::Python && rest.starts_with(','))
 }
 
 /// `t` read as JSONC (VS Code's settings, `tsconfig.json`,
@@ -4177,6 +4215,20 @@ mod tests {
                 REFUSED,
             ),
             (json!({"args": ["a,b,c", "--tags=x,y"]}), "ok"),
+            (
+                json!({"args": ["--peers=http://8.8.8.8/,http://127.0.0.1/"]}),
+                "ssrf.loopback",
+            ),
+            // A TOML document's inline tables, git's tab-indented keys
+            // (attack s80-A, FP3, FP4).
+            (
+                json!({"config": "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\n"}),
+                "ok",
+            ),
+            (
+                json!({"config": "[remote \"origin\"]\n\turl = https://github.com/a/b.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"}),
+                "ok",
+            ),
             (
                 json!({"config": "<c><name>a &amp; b</name><!-- c --></c>"}),
                 "ok",
@@ -6002,6 +6054,38 @@ max_bytes = 10
                 json!({"files": [{"path": "a.txt", "other": "/etc/passwd"}]}),
                 "path.outside_root",
             ),
+            // A map's keys are the caller's: without a path member beside
+            // them, content names are no exemption (attack s80-B, N1).
+            (
+                json!({"paths": {"data": "/etc/passwd"}}),
+                "path.outside_root",
+            ),
+            (
+                json!({"files": {"content": "/etc/passwd"}}),
+                "path.outside_root",
+            ),
+            (
+                json!({"attachments": [{"filename": "a.txt", "base64": "/9j/4AAQ"}]}),
+                "ok",
+            ),
+            // Text after a collection that decoders read past (attack
+            // s80-A, N1, N2).
+            (
+                json!({"data": "{'u': 'http://127.0.0.2/'} # x"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"data": "{'u': 'http://127.0.0.2/'},"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{'a': 1}, {'u': 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
+            (
+                json!({"data": "{a: 1, // }\n u: 'http://127.0.0.2/'}"}),
+                "policy.arguments_too_complex",
+            ),
             // JSONC (VS Code's settings) is read as its decoders read it
             // (attack s79-A, FP1).
             (
@@ -7237,7 +7321,7 @@ max_bytes = 10
                 let pretty = serde_json::to_string_pretty(&v).unwrap();
                 proptest::prop_assert!(one_collection(&pretty), "{}", pretty);
             }
-            let toml = format!("[{header}]\n{tail}]");
+            let toml = format!("[{header}]\nkey = {tail}]");
             proptest::prop_assert!(!one_collection(&toml), "{}", toml);
         }
 

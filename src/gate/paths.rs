@@ -880,8 +880,8 @@ fn alternatives(name: &str) -> impl Iterator<Item = &str> {
 /// Verbs whose `_to`, `_as` or `_into` names where a file goes
 /// (`save_to`, `saveAs`, `export_to`, `download_into`: attack s79-B, F3).
 pub const DESTINATION_VERBS: &[&str] = &[
-    "save", "write", "export", "download", "output", "copy", "move", "dump", "store", "extract",
-    "unzip", "untar", "clone", "checkout", "render", "print", "log",
+    "save", "write", "export", "download", "output", "dump", "store", "extract", "unzip", "untar",
+    "clone", "checkout", "render", "install", "upload", "mount",
 ];
 
 /// Words before `source` or `src` that make it code, not a file
@@ -910,7 +910,10 @@ fn is_one_path_name(name: &str) -> bool {
         {
             return false;
         }
-        if ["to", "as", "into"].contains(&last.as_str())
+        // `save_as`, `write_as` name a file; `export_as`, `download_as`
+        // a format (attack s80-B, N5).
+        let as_file = last == "as" && ["save", "write"].contains(&before.as_str());
+        if (as_file || ["to", "into", "at"].contains(&last.as_str()))
             && DESTINATION_VERBS.contains(&before.as_str())
         {
             return true;
@@ -949,6 +952,25 @@ fn is_one_path_name(name: &str) -> bool {
 /// `folder_token`, `file_size`, `path_method`): a name that holds a path
 /// under a word not listed here gets a `kind = "path"` rule.
 pub const PATH_ROLE_WORDS: &[&str] = &[
+    "tgt",
+    "bak",
+    "cache",
+    "active",
+    "existing",
+    "changed",
+    "global",
+    "project",
+    "read",
+    "write",
+    "open",
+    "load",
+    "scan",
+    "watch",
+    "delete",
+    "remove",
+    "upload",
+    "download",
+    "save",
     "left",
     "right",
     "base",
@@ -1125,20 +1147,30 @@ fn headed_by_a_path_word(name: &str) -> bool {
         list.contains(&w) || singular.is_some_and(|s| list.contains(&s))
     };
     after.iter().all(|w| {
+        // A word and one digit (`path_left2`), not an encoding (`base64`).
         let bare = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        let word = if w.len() - bare.len() <= 1 {
+            bare
+        } else {
+            w.as_str()
+        };
         bare.is_empty()
             || bare.chars().count() == 1
-            || listed(PATH_ROLE_WORDS, bare)
-            || listed(QUALIFIER_WORDS, bare)
-            || (path_word && listed(PATH_TEXT_WORDS, bare))
+            || listed(PATH_ROLE_WORDS, word)
+            || listed(QUALIFIER_WORDS, word)
+            || (path_word && listed(PATH_TEXT_WORDS, word))
     })
 }
 
-/// `true` when the last word of `name` ([`last_word`]) is one of
+/// `true` when the last word of `name` ([`words`]) is one of
 /// [`FILE_CONTENT_WORDS`] (`content`, `newText`, `commit_message`) and the
 /// name is no path name. Bounded by the name's length.
 pub(crate) fn content_name(name: &str) -> bool {
-    let word = last_word(name).to_ascii_lowercase();
+    // The last word as written, digits too (`base64`).
+    let word = words(name)
+        .last()
+        .map(|w| w.to_ascii_lowercase())
+        .unwrap_or_default();
     let singular = word.strip_suffix('s').unwrap_or(&word);
     !is_path_name(name)
         && (FILE_CONTENT_WORDS.contains(&word.as_str()) || FILE_CONTENT_WORDS.contains(&singular))
@@ -2016,6 +2048,16 @@ mod tests {
             "export_to",
             "download_into",
             "outputTo",
+            "save_at",
+            "mount_at",
+            "upload_to",
+            "install_to",
+            "file_upload",
+            "file_tgt",
+            "path_cache",
+            "file_read",
+            "dir_scan",
+            "path_left2",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -2172,8 +2214,13 @@ mod tests {
             "xpath_query",
             "userProfile_name_x",
             "folder_color",
-            "file_upload",
             "file_binary",
+            "file_base64",
+            "fileBase64",
+            "export_as",
+            "download_as",
+            "move_to",
+            "copy_to",
             "files_v2x",
             "pathOrange",
             "filesOrdered",

@@ -79,8 +79,11 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
 /// pass over the lines, one over the text).
 pub(crate) fn config_items(t: &str) -> Option<Value> {
     let mut members = Vec::new();
+    // A TOML document is read as TOML only (its inline tables are no
+    // lines of another format: attack s80-A, FP3).
     if let Ok(table @ Value::Object(_)) = toml::from_str::<Value>(t) {
         members.push(table);
+        return Some(Value::Array(members));
     }
     for (key, value) in config_lines(t) {
         // As `java.util.Properties` reads it too (`\u0031`, `\:`).
@@ -106,6 +109,8 @@ fn config_lines(t: &str) -> Vec<(String, String)> {
     let mut items: Vec<(String, String)> = Vec::new();
     let mut lines = t.split(line_break);
     let mut heredoc: Option<(String, String, String)> = None;
+    // The indentation of the last item's line.
+    let mut item_indent = usize::MAX;
     while let Some(raw) = lines.next() {
         if let Some((key, end, mut body)) = heredoc.take() {
             if raw.trim() == end {
@@ -129,7 +134,11 @@ fn config_lines(t: &str) -> Vec<(String, String)> {
         if trimmed.is_empty() || trimmed.starts_with(['#', ';', '!', '[', '<']) {
             continue;
         }
-        if raw.starts_with([' ', '\t']) {
+        // Deeper than the line of the value it continues, as
+        // `configparser` reads it (git's tab-indented keys are keys:
+        // attack s80-A, FP4).
+        let indent = raw.len() - raw.trim_start().len();
+        if indent > item_indent {
             if let Some((_, value)) = items.last_mut() {
                 value.push('\n');
                 value.push_str(trimmed);
@@ -157,6 +166,7 @@ fn config_lines(t: &str) -> Vec<(String, String)> {
             }
         }
         items.push((key.to_owned(), value.to_owned()));
+        item_indent = indent;
     }
     items
 }
@@ -606,7 +616,10 @@ fn comma_words(word: &str, members: &mut Vec<Value>) {
         return;
     }
     for part in word.split(',').map(str::trim) {
-        if !part.is_empty() && curl_addresses(part).is_empty() && url_word(part) {
+        if part.contains("://") {
+            // A list of URLs (`http://a/,http://127.0.0.1/`).
+            members.push(member("url", part));
+        } else if !part.is_empty() && curl_addresses(part).is_empty() && url_word(part) {
             members.push(member("arg", part));
         }
     }

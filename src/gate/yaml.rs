@@ -281,7 +281,10 @@ pub(super) fn yaml_reading(events: &[YamlEvent], pick: usize, explicit: bool) ->
             // A syntax error after whole documents: a streaming loader
             // (PyYAML's `safe_load_all`, Go's `yaml.v3` decoder) hands
             // those over before it fails (attack s78-A, B3).
-            YamlEvent::Stop(None) if !docs.is_empty() => break,
+            // Only in a stream of documents (`---`): a flow collection a
+            // YAML loader stops inside is read whole by another decoder
+            // (JSON5's `// }`; attack s80-A, N2).
+            YamlEvent::Stop(None) if explicit && !docs.is_empty() => break,
             YamlEvent::Stop(None) => return YamlRead::Other,
             YamlEvent::Stop(Some(why)) => return unreadable(why),
             YamlEvent::Seq => {
