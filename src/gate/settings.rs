@@ -1378,5 +1378,13 @@ mod tests {
                 ("c".to_owned(), "<d>&".to_owned())
             ]
         );
+        // No leaf: tags that do not match, a self-closing tag before text.
+        for text in [
+            "<host>10.0.0.1</port>",
+            "<host x=\"1\"/>10.0.0.1</host>",
+            "<>x</>",
+        ] {
+            assert_eq!(xml_leaves(text).count(), 0, "{text}");
+        }
     }
 }
