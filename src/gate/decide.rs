@@ -5909,6 +5909,24 @@ max_bytes = 10
         assert_eq!(read(&fits), "ok");
     }
 
+    /// JSONC as its decoders read it: comments outside strings dropped,
+    /// a comma before a closing bracket dropped, strings as written;
+    /// `None` for strict JSON (nothing to drop) and for what stays no JSON.
+    #[test]
+    fn jsonc_as_its_decoders_read_it() {
+        assert_eq!(
+            jsonc_reading("{\"a\": /* x */ 1, \"b\": \"//no /* comment\", // c\n}"),
+            Some(json!({"a": 1, "b": "//no /* comment"}))
+        );
+        assert_eq!(jsonc_reading("[1, 2,\n]"), Some(json!([1, 2])));
+        assert_eq!(jsonc_reading("{\"a\": 1}"), None);
+        assert_eq!(jsonc_reading("{a: 1, // x\n}"), None);
+        assert_eq!(
+            jsonc_reading("{\"a\": \"x\\\"/*\", /* y */ \"b\": 2}"),
+            Some(json!({"a": "x\"/*", "b": 2}))
+        );
+    }
+
     /// A string that holds a JSON array or object, a Python literal or a
     /// YAML collection is checked as what it holds, in its place (a server
     /// on the Python SDK decodes it; #20 attack pass, F1, re-attack N9);
