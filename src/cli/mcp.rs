@@ -1,5 +1,6 @@
 //! `toolgate mcp`.
 use std::io::{self, BufReader, BufWriter};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -47,6 +48,25 @@ pub struct McpArgs {
     /// stay refused).
     #[arg(long, requires = "allow_remote")]
     pub allow_http: bool,
+    /// Serve MCP over Streamable HTTP at http://ADDR:PORT/mcp instead of stdio
+    /// (both eras on one endpoint; Host and Origin checked, see --allowed-host).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub http: Option<SocketAddr>,
+    /// With --http: a name clients may address the server by (HOST, or HOST:PORT;
+    /// a host alone takes the server's port), which browsers' origins must name
+    /// too. Repeatable. Default: 127.0.0.1, localhost and [::1] with the port.
+    /// Required when ADDR is not loopback; an empty value allows nothing.
+    #[arg(long = "allowed-host", value_name = "HOST[:PORT]", requires = "http")]
+    pub allowed_host: Vec<String>,
+    /// With --http: every request must carry `Authorization: Bearer TOKEN`, the
+    /// token read from FILE (compared in constant time; 401 otherwise).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub auth_token_file: Option<PathBuf>,
+    /// With --auth-token-file: name URL as the authorization server in RFC 9728
+    /// protected-resource metadata (served at /.well-known/oauth-protected-resource).
+    /// Tokens are still checked against --auth-token-file only.
+    #[arg(long, value_name = "URL", requires = "auth_token_file")]
+    pub auth_issuer: Option<url::Url>,
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
     pub page_size: usize,
@@ -105,7 +125,7 @@ pub fn run(args: McpArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let server = match Server::new(config.clone(), DefaultPdf::for_config(exe, &config)) {
+    let server = match Server::new(config.clone(), DefaultPdf::for_config(&exe, &config)) {
         Ok(s) => s,
         Err(e) => {
             let root = config.root.as_deref().unwrap_or_else(|| "".as_ref());
@@ -120,6 +140,16 @@ pub fn run(args: McpArgs) -> ExitCode {
     }
     if config.remote.is_some() {
         tracing::warn!("--allow-remote: http(s) URLs given as a path are fetched");
+    }
+    if let Some(addr) = args.http {
+        let http = HttpArgs {
+            addr,
+            allowed_host: args.allowed_host,
+            auth_token_file: args.auth_token_file,
+            auth_issuer: args.auth_issuer,
+        };
+        let backend = DefaultPdf::for_config(exe, &config);
+        return serve_http(&http, server, config, backend);
     }
     tracing::info!(root = ?config.root, calls = config.max_concurrent_calls, "serving MCP on stdio");
     let result = stdio::serve(
@@ -136,6 +166,111 @@ pub fn run(args: McpArgs) -> ExitCode {
             report!("toolgate mcp: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// What `--http` serves with.
+struct HttpArgs {
+    addr: SocketAddr,
+    allowed_host: Vec<String>,
+    auth_token_file: Option<PathBuf>,
+    auth_issuer: Option<url::Url>,
+}
+
+/// `toolgate mcp --http`: the checks that refuse to start (exit 2), then the
+/// endpoint until SIGINT or SIGTERM. `first` is the server built to check
+/// the configuration; each session gets its own on `backend`'s workers.
+fn serve_http(
+    args: &HttpArgs,
+    first: Server<DefaultPdf>,
+    config: Config,
+    backend: DefaultPdf,
+) -> ExitCode {
+    use toolgate::engine::transport::http::{self, Allowlist, BearerToken, HttpConfig};
+    drop(first);
+    if !args.addr.ip().is_loopback() && args.allowed_host.is_empty() {
+        report!(
+            "toolgate mcp: --http {} is not a loopback address: pass --allowed-host with the \
+             names clients use to reach it (Host and Origin are checked against them)",
+            args.addr
+        );
+        return ExitCode::from(2);
+    }
+    let token = match &args.auth_token_file {
+        None => None,
+        Some(f) => match std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| BearerToken::new(&t))
+        {
+            Ok(t) => Some(t),
+            Err(e) => {
+                report!("toolgate mcp: --auth-token-file {}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if let Some(u) = &args.auth_issuer {
+        if u.scheme() != "https" && u.scheme() != "http" {
+            report!("toolgate mcp: --auth-issuer {u}: not an http(s) URL");
+            return ExitCode::from(2);
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            report!("toolgate mcp: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async {
+        let listener = match tokio::net::TcpListener::bind(args.addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                report!("toolgate mcp: --http {}: {e}", args.addr);
+                return ExitCode::from(2);
+            }
+        };
+        let local = listener.local_addr().unwrap_or(args.addr);
+        let allow = if args.allowed_host.is_empty() {
+            Allowlist::loopback(local.port())
+        } else {
+            Allowlist::new(&args.allowed_host, local.port())
+        };
+        let mut http_config = HttpConfig::new(allow, config.engine());
+        http_config.token = token;
+        http_config.issuer = args.auth_issuer.as_ref().map(ToString::to_string);
+        let make: http::MakeService<Server<DefaultPdf>> =
+            Box::new(move || Server::new(config.clone(), backend.clone()));
+        report!(
+            "toolgate mcp: serving MCP at http://{local}{}",
+            http::ENDPOINT_PATH
+        );
+        tokio::select! {
+            r = http::serve(listener, make, http_config) => match r {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    report!("toolgate mcp: {e}");
+                    ExitCode::from(1)
+                }
+            },
+            () = shutdown_signal() => ExitCode::SUCCESS,
+        }
+    })
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
     }
 }
 

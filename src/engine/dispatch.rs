@@ -146,6 +146,21 @@ impl Drop for DoneGuard {
     }
 }
 
+/// The answer to a request whose id a request in flight already uses
+/// (-32600, `data.kind` `duplicate_id`): its answer could not be told from
+/// the other's.
+pub(crate) fn duplicate_id(id: Id) -> Response {
+    let message = format!("request id {id} is already in use by a request in flight");
+    Response::error(
+        Some(id),
+        ErrorObject {
+            code: crate::rpc::INVALID_REQUEST,
+            message,
+            data: Some(serde_json::json!({ "kind": "duplicate_id", "pointer": "/id" })),
+        },
+    )
+}
+
 fn internal_error(id: Option<Id>) -> Response {
     Response::error(
         id,
@@ -301,7 +316,7 @@ impl<S: Service> Engine<S> {
     }
 
     async fn on_frame(&mut self, frame: Frame, out: &mut Output) {
-        let bytes = match frame {
+        let (bytes, parsed) = match frame {
             Frame::Eof => return,
             Frame::Oversized { len, id, request } => {
                 // Answered by its id when its kept ends name exactly one
@@ -319,10 +334,13 @@ impl<S: Service> Engine<S> {
                 }
                 return;
             }
-            Frame::Line(bytes) => bytes,
+            Frame::Line(bytes) => {
+                let parsed = wire::classify_line(&bytes, &self.limits());
+                (bytes, parsed)
+            }
+            Frame::Vetted(v) => (v.raw, v.parsed),
         };
-        let limits = self.limits();
-        match wire::classify_line(&bytes, &limits) {
+        match parsed {
             Parsed::Single(message) => {
                 let raw: Arc<[u8]> = Arc::from(bytes);
                 if let Some(r) = self.on_message(message, raw, None) {
@@ -423,17 +441,7 @@ impl<S: Service> Engine<S> {
             ));
         }
         if self.by_id.contains_key(&request.id) {
-            return Some(Response::error(
-                Some(request.id.clone()),
-                ErrorObject {
-                    code: crate::rpc::INVALID_REQUEST,
-                    message: format!(
-                        "request id {} is already in use by a request in flight",
-                        request.id
-                    ),
-                    data: Some(serde_json::json!({ "kind": "duplicate_id", "pointer": "/id" })),
-                },
-            ));
+            return Some(duplicate_id(request.id));
         }
         // A progress token is held while its request runs: bounded as an
         // id is (attack s72-A, F1).

@@ -252,7 +252,7 @@ pub fn is_valid_response(v: &Value) -> bool {
 }
 
 /// What one line (or batch element) is, once through the core.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Parsed {
     /// A vetted request or notification.
     Single(Message),
@@ -263,6 +263,42 @@ pub(crate) enum Parsed {
     /// The core refused it: the answer, or `None` for silence.
     Answer(Option<Response>),
 }
+
+/// One message a transport has already put through the core parse
+/// ([`Vetted::parse`]), handed to the engine as
+/// [`Frame::Vetted`](super::transport::Frame::Vetted): a transport that
+/// must look inside a message to route its answer (Streamable HTTP reads the
+/// id, the method and `_meta`) parses it once, and the engine does not parse
+/// it again.
+#[derive(Debug, Clone)]
+pub struct Vetted {
+    pub(crate) parsed: Parsed,
+    pub(crate) raw: Vec<u8>,
+}
+
+impl Vetted {
+    /// Parses `raw`, one message or batch of at most `limits`' bounds, as
+    /// the engine parses a line ([`parse_line`]).
+    pub fn parse(raw: Vec<u8>, limits: &Limits) -> Self {
+        let parsed = classify_line(&raw, limits);
+        Self { parsed, raw }
+    }
+
+    /// The bytes as received.
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+}
+
+/// Two vetted messages are equal when their bytes are (the parse is a
+/// function of the bytes and the limits).
+impl PartialEq for Vetted {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+
+impl Eq for Vetted {}
 
 /// Parses one line: a message or a batch.
 pub(crate) fn classify_line(bytes: &[u8], limits: &Limits) -> Parsed {

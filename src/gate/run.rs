@@ -209,7 +209,8 @@ pub(crate) fn read_child(service: &GateService, stdout: impl io::Read, max_respo
             Ok(Frame::Oversized { len, .. }) => {
                 service.child_oversized(reader.oversized_prefix(), reader.oversized_suffix(), len)
             }
-            Ok(Frame::Eof) | Err(_) => break,
+            // A line reader yields no vetted message.
+            Ok(Frame::Eof | Frame::Vetted(_)) | Err(_) => break,
         }
     }
     service.child_gone();

@@ -42,7 +42,7 @@
 use std::io::{self, BufRead};
 
 use crate::engine::recover::line_id;
-use crate::engine::wire::Id;
+use crate::engine::wire::{Id, Vetted};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -69,6 +69,9 @@ pub enum Frame {
         /// not an answer; `false` when nothing was kept.
         request: bool,
     },
+    /// A message the transport already parsed ([`Vetted`]): the engine
+    /// takes it as it would the same bytes as a [`Frame::Line`].
+    Vetted(Vetted),
     /// End of input.
     Eof,
 }

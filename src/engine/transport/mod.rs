@@ -11,6 +11,8 @@
 //! HTTP) routes each message by the request it names.
 
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod stdio;
 
 use tokio::sync::mpsc;
