@@ -81,6 +81,22 @@ pub(crate) fn push_response(out: &mut Vec<u8>, r: &Response) {
     out.push(b'}');
 }
 
+/// The error code of a response line [`push_response`] wrote: `None` for a
+/// result (or any other text). The inverse of its prefix, so a transport
+/// that maps errors to statuses (Streamable HTTP) need not parse an
+/// answer again.
+pub(crate) fn error_code(line: &[u8]) -> Option<i64> {
+    let rest = line.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
+    let mut ids = serde_json::Deserializer::from_slice(rest).into_iter::<serde::de::IgnoredAny>();
+    ids.next()?.ok()?;
+    let rest = rest.get(ids.byte_offset()..)?.strip_prefix(b",\"error\":{\"code\":")?;
+    let end = rest
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'-'))
+        .unwrap_or(rest.len());
+    std::str::from_utf8(rest.get(..end)?).ok()?.parse().ok()
+}
+
 /// The error that stands in for an answer to `id` whose JSON text would be
 /// longer than `max_bytes` (`-32603`, data code `response_too_large`).
 pub(crate) fn too_large(id: Option<Id>, max_bytes: usize) -> Response {
@@ -236,6 +252,39 @@ mod tests {
             let want: Value = serde_json::from_str(text).unwrap();
             assert!(v == want || v["result"] == want, "the same value: {v}");
         }
+    }
+
+    /// `error_code` reads back the code of every error `response` writes,
+    /// whatever the id, and nothing of a result.
+    #[test]
+    fn error_codes_read_back() {
+        let ids = [
+            Some(Id::from(7)),
+            Some(Id::from(-3)),
+            Some(Id::from("a\",\"error\":{\"code\":1")),
+            Some(Id::from("")),
+            None,
+        ];
+        for id in ids {
+            for code in [-32601_i64, -32000, 0, 42] {
+                let r = Response::error(
+                    id.clone(),
+                    ErrorObject {
+                        code,
+                        message: "m".into(),
+                        data: None,
+                    },
+                );
+                assert_eq!(error_code(&response(&r, usize::MAX)), Some(code));
+            }
+            let ok = Response {
+                id: id.clone(),
+                body: Body::Result(json!({"error": {"code": 5}}).into()),
+            };
+            assert_eq!(error_code(&response(&ok, usize::MAX)), None);
+        }
+        assert_eq!(error_code(b"{\"id\":1,\"error\":{\"code\":5}}"), None);
+        assert_eq!(error_code(b""), None);
     }
 
     #[test]

@@ -19,6 +19,12 @@ pub mod code {
     /// MCP 2026-07-28: the request's protocol version is not served
     /// (`data: {"supported": [...], "requested": ...}`).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// MCP 2026-07-28: the request needs a client capability its `_meta`
+    /// does not declare (`MissingRequiredClientCapabilityError`).
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28, Streamable HTTP: mirrored headers missing or unlike
+    /// the body (`HeaderMismatch`).
+    pub const HEADER_MISMATCH: i64 = -32020;
     /// JSON-RPC 2.0 §5.1: internal error.
     pub const INTERNAL_ERROR: i64 = -32603;
     pub use crate::engine::service::SERVER_BUSY;

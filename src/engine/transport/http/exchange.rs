@@ -136,7 +136,9 @@ async fn post<S: Service>(
 ) -> Result<Response<Body>, Refusal> {
     guard::check_content_type(headers)?;
     let accepts = guard::check_accept(headers)?;
-    let version = guard::protocol_version(headers)?;
+    // Refused once the body names the request's id (an error answer
+    // carries it).
+    let version_read = guard::protocol_version(headers);
     let credential = guard::credential(headers);
     let session = match guard::session_id(headers)? {
         Some(id) => Some(
@@ -147,6 +149,26 @@ async fn post<S: Service>(
         ),
         None => None,
     };
+    let permit = Arc::clone(&shared.in_flight)
+        .try_acquire_owned()
+        .map_err(|_| Refusal::new(Kind::Busy, "too many requests in flight; retry later"))?;
+    let bytes = read_body(headers, body, shared.config.engine.max_line_bytes).await?;
+    let vetted = Vetted::parse(bytes, &shared.limits());
+    let (id, envelope) = match &vetted.parsed {
+        Parsed::Single(Message::Request(r)) => (
+            Some(r.id.clone()),
+            has_stateless_envelope(r.params.as_ref().and_then(Value::as_object)),
+        ),
+        _ => (None, false),
+    };
+    // The revisions a request of its era could name (as server/discover
+    // and the engine's -32022 list them).
+    let supported = if envelope {
+        crate::engine::stateless_versions()
+    } else {
+        crate::engine::supported_versions()
+    };
+    let version = version_read.map_err(|r| r.with_id(id.clone()).with_data("supported", supported.into()))?;
     if let (Some(s), Some(v)) = (&session, version) {
         if let Some(agreed) = s.revision().filter(|a| *a != v) {
             return Err(Refusal::new(
@@ -156,14 +178,12 @@ async fn post<S: Service>(
                     v.as_str(),
                     agreed.as_str()
                 ),
-            ));
+            )
+            .with_data("supported", vec![agreed.as_str()].into())
+            .with_data("requested", v.as_str().into())
+            .with_id(id));
         }
     }
-    let permit = Arc::clone(&shared.in_flight)
-        .try_acquire_owned()
-        .map_err(|_| Refusal::new(Kind::Busy, "too many requests in flight; retry later"))?;
-    let bytes = read_body(headers, body, shared.config.engine.max_line_bytes).await?;
-    let vetted = Vetted::parse(bytes, &shared.limits());
     let request = match &vetted.parsed {
         Parsed::Answer(Some(r)) => {
             let line = crate::engine::render::response(r, shared.config.engine.max_response_bytes);
@@ -205,6 +225,13 @@ async fn post<S: Service>(
     if is_stateless {
         mirror::check(headers, true, &request.method, params)
             .map_err(|r| r.with_id(Some(id.clone())))?;
+        if request.method == "initialize" {
+            return Err(Refusal::new(
+                Kind::MethodNotFound,
+                "method not found: initialize (not a 2026-07-28 method: carry the _meta envelope in every request)",
+            )
+            .with_id(Some(id)));
+        }
     }
     let progress = params
         .and_then(|p| p.get("_meta"))
@@ -216,6 +243,7 @@ async fn post<S: Service>(
         id,
         accepts,
         stream,
+        stateless: is_stateless,
         permit,
     };
     match session {
@@ -285,6 +313,9 @@ struct Call {
     accepts: Accepts,
     /// Answer with an event stream as messages come (progress).
     stream: bool,
+    /// A 2026-07-28 request: an error answer's status tells its class
+    /// ([`stateless_status`]).
+    stateless: bool,
     permit: OwnedSemaphorePermit,
 }
 
@@ -374,9 +405,37 @@ impl Call {
             }),
             None => None,
         };
-        Ok(whole(self.accepts, line, session_id))
+        let status = if self.stateless {
+            stateless_status(&line)
+        } else {
+            StatusCode::OK
+        };
+        let mut r = whole(self.accepts, line, session_id);
+        *r.status_mut() = status;
+        Ok(r)
     }
 }
+
+/// The status of a 2026-07-28 answer: 404 for a method not found, 400 for
+/// an invalid request or params, a parse error, mirrored headers unlike the
+/// body, a missing client capability or a revision not served; 200
+/// otherwise (a tool's failure is a result).
+fn stateless_status(line: &[u8]) -> StatusCode {
+    use crate::engine::wire::code;
+    match crate::engine::render::error_code(line) {
+        Some(crate::rpc::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            crate::rpc::INVALID_REQUEST
+            | crate::rpc::INVALID_PARAMS
+            | crate::rpc::PARSE_ERROR
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+            | code::MISSING_CLIENT_CAPABILITY
+            | code::HEADER_MISMATCH,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
 
 /// The revision a successful `initialize` answer agreed; `None` for an
 /// error (no session is kept then).

@@ -378,6 +378,7 @@ pub fn protocol_version(headers: &HeaderMap) -> Result<Option<Revision>, Refusal
                 crate::engine::supported_versions().join(", ")
             ),
         )
+        .with_data("requested", v.into())
     })
 }
 

@@ -6,10 +6,7 @@ use serde_json::{json, Value};
 
 use crate::engine::wire::Id;
 
-/// JSON-RPC error code of a request whose mirrored headers (`Mcp-Method`,
-/// `Mcp-Name`, `MCP-Protocol-Version`) are missing or differ from its body
-/// (MCP 2026-07-28, Streamable HTTP: "HeaderMismatch").
-pub const HEADER_MISMATCH: i64 = -32020;
+pub use crate::engine::wire::code::HEADER_MISMATCH;
 
 /// Why the transport refused a request (`error.data.kind` of its answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +42,9 @@ pub enum Kind {
     BadBody,
     /// Mirrored headers missing or unlike the body (400, [`HEADER_MISMATCH`]).
     HeaderMismatch,
+    /// A method the request's revision does not have: `initialize` in the
+    /// stateless era (404, -32601).
+    MethodNotFound,
     /// Too many connections, sessions or requests in flight (503).
     Busy,
 }
@@ -68,6 +68,7 @@ impl Kind {
             Self::RequestTimeout => "request_timeout",
             Self::BadBody => "bad_body",
             Self::HeaderMismatch => "header_mismatch",
+            Self::MethodNotFound => "method_not_found",
             Self::Busy => "server_busy",
         }
     }
@@ -77,7 +78,7 @@ impl Kind {
         match self {
             Self::HostNotAllowed | Self::OriginNotAllowed => 403,
             Self::Unauthorized => 401,
-            Self::NotFound | Self::UnknownSession => 404,
+            Self::NotFound | Self::UnknownSession | Self::MethodNotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::NotAcceptable => 406,
             Self::RequestTimeout => 408,
@@ -97,6 +98,8 @@ impl Kind {
         match self {
             Self::HeaderMismatch => HEADER_MISMATCH,
             Self::Busy => crate::engine::SERVER_BUSY,
+            Self::BadProtocolVersion => crate::engine::wire::code::UNSUPPORTED_PROTOCOL_VERSION,
+            Self::MethodNotFound => crate::rpc::METHOD_NOT_FOUND,
             _ => crate::rpc::INVALID_REQUEST,
         }
     }
@@ -112,6 +115,8 @@ pub struct Refusal {
     pub message: String,
     /// The request's id (`null` in the answer when `None`).
     pub id: Option<Id>,
+    /// Members added to `error.data` beside `kind`.
+    pub data: serde_json::Map<String, Value>,
 }
 
 impl Refusal {
@@ -121,7 +126,14 @@ impl Refusal {
             kind,
             message: message.into(),
             id: None,
+            data: serde_json::Map::new(),
         }
+    }
+
+    /// The same refusal with `key: value` in `error.data`.
+    pub fn with_data(mut self, key: &str, value: Value) -> Self {
+        self.data.insert(key.into(), value);
+        self
     }
 
     /// The same refusal, answering the request `id`.
@@ -132,13 +144,15 @@ impl Refusal {
 
     /// The JSON-RPC error response carried as the body.
     pub fn body(&self) -> Value {
+        let mut data = self.data.clone();
+        data.insert("kind".into(), self.kind.as_str().into());
         json!({
             "jsonrpc": "2.0",
             "id": self.id.as_ref().map_or(Value::Null, Id::to_value),
             "error": {
                 "code": self.kind.code(),
                 "message": self.message,
-                "data": { "kind": self.kind.as_str() },
+                "data": data,
             },
         })
     }
