@@ -89,7 +89,9 @@ pub(crate) fn error_code(line: &[u8]) -> Option<i64> {
     let rest = line.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
     let mut ids = serde_json::Deserializer::from_slice(rest).into_iter::<serde::de::IgnoredAny>();
     ids.next()?.ok()?;
-    let rest = rest.get(ids.byte_offset()..)?.strip_prefix(b",\"error\":{\"code\":")?;
+    let rest = rest
+        .get(ids.byte_offset()..)?
+        .strip_prefix(b",\"error\":{\"code\":")?;
     let end = rest
         .iter()
         .position(|b| !(b.is_ascii_digit() || *b == b'-'))

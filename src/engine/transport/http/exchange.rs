@@ -168,7 +168,10 @@ async fn post<S: Service>(
     } else {
         crate::engine::supported_versions()
     };
-    let version = version_read.map_err(|r| r.with_id(id.clone()).with_data("supported", supported.into()))?;
+    let version = version_read.map_err(|r| {
+        r.with_id(id.clone())
+            .with_data("supported", supported.into())
+    })?;
     if let (Some(s), Some(v)) = (&session, version) {
         if let Some(agreed) = s.revision().filter(|a| *a != v) {
             return Err(Refusal::new(
@@ -225,6 +228,14 @@ async fn post<S: Service>(
     if is_stateless {
         mirror::check(headers, true, &request.method, params)
             .map_err(|r| r.with_id(Some(id.clone())))?;
+        // The header names the stateless revision: the body must carry its
+        // envelope (the engine would take a bare request for the other era).
+        if !has_stateless_envelope(params) && request.method != "server/discover" {
+            if let Err(e) = crate::engine::stateless_envelope(&id, params) {
+                let body = e.to_response().to_string().into_bytes();
+                return Ok(json_response(StatusCode::BAD_REQUEST, body));
+            }
+        }
         if request.method == "initialize" {
             return Err(Refusal::new(
                 Kind::MethodNotFound,
@@ -435,7 +446,6 @@ fn stateless_status(line: &[u8]) -> StatusCode {
         _ => StatusCode::OK,
     }
 }
-
 
 /// The revision a successful `initialize` answer agreed; `None` for an
 /// error (no session is kept then).
