@@ -199,7 +199,7 @@ pub fn mcp_session(data: &[u8]) {
                 );
                 check_line(bytes, response.as_ref());
             }
-            Frame::Eof => unreachable!(),
+            Frame::Eof | Frame::Vetted(_) => unreachable!(),
         }
         for line in lines {
             expected.extend_from_slice(line);

@@ -610,7 +610,7 @@ mod tests {
                     assert_eq!(len, 4097);
                     None
                 }
-                Frame::Eof => unreachable!(),
+                Frame::Eof | Frame::Vetted(_) => unreachable!(),
             })
             .collect();
         let mut want = vec![Some(4096), Some(4096), Some(4095), Some(4094), Some(4096)];

@@ -80,7 +80,7 @@ impl Allowlist {
             Some(p) => format!("{host}:{p}"),
             None => format!("{host}:{default_port}"),
         };
-        self.authorities.iter().any(|a| *a == full)
+        self.authorities.contains(&full)
     }
 }
 
