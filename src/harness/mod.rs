@@ -33,6 +33,8 @@ pub mod gate;
 pub mod gate_arguments;
 #[cfg(feature = "gate")]
 pub mod gate_codecs;
+#[cfg(feature = "http")]
+pub mod http;
 
 /// The one list of fuzz targets: `name => module::function`, each function a
 /// harness in this module taking `&[u8]`. Everything else is generated from it
@@ -76,6 +78,8 @@ macro_rules! for_each_fuzz_target {
             gate_arguments => gate_arguments::gate_arguments,
             #[cfg(feature = "gate")]
             gate_codecs => gate_codecs::gate_codecs,
+            #[cfg(feature = "http")]
+            http_head => http::http_head,
         }
     };
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end check of `toolgate mcp` with the official MCP Python SDK (PyPI `mcp` 2.3.0).
 
-Usage: python tests/clients/python_sdk.py PATH/TO/toolgate
+Usage: python tests/clients/python_sdk.py PATH/TO/toolgate [--http]
+
+With --http every session runs over Streamable HTTP instead: the server is started as
+`toolgate mcp --root DIR --http 127.0.0.1:0` and the SDK connects to the URL it prints
+(`Client(url, mode=...)`); every check below is the same.
 
 Launches `toolgate mcp --root corpus/pdf` over stdio, once per connect mode:
   * legacy: the initialize handshake (2025-11-25);
@@ -26,11 +30,13 @@ Prints one line per check and a final `N passed, M failed`; exits 1 if any check
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +52,31 @@ MULTI_PAGE = "pypdf-pdflatex-4-pages"
 # The SDK's discover wait is ~10 s; anything near it means the probe went unanswered.
 AUTO_CONNECT_LIMIT_S = 3.0
 
+
+
+HTTP = "--http" in sys.argv[2:]
+
+
+@contextlib.asynccontextmanager
+async def connect(binary: str, root: str, mode: str, extra: tuple[str, ...] = ()):
+    """A connected client of `toolgate mcp --root ROOT EXTRA...`, over stdio or (--http) HTTP."""
+    args = ["mcp", "--root", str(root), *extra]
+    if not HTTP:
+        async with Client(StdioServerParameters(command=binary, args=args), mode=mode) as client:
+            yield client
+        return
+    server = subprocess.Popen(
+        [binary, *args, "--http", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        first = server.stderr.readline().strip()
+        url = first.removeprefix("toolgate mcp: serving MCP at ")
+        async with Client(url, mode=mode) as client:
+            yield client
+    finally:
+        server.kill()
+        server.wait()
 
 
 def words(text: str) -> list[str]:
@@ -66,9 +97,8 @@ def expected_pages(name: str) -> int:
 
 
 async def session(binary: str, mode: str) -> None:
-    params = StdioServerParameters(command=binary, args=["mcp", "--root", str(ROOT)])
     started = time.monotonic()
-    async with Client(params, mode=mode) as client:
+    async with connect(binary, str(ROOT), mode) as client:
         elapsed = time.monotonic() - started
         version = client.session.protocol_version
         print(f"     [{mode}] connected in {elapsed:.3f} s, protocol {version}", flush=True)
@@ -217,11 +247,11 @@ async def engine_session(binary: str, mode: str) -> None:
     root = tempfile.mkdtemp(prefix="toolgate-sdk-")
     try:
         Path(root, "busy.pdf").write_bytes(busy_pdf())
+        Path(root, "light.pdf").write_bytes(busy_pdf(ops=300))
         # More work than the extractor's per-call budget allows: it runs until the budget ends it.
         Path(root, "slow.pdf").write_bytes(busy_pdf(ops=20000))
         shutil.copy(ROOT / "pypdf-minimal-document.pdf", Path(root, "one.pdf"))
-        params = StdioServerParameters(command=binary, args=["mcp", "--root", root, "--max-concurrent-calls", "3"])
-        async with Client(params, mode=mode) as client:
+        async with connect(binary, root, mode, ("--max-concurrent-calls", "3")) as client:
             busy = {"path": "busy.pdf"}
             calls = [asyncio.create_task(client.call_tool("extract", busy)) for _ in range(3)]
             await asyncio.sleep(0)
@@ -240,7 +270,10 @@ async def engine_session(binary: str, mode: str) -> None:
             async def on_progress(progress: float, total: float | None, message: str | None) -> None:
                 heard.append((progress, total))
 
-            res = await client.call_tool("extract", busy, progress_callback=on_progress)
+            # Over HTTP the answer after streamed progress is one server-sent event, which the
+            # SDK bounds to 1 MiB: the progress call reads a lighter file there.
+            progress_file = {"path": "light.pdf"} if HTTP else busy
+            res = await client.call_tool("extract", progress_file, progress_callback=on_progress)
             at_result = len(heard)
             await asyncio.sleep(0.3)
             check(f"{mode}: progress: extraction completes", not res.is_error)
@@ -273,7 +306,7 @@ async def engine_session(binary: str, mode: str) -> None:
 
 
 async def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--http"]):
         print(__doc__, file=sys.stderr)
         return 2
     binary = str(Path(sys.argv[1]).resolve())
@@ -286,7 +319,7 @@ async def main() -> int:
             await asyncio.wait_for(engine_session(binary, mode), timeout=300)
         except Exception as e:
             check(f"{mode}: engine session completed", False, f"{type(e).__name__}: {e}")
-    return tally()
+    return tally(" (Streamable HTTP)" if HTTP else "")
 
 
 if __name__ == "__main__":

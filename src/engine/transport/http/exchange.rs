@@ -380,30 +380,21 @@ impl Call {
         session.send(vetted).await.map_err(|()| {
             Refusal::new(Kind::Busy, "the session has ended").with_id(Some(self.id.clone()))
         })?;
-        if self.stream {
-            let (mut tx, body) = Channel::new(super::session::MAX_WAITING_DELIVERIES);
-            let permit = self.permit;
-            tokio::spawn(async move {
-                while let Some(d) = rx.recv().await {
-                    let (line, last) = match d {
-                        Delivery::Progress(l) => (l, false),
-                        Delivery::Answer(l) => (l, true),
-                    };
-                    if last {
-                        pending.done = true;
-                    }
-                    if tx.send_data(sse_event(&line)).await.is_err() || last {
-                        break;
-                    }
+        // An event stream only once a progress notification comes first: an
+        // answer that comes alone is sent whole (as JSON when the client
+        // takes it; clients bound one event, the Python SDK to 1 MiB).
+        let first = if self.stream {
+            match rx.recv().await {
+                Some(Delivery::Progress(p)) => {
+                    return Ok(stream(p, rx, pending, self.permit));
                 }
-                drop(pending);
-                drop(permit);
-            });
-            let mut r = Response::new(Either::Right(body));
-            set_sse_headers(r.headers_mut());
-            return Ok(r);
-        }
-        let line = answer_line(&mut rx).await.ok_or_else(|| {
+                Some(Delivery::Answer(line)) => Some(line),
+                None => None,
+            }
+        } else {
+            answer_line(&mut rx).await
+        };
+        let line = first.ok_or_else(|| {
             Refusal::new(Kind::Busy, "the session ended before answering")
                 .with_id(Some(self.id.clone()))
         })?;
@@ -445,6 +436,38 @@ fn stateless_status(line: &[u8]) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// An event stream of `first`, then every delivery up to the answer; the
+/// request stays pending (and in flight) until the answer is written.
+fn stream(
+    first: Vec<u8>,
+    mut rx: mpsc::Receiver<Delivery>,
+    mut pending: Pending,
+    permit: OwnedSemaphorePermit,
+) -> Response<Body> {
+    let (mut tx, body) = Channel::new(super::session::MAX_WAITING_DELIVERIES);
+    tokio::spawn(async move {
+        let mut next = Some(Delivery::Progress(first));
+        while let Some(d) = next.take() {
+            let (line, last) = match d {
+                Delivery::Progress(l) => (l, false),
+                Delivery::Answer(l) => (l, true),
+            };
+            if last {
+                pending.done = true;
+            }
+            if tx.send_data(sse_event(&line)).await.is_err() || last {
+                break;
+            }
+            next = rx.recv().await;
+        }
+        drop(pending);
+        drop(permit);
+    });
+    let mut r = Response::new(Either::Right(body));
+    set_sse_headers(r.headers_mut());
+    r
 }
 
 /// The revision a successful `initialize` answer agreed; `None` for an
