@@ -730,7 +730,7 @@ fn spelling_readings(name: &str) -> Vec<String> {
 /// are words that name something of the thing (attack s80 on #20, 3):
 /// `params` (`pathParams`, a URL path template's parameters), `version`
 /// (`file_version`, a version id; a numbered version after a word,
-/// `path_version2`, is a version, [`unqualified`]) and `prefix`
+/// `path_version2`, is a version, `unqualified`) and `prefix`
 /// (`file_name_prefix`; after a path word a path's prefix is a path,
 /// [`PATH_ROLE_WORDS`]: `path_prefix`).
 pub const QUALIFIER_WORDS: &[&str] = &[
