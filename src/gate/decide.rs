@@ -17,7 +17,7 @@ use super::pin::{Pins, MAX_TOOLS};
 use super::poison::{self, PoisonMode};
 use super::policy::{ArgKind, ArgRule, GlobList, Policy};
 use super::resolve::note_name;
-use super::settings::{config_items, config_name, settings_items};
+use super::settings::{comma_items, config_items, config_name, settings_items};
 use super::unquote::decodings;
 use super::urls::{
     has_scheme, host_argument, idna2003_name, lenient_form, list_space, looks_like_url,
@@ -1005,7 +1005,14 @@ impl Gatekeeper {
                     // `http://` reads it (#20 F7): an address or a name the
                     // operator denies is refused, resolved or not.
                     match place {
-                        Place::Host | Place::InHost => self.vet_host(s, place, scan)?,
+                        Place::Host | Place::InHost => {
+                            self.vet_host(s, place, scan)?;
+                            // A list of URLs the host list reads as one
+                            // (`https://a.example/,http://127.0.0.1/`):
+                            // each element as the first (attack s80 on
+                            // #20, 1).
+                            self.walk_settings(comma_items(s), scan)?;
+                        }
                         // Under an `address` key only a text with a dot or
                         // a colon (`::1`, `127.1`, `10.0.0.1:80`): a bare
                         // number there is a memory, wallet or bus address
@@ -1017,6 +1024,10 @@ impl Gatekeeper {
                             for n in scheme_less_name(&self.policy.net, s, URL_RULE)? {
                                 self.note(scan.names, n)?;
                             }
+                            // A list of URLs or hosts with ports: each
+                            // element as the first (`example.com,[::1]:8080`;
+                            // attack s80 on #20, 1).
+                            self.walk_settings(comma_items(s), scan)?;
                         }
                         _ => {}
                     }
@@ -4280,6 +4291,92 @@ mod tests {
                 json!({"config": "app.name My App\napp.version 1.2\n"}),
                 "ok",
             ),
+        ]);
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Attack s80 on #20 (complete mediation): every element of a host
+    /// list gets the host check, a bracketed IPv6 address with a port too
+    /// (1); the literals of an XML DTD a parser hands the application
+    /// (2); a comma list of words none of which is a host (4); a form
+    /// feed between a properties key and its value (5).
+    #[test]
+    fn complete_mediation_round_s80() {
+        let wrong = decided_wrongly(&[
+            (json!({"hosts": "example.com, [::1]:2"}), "ssrf.loopback"),
+            (json!({"hosts": "example.com,[::1]:8080"}), "ssrf.loopback"),
+            (json!({"host": "example.com;[::1]:8080"}), "ssrf.loopback"),
+            (
+                json!({"hosts": "example.com, [fe80::1]:22"}),
+                "ssrf.link_local",
+            ),
+            (
+                json!({"hosts": "example.com, [::ffff:127.0.0.1]:80"}),
+                "ssrf.loopback",
+            ),
+            (json!({"hosts": "example.com, [::1]"}), "ssrf.loopback"),
+            (json!({"hosts": ["example.com, [::1]:2"]}), "ssrf.loopback"),
+            (json!({"url": "example.com,[::1]:8080"}), "ssrf.loopback"),
+            (json!({"urls": "example.com, [::1]:2"}), "ssrf.loopback"),
+            (
+                json!({"url": "example.com,127.0.0.1:8080"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"endpoints": "https://example.com/,http://127.0.0.1/"}),
+                "ssrf.loopback",
+            ),
+            (json!({"args": ["example.com,[::1]:8080"]}), "ssrf.loopback"),
+            (json!({"args": ["--peers=a,[::1]:8080"]}), "ssrf.loopback"),
+            (
+                json!({"env": "URLS=example.com,[::1]:8080"}),
+                "ssrf.loopback",
+            ),
+            (json!({"url": "https://example.com/a,b?ids=1,2"}), "ok"),
+            (
+                json!({"hosts": "https://example.com/,https://example.org/"}),
+                "ok",
+            ),
+            (json!({"hosts": "example.com, [2606:4700::1111]:443"}), "ok"),
+            (
+                json!({"config": "<?xml version=\"1.0\"?>\n<!DOCTYPE c [\n<!ATTLIST el attr CDATA \"http://169.254.169.254/\">\n]>\n<c><el/></c>"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"config": "<!DOCTYPE c [<!ATTLIST el attr CDATA 'http&#58;//169.254.169.254/'>]><c><el/></c>"}),
+                "ssrf.cloud_metadata",
+            ),
+            (
+                json!({"config": "<!DOCTYPE c [<!ATTLIST el\n  a CDATA #IMPLIED\n  b CDATA #FIXED \"http&#x3a;//127.0.0.1/\">]><c/>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<!DOCTYPE c [<!ENTITY x \"http&#58;//127.0.0.1/\">]><c><u>&x;</u></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<!DOCTYPE c [<!ENTITY % p 'http&#58;//10.0.0.1/'>]><c/>"}),
+                "ssrf.private_use",
+            ),
+            (
+                json!({"config": "<c><el url=\"http&#58;//127.0.0.1/\"/></c>"}),
+                "ssrf.loopback",
+            ),
+            (
+                json!({"config": "<!DOCTYPE c [<!ATTLIST el lang CDATA \"en\"><!ENTITY co \"Example &#38; Co\">]><c><el/></c>"}),
+                "ok",
+            ),
+            (json!({"host": "Node.js, Deno"}), "ok"),
+            (json!({"hosts": "Node.js, Deno, Bun"}), "ok"),
+            (json!({"host": "Node.js, Deno, 10.0.0.1"}), REFUSED),
+            (json!({"host": "Node.js, vault.vault"}), "ssrf.unknown_tld"),
+            (json!({"host": "Node.js, db.internal"}), REFUSED),
+            (json!({"config": "host\u{c}127.0.0.1\n"}), "ssrf.loopback"),
+            (
+                json!({"config": "db.host\u{c}=\u{c}127.0.0.1\n"}),
+                "ssrf.loopback",
+            ),
+            (json!({"config": "app.name\u{c}My App\n"}), "ok"),
         ]);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }

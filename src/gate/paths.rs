@@ -726,7 +726,13 @@ fn spelling_readings(name: &str) -> Vec<String> {
 /// value is (`path_str`, `pathInput`, `path_new`, `path_glob`,
 /// `paths_dict`): a name ending in them is read without them too
 /// (attack s77-B, F1). Measures of a thing (`size`, `count`, `length`,
-/// `exists`, `type`) are not among them: `file_size` holds no path.
+/// `exists`, `type`) are not among them: `file_size` holds no path. Nor
+/// are words that name something of the thing (attack s80 on #20, 3):
+/// `params` (`pathParams`, a URL path template's parameters), `version`
+/// (`file_version`, a version id; a numbered version after a word,
+/// `path_version2`, is a version, `unqualified`) and `prefix`
+/// (`file_name_prefix`; after a path word a path's prefix is a path,
+/// [`PATH_ROLE_WORDS`]: `path_prefix`).
 pub const QUALIFIER_WORDS: &[&str] = &[
     "new",
     "old",
@@ -746,10 +752,6 @@ pub const QUALIFIER_WORDS: &[&str] = &[
     "args",
     "argument",
     "input",
-    "param",
-    "params",
-    "parameter",
-    "prefix",
     "glob",
     "globs",
     "set",
@@ -776,21 +778,28 @@ pub const QUALIFIER_WORDS: &[&str] = &[
     "temp",
     "beta",
     "alpha",
-    "version",
-    "ver",
 ];
 
 /// `name` without the qualifier words ([`QUALIFIER_WORDS`]) and versions
-/// (`v2`, `v2beta`, `rc1`, a `v2` written onto the word before it,
-/// `pathv2`) at its end, when a word is left; `None` when none is there.
-/// Bounded by the name's length (each turn drops a word).
+/// (`v2`, `v2beta`, `rc1`, `version2`, `ver2`, a `v2` written onto the
+/// word before it, `pathv2`) at its end, when a word is left; `None` when
+/// none is there. `version` and `ver` without a number are no version
+/// (`file_version` holds a version id). Bounded by the name's length
+/// (each turn drops a word).
 fn unqualified(name: &str) -> Option<String> {
     let is_version = |w: &str| {
         let lower = w.to_ascii_lowercase();
-        let rest = lower
-            .strip_prefix('v')
-            .or_else(|| lower.strip_prefix("rc"))
-            .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()));
+        let numbered = |word: &str| {
+            let r = lower.strip_prefix(word)?;
+            let after = r.trim_start_matches(|c: char| c.is_ascii_digit());
+            (after.len() < r.len()).then_some(after)
+        };
+        let rest = numbered("version").or_else(|| numbered("ver")).or_else(|| {
+            lower
+                .strip_prefix('v')
+                .or_else(|| lower.strip_prefix("rc"))
+                .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()))
+        });
         rest.is_some_and(|r| r.is_empty() || QUALIFIER_WORDS.contains(&r))
     };
     let mut rest = name;
@@ -798,7 +807,11 @@ fn unqualified(name: &str) -> Option<String> {
         let word = last_word(rest);
         let before = before_word(rest, word);
         let lower = word.to_ascii_lowercase();
-        if before.is_empty() || !(is_version(word) || QUALIFIER_WORDS.contains(&lower.as_str())) {
+        // The word with the digits after it (`version2`).
+        let start = (word.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize);
+        let numbered = rest.get(start..).unwrap_or(word);
+        if before.is_empty() || !(is_version(numbered) || QUALIFIER_WORDS.contains(&lower.as_str()))
+        {
             break;
         }
         rest = before;
@@ -891,6 +904,12 @@ pub const CODE_SOURCE_WORDS: &[&str] = &[
     "template", "prompt", "shader", "function", "program",
 ];
 
+/// Words before `source` or `sources` (not `src`) that make it the text
+/// an edit replaces or writes, not a file (`new_source`, `old_source`:
+/// a notebook cell's source, Claude Code's `NotebookEdit`; attack s80 on
+/// #20, 3).
+pub const EDITED_SOURCE_WORDS: &[&str] = &["new", "old"];
+
 /// [`is_path_name`] of one alternative.
 fn is_one_path_name(name: &str) -> bool {
     let is = |w: &str| {
@@ -907,6 +926,11 @@ fn is_one_path_name(name: &str) -> bool {
     if let Some([before, last]) = last_two {
         if ["source", "sources", "src", "srcs"].contains(&last.as_str())
             && CODE_SOURCE_WORDS.contains(&before.as_str())
+        {
+            return false;
+        }
+        if ["source", "sources"].contains(&last.as_str())
+            && EDITED_SOURCE_WORDS.contains(&before.as_str())
         {
             return false;
         }
@@ -952,6 +976,7 @@ fn is_one_path_name(name: &str) -> bool {
 /// `folder_token`, `file_size`, `path_method`): a name that holds a path
 /// under a word not listed here gets a `kind = "path"` rule.
 pub const PATH_ROLE_WORDS: &[&str] = &[
+    "prefix",
     "tgt",
     "bak",
     "cache",
@@ -2058,6 +2083,15 @@ mod tests {
             "file_read",
             "dir_scan",
             "path_left2",
+            // A version or a prefix of the path itself (attack s80 on
+            // #20, finding 3: the names that stay path names).
+            "file_version2",
+            "path_ver3",
+            "dir_prefix",
+            "filePrefix",
+            "paths_prefix",
+            "new_src",
+            "source_new",
         ] {
             assert!(is_path_name(name), "{name}");
         }
@@ -2247,6 +2281,23 @@ mod tests {
             "code_src",
             "save",
             "send_to",
+            // Something of the path, not the path: a URL path template's
+            // parameters, a file's version id, a prefix of a file's name,
+            // a notebook cell's source text before and after an edit
+            // (attack s80 on #20, finding 3).
+            "pathParams",
+            "path_params",
+            "pathParam",
+            "path_parameter",
+            "file_version",
+            "fileVersion",
+            "file_ver",
+            "file_name_prefix",
+            "fileNamePrefix",
+            "new_source",
+            "old_source",
+            "newSource",
+            "new_sources",
         ] {
             assert!(!is_path_name(name), "{name}");
         }

@@ -73,10 +73,13 @@ pub(crate) fn settings_items(t: &str) -> Option<Value> {
 /// Java properties item whose key is a name (letters, digits, `_`, `.`,
 /// `-`) and whose separator is `:` (Python's `configparser`) or white
 /// space (`java.util.Properties`, nginx's and HAProxy's directives:
-/// `server vault.vault:8200;`), each `{key: value}`; and the text of each
-/// XML element that holds no other (`<host>10.0.0.1</host>`), under the
-/// element's local name. Bounded by `t`'s length (one TOML parse, one
-/// pass over the lines, one over the text).
+/// `server vault.vault:8200;`), each `{key: value}`, and, when `t` holds a
+/// form feed, in the lines `\n` and `\r` end, to which a form feed is
+/// white space (`key\fvalue`, as `java.util.Properties` reads it); the
+/// text of each XML element that holds no other (`<host>10.0.0.1</host>`),
+/// under the element's local name, and the XML literals a parser hands
+/// the application ([`xml_literals`]). Bounded by `t`'s length (one TOML
+/// parse, two passes over the lines, two over the text).
 pub(crate) fn config_items(t: &str) -> Option<Value> {
     let mut members = Vec::new();
     // A TOML document is read as TOML only (its inline tables are no
@@ -85,14 +88,25 @@ pub(crate) fn config_items(t: &str) -> Option<Value> {
         members.push(table);
         return Some(Value::Array(members));
     }
-    for (key, value) in config_lines(t) {
+    let mut lines = config_lines(t);
+    // As `java.util.Properties` reads it too, whose lines end at `\n` and
+    // `\r` only and to which a form feed is white space (`key\fvalue`;
+    // attack s80 on #20, 5).
+    if t.contains('\u{c}') {
+        let mut seen: std::collections::HashSet<(String, String)> = lines.iter().cloned().collect();
+        let java = config_lines_at(t, |c| matches!(c, '\n' | '\r'));
+        lines.extend(java.into_iter().filter(|item| seen.insert(item.clone())));
+    }
+    for (key, value) in lines {
         // As `java.util.Properties` reads it too (`\u0031`, `\:`).
         if let Some(unescaped) = properties_unescaped(&value) {
             members.push(member(&key, &unescaped));
         }
         members.push(member(&key, &value));
     }
-    members.extend(xml_leaves(&xml_content(t)).map(|(k, v)| member(&k, &v)));
+    let content = xml_content(t);
+    members.extend(xml_leaves(&content).map(|(k, v)| member(&k, &v)));
+    members.extend(xml_literals(&content).map(|(k, v)| member(&k, &v)));
     (!members.is_empty()).then_some(Value::Array(members))
 }
 
@@ -106,8 +120,13 @@ pub(crate) fn config_items(t: &str) -> Option<Value> {
 /// its lines. Outside `[section]` headers and comments (`#`, `;`, `!`).
 /// Bounded by `t`'s length.
 fn config_lines(t: &str) -> Vec<(String, String)> {
+    config_lines_at(t, line_break)
+}
+
+/// [`config_lines`] of `t` read in lines that `breaks` ends.
+fn config_lines_at(t: &str, breaks: fn(char) -> bool) -> Vec<(String, String)> {
     let mut items: Vec<(String, String)> = Vec::new();
-    let mut lines = t.split(line_break);
+    let mut lines = t.split(breaks);
     let mut heredoc: Option<(String, String, String)> = None;
     // The indentation of the last item's line.
     let mut item_indent = usize::MAX;
@@ -265,6 +284,131 @@ fn xml_leaves(t: &str) -> impl Iterator<Item = (String, String)> + '_ {
             (valid && !text.trim().is_empty())
                 .then(|| (local.to_owned(), xml_unescaped(text.trim())))
         })
+}
+
+/// The quoted literals of XML text `t` ([`xml_content`]) that a parser
+/// hands the application besides element text (attack s80 on #20, 2):
+/// the default value of each attribute a DTD's `<!ATTLIST …>` declares,
+/// under the attribute's name; each literal of an `<!ENTITY …>` (its
+/// value, or its `SYSTEM` or `PUBLIC` identifier, which a parser may
+/// fetch), `<!DOCTYPE …>` or `<!NOTATION …>` declaration, under the
+/// declared name; and each attribute of a start tag, under its local
+/// name. Each as (name, literal with its white space a space and its
+/// references read); a literal holding a `<` is read up to it (its rest
+/// is read as markup). Bounded by `t`'s length.
+fn xml_literals(t: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    t.split('<').skip(1).flat_map(|markup| {
+        let mut found = Vec::new();
+        let (declaration, mut rest) = match markup.strip_prefix('!') {
+            Some(d) => {
+                let end = d
+                    .find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(d.len());
+                (d.get(..end), d.get(end..).unwrap_or_default())
+            }
+            None => (None, markup),
+        };
+        // The name the next literal belongs to, and, in an `ATTLIST`, how
+        // far its attribute definition has come (0: a name next, 1: a
+        // type, 2: a default).
+        let mut name: Option<&str> = None;
+        let mut step = 0_u8;
+        let mut first = true;
+        loop {
+            let (token, after) = xml_token(rest);
+            rest = after;
+            match token {
+                XmlToken::End => break,
+                XmlToken::Quoted(v) => {
+                    let normalised = v.replace(['\t', '\n', '\r'], " ");
+                    let key = name.map_or("value", |n| n.rsplit(':').next().unwrap_or(n));
+                    found.push((key.to_owned(), xml_unescaped(&normalised)));
+                    step = 0;
+                }
+                XmlToken::Word(w) => match declaration {
+                    Some("ATTLIST") if first => {}
+                    Some("ATTLIST") => match step {
+                        0 => {
+                            name = Some(w);
+                            step = 1;
+                        }
+                        1 if w == "NOTATION" => {}
+                        1 => step = 2,
+                        _ if w == "#FIXED" => {}
+                        _ => step = 0,
+                    },
+                    Some("ENTITY" | "DOCTYPE" | "NOTATION") if name.is_none() && w != "%" => {
+                        name = Some(w);
+                    }
+                    Some(_) => {}
+                    // A start tag: its name, then `name="value"` pairs.
+                    None if first && !w.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+                        break;
+                    }
+                    None if !first => name = Some(w),
+                    None => {}
+                },
+                XmlToken::Group if step == 1 => step = 2,
+                XmlToken::Group | XmlToken::Equals => {}
+            }
+            first = false;
+        }
+        if !matches!(
+            declaration,
+            None | Some("ATTLIST" | "ENTITY" | "DOCTYPE" | "NOTATION")
+        ) {
+            found.clear();
+        }
+        found
+    })
+}
+
+/// One token of XML markup ([`xml_token`]).
+enum XmlToken<'a> {
+    /// A name or a keyword (`CDATA`, `#FIXED`, `%`).
+    Word(&'a str),
+    /// The text between a pair of `"` or `'`.
+    Quoted(&'a str),
+    /// A parenthesised group (`(a|b)`).
+    Group,
+    /// `=` between an attribute's name and its value.
+    Equals,
+    /// The end of the markup: `>`, `[` (a DTD's internal subset) or the
+    /// end of the text.
+    End,
+}
+
+/// The first token of `s` after white space, and the text after it.
+fn xml_token(s: &str) -> (XmlToken<'_>, &str) {
+    let s = s.trim_start();
+    let Some(c) = s.chars().next() else {
+        return (XmlToken::End, s);
+    };
+    let after = |at: usize| s.get(at..).unwrap_or_default();
+    match c {
+        '>' | '[' => (XmlToken::End, s),
+        '=' => (XmlToken::Equals, after(1)),
+        '"' | '\'' => {
+            let inner = after(1);
+            let end = inner.find(c).unwrap_or(inner.len());
+            (
+                XmlToken::Quoted(inner.get(..end).unwrap_or_default()),
+                inner.get(end.saturating_add(1)..).unwrap_or_default(),
+            )
+        }
+        '(' => {
+            let end = s.find(')').map_or(s.len(), |e| e.saturating_add(1));
+            (XmlToken::Group, after(end))
+        }
+        _ => {
+            let end = s
+                .find(|c: char| c.is_whitespace() || "=>[(\"'".contains(c))
+                .unwrap_or(s.len());
+            // `/` of `/>` alone: a word that names nothing.
+            let end = end.max(c.len_utf8());
+            (XmlToken::Word(s.get(..end).unwrap_or_default()), after(end))
+        }
+    }
 }
 
 /// XML text with its predefined entities and character references read.
@@ -529,7 +673,7 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
             members.push(member("url", item));
         } else {
             let addresses = curl_addresses(item);
-            if addresses.is_empty() && url_word(item) {
+            if address_word(item) {
                 members.push(member("arg", item));
             }
             comma_words(item, members);
@@ -608,21 +752,62 @@ fn item_members(item: &str, spaced_keys: bool, nested_ok: bool, members: &mut Ve
     }
 }
 
-/// Each element of a comma-separated word (`8.8.8.8:1,vault.vault:2`,
-/// `--peers=a:1,127.0.0.1:2`) that is a URL alone ([`url_word`]), as an
-/// `arg` member (attack s79-A, B6). Bounded by the word's length.
-fn comma_words(word: &str, members: &mut Vec<Value>) {
-    if !word.contains(',') {
-        return;
+/// The items of a comma-separated text under a URL-named key
+/// ([`comma_words`]: `example.com,[::1]:8080`), or `None` when it holds
+/// none (attack s80 on #20, 1).
+/// Commas inside a curl glob's braces (`http://{a,b}.example/`) separate
+/// none: the URL check reads the glob's expansions.
+pub(crate) fn comma_items(text: &str) -> Option<Value> {
+    let mut members = Vec::new();
+    let mut depth = 0_usize;
+    let mut start = 0_usize;
+    let mut parts = Vec::new();
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth = depth.saturating_add(1),
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(text.get(start..i).unwrap_or_default());
+                start = i.saturating_add(1);
+            }
+            _ => {}
+        }
     }
-    for part in word.split(',').map(str::trim) {
+    if !parts.is_empty() {
+        parts.push(text.get(start..).unwrap_or_default());
+        comma_parts(parts.into_iter(), &mut members);
+    }
+    (!members.is_empty()).then_some(Value::Array(members))
+}
+
+/// Each element of a comma-separated word (`8.8.8.8:1,vault.vault:2`,
+/// `--peers=a:1,127.0.0.1:2`, `a.example,[::1]:8080`) that is a URL alone
+/// ([`address_word`]), as an `arg` member (attack s79-A, B6), every
+/// element the same way. Bounded by the word's length.
+fn comma_words(word: &str, members: &mut Vec<Value>) {
+    if word.contains(',') {
+        comma_parts(word.split(','), members);
+    }
+}
+
+/// [`comma_words`] of the elements `parts`.
+fn comma_parts<'a>(parts: impl Iterator<Item = &'a str>, members: &mut Vec<Value>) {
+    for part in parts.map(str::trim) {
         if part.contains("://") {
             // A list of URLs (`http://a/,http://127.0.0.1/`).
             members.push(member("url", part));
-        } else if !part.is_empty() && curl_addresses(part).is_empty() && url_word(part) {
+        } else if !part.is_empty() && address_word(part) {
             members.push(member("arg", part));
         }
     }
+}
+
+/// `true` for a word that is a URL alone ([`url_word`]) and no curl
+/// `--resolve` or `--connect-to` field ([`curl_addresses`], whose hosts
+/// are read on their own), or an address with a port, which a field's
+/// reading would split at its colons (`[::1]:8080`; attack s80 on #20, 1).
+fn address_word(word: &str) -> bool {
+    (curl_addresses(word).is_empty() || address_like(word)) && url_word(word)
 }
 
 /// The file a program reads for a value written `@FILE` or `<FILE`
@@ -1386,5 +1571,84 @@ mod tests {
         ] {
             assert_eq!(xml_leaves(text).count(), 0, "{text}");
         }
+    }
+
+    /// Attack s80 on #20, finding 2: the literals an XML parser hands the
+    /// application besides element text: a DTD's attribute defaults and
+    /// entity values, and attributes, their references read.
+    #[test]
+    fn xml_literals_as_a_parser_gives_them() {
+        let dtd = "<?xml version=\"1.0\"?>\n<!DOCTYPE c [\n\
+            <!ATTLIST el attr CDATA \"http://169.254.169.254/\"\n\
+            \x20 b CDATA #IMPLIED c (x|y) 'x' d CDATA #FIXED 'http&#58;//10.0.0.1/'>\n\
+            <!ENTITY e \"http&#x3a;//127.0.0.1/\">\n\
+            <!ENTITY % p 'a&#38;b'>\n\
+            <!ENTITY ext SYSTEM \"http://example.com/x.dtd\">\n\
+            <!-- <!ENTITY no \"http://10.9.9.9/\"> -->\n\
+            ]>\n<c><el k=\"v&amp;w\" u='http&#58;//127.0.0.2/'/></c>";
+        assert_eq!(
+            xml_literals(&xml_content(dtd)).collect::<Vec<_>>(),
+            vec![
+                ("attr".to_owned(), "http://169.254.169.254/".to_owned()),
+                ("c".to_owned(), "x".to_owned()),
+                ("d".to_owned(), "http://10.0.0.1/".to_owned()),
+                ("e".to_owned(), "http://127.0.0.1/".to_owned()),
+                ("p".to_owned(), "a&b".to_owned()),
+                ("ext".to_owned(), "http://example.com/x.dtd".to_owned()),
+                ("k".to_owned(), "v&w".to_owned()),
+                ("u".to_owned(), "http://127.0.0.2/".to_owned()),
+            ]
+        );
+        let items = config_items(dtd).unwrap_or_default().to_string();
+        assert!(
+            items.contains(r#"{"attr":"http://169.254.169.254/"}"#),
+            "{items}"
+        );
+        assert!(items.contains(r#"{"e":"http://127.0.0.1/"}"#), "{items}");
+        assert!(!items.contains("10.9.9.9"), "{items}");
+    }
+
+    /// Attack s80 on #20, finding 1: every element of a comma list, a
+    /// bracketed IPv6 address with a port after another too.
+    #[test]
+    fn every_element_of_a_comma_list() {
+        assert_eq!(
+            comma_items("example.com,[::1]:8080, [fe80::1]:22"),
+            Some(json!([{"arg": "[::1]:8080"}, {"arg": "[fe80::1]:22"}]))
+        );
+        assert_eq!(
+            settings_items("--peers=a,[::1]:8080"),
+            Some(json!([{"peers": "a,[::1]:8080"}, {"arg": "[::1]:8080"}]))
+        );
+        assert_eq!(
+            comma_items("http://a.example/,127.0.0.1:2"),
+            Some(json!([{"url": "http://a.example/"}, {"arg": "127.0.0.1:2"}]))
+        );
+        assert_eq!(comma_items("example.com"), None);
+        assert_eq!(comma_items("a,b,c"), None);
+        assert_eq!(comma_items("http://{8.8.8.8,example.org}/{a,b}"), None);
+        assert_eq!(
+            comma_items("http://{a,b}.example/,[::1]:2"),
+            Some(json!([{"url": "http://{a,b}.example/"}, {"arg": "[::1]:2"}]))
+        );
+        // A curl `--resolve` field stays read as one.
+        assert_eq!(
+            settings_items("--resolve=a.example:443:127.0.0.1"),
+            Some(json!([{"host": "127.0.0.1"}]))
+        );
+    }
+
+    /// Attack s80 on #20, finding 5: a form feed is white space to
+    /// `java.util.Properties`, between a key and its value too.
+    #[test]
+    fn a_form_feed_separates_a_properties_item() {
+        assert_eq!(
+            config_items("host\u{c}127.0.0.1\nport\u{c}=\u{c}1\n"),
+            Some(json!([{"host": "127.0.0.1"}, {"port": "1"}]))
+        );
+        assert_eq!(
+            config_items("a.b\u{c}x,\\\n\u{c}y\n"),
+            Some(json!([{"a.b": "x,y"}]))
+        );
     }
 }

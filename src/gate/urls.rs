@@ -1605,9 +1605,10 @@ fn host_list(
 
 /// `true` for a list element only a network name, an address or a port
 /// has: a dot inside it (`example.com`, `10.0.0.1`; `St.` and `Mr.` end
-/// with theirs, `U.S.A.` are initials, `22.04` a version), a `:` before
-/// its end (`Attn:` ends with its), a `[`, `/`, `\\`, `@` or `%`, or an
-/// IPv6 address (`fe80::`).
+/// with theirs, `U.S.A.` are initials, `22.04` a version, `Node.js` a
+/// file's name, as [`host_word`] reads them), a `:` before its end
+/// (`Attn:` ends with its), a `[`, `/`, `\\`, `@` or `%`, or an IPv6
+/// address (`fe80::`).
 fn network_element(e: &str) -> bool {
     let dotted = e.trim_end_matches('.');
     let labels = || dotted.split('.');
@@ -1616,10 +1617,29 @@ fn network_element(e: &str) -> bool {
     // vetted as the address it spells in either reading.
     let initials = labels().all(|l| l.chars().count() == 1 && l.chars().all(char::is_alphabetic));
     let short_number = labels().count() < 4 && is_number_or_version(dotted);
-    (dotted.contains('.') && !initials && !short_number)
+    (dotted.contains('.') && !initials && !short_number && !file_word(e))
         || e.trim_end_matches(':')
             .contains([':', '[', '/', '\\', '@', '%'])
         || bare_ipv6(e).is_some()
+}
+
+/// `true` for a dotted word that is a file's name as [`host_word`] reads
+/// one: a name whose last label is a file extension and no top-level
+/// domain (`Node.js`, `config.yaml`), without a port (attack s80 on #20,
+/// 4).
+fn file_word(e: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(&format!("http://{e}")) else {
+        return false;
+    };
+    match parsed.host() {
+        Some(url::Host::Domain(d)) if parsed.port().is_none() => {
+            let name = d.trim_end_matches('.');
+            name.contains('.')
+                && name.rsplit('.').next().is_some_and(is_file_extension)
+                && crate::net::refused_name(d) == Some(DenialCode::UnknownTld)
+        }
+        _ => false,
+    }
 }
 
 /// `true` for a word that is a host on its own, as a URL parser reads it
@@ -2364,6 +2384,33 @@ mod tests {
             ),
             ("a,b", HostPlace::Named, "ssrf.single_label_name"),
             ("a, b.example.com", HostPlace::Member, "ok"),
+            // Every element gets the check the first gets: a bracketed
+            // IPv6 address with a port after another (attack s80, 1).
+            ("example.com, [::1]:2", HostPlace::Named, "ssrf.loopback"),
+            ("example.com,[::1]:8080", HostPlace::Named, "ssrf.loopback"),
+            ("example.com|[::1]:8080", HostPlace::Named, "ssrf.loopback"),
+            ("example.com [::1]:2", HostPlace::Named, "ssrf.loopback"),
+            ("[::1]:2", HostPlace::Named, "ssrf.loopback"),
+            ("[::1]:2, example.com", HostPlace::Named, "ssrf.loopback"),
+            (
+                "example.com, [fe80::1]:22",
+                HostPlace::Named,
+                "ssrf.link_local",
+            ),
+            ("example.com, [::1]:2", HostPlace::Member, "ssrf.loopback"),
+            ("example.com, [2606:4700::1111]:443", HostPlace::Named, "ok"),
+            // Words none of which is a host, a file's name among them, as
+            // the single word is read among words (attack s80, 4).
+            ("Node.js, Deno", HostPlace::Named, "ok"),
+            ("Node.js, Deno, Bun", HostPlace::Named, "ok"),
+            (
+                "Node.js, Deno, 10.0.0.1",
+                HostPlace::Named,
+                "ssrf.unknown_tld",
+            ),
+            ("Node.js, vault.vault", HostPlace::Named, "ssrf.unknown_tld"),
+            ("Node.js, db", HostPlace::Named, "ok"),
+            ("Node.js,Deno", HostPlace::Named, "ssrf.unknown_tld"),
         ] {
             assert_eq!(vet(text, place), want, "{text:?} {place:?}");
         }

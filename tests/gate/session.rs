@@ -4601,3 +4601,60 @@ fn icons_and_website_links_get_the_url_check() {
     assert!(page.is_object() && page.get("websiteUrl").is_none(), "{r}");
     g.close();
 }
+
+/// Regression (attack s80 on #20, complete mediation): every element of a
+/// comma list gets the check the first gets (1); an XML DTD's literals are
+/// what a parser hands the application (2); a form feed separates a
+/// properties item (5); none reaches the server. A comma list of words
+/// none of which is a host (4), and names of something of a path, not the
+/// path (3), pass.
+#[test]
+fn every_element_and_literal_is_checked() {
+    let mut g = Gate::start_in(&["--root", "data"], |d| {
+        std::fs::create_dir(d.join("data")).unwrap();
+    });
+    g.init();
+    for (id, args, code) in [
+        (1, json!({"url": "example.com,[::1]:8080"}), "ssrf.loopback"),
+        (
+            2,
+            json!({"args": ["--peers=a.example,[::1]:8080"]}),
+            "ssrf.loopback",
+        ),
+        (
+            3,
+            json!({"config": "<!DOCTYPE c [<!ATTLIST el attr CDATA \"http://169.254.169.254/\">]>\n<c><el/></c>"}),
+            "ssrf.cloud_metadata",
+        ),
+        (
+            4,
+            json!({"config": "<!DOCTYPE c [<!ENTITY x \"http://127.0.0.1/\">]><c/>"}),
+            "ssrf.loopback",
+        ),
+        (
+            5,
+            json!({"config": "host\u{c}127.0.0.1\n"}),
+            "ssrf.loopback",
+        ),
+    ] {
+        let r = g.call(id, "connect", args.clone());
+        assert_eq!(r["id"], id);
+        assert_eq!(refusal_code(&r), code, "{args}: {r}");
+    }
+    let r = g.call(
+        6,
+        "request",
+        json!({"host": "Node.js, Deno", "pathParams": "users/42", "file_version": "v3",
+            "file_name_prefix": "report-", "new_source": "print('hi')"}),
+    );
+    assert!(r["result"]["isError"].is_null(), "{r}");
+    let seen = g.received();
+    let calls: Vec<Value> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(calls, [json!(6)], "{seen}");
+    assert_eq!(g.close(), 0);
+}
