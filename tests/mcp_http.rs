@@ -444,6 +444,20 @@ fn forged_hosts_and_origins_are_refused_on_every_method() {
         assert!(r.kind().ends_with("_not_allowed"), "{case:?}");
         assert_eq!(r.header("mcp-session-id"), None);
     }
+    // An absolute-form target names the host too (RFC 9112 §3.2.2).
+    for target in ["http://evil.example/mcp", "http://evil@127.0.0.1:1/mcp"] {
+        let r = server.raw(
+            &format!(
+                "POST {target} HTTP/1.1\nHost: {}\nContent-Type: application/json\nContent-Length: {}",
+                server.host(),
+                INIT.len()
+            ),
+            INIT.as_bytes(),
+        );
+        assert_eq!(r.status, 403, "{target}: {r:?}");
+    }
+    let padded = server.post(&[("Host", &format!("127.0.0.1:0{port}"))], INIT);
+    assert_eq!(padded.status, 403);
     for method in ["GET", "DELETE", "OPTIONS", "PUT"] {
         let r = server.raw(
             &format!("{method} /mcp HTTP/1.1\nHost: evil.example:{port}"),
@@ -566,6 +580,15 @@ fn bearer_tokens_and_sessions_bound_to_them() {
     let sid = server.session("2025-11-25", &auth);
     let mine = server.post(&[auth[0], ("Mcp-Session-Id", &sid)], &mcp_support::ping(2));
     assert_eq!(mine.json()["result"], json!({}));
+    // The same token with the scheme in another case is the same credential.
+    let lower = server.post(
+        &[
+            ("Authorization", "bearer s3cret-token"),
+            ("Mcp-Session-Id", &sid),
+        ],
+        &mcp_support::ping(3),
+    );
+    assert_eq!(lower.json()["result"], json!({}));
     let prm = server.raw(
         &format!(
             "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\nHost: {}",
@@ -714,4 +737,98 @@ fn unsafe_configurations_refuse_to_start() {
     let host = format!("mcp.internal:{}", named.port);
     assert_eq!(named.post(&[("Host", &host)], INIT).status, 200);
     assert_eq!(named.post(&[], INIT).status, 403);
+}
+
+#[test]
+fn heads_over_their_bounds_and_slow_heads_are_cut_off() {
+    let server = Server::start(&corpus(), &[]);
+    let many: String = (0..toolgate::engine::transport::http::MAX_HEADERS + 8)
+        .map(|i| format!("\nX-Filler-{i}: x"))
+        .collect();
+    let r = server.raw(
+        &format!("POST /mcp HTTP/1.1\nHost: {}{many}", server.host()),
+        b"",
+    );
+    assert_eq!(r.status, 431, "{r:?}");
+    let long = format!(
+        "\nX-Long: {}",
+        "a".repeat(toolgate::engine::transport::http::MAX_HEAD_BYTES)
+    );
+    let r = server.raw(
+        &format!("POST /mcp HTTP/1.1\nHost: {}{long}", server.host()),
+        b"",
+    );
+    assert_eq!(r.status, 431, "{r:?}");
+    // A head that never ends: the server answers or closes once its read
+    // timeout passes (the read here waits far longer than that).
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(
+        toolgate::engine::transport::http::HEADER_READ_TIMEOUT * 6,
+    ))
+    .unwrap();
+    s.write_all(format!("POST /mcp HTTP/1.1\r\nHost: {}\r\nX-Slow: ", server.host()).as_bytes())
+        .unwrap();
+    let mut out = Vec::new();
+    let read = s.read_to_end(&mut out);
+    assert!(read.is_ok(), "the connection was left open: {read:?}");
+    assert!(
+        out.is_empty() || out.starts_with(b"HTTP/1.1 408"),
+        "{:?}",
+        String::from_utf8_lossy(&out)
+    );
+}
+
+#[test]
+fn connections_over_the_bound_get_503() {
+    let server = Server::start(&corpus(), &[]);
+    let held: Vec<TcpStream> = (0..toolgate::engine::transport::http::DEFAULT_MAX_CONNECTIONS)
+        .map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap())
+        .collect();
+    // The accept loop takes them in order: the next one is over the bound.
+    let mut r = None;
+    for _ in 0..50 {
+        let reply = server.post(&[], INIT);
+        if reply.status == 503 {
+            r = Some(reply);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let r = r.expect("a connection over the bound was served");
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert_eq!(r.kind(), "server_busy");
+    drop(held);
+    // Once they close, requests are served again.
+    let mut served = false;
+    for _ in 0..100 {
+        if server.post(&[], INIT).status == 200 {
+            served = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(served);
+}
+
+#[test]
+fn a_full_session_table_ends_the_least_recently_used_session() {
+    let server = Server::start(&corpus(), &[]);
+    let max = toolgate::engine::transport::http::DEFAULT_MAX_SESSIONS;
+    let first = server.session("2025-11-25", &[]);
+    let rest: Vec<String> = (1..max)
+        .map(|_| server.session("2025-11-25", &[]))
+        .collect();
+    // The first is used again: the second is now the least recently used.
+    let used = server.post(&[("Mcp-Session-Id", &first)], &mcp_support::ping(2));
+    assert_eq!(used.status, 200);
+    let newest = server.session("2025-11-25", &[]);
+    let evicted = server.post(&[("Mcp-Session-Id", &rest[0])], &mcp_support::ping(3));
+    assert_eq!(
+        (evicted.status, evicted.kind().as_str()),
+        (404, "unknown_session")
+    );
+    for sid in [&first, &rest[1], &newest] {
+        let r = server.post(&[("Mcp-Session-Id", sid)], &mcp_support::ping(4));
+        assert_eq!(r.status, 200, "{r:?}");
+    }
 }

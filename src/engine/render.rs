@@ -85,6 +85,7 @@ pub(crate) fn push_response(out: &mut Vec<u8>, r: &Response) {
 /// result (or any other text). The inverse of its prefix, so a transport
 /// that maps errors to statuses (Streamable HTTP) need not parse an
 /// answer again.
+#[cfg(feature = "http")]
 pub(crate) fn error_code(line: &[u8]) -> Option<i64> {
     let rest = line.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
     let mut ids = serde_json::Deserializer::from_slice(rest).into_iter::<serde::de::IgnoredAny>();
@@ -258,6 +259,7 @@ mod tests {
 
     /// `error_code` reads back the code of every error `response` writes,
     /// whatever the id, and nothing of a result.
+    #[cfg(feature = "http")]
     #[test]
     fn error_codes_read_back() {
         let ids = [

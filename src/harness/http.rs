@@ -32,7 +32,11 @@ fn authority(a: &str, default: u16) -> Option<(String, u16)> {
     let (host, port) = match a.rfind(':') {
         Some(i) if !a[..i].is_empty() && (!a.starts_with('[') || a[..i].ends_with(']')) => {
             let p = &a[i + 1..];
-            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            // A port as written: digits, no leading zero.
+            if p.is_empty()
+                || !p.bytes().all(|b| b.is_ascii_digit())
+                || (p.len() > 1 && p.starts_with('0'))
+            {
                 return None;
             }
             (a[..i].to_owned(), p.parse().ok()?)

@@ -82,7 +82,11 @@ async fn answer<S: Service>(
 ) -> Result<Response<Body>, Refusal> {
     let (parts, body) = req.into_parts();
     let config = &shared.config;
-    guard::check_origin(&parts.headers, &config.allow)?;
+    guard::check_origin_of(
+        &parts.headers,
+        parts.uri.authority().map(|a| a.as_str()),
+        &config.allow,
+    )?;
     let path = parts.uri.path();
     if let Some(issuer) = &config.issuer {
         if path == RESOURCE_METADATA_PATH
@@ -365,9 +369,16 @@ impl Call {
         new_session: Option<(&Shared<S>, Arc<Session>)>,
     ) -> Result<Response<Body>, Refusal> {
         let Some(mut rx) = session.wait_for(Some(&self.id)) else {
+            // As the engine answers an id in flight: 200 in the handshake
+            // era, 400 in the stateless one.
             let r = crate::engine::dispatch::duplicate_id(self.id.clone());
+            let status = if self.stateless {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::OK
+            };
             return Ok(json_response(
-                StatusCode::BAD_REQUEST,
+                status,
                 crate::engine::render::response(&r, usize::MAX),
             ));
         };
@@ -401,10 +412,19 @@ impl Call {
         pending.done = true;
         drop(self.permit);
         let session_id = match new_session {
-            Some((shared, s)) => agreed(&line).and_then(|rev| {
-                s.set_revision(rev);
-                shared.sessions.insert(s)
-            }),
+            Some((shared, s)) => match agreed(&line) {
+                Some(rev) => {
+                    s.set_revision(rev);
+                    Some(shared.sessions.insert(s).ok_or_else(|| {
+                        Refusal::new(
+                            Kind::Busy,
+                            "every session is in use: retry later (its initialize was not kept)",
+                        )
+                        .with_id(Some(self.id.clone()))
+                    })?)
+                }
+                None => None,
+            },
             None => None,
         };
         let status = if self.stateless {

@@ -113,7 +113,14 @@ fn split_authority(a: &str) -> Option<(&str, Option<u16>)> {
     }
     let port = match port {
         None => None,
-        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse().ok()?),
+        // Digits as a port is written: no sign, no leading zero.
+        Some(p)
+            if !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p == "0" || !p.starts_with('0')) =>
+        {
+            Some(p.parse().ok()?)
+        }
         Some(_) => return None,
     };
     Some((host, port))
@@ -142,6 +149,28 @@ fn one<'a>(values: GetAll<'a, HeaderValue>, kind: Kind) -> Result<Option<&'a str
 /// # Errors
 /// [`Kind::HostNotAllowed`] or [`Kind::OriginNotAllowed`] (HTTP 403).
 pub fn check_origin(headers: &HeaderMap, allow: &Allowlist) -> Result<(), Refusal> {
+    check_origin_of(headers, None, allow)
+}
+
+/// [`check_origin`], and the authority of an absolute-form request target
+/// (`POST http://host/mcp`) when there is one: it must be listed too (RFC
+/// 9112 §3.2.2: it replaces `Host`).
+///
+/// # Errors
+/// As [`check_origin`].
+pub fn check_origin_of(
+    headers: &HeaderMap,
+    target: Option<&str>,
+    allow: &Allowlist,
+) -> Result<(), Refusal> {
+    if let Some(t) = target {
+        if !allow.allows(t, 80) {
+            return Err(Refusal::new(
+                Kind::HostNotAllowed,
+                format!("the request target names {t:?}, not an allowed name for this server"),
+            ));
+        }
+    }
     let host = one(headers.get_all(HOST), Kind::HostNotAllowed)?
         .ok_or_else(|| Refusal::new(Kind::HostNotAllowed, "no Host header"))?;
     if !allow.allows(host, 80) {
@@ -250,13 +279,35 @@ pub fn check_bearer(headers: &HeaderMap, token: Option<&BearerToken>) -> Result<
     }
 }
 
-/// A digest of the `Authorization` header as presented (all zeros without
-/// one): a session is bound to the credential that created it.
+/// A digest of the credential in `Authorization` (all zeros without one):
+/// a session is bound to the credential that created it. A bearer token
+/// counts as its token (the scheme in any case, the spaces before it not
+/// counted); any other value as written.
 pub fn credential(headers: &HeaderMap) -> [u8; 32] {
     let mut h = Sha256::new();
     let mut any = false;
     for v in &headers.get_all(AUTHORIZATION) {
-        h.update(v.as_bytes());
+        let bytes = v.as_bytes();
+        let token = bytes
+            .iter()
+            .position(|b| *b == b' ')
+            .filter(|&i| {
+                bytes
+                    .get(..i)
+                    .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
+            })
+            .and_then(|i| bytes.get(i..))
+            .map(|t| {
+                let start = t.iter().position(|b| *b != b' ').unwrap_or(t.len());
+                t.get(start..).unwrap_or_default()
+            });
+        match token {
+            Some(t) => {
+                h.update(b"bearer\0");
+                h.update(t);
+            }
+            None => h.update(bytes),
+        }
         h.update([0]);
         any = true;
     }
@@ -436,6 +487,8 @@ mod tests {
             ":8080",
             "localhost:",
             "localhost:+8080",
+            "localhost:08080",
+            "127.0.0.1:0008080",
         ] {
             assert!(!allow.allows(bad, 80), "{bad}");
         }
@@ -572,6 +625,11 @@ mod tests {
         assert_eq!(none, [0; 32]);
         assert_ne!(a, b);
         assert_ne!(a, none);
+        // The scheme's case and the spaces before the token do not count.
+        assert_eq!(a, credential(&headers(&[("authorization", "bearer a")])));
+        assert_eq!(a, credential(&headers(&[("authorization", "BEARER   a")])));
+        assert_ne!(a, credential(&headers(&[("authorization", "Basic a")])));
+        assert_ne!(a, credential(&headers(&[("authorization", "Bearer A")])));
     }
 
     #[test]

@@ -167,11 +167,16 @@ pub async fn serve<S: Service>(
     }
 }
 
-/// A connection over the bound: one 503 and the end.
+/// A connection over the bound: one 503 (its JSON-RPC error body as every
+/// refusal's) and the end.
 async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    let body = Refusal::new(Kind::Busy, "too many connections; retry later")
+        .body()
+        .to_string();
     let head = format!(
         "HTTP/1.1 503 Service Unavailable\r\nRetry-After: {RETRY_AFTER_SECONDS}\r\n\
-         Content-Length: 0\r\nConnection: close\r\n\r\n"
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     );
     let _ = tokio::time::timeout(HEADER_READ_TIMEOUT, stream.write_all(head.as_bytes())).await;
     let _ = stream.shutdown().await;

@@ -212,13 +212,26 @@ impl Sessions {
         (s.credential == *credential).then(|| Arc::clone(s))
     }
 
-    /// Keeps `session` under a new id; `None` when the table is full of
-    /// sessions in use.
+    /// Keeps `session` under a new id. A full table first ends the sessions
+    /// idle past the timeout, then the least recently used one with no
+    /// request in flight (its client gets 404 and initializes again);
+    /// `None` when every session has a request in flight.
     pub(super) fn insert(&self, session: Arc<Session>) -> Option<String> {
         let mut t = lock(&self.table);
         if t.len() >= self.max {
             let idle = self.idle;
             t.retain(|_, s| s.idle_for() < idle);
+        }
+        if t.len() >= self.max {
+            // Only the table holds an unused session.
+            let oldest = t
+                .iter()
+                .filter(|(_, s)| Arc::strong_count(s) == 1)
+                .max_by_key(|(_, s)| s.idle_for())
+                .map(|(id, _)| id.clone());
+            if let Some(id) = oldest {
+                t.remove(&id);
+            }
         }
         if t.len() >= self.max {
             return None;
