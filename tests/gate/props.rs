@@ -358,9 +358,14 @@ proptest! {
     }
 
     /// Text without a scheme-and-colon start is never taken for a URL, and
-    /// passes the argument checks untouched.
+    /// passes the argument checks untouched. (`KEY: value` whose key names a
+    /// host, `IP: a`, reads as a YAML mapping of a host to a name no
+    /// resolver serves: the accepted false positive docs/gate.md lists.)
     #[test]
     fn prose_passes(words in prop::collection::vec("[A-Za-z]{1,8}(: [a-z ]{0,10})?", 0..6)) {
+        prop_assume!(words.iter().all(|w| w
+            .split_once(':')
+            .is_none_or(|(key, _)| !toolgate::gate::host_name(key))));
         let g = Gatekeeper::default();
         let args: serde_json::Map<String, Value> = words
             .iter()
