@@ -443,10 +443,11 @@ pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+    /// A header map of `pairs`, in order (repeated names kept).
+    pub(in crate::engine::transport::http) fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
             h.append(
@@ -689,6 +690,19 @@ mod tests {
         );
         assert_eq!(acc(&["text/html"]), Err(Kind::NotAcceptable));
         assert_eq!(acc(&["*/*;q=0"]), Err(Kind::NotAcceptable));
+    }
+
+    #[test]
+    fn session_ids() {
+        let sid = |vs: &[&str]| {
+            let pairs: Vec<(&str, &str)> = vs.iter().map(|v| ("mcp-session-id", *v)).collect();
+            session_id(&headers(&pairs))
+                .map(|s| s.map(str::to_owned))
+                .map_err(|r| r.kind)
+        };
+        assert_eq!(sid(&[]), Ok(None));
+        assert_eq!(sid(&["0123abcd"]), Ok(Some("0123abcd".to_owned())));
+        assert_eq!(sid(&["a", "a"]), Err(Kind::UnknownSession));
     }
 
     #[test]

@@ -118,19 +118,9 @@ pub fn check(
 
 #[cfg(test)]
 mod tests {
+    use super::super::guard::tests::headers;
     use super::*;
     use serde_json::json;
-
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.append(
-                hyper::header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        h
-    }
 
     fn call(name: &str) -> Map<String, Value> {
         json!({"name": name, "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}})
