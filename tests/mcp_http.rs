@@ -30,11 +30,21 @@ struct Server {
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Self {
+        let mut args = vec!["--root".into(), root.as_os_str().to_owned()];
+        args.extend(extra.iter().map(Into::into));
+        Self::spawn(&args)
+    }
+
+    /// The conformance suite's fixtures (hidden `--conformance-fixtures`).
+    fn fixtures() -> Self {
+        Self::spawn(&["--conformance-fixtures".into()])
+    }
+
+    fn spawn(args: &[std::ffi::OsString]) -> Self {
         let mut child = Command::new(BIN)
-            .args(["mcp", "--root"])
-            .arg(root)
+            .arg("mcp")
+            .args(args)
             .args(["--http", "127.0.0.1:0"])
-            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -77,6 +87,30 @@ impl Server {
     /// A POST of `body` to /mcp with the usual fields, `extra` added after
     /// them (a field named in `extra` replaces the usual one).
     fn post(&self, extra: &[(&str, &str)], body: &str) -> Reply {
+        let head = self.post_head(extra, body);
+        self.raw(&head, body.as_bytes())
+    }
+
+    /// Starts the POST of [`post`](Self::post) and hands back the reply's
+    /// `data:` lines as they come, parsed.
+    fn post_streaming(&self, extra: &[(&str, &str)], body: &str) -> impl Iterator<Item = Value> {
+        let head = self.post_head(extra, body);
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut req = head.replace('\n', "\r\n").into_bytes();
+        req.extend_from_slice(b"\r\nConnection: close\r\n\r\n");
+        req.extend_from_slice(body.as_bytes());
+        s.write_all(&req).unwrap();
+        BufReader::new(s)
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| {
+                l.strip_prefix("data: ")
+                    .map(|d| serde_json::from_str(d).unwrap())
+            })
+    }
+
+    fn post_head(&self, extra: &[(&str, &str)], body: &str) -> String {
         let mut fields: Vec<(String, String)> = vec![
             ("Host".into(), self.host()),
             ("Content-Type".into(), "application/json".into()),
@@ -96,7 +130,7 @@ impl Server {
             head.push_str(&format!("\n{k}: {v}"));
         }
         head.push_str(&format!("\nContent-Length: {}", body.len()));
-        self.raw(&head, body.as_bytes())
+        head
     }
 
     /// `initialize` at `version`: the session id.
@@ -831,4 +865,95 @@ fn a_full_session_table_ends_the_least_recently_used_session() {
         let r = server.post(&[("Mcp-Session-Id", sid)], &mcp_support::ping(4));
         assert_eq!(r.status, 200, "{r:?}");
     }
+}
+
+/// A tool that asks the client (elicitation) sends its request on the
+/// call's own event stream and answers once the client's response arrives
+/// as a POST of its own (202), in the same session.
+#[test]
+fn a_tool_asks_the_client_on_its_own_stream_and_waits_for_the_answer() {
+    let server = Server::fixtures();
+    let sid = server.session("2025-11-25", &[]);
+    let with = [("Mcp-Session-Id", sid.as_str())];
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_elicitation", "arguments": {"message": "who?"}}})
+    .to_string();
+    let mut events = server.post_streaming(&with, &call);
+    let ask = events.next().expect("the elicitation request");
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    assert_eq!(ask["params"]["message"], "who?");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "action": "accept", "content": {"username": "u", "email": "e@example.com"}}})
+    .to_string();
+    assert_eq!(server.post(&with, &answer).status, 202);
+    let result = events.next().expect("the call's result");
+    assert_eq!(result["id"], 7, "{result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "User response: action=accept, content={\"email\":\"e@example.com\",\"username\":\"u\"}"
+    );
+    assert!(events.next().is_none(), "nothing after the result");
+    // An answer to a request nobody sent is taken (202) and changes nothing.
+    let stray = json!({"jsonrpc": "2.0", "id": "toolgate-fixture-99", "result": {}}).to_string();
+    assert_eq!(server.post(&with, &stray).status, 202);
+    let ping = server.post(&with, r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+    assert_eq!(ping.json()["result"], json!({}));
+}
+
+/// Messages a tool sends about its call (log messages) open an event
+/// stream before the result; without an event stream accepted, or in the
+/// stateless era without a log level asked for, the result comes alone.
+#[test]
+fn log_messages_stream_before_the_result_only_when_wanted() {
+    let server = Server::fixtures();
+    let sid = server.session("2025-11-25", &[]);
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "test_tool_with_logging", "arguments": {}}})
+        .to_string()
+    };
+    let r = server.post(&[("Mcp-Session-Id", &sid)], &call(1));
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let events = r.events();
+    let (last, logs) = events.split_last().unwrap();
+    assert_eq!(last["id"], 1, "{last}");
+    let said: Vec<&str> = logs
+        .iter()
+        .map(|l| l["params"]["data"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed"
+        ]
+    );
+    let plain = server.post(
+        &[("Mcp-Session-Id", &sid), ("Accept", "application/json")],
+        &call(2),
+    );
+    assert_eq!(plain.header("content-type"), Some("application/json"));
+    assert_eq!(plain.json()["id"], 2);
+    // logging/setLevel above info silences them.
+    let set = r#"{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"error"}}"#;
+    assert_eq!(
+        server.post(&[("Mcp-Session-Id", &sid)], set).json()["result"],
+        json!({})
+    );
+    let quiet = server.post(&[("Mcp-Session-Id", &sid)], &call(4));
+    assert_eq!(quiet.header("content-type"), Some("application/json"));
+    // Stateless: a log message only when _meta names a log level.
+    let headers = modern_headers("tools/call", Some("test_logging_tool"));
+    let bare = stateless(5, "tools/call", json!({"name": "test_logging_tool"}));
+    let r = server.post(&headers, &bare);
+    assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
+    assert_eq!(r.json()["result"]["resultType"], "complete");
+    let mut asked: Value = serde_json::from_str(&bare).unwrap();
+    asked["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let r = server.post(&headers, &asked.to_string());
+    let events = r.events();
+    assert_eq!(events.len(), 2, "{r:?}");
+    assert_eq!(events[0]["method"], "notifications/message");
+    assert_eq!(events[1]["id"], 5);
 }

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use toolgate::engine::transport::stdio;
+use toolgate::engine::transport::{http, stdio};
+use toolgate::engine::{EngineConfig, Service};
+use toolgate::mcp::fixtures::Fixtures;
 use toolgate::mcp::{Config, DefaultPdf, Server};
 use toolgate::net::fetch::{FetchPolicy, Fetcher};
 use toolgate::net::{Entry, NetPolicy};
@@ -70,6 +72,10 @@ pub struct McpArgs {
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
     pub page_size: usize,
+    /// With --http: serve the MCP conformance suite's fixture tools, prompts and
+    /// resources instead of the PDF tools (testing; reads no file).
+    #[arg(long, hide = true, requires = "http", conflicts_with_all = ["root", "unconfined", "allow_remote"])]
+    pub conformance_fixtures: bool,
 }
 
 /// The fetcher of `--allow-remote`: the entries, the scheme rule, and
@@ -92,6 +98,19 @@ fn remote(args: &McpArgs, max_pdf_bytes: u64) -> Result<Option<Arc<Fetcher>>, St
 
 pub fn run(args: McpArgs) -> ExitCode {
     init_logging(args.log_level.as_deref());
+    if let (true, Some(addr)) = (args.conformance_fixtures, args.http) {
+        let http = HttpArgs {
+            addr,
+            allowed_host: args.allowed_host,
+            auth_token_file: args.auth_token_file,
+            auth_issuer: args.auth_issuer,
+        };
+        tracing::info!(
+            "--conformance-fixtures: serving the conformance suite's fixtures, not the PDF tools"
+        );
+        let make: http::MakeService<Fixtures> = Box::new(|| Ok(Fixtures::new()));
+        return serve_http(&http, Config::default().engine(), make);
+    }
     if args.root.is_none() && !args.unconfined {
         report!(
             "toolgate mcp: pass --root DIR, the directory whose files the tools may read \
@@ -148,8 +167,12 @@ pub fn run(args: McpArgs) -> ExitCode {
             auth_token_file: args.auth_token_file,
             auth_issuer: args.auth_issuer,
         };
+        drop(server);
         let backend = DefaultPdf::for_config(exe, &config);
-        return serve_http(&http, server, config, backend);
+        let engine = config.engine();
+        let make: http::MakeService<Server<DefaultPdf>> =
+            Box::new(move || Server::new(config.clone(), backend.clone()));
+        return serve_http(&http, engine, make);
     }
     tracing::info!(root = ?config.root, calls = config.max_concurrent_calls, "serving MCP on stdio");
     let result = stdio::serve(
@@ -178,16 +201,14 @@ struct HttpArgs {
 }
 
 /// `toolgate mcp --http`: the checks that refuse to start (exit 2), then the
-/// endpoint until SIGINT or SIGTERM. `first` is the server built to check
-/// the configuration; each session gets its own on `backend`'s workers.
-fn serve_http(
+/// endpoint until SIGINT or SIGTERM; each session gets its service from
+/// `make`.
+fn serve_http<S: Service>(
     args: &HttpArgs,
-    first: Server<DefaultPdf>,
-    config: Config,
-    backend: DefaultPdf,
+    engine: EngineConfig,
+    make: http::MakeService<S>,
 ) -> ExitCode {
-    use toolgate::engine::transport::http::{self, Allowlist, BearerToken, HttpConfig};
-    drop(first);
+    use toolgate::engine::transport::http::{Allowlist, BearerToken, HttpConfig};
     if !args.addr.ip().is_loopback() && args.allowed_host.is_empty() {
         report!(
             "toolgate mcp: --http {} is not a loopback address: pass --allowed-host with the \
@@ -239,11 +260,9 @@ fn serve_http(
         } else {
             Allowlist::new(&args.allowed_host, local.port())
         };
-        let mut http_config = HttpConfig::new(allow, config.engine());
+        let mut http_config = HttpConfig::new(allow, engine);
         http_config.token = token;
         http_config.issuer = args.auth_issuer.as_ref().map(ToString::to_string);
-        let make: http::MakeService<Server<DefaultPdf>> =
-            Box::new(move || Server::new(config.clone(), backend.clone()));
         report!(
             "toolgate mcp: serving MCP at http://{local}{}",
             http::ENDPOINT_PATH

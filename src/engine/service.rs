@@ -192,6 +192,24 @@ impl Peer {
         let line = super::render::outbound(&message);
         self.send_line(Route::Session, line).await
     }
+
+    /// Queues `message` as part of the answer to the client's request
+    /// `id`, still in flight (MCP: a server may send requests and
+    /// notifications related to a request before its response): over
+    /// Streamable HTTP it goes on that request's event stream, over stdio
+    /// to the one stream. Send it from the request's own work, before its
+    /// answer: once the answer is written, nothing waits for it.
+    ///
+    /// # Errors
+    /// When the session's output has closed.
+    pub async fn send_about(
+        &self,
+        id: &super::message::Id,
+        message: Outbound,
+    ) -> Result<(), Closed> {
+        let line = super::render::outbound(&message);
+        self.send_line(Route::Request(id.clone()), line).await
+    }
 }
 
 /// The session's output has closed: nothing more can reach the client.

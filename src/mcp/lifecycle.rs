@@ -51,6 +51,26 @@ pub(super) fn initialize(
     params: Option<&Map<String, Value>>,
     scope: PathScope,
 ) -> Result<(Revision, Value), ProtocolError> {
+    let rev = handshake_revision(id, params)?;
+    let result = json!({
+        "protocolVersion": rev.as_str(),
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": server_info(),
+        "instructions": instructions(scope),
+    });
+    Ok((rev, result))
+}
+
+/// The revision an `initialize` is answered with: the client's when
+/// served, else the newest handshake revision. `protocolVersion` must be a
+/// string, `capabilities` an object and `clientInfo` an object.
+///
+/// # Errors
+/// -32602 naming the member by JSON Pointer.
+pub(super) fn handshake_revision(
+    id: &Id,
+    params: Option<&Map<String, Value>>,
+) -> Result<Revision, ProtocolError> {
     let member = |name: &str| params.and_then(|p| p.get(name));
     let offered = match member("protocolVersion") {
         Some(Value::String(v)) => v.clone(),
@@ -88,13 +108,7 @@ pub(super) fn initialize(
         .filter(|r| r.is_handshake())
         .unwrap_or(LATEST_HANDSHAKE);
     tracing::info!(offered = %offered, answered = rev.as_str(), "initialize");
-    let result = json!({
-        "protocolVersion": rev.as_str(),
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": server_info(),
-        "instructions": instructions(scope),
-    });
-    Ok((rev, result))
+    Ok(rev)
 }
 
 /// The `server/discover` result (MCP 2026-07-28).

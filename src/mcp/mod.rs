@@ -41,6 +41,9 @@
 mod backend;
 mod bound;
 mod call;
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub mod fixtures;
 mod lifecycle;
 mod server;
 mod tools;

@@ -194,7 +194,7 @@ impl<B: PdfBackend> Server<B> {
 
 /// Whether a result answering a request admitted as `admitted` carries
 /// `resultType` (2026-07-28).
-fn has_result_type(admitted: Admitted) -> bool {
+pub(super) fn has_result_type(admitted: Admitted) -> bool {
     match admitted {
         Admitted::Stateless(_) => true,
         Admitted::Handshake(rev) => rev.has_result_type(),
@@ -202,10 +202,12 @@ fn has_result_type(admitted: Admitted) -> bool {
     }
 }
 
-fn with_result_type(mut result: Value, admitted: Admitted) -> Value {
+pub(super) fn with_result_type(mut result: Value, admitted: Admitted) -> Value {
     if has_result_type(admitted) {
         if let Value::Object(m) = &mut result {
-            m.insert("resultType".into(), Value::from("complete"));
+            // A result that says what it is (`input_required`) keeps it.
+            m.entry("resultType")
+                .or_insert_with(|| Value::from("complete"));
         }
     }
     result
@@ -228,6 +230,40 @@ fn list_page(defs: &[Value], start: usize, page: usize, rev: Revision) -> Value 
     Value::Object(result)
 }
 
+/// What every request passes before a service's dispatch: parameters by
+/// name (an object), then the era's admission.
+///
+/// # Errors
+/// The answer to send instead (-32602, or the era's refusal).
+pub(super) fn admit(era: &mut Era, request: &Request) -> Result<Admitted, Handled> {
+    if request.params.as_ref().is_some_and(|p| !p.is_object()) {
+        return Err(Handled::Reply(Reply::Send(
+            ProtocolError::invalid_params(
+                &request.id,
+                "/params must be an object (MCP parameters are by name)",
+            )
+            .into(),
+        )));
+    }
+    era.admit(&request.id, &request.method, request.params_object())
+        .map_err(|e| {
+            tracing::debug!(method = %request.method, error = %e.message, "request refused by the era");
+            Handled::Reply(Reply::Send(e.into()))
+        })
+}
+
+/// After dispatch: only a successful request fixes the era (a failed
+/// stateless request before `initialize` leaves the session free to fall
+/// back to the handshake).
+pub(super) fn settle(era: &mut Era, before: Era, handled: &Handled, method: &str) {
+    if !succeeded(handled) {
+        tracing::debug!(method, "request failed");
+        if before == Era::Fresh && era.is_stateless() {
+            *era = before;
+        }
+    }
+}
+
 /// Whether `handled` answers with a result (a call always does: its
 /// failures are tool errors inside a result).
 fn succeeded(handled: &Handled) -> bool {
@@ -240,36 +276,13 @@ fn succeeded(handled: &Handled) -> bool {
 
 impl<B: PdfBackend> Service for Server<B> {
     fn request(&mut self, request: Request, ctx: CallContext) -> Handled {
-        if request.params.as_ref().is_some_and(|p| !p.is_object()) {
-            return Handled::Reply(Reply::Send(
-                ProtocolError::invalid_params(
-                    &request.id,
-                    "/params must be an object (MCP parameters are by name)",
-                )
-                .into(),
-            ));
-        }
         let before = self.era;
-        let admitted = match self
-            .era
-            .admit(&request.id, &request.method, request.params_object())
-        {
+        let admitted = match admit(&mut self.era, &request) {
             Ok(a) => a,
-            Err(e) => {
-                tracing::debug!(method = %request.method, error = %e.message, "request refused by the era");
-                return Handled::Reply(Reply::Send(e.into()));
-            }
+            Err(refused) => return refused,
         };
         let handled = self.dispatch(&request, admitted, &ctx);
-        if !succeeded(&handled) {
-            tracing::debug!(method = %request.method, "request failed");
-            // Only a successful request fixes the era (a failed stateless
-            // request before initialize leaves the session free to fall
-            // back to the handshake).
-            if before == Era::Fresh && self.era.is_stateless() {
-                self.era = before;
-            }
-        }
+        settle(&mut self.era, before, &handled, &request.method);
         handled
     }
 

@@ -248,12 +248,11 @@ async fn post<S: Service>(
             .with_id(Some(id)));
         }
     }
-    let progress = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
-        .is_some();
     let initialize = request.method == "initialize";
-    let stream = accepts.sse && (progress || !accepts.json);
+    // Whatever the service sends about the request before its answer
+    // (progress, log messages, a request for the client) opens an event
+    // stream; an answer that comes alone is sent whole.
+    let stream = accepts.sse;
     let call = Call {
         id,
         accepts,
