@@ -91,12 +91,7 @@ impl<B: PdfBackend> Server<B> {
         let id = &request.id;
         let method = request.method.as_str();
         let params = request.params_object();
-        let answer = |result: Result<Value, ProtocolError>| {
-            Handled::Reply(Reply::Send(match result {
-                Ok(v) => Response::result(id.clone(), with_result_type(v, admitted)),
-                Err(e) => e.into(),
-            }))
-        };
+        let answer = |result| answer(id, admitted, result);
         let not_found = |detail: &str| {
             answer(Err(ProtocolError::new(
                 code::METHOD_NOT_FOUND,
@@ -228,6 +223,15 @@ fn list_page(defs: &[Value], start: usize, page: usize, rev: Revision) -> Value 
         result.insert("cacheScope".into(), Value::from("private"));
     }
     Value::Object(result)
+}
+
+/// The answer to a request admitted as `admitted`: its result (with
+/// `resultType` where the revision has it) or the protocol error.
+pub(super) fn answer(id: &Id, admitted: Admitted, result: Result<Value, ProtocolError>) -> Handled {
+    Handled::Reply(Reply::Send(match result {
+        Ok(v) => Response::result(id.clone(), with_result_type(v, admitted)),
+        Err(e) => e.into(),
+    }))
 }
 
 /// What every request passes before a service's dispatch: parameters by
