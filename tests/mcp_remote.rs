@@ -260,6 +260,77 @@ fn a_redirect_to_an_internal_address_is_refused_before_it_is_dialled() {
     assert_eq!(internal.connections(), 0);
 }
 
+/// A redirect to the cloud metadata address (IPv4 and the AWS IPv6 one)
+/// is refused before it is dialled, even when every address is allowed:
+/// the metadata rule is not one an allow entry lifts.
+#[test]
+fn a_redirect_to_the_metadata_address_is_refused_whatever_the_allow_list() {
+    for target in [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fd00:ec2::254]/latest/meta-data/",
+    ] {
+        let origin = Origin::http("127.0.0.1", move |_| redirect(302, target));
+        let r = rig(&["0.0.0.0/0".to_owned(), "::/0".to_owned()], |_| {});
+        let lines = session(
+            Some(r.fetcher),
+            |_| {},
+            &[extract(1, &format!("{}/a.pdf", origin.base("http")))],
+        );
+        assert_eq!(
+            error_kind(answer_to(&lines, 1)).as_deref(),
+            Some("ssrf.cloud_metadata"),
+            "{target}"
+        );
+        assert_eq!(origin.connections(), 1);
+        assert!(
+            r.guard.dials().iter().all(|a| a.ip().is_loopback()),
+            "{target}"
+        );
+    }
+}
+
+/// The PDF tools ignore the environment's proxies: with `HTTP_PROXY`,
+/// `HTTPS_PROXY` and `ALL_PROXY` naming a listening proxy, the file still
+/// comes straight from the allowed origin and the proxy sees nothing. (The
+/// binary, run as a user runs it, in its own process: the environment is
+/// its own.)
+#[test]
+fn environment_proxies_are_ignored() {
+    use std::io::{BufRead, Write};
+    let origin = pdf_origin();
+    let proxy = Origin::counter("127.0.0.1");
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["mcp", "--root"])
+        .arg(dir.path())
+        .args(["--allow-remote", "--allow-http", "--allow"])
+        .arg(format!("127.0.0.1:{}", origin.port()))
+        .env("HTTP_PROXY", proxy.base("http"))
+        .env("http_proxy", proxy.base("http"))
+        .env("HTTPS_PROXY", proxy.base("http"))
+        .env("ALL_PROXY", proxy.base("http"))
+        .env_remove("NO_PROXY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let call = extract(1, &format!("{}/doc.pdf", origin.base("http")));
+    writeln!(stdin, "{INIT}\n{INITIALIZED}\n{call}").unwrap();
+    drop(stdin);
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    child.wait().unwrap();
+    let x = answer_to(&lines, 1);
+    assert_eq!(x["result"]["isError"], false, "{x}");
+    assert_eq!(origin.connections(), 1);
+    assert_eq!(proxy.connections(), 0);
+}
+
 #[test]
 fn the_file_bound_is_the_body_cap() {
     // A 2 MiB body against a 1 MiB file bound: refused while streaming,
@@ -352,6 +423,43 @@ fn a_stalled_download_ends_at_the_fetch_deadline() {
         error_kind(answer_to(&lines, 1)).as_deref(),
         Some("fetch.timeout")
     );
+}
+
+/// The download counts toward the call's deadline: a file still arriving
+/// when the call's deadline passes ends the call (the fetcher's own,
+/// longer deadline never comes into play), and the session goes on.
+#[test]
+fn the_download_counts_toward_the_call_deadline() {
+    let origin = Origin::http("127.0.0.1", |_| Reply::Trickle {
+        head: b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 100\r\n\r\n".to_vec(),
+        every: Duration::from_millis(200),
+        count: 100,
+    });
+    let r = rig(&[format!("127.0.0.1:{}", origin.port())], |p| {
+        p.total_timeout = Duration::from_secs(60);
+    });
+    let lines = session(
+        Some(r.fetcher),
+        |c| c.call_timeout = Duration::from_millis(700),
+        &[
+            extract(1, &format!("{}/slow.pdf", origin.base("http"))),
+            extract(2, "local.pdf"),
+        ],
+    );
+    let slow = answer_to(&lines, 1);
+    assert_eq!(
+        error_kind(slow).as_deref(),
+        Some("limit_exceeded"),
+        "{slow}"
+    );
+    let text: Value =
+        serde_json::from_str(slow["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let message = text["error"]["message"].to_string();
+    assert!(
+        message.contains("call_time") && message.contains("700 ms"),
+        "{message}"
+    );
+    assert_eq!(error_kind(answer_to(&lines, 2)), None);
 }
 
 #[test]

@@ -70,42 +70,61 @@ pub(super) fn decide<B: PdfBackend>(
     let name = name.to_owned();
     let ctx = ctx.clone();
     Handled::Call(Box::pin(async move {
-        // A URL is fetched here, on the engine's runtime, when the server
-        // fetches remote files: a cancelled call drops this future, and
-        // with it the connection.
-        let remote = match calls.fetch_remote(call.path(), ctx.progress.as_ref()).await {
-            Ok(remote) => remote,
-            Err(f) => return reply(id, &name, Err(f), answer),
+        // The call's deadline covers it all: reading or downloading the
+        // file, waiting for the worker, the extraction. Past it the work is
+        // dropped (the download's connection closed, the worker killed).
+        let limit = calls.config.call_timeout;
+        let outcome = match tokio::time::timeout(limit, work(&calls, call, &ctx)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(ToolFailure::new(
+                "limit_exceeded",
+                format!(
+                    "call_time: the call's deadline of {} ms passed (reading or downloading the file and extracting it)",
+                    limit.as_millis()
+                ),
+            )),
         };
-        let downloaded = remote.as_ref().map_or(0, |b| b.len());
-        let job = job(&ctx, u64::try_from(downloaded).unwrap_or(u64::MAX));
-        if calls.backend.inline() {
-            let outcome = calls.run(&call, remote, job);
-            return reply(id, &name, outcome, answer);
-        }
-        if calls.backend.asynchronous() {
-            let bytes = match remote {
-                Some(bytes) => Ok(bytes),
-                None => Calls::read_async(&calls, call.path()).await,
-            };
-            let outcome = match bytes {
-                Ok(bytes) => calls.backend.run_async(pdf_request(call, bytes), job).await,
-                Err(f) => Err(f),
-            };
-            return reply(id, &name, outcome, answer);
-        }
-        let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
-        let outcome = tokio::task::spawn_blocking(move || calls.run(&call, remote, job))
-            .await
-            .unwrap_or_else(|e| {
-                Err(ToolFailure::new(
-                    "worker_failed",
-                    format!("the call's thread ended abnormally: {e}"),
-                ))
-            });
-        abort.disarm();
         reply(id, &name, outcome, answer)
     }))
+}
+
+/// One call's work: the file (fetched when it is a URL the server may
+/// fetch), then the backend.
+async fn work<B: PdfBackend>(
+    calls: &Arc<Calls<B>>,
+    call: ToolCall,
+    ctx: &CallContext,
+) -> Result<Value, ToolFailure> {
+    // A URL is fetched here, on the engine's runtime, when the server
+    // fetches remote files: a cancelled call drops this future, and with it
+    // the connection.
+    let remote = calls
+        .fetch_remote(call.path(), ctx.progress.as_ref())
+        .await?;
+    let downloaded = remote.as_ref().map_or(0, |b| b.len());
+    let job = job(ctx, u64::try_from(downloaded).unwrap_or(u64::MAX));
+    if calls.backend.inline() {
+        return calls.run(&call, remote, job);
+    }
+    if calls.backend.asynchronous() {
+        let bytes = match remote {
+            Some(bytes) => bytes,
+            None => Calls::read_async(calls, call.path()).await?,
+        };
+        return calls.backend.run_async(pdf_request(call, bytes), job).await;
+    }
+    let mut abort = AbortOnDrop(Some(job.watch.abort_handle()));
+    let owned = Arc::clone(calls);
+    let outcome = tokio::task::spawn_blocking(move || owned.run(&call, remote, job))
+        .await
+        .unwrap_or_else(|e| {
+            Err(ToolFailure::new(
+                "worker_failed",
+                format!("the call's thread ended abnormally: {e}"),
+            ))
+        });
+    abort.disarm();
+    outcome
 }
 
 /// The pdf job of one call: its progress (pages done, total pages) goes to

@@ -77,6 +77,14 @@ pub const MAX_PDF_BYTES: u64 = crate::pdf::limits::MAX_INPUT_BYTES as u64;
 /// blocking thread.
 pub const INLINE_READ_BYTES: u64 = 128 << 10;
 
+/// Default wall-clock bound on one tool call ([`Config::call_timeout`]):
+/// the fetcher's own total deadline
+/// ([`crate::net::fetch::DEFAULT_TOTAL_TIMEOUT`]) plus the worker's
+/// ([`crate::pdf::worker::DEFAULT_TIMEOUT`]), so that neither is cut short
+/// by default, and a download plus an extraction never outlives it.
+pub const CALL_TIMEOUT: Duration =
+    crate::net::fetch::DEFAULT_TOTAL_TIMEOUT.saturating_add(crate::pdf::worker::DEFAULT_TIMEOUT);
+
 /// Default number of tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 50;
 
@@ -107,6 +115,11 @@ pub struct Config {
     /// Tool calls waiting for a slot; beyond this a call gets the engine's
     /// server-busy error ([`crate::engine::DEFAULT_MAX_QUEUED_CALLS`]).
     pub max_queued_calls: usize,
+    /// Wall-clock bound on one tool call ([`CALL_TIMEOUT`]): reading or
+    /// downloading its file, waiting for the worker and the extraction
+    /// together. Past it the call is a tool error (`limit_exceeded`,
+    /// `call_time`) and its work is stopped.
+    pub call_timeout: Duration,
     /// Wall-clock bound on one PDF worker
     /// ([`crate::pdf::worker::DEFAULT_TIMEOUT`]); its CPU limit follows.
     pub worker_timeout: Duration,
@@ -144,6 +157,7 @@ impl Default for Config {
             tools_page_size: TOOLS_PAGE_SIZE,
             max_concurrent_calls: crate::engine::default_concurrency(),
             max_queued_calls: crate::engine::DEFAULT_MAX_QUEUED_CALLS,
+            call_timeout: CALL_TIMEOUT,
             worker_timeout: crate::pdf::worker::DEFAULT_TIMEOUT,
             worker_memory_bytes: crate::pdf::worker::DEFAULT_WORKER_MEMORY,
             remote: None,
