@@ -261,7 +261,7 @@ pub(super) fn admit(era: &mut Era, request: &Request) -> Result<Admitted, Handle
 /// back to the handshake).
 pub(super) fn settle(era: &mut Era, before: Era, handled: &Handled, method: &str) {
     if !succeeded(handled) {
-        tracing::debug!(method, "request failed");
+        tracing::debug!(method = %method, "request failed");
         if before == Era::Fresh && era.is_stateless() {
             *era = before;
         }
