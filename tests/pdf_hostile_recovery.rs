@@ -943,20 +943,67 @@ fn rc4_key_lengths_as_poppler_reads_them() {
     let v_at = r3.windows(6).position(|w| w == b"/V 2 \r").unwrap();
     data[v_at..v_at + 6].copy_from_slice(b"/V 1 \r");
     assert_eq!(reference(&data, None).unwrap(), want, "/V 1 /R 3");
-    // A trailer whose /Encrypt dictionary lopdf cannot read (an integer
-    // outside 64 bits): never the ciphertext read as plain text.
+    // An /Encrypt dictionary lopdf cannot read (an integer outside 64 bits),
+    // written in the trailer or as an object of its own: never the
+    // ciphertext read as plain text, and the error names the handler, its
+    // version and revision, and the entry, from the dictionary's bytes.
     let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
-    for dict in [
-        "<< /Filter /Standard /V 1 /R 2 /Length 99999999999999999999 /O <00> /U <00> /P -4 >>",
-        "<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -99999999999999999999 >>",
+    for (dict, want) in [
+        (
+            "<< /Filter /Standard /V 1 /R 2 /Length 99999999999999999999 /O <00> /U <00> /P -4 >>",
+            "/Standard V1 R2 (/Length: an integer outside 64 bits)",
+        ),
+        (
+            "<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -99999999999999999999 >>",
+            "/Standard V1 R2 (/P: an integer outside 64 bits)",
+        ),
+        (
+            "<< /Filter /Evil /V 3 /R 7 /P -99999999999999999999 >>",
+            "/Evil V3 R7 (/P: an integer outside 64 bits)",
+        ),
+        (
+            "<< /Filter /Standard /V 4 /R 4 /O <00> /U <00> /P -4 /StmF /StdCF \
+             /CF << /StdCF << /CFM /AESV2 /Length 99999999999999999999 >> >> >>",
+            "/Standard V4 R4 (/CF: holds an integer outside 64 bits)",
+        ),
     ] {
-        let data = one_page(HELLO)
+        let inline = one_page(HELLO)
             .trailer(&format!("/Encrypt {dict} {id}"))
             .build();
-        let e = metadata(Source::Bytes(&data)).unwrap_err();
-        assert_eq!(e.kind(), "unsupported_encryption", "{dict}: {e}");
-        assert!(e.to_string().contains("could not be read"), "{e}");
+        // The object's /V and /R given by reference, looked up as poppler does.
+        let v = dict.split("/V ").nth(1).unwrap().split(' ').next().unwrap();
+        let indirect = one_page(HELLO)
+            .obj(9, dict.replacen(&format!("/V {v} "), "/V 11 0 R ", 1))
+            .obj(11, v)
+            .trailer(&format!("/Encrypt 9 0 R {id}"))
+            .build();
+        for (form, data) in [("inline", inline), ("indirect", indirect)] {
+            for e in [
+                metadata(Source::Bytes(&data)).unwrap_err(),
+                extract(Source::Bytes(&data), None).unwrap_err(),
+            ] {
+                assert_eq!(e.kind(), "unsupported_encryption", "{form} {dict}: {e}");
+                assert_eq!(
+                    e.to_string(),
+                    format!("unsupported_encryption: unsupported security handler {want}"),
+                    "{form}"
+                );
+            }
+        }
     }
+    // The same in a real file (qpdf's R3, object 93 with /P past 64 bits,
+    // rewritten in place: the corpus seed).
+    let data = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/pdf_extract/rc4-p-over-64-bits.pdf"),
+    )
+    .unwrap();
+    let e = metadata(Source::Bytes(&data)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unsupported_encryption: unsupported security handler \
+         /Standard V2 R3 (/P: an integer outside 64 bits)"
+    );
     // Entries of the /Encrypt dictionary given by reference (a crypt
     // filter, its method, /O): looked up as poppler does, never decrypted
     // with the wrong filter (empty text) or read as unencrypted.

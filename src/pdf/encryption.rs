@@ -110,6 +110,169 @@ pub fn names_encrypt(data: &[u8]) -> bool {
         .any(|(i, w)| w == KEY && ends_name(data.get(i + KEY.len())))
 }
 
+/// Most bytes of an `/Encrypt` dictionary lopdf could not parse that
+/// [`unreadable_handler`] reads (and of each object its `/Filter`, `/V`,
+/// `/R`, or the trailer's `/Encrypt`, refers to): entries past them are not
+/// seen.
+pub const MAX_ENCRYPT_SCAN_BYTES: usize = 16 << 10;
+
+/// `true` when `token` is an integer (ISO 32000-1 §7.3.3) that does not fit
+/// in 64 bits: lopdf cannot read it, poppler reads it as a real number.
+fn wide_integer(token: &[u8]) -> bool {
+    let digits = token.strip_prefix(b"-").or(token.strip_prefix(b"+"));
+    let digits = digits.unwrap_or(token);
+    !digits.is_empty()
+        && digits.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(token)
+            .ok()
+            .and_then(|t| t.parse::<i64>().ok())
+            .is_none()
+}
+
+/// The tokens of `data` up to [`MAX_ENCRYPT_SCAN_BYTES`] (PDF's token
+/// rules, as the content-stream lexer reads them).
+fn tokens(data: &[u8]) -> Vec<&[u8]> {
+    let data = data
+        .get(..data.len().min(MAX_ENCRYPT_SCAN_BYTES))
+        .unwrap_or(data);
+    let mut cursor = super::text::lex::Cursor::new(data);
+    // Each token is at least one byte: at most `data.len()` of them.
+    std::iter::from_fn(|| cursor.token())
+        .filter_map(|(start, end)| data.get(start..end))
+        .collect()
+}
+
+/// `N G R` at the start of `tokens`: the object it names.
+fn reference_at(tokens: &[&[u8]]) -> Option<(u32, u16)> {
+    let text = |i: usize| tokens.get(i).and_then(|t| std::str::from_utf8(t).ok());
+    let n = text(0)?.parse::<u32>().ok()?;
+    let g = text(1)?.parse::<u16>().ok()?;
+    (text(2)? == "R").then_some((n, g))
+}
+
+/// The bytes after the `obj` keyword of the last definition of object `id`
+/// in `data` (the newest revision's), whether or not lopdf could read it.
+fn object_body(data: &[u8], id: (u32, u16)) -> Option<&[u8]> {
+    const KEYWORD: &[u8] = b"obj";
+    let at = data
+        .windows(KEYWORD.len())
+        .enumerate()
+        .rev()
+        .find(|&(i, w)| w == KEYWORD && super::salvage::object_id_before(data, i) == Some(id))
+        .map(|(i, _)| i)?;
+    data.get(at.saturating_add(KEYWORD.len())..)
+}
+
+/// Where the value starting at `tokens[start]` ends (the index past it): a
+/// nested array or dictionary whole, `N G R`, or one token.
+fn value_end(tokens: &[&[u8]], start: usize) -> usize {
+    let rest = tokens.get(start..).unwrap_or_default();
+    match rest.first() {
+        None => start,
+        Some(&t) if t == b">>" || t == b"]" => start,
+        Some(&t) if t == b"<<" || t == b"[" => {
+            let mut depth = 0usize;
+            for (i, &t) in rest.iter().enumerate() {
+                if t == b"<<" || t == b"[" {
+                    depth = depth.saturating_add(1);
+                } else if t == b">>" || t == b"]" {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return start.saturating_add(i).saturating_add(1);
+                    }
+                }
+            }
+            tokens.len()
+        }
+        Some(_) if reference_at(rest).is_some() => start.saturating_add(3),
+        Some(_) => start.saturating_add(1),
+    }
+}
+
+/// The top-level entries of the dictionary whose `<<` opens `tokens`: each
+/// key (a name token) with its value's tokens.
+fn entries<'a, 't>(tokens: &'t [&'a [u8]]) -> Vec<(&'a [u8], &'t [&'a [u8]])> {
+    let mut out = Vec::new();
+    if tokens.first() != Some(&b"<<".as_slice()) {
+        return out;
+    }
+    let mut i = 1usize;
+    // `i` grows every round: at most `tokens.len()` rounds.
+    while let Some(&t) = tokens.get(i) {
+        if t == b">>" {
+            break;
+        }
+        let start = i.saturating_add(1);
+        if !t.starts_with(b"/") {
+            i = start;
+            continue;
+        }
+        let end = value_end(tokens, start);
+        out.push((t, tokens.get(start..end).unwrap_or_default()));
+        i = end.max(start);
+    }
+    out
+}
+
+/// The handler of the `/Encrypt` dictionary lopdf could not read, named from
+/// the file's bytes as poppler reads them, with the entry that stopped lopdf:
+/// `/Standard V1 R2 (/P: an integer outside 64 bits)`. The dictionary is
+/// the one the last `/Encrypt` key of `data` names: written in place, or the
+/// object `N G R` it refers to (its last definition). `/Filter`, `/V` and
+/// `/R` given by reference are looked up once. At most
+/// [`MAX_ENCRYPT_SCAN_BYTES`] of each are read; `None` when no dictionary
+/// is found there. Only the dictionary is read, never the data it encrypts.
+pub fn unreadable_handler(data: &[u8]) -> Option<String> {
+    const KEY: &[u8] = b"/Encrypt";
+    let ends_name = |b: Option<&u8>| {
+        b.is_none_or(|b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(b) || *b == 0)
+    };
+    let key_at = data
+        .windows(KEY.len())
+        .enumerate()
+        .rev()
+        .find(|&(i, w)| w == KEY && ends_name(data.get(i.saturating_add(KEY.len()))))
+        .map(|(i, _)| i)?;
+    let after = data.get(key_at.saturating_add(KEY.len())..)?;
+    let mut dict = tokens(after);
+    if let Some(id) = reference_at(&dict) {
+        dict = tokens(object_body(data, id)?);
+    }
+    if dict.first() != Some(&b"<<".as_slice()) {
+        return None;
+    }
+    let found = entries(&dict);
+    // An entry's value, looked up once when given by reference.
+    let value = |key: &[u8]| -> Option<Vec<u8>> {
+        let (_, v) = found.iter().find(|(k, _)| k.get(1..) == Some(key))?;
+        match reference_at(v) {
+            Some(id) => tokens(object_body(data, id)?).first().map(|t| t.to_vec()),
+            None => v.first().map(|t| t.to_vec()),
+        }
+    };
+    let filter = value(b"Filter")
+        .and_then(|f| f.strip_prefix(b"/").map(quote_name))
+        .unwrap_or_else(|| "(none)".into());
+    let int = |key: &[u8]| {
+        value(key)
+            .and_then(|v| String::from_utf8(v).ok())
+            .and_then(|v| v.parse::<i64>().ok())
+            .map_or("?".into(), |v| v.to_string())
+    };
+    let why = found
+        .iter()
+        .find(|(_, v)| v.iter().any(|t| wide_integer(t)))
+        .map_or("the dictionary could not be read".into(), |(k, v)| {
+            let key = quote_name(k.get(1..).unwrap_or_default());
+            if v.len() == 1 {
+                format!("/{key}: an integer outside 64 bits")
+            } else {
+                format!("/{key}: holds an integer outside 64 bits")
+            }
+        });
+    Some(format!("/{filter} V{} R{} ({why})", int(b"V"), int(b"R")))
+}
+
 /// `data` with an incremental update appended that moves a valid `/Encrypt`
 /// dictionary written directly in the trailer into an object of its own:
 /// lopdf decrypts only through an indirect one. The update holds that one
@@ -416,18 +579,28 @@ pub fn with_encrypt_object(data: &[u8], doc: &Document, dict: Dictionary) -> Opt
     Some(out)
 }
 
-/// The error for a document lopdf left encrypted.
-pub fn undecryptable(doc: &Document, password_given: bool) -> PdfError {
+/// `unsupported_encryption` for a file whose `/Encrypt` dictionary lopdf
+/// could not read, naming the handler ([`unreadable_handler`]) or, when
+/// its bytes are not found either, the trailer's `encrypt` entry.
+pub fn unreadable_encryption(data: &[u8], encrypt: Option<&Object>) -> PdfError {
+    if let Some(handler) = unreadable_handler(data) {
+        return PdfError::unsupported_encryption(handler);
+    }
+    let at = match encrypt {
+        Some(Object::Reference((n, g))) => format!(" (object {n} {g})"),
+        _ => String::new(),
+    };
+    PdfError::unsupported_encryption(format!(
+        "unknown: the /Encrypt dictionary{at} could not be read"
+    ))
+}
+
+/// The error for a document lopdf left encrypted; `data` is the file.
+pub fn undecryptable(data: &[u8], doc: &Document, password_given: bool) -> PdfError {
     let Some(dict) = encrypt_dict(doc) else {
-        // Damaged past reading (lopdf holds no integer over 64 bits, for
-        // one): name what is there instead of a handler.
-        let at = match doc.trailer.get(b"Encrypt") {
-            Ok(Object::Reference((n, g))) => format!(" (object {n} {g})"),
-            _ => String::new(),
-        };
-        return PdfError::unsupported_encryption(format!(
-            "unknown: the /Encrypt dictionary{at} could not be read"
-        ));
+        // Damaged past lopdf's reading (an integer over 64 bits, for one):
+        // the handler named from the dictionary's bytes.
+        return unreadable_encryption(data, doc.trailer.get(b"Encrypt").ok());
     };
     let dict = Some(dict);
     let filter = dict
@@ -682,6 +855,48 @@ mod tests {
             panic!("looked up");
         };
         assert_eq!(p.get(b"R").unwrap(), &Object::Integer(3));
+    }
+
+    #[test]
+    fn an_unreadable_dictionary_is_named_from_its_bytes() {
+        assert!(wide_integer(b"9223372036854775808"));
+        assert!(wide_integer(b"-99999999999999999999"));
+        assert!(wide_integer(b"+99999999999999999999"));
+        assert!(!wide_integer(b"9223372036854775807"));
+        assert!(!wide_integer(b"-9223372036854775808"));
+        assert!(!wide_integer(b"99999999999999999999.5"));
+        assert!(!wide_integer(b"-"));
+        let name = |data: &[u8]| unreadable_handler(data);
+        assert_eq!(name(b"trailer << /Size 3 >>"), None);
+        assert_eq!(name(b"trailer << /Encrypt 9 0 R >>"), None, "no object 9");
+        assert_eq!(name(b"trailer << /Encrypt /Standard >>"), None);
+        // The last /Encrypt key of the file is the newest trailer's.
+        let data = b"9 0 obj << /Filter /Old >> endobj\n\
+            trailer << /Encrypt 9 0 R >>\n\
+            10 0 obj /Hidden endobj 9 0 obj\r<</Filter 10 0 R/V 2/R(x)\
+            /Nested [1 << /Deep 99999999999999999999 >>] /P 3>>endobj\n\
+            trailer << /Encrypt 9 0 R /Prev 1 >>";
+        assert_eq!(
+            name(data).as_deref(),
+            Some("/Hidden V2 R? (/Nested: holds an integer outside 64 bits)")
+        );
+        // No wide integer: the dictionary is named all the same.
+        assert_eq!(
+            name(b"trailer << /Encrypt << /Filter /Standard /V 1 /R 2 /O ( >>").as_deref(),
+            Some("/Standard V1 R2 (the dictionary could not be read)")
+        );
+        assert_eq!(
+            name(b"/Encrypt<</V 99999999999999999999>>").as_deref(),
+            Some("/(none) V? R? (/V: an integer outside 64 bits)")
+        );
+        // The scan stops at its bound.
+        let mut long = b"/Encrypt << /Filter /Standard ".to_vec();
+        long.resize(MAX_ENCRYPT_SCAN_BYTES + 100, b' ');
+        long.extend_from_slice(b"/P 99999999999999999999 >>");
+        assert_eq!(
+            name(&long).as_deref(),
+            Some("/Standard V? R? (the dictionary could not be read)")
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@ use lopdf::{Document, LoadOptions, Object};
 pub use super::encryption::Encryption;
 use super::encryption::{
     describe_state, encrypt_dict, id_inlined, names_encrypt, poppler_reading, standard_dict_fault,
-    undecryptable, with_encrypt_object, with_indirect_encrypt, without_encrypt_key, PopplerReading,
+    undecryptable, unreadable_encryption, with_encrypt_object, with_indirect_encrypt,
+    without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -450,7 +451,7 @@ fn read_otherwise(
         // The update's trailer names an indirect /Encrypt: no recursion.
         return load_checked(&patched, password, limits);
     }
-    Err(undecryptable(doc, incorrect))
+    Err(undecryptable(data, doc, incorrect))
 }
 
 fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<Loaded, PdfError> {
@@ -514,9 +515,7 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
         // the file names an /Encrypt dictionary: a trailer lopdf could not
         // read (an integer over 64 bits, say). Reading the objects as
         // plain would return ciphertext as text.
-        return Err(PdfError::unsupported_encryption(
-            "unknown: the file names an /Encrypt dictionary in a trailer that could not be read",
-        ));
+        return Err(unreadable_encryption(data, None));
     }
     if xref_repaired && !doc.trailer.has(b"Info") {
         if let Some(id) = salvage::find_info_reference(data, &doc) {

@@ -246,7 +246,7 @@ pub fn restore_unparsed_pages(data: &[u8], doc: &mut Document, max_pages: usize)
 
 /// `N G` written right before the `obj` keyword at `obj_at`, at the start of
 /// a line or after whitespace.
-fn object_id_before(data: &[u8], obj_at: usize) -> Option<ObjectId> {
+pub(crate) fn object_id_before(data: &[u8], obj_at: usize) -> Option<ObjectId> {
     let before = data.get(obj_at.saturating_sub(24)..obj_at)?;
     let text = std::str::from_utf8(before).ok()?;
     if !text.ends_with(|c: char| c.is_ascii_whitespace()) {

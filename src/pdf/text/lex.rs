@@ -91,8 +91,9 @@ impl<'a> Cursor<'a> {
 
     /// The next token: its start and end. Strings, hex strings and names
     /// are one token each; `<<`, `>>` and every other delimiter one; a run
-    /// of regular characters splits where lopdf's operators do.
-    fn token(&mut self) -> Option<(usize, usize)> {
+    /// of regular characters splits where lopdf's operators do. Every token
+    /// is at least one byte: a loop over them ends at the data's end.
+    pub(crate) fn token(&mut self) -> Option<(usize, usize)> {
         self.skip_space();
         let start = self.pos;
         let b = self.byte(start)?;

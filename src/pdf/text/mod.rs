@@ -21,7 +21,7 @@ pub mod encoding;
 mod font;
 mod interp;
 pub mod layout;
-mod lex;
+pub(crate) mod lex;
 mod std14;
 
 pub(crate) use interp::Call;
