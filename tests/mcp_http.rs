@@ -957,3 +957,109 @@ fn log_messages_stream_before_the_result_only_when_wanted() {
     assert_eq!(events[0]["method"], "notifications/message");
     assert_eq!(events[1]["id"], 5);
 }
+
+/// A request the client cancels ends its POST: the event stream closes
+/// with no answer (or, before any event, an empty stream, or 204 for a
+/// client that takes JSON only), and its id is free again.
+#[test]
+fn a_cancelled_request_ends_its_post() {
+    let server = Server::fixtures();
+    let sid = server.session("2025-11-25", &[]);
+    let with = [("Mcp-Session-Id", sid.as_str())];
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "test_elicitation", "arguments": {"message": "who?"}}})
+        .to_string()
+    };
+    let cancel = |id: u64| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "changed my mind"}})
+        .to_string()
+    };
+    let mut events = server.post_streaming(&with, &call(7));
+    assert_eq!(
+        events.next().expect("the ask")["method"],
+        "elicitation/create"
+    );
+    assert_eq!(server.post(&with, &cancel(7)).status, 202);
+    assert!(events.next().is_none(), "the stream ends with no answer");
+    let ping = server.post(&with, r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+    assert_eq!(ping.json()["result"], json!({}), "the id is free again");
+    // A client that takes JSON only: the ask cannot reach it, the call
+    // waits; cancelled, its POST is answered 204.
+    let json_only = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("Accept", "application/json"),
+    ];
+    std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| server.post(&json_only, &call(8)));
+        // The call is in flight once its id is taken.
+        let mut taken = false;
+        for _ in 0..200 {
+            let probe = server.post(&with, r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+            if probe.json()["error"]["code"] == -32600 {
+                taken = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(taken, "the call never started");
+        assert_eq!(server.post(&with, &cancel(8)).status, 202);
+        let r = waiting.join().unwrap();
+        assert_eq!(r.status, 204, "{r:?}");
+    });
+}
+
+/// Requests waiting for their answers never keep a client's answer (or a
+/// notification) out: those need no in-flight slot.
+#[test]
+fn a_full_in_flight_bound_still_takes_the_clients_answers() {
+    // Calls waiting on the client's answer to a request of the server
+    // (at most MAX_ASKS a session): enough sessions to fill the bound.
+    let server = Server::fixtures();
+    let bound = toolgate::engine::transport::http::DEFAULT_MAX_IN_FLIGHT;
+    let per_session = toolgate::mcp::fixtures::MAX_ASKS;
+    let sessions: Vec<String> = (0..bound.div_ceil(per_session))
+        .map(|_| server.session("2025-11-25", &[]))
+        .collect();
+    let mut asks = Vec::new();
+    let held: Vec<_> = (0..bound)
+        .map(|n| {
+            let sid = &sessions[n / per_session];
+            let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "test_sampling", "arguments": {"prompt": "hi"}}})
+            .to_string();
+            let mut events = server.post_streaming(&[("Mcp-Session-Id", sid)], &call);
+            let ask = events.next().expect("the sampling request");
+            asks.push((sid.clone(), ask["id"].clone()));
+            events
+        })
+        .collect();
+    let with = [("Mcp-Session-Id", sessions[0].as_str())];
+    let mut full = false;
+    for _ in 0..500 {
+        let r = server.post(&with, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        if r.status == 503 {
+            full = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(full, "the in-flight bound was never reached");
+    // Straight after a request was refused for the bound: an answer and a
+    // notification are still taken.
+    let (sid, id) = &asks[0];
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+        "role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"}})
+    .to_string();
+    assert_eq!(server.post(&[("Mcp-Session-Id", sid)], &answer).status, 202);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}}"#;
+    assert_eq!(server.post(&with, note).status, 202);
+    // The answered call completes on its own stream.
+    let mut held = held;
+    let result = held[0].next().expect("the call's result");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "LLM response: hello"
+    );
+}

@@ -108,8 +108,16 @@ pub fn run(args: McpArgs) -> ExitCode {
         tracing::info!(
             "--conformance-fixtures: serving the conformance suite's fixtures, not the PDF tools"
         );
+        let defaults = Config::default();
+        let engine = Config {
+            max_concurrent_calls: args
+                .max_concurrent_calls
+                .map_or(defaults.max_concurrent_calls, usize::from),
+            ..defaults
+        }
+        .engine();
         let make: http::MakeService<Fixtures> = Box::new(|| Ok(Fixtures::new()));
-        return serve_http(&http, Config::default().engine(), make);
+        return serve_http(&http, engine, make);
     }
     if args.root.is_none() && !args.unconfined {
         report!(

@@ -31,6 +31,9 @@ pub(super) struct Shared<S> {
     make: MakeService<S>,
     config: HttpConfig,
     sessions: Sessions,
+    /// Bodies being read (each a POST whose message is not known yet).
+    reading: Arc<Semaphore>,
+    /// Requests read and not yet answered.
     in_flight: Arc<Semaphore>,
 }
 
@@ -39,6 +42,7 @@ impl<S: Service> Shared<S> {
         Self {
             make,
             sessions: Sessions::new(config.max_sessions.max(1), SESSION_IDLE_TIMEOUT),
+            reading: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
             in_flight: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
             config,
         }
@@ -153,11 +157,22 @@ async fn post<S: Service>(
         ),
         None => None,
     };
-    let permit = Arc::clone(&shared.in_flight)
+    // Two bounds: bodies being read, and requests waiting for their
+    // answers. A client's answer to a server request, or a notification,
+    // needs only the first (held while its body is read): requests in
+    // flight, even all of them waiting on the client, never keep the
+    // client's answer out.
+    let reading = Arc::clone(&shared.reading)
         .try_acquire_owned()
-        .map_err(|_| Refusal::new(Kind::Busy, "too many requests in flight; retry later"))?;
+        .map_err(|_| Refusal::new(Kind::Busy, "too many requests being read; retry later"))?;
     let bytes = read_body(headers, body, shared.config.engine.max_line_bytes).await?;
+    drop(reading);
     let vetted = Vetted::parse(bytes, &shared.limits());
+    let in_flight = || {
+        Arc::clone(&shared.in_flight)
+            .try_acquire_owned()
+            .map_err(|_| Refusal::new(Kind::Busy, "too many requests in flight; retry later"))
+    };
     let (id, envelope) = match &vetted.parsed {
         Parsed::Single(Message::Request(r)) => (
             Some(r.id.clone()),
@@ -212,15 +227,27 @@ async fn post<S: Service>(
                         | Parsed::Answer(None)
                 )
             });
-            return batch(session, version, vetted, answered, accepts).await;
+            let permit = if answered { Some(in_flight()?) } else { None };
+            let r = batch(session, version, vetted, answered, accepts).await;
+            drop(permit);
+            return r;
         }
         Parsed::Single(Message::Notification(n)) => {
             let params = n.params.as_ref().and_then(Value::as_object);
             if stateless(version, params) {
                 mirror::check(headers, false, &n.method, params)?;
             }
+            // Read before the message moves to the engine, which acts on
+            // it first (the request's answer is then never sent).
+            let cancelled = (n.method == "notifications/cancelled")
+                .then(|| params?.get("requestId"))
+                .flatten()
+                .and_then(|v| serde_json::from_value::<Id>(v.clone()).ok());
             if let Some(s) = &session {
                 let _ = s.send(vetted).await;
+                if let Some(id) = cancelled {
+                    s.cancelled(&id);
+                }
             }
             return Ok(status_only(StatusCode::ACCEPTED));
         }
@@ -248,6 +275,7 @@ async fn post<S: Service>(
             .with_id(Some(id)));
         }
     }
+    let permit = in_flight().map_err(|r| r.with_id(Some(id.clone())))?;
     let initialize = request.method == "initialize";
     // Whatever the service sends about the request before its answer
     // (progress, log messages, a request for the client) opens an event
@@ -315,10 +343,13 @@ async fn batch(
     s.send(vetted)
         .await
         .map_err(|()| Refusal::new(Kind::Busy, "the session has ended"))?;
-    let line = answer_line(&mut rx)
-        .await
-        .ok_or_else(|| Refusal::new(Kind::Busy, "the session ended before answering"))?;
-    Ok(whole(accepts, line, None))
+    match answer_line(&mut rx).await {
+        Some(Delivery::Answer(line)) => Ok(whole(accepts, line, None)),
+        _ => Err(Refusal::new(
+            Kind::Busy,
+            "the session ended before answering",
+        )),
+    }
 }
 
 /// One request on its way through a session.
@@ -398,17 +429,23 @@ impl Call {
                 Some(Delivery::Progress(p)) => {
                     return Ok(stream(p, rx, pending, self.permit));
                 }
-                Some(Delivery::Answer(line)) => Some(line),
-                None => None,
+                other => other,
             }
         } else {
             answer_line(&mut rx).await
         };
-        let line = first.ok_or_else(|| {
-            Refusal::new(Kind::Busy, "the session ended before answering")
-                .with_id(Some(self.id.clone()))
-        })?;
         pending.done = true;
+        let line = match first {
+            Some(Delivery::Answer(line)) => line,
+            Some(Delivery::Unanswered) => return Ok(no_answer(self.accepts)),
+            Some(Delivery::Progress(_)) | None => {
+                pending.done = false;
+                return Err(
+                    Refusal::new(Kind::Busy, "the session ended before answering")
+                        .with_id(Some(self.id.clone())),
+                );
+            }
+        };
         drop(self.permit);
         let session_id = match new_session {
             Some((shared, s)) => match agreed(&line) {
@@ -472,6 +509,11 @@ fn stream(
             let (line, last) = match d {
                 Delivery::Progress(l) => (l, false),
                 Delivery::Answer(l) => (l, true),
+                // Cancelled: the stream ends with no answer.
+                Delivery::Unanswered => {
+                    pending.done = true;
+                    break;
+                }
             };
             if last {
                 pending.done = true;
@@ -496,14 +538,29 @@ fn agreed(line: &[u8]) -> Option<Revision> {
     Revision::parse(v.get("result")?.get("protocolVersion")?.as_str()?)
 }
 
-/// The answer, skipping progress nobody streams.
-async fn answer_line(rx: &mut mpsc::Receiver<Delivery>) -> Option<Vec<u8>> {
+/// The answer ([`Delivery::Answer`], or [`Delivery::Unanswered`] for a
+/// cancelled request), skipping progress nobody streams; `None` when the
+/// session ended first.
+async fn answer_line(rx: &mut mpsc::Receiver<Delivery>) -> Option<Delivery> {
     while let Some(d) = rx.recv().await {
-        if let Delivery::Answer(line) = d {
-            return Some(line);
+        if !matches!(d, Delivery::Progress(_)) {
+            return Some(d);
         }
     }
     None
+}
+
+/// The POST of a request the client cancelled: no JSON-RPC answer follows
+/// (MCP cancellation), so an empty event stream when the client takes
+/// one, else 204.
+fn no_answer(accepts: Accepts) -> Response<Body> {
+    if accepts.sse {
+        let mut r = Response::new(Either::Left(Full::new(Bytes::new())));
+        set_sse_headers(r.headers_mut());
+        r
+    } else {
+        status_only(StatusCode::NO_CONTENT)
+    }
 }
 
 /// A whole answer: JSON when the client takes it, else a one-event stream.

@@ -36,6 +36,9 @@ pub(super) enum Delivery {
     Progress(Vec<u8>),
     /// Its answer; nothing follows.
     Answer(Vec<u8>),
+    /// No answer will come: the client cancelled the request
+    /// (`notifications/cancelled`), and the engine sends nothing for it.
+    Unanswered,
 }
 
 #[derive(Default)]
@@ -125,6 +128,14 @@ impl Session {
             }
         }
         Some(rx)
+    }
+
+    /// The client cancelled request `id`: the POST waiting for its answer
+    /// stops waiting (the engine drops the answer of a cancelled request).
+    pub(super) fn cancelled(&self, id: &Id) {
+        if let Some(tx) = lock(&self.waiters).by_id.remove(id) {
+            let _ = tx.try_send(Delivery::Unanswered);
+        }
     }
 
     /// Forgets the waiter for `id` (its POST has gone).
