@@ -85,8 +85,14 @@ impl Server {
         Self::start(&bin(), &args)
     }
 
+    /// One write per message, as a client's transport sends it (a
+    /// `writeln!` on the unbuffered pipe is two writes, and may wake the
+    /// server's reader twice).
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
+        let mut message = Vec::with_capacity(line.len() + 1);
+        message.extend_from_slice(line.as_bytes());
+        message.push(b'\n');
+        self.stdin.write_all(&message).unwrap();
         self.stdin.flush().unwrap();
     }
 

@@ -254,8 +254,11 @@ fn answer<T: Serialize>(out: &mut impl Write, outcome: Result<T, PdfError>) -> s
         outcome,
         max_rss_kib: peak_rss_kib(),
     };
-    serde_json::to_writer(&mut *out, &response).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")?;
+    // Rendered whole, then one write: the parent's reader wakes once for
+    // an answer that fits the pipe, not once per buffer of stdout.
+    let mut line = serde_json::to_vec(&response).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    out.write_all(&line)?;
     out.flush()
 }
 
