@@ -254,13 +254,22 @@ fn answer<T: Serialize>(out: &mut impl Write, outcome: Result<T, PdfError>) -> s
         outcome,
         max_rss_kib: peak_rss_kib(),
     };
-    // Rendered whole, then one write: the parent's reader wakes once for
-    // an answer that fits the pipe, not once per buffer of stdout.
-    let mut line = serde_json::to_vec(&response).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    out.write_all(&line)?;
+    // Streamed through a buffer the size of a pipe (never rendered whole:
+    // an answer of escaped metadata may be larger than the worker's memory
+    // bound allows twice), so an answer that fits the pipe is one write and
+    // the parent's reader wakes once for it, not once per KiB of stdout's
+    // own buffer.
+    let mut w = std::io::BufWriter::with_capacity(ANSWER_WRITE_BYTES, &mut *out);
+    serde_json::to_writer(&mut w, &response).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")?;
+    w.flush()?;
+    drop(w);
     out.flush()
 }
+
+/// Bytes of the worker's answer written at once: a Linux pipe's default
+/// capacity.
+const ANSWER_WRITE_BYTES: usize = 64 << 10;
 
 /// This process's peak resident set size (`VmHWM` in `/proc/self/status`), in KiB.
 pub fn peak_rss_kib() -> Option<u64> {
