@@ -1170,3 +1170,262 @@ fn content_that_is_not_pdf_content_is_named() {
     assert!(!warned(b"q Q foo bar"));
     assert!(warned(b"q foo bar"));
 }
+
+/// `data` with its `startxref` pointing `by` bytes past the table: the
+/// table is rebuilt from a scan for objects.
+fn startxref_off(data: &[u8], by: usize) -> Vec<u8> {
+    let text = String::from_utf8_lossy(data);
+    let at = text.rfind("startxref\n").unwrap() + 10;
+    let len = text[at..].find('\n').unwrap();
+    let xref: usize = text[at..at + len].parse().unwrap();
+    [
+        &data[..at],
+        (xref + by).to_string().as_bytes(),
+        &data[at + len..],
+    ]
+    .concat()
+}
+
+/// Writes `seeds` into `corpus/pdf_extract/` under `TOOLGATE_WRITE_SEEDS`.
+fn write_seeds(seeds: &[(&str, &[u8])]) {
+    if std::env::var_os("TOOLGATE_WRITE_SEEDS").is_some() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pdf_extract");
+        for (file, data) in seeds {
+            std::fs::write(dir.join(file), data).unwrap();
+        }
+    }
+}
+
+/// Regression (attack pass on #22, fault 1): an unencrypted file whose
+/// cross-reference data is damaged was refused (`unsupported_encryption`)
+/// when its bytes held `/Encrypt` anywhere: in the page's text, an Info
+/// string, a comment, an ordinary object's key. Only an `/Encrypt` key of
+/// a trailer dictionary (or of a cross-reference stream's) counts: these
+/// open, repaired, with their text.
+#[test]
+fn a_plain_file_that_mentions_encrypt_opens_after_a_repair() {
+    let mention = b"BT /F1 12 Tf 72 720 Td (How /Encrypt works) Tj ET";
+    let variants: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "page text",
+            startxref_off(&one_page(mention).build(), 9),
+            "How /Encrypt works",
+        ),
+        (
+            "Info string",
+            startxref_off(
+                &one_page(HELLO)
+                    .obj(6, "<< /Title (see /Encrypt in the spec) >>")
+                    .trailer("/Info 6 0 R")
+                    .build(),
+                9,
+            ),
+            "Hello hostile world",
+        ),
+        (
+            "comment",
+            [
+                startxref_off(&one_page(HELLO).build(), 9),
+                b"% /Encrypt 6 0 R\n".to_vec(),
+            ]
+            .concat(),
+            "Hello hostile world",
+        ),
+        (
+            "ordinary object's key",
+            startxref_off(
+                &one_page(HELLO)
+                    .obj(
+                        6,
+                        "<< /Encrypt << /Filter /Standard /P 99999999999999999999 >> >>",
+                    )
+                    .build(),
+                9,
+            ),
+            "Hello hostile world",
+        ),
+        (
+            "a trailer in a string",
+            startxref_off(
+                &one_page(HELLO)
+                    .obj(6, "(trailer << /Encrypt 6 0 R >>)")
+                    .build(),
+                9,
+            ),
+            "Hello hostile world",
+        ),
+    ];
+    for (name, data, text) in &variants {
+        let m = metadata(Source::Bytes(data)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(m.xref_repaired, "{name}");
+        assert!(!m.encrypted, "{name}");
+        assert_eq!(texts(data), [*text], "{name}");
+    }
+    // A trailer's own /Encrypt key still counts, even written with `#xx`
+    // escapes: never ciphertext read as text.
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    let data = startxref_off(
+        &one_page(HELLO)
+            .obj(
+                9,
+                "<< /Filter /Standard /V 2 /R 3 /P 99999999999999999999 >>",
+            )
+            .trailer(&format!("/Encr#79pt 9 0 R {id}"))
+            .build(),
+        9,
+    );
+    let e = metadata(Source::Bytes(&data)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unsupported_encryption: unsupported security handler \
+         /Standard V2 R3 (/P: an integer outside 64 bits)"
+    );
+    write_seeds(&[(
+        "hostile-plain-file-mentions-encrypt-damaged-xref.pdf",
+        &variants[0].1,
+    )]);
+}
+
+/// Regression (attack pass on #22, fault 2): an encrypted file that opens
+/// with the empty password, with an integer outside 64 bits elsewhere in
+/// its trailer (`/Foo 99999999999999999999999`), was refused as "/Standard
+/// V2 R3 (the dictionary could not be read)". Poppler reads that integer
+/// as a real and opens the file; so do we (the integer written as a real
+/// of the same length, in the trailer only). Where that reading does not
+/// help (a reference `N 0 R` with such a number), the error names the
+/// trailer's entry, not the dictionary.
+#[test]
+fn an_integer_past_64_bits_in_the_trailer_is_read_as_a_real() {
+    // qpdf's RC4 R3 (empty user password), its /Filter by reference.
+    let r3 = seed("enc-hello-filter-ref-r3.pdf");
+    let want = text_in_process(&r3, None).unwrap();
+    assert!(want.concat().contains("Hello"), "{want:?}");
+    // After the last trailer's `<<`: no offset moves.
+    let with_entry = |entry: &str| {
+        let trailer = r3.windows(7).rposition(|w| w == b"trailer").unwrap();
+        let at = trailer + r3[trailer..].windows(2).position(|w| w == b"<<").unwrap() + 2;
+        [&r3[..at], entry.as_bytes(), &r3[at..]].concat()
+    };
+    for entry in [
+        " /Foo 99999999999999999999999 ",
+        " /Foo -99999999999999999999999 ",
+        " /Foo [1 << /Bar 99999999999999999999999 >>] ",
+    ] {
+        let data = with_entry(entry);
+        assert_eq!(text_in_process(&data, None).unwrap(), want, "{entry}");
+        assert!(metadata(Source::Bytes(&data)).unwrap().encrypted, "{entry}");
+    }
+    let data = with_entry(" /Info 99999999999999999999999 0 R ");
+    let e = metadata(Source::Bytes(&data)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unsupported_encryption: unsupported security handler \
+         /Standard V2 R3 (the trailer's /Info: an integer outside 64 bits)"
+    );
+    write_seeds(&[
+        (
+            "enc-trailer-integer-over-64-bits.pdf",
+            &with_entry(" /Foo 99999999999999999999999 "),
+        ),
+        ("enc-trailer-reference-over-64-bits.pdf", &data),
+    ]);
+}
+
+/// Regression (attack pass on #22, faults 3 and 4): the unreadable
+/// `/Encrypt` dictionary was found as the last `/Encrypt` of the file's
+/// bytes and its object as the last `N G obj` text, so a decoy after the
+/// real one named another handler: in a comment after `%%EOF`, in a string
+/// object, as `9 0 obj` text inside a later stream's data. Names written
+/// with `#xx` escapes were shown escaped, and a `/Filter` past the scan
+/// bound read as none.
+#[test]
+fn the_unreadable_encrypt_dictionary_is_found_past_decoys() {
+    let id = "/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]";
+    let decoy = "<< /Filter /Decoy /V 9 /R 9 /P 99999999999999999999 >>";
+    let real = || {
+        one_page(HELLO)
+            .obj(
+                9,
+                "<< /Filter /Standard /V 2 /R 3 /P 99999999999999999999 >>",
+            )
+            .trailer(&format!("/Encrypt 9 0 R {id}"))
+    };
+    let in_stream = format!("9 0 obj {decoy}\nendobj");
+    let variants = [
+        (
+            "comment after %%EOF",
+            [real().build(), format!("% /Encrypt {decoy}\n").into_bytes()].concat(),
+        ),
+        (
+            "string object after %%EOF",
+            [
+                real().build(),
+                format!("99 0 obj\n(/Encrypt {decoy})\nendobj\n").into_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "object text in a later stream",
+            real().stream(10, "", in_stream.as_bytes()).build(),
+        ),
+        (
+            "object text in a later stream with a wrong /Length",
+            real()
+                .obj(
+                    10,
+                    format!("<< /Length 3 >>\nstream\n{in_stream}\nendstream"),
+                )
+                .build(),
+        ),
+    ];
+    for (name, data) in &variants {
+        let e = metadata(Source::Bytes(data)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unsupported_encryption: unsupported security handler \
+             /Standard V2 R3 (/P: an integer outside 64 bits)",
+            "{name}"
+        );
+    }
+    // `/#53tandard` is `/Standard`; a /Filter past the bytes read is unknown.
+    let escaped = one_page(HELLO)
+        .obj(
+            9,
+            "<< /#46ilter /#53tandard /V 2 /R 3 /P 99999999999999999999 >>",
+        )
+        .trailer(&format!("/Encrypt 9 0 R {id}"))
+        .build();
+    let e = metadata(Source::Bytes(&escaped)).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with(" /Standard V2 R3 (/P: an integer outside 64 bits)"),
+        "{e}"
+    );
+    let far = one_page(HELLO)
+        .obj(
+            9,
+            format!(
+                "<< /Pad ({}) /Filter /Standard /V 2 /R 3 /P 99999999999999999999 >>",
+                "A".repeat(toolgate::pdf::encryption::MAX_ENCRYPT_SCAN_BYTES)
+            ),
+        )
+        .trailer(&format!("/Encrypt 9 0 R {id}"))
+        .build();
+    let e = metadata(Source::Bytes(&far)).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with(" handler unknown V? R? (the dictionary could not be read)"),
+        "{e}"
+    );
+    write_seeds(&[
+        (
+            "hostile-encrypt-decoy-object-in-a-stream.pdf",
+            &variants[2].1,
+        ),
+        (
+            "hostile-encrypt-decoy-comment-after-eof.pdf",
+            &variants[0].1,
+        ),
+        ("hostile-encrypt-hex-escaped-filter.pdf", &escaped),
+    ]);
+}

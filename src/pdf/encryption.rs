@@ -6,6 +6,7 @@ use lopdf::{Dictionary, Document, Object};
 use serde::{Deserialize, Serialize};
 
 use super::error::PdfError;
+use super::filewalk;
 use super::message::quote_name;
 use super::object::resolve;
 
@@ -116,17 +117,28 @@ pub fn names_encrypt(data: &[u8]) -> bool {
 /// seen.
 pub const MAX_ENCRYPT_SCAN_BYTES: usize = 16 << 10;
 
-/// `true` when `token` is an integer (ISO 32000-1 §7.3.3) that does not fit
-/// in 64 bits: lopdf cannot read it, poppler reads it as a real number.
-fn wide_integer(token: &[u8]) -> bool {
-    let digits = token.strip_prefix(b"-").or(token.strip_prefix(b"+"));
-    let digits = digits.unwrap_or(token);
-    !digits.is_empty()
-        && digits.iter().all(u8::is_ascii_digit)
-        && std::str::from_utf8(token)
-            .ok()
-            .and_then(|t| t.parse::<i64>().ok())
-            .is_none()
+pub use super::filewalk::MAX_FILE_WALK_BYTES;
+
+/// `true` when a trailer dictionary of `data` (the one after a `trailer`
+/// keyword, or a cross-reference stream's) has an `/Encrypt` key (its
+/// name may be written with `#xx` escapes): the file is encrypted, whether
+/// or not lopdf could read that trailer. A mention of `/Encrypt` in a
+/// string, a comment, a stream's data or another object does not count.
+/// Past the first [`MAX_FILE_WALK_BYTES`] of `data`, any `/Encrypt` name
+/// ([`names_encrypt`]) counts.
+pub fn trailer_names_encrypt(data: &[u8]) -> bool {
+    let (found, whole) = filewalk::last_encrypting_trailer(data);
+    found.is_some()
+        || (!whole && names_encrypt(data.get(MAX_FILE_WALK_BYTES..).unwrap_or_default()))
+}
+
+/// `data` with every integer outside 64 bits in its trailer dictionaries
+/// (not in an `/Encrypt` entry) written as a real of the same length, as
+/// poppler reads it (`/Foo 99999999999999999999` becomes `/Foo
+/// 9999999999999999999.`; lopdf cannot read the trailer otherwise). `None`
+/// when no trailer holds one.
+pub fn with_trailer_integers_as_reals(data: &[u8]) -> Option<Vec<u8>> {
+    filewalk::with_trailer_integers_as_reals(data)
 }
 
 /// The tokens of `data` up to [`MAX_ENCRYPT_SCAN_BYTES`] (PDF's token
@@ -148,19 +160,6 @@ fn reference_at(tokens: &[&[u8]]) -> Option<(u32, u16)> {
     let n = text(0)?.parse::<u32>().ok()?;
     let g = text(1)?.parse::<u16>().ok()?;
     (text(2)? == "R").then_some((n, g))
-}
-
-/// The bytes after the `obj` keyword of the last definition of object `id`
-/// in `data` (the newest revision's), whether or not lopdf could read it.
-fn object_body(data: &[u8], id: (u32, u16)) -> Option<&[u8]> {
-    const KEYWORD: &[u8] = b"obj";
-    let at = data
-        .windows(KEYWORD.len())
-        .enumerate()
-        .rev()
-        .find(|&(i, w)| w == KEYWORD && super::salvage::object_id_before(data, i) == Some(id))
-        .map(|(i, _)| i)?;
-    data.get(at.saturating_add(KEYWORD.len())..)
 }
 
 /// Where the value starting at `tokens[start]` ends (the index past it): a
@@ -189,88 +188,105 @@ fn value_end(tokens: &[&[u8]], start: usize) -> usize {
     }
 }
 
+/// A dictionary entry: its key (`#xx` decoded) and its value's tokens.
+type Entry<'a, 't> = (Vec<u8>, &'t [&'a [u8]]);
+
 /// The top-level entries of the dictionary whose `<<` opens `tokens`: each
-/// key (a name token) with its value's tokens.
-fn entries<'a, 't>(tokens: &'t [&'a [u8]]) -> Vec<(&'a [u8], &'t [&'a [u8]])> {
+/// key (`#xx` decoded) with its value's tokens; and whether its `>>` was
+/// among `tokens` (else it was cut off, by the end of the data or by
+/// [`MAX_ENCRYPT_SCAN_BYTES`]).
+fn entries<'a, 't>(tokens: &'t [&'a [u8]]) -> (Vec<Entry<'a, 't>>, bool) {
     let mut out = Vec::new();
     if tokens.first() != Some(&b"<<".as_slice()) {
-        return out;
+        return (out, false);
     }
     let mut i = 1usize;
     // `i` grows every round: at most `tokens.len()` rounds.
     while let Some(&t) = tokens.get(i) {
         if t == b">>" {
-            break;
+            return (out, true);
         }
         let start = i.saturating_add(1);
-        if !t.starts_with(b"/") {
+        let Some(key) = filewalk::name(t) else {
             i = start;
             continue;
-        }
+        };
         let end = value_end(tokens, start);
-        out.push((t, tokens.get(start..end).unwrap_or_default()));
+        out.push((key, tokens.get(start..end).unwrap_or_default()));
         i = end.max(start);
     }
-    out
+    (out, false)
 }
 
 /// The handler of the `/Encrypt` dictionary lopdf could not read, named from
 /// the file's bytes as poppler reads them, with the entry that stopped lopdf:
-/// `/Standard V1 R2 (/P: an integer outside 64 bits)`. The dictionary is
-/// the one the last `/Encrypt` key of `data` names: written in place, or the
-/// object `N G R` it refers to (its last definition). `/Filter`, `/V` and
-/// `/R` given by reference are looked up once. At most
-/// [`MAX_ENCRYPT_SCAN_BYTES`] of each are read; `None` when no dictionary
-/// is found there. Only the dictionary is read, never the data it encrypts.
+/// `/Standard V1 R2 (/P: an integer outside 64 bits)`, or the trailer's own
+/// entry when the dictionary holds none: `/Standard V2 R3 (the trailer's
+/// /Foo: an integer outside 64 bits)`. The dictionary is the one the
+/// `/Encrypt` key of the last trailer of `data` that has one names
+/// (trailers and objects found by a walk that passes over comments, strings
+/// and stream data; see [`trailer_names_encrypt`]): written in place, or
+/// the object `N G R` it refers to (its last definition). `/Filter`, `/V`
+/// and `/R` given by reference are looked up once. At most
+/// [`MAX_ENCRYPT_SCAN_BYTES`] of each are read; a `/Filter` not among them
+/// is `unknown`. `None` when no dictionary is found. Only the dictionary is
+/// read, never the data it encrypts.
 pub fn unreadable_handler(data: &[u8]) -> Option<String> {
-    const KEY: &[u8] = b"/Encrypt";
-    let ends_name = |b: Option<&u8>| {
-        b.is_none_or(|b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(b) || *b == 0)
-    };
-    let key_at = data
-        .windows(KEY.len())
-        .enumerate()
-        .rev()
-        .find(|&(i, w)| w == KEY && ends_name(data.get(i.saturating_add(KEY.len()))))
-        .map(|(i, _)| i)?;
-    let after = data.get(key_at.saturating_add(KEY.len())..)?;
+    let (trailer, _) = filewalk::last_encrypting_trailer(data);
+    let trailer = trailer?;
+    let after = data.get(trailer.encrypt?..)?;
     let mut dict = tokens(after);
     if let Some(id) = reference_at(&dict) {
-        dict = tokens(object_body(data, id)?);
+        dict = tokens(filewalk::object_body(data, id)?);
     }
     if dict.first() != Some(&b"<<".as_slice()) {
         return None;
     }
-    let found = entries(&dict);
+    let (found, closed) = entries(&dict);
     // An entry's value, looked up once when given by reference.
     let value = |key: &[u8]| -> Option<Vec<u8>> {
-        let (_, v) = found.iter().find(|(k, _)| k.get(1..) == Some(key))?;
+        let (_, v) = found.iter().find(|(k, _)| k == key)?;
         match reference_at(v) {
-            Some(id) => tokens(object_body(data, id)?).first().map(|t| t.to_vec()),
+            Some(id) => tokens(filewalk::object_body(data, id)?)
+                .first()
+                .map(|t| t.to_vec()),
             None => v.first().map(|t| t.to_vec()),
         }
     };
-    let filter = value(b"Filter")
-        .and_then(|f| f.strip_prefix(b"/").map(quote_name))
-        .unwrap_or_else(|| "(none)".into());
+    let filter = match value(b"Filter").and_then(|f| filewalk::name(&f)) {
+        Some(name) => format!("/{}", quote_name(&name)),
+        None if closed => "/(none)".into(),
+        None => "unknown".into(),
+    };
     let int = |key: &[u8]| {
         value(key)
             .and_then(|v| String::from_utf8(v).ok())
             .and_then(|v| v.parse::<i64>().ok())
             .map_or("?".into(), |v| v.to_string())
     };
-    let why = found
+    let in_dict = found
         .iter()
-        .find(|(_, v)| v.iter().any(|t| wide_integer(t)))
-        .map_or("the dictionary could not be read".into(), |(k, v)| {
-            let key = quote_name(k.get(1..).unwrap_or_default());
+        .find(|(_, v)| v.iter().any(|t| filewalk::wide_integer(t)))
+        .map(|(k, v)| {
+            let key = quote_name(k);
             if v.len() == 1 {
                 format!("/{key}: an integer outside 64 bits")
             } else {
                 format!("/{key}: holds an integer outside 64 bits")
             }
         });
-    Some(format!("/{filter} V{} R{} ({why})", int(b"V"), int(b"R")))
+    let in_trailer = || {
+        trailer.wide_key.as_ref().map(|k| {
+            format!(
+                "the trailer's /{}: an integer outside 64 bits",
+                quote_name(k)
+            )
+        })
+    };
+    let why = in_dict
+        .or_else(in_trailer)
+        .unwrap_or_else(|| "the dictionary could not be read".into());
+    Some(format!("{filter} V{} R{} ({why})", int(b"V"), int(b"R")))
 }
 
 /// `data` with an incremental update appended that moves a valid `/Encrypt`
@@ -859,13 +875,13 @@ mod tests {
 
     #[test]
     fn an_unreadable_dictionary_is_named_from_its_bytes() {
-        assert!(wide_integer(b"9223372036854775808"));
-        assert!(wide_integer(b"-99999999999999999999"));
-        assert!(wide_integer(b"+99999999999999999999"));
-        assert!(!wide_integer(b"9223372036854775807"));
-        assert!(!wide_integer(b"-9223372036854775808"));
-        assert!(!wide_integer(b"99999999999999999999.5"));
-        assert!(!wide_integer(b"-"));
+        assert!(filewalk::wide_integer(b"9223372036854775808"));
+        assert!(filewalk::wide_integer(b"-99999999999999999999"));
+        assert!(filewalk::wide_integer(b"+99999999999999999999"));
+        assert!(!filewalk::wide_integer(b"9223372036854775807"));
+        assert!(!filewalk::wide_integer(b"-9223372036854775808"));
+        assert!(!filewalk::wide_integer(b"99999999999999999999.5"));
+        assert!(!filewalk::wide_integer(b"-"));
         let name = |data: &[u8]| unreadable_handler(data);
         assert_eq!(name(b"trailer << /Size 3 >>"), None);
         assert_eq!(name(b"trailer << /Encrypt 9 0 R >>"), None, "no object 9");
@@ -886,16 +902,66 @@ mod tests {
             Some("/Standard V1 R2 (the dictionary could not be read)")
         );
         assert_eq!(
-            name(b"/Encrypt<</V 99999999999999999999>>").as_deref(),
+            name(b"trailer<</Encrypt<</V 99999999999999999999>>>>").as_deref(),
             Some("/(none) V? R? (/V: an integer outside 64 bits)")
         );
+        // Only a trailer's /Encrypt key counts, and only objects outside
+        // strings, comments and stream data: the decoys are passed over.
+        let decoy = "<< /Filter /Decoy /V 9 /R 9 /P 99999999999999999999 >>";
+        let real = "9 0 obj << /Filter /Standard /V 2 /R 3 /P 99999999999999999999 >> endobj\n\
+            trailer << /Encrypt 9 0 R >>\n";
+        for tail in [
+            format!("% /Encrypt {decoy}\n"),
+            format!("trailer (/Encrypt {decoy})\n"),
+            format!(
+                "10 0 obj << /Length 80 >>\nstream\n9 0 obj {decoy} endobj\nendstream\nendobj\n"
+            ),
+            format!("10 0 obj << /Length 5 0 R >>\nstream\n9 0 obj {decoy}\nendstream\nendobj\n"),
+            format!("10 0 obj << /Encrypt {decoy} >> endobj\n"),
+        ] {
+            assert_eq!(
+                name(format!("{real}{tail}").as_bytes()).as_deref(),
+                Some("/Standard V2 R3 (/P: an integer outside 64 bits)"),
+                "{tail}"
+            );
+        }
+        assert_eq!(
+            name(b"1 0 obj (trailer << /Encrypt << /V 1 >> >>) endobj"),
+            None
+        );
+        // A cross-reference stream's dictionary is a trailer.
+        assert_eq!(
+            name(b"5 0 obj << /Type /XRef /Encrypt << /Filter /X /P 99999999999999999999 >> >> endobj")
+                .as_deref(),
+            Some("/X V? R? (/P: an integer outside 64 bits)")
+        );
+        // Names with `#xx` escapes are read as the names they stand for.
+        assert_eq!(
+            name(b"trailer << /Encr#79pt << /#46ilter /#53tandard /V 2 /R 3 /#50 99999999999999999999 >> >>")
+                .as_deref(),
+            Some("/Standard V2 R3 (/P: an integer outside 64 bits)")
+        );
+        // A readable dictionary: the trailer's own entry is named.
+        assert_eq!(
+            name(b"trailer << /Encrypt << /Filter /Standard /V 2 /R 3 >> /Foo 99999999999999999999 >>")
+                .as_deref(),
+            Some("/Standard V2 R3 (the trailer's /Foo: an integer outside 64 bits)")
+        );
         // The scan stops at its bound.
-        let mut long = b"/Encrypt << /Filter /Standard ".to_vec();
+        let mut long = b"trailer << /Encrypt << /Filter /Standard ".to_vec();
         long.resize(MAX_ENCRYPT_SCAN_BYTES + 100, b' ');
         long.extend_from_slice(b"/P 99999999999999999999 >>");
         assert_eq!(
             name(&long).as_deref(),
             Some("/Standard V? R? (the dictionary could not be read)")
+        );
+        // A /Filter past the bound is not known, not absent.
+        let mut long = b"trailer << /Encrypt << /Pad ".to_vec();
+        long.resize(MAX_ENCRYPT_SCAN_BYTES + 100, b' ');
+        long.extend_from_slice(b"/Filter /Standard /P 99999999999999999999 >> >>");
+        assert_eq!(
+            name(&long).as_deref(),
+            Some("unknown V? R? (the dictionary could not be read)")
         );
     }
 

@@ -6,8 +6,8 @@ use lopdf::{Document, LoadOptions, Object};
 pub use super::encryption::Encryption;
 use super::encryption::{
     describe_state, encrypt_dict, id_inlined, names_encrypt, poppler_reading, standard_dict_fault,
-    undecryptable, unreadable_encryption, with_encrypt_object, with_indirect_encrypt,
-    without_encrypt_key, PopplerReading,
+    trailer_names_encrypt, undecryptable, unreadable_encryption, with_encrypt_object,
+    with_indirect_encrypt, with_trailer_integers_as_reals, without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -510,11 +510,19 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
-    if xref_repaired && encryption.is_none() && names_encrypt(data) {
-        // The table was rebuilt and what came out is not encrypted, yet
-        // the file names an /Encrypt dictionary: a trailer lopdf could not
-        // read (an integer over 64 bits, say). Reading the objects as
-        // plain would return ciphertext as text.
+    if xref_repaired && encryption.is_none() && names_encrypt(data) && trailer_names_encrypt(data) {
+        // The table was rebuilt and what came out is not encrypted, yet a
+        // trailer of the file has an /Encrypt key: a trailer lopdf could
+        // not read (an integer over 64 bits, say). Reading the objects as
+        // plain would return ciphertext as text. Poppler reads such an
+        // integer as a real: so do we, in the trailer, when that is what
+        // stopped lopdf (the patched file has none left: no second round).
+        if let Some(patched) = with_trailer_integers_as_reals(data) {
+            match load_checked(&patched, password, limits) {
+                Err(e) if !matches!(e, PdfError::PasswordRequired { .. }) => {}
+                read => return read,
+            }
+        }
         return Err(unreadable_encryption(data, None));
     }
     if xref_repaired && !doc.trailer.has(b"Info") {

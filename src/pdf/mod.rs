@@ -36,6 +36,7 @@ mod budget;
 pub mod encryption;
 pub mod error;
 pub mod extract;
+mod filewalk;
 pub mod limits;
 pub mod load;
 mod message;

@@ -145,6 +145,12 @@ impl<'a> Cursor<'a> {
         Some((start, self.pos))
     }
 
+    /// Moves to `pos` (at most the data's end), where the next token is
+    /// looked for: a reader of a whole file skips a stream's data with it.
+    pub(crate) fn jump(&mut self, pos: usize) {
+        self.pos = pos.min(self.data.len());
+    }
+
     /// Moves past the next operator `op` (the one lopdf just read), and
     /// for `BI` past its inline image's `EI`.
     pub fn past(&mut self, op: &str) {
