@@ -589,7 +589,7 @@ fn bearer_tokens_and_sessions_bound_to_them() {
             "--auth-token-file",
             token_file.to_str().unwrap(),
             "--auth-issuer",
-            "https://auth.example.com/",
+            "https://auth.example.com",
         ],
     );
     let none = server.post(&[], INIT);
@@ -600,16 +600,21 @@ fn bearer_tokens_and_sessions_bound_to_them() {
         challenge.contains("/.well-known/oauth-protected-resource/mcp"),
         "{challenge}"
     );
+    // No token: no error code (RFC 6750 §3.1); a wrong one: invalid_token.
+    assert!(!challenge.contains("error="), "{challenge}");
     for wrong in [
         "Bearer s3cret-toke",
         "Bearer s3cret-token2",
         "Basic s3cret-token",
         "s3cret-token",
     ] {
+        let r = server.post(&[("Authorization", wrong)], INIT);
+        assert_eq!(r.status, 401, "{wrong}");
+        let challenge = r.header("www-authenticate").unwrap();
         assert_eq!(
-            server.post(&[("Authorization", wrong)], INIT).status,
-            401,
-            "{wrong}"
+            challenge.contains("error=\"invalid_token\""),
+            wrong.starts_with("Bearer"),
+            "{wrong}: {challenge}"
         );
     }
     let auth = [("Authorization", "Bearer s3cret-token")];
@@ -635,7 +640,8 @@ fn bearer_tokens_and_sessions_bound_to_them() {
     assert_eq!(prm.status, 200);
     assert_eq!(
         prm.json()["authorization_servers"],
-        json!(["https://auth.example.com/"])
+        json!(["https://auth.example.com"]),
+        "the issuer exactly as given"
     );
     assert_eq!(
         prm.json()["resource"],

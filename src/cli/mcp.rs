@@ -67,8 +67,10 @@ pub struct McpArgs {
     /// With --auth-token-file: name URL as the authorization server in RFC 9728
     /// protected-resource metadata (served at /.well-known/oauth-protected-resource).
     /// Tokens are still checked against --auth-token-file only.
-    #[arg(long, value_name = "URL", requires = "auth_token_file")]
-    pub auth_issuer: Option<url::Url>,
+    /// The URL is served exactly as given (issuer identifiers are compared
+    /// as strings, RFC 8414 §3.3).
+    #[arg(long, value_name = "URL", requires = "auth_token_file", value_parser = parse_issuer)]
+    pub auth_issuer: Option<String>,
     /// Tools per tools/list page (testing pagination).
     #[arg(long, hide = true, default_value_t = toolgate::mcp::TOOLS_PAGE_SIZE)]
     pub page_size: usize,
@@ -205,7 +207,7 @@ struct HttpArgs {
     addr: SocketAddr,
     allowed_host: Vec<String>,
     auth_token_file: Option<PathBuf>,
-    auth_issuer: Option<url::Url>,
+    auth_issuer: Option<String>,
 }
 
 /// `toolgate mcp --http`: the checks that refuse to start (exit 2), then the
@@ -238,12 +240,6 @@ fn serve_http<S: Service>(
             }
         },
     };
-    if let Some(u) = &args.auth_issuer {
-        if u.scheme() != "https" && u.scheme() != "http" {
-            report!("toolgate mcp: --auth-issuer {u}: not an http(s) URL");
-            return ExitCode::from(2);
-        }
-    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -270,7 +266,7 @@ fn serve_http<S: Service>(
         };
         let mut http_config = HttpConfig::new(allow, engine);
         http_config.token = token;
-        http_config.issuer = args.auth_issuer.as_ref().map(ToString::to_string);
+        http_config.issuer.clone_from(&args.auth_issuer);
         report!(
             "toolgate mcp: serving MCP at http://{local}{}",
             http::ENDPOINT_PATH
@@ -286,6 +282,17 @@ fn serve_http<S: Service>(
             () = shutdown_signal() => ExitCode::SUCCESS,
         }
     })
+}
+
+/// `--auth-issuer`: an absolute http(s) URL, kept as written (the parsed
+/// form would add a `/` to a bare origin, and a client compares the
+/// issuer it meets with the one named here byte for byte).
+fn parse_issuer(s: &str) -> Result<String, String> {
+    let u = url::Url::parse(s).map_err(|e| format!("not a URL: {e}"))?;
+    if u.scheme() != "https" && u.scheme() != "http" {
+        return Err("not an http(s) URL".into());
+    }
+    Ok(s.to_owned())
 }
 
 /// SIGINT or SIGTERM.

@@ -679,12 +679,21 @@ fn refused(config: &HttpConfig, host: Option<&str>, refusal: &Refusal) -> Respon
             );
         }
         Kind::Unauthorized => {
-            let mut challenge = String::from("Bearer");
+            // RFC 6750 §3: an error code only when a token was presented.
+            let mut params = Vec::new();
+            if let Some(code) = refusal.data.get("error").and_then(Value::as_str) {
+                params.push(format!("error=\"{code}\""));
+            }
             if let (Some(_), Some(host)) = (&config.issuer, host) {
-                challenge.push_str(&format!(
-                    " resource_metadata=\"http://{host}{RESOURCE_METADATA_PATH}{ENDPOINT_PATH}\""
+                params.push(format!(
+                    "resource_metadata=\"http://{host}{RESOURCE_METADATA_PATH}{ENDPOINT_PATH}\""
                 ));
             }
+            let challenge = if params.is_empty() {
+                String::from("Bearer")
+            } else {
+                format!("Bearer {}", params.join(", "))
+            };
             if let Ok(v) = HeaderValue::from_str(&challenge) {
                 h.insert(hyper::header::WWW_AUTHENTICATE, v);
             }

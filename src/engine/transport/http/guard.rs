@@ -268,10 +268,11 @@ pub fn check_bearer(headers: &HeaderMap, token: Option<&BearerToken>) -> Result<
         .map(|(_, t)| t.trim_start_matches(' '));
     match presented {
         Some(t) if token.matches(t) => Ok(()),
-        Some(_) => Err(Refusal::new(
-            Kind::Unauthorized,
-            "the bearer token is not valid",
-        )),
+        // RFC 6750 §3.1: a token was presented and is not the token.
+        Some(_) => Err(
+            Refusal::new(Kind::Unauthorized, "the bearer token is not valid")
+                .with_data("error", "invalid_token".into()),
+        ),
         None => Err(Refusal::new(
             Kind::Unauthorized,
             "the Authorization header is not a bearer token",
