@@ -98,17 +98,45 @@ pub fn without_encrypt_key(data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `true` when `data` holds the name `/Encrypt` (not a longer name such as
-/// `/EncryptMetadata`): the file names an encryption dictionary somewhere,
-/// whether or not a trailer that names it could be read.
+/// `true` when `data` holds the name `/Encrypt` anywhere, in any spelling
+/// (`#xx` escapes decoded: `/Encr#79pt`), not a longer name such as
+/// `/EncryptMetadata`: the file may name an encryption dictionary, whether
+/// or not a trailer that names it could be read. Deliberately blind to
+/// the file's structure (a mention in a string or a stream counts too):
+/// refusing such a plain file is the price of never reading an encrypted
+/// one's ciphertext as text when its trailer cannot be found.
 pub fn names_encrypt(data: &[u8]) -> bool {
-    const KEY: &[u8] = b"/Encrypt";
-    let ends_name = |b: Option<&u8>| {
-        b.is_none_or(|b| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(b) || *b == 0)
-    };
-    data.windows(KEY.len())
-        .enumerate()
-        .any(|(i, w)| w == KEY && ends_name(data.get(i + KEY.len())))
+    const KEY: &[u8] = b"Encrypt";
+    let is_delimiter = |b: u8| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b) || b == 0;
+    let mut i = 0;
+    while let Some(at) = data
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'/'))
+    {
+        let mut j = i + at + 1;
+        let mut matched = 0usize;
+        let mut same = true;
+        while let Some(&b) = data.get(j) {
+            if is_delimiter(b) {
+                break;
+            }
+            let (byte, len) = match (b, data.get(j + 1..j + 3)) {
+                (b'#', Some(&[h, l])) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                    let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                    (hex(h) << 4 | hex(l), 3)
+                }
+                _ => (b, 1),
+            };
+            same = same && KEY.get(matched) == Some(&byte);
+            matched += 1;
+            j += len;
+        }
+        if same && matched == KEY.len() {
+            return true;
+        }
+        i = j.max(i + at + 1);
+    }
+    false
 }
 
 /// Most bytes of an `/Encrypt` dictionary lopdf could not parse that
@@ -972,6 +1000,12 @@ mod tests {
         assert!(names_encrypt(b"x /Encrypt"));
         assert!(!names_encrypt(b"<< /EncryptMetadata false >>"));
         assert!(!names_encrypt(b"<< /NoCrypt 5 0 R >>"));
+        // Any spelling of the name (attack s82: `/Encr#79pt` hid a trailer's key).
+        assert!(names_encrypt(b"<< /Encr#79pt 6 0 R >>"));
+        assert!(names_encrypt(b"<</#45#6e#63rypt 6 0 R>>"));
+        assert!(!names_encrypt(b"<< /Encr#79ptx 6 0 R >>"));
+        assert!(!names_encrypt(b"<< /Encryp >> /t"));
+        assert!(!names_encrypt(b"/Encr#7"));
         assert!(!names_encrypt(b"/Encrypted 1"));
     }
 

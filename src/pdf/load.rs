@@ -6,8 +6,8 @@ use lopdf::{Document, LoadOptions, Object};
 pub use super::encryption::Encryption;
 use super::encryption::{
     describe_state, encrypt_dict, id_inlined, names_encrypt, poppler_reading, standard_dict_fault,
-    trailer_names_encrypt, undecryptable, unreadable_encryption, with_encrypt_object,
-    with_indirect_encrypt, with_trailer_integers_as_reals, without_encrypt_key, PopplerReading,
+    undecryptable, unreadable_encryption, with_encrypt_object, with_indirect_encrypt,
+    with_trailer_integers_as_reals, without_encrypt_key, PopplerReading,
 };
 use super::error::PdfError;
 use super::limits::{Limit, Limits, HEADER_SEARCH_BYTES};
@@ -510,11 +510,13 @@ fn load_checked(data: &[u8], password: Option<&str>, limits: &Limits) -> Result<
     let unparsed_pages = salvage::restore_unparsed_pages(data, &mut doc, limits.max_pages);
     let restored_streams = salvage::restore_stream_data(data, &mut doc, limits.max_stream_bytes);
     let xref_repaired = rebuilt || doc.xref_recovery.is_some();
-    if xref_repaired && encryption.is_none() && names_encrypt(data) && trailer_names_encrypt(data) {
-        // The table was rebuilt and what came out is not encrypted, yet a
-        // trailer of the file has an /Encrypt key: a trailer lopdf could
-        // not read (an integer over 64 bits, say). Reading the objects as
-        // plain would return ciphertext as text. Poppler reads such an
+    if xref_repaired && encryption.is_none() && names_encrypt(data) {
+        // The table was rebuilt and what came out is not encrypted, yet the
+        // file names /Encrypt (in any spelling, anywhere: no reading of its
+        // structure is trusted here, since a damaged file can hide its
+        // trailer from any reading of it; attack s82): perhaps a trailer
+        // lopdf could not read (an integer over 64 bits, say). Reading the
+        // objects as plain could return ciphertext as text. Poppler reads such an
         // integer as a real: so do we, in the trailer, when that is what
         // stopped lopdf (the patched file has none left: no second round).
         if let Some(patched) = with_trailer_integers_as_reals(data) {
